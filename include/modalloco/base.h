@@ -1,0 +1,101 @@
+/* base.h: statuses, error detail, allocation, clocks, the seeded generator and hashing.
+ *
+ * Every other module builds on this one. Conventions used throughout the project:
+ *  - Fallible functions return mlc_status (0 = MLC_OK, negative = failure) and take a nullable
+ *    `mlc_err *err` last that receives a human-readable message naming the file, the place
+ *    and the fix. Modules never print and never exit; only the CLI does.
+ *  - A zeroed struct is a valid empty object; `_free` functions are idempotent.
+ *  - Arrays handed to BLAS, LAPACK, ARPACK or CHOLMOD are column-major. Vertices are 3×nv
+ *    column-major (xyz interleaved), tets 4×nt int.
+ *  - All heap memory goes through mlc_malloc/mlc_calloc/mlc_realloc/mlc_free (overflow-checked
+ *    sizes, a live-block counter and a failure-injection hook for tests).
+ */
+#ifndef MODALLOCO_BASE_H
+#define MODALLOCO_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef MLC_VERSION
+#define MLC_VERSION "0.0.0"
+#endif
+
+/* X-macro table: name, value, short description. */
+#define MLC_STATUS_MAP(X)                                                                  \
+    X(MLC_OK, 0, "success")                                                                \
+    X(MLC_ENOMEM, -1, "out of memory")                                                     \
+    X(MLC_EINVAL, -2, "invalid argument or setting")                                       \
+    X(MLC_EIO, -3, "input/output error")                                                   \
+    X(MLC_EPARSE, -4, "malformed input file")                                              \
+    X(MLC_ENOTSPD, -5, "matrix is not symmetric positive definite")                        \
+    X(MLC_ENOCONV, -6, "iterative solver did not converge")                                \
+    X(MLC_ENUMERIC, -7, "numerical breakdown")                                             \
+    X(MLC_ETOOL, -8, "external tool failed")                                               \
+    X(MLC_EINTR, -9, "interrupted")
+
+typedef enum {
+#define MLC_STATUS_ENUM(name, value, text) name = value,
+    MLC_STATUS_MAP(MLC_STATUS_ENUM)
+#undef MLC_STATUS_ENUM
+} mlc_status;
+
+/* Short description of a status ("out of memory"). Never NULL. */
+const char *mlc_strerror(mlc_status s);
+
+/* Error detail filled by fallible functions. `msg` is one line, no trailing newline. */
+typedef struct mlc_err {
+    mlc_status code;
+    char msg[1024];
+} mlc_err;
+
+/* Fill `err` (if non-NULL) with code and a printf-style message; returns `code`, so callers
+ * can write `return mlc_errf(err, MLC_EPARSE, "%s:%d: expected ...", path, line);`. */
+mlc_status mlc_errf(mlc_err *err, mlc_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Exit code for a status, as INTERFACE.md defines: 0 ok, 2 input/usage errors (EINVAL, EPARSE),
+ * 130 interrupted, 1 everything else (runtime failures). */
+int mlc_exit_code(mlc_status s);
+
+/* ---- Memory ---------------------------------------------------------------------------- */
+/* Sizes are checked for overflow (n*size); a request above MLC_MAX_ALLOC fails (NULL). */
+#define MLC_MAX_ALLOC ((size_t)1 << 38) /* 256 GiB: a sanity bound, not a budget */
+void *mlc_malloc(size_t size);
+void *mlc_calloc(size_t n, size_t size); /* zeroed */
+void *mlc_realloc(void *p, size_t size);
+void mlc_free(void *p);
+char *mlc_strdup(const char *s);
+/* Number of live blocks allocated through the functions above (for leak and no-allocation
+ * checks in tests). Thread-safe (atomic). */
+long mlc_alloc_live(void);
+/* Total number of successful allocations since start (monotone; tests use differences). */
+long mlc_alloc_count(void);
+/* Failure injection: the n-th allocation from now (1 = the next) fails; 0 disables. */
+void mlc_alloc_fail_after(long n);
+
+/* ---- Clocks ---------------------------------------------------------------------------- */
+double mlc_now(void); /* monotonic seconds */
+
+/* ---- Deterministic random numbers (xoshiro256**, seeded by splitmix64) ------------------ */
+typedef struct mlc_rng {
+    uint64_t s[4];
+    int has_spare;   /* Box-Muller spare */
+    double spare;
+} mlc_rng;
+void mlc_rng_seed(mlc_rng *rng, uint64_t seed);
+uint64_t mlc_rng_u64(mlc_rng *rng);
+double mlc_rng_uniform(mlc_rng *rng);         /* in [0, 1), 53 random bits */
+double mlc_rng_normal(mlc_rng *rng);          /* standard normal */
+int mlc_rng_below(mlc_rng *rng, int n);       /* uniform integer in [0, n), n > 0 */
+
+/* ---- Hashing (FNV-1a 64, for checksums and cache keys) --------------------------------- */
+#define MLC_HASH_INIT 0xcbf29ce484222325ULL
+uint64_t mlc_hash64(uint64_t h, const void *data, size_t len);
+
+/* ---- Small helpers ---------------------------------------------------------------------- */
+#define MLC_PI 3.14159265358979323846
+#define MLC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MLC_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MLC_UNUSED(x) ((void)(x))
+
+#endif
