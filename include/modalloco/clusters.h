@@ -1,0 +1,26 @@
+/* clusters.h: passive/actuation clusters (METHOD.md §5; seed 002 Alg. 1) and contact samples
+ * (METHOD.md §6). Deterministic for a given seed. */
+#ifndef MODALLOCO_CLUSTERS_H
+#define MODALLOCO_CLUSTERS_H
+
+#include "modalloco/base.h"
+#include "modalloco/fem.h"
+#include "modalloco/mesh.h"
+
+/* Passive clusters: k-means++ (seeded) on per-tet averages of the non-constant skinning
+ * weights (columns 1..w-1 of W, nv×w column-major) scaled by eval[b]^-2 (eval = skinning
+ * eigenvalues, w), then every cluster split into face-connected components, and components
+ * smaller than 1% of their k-means cluster merged into the face-adjacent cluster sharing the
+ * most faces. Writes label[nt] in [0, *ncluster), numbered in order of first tet, none empty.
+ * With w == 1 (no features) or k == 1 every tet is in cluster 0. k is clamped to nt. */
+mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const double *W, int w,
+                                const double *eval, int k, uint64_t seed, int *label,
+                                int *ncluster, mlc_err *err);
+
+/* Contact samples: farthest-point sampling (Euclidean) over boundary vertices, starting from
+ * the lowest vertex (min y; ties by smallest index). Writes min(count, #boundary vertices)
+ * vertex indices into samples[] and their number into *nsamples. */
+mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, int *samples, int *nsamples,
+                               mlc_err *err);
+
+#endif
