@@ -1,0 +1,104 @@
+/* sim.h: the reduced soft-body simulator (METHOD.md §4–7, §11): precomputed reduced model,
+ * per-thread rollouts with ground contact, and the locomotion/jump objectives.
+ *
+ * Reduced coordinates (r = 12w): z = [t_x; t_y; t_z], t_k ∈ ℝ^{4w} holds row k of every
+ * skinning transform T_b ∈ ℝ^{3×4}: t_k[4b + c] = (T_b)_{kc}. Vertex i moves to
+ * x_i[k] = Σ_b W_ib (T_b [X_i; 1])_k. At rest T_0 = [I | 0] / W_{·0}, other T_b = 0.
+ *
+ * Ownership and threads: an mlc_model is immutable after creation and may be shared by any
+ * number of threads; each thread owns its mlc_rollout (state and scratch). Stepping a rollout
+ * never allocates and never touches full-mesh arrays.
+ */
+#ifndef MODALLOCO_SIM_H
+#define MODALLOCO_SIM_H
+
+#include "modalloco/base.h"
+#include "modalloco/fem.h"
+#include "modalloco/mesh.h"
+#include "modalloco/subspace.h"
+
+typedef struct mlc_sim_settings {
+    double dt;            /* h, seconds */
+    int steps;            /* S */
+    int iterations;       /* local-global iterations per step (max) */
+    double tolerance;     /* stop iterating when ‖Δz‖ < tolerance (0 = never) */
+    int guess_previous;   /* 0: start iterations from q = 2z_n - z_{n-1}; 1: from z_n */
+    double gravity[3];    /* m/s² */
+    int contact;          /* ground contact on/off */
+    double damping;       /* μ_c ∈ [0,1): fraction of tangential velocity kept per step */
+    int projection_velocity; /* 0: "position" projection (default); 1: "velocity" (paper) */
+    double ground;        /* y of the ground plane */
+    double density, mu, gamma; /* ρ, passive μ, actuation γ */
+} mlc_sim_settings;
+
+typedef struct mlc_objective_settings {
+    int jump;             /* 0: locomotion J = J_disp·J_align; 1: jump */
+    double direction[3];  /* v̂ (normalized by the model) */
+    double forward[3];    /* û₀ (normalized) */
+    int align;            /* multiply by J_align */
+    double work_penalty;  /* α */
+    int work_abs;         /* penalize |work| per step */
+} mlc_objective_settings;
+
+/* Per-mode actuation signals (Eq. 6): a_i(t) = Σ_j A[i*k+j] sin(2π(t/T[i*k+j] + θ[i*k+j])),
+ * for the m modes of the subspace (A = 0 leaves a mode idle). θ in cycles, T in seconds. */
+typedef struct mlc_actuation {
+    int m, k;
+    const double *A, *T, *theta;
+} mlc_actuation;
+
+typedef struct mlc_rollout_result {
+    double J, J_disp, J_align, J_work; /* objective and its terms (J_work = α·work) */
+    double displacement;   /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
+    double height_gain;    /* mean_t c_y(t) - c_y(t0) (jump) */
+    double com0[3], com1[3];
+    int steps_done;        /* < steps when the rollout blew up */
+    int failed;            /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
+} mlc_rollout_result;
+
+#define MLC_SIM_FAIL_PENALTY 1e3
+
+typedef struct mlc_model mlc_model;
+typedef struct mlc_rollout mlc_rollout;
+
+/* Precompute the reduced model (one streaming pass over the tets, never a dense 9|T|×r
+ * matrix): Qᵛ, Qᵃ, N blocks, gravity, passive and actuation cluster tensors, centre-of-mass
+ * and body-rotation maps, contact rows, and the Cholesky factor of the 4w×4w block of Q. */
+mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                            const mlc_sim_settings *settings, mlc_model **out, mlc_err *err);
+void mlc_model_destroy(mlc_model *model);
+int mlc_model_dim(const mlc_model *model);            /* r = 12w */
+const mlc_sim_settings *mlc_model_settings(const mlc_model *model);
+/* Rest state z (r values). */
+void mlc_model_rest_state(const mlc_model *model, double *z);
+/* Centre of mass (mass-weighted) and body rotation R (3×3 column-major) of a state. */
+void mlc_model_com(const mlc_model *model, const double *z, double com[3]);
+void mlc_model_rotation(const mlc_model *model, const double *z, double R[9]);
+/* Full-space positions of selected vertices (n indices into the mesh) for output frames:
+ * out is 3×n column-major. Cost O(n·w). */
+void mlc_model_skin(const mlc_model *model, const double *z, int n, const int *verts,
+                    double *out);
+
+mlc_status mlc_rollout_create(const mlc_model *model, mlc_rollout **out);
+void mlc_rollout_destroy(mlc_rollout *ro);
+/* Back to rest (z_n = z_{n-1} = rest, t = 0). */
+void mlc_rollout_reset(mlc_rollout *ro);
+/* Set the current and previous state (e.g. a rotated or moving start for tests). */
+void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_prev);
+/* Advance one step with the given actuation (NULL = none). Returns 0, or 1 when the state
+ * became non-finite or ran away (the rollout should stop). */
+int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act);
+const double *mlc_rollout_state(const mlc_rollout *ro); /* current z (r) */
+int mlc_rollout_contacts(const mlc_rollout *ro);        /* active samples in the last step */
+
+/* Called for frame 0 (rest) and after every step. */
+typedef void (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
+                             const double com[3], const double forward[3], int contacts);
+
+/* Run a whole rollout from rest: S steps, objective bookkeeping (METHOD.md §7). `frame` may
+ * be NULL. Failures (blow-up) are reported in result->failed, not as a status. */
+mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
+                           const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
+                           mlc_rollout_result *result);
+
+#endif
