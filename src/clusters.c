@@ -427,7 +427,7 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, int *samples, in
     double *dist = mlc_malloc((size_t)nv * sizeof *dist);
     if (!dist) return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
     for (int i = 0; i < nv; i++) dist[i] = -1;
-    for (int i = 0; i < 3 * mesh->nf; i++) dist[mesh->F[i]] = INFINITY;
+    for (int i = 0; i < 3 * mesh->nf; i++) dist[mesh->F[i]] = HUGE_VAL;
 
     int cur = -1;
     for (int i = 0; i < nv; i++)

@@ -254,7 +254,7 @@ static double covering_radius(const mlc_mesh *m, const int *s, int n) {
     double r = 0;
     for (int i = 0; i < 3 * m->nf; i++) {
         int v = m->F[i];
-        double best = INFINITY;
+        double best = HUGE_VAL;
         for (int j = 0; j < n; j++) best = fmin(best, d2(m, v, s[j]));
         r = fmax(r, best);
     }
@@ -294,12 +294,12 @@ static void samples_should_start_low_and_spread_out(void **state) {
     }
     /* The covering radius never grows as samples are added, and each new sample was at the
      * covering radius of the previous ones (that is what "farthest point" means). */
-    double prev = INFINITY;
+    double prev = HUGE_VAL;
     for (int k = 1; k <= n; k++) {
         double r = covering_radius(&m, s, k);
         assert_true(r <= prev);
         if (k < n) {
-            double dk = INFINITY;
+            double dk = HUGE_VAL;
             for (int j = 0; j < k; j++) dk = fmin(dk, d2(&m, s[k], s[j]));
             assert_near(sqrt(dk), r, 1e-12);
         }
