@@ -1,16 +1,227 @@
-/* cli.c: command-line front end (placeholder until the commands land). */
+/* cli.c: `modalloco COMMAND [options]`: option parsing, help texts, the effective
+ * configuration, and dispatch. Only this layer prints errors or chooses exit codes. */
 #include "modalloco/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "modalloco/base.h"
+#include "modalloco/commands.h"
+
+static const char *program_help =
+    "usage: modalloco COMMAND [options]\n"
+    "\n"
+    "Finds a gait for a soft-body character given as a tetrahedral (or surface) mesh.\n"
+    "\n"
+    "commands:\n"
+    "  info MESH [--json]            validate a mesh and print its statistics\n"
+    "  modes [CONFIG|MESH]           compute subspaces and mode visualizations\n"
+    "  simulate [CONFIG|PARAMS]      run one rollout and write its trajectory and caches\n"
+    "  optimize [CONFIG|MESH]        search a gait with CMA-ES (the main job)\n"
+    "\n"
+    "options for every command: --help, --set KEY=VALUE (repeatable), --out DIR\n"
+    "  modalloco --version           print the version and build features\n"
+    "  modalloco COMMAND --help      options of one command\n"
+    "\n"
+    "Exit codes: 0 success, 1 runtime failure, 2 usage or input error,\n"
+    "130 interrupted by a signal after saving what can be resumed.\n"
+    "Configuration keys: docs/config.md; input errors: docs/errors.md.\n";
+
+static const char *info_help =
+    "usage: modalloco info MESH [--json]\n"
+    "\n"
+    "Reads, validates and repairs a tetrahedral mesh (.mesh, .node/.ele, .msh) or a surface\n"
+    "(.off, .obj, .stl, .ply; tetrahedralized with tetgen) and prints vertices, tets,\n"
+    "boundary faces, volume, bounding box, tet volumes, smallest dihedral angle, flipped tets,\n"
+    "connected components and the preparation transform (METHOD.md §1).\n"
+    "\n"
+    "  --json             print one JSON object instead of text\n"
+    "  --set KEY=VALUE    e.g. mesh.normalize=false, mesh.extent=1 (affects the transform)\n";
+
+static const char *modes_help =
+    "usage: modalloco modes [CONFIG|MESH] [--out DIR] [--set KEY=VALUE]...\n"
+    "\n"
+    "Computes the skinning eigenmodes, vibration modes, amplitude limits, clusters and contact\n"
+    "samples, and writes DIR/modes.json, DIR/config.json, one surface cache per vibration mode\n"
+    "(mode_I.pc2 with surface.obj), weight_B.ply and clusters.ply (vertex colours) and\n"
+    "subspace.vtk (ParaView). subspace.cache=FILE saves/reuses the precomputation.\n";
+
+static const char *simulate_help =
+    "usage: modalloco simulate [CONFIG|PARAMS] [--out DIR] [--set KEY=VALUE]... [--full-space]\n"
+    "\n"
+    "Runs one rollout with the actuation parameters of a params.json written by optimize, or\n"
+    "of actuation.parameters in a config, and writes trajectory.csv, surface.obj,\n"
+    "animation.pc2, result.json and config.json; prints the objective terms.\n"
+    "\n"
+    "  --full-space       also run the full-space reference simulator and report the\n"
+    "                     subspace error (slow on large meshes)\n"
+    "  --force            overwrite an output directory that holds another run\n";
+
+static const char *optimize_help =
+    "usage: modalloco optimize [CONFIG|MESH] [--out DIR] [--set KEY=VALUE]... [--seed N]\n"
+    "                          [--threads N] [--resume DIR] [--quiet]\n"
+    "\n"
+    "Searches actuation parameters with CMA-ES and writes params.json, history.csv,\n"
+    "history.svg, checkpoint.bin, config.json and the best gait's rollout (trajectory.csv,\n"
+    "surface.obj, animation.pc2, result.json).\n"
+    "\n"
+    "  --seed N           cmaes.seed (same seed, same result, for any thread count)\n"
+    "  --threads N        parallel.threads (0 = all cores)\n"
+    "  --resume DIR       continue the interrupted run in DIR (same configuration)\n"
+    "  --quiet            no progress output\n"
+    "  --force            overwrite an output directory that holds another run\n"
+    "SIGINT/SIGTERM save a checkpoint and exit with code 130; --resume continues.\n";
+
+int mlc_cli_fail(mlc_status s, const mlc_err *err) {
+    const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
+    fprintf(stderr, "modalloco: error: %s\n", msg);
+    return mlc_exit_code(s);
+}
+
+static int usage_error(const char *command, const char *fmt, const char *arg) {
+    fprintf(stderr, "modalloco: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'modalloco %s%s--help'.\n", command ? command : "",
+            command ? " " : "");
+    return 2;
+}
+
+static int parse_long(const char *s, long long lo, long long hi, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    mlc_config_defaults(cfg);
+    if (opt->input) {
+        size_t n = strlen(opt->input);
+        if (n >= 5 && strcmp(opt->input + n - 5, ".json") == 0) {
+            if ((s = mlc_config_load_file(cfg, opt->input, err)) != MLC_OK) return s;
+        } else {
+            if (n >= sizeof cfg->mesh.path)
+                return mlc_errf(err, MLC_EINVAL, "mesh path too long: %s", opt->input);
+            snprintf(cfg->mesh.path, sizeof cfg->mesh.path, "%s", opt->input);
+        }
+    }
+    for (int i = 0; i < opt->nsets; i++)
+        if ((s = mlc_config_set(cfg, opt->sets[i], err)) != MLC_OK) return s;
+    if (opt->seed_set) cfg->cmaes.seed = (int)opt->seed;
+    if (opt->threads_set) cfg->parallel.threads = opt->threads;
+    if (opt->out) {
+        if (strlen(opt->out) >= sizeof cfg->output.dir)
+            return mlc_errf(err, MLC_EINVAL, "--out: path too long");
+        snprintf(cfg->output.dir, sizeof cfg->output.dir, "%s", opt->out);
+    }
+    return mlc_config_validate(cfg, err);
+}
 
 int mlc_cli_main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("modalloco %s\n", MLC_VERSION);
+    if (argc < 2) {
+        fputs(program_help, stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(program_help, stdout);
         return 0;
     }
-    fprintf(stderr, "usage: modalloco COMMAND [options]\n");
-    return 2;
+    if (!strcmp(argv[1], "--version")) {
+        printf("modalloco %s\n", MLC_VERSION);
+#ifdef _OPENMP
+        printf("features: openmp");
+#else
+        printf("features: (no openmp)");
+#endif
+#ifdef MLC_HAVE_MPI
+        printf(" mpi\n");
+#else
+        printf(" (no mpi)\n");
+#endif
+        return 0;
+    }
+    mlc_cli_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.command = argv[1];
+    const char *help = NULL;
+    int (*run)(const mlc_cli_options *) = NULL;
+    if (!strcmp(opt.command, "info")) help = info_help, run = mlc_cmd_info;
+    else if (!strcmp(opt.command, "modes")) help = modes_help, run = mlc_cmd_modes;
+    else if (!strcmp(opt.command, "simulate")) help = simulate_help, run = mlc_cmd_simulate;
+    else if (!strcmp(opt.command, "optimize")) help = optimize_help, run = mlc_cmd_optimize;
+    else return usage_error(NULL, "unknown command '%s'", opt.command);
+
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        /* Accept both "--opt value" and "--opt=value". */
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        char name[64];
+        const char *val = NULL;
+        if (eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = 0;
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+#define NEED_VALUE()                                                                       \
+    do {                                                                                   \
+        if (!val) {                                                                        \
+            if (i + 1 >= argc) return usage_error(opt.command, "option %s needs a value", name); \
+            val = argv[++i];                                                               \
+        }                                                                                  \
+    } while (0)
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            fputs(help, stdout);
+            return 0;
+        } else if (!strcmp(name, "--out") || !strcmp(name, "-o")) {
+            NEED_VALUE();
+            opt.out = val;
+        } else if (!strcmp(name, "--set")) {
+            NEED_VALUE();
+            if (opt.nsets >= MLC_CLI_MAX_SETS)
+                return usage_error(opt.command, "too many --set options (%s)", "max 256");
+            opt.sets[opt.nsets++] = val;
+        } else if (!strcmp(name, "--seed") && !strcmp(opt.command, "optimize")) {
+            NEED_VALUE();
+            if (!parse_long(val, -2147483647LL, 2147483647LL, &opt.seed))
+                return usage_error(opt.command, "--seed expects an integer, got '%s'", val);
+            opt.seed_set = 1;
+        } else if (!strcmp(name, "--threads") && !strcmp(opt.command, "optimize")) {
+            NEED_VALUE();
+            long long t;
+            if (!parse_long(val, 0, 4096, &t))
+                return usage_error(opt.command, "--threads expects an integer 0..4096, got '%s'",
+                                   val);
+            opt.threads = (int)t;
+            opt.threads_set = 1;
+        } else if (!strcmp(name, "--resume") && !strcmp(opt.command, "optimize")) {
+            NEED_VALUE();
+            opt.resume = val;
+        } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
+            opt.quiet = 1;
+        } else if (!strcmp(name, "--json") && !strcmp(opt.command, "info")) {
+            opt.json = 1;
+        } else if (!strcmp(name, "--full-space") && !strcmp(opt.command, "simulate")) {
+            opt.full_space = 1;
+        } else if (!strcmp(name, "--force")) {
+            opt.force = 1;
+        } else if (!strcmp(name, "--dry-run") && !strcmp(opt.command, "optimize")) {
+            opt.dry_run = 1;
+        } else if (a[0] == '-' && a[1] != 0) {
+            return usage_error(opt.command, "unknown option '%s'", a);
+        } else if (!opt.input) {
+            opt.input = a;
+        } else {
+            return usage_error(opt.command, "unexpected argument '%s'", a);
+        }
+#undef NEED_VALUE
+    }
+    if (!strcmp(opt.command, "info") && !opt.input)
+        return usage_error("info", "%s", "info needs a MESH argument");
+    return run(&opt);
 }

@@ -1,0 +1,54 @@
+/* commands.h: the commands behind the CLI (info, modes, simulate, optimize) and the pieces
+ * they share: loading the effective configuration and writing a rollout's output files.
+ * Each command prints results on stdout and diagnostics on stderr, and returns an exit code. */
+#ifndef MODALLOCO_COMMANDS_H
+#define MODALLOCO_COMMANDS_H
+
+#include "modalloco/base.h"
+#include "modalloco/config.h"
+#include "modalloco/pipeline.h"
+#include "modalloco/sim.h"
+
+#define MLC_CLI_MAX_SETS 256
+
+typedef struct mlc_cli_options {
+    const char *command;
+    const char *input;              /* CONFIG, PARAMS or MESH positional (may be NULL) */
+    const char *out;                /* --out DIR */
+    const char *sets[MLC_CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
+    int nsets;
+    long long seed;                 /* --seed N */
+    int seed_set;
+    int threads;                    /* --threads N */
+    int threads_set;
+    const char *resume;             /* --resume DIR */
+    int quiet, json, full_space, force, dry_run;
+} mlc_cli_options;
+
+/* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the
+ * dedicated options (--seed, --threads, --out), then validation. */
+mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err);
+
+/* Write config.json, surface.obj, animation.pc2 and trajectory.csv for one rollout of `act`
+ * into `dir` (which must exist), and fill `res`. */
+mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
+                             const mlc_actuation *act, const char *dir, mlc_rollout_result *res,
+                             mlc_err *err);
+
+/* Create `dir` if needed and write config.json. If `dir` already holds a config.json of
+ * another configuration and `force` is 0, fail (MLC_EINVAL) instead of overwriting a
+ * different run's results. */
+mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force, mlc_err *err);
+
+/* result.json text for a rollout (owned, mlc_free). */
+char *mlc_result_json(const mlc_rollout_result *res);
+
+int mlc_cmd_info(const mlc_cli_options *opt);
+int mlc_cmd_modes(const mlc_cli_options *opt);
+int mlc_cmd_simulate(const mlc_cli_options *opt);
+int mlc_cmd_optimize(const mlc_cli_options *opt);
+
+/* Print "modalloco: message" on stderr and return the exit code for the status. */
+int mlc_cli_fail(mlc_status s, const mlc_err *err);
+
+#endif

@@ -1,0 +1,52 @@
+/* pipeline.h: from a configuration to a ready simulator: find and read the mesh, prepare it
+ * (METHOD.md §1), FEM operators, subspaces (or the precompute cache) and the reduced model.
+ * Shared by every command so that `modes`, `simulate` and `optimize` compute the same thing.
+ *
+ * Ownership: an mlc_pipeline owns everything it holds; mlc_pipeline_free releases it. A
+ * zeroed struct is empty.
+ */
+#ifndef MODALLOCO_PIPELINE_H
+#define MODALLOCO_PIPELINE_H
+
+#include "modalloco/base.h"
+#include "modalloco/config.h"
+#include "modalloco/fem.h"
+#include "modalloco/mesh.h"
+#include "modalloco/sim.h"
+#include "modalloco/subspace.h"
+
+typedef struct mlc_pipeline {
+    char mesh_path[MLC_CONFIG_PATH_MAX]; /* the file actually read (sample resolved) */
+    mlc_mesh mesh;             /* prepared (transformed) mesh */
+    mlc_mesh_report report;
+    uint64_t mesh_checksum;    /* of the mesh as read and repaired, before the transform */
+    mlc_transform transform;   /* applied by preparation */
+    mlc_fem fem;
+    mlc_subspace sub;
+    int cache_used;            /* 1: subspaces came from the cache file */
+    mlc_model *model;
+    /* Seconds per stage. */
+    double t_mesh, t_fem, t_subspace, t_model;
+} mlc_pipeline;
+
+/* Where the bundled sample mesh lives (source tree, install prefix, or next to the program);
+ * returns MLC_OK and fills `path` (capacity cap) or MLC_EIO. */
+mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err);
+
+/* Read and prepare the mesh only (for `info`-like uses). */
+mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
+
+/* Everything up to the subspaces (reads/writes the cache when subspace.cache is set). */
+mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
+
+/* Everything up to the reduced model. */
+mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
+
+/* Simulator and objective settings from a configuration. */
+void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s);
+void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o);
+void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s);
+
+void mlc_pipeline_free(mlc_pipeline *p);
+
+#endif

@@ -1,0 +1,163 @@
+/* cmd_simulate.c: `modalloco simulate [CONFIG|PARAMS]`: one rollout with given parameters. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "modalloco/commands.h"
+#include "modalloco/gait.h"
+#include "modalloco/output.h"
+
+/* Map actuation.parameters onto the subspace's modes and check every value against the
+ * bounds the optimizer uses (METHOD.md §4, App. H). A, T, th are m×k (k = *k_out). */
+static mlc_status params_to_actuation(const mlc_config *cfg, const mlc_subspace *sub,
+                                      const char *source, double *A, double *T, double *th,
+                                      int *k_out, mlc_err *err) {
+    const mlc_config_actuation *ac = &cfg->actuation;
+    int k = 1;
+    for (int p = 0; p < ac->nparameters; p++) k = MLC_MAX(k, ac->parameters[p].nsinusoids);
+    *k_out = k;
+    for (int i = 0; i < sub->m * k; i++) A[i] = 0, T[i] = 1, th[i] = 0;
+    const double tol = 1e-9;
+    for (int p = 0; p < ac->nparameters; p++) {
+        const mlc_config_param *pp = &ac->parameters[p];
+        int pos = -1;
+        for (int i = 0; i < sub->m; i++)
+            if (sub->mode_index[i] == pp->mode) pos = i;
+        if (pos < 0)
+            return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d] drives mode %d, which is not "
+                            "among the %d actuated modes; raise actuation.modes or list it in "
+                            "actuation.mode_list", source, p, pp->mode, sub->m);
+        double amax = cfg->actuation.amplitude_p / sub->grad_max[pos];
+        for (int j = 0; j < pp->nsinusoids; j++) {
+            const mlc_config_sinusoid *sn = &pp->sinusoids[j];
+            if (fabs(sn->amplitude) > amax * (1 + tol))
+                return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d].sinusoids[%d].amplitude = "
+                                "%g is outside [-%g, %g] (a_max of mode %d with "
+                                "actuation.amplitude_p = %g)", source, p, j, sn->amplitude, amax,
+                                amax, pp->mode, cfg->actuation.amplitude_p);
+            if (sn->period < ac->period_range[0] * (1 - tol) ||
+                sn->period > ac->period_range[1] * (1 + tol))
+                return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d].sinusoids[%d].period = %g "
+                                "is outside actuation.period_range [%g, %g]", source, p, j,
+                                sn->period, ac->period_range[0], ac->period_range[1]);
+            if (sn->phase < ac->phase_range[0] - tol || sn->phase > ac->phase_range[1] + tol)
+                return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d].sinusoids[%d].phase = %g "
+                                "is outside actuation.phase_range [%g, %g]", source, p, j,
+                                sn->phase, ac->phase_range[0], ac->phase_range[1]);
+            A[pos * k + j] = sn->amplitude;
+            T[pos * k + j] = sn->period;
+            th[pos * k + j] = sn->phase;
+        }
+    }
+    return MLC_OK;
+}
+
+/* A params.json names the mesh it was optimized on; refuse to replay it on another. */
+static mlc_status check_params_origin(const char *path, const mlc_pipeline *p, int *is_params,
+                                      mlc_err *err) {
+    *is_params = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return MLC_OK; /* the config loader already reported unreadable files */
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (len <= 0 || len > (64L << 20)) {
+        fclose(f);
+        return MLC_OK;
+    }
+    char *buf = mlc_malloc((size_t)len + 1);
+    if (!buf) {
+        fclose(f);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    }
+    size_t n = fread(buf, 1, (size_t)len, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *root = cJSON_Parse(buf);
+    mlc_free(buf);
+    mlc_status s = MLC_OK;
+    *is_params = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "config"));
+    const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(root, "mesh");
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(mesh, "checksum");
+    if (cJSON_IsString(sum)) {
+        char mine[32];
+        snprintf(mine, sizeof mine, "%016" PRIx64, p->mesh_checksum);
+        if (strcmp(mine, sum->valuestring) != 0)
+            s = mlc_errf(err, MLC_EINVAL, "%s: these parameters were optimized on a mesh with "
+                         "checksum %s, but %s has checksum %s; replay them on the same mesh",
+                         path, sum->valuestring, p->mesh_path, mine);
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    if (s == MLC_OK && cJSON_IsString(ver) && strncmp(ver->valuestring, MLC_VERSION, 2) != 0)
+        s = mlc_errf(err, MLC_EINVAL, "%s: written by modalloco %s, which is incompatible with "
+                     "this version %s; re-run optimize", path, ver->valuestring, MLC_VERSION);
+    cJSON_Delete(root);
+    return s;
+}
+
+int mlc_cmd_simulate(const mlc_cli_options *opt) {
+    mlc_err err = {0};
+    mlc_config cfg;
+    mlc_pipeline p;
+    memset(&p, 0, sizeof p);
+    mlc_status s = mlc_cli_load_config(opt, &cfg, &err);
+    if (s != MLC_OK) return mlc_cli_fail(s, &err);
+    const char *source = opt->input ? opt->input : "actuation.parameters";
+    int rc = 0;
+    double *A = NULL;
+    if ((s = mlc_pipeline_model(&p, &cfg, &err)) != MLC_OK) goto fail;
+    int is_params = 0;
+    if (opt->input && (s = check_params_origin(opt->input, &p, &is_params, &err)) != MLC_OK)
+        goto fail;
+    /* Replaying DIR/params.json without --out writes to DIR/replay, never over the
+     * optimizer's own outputs. */
+    int out_given = opt->out != NULL;
+    for (int i = 0; i < opt->nsets; i++)
+        out_given |= strncmp(opt->sets[i], "output.dir=", 11) == 0;
+    if (is_params && !out_given) {
+        const char *slash = strrchr(opt->input, '/');
+        int len = slash ? (int)(slash - opt->input) : 1;
+        snprintf(cfg.output.dir, sizeof cfg.output.dir, "%.*s/replay", len,
+                 slash ? opt->input : ".");
+    }
+    size_t mk = (size_t)p.sub.m * MLC_GAIT_MAX_SINUSOIDS;
+    A = mlc_calloc(3 * mk, sizeof(double));
+    if (!A) {
+        s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
+        goto fail;
+    }
+    int k;
+    if ((s = params_to_actuation(&cfg, &p.sub, source, A, A + mk, A + 2 * mk, &k, &err)) !=
+        MLC_OK)
+        goto fail;
+    if (cfg.actuation.nparameters == 0)
+        fprintf(stderr, "modalloco: no actuation.parameters given; simulating the passive "
+                        "body\n");
+    mlc_actuation act = {p.sub.m, k, A, A + mk, A + 2 * mk};
+    if ((s = mlc_prepare_out_dir(cfg.output.dir, &cfg, opt->force, &err)) != MLC_OK) goto fail;
+    mlc_rollout_result res;
+    double t0 = mlc_now();
+    if ((s = mlc_write_rollout(&p, &cfg, &act, cfg.output.dir, &res, &err)) != MLC_OK) goto fail;
+    double t_roll = mlc_now() - t0;
+    printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J,
+           res.J_disp, res.J_align, res.J_work, res.displacement);
+    if (res.failed)
+        fprintf(stderr, "modalloco: the rollout blew up after %d of %d steps (NaN or runaway "
+                        "state); try a smaller sim.dt or smaller amplitudes\n",
+                res.steps_done, cfg.sim.steps);
+    if (!opt->quiet)
+        fprintf(stderr, "modalloco: precompute %.2f s (%s), rollout of %d steps %.3f s, outputs "
+                        "in %s\n", p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
+                p.cache_used ? "cache" : "computed", cfg.sim.steps, t_roll, cfg.output.dir);
+    goto done;
+fail:
+    rc = mlc_cli_fail(s, &err);
+done:
+    mlc_free(A);
+    mlc_pipeline_free(&p);
+    return rc;
+}

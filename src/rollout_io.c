@@ -1,0 +1,177 @@
+/* rollout_io.c: run one rollout and write what `simulate` (and `optimize`, for the best gait)
+ * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (INTERFACE.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "modalloco/commands.h"
+#include "modalloco/output.h"
+
+typedef struct frame_writer {
+    const mlc_model *model;
+    FILE *csv;
+    mlc_pc2_writer *pc2;
+    int nsv;
+    const int *sv;
+    double *xyz; /* 3×nsv scratch for skinned surface positions */
+    int every;
+    mlc_status status;
+    mlc_err err;
+} frame_writer;
+
+static void on_frame(void *user, int frame, double time, const double *z, const double com[3],
+                     const double forward[3], int contacts) {
+    frame_writer *fw = user;
+    if (fw->status != MLC_OK) return;
+    fprintf(fw->csv, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", frame, time, com[0],
+            com[1], com[2], forward[0], forward[1], forward[2], contacts);
+    if (frame % fw->every == 0) {
+        mlc_model_skin(fw->model, z, fw->nsv, fw->sv, fw->xyz);
+        fw->status = mlc_pc2_frame(fw->pc2, fw->xyz, &fw->err);
+    }
+}
+
+static void path_join(char *out, size_t cap, const char *dir, const char *name) {
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+char *mlc_result_json(const mlc_rollout_result *res) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "J", res->J);
+    cJSON_AddNumberToObject(o, "J_disp", res->J_disp);
+    cJSON_AddNumberToObject(o, "J_align", res->J_align);
+    cJSON_AddNumberToObject(o, "J_work", res->J_work);
+    cJSON_AddNumberToObject(o, "displacement", res->displacement);
+    cJSON_AddNumberToObject(o, "height_gain", res->height_gain);
+    cJSON *c0 = cJSON_AddArrayToObject(o, "com_start");
+    cJSON *c1 = cJSON_AddArrayToObject(o, "com_end");
+    for (int k = 0; k < 3; k++) {
+        cJSON_AddItemToArray(c0, cJSON_CreateNumber(res->com0[k]));
+        cJSON_AddItemToArray(c1, cJSON_CreateNumber(res->com1[k]));
+    }
+    cJSON_AddNumberToObject(o, "steps_done", res->steps_done);
+    cJSON_AddBoolToObject(o, "failed", res->failed);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text) return NULL;
+    char *copy = mlc_malloc(strlen(text) + 2);
+    if (copy) {
+        strcpy(copy, text);
+        strcat(copy, "\n");
+    }
+    cJSON_free(text);
+    return copy;
+}
+
+mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
+                             const mlc_actuation *act, const char *dir, mlc_rollout_result *res,
+                             mlc_err *err) {
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    mlc_status s;
+    int nsv = 0, *sv = NULL, *sf = NULL;
+    double *xyz = NULL;
+    mlc_rollout *ro = NULL;
+    mlc_afile csv = {0};
+    mlc_pc2_writer pc2;
+    memset(&pc2, 0, sizeof pc2);
+
+    if ((s = mlc_mesh_surface(&p->mesh, &nsv, &sv, &sf)) != MLC_OK) {
+        mlc_errf(err, s, "out of memory extracting the surface");
+        goto done;
+    }
+    xyz = mlc_malloc(3 * (size_t)nsv * sizeof(double));
+    if (!xyz || mlc_rollout_create(p->model, &ro) != MLC_OK) {
+        s = mlc_errf(err, MLC_ENOMEM, "out of memory preparing the rollout");
+        goto done;
+    }
+    /* Rest surface: the prepared mesh's boundary, compacted in the order of the point cache. */
+    for (int i = 0; i < nsv; i++)
+        for (int k = 0; k < 3; k++) xyz[3 * i + k] = p->mesh.X[3 * sv[i] + k];
+    path_join(path, sizeof path, dir, "surface.obj");
+    if ((s = mlc_obj_write(path, xyz, nsv, sf, p->mesh.nf, "modalloco rest surface", err)) !=
+        MLC_OK)
+        goto done;
+    path_join(path, sizeof path, dir, "trajectory.csv");
+    if ((s = mlc_afile_open(&csv, path, err)) != MLC_OK) goto done;
+    fprintf(csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts\n");
+    path_join(path, sizeof path, dir, "animation.pc2");
+    if ((s = mlc_pc2_begin(&pc2, path, nsv, err)) != MLC_OK) goto done;
+
+    frame_writer fw = {p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every, MLC_OK, {0}};
+    mlc_objective_settings obj;
+    mlc_pipeline_objective_settings(cfg, &obj);
+    if ((s = mlc_rollout_run(ro, act, &obj, on_frame, &fw, res)) != MLC_OK) {
+        mlc_errf(err, s, "rollout failed: %s", mlc_strerror(s));
+        goto done;
+    }
+    if (fw.status != MLC_OK) {
+        s = fw.status;
+        if (err) *err = fw.err;
+        goto done;
+    }
+    if ((s = mlc_pc2_end(&pc2, err)) != MLC_OK) goto done;
+    if ((s = mlc_afile_commit(&csv, err)) != MLC_OK) goto done;
+    char *rj = mlc_result_json(res);
+    if (!rj) {
+        s = mlc_errf(err, MLC_ENOMEM, "out of memory writing result.json");
+        goto done;
+    }
+    path_join(path, sizeof path, dir, "result.json");
+    s = mlc_write_text_atomic(path, rj, err);
+    mlc_free(rj);
+done:
+    mlc_pc2_abort(&pc2);
+    mlc_afile_abort(&csv);
+    mlc_rollout_destroy(ro);
+    mlc_free(xyz);
+    mlc_free(sv);
+    mlc_free(sf);
+    return s;
+}
+
+/* Read a whole small text file (owned, mlc_free) or NULL. */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = 2 * cap + 8192;
+            if (cap > ((size_t)64 << 20)) break; /* config files are small */
+            char *nb = mlc_realloc(buf, cap);
+            if (!nb) break;
+            buf = nb;
+        }
+        size_t n = fread(buf + len, 1, 4096, f);
+        len += n;
+        if (n < 4096) break;
+    }
+    fclose(f);
+    if (buf) buf[len] = 0;
+    return buf;
+}
+
+mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force,
+                               mlc_err *err) {
+    mlc_status s = mlc_mkdir_p(dir, err);
+    if (s != MLC_OK) return s;
+    char *text = mlc_config_to_json(cfg);
+    if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    path_join(path, sizeof path, dir, "config.json");
+    char *old = slurp(path);
+    if (old && strcmp(old, text) != 0 && !force) {
+        mlc_free(old);
+        mlc_free(text);
+        return mlc_errf(err, MLC_EINVAL, "%s holds the output of a run with another "
+                        "configuration (its config.json differs); choose another --out, or "
+                        "pass --force to overwrite it", dir);
+    }
+    mlc_free(old);
+    s = mlc_write_text_atomic(path, text, err);
+    mlc_free(text);
+    return s;
+}
