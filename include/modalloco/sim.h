@@ -75,7 +75,7 @@ void mlc_model_rest_state(const mlc_model *model, double *z);
 void mlc_model_com(const mlc_model *model, const double *z, double com[3]);
 void mlc_model_rotation(const mlc_model *model, const double *z, double R[9]);
 /* Full-space positions of selected vertices (n indices into the mesh) for output frames:
- * out is 3×n column-major. Cost O(n·w). */
+ * out is 3×n column-major; verts = NULL means vertices 0..n−1. Cost O(n·w). */
 void mlc_model_skin(const mlc_model *model, const double *z, int n, const int *verts,
                     double *out);
 
@@ -83,7 +83,8 @@ mlc_status mlc_rollout_create(const mlc_model *model, mlc_rollout **out);
 void mlc_rollout_destroy(mlc_rollout *ro);
 /* Back to rest (z_n = z_{n-1} = rest, t = 0). */
 void mlc_rollout_reset(mlc_rollout *ro);
-/* Set the current and previous state (e.g. a rotated or moving start for tests). */
+/* Set the current and previous state (e.g. a rotated or moving start for tests). The time
+ * (step counter) is kept: call mlc_rollout_reset first to start at t = 0. */
 void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_prev);
 /* Advance one step with the given actuation (NULL = none). Returns 0, or 1 when the state
  * became non-finite or ran away (the rollout should stop). */
@@ -100,5 +101,51 @@ typedef void (*mlc_frame_fn)(void *user, int frame, double time, const double *z
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
                            const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
                            mlc_rollout_result *result);
+
+/* ---- Additions (documented extensions of the contract) ---------------------------------- */
+
+/* Singular values of the contact system below this fraction of the largest are treated as
+ * zero (rank-revealing least squares, METHOD.md §6): a flat patch of samples makes the system
+ * numerically singular and the dropped directions are rounding noise. */
+#define MLC_SIM_CONTACT_RCOND 1e-8
+
+/* Defaults of METHOD.md §9 (h = 0.01 s, 300 steps, 10 iterations from q, g = −9.81 ŷ,
+ * contact on, μ_c = 0.2, position projection, ground y = 0, ρ = 1000, μ = γ = 1e6). */
+void mlc_sim_settings_default(mlc_sim_settings *s);
+/* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */
+void mlc_objective_settings_default(mlc_objective_settings *o);
+
+/* ā = [a(t); 1] (m + 1 values) of Eq. 6 at time t for a model with m modes; modes beyond
+ * act->m, and sinusoids with A = 0, are idle. act may be NULL (a = 0). */
+void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar);
+
+/* Angular momentum about the origin, Σ_i m_i x_i × v_i with x from z and v = (z − z_prev)/h
+ * (ε_abc t_bᵀ N (t_c − t_c,prev)/h in block form). */
+void mlc_model_angular_momentum(const mlc_model *model, const double *z, const double *z_prev,
+                                double L[3]);
+
+/* Largest bounding-box extent of the rest mesh (runaway and contact tolerances scale with it). */
+double mlc_model_extent(const mlc_model *model);
+
+/* Test-only contrast of Fig. 3 ("force-based actuation"): one step in which the actuation
+ * energy is replaced by passive ARAP of stiffness γ (rotations R_c, so Q is unchanged) plus
+ * the world-frame generalized force f = γ Σ_c Σ_i a_i 𝒦_c[i] = Bᵀ K_γ D a, i.e. "f = K D a"
+ * with K the Hessian of ½Σ γV‖F‖². It does not co-rotate with the body, so it can create net
+ * torque. Same return value as mlc_rollout_step; allocation-free. */
+int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act);
+
+/* Incremental potential of the NEXT step (from the current z_n, z_{n−1}, at t_{n+1}) evaluated
+ * at z, with the optimal rotations of z (exact polar, cold start) and every constant term:
+ * (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v + E_a (½ convention). Contact is not part of it. For tests
+ * (each local-global iteration must not increase it); O(r² + clusters·r). */
+double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z);
+
+/* Record the iterates of subsequent steps: after iteration j of a step, z is copied to
+ * buf + j·r (at most cap iterations). buf = NULL stops recording. For tests. */
+void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap);
+/* Iterations run by the last step (≤ settings.iterations; fewer when the tolerance hit). */
+int mlc_rollout_last_iterations(const mlc_rollout *ro);
+/* Actuation work Δzᵀ(bᵃ − Qᵃ z) of the last step (Eq. 18 bracket, resolved signs). */
+double mlc_rollout_last_work(const mlc_rollout *ro);
 
 #endif

@@ -1,0 +1,64 @@
+/* sim_internal.h: the layout of mlc_model and mlc_rollout, shared by sim_model.c (precompute)
+ * and sim_step.c (stepping, contact, objective). Not installed; nothing else includes it.
+ *
+ * Block notation (METHOD.md §11): n4 = 4w. Every "n4×3" matrix is column-major with leading
+ * dimension n4; every reduced vector of length r = 3·n4 is [t_x; t_y; t_z].
+ */
+#ifndef MODALLOCO_SIM_INTERNAL_H
+#define MODALLOCO_SIM_INTERNAL_H
+
+#include "modalloco/sim.h"
+
+struct mlc_model {
+    mlc_sim_settings set;
+    int nv, nt, w, n4, r;
+    int m, ma;          /* actuation modes and m + 1 (ā = [a; 1]) */
+    int ncp, nca, ns;   /* passive clusters, actuation clusters, contact samples */
+    double *Lap;        /* n4×n4: Σ_e V_e G_e G_eᵀ (Qᵛ = μ I₃⊗Lap, Qᵃ = γ I₃⊗Lap) */
+    double *N;          /* n4×n4: Σ_i m_i s_i s_iᵀ, s_i = W_i ⊗ X̃_i (N = I₃⊗ this) */
+    double *Q;          /* n4×n4: (μ + γ) Lap + N/h² */
+    double *Lq;         /* n4×n4: lower Cholesky factor of Q (upper part zero) */
+    double *P;          /* n4×n4: Q⁻¹ C with C Cᵀ = N (contact, §6) */
+    double *Gp;         /* ncp × (n4×3): G_c = Σ_{e∈c} V_e G_e (unit μ) */
+    double *Ka;         /* nca × ma × (n4×3): 𝒦_c[v] = Σ_{e∈c} V_e G_e Ŷ_{e,v}ᵀ, Ŷ_v = ∇(D_v)_e
+                           for v < m and Ŷ_m = I (unit γ) */
+    double *Yg;         /* nca × ma × ma: Σ_{e∈c} V_e ⟨Ŷ_{e,u}, Ŷ_{e,v}⟩_F (energy constant) */
+    double *Gb;         /* n4×3: Σ_e V_e G_e, the body rotation map */
+    double *gsum;       /* n4: Σ_i m_i s_i (gravity and centre of mass) */
+    double mass;        /* Σ_i m_i */
+    double volume;      /* Σ_e V_e */
+    double *S;          /* ns × n4 (row i contiguous): contact sample rows s_i */
+    double *Arow;       /* ns × n4 (row i contiguous): p_i = Pᵀ s_i (rows of J Q⁻¹ C) */
+    double *zrest;      /* r */
+    double com_rest[3];
+    double extent;      /* largest bounding-box extent of the rest mesh */
+    double ground_tol;  /* 1e-9 × extent: "below the ground" threshold */
+    int lwork;          /* dgelss workspace size for any active-set size */
+    double *W, *X;      /* copies for output skinning: nv×w, 3×nv */
+};
+
+struct mlc_rollout {
+    const mlc_model *mod;
+    int step;           /* steps taken since reset */
+    int contacts;       /* active samples in the last iteration of the last step */
+    double last_work;   /* Δzᵀ(bᵃ − Qᵃ z) of the last step */
+    int last_iterations;
+    double *zc, *zp, *zn; /* current, previous, next state (r each; rotated by pointer swap) */
+    double *q, *b0, *b, *ba, *zs, *zi; /* r each: prediction, constant rhs, rhs, actuation rhs,
+                                          tentative solution, previous iterate */
+    double *ys;         /* ns: y of the active samples at z* */
+    double *abar;       /* ma */
+    double *Kc;         /* nca × (n4×3): 𝒦_c contracted with ā for this step */
+    double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c */
+    double qbody[4];
+    double *xc, *xp;    /* 3×ns: sample positions at z_n and z_{n−1} */
+    int *active;        /* ns */
+    double *Am, *Bm, *sv, *work; /* dgelss: ns×n4 (ld ns), max(ns,n4)×3, min(ns,n4), lwork */
+    double *trace;      /* optional: iterations × r iterates of the last step (tests) */
+    int trace_cap;
+};
+
+/* Σ_e V_e F_e(z) (3×3 column-major), whose rotation is the body rotation R(t) of Eq. 17. */
+void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]);
+
+#endif

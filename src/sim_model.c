@@ -1,0 +1,394 @@
+/* sim_model.c: precomputation of the reduced simulator (METHOD.md §5, §6, §11).
+ *
+ * With z = [t_x; t_y; t_z] (sim.h), row k of a tet's deformation gradient is t_kᵀ G_e with
+ * G_e = Σ_{v∈e} (W_v ⊗ X̃_v) ∇φ_vᵀ ∈ ℝ^{4w×3}, and vertex i's coordinate k is t_kᵀ s_i with
+ * s_i = W_i ⊗ X̃_i. Every operator of the incremental potential (Eq. 25/45 with the resolved
+ * signs of SEEDS_DIGEST §1.5) is therefore I₃ ⊗ (a 4w×4w matrix) or a small 4w×3 matrix:
+ *   Qᵛ = μ I₃⊗Σ V G Gᵀ, Qᵃ = γ I₃⊗Σ V G Gᵀ, N = BᵀMB = I₃⊗Σ m s sᵀ (Eq. 24/41, 002 App. C.3),
+ *   passive cluster map G_c = Σ_{e∈c} V G_e (F_c = Σ μV F_e has rows t_kᵀ μG_c),
+ *   actuation tensor 𝒦_c[v] = Σ_{e∈c} V G_e Ŷ_vᵀ (H_c = Σ γV F Y(ā)ᵀ = rows t_kᵀ γΣ_v ā_v 𝒦_c[v],
+ *   Eq. 12, 56–59 in block form), gravity Bᵀ M g = [g_x; g_y; g_z] ⊗ Σ m s, the mass-weighted
+ *   centre of mass Σ m s / Σ m, the body rotation map Σ V G_e (Eq. 17's R(t)).
+ * One streaming pass over the tets and one over the vertices; no 9|T|×r matrix is formed.
+ * μ and γ are scalars here (the settings), so the tensors are stored for unit stiffness.
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "modalloco/polar.h"
+#include "sim_internal.h"
+
+void mlc_model_destroy(mlc_model *mod) {
+    if (!mod) return;
+    mlc_free(mod->Lap);
+    mlc_free(mod->N);
+    mlc_free(mod->Q);
+    mlc_free(mod->Lq);
+    mlc_free(mod->P);
+    mlc_free(mod->Gp);
+    mlc_free(mod->Ka);
+    mlc_free(mod->Yg);
+    mlc_free(mod->Gb);
+    mlc_free(mod->gsum);
+    mlc_free(mod->S);
+    mlc_free(mod->Arow);
+    mlc_free(mod->zrest);
+    mlc_free(mod->W);
+    mlc_free(mod->X);
+    mlc_free(mod);
+}
+
+static int all_finite(const double *x, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                               const mlc_sim_settings *s, mlc_err *err) {
+    if (!mesh || !fem || !sub || !s) return mlc_errf(err, MLC_EINVAL, "sim: NULL argument");
+    if (fem->nv != mesh->nv || fem->nt != mesh->nt || sub->nv != mesh->nv || sub->nt != mesh->nt)
+        return mlc_errf(err, MLC_EINVAL,
+                        "sim: mesh (%d vertices, %d tets), FEM data (%d, %d) and subspace (%d, %d) "
+                        "disagree; recompute the subspace for this mesh",
+                        mesh->nv, mesh->nt, fem->nv, fem->nt, sub->nv, sub->nt);
+    if (sub->w < 1 || !sub->W) return mlc_errf(err, MLC_EINVAL, "sim: subspace has no weights");
+    if (sub->m < 0 || (sub->m > 0 && !sub->D))
+        return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d modes but no mode data", sub->m);
+    if (sub->ncp < 1 || !sub->cluster || sub->nca < 1 || !sub->acluster)
+        return mlc_errf(err, MLC_EINVAL, "sim: subspace has no passive or actuation clusters");
+    for (int e = 0; e < mesh->nt; e++)
+        if (sub->cluster[e] < 0 || sub->cluster[e] >= sub->ncp || sub->acluster[e] < 0 ||
+            sub->acluster[e] >= sub->nca)
+            return mlc_errf(err, MLC_EINVAL, "sim: cluster label of tet %d out of range", e);
+    if (sub->ns < 0 || (sub->ns > 0 && !sub->samples))
+        return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d samples but no sample list", sub->ns);
+    for (int i = 0; i < sub->ns; i++)
+        if (sub->samples[i] < 0 || sub->samples[i] >= mesh->nv)
+            return mlc_errf(err, MLC_EINVAL, "sim: contact sample %d names vertex %d of %d", i,
+                            sub->samples[i], mesh->nv);
+    if (!(s->dt > 0) || !isfinite(s->dt))
+        return mlc_errf(err, MLC_EINVAL, "sim: time step %g must be positive", s->dt);
+    if (s->iterations < 1)
+        return mlc_errf(err, MLC_EINVAL, "sim: iterations %d must be >= 1", s->iterations);
+    if (!(s->density > 0) || !(s->mu >= 0) || !(s->gamma >= 0) || !isfinite(s->density) ||
+        !isfinite(s->mu) || !isfinite(s->gamma) || !(s->mu + s->gamma > 0))
+        return mlc_errf(err, MLC_EINVAL,
+                        "sim: need density > 0, mu >= 0, gamma >= 0, mu + gamma > 0 "
+                        "(got %g, %g, %g)", s->density, s->mu, s->gamma);
+    if (!(s->damping >= 0 && s->damping < 1))
+        return mlc_errf(err, MLC_EINVAL, "sim: contact damping %g must be in [0, 1)", s->damping);
+    if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
+        return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
+    /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (METHOD §3). */
+    double w0 = sub->W[0];
+    if (!(fabs(w0) > 0)) return mlc_errf(err, MLC_EINVAL, "sim: skinning weight column 0 is zero");
+    for (int i = 0; i < mesh->nv; i++)
+        if (fabs(sub->W[i] - w0) > 1e-9 * fabs(w0))
+            return mlc_errf(err, MLC_EINVAL,
+                            "sim: skinning weight column 0 is not constant (vertex %d: %g vs %g); "
+                            "the subspace must put the constant mode first", i, sub->W[i], w0);
+    return MLC_OK;
+}
+
+/* G_e (n4×3, column-major) of tet e: G[4b+c, j] = Σ_a W_{v_a b} X̃_{v_a}[c] ∂φ_a/∂X_j. */
+static void tet_G(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub, int e,
+                  double *G) {
+    int w = sub->w, n4 = 4 * w, nv = mesh->nv;
+    memset(G, 0, sizeof(double) * (size_t)n4 * 3);
+    for (int a = 0; a < 4; a++) {
+        int v = mesh->T[4 * e + a];
+        const double *g = fem->grad + 12 * e + 3 * a;
+        double Xt[4] = {mesh->X[3 * v], mesh->X[3 * v + 1], mesh->X[3 * v + 2], 1.0};
+        for (int b = 0; b < w; b++) {
+            double wb = sub->W[v + (size_t)nv * b];
+            for (int c = 0; c < 4; c++) {
+                double s = wb * Xt[c];
+                for (int j = 0; j < 3; j++) G[4 * b + c + n4 * j] += s * g[j];
+            }
+        }
+    }
+}
+
+mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                            const mlc_sim_settings *settings, mlc_model **out, mlc_err *err) {
+    /* ---- check ---- */
+    *out = NULL;
+    mlc_status st = check_inputs(mesh, fem, sub, settings, err);
+    if (st != MLC_OK) return st;
+
+    /* ---- workspace ---- */
+    mlc_model *mod = mlc_calloc(1, sizeof *mod);
+    if (!mod) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+    mod->set = *settings;
+    int nv = mesh->nv, nt = mesh->nt, w = sub->w, n4 = 4 * w, m = sub->m, ma = m + 1;
+    mod->nv = nv, mod->nt = nt, mod->w = w, mod->n4 = n4, mod->r = 3 * n4;
+    mod->m = m, mod->ma = ma, mod->ncp = sub->ncp, mod->nca = sub->nca, mod->ns = sub->ns;
+    size_t nn = (size_t)n4 * n4, n3 = (size_t)n4 * 3;
+    double *G = mlc_malloc(sizeof(double) * n3);
+    double *evals = mlc_malloc(sizeof(double) * (size_t)n4);
+    double *C = mlc_malloc(sizeof(double) * nn);
+    mod->Lap = mlc_calloc(nn, sizeof(double));
+    mod->N = mlc_calloc(nn, sizeof(double));
+    mod->Q = mlc_calloc(nn, sizeof(double));
+    mod->Lq = mlc_calloc(nn, sizeof(double));
+    mod->P = mlc_calloc(nn, sizeof(double));
+    mod->Gp = mlc_calloc((size_t)sub->ncp * n3, sizeof(double));
+    mod->Ka = mlc_calloc((size_t)sub->nca * ma * n3, sizeof(double));
+    mod->Yg = mlc_calloc((size_t)sub->nca * ma * ma, sizeof(double));
+    mod->Gb = mlc_calloc(n3, sizeof(double));
+    mod->gsum = mlc_calloc((size_t)n4, sizeof(double));
+    mod->S = mlc_calloc((size_t)(sub->ns > 0 ? sub->ns : 1) * n4, sizeof(double));
+    mod->Arow = mlc_calloc((size_t)(sub->ns > 0 ? sub->ns : 1) * n4, sizeof(double));
+    mod->zrest = mlc_calloc((size_t)mod->r, sizeof(double));
+    mod->W = mlc_malloc(sizeof(double) * (size_t)nv * w);
+    mod->X = mlc_malloc(sizeof(double) * (size_t)nv * 3);
+    if (!G || !evals || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->P ||
+        !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum || !mod->S || !mod->Arow ||
+        !mod->zrest || !mod->W || !mod->X) {
+        st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", w, m);
+        goto fail;
+    }
+    memcpy(mod->W, sub->W, sizeof(double) * (size_t)nv * w);
+    memcpy(mod->X, mesh->X, sizeof(double) * (size_t)nv * 3);
+
+    /* ---- stream over tets: Lap, G_c, 𝒦_c, Yg, body map ---- */
+    for (int e = 0; e < nt; e++) {
+        double V = fem->vol[e];
+        tet_G(mesh, fem, sub, e, G);
+        mod->volume += V;
+        for (int j = 0; j < 3; j++) /* Lap += V G Gᵀ (upper triangle, mirrored below) */
+            for (int b = 0; b < n4; b++) {
+                double s = V * G[b + n4 * j];
+                if (s == 0) continue;
+                double *col = mod->Lap + (size_t)n4 * b;
+                for (int a = 0; a <= b; a++) col[a] += s * G[a + n4 * j];
+            }
+        double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
+        for (size_t i = 0; i < n3; i++) gp[i] += V * G[i], mod->Gb[i] += V * G[i];
+        /* Per-mode target gradients Ŷ_v = ∇(D_v)_e (Ŷ_m = I): Y_e(ā) = Σ_v ā_v Ŷ_v. */
+        double *ka = mod->Ka + (size_t)sub->acluster[e] * ma * n3;
+        double *yg = mod->Yg + (size_t)sub->acluster[e] * ma * ma;
+        double Yh[64 * 9], *Yv = Yh;
+        double *Yheap = NULL;
+        if (ma > 64) {
+            Yheap = mlc_malloc(sizeof(double) * 9 * (size_t)ma);
+            if (!Yheap) {
+                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+                goto fail;
+            }
+            Yv = Yheap;
+        }
+        for (int v = 0; v < ma; v++) {
+            double *Y = Yv + 9 * v; /* Y[l + 3j] = ∂(D_v)_l/∂X_j */
+            if (v == m) {
+                for (int i = 0; i < 9; i++) Y[i] = (i % 4 == 0);
+            } else {
+                memset(Y, 0, sizeof(double) * 9);
+                const double *Dv = sub->D + (size_t)3 * nv * v;
+                for (int a = 0; a < 4; a++) {
+                    int vi = mesh->T[4 * e + a];
+                    const double *g = fem->grad + 12 * e + 3 * a;
+                    for (int l = 0; l < 3; l++)
+                        for (int j = 0; j < 3; j++) Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
+                }
+            }
+            double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
+            for (int l = 0; l < 3; l++)
+                for (int j = 0; j < 3; j++) {
+                    double s = V * Y[l + 3 * j];
+                    if (s == 0) continue;
+                    for (int i = 0; i < n4; i++) K[i + n4 * l] += s * G[i + n4 * j];
+                }
+        }
+        for (int u = 0; u < ma; u++)
+            for (int v = 0; v < ma; v++) {
+                double d = 0;
+                for (int i = 0; i < 9; i++) d += Yv[9 * u + i] * Yv[9 * v + i];
+                yg[u + ma * v] += V * d;
+            }
+        mlc_free(Yheap);
+    }
+    for (int b = 0; b < n4; b++)
+        for (int a = b + 1; a < n4; a++) mod->Lap[a + (size_t)n4 * b] = mod->Lap[b + (size_t)n4 * a];
+
+    /* ---- stream over vertices: N, Σ m s, extent ---- */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < nv; i++) {
+        double mi = settings->density * fem->vmass[i];
+        const double *Xi = mesh->X + 3 * i;
+        double s[4 * 64], *sp = s;
+        double *sheap = NULL;
+        if (n4 > 4 * 64) {
+            sheap = mlc_malloc(sizeof(double) * (size_t)n4);
+            if (!sheap) {
+                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+                goto fail;
+            }
+            sp = sheap;
+        }
+        for (int b = 0; b < w; b++) {
+            double wb = sub->W[i + (size_t)nv * b];
+            sp[4 * b] = wb * Xi[0], sp[4 * b + 1] = wb * Xi[1], sp[4 * b + 2] = wb * Xi[2];
+            sp[4 * b + 3] = wb;
+        }
+        for (int b = 0; b < n4; b++) {
+            mod->gsum[b] += mi * sp[b];
+            double s2 = mi * sp[b];
+            for (int a = 0; a < n4; a++) mod->N[a + (size_t)n4 * b] += s2 * sp[a];
+        }
+        mod->mass += mi;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], Xi[k]), hi[k] = fmax(hi[k], Xi[k]);
+        mlc_free(sheap);
+    }
+    mod->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    mod->ground_tol = 1e-9 * mod->extent;
+    for (int s = 0; s < sub->ns; s++) {
+        int i = sub->samples[s];
+        for (int b = 0; b < w; b++) {
+            double wb = sub->W[i + (size_t)nv * b];
+            double *row = mod->S + (size_t)s * n4 + 4 * b;
+            row[0] = wb * mesh->X[3 * i], row[1] = wb * mesh->X[3 * i + 1];
+            row[2] = wb * mesh->X[3 * i + 2], row[3] = wb;
+        }
+    }
+
+    /* ---- Q = (μ+γ) Lap + N/h², its Cholesky factor ---- */
+    double ih2 = 1.0 / (settings->dt * settings->dt);
+    for (size_t i = 0; i < nn; i++)
+        mod->Q[i] = (settings->mu + settings->gamma) * mod->Lap[i] + ih2 * mod->N[i];
+    memcpy(mod->Lq, mod->Q, sizeof(double) * nn);
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n4, mod->Lq, n4);
+    if (info != 0) {
+        st = mlc_errf(err, MLC_ENOTSPD,
+                      "sim: the reduced system matrix (4w = %d) is not positive definite "
+                      "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
+                      "dependent on the vertices (too many weights for the mesh: lower w)",
+                      n4, (int)info);
+        goto fail;
+    }
+    for (int b = 0; b < n4; b++)
+        for (int a = 0; a < b; a++) mod->Lq[a + (size_t)n4 * b] = 0;
+
+    /* ---- contact: C Cᵀ = N by eigen-decomposition (valid if N is only semidefinite),
+     * P = Q⁻¹ C, rows p_i = Pᵀ s_i. Then L = Jᶜ Q⁻¹ and f = C g turn "L f = d with least
+     * fᵀ N⁻¹ f" into the minimum-norm least-squares problem (S_a P) g = d (METHOD §6). ---- */
+    memcpy(C, mod->N, sizeof(double) * nn);
+    info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', n4, C, n4, evals);
+    if (info != 0) {
+        st = mlc_errf(err, MLC_ENUMERIC, "sim: eigen-decomposition of N failed (info %d)",
+                      (int)info);
+        goto fail;
+    }
+    for (int j = 0; j < n4; j++) {
+        double sq = sqrt(fmax(evals[j], 0.0));
+        for (int i = 0; i < n4; i++) C[i + (size_t)n4 * j] *= sq;
+    }
+    memcpy(mod->P, C, sizeof(double) * nn);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->P, n4);
+    for (int s = 0; s < sub->ns; s++)
+        for (int j = 0; j < n4; j++) {
+            double d = 0;
+            for (int i = 0; i < n4; i++) d += mod->P[i + (size_t)n4 * j] * mod->S[(size_t)s * n4 + i];
+            mod->Arow[(size_t)s * n4 + j] = d;
+        }
+    /* dgelss workspace for every active-set size 1..ns (the optimum is not monotone). */
+    mod->lwork = 1;
+    if (sub->ns > 0) {
+        int ldb = MLC_MAX(sub->ns, n4);
+        for (int na = 1; na <= sub->ns; na++) {
+            double wk = 0, sdum = 0, adum = 0, bdum = 0;
+            lapack_int rank = 0;
+            info = LAPACKE_dgelss_work(LAPACK_COL_MAJOR, na, n4, 3, &adum, sub->ns, &bdum, ldb,
+                                       &sdum, -1.0, &rank, &wk, -1);
+            if (info == 0 && wk > mod->lwork) mod->lwork = (int)wk;
+        }
+    }
+
+    /* ---- rest state and its centre of mass ---- */
+    double iw0 = 1.0 / sub->W[0];
+    for (int k = 0; k < 3; k++) mod->zrest[k * n4 + k] = iw0;
+    mlc_model_com(mod, mod->zrest, mod->com_rest);
+
+    mlc_free(G);
+    mlc_free(evals);
+    mlc_free(C);
+    *out = mod;
+    return MLC_OK;
+fail:
+    mlc_free(G);
+    mlc_free(evals);
+    mlc_free(C);
+    mlc_model_destroy(mod);
+    return st;
+}
+
+int mlc_model_dim(const mlc_model *mod) { return mod->r; }
+const mlc_sim_settings *mlc_model_settings(const mlc_model *mod) { return &mod->set; }
+
+void mlc_model_rest_state(const mlc_model *mod, double *z) {
+    memcpy(z, mod->zrest, sizeof(double) * (size_t)mod->r);
+}
+
+void mlc_model_com(const mlc_model *mod, const double *z, double com[3]) {
+    int n4 = mod->n4;
+    for (int k = 0; k < 3; k++) {
+        double c = 0;
+        for (int i = 0; i < n4; i++) c += z[k * n4 + i] * mod->gsum[i];
+        com[k] = c / mod->mass;
+    }
+}
+
+void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]) {
+    int n4 = mod->n4;
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0;
+            for (int i = 0; i < n4; i++) s += z[k * n4 + i] * mod->Gb[i + n4 * j];
+            A[k + 3 * j] = s;
+        }
+}
+
+void mlc_model_rotation(const mlc_model *mod, const double *z, double R[9]) {
+    double A[9], q[4] = {1, 0, 0, 0};
+    mlc__model_body_matrix(mod, z, A);
+    mlc_polar(A, q, R);
+}
+
+void mlc_model_skin(const mlc_model *mod, const double *z, int n, const int *verts, double *out) {
+    int n4 = mod->n4, w = mod->w, nv = mod->nv;
+    for (int p = 0; p < n; p++) {
+        int i = verts ? verts[p] : p;
+        const double *Xi = mod->X + 3 * i;
+        double x[3] = {0, 0, 0};
+        for (int b = 0; b < w; b++) {
+            double wb = mod->W[i + (size_t)nv * b];
+            if (wb == 0) continue;
+            for (int k = 0; k < 3; k++) {
+                const double *t = z + k * n4 + 4 * b;
+                x[k] += wb * (t[0] * Xi[0] + t[1] * Xi[1] + t[2] * Xi[2] + t[3]);
+            }
+        }
+        out[3 * p] = x[0], out[3 * p + 1] = x[1], out[3 * p + 2] = x[2];
+    }
+}
+
+void mlc_model_angular_momentum(const mlc_model *mod, const double *z, const double *zp,
+                                double L[3]) {
+    int n4 = mod->n4;
+    double ih = 1.0 / mod->set.dt, P[3][3]; /* P[b][c] = t_bᵀ N v_c */
+    for (int b = 0; b < 3; b++)
+        for (int c = 0; c < 3; c++) {
+            double s = 0;
+            for (int j = 0; j < n4; j++) {
+                double vj = (z[c * n4 + j] - zp[c * n4 + j]) * ih, Nt = 0;
+                for (int i = 0; i < n4; i++) Nt += mod->N[i + (size_t)n4 * j] * z[b * n4 + i];
+                s += Nt * vj;
+            }
+            P[b][c] = s;
+        }
+    L[0] = P[1][2] - P[2][1];
+    L[1] = P[2][0] - P[0][2];
+    L[2] = P[0][1] - P[1][0];
+}

@@ -1,0 +1,383 @@
+/* test_sim.c: the reduced simulator (METHOD.md §5–7, §11) and the polar decomposition:
+ * resting contact, momentum conservation of the plasticity actuation against force actuation
+ * (Fig. 3), rigid-motion equivariance, monotone local-global iterations, no allocation and
+ * bit-identical determinism. Subspaces are built in the test (test_sim_util.h). */
+#include "modalloco/polar.h"
+#include "test_sim_util.h"
+
+static double rot_angle_deg(const double R[9]) {
+    double c = (R[0] + R[4] + R[8] - 1) / 2;
+    return acos(fmax(-1.0, fmin(1.0, c))) * 180 / MLC_PI;
+}
+
+/* ---- polar ------------------------------------------------------------------------------- */
+
+static void polar_should_match_svd_with_det_fix(void **state) {
+    (void)state;
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 7);
+    double worst = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        double A[9], U[9], Vt[9], sv[3], sup[2], Ac[9];
+        for (int i = 0; i < 9; i++) A[i] = mlc_rng_normal(&rng);
+        if (trial % 4 == 1) /* rank deficient (built in place) */
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < 3; i++) A[i + 3 * j] = A[i] * A[3 * j + 1];
+        if (trial % 4 == 2) /* near identity, warm-start regime */
+            for (int i = 0; i < 9; i++) A[i] = (i % 4 == 0) + 1e-3 * A[i];
+        memcpy(Ac, A, sizeof A);
+        LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, Ac, 3, sv, U, 3, Vt, 3, sup);
+        double R[9], Rs[9], q[4] = {1, 0, 0, 0};
+        mlc_polar(A, q, R);
+        double d = 0, tr = 0, trs = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double UV = 0;
+                for (int k = 0; k < 3; k++) UV += U[i + 3 * k] * Vt[k + 3 * j];
+                Rs[i + 3 * j] = UV;
+            }
+        double det = Rs[0] * (Rs[4] * Rs[8] - Rs[7] * Rs[5]) - Rs[3] * (Rs[1] * Rs[8] - Rs[7] * Rs[2]) +
+                     Rs[6] * (Rs[1] * Rs[5] - Rs[4] * Rs[2]);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double UV = 0;
+                for (int k = 0; k < 3; k++) UV += U[i + 3 * k] * (k == 2 ? det : 1) * Vt[k + 3 * j];
+                Rs[i + 3 * j] = UV;
+            }
+        for (int i = 0; i < 9; i++) tr += R[i] * A[i], trs += Rs[i] * A[i];
+        /* The maximum of tr(Rᵀ A) is unique unless σ2 + σ3·det ≈ 0 (rank one): compare values. */
+        assert_near(tr, trs, 1e-12 * (1 + fabs(trs)));
+        int gap = sv[1] + det * sv[2] > 1e-3 * sv[0]; /* top eigenvalue of K simple */
+        if (gap) {
+            for (int i = 0; i < 9; i++) d = fmax(d, fabs(R[i] - Rs[i]));
+            worst = fmax(worst, d);
+        }
+        double RtR[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                RtR[i + 3 * j] = 0;
+                for (int k = 0; k < 3; k++) RtR[i + 3 * j] += R[k + 3 * i] * R[k + 3 * j];
+                assert_near(RtR[i + 3 * j], i == j, 1e-14);
+            }
+        double detR = R[0] * (R[4] * R[8] - R[7] * R[5]) - R[3] * (R[1] * R[8] - R[7] * R[2]) +
+                      R[6] * (R[1] * R[5] - R[4] * R[2]);
+        assert_near(detR, 1.0, 1e-14);
+        /* Warm start from the answer: same rotation, one sweep. */
+        double R2[9];
+        int sweeps = mlc_polar(A, q, R2);
+        if (gap && sweeps > 2) fail_msg("trial %d: %d sweeps (sv %g %g %g)", trial, sweeps, sv[0], sv[1], sv[2]);
+        for (int i = 0; i < 9; i++) assert_near(R2[i], R[i], 1e-13);
+    }
+    assert_true(worst < 1e-10);
+    double Z[9] = {0}, q[4] = {0.5, 0.5, 0.5, 0.5}, R[9];
+    mlc_polar(Z, q, R); /* A = 0 keeps the warm start */
+    assert_near(q[0], 0.5, 1e-15);
+}
+
+/* ---- physics ----------------------------------------------------------------------------- */
+
+static void box_at_rest_should_settle_on_the_ground(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 5, 3, 4, 12);
+    double height = 0.5, com_settled[3] = {0}, minY = 1e9, maxdev = 0;
+    double xs[3 * 12];
+    for (int s = 1; s <= 1000; s++) {
+        assert_int_equal(mlc_rollout_step(t.ro, NULL), 0);
+        const double *z = mlc_rollout_state(t.ro);
+        mlc_model_skin(t.model, z, t.sub.ns, t.sub.samples, xs);
+        for (int i = 0; i < t.sub.ns; i++) minY = fmin(minY, xs[3 * i + 1]);
+        double com[3];
+        mlc_model_com(t.model, z, com);
+        if (s == 200) memcpy(com_settled, com, sizeof com);
+        if (s > 200)
+            for (int k = 0; k < 3; k++) maxdev = fmax(maxdev, fabs(com[k] - com_settled[k]));
+    }
+    print_message("rest: min sample y = %.3e (height %.2f), CoM drift after settling = %.3e\n",
+                  minY, height, maxdev);
+    assert_true(minY > -0.01 * height);
+    assert_true(maxdev < 0.01 * height);
+    assert_true(mlc_rollout_contacts(t.ro) >= 0);
+    tsim_free(&t);
+}
+
+static void velocity_projection_should_also_rest(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.projection_velocity = 1;
+    tsim_init(&t, &set, 4, 0, 3, 10);
+    double com[3], c0[3];
+    mlc_model_com(t.model, mlc_rollout_state(t.ro), c0);
+    for (int s = 0; s < 300; s++) assert_int_equal(mlc_rollout_step(t.ro, NULL), 0);
+    mlc_model_com(t.model, mlc_rollout_state(t.ro), com);
+    assert_true(fabs(com[1] - c0[1]) < 0.01 * 0.5);
+    tsim_free(&t);
+}
+
+/* Strong actuation of every mode at a_max (p = 1). */
+static void strong_actuation(const mlc_subspace *sub, double *A, double *T, double *th,
+                             mlc_actuation *act) {
+    for (int i = 0; i < sub->m; i++) {
+        A[i] = 1.0 / sub->grad_max[i];
+        T[i] = 0.2 + 0.1 * i;
+        th[i] = 0.13 * i;
+    }
+    act->m = sub->m, act->k = 1, act->A = A, act->T = T, act->theta = th;
+}
+
+/* Free flight of one actuation variant: max CoM drift, max body rotation (deg), max |L|, and
+ * the largest Σ m |x − c||v| seen (a scale for |L|). */
+static void fly(tsim *t, const mlc_actuation *act, int forced, double out[4]) {
+    int r = mlc_model_dim(t->model);
+    double *zprev = malloc(sizeof(double) * r), c0[3], c[3], R[9], L[3];
+    mlc_rollout_reset(t->ro);
+    mlc_model_com(t->model, mlc_rollout_state(t->ro), c0);
+    memset(out, 0, 4 * sizeof(double));
+    for (int s = 0; s < 300; s++) {
+        memcpy(zprev, mlc_rollout_state(t->ro), sizeof(double) * r);
+        const mlc_actuation *a = s < 200 ? act : NULL; /* then let the shape relax */
+        assert_int_equal(forced ? mlc_rollout_step_forced(t->ro, a) : mlc_rollout_step(t->ro, a), 0);
+        const double *z = mlc_rollout_state(t->ro);
+        mlc_model_com(t->model, z, c);
+        for (int k = 0; k < 3; k++) out[0] = fmax(out[0], fabs(c[k] - c0[k]));
+        mlc_model_rotation(t->model, z, R);
+        out[1] = rot_angle_deg(R); /* net rotation at the end */
+        mlc_model_angular_momentum(t->model, z, zprev, L);
+        out[2] = fmax(out[2], sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]));
+        /* scale: Σ m |x−c| |v| over the vertices */
+        double sc = 0;
+        int nv = t->mesh.nv;
+        double *x1 = malloc(sizeof(double) * 3 * nv), *x0 = malloc(sizeof(double) * 3 * nv);
+        mlc_model_skin(t->model, z, nv, NULL, x1);
+        mlc_model_skin(t->model, zprev, nv, NULL, x0);
+        for (int i = 0; i < nv; i++) {
+            double d = 0, v = 0;
+            for (int k = 0; k < 3; k++)
+                d += pow(x1[3 * i + k] - c[k], 2), v += pow((x1[3 * i + k] - x0[3 * i + k]) / 0.01, 2);
+            sc += 1000 * t->fem.vmass[i] * sqrt(d * v);
+        }
+        out[3] = fmax(out[3], sc);
+        free(x1), free(x0);
+    }
+    free(zprev);
+}
+
+static void free_flight_should_conserve_momentum_unlike_force_actuation(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.gravity[1] = 0;
+    set.contact = 0;
+    tsim_init(&t, &set, 5, 4, 5, 10);
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    strong_actuation(&t.sub, A, T, th, &act);
+    for (int i = 0; i < act.m; i++) A[i] *= 0.3; /* p = 0.3 per mode, all modes at once */
+    /* One mode (a straight path in shape space, so no "falling cat" reorientation is
+     * possible with zero angular momentum): 200 actuated steps, 100 to relax. */
+    double A1[8] = {0}, o1[4], f1[4];
+    A1[1] = A[1];
+    mlc_actuation a1 = act;
+    a1.A = A1;
+    fly(&t, &a1, 0, o1);
+    fly(&t, &a1, 1, f1);
+    print_message("free flight, mode 1 at p = 0.3: CoM drift %.2e (force actuation %.2e), net "
+                  "rotation %.3f deg (%.3f deg), max |L| %.2e (%.2e), momentum scale %.2e\n",
+                  o1[0], f1[0], o1[1], f1[1], o1[2], f1[2], o1[3]);
+    assert_true(o1[0] < 1e-10 * mlc_model_extent(t.model));
+    assert_true(o1[1] < 1.0);
+    assert_true(f1[1] > 10.0);
+    assert_true(o1[2] < 0.01 * o1[3]);
+    assert_true(f1[2] > 100 * o1[2]);
+    /* All four modes at once (large deformations, a cyclic path in shape space). */
+    double ours[4], forced[4];
+    fly(&t, &act, 0, ours);
+    fly(&t, &act, 1, forced);
+    print_message("free flight, 4 modes at p = 0.3: CoM drift %.2e (%.2e), net rotation %.3f deg "
+                  "(%.3f deg), max |L| %.2e (%.2e), momentum scale %.2e\n",
+                  ours[0], forced[0], ours[1], forced[1], ours[2], forced[2], ours[3]);
+    assert_true(ours[0] < 1e-10 * mlc_model_extent(t.model));
+    assert_true(ours[2] < 0.05 * ours[3]);
+    assert_true(forced[2] > 20 * ours[2]);
+    tsim_free(&t);
+}
+
+/* x ↦ Rx + p on a state: t'_k = Σ_l R_kl t_l, then p/W_0 on the translation of weight 0. */
+static void transform_state(const double R[9], const double p[3], double w0, int n4,
+                            const double *z, double *out) {
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < n4; i++)
+            out[k * n4 + i] = R[k] * z[i] + R[k + 3] * z[n4 + i] + R[k + 6] * z[2 * n4 + i];
+    for (int k = 0; k < 3; k++) out[k * n4 + 3] += p[k] / w0;
+}
+
+static void trajectory_should_be_rigid_motion_equivariant(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.gravity[1] = 0;
+    set.contact = 0;
+    tsim_init(&t, &set, 4, 3, 4, 8);
+    int r = mlc_model_dim(t.model), n4 = r / 3;
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    strong_actuation(&t.sub, A, T, th, &act);
+    double *z0 = malloc(sizeof(double) * r), *zp = malloc(sizeof(double) * r);
+    double *z0r = malloc(sizeof(double) * r), *zpr = malloc(sizeof(double) * r);
+    double *traj = malloc(sizeof(double) * r * 100), *zt = malloc(sizeof(double) * r);
+    mlc_model_rest_state(t.model, z0);
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 3);
+    for (int i = 0; i < r; i++) zp[i] = z0[i] + 1e-3 * mlc_rng_normal(&rng); /* moving start */
+    mlc_rollout_set_state(t.ro, z0, zp);
+    for (int s = 0; s < 100; s++) {
+        assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
+        memcpy(traj + (size_t)s * r, mlc_rollout_state(t.ro), sizeof(double) * r);
+    }
+    double q[4] = {0.8, 0.3, -0.4, 0.33}, R[9], p[3] = {0.7, -1.1, 2.3};
+    mlc_quat_to_matrix(q, R);
+    transform_state(R, p, t.sub.W[0], n4, z0, z0r);
+    transform_state(R, p, t.sub.W[0], n4, zp, zpr);
+    mlc_rollout_reset(t.ro); /* same t = 0 */
+    mlc_rollout_set_state(t.ro, z0r, zpr);
+    double err = 0, scale = 0;
+    for (int s = 0; s < 100; s++) {
+        assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
+        transform_state(R, p, t.sub.W[0], n4, traj + (size_t)s * r, zt);
+        const double *z = mlc_rollout_state(t.ro);
+        for (int i = 0; i < r; i++) err = fmax(err, fabs(z[i] - zt[i])), scale = fmax(scale, fabs(zt[i]));
+    }
+    print_message("equivariance: max |z' - (R z + p)| = %.3e (max |z| %.3g)\n", err, scale);
+    assert_true(err < 1e-9 * scale);
+    free(z0), free(zp), free(z0r), free(zpr), free(traj), free(zt);
+    tsim_free(&t);
+}
+
+static void local_global_iterations_should_not_increase_energy(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.contact = 0; /* contact projection is not a descent step */
+    tsim_init(&t, &set, 5, 4, 6, 10);
+    int r = mlc_model_dim(t.model);
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    strong_actuation(&t.sub, A, T, th, &act);
+    double *trace = malloc(sizeof(double) * r * set.iterations), *q = malloc(sizeof(double) * r);
+    double *zn = malloc(sizeof(double) * r), *zp = malloc(sizeof(double) * r);
+    mlc_rollout *twin; /* stays one step behind to evaluate the step's energy */
+    assert_int_equal(mlc_rollout_create(t.model, &twin), MLC_OK);
+    mlc_rollout_set_trace(t.ro, trace, set.iterations);
+    mlc_model_rest_state(t.model, zn);
+    mlc_model_rest_state(t.model, zp);
+    double worst = 0, total_drop = 0;
+    for (int s = 0; s < 60; s++) {
+        for (int i = 0; i < r; i++) q[i] = 2 * zn[i] - zp[i];
+        assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
+        double E = mlc_rollout_energy(twin, &act, q), E0 = E;
+        for (int j = 0; j < set.iterations; j++) {
+            double Ej = mlc_rollout_energy(twin, &act, trace + (size_t)j * r);
+            worst = fmax(worst, (Ej - E) / fabs(E0));
+            E = Ej;
+        }
+        total_drop += E0 - E;
+        assert_int_equal(mlc_rollout_step(twin, &act), 0);
+        memcpy(zp, zn, sizeof(double) * r);
+        memcpy(zn, mlc_rollout_state(t.ro), sizeof(double) * r);
+    }
+    print_message("energy: largest relative increase over an iteration %.3e (total decrease %.3e)\n",
+                  worst, total_drop);
+    assert_true(worst <= 1e-12);
+    assert_true(total_drop > 0);
+    mlc_rollout_destroy(twin);
+    free(trace), free(q), free(zn), free(zp);
+    tsim_free(&t);
+}
+
+static void step_should_not_allocate_and_rollouts_should_be_deterministic(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.steps = 200;
+    tsim_init(&t, &set, 5, 4, 6, 20);
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    strong_actuation(&t.sub, A, T, th, &act);
+    for (int i = 0; i < act.m; i++) A[i] *= 0.3;
+    long before = mlc_alloc_count();
+    int contacts = 0;
+    for (int s = 0; s < 200; s++) {
+        assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
+        contacts += mlc_rollout_contacts(t.ro);
+    }
+    assert_int_equal(mlc_alloc_count() - before, 0);
+    assert_true(contacts > 0); /* the contact path (SVD) ran */
+    mlc_objective_settings obj;
+    mlc_objective_settings_default(&obj);
+    obj.work_penalty = 1e-3;
+    mlc_rollout_result r1, r2;
+    before = mlc_alloc_count();
+    assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &r1), MLC_OK);
+    assert_int_equal(mlc_alloc_count() - before, 0);
+    int r = mlc_model_dim(t.model);
+    double *z1 = malloc(sizeof(double) * r);
+    memcpy(z1, mlc_rollout_state(t.ro), sizeof(double) * r);
+    mlc_rollout *ro2;
+    assert_int_equal(mlc_rollout_create(t.model, &ro2), MLC_OK);
+    assert_int_equal(mlc_rollout_run(ro2, &act, &obj, NULL, NULL, &r2), MLC_OK);
+    assert_memory_equal(z1, mlc_rollout_state(ro2), sizeof(double) * r);
+    assert_memory_equal(&r1, &r2, sizeof r1);
+    assert_int_equal(r1.failed, 0);
+    assert_int_equal(r1.steps_done, 200);
+    assert_near(r1.J_disp, -r1.displacement, 0);
+    free(z1);
+    mlc_rollout_destroy(ro2);
+    tsim_free(&t);
+}
+
+static void blow_up_should_fail_with_penalty(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_box_mesh(2, 1, 1, 0.5, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.steps = 50;
+    tsim_init(&t, &set, 2, 0, 1, 4);
+    int r = mlc_model_dim(t.model);
+    double *z = malloc(sizeof(double) * r), *zp = malloc(sizeof(double) * r);
+    mlc_model_rest_state(t.model, z);
+    memcpy(zp, z, sizeof(double) * r);
+    z[0] = NAN;
+    mlc_rollout_set_state(t.ro, z, zp);
+    assert_int_equal(mlc_rollout_step(t.ro, NULL), 1);
+    free(z), free(zp);
+    tsim_free(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(polar_should_match_svd_with_det_fix),
+        cmocka_unit_test(box_at_rest_should_settle_on_the_ground),
+        cmocka_unit_test(velocity_projection_should_also_rest),
+        cmocka_unit_test(free_flight_should_conserve_momentum_unlike_force_actuation),
+        cmocka_unit_test(trajectory_should_be_rigid_motion_equivariant),
+        cmocka_unit_test(local_global_iterations_should_not_increase_energy),
+        cmocka_unit_test(step_should_not_allocate_and_rollouts_should_be_deterministic),
+        cmocka_unit_test(blow_up_should_fail_with_penalty),
+    };
+    return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
+}
