@@ -24,6 +24,7 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
     memset(&rep, 0, sizeof rep);
     double t0 = mlc_now();
     s = mlc_mesh_read(opt->input, &mesh, &rep, &err);
+    if (s == MLC_EIO) s = MLC_EINVAL; /* unreadable input is an input error (exit 2) */
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
     double t_read = mlc_now() - t0;
     mlc_mesh_stats st;

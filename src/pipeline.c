@@ -92,6 +92,8 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
     }
     double t0 = mlc_now();
     s = mlc_mesh_read(p->mesh_path, &p->mesh, &p->report, err);
+    /* A mesh that cannot be read is bad input (exit 2), not a runtime failure. */
+    if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
     if (s != MLC_OK) return s;
     p->mesh_checksum = mlc_mesh_checksum(&p->mesh);
     p->transform = mlc_mesh_prepare_transform(&p->mesh, cfg->mesh.normalize, cfg->mesh.extent);

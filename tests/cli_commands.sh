@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# cli_commands.sh BIN SRCDIR: the command-line contract (INTERFACE.md): exit codes, help,
+# info --json keys, config errors that name the key, modes/simulate outputs.
+set -u
+BIN=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+check() { # check DESCRIPTION EXPECTED_CODE CMD...
+  local desc=$1 want=$2; shift 2
+  "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: $desc: exit $got, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
+    fails=$((fails + 1))
+  else
+    echo "ok: $desc"
+  fi
+}
+grep_err() { # grep_err DESCRIPTION PATTERN (in the last stderr)
+  if grep -q -- "$2" "$T/err"; then echo "ok: $1"; else
+    echo "FAIL: $1: stderr lacks '$2'"; sed 's/^/  stderr: /' "$T/err" | head -5; fails=$((fails + 1)); fi
+}
+MESH=$SRC/data/quadruped.mesh
+
+check "--help exits 0" 0 "$BIN" --help
+check "--version exits 0" 0 "$BIN" --version
+grep -q "modalloco" "$T/out" || { echo "FAIL: --version prints the name"; fails=$((fails + 1)); }
+check "no command is a usage error" 2 "$BIN"
+check "unknown command" 2 "$BIN" frobnicate
+check "unknown option" 2 "$BIN" info "$MESH" --bogus
+check "info needs a mesh" 2 "$BIN" info
+for c in info modes simulate optimize; do check "$c --help" 0 "$BIN" $c --help; done
+
+check "info --json" 0 "$BIN" info "$MESH" --json
+for key in vertices tets boundary_faces volume bbox_min bbox_max flipped_tets components; do
+  grep -q "\"$key\"" "$T/out" || { echo "FAIL: info --json lacks $key"; fails=$((fails + 1)); }
+done
+check "missing mesh file" 2 "$BIN" info "$T/nope.mesh"
+grep_err "missing mesh names the file" "nope.mesh"
+
+echo '{"sim": {"step": 3}}' > "$T/typo.json"
+check "unknown config key" 2 "$BIN" simulate "$T/typo.json" --out "$T/x"
+grep_err "suggests the closest key" "sim.steps"
+echo '{"sim": {"steps": "many"}}' > "$T/type.json"
+check "wrong type" 2 "$BIN" simulate "$T/type.json" --out "$T/x"
+grep_err "names the key" "sim.steps"
+printf '{"sim": {\n "steps": 3,\n}' > "$T/bad.json"
+check "malformed JSON" 2 "$BIN" simulate "$T/bad.json" --out "$T/x"
+grep_err "names the file" "bad.json"
+check "out-of-range --set" 2 "$BIN" optimize "$MESH" --set cmaes.population=1 --out "$T/x"
+grep_err "names the setting" "cmaes.population"
+check "zero direction" 2 "$BIN" optimize "$MESH" --set objective.direction=[0,0,0] --out "$T/x"
+grep_err "names the setting" "objective.direction"
+check "bad --seed" 2 "$BIN" optimize "$MESH" --seed abc
+check "bad --threads" 2 "$BIN" optimize "$MESH" --threads -3
+
+check "modes" 0 "$BIN" modes "$MESH" --out "$T/modes" --set actuation.modes=4
+for f in modes.json config.json surface.obj mode_0.pc2 mode_3.pc2 weight_1.ply clusters.ply subspace.vtk; do
+  [ -s "$T/modes/$f" ] || { echo "FAIL: modes did not write $f"; fails=$((fails + 1)); }
+done
+check "modes into a directory of another run" 2 "$BIN" modes "$MESH" --out "$T/modes" --set actuation.modes=5
+grep_err "refuses to overwrite another run" "another"
+check "... unless --force" 0 "$BIN" modes "$MESH" --out "$T/modes" --set actuation.modes=5 --force
+
+cat > "$T/gait.json" <<JSON
+{"mesh": {"path": "$MESH"}, "sim": {"steps": 50},
+ "actuation": {"parameters": [{"mode": 0, "sinusoids": [{"amplitude": 1e6, "period": 0.3, "phase": 0}]}]}}
+JSON
+check "amplitude beyond its bound" 2 "$BIN" simulate "$T/gait.json" --out "$T/sim"
+grep_err "names the parameter" "amplitude"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
