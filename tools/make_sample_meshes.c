@@ -1,0 +1,270 @@
+/* make_sample_meshes.c: generates the bundled voxel characters data/quadruped.mesh (the demo and
+ * test mesh) and data/critter.mesh (a larger benchmark creature) as MEDIT .mesh files.
+ *
+ *   make_sample_meshes OUTDIR      (writes OUTDIR/quadruped.mesh and OUTDIR/critter.mesh)
+ *
+ * Shapes are occupancy grids turned into tets by mlc_mesh_from_voxels (6 Kuhn tets per voxel),
+ * so the output is deterministic and the same on every machine. Frame: y up, +x forward (the
+ * head is at +x), feet flat on y = 0, centred at x = z = 0. Each mesh must be one connected
+ * component; mlc_mesh_from_voxels refuses anything else.
+ *
+ * The critter is built from ellipsoids and boxes; before meshing, pinched edges and corners
+ * (voxels meeting only along an edge or at a corner, and the matching notches) are filled, so
+ * the boundary surface is a closed manifold (a pinch would be non-manifold in Blender and would
+ * concentrate strain in the simulation).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modalloco/mesh.h"
+#include "modalloco/output.h"
+
+/* ---- occupancy grid ------------------------------------------------------------------------ */
+
+typedef struct grid {
+    int nx, ny, nz;
+    int mirror_z;       /* shape symmetric under k -> nz-1-k: repairs are mirrored too */
+    unsigned char *occ; /* occ[i + nx*(j + ny*k)] */
+} grid;
+
+static int grid_init(grid *g, int nx, int ny, int nz) {
+    g->nx = nx, g->ny = ny, g->nz = nz;
+    g->mirror_z = 0;
+    g->occ = mlc_calloc((size_t)nx * ny * nz, 1);
+    return g->occ != NULL;
+}
+
+static int in_grid(const grid *g, int i, int j, int k) {
+    return i >= 0 && j >= 0 && k >= 0 && i < g->nx && j < g->ny && k < g->nz;
+}
+
+static unsigned char *cell(grid *g, int i, int j, int k) {
+    return g->occ + i + (size_t)g->nx * (j + (size_t)g->ny * k);
+}
+
+static int filled(grid *g, int i, int j, int k) { return in_grid(g, i, j, k) && *cell(g, i, j, k); }
+
+/* Fill the half-open voxel box [i0,i1) × [j0,j1) × [k0,k1) (clipped to the grid). */
+static void fill_box(grid *g, int i0, int i1, int j0, int j1, int k0, int k1) {
+    for (int k = k0; k < k1; k++)
+        for (int j = j0; j < j1; j++)
+            for (int i = i0; i < i1; i++)
+                if (in_grid(g, i, j, k)) *cell(g, i, j, k) = 1;
+}
+
+/* Fill every voxel whose centre lies in the ellipsoid with centre c and semi-axes r (voxel
+ * units). */
+static void fill_ellipsoid(grid *g, const double c[3], const double r[3]) {
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                double x = (i + 0.5 - c[0]) / r[0], y = (j + 0.5 - c[1]) / r[1],
+                       z = (k + 0.5 - c[2]) / r[2];
+                if (x * x + y * y + z * z <= 1.0) *cell(g, i, j, k) = 1;
+            }
+}
+
+/* Label the face-connected pieces of the window corners whose bit in `set` is 1 (corner b =
+ * offset (b&1, b>>1&1, b>>2&1); corners differing in one bit share a face). comp[b] = piece or
+ * -1. Returns the number of pieces. */
+static int window_pieces(int set, int comp[8]) {
+    int n = 0;
+    for (int b = 0; b < 8; b++) comp[b] = -1;
+    for (int b = 0; b < 8; b++) {
+        if (!(set >> b & 1) || comp[b] >= 0) continue;
+        int stack[8], top = 0;
+        stack[top++] = b;
+        comp[b] = n;
+        while (top) {
+            int c = stack[--top];
+            for (int a = 0; a < 3; a++) {
+                int o = c ^ (1 << a);
+                if ((set >> o & 1) && comp[o] < 0) comp[o] = n, stack[top++] = o;
+            }
+        }
+        n++;
+    }
+    return n;
+}
+
+/* Make the voxel surface a manifold. The boundary around a grid vertex is a single disk exactly
+ * when, in the 2×2×2 window of voxels around it, the filled voxels are face-connected and so
+ * are the empty ones. Where the filled ones are split (voxels meeting only at an edge or a
+ * corner), fill the empty face-neighbour of piece 0 that is lowest (smallest y, then z, then x,
+ * so bridges go to the belly and feet); where the empty ones are split, fill the smaller empty
+ * piece (a notch). Cells outside the grid count as empty and are never filled. With
+ * g->mirror_z the mirror image of every filled cell is filled too. Repeats until no
+ * window changes; only adds voxels, so it terminates. Returns the number of voxels added. */
+static int make_manifold(grid *g) {
+    int added = 0, changed = 1;
+    while (changed) {
+        changed = 0;
+        for (int k = -1; k < g->nz; k++)
+            for (int j = -1; j < g->ny; j++)
+                for (int i = -1; i < g->nx; i++) {
+                    int occ = 0, inside = 0;
+                    for (int b = 0; b < 8; b++) {
+                        int x = i + (b & 1), y = j + (b >> 1 & 1), z = k + (b >> 2 & 1);
+                        if (in_grid(g, x, y, z)) inside |= 1 << b;
+                        if (filled(g, x, y, z)) occ |= 1 << b;
+                    }
+                    if (!occ) continue;
+                    int comp[8], fill = 0; /* bit set of corners to fill */
+                    if (window_pieces(occ, comp) >= 2) {
+                        int best = -1, bkey = 99;
+                        for (int b = 0; b < 8; b++) {
+                            if (comp[b] != 0) continue;
+                            for (int a = 0; a < 3; a++) {
+                                int o = b ^ (1 << a);
+                                if ((occ >> o & 1) || !(inside >> o & 1)) continue;
+                                int key = ((o >> 1 & 1) << 2) | ((o >> 2 & 1) << 1) | (o & 1);
+                                if (key < bkey) bkey = key, best = o;
+                            }
+                        }
+                        if (best >= 0) fill = 1 << best;
+                    } else if (window_pieces(~occ & 0xff, comp) >= 2) {
+                        int size[8] = {0}, small = 0;
+                        for (int b = 0; b < 8; b++)
+                            if (comp[b] >= 0) size[comp[b]]++;
+                        for (int p = 1; p < 8; p++)
+                            if (size[p] && size[p] < size[small]) small = p;
+                        for (int b = 0; b < 8; b++)
+                            if (comp[b] == small) fill |= 1 << b;
+                        if (fill & ~inside) fill = 0; /* would need a cell outside the grid */
+                    }
+                    for (int b = 0; b < 8; b++) {
+                        if (!(fill >> b & 1)) continue;
+                        int x = i + (b & 1), y = j + (b >> 1 & 1), z = k + (b >> 2 & 1);
+                        *cell(g, x, y, z) = 1;
+                        added++;
+                        changed = 1;
+                        /* Keep a left-right symmetric creature symmetric, so it can walk
+                         * straight: repair the mirror image of the window as well. */
+                        if (g->mirror_z && !*cell(g, x, y, g->nz - 1 - z)) {
+                            *cell(g, x, y, g->nz - 1 - z) = 1;
+                            added++;
+                        }
+                    }
+                }
+    }
+    return added;
+}
+
+/* ---- the characters ------------------------------------------------------------------------ */
+
+/* Quadruped, 10 × 8 × 4 voxels: a 8×3×4 body on four 2×3×1 legs (a third of the height, flat
+ * feet on the ground) and a 3×3×2 head raised in front. 136 voxels = 816 tets. */
+static int build_quadruped(grid *g) {
+    if (!grid_init(g, 10, 8, 4)) return 0;
+    fill_box(g, 0, 8, 3, 6, 0, 4); /* body */
+    fill_box(g, 0, 2, 0, 3, 0, 1); /* rear legs */
+    fill_box(g, 0, 2, 0, 3, 3, 4);
+    fill_box(g, 6, 8, 0, 3, 0, 1); /* front legs */
+    fill_box(g, 6, 8, 0, 3, 3, 4);
+    fill_box(g, 7, 10, 5, 8, 1, 3); /* head, overlapping the body's front top edge */
+    return 1;
+}
+
+/* Six-legged lizard, 64 × 16 × 30 voxels: an ellipsoidal body, a head at +x, a tapering tail
+ * at -x, and three pairs of legs, each a sideways upper leg, a vertical lower leg and a flat
+ * foot. Legs lift the body 5 voxels off the ground (about a third of the height). */
+static int build_critter(grid *g) {
+    if (!grid_init(g, 64, 16, 30)) return 0;
+    g->mirror_z = 1; /* everything below is symmetric about the midplane z = 15 */
+    const double zc = 15.0;
+    double body_c[3] = {36, 9.5, zc}, body_r[3] = {15, 4.5, 6.5};
+    fill_ellipsoid(g, body_c, body_r);
+    double head_c[3] = {54, 11, zc}, head_r[3] = {6, 3.5, 4.5};
+    fill_ellipsoid(g, head_c, head_r);
+    /* Tail: circular cross-sections shrinking linearly from the body to the tip. */
+    for (int i = 0; i < 26; i++) {
+        double r = 1.2 + 2.8 * i / 25.0, cy = 8.5 + 0.06 * (25 - i);
+        for (int k = 0; k < g->nz; k++)
+            for (int j = 0; j < g->ny; j++) {
+                double y = j + 0.5 - cy, z = k + 0.5 - zc;
+                if (y * y + z * z <= r * r) *cell(g, i, j, k) = 1;
+            }
+    }
+    static const int leg_x[3] = {26, 36, 46};
+    for (int l = 0; l < 3; l++) {
+        int x0 = leg_x[l] - 1, x1 = leg_x[l] + 2; /* 3 voxels wide */
+        for (int side = -1; side <= 1; side += 2) {
+            /* Voxel z ranges mirrored about the midplane zc = 15. */
+            int zin = side < 0 ? 6 : 19, zout = side < 0 ? 11 : 24;  /* upper leg: 5 out */
+            int fin = side < 0 ? 4 : 23, fout = side < 0 ? 7 : 26;   /* lower leg: 3 wide */
+            fill_box(g, x0, x1, 6, 9, zin, zout);                      /* upper leg */
+            fill_box(g, x0, x1, 0, 9, fin, fout);                      /* lower leg */
+            fill_box(g, x0 - 1, x1 + 1, 0, 1, fin - (side < 0), fout + (side > 0)); /* foot */
+        }
+    }
+    return 1;
+}
+
+/* ---- output ---------------------------------------------------------------------------------- */
+
+static mlc_status write_medit(const char *path, const mlc_mesh *m, const char *what,
+                              mlc_err *err) {
+    mlc_afile af;
+    mlc_status s = mlc_afile_open(&af, path, err);
+    if (s != MLC_OK) return s;
+    /* No version or date in the file: regenerating must reproduce it byte for byte. */
+    fprintf(af.fp, "# %s: generated by tools/make_sample_meshes.c\n", what);
+    fprintf(af.fp, "MeshVersionFormatted 2\nDimension 3\n\nVertices\n%d\n", m->nv);
+    for (int i = 0; i < m->nv; i++)
+        fprintf(af.fp, "%.10g %.10g %.10g 0\n", m->X[3 * i], m->X[3 * i + 1], m->X[3 * i + 2]);
+    fprintf(af.fp, "\nTetrahedra\n%d\n", m->nt);
+    for (int e = 0; e < m->nt; e++)
+        fprintf(af.fp, "%d %d %d %d 0\n", m->T[4 * e] + 1, m->T[4 * e + 1] + 1,
+                m->T[4 * e + 2] + 1, m->T[4 * e + 3] + 1);
+    fputs("\nEnd\n", af.fp);
+    return mlc_afile_commit(&af, err);
+}
+
+/* Mesh grid g with voxel edge h, centred at x = z = 0 with the feet on y = 0, and write it. */
+static int emit(const char *dir, const char *name, grid *g, double h) {
+    int bridged = make_manifold(g);
+    double origin[3] = {-0.5 * h * g->nx, 0.0, -0.5 * h * g->nz};
+    mlc_mesh m = {0};
+    mlc_err err;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.mesh", dir, name);
+    mlc_status s = mlc_mesh_from_voxels(g->nx, g->ny, g->nz, g->occ, h, origin, &m, &err);
+    if (s == MLC_OK) s = write_medit(path, &m, name, &err);
+    if (s != MLC_OK) {
+        fprintf(stderr, "make_sample_meshes: %s: %s\n", name, err.msg);
+        mlc_mesh_free(&m);
+        return 0;
+    }
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (int i = 0; i < m.nv; i++)
+        for (int k = 0; k < 3; k++) {
+            double x = m.X[3 * i + k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    printf("%s: %d vertices, %d tets, %d boundary triangles, %d voxels (%d added for a manifold surface), "
+           "extent %.3g x %.3g x %.3g\n",
+           path, m.nv, m.nt, m.nf, m.nt / 6, bridged, hi[0] - lo[0], hi[1] - lo[1],
+           hi[2] - lo[2]);
+    mlc_mesh_free(&m);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_sample_meshes OUTDIR\n");
+        return 2;
+    }
+    mlc_err err;
+    if (mlc_mkdir_p(argv[1], &err) != MLC_OK) {
+        fprintf(stderr, "make_sample_meshes: %s\n", err.msg);
+        return 1;
+    }
+    grid q = {0}, c = {0};
+    int ok = build_quadruped(&q) && emit(argv[1], "quadruped", &q, 0.1) && build_critter(&c) &&
+             emit(argv[1], "critter", &c, 0.025);
+    mlc_free(q.occ);
+    mlc_free(c.occ);
+    return ok ? 0 : 1;
+}
