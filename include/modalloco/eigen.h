@@ -1,0 +1,62 @@
+/* eigen.h: the smallest eigenpairs of a sparse generalized problem K x = λ M x with symmetric
+ * positive semi-definite K and diagonal (lumped) positive M (METHOD.md §3–4).
+ *
+ * The one routine of the project that owns the ARPACK reverse-communication loop: implicitly
+ * restarted Lanczos (dsaupd/dseupd) in shift-invert mode 3 with bmat = "G" and which = "LM",
+ * the operator (K − σM)⁻¹ M applied through one CHOLMOD Cholesky factor of K − σM. Small
+ * problems (n < 3·nev + 20) go to dense LAPACKE_dsygvd instead, where ARPACK would need
+ * ncv close to n anyway and the dense solve is both faster and exact.
+ *
+ * Results are deterministic: a fixed start vector, eigenpairs sorted ascending, xᵀ M x = 1,
+ * and the sign of each vector fixed so that its entry of largest magnitude is positive (ties:
+ * smallest index).
+ */
+#ifndef MODALLOCO_EIGEN_H
+#define MODALLOCO_EIGEN_H
+
+#include <cholmod.h>
+
+#include "modalloco/base.h"
+
+/* What the solver did (diagnostics only). */
+typedef struct mlc_eigen_info {
+    int dense;          /* 1 when the dense LAPACKE_dsygvd fallback was used */
+    int solves;         /* applications of (K − σM)⁻¹ (0 for dense) */
+    int iterations;     /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
+    int nconv;          /* converged Ritz values reported by ARPACK */
+    int ncv;            /* Lanczos basis size used */
+    double sigma;       /* shift used */
+    double factor_nnz;  /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
+    double t_analyze;   /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
+    double t_factor;    /* seconds in cholmod_analyze + cholmod_factorize */
+    double t_iterate;   /* seconds in the ARPACK loop and dseupd (or in dsygvd) */
+    char ordering[16];  /* fill-reducing ordering CHOLMOD selected: "amd", "metis", "nesdis",
+                           "natural", "given", "colamd", "postordered"; "dense" for dsygvd */
+} mlc_eigen_info;
+
+/* Default shift for a singular, positive semi-definite K: σ = −1e-2 · s · n^(−2/3) with
+ * s = mean(diag K) / mean(M). s estimates the top of the spectrum (~ stiffness / (ρ h²)) and
+ * n^(−2/3) ≈ (h / L)² brings it to the order of the first non-zero eigenvalue (~ stiffness /
+ * (ρ L²)), so K − σM is SPD with a margin while σ stays small against the wanted eigenvalues
+ * (shift-invert convergence depends on (λ_k − σ)/(λ_{nev+1} − σ)). Returns −1e-3 for an empty or
+ * zero matrix. `mass` has K->nrow entries. */
+double mlc_eigen_default_shift(const cholmod_sparse *K, const double *mass);
+
+/* Solve K x = λ M x for the `nev` eigenvalues nearest σ; with σ below the spectrum (σ < 0 for
+ * a PSD K) these are the nev smallest.
+ *  K:     n×n CHOLMOD sparse, real, symmetric storage (stype ≠ 0, e.g. the upper triangle
+ *         from mlc_fem_*), every diagonal entry stored. Not modified (non-const only because
+ *         the CHOLMOD API is not const-correct).
+ *  mass:  n positive diagonal entries of M.
+ *  nev:   1 <= nev < n.
+ *  sigma: shift, must make K − σM positive definite (see mlc_eigen_default_shift).
+ *  evals: out, nev eigenvalues ascending.  evecs: out, n×nev column-major, M-orthonormal.
+ *  info:  out (may be NULL).  cc: a started cholmod_common (its ordering settings are used).
+ * Errors: MLC_EINVAL (bad arguments), MLC_ENOTSPD (K − σM not positive definite: K indefinite,
+ * e.g. inverted elements, or σ not below the spectrum), MLC_ENOCONV (ARPACK did not converge
+ * or ran out of shifts), MLC_ENUMERIC (ARPACK/LAPACK internal failure), MLC_ENOMEM. */
+mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                           double *evals, double *evecs, mlc_eigen_info *info,
+                           cholmod_common *cc, mlc_err *err);
+
+#endif

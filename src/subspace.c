@@ -1,0 +1,275 @@
+/* subspace.c: the precomputation of METHOD.md §3–5.
+ *
+ *  1. Skinning eigenmodes (§3; 000 App. A Eq. 20; 002 §4): L W = M_s W Λ with the unit-μ scalar
+ *     Laplacian L and M_s = vmass, the w smallest pairs. Column 0 (λ₀ = 0) is then set exactly
+ *     to the constant 1/√(Σ M_s) so that the rest state is reproduced exactly.
+ *  2. Vibration modes (§4; Eq. 4): H D = M D Λ with the linear-elasticity Hessian for μ = 1,
+ *     λ = 2μν/(1−2ν), M = vmass per DOF. The 6 rigid modes (|λ| < 1e-6·λ₇) are dropped and
+ *     checked to be exactly 6; the next m (or the listed indices) are kept.
+ *  3. Amplitude limits (App. H Eq. 78): grad_max[i] = max_e ‖∇(D_i)_e‖_F.
+ *  4. Passive and actuation clusters (§5) and contact samples (§6) via clusters.c.
+ */
+#include "modalloco/subspace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "modalloco/clusters.h"
+#include "modalloco/eigen.h"
+
+void mlc_subspace_free(mlc_subspace *s) {
+    if (!s) return;
+    mlc_free(s->W);
+    mlc_free(s->skin_eval);
+    mlc_free(s->D);
+    mlc_free(s->vib_eval);
+    mlc_free(s->mode_index);
+    mlc_free(s->grad_max);
+    mlc_free(s->cluster);
+    mlc_free(s->acluster);
+    mlc_free(s->samples);
+    memset(s, 0, sizeof *s);
+}
+
+/* Number of non-rigid modes the settings need (m, or max(mode_list)+1). */
+static int modes_needed(const mlc_subspace_settings *st) {
+    if (st->nlist <= 0) return st->m;
+    int need = 0;
+    for (int i = 0; i < st->nlist; i++) need = MLC_MAX(need, st->mode_list[i] + 1);
+    return need;
+}
+
+static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st, mlc_err *err) {
+    int nv = mesh->nv;
+    if (st->w < 1 || st->w > 32)
+        return mlc_errf(err, MLC_EINVAL, "subspace.skinning_modes = %d: must be in 1..32", st->w);
+    if (st->w >= nv)
+        return mlc_errf(err, MLC_EINVAL,
+                        "subspace.skinning_modes = %d: the mesh has only %d vertices; use fewer "
+                        "modes or a finer mesh",
+                        st->w, nv);
+    if (!(st->poisson > -1.0 && st->poisson < 0.5))
+        return mlc_errf(err, MLC_EINVAL,
+                        "material.poisson_modes = %g: must be in (-1, 0.5) for a stable "
+                        "isotropic material",
+                        st->poisson);
+    if (st->nlist > 0) {
+        if (!st->mode_list) return mlc_errf(err, MLC_EINVAL, "actuation.mode_list: NULL list");
+        if (st->nlist > 64)
+            return mlc_errf(err, MLC_EINVAL, "actuation.mode_list has %d entries: at most 64",
+                            st->nlist);
+        for (int i = 0; i < st->nlist; i++)
+            if (st->mode_list[i] < 0)
+                return mlc_errf(err, MLC_EINVAL,
+                                "actuation.mode_list[%d] = %d: mode indices start at 0 (the "
+                                "first non-rigid mode)",
+                                i, st->mode_list[i]);
+        int need = modes_needed(st);
+        if (need > 1024 || 6 + need >= 3 * nv)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.mode_list: index %d is too large for a mesh with %d "
+                            "vertices (%d DOFs, 6 of them rigid)",
+                            need - 1, nv, 3 * nv);
+    } else {
+        if (st->m < 1 || st->m > 64)
+            return mlc_errf(err, MLC_EINVAL, "actuation.modes = %d: must be in 1..64", st->m);
+        if (6 + st->m >= 3 * nv)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.modes = %d: the mesh has only %d vertices (%d DOFs, 6 of "
+                            "them rigid); use fewer modes",
+                            st->m, nv, 3 * nv);
+    }
+    if (st->contact_samples < 1)
+        return mlc_errf(err, MLC_EINVAL, "subspace.contact_samples = %d: must be >= 1",
+                        st->contact_samples);
+    if (st->passive_clusters < 1)
+        return mlc_errf(err, MLC_EINVAL, "subspace.passive_clusters = %d: must be >= 1",
+                        st->passive_clusters);
+    if (st->actuation_clusters < 1)
+        return mlc_errf(err, MLC_EINVAL, "subspace.actuation_clusters = %d: must be >= 1",
+                        st->actuation_clusters);
+    return MLC_OK;
+}
+
+/* Step 1: skinning eigenmodes. */
+static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w, mlc_subspace *out,
+                                 cholmod_common *cc, mlc_err *err) {
+    int nv = fem->nv;
+    double msum = 0;
+    for (int i = 0; i < nv; i++) msum += fem->vmass[i];
+    double c0 = 1.0 / sqrt(msum);
+    if (w == 1) { /* nothing to solve: the constant weight alone */
+        for (int i = 0; i < nv; i++) out->W[i] = c0;
+        out->skin_eval[0] = 0;
+        return MLC_OK;
+    }
+    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, NULL, cc);
+    if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
+    mlc_eigen_info info;
+    mlc_err e2 = {0};
+    mlc_status st = mlc_eigen_solve(L, fem->vmass, w, mlc_eigen_default_shift(L, fem->vmass),
+                                    out->skin_eval, out->W, &info, cc, &e2);
+    cholmod_free_sparse(&L, cc);
+    if (st != MLC_OK)
+        return mlc_errf(err, st, "skinning eigenmodes (subspace.skinning_modes = %d): %s", w,
+                        e2.msg);
+    out->skin_solves = info.solves;
+    /* A connected mesh has exactly one zero eigenvalue; a second one means a part that moves
+     * freely (mesh not connected through faces/edges the FEM couples). */
+    if (!(fabs(out->skin_eval[0]) < 1e-6 * out->skin_eval[1]))
+        return mlc_errf(err, MLC_ENUMERIC,
+                        "skinning eigenmodes: expected one zero eigenvalue, got %.3g and %.3g; "
+                        "the mesh may be disconnected or have hanging parts",
+                        out->skin_eval[0], out->skin_eval[1]);
+    /* Exact constant column (METHOD.md §3: the rest state must be reproduced exactly). */
+    for (int i = 0; i < nv; i++) out->W[i] = c0;
+    out->skin_eval[0] = 0;
+    return MLC_OK;
+}
+
+/* Step 2–3: vibration modes and their gradient maxima. */
+static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
+                                  const mlc_subspace_settings *st, mlc_subspace *out,
+                                  cholmod_common *cc, mlc_err *err) {
+    int nv = fem->nv, n = 3 * nv;
+    int need = modes_needed(st), nev = 6 + need;
+    double nu = st->poisson, lambda = 2.0 * nu / (1.0 - 2.0 * nu);
+    mlc_status s = MLC_OK;
+    double *mass = mlc_malloc((size_t)n * sizeof(double));
+    double *evals = mlc_malloc((size_t)nev * sizeof(double));
+    double *evecs = mlc_malloc((size_t)n * nev * sizeof(double));
+    cholmod_sparse *H = NULL;
+    if (!mass || !evals || !evecs) {
+        s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs × %d modes)", n,
+                     nev);
+        goto done;
+    }
+    for (int i = 0; i < nv; i++) mass[3 * i] = mass[3 * i + 1] = mass[3 * i + 2] = fem->vmass[i];
+    H = mlc_fem_elasticity_hessian(mesh, fem, 1.0, lambda, cc);
+    if (!H) {
+        s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory assembling the Hessian");
+        goto done;
+    }
+    mlc_eigen_info info;
+    mlc_err e2 = {0};
+    s = mlc_eigen_solve(H, mass, nev, mlc_eigen_default_shift(H, mass), evals, evecs, &info, cc,
+                        &e2);
+    if (s != MLC_OK) {
+        s = mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);
+        goto done;
+    }
+    out->vib_solves = info.solves;
+    snprintf(out->ordering, sizeof out->ordering, "%s", info.ordering);
+    /* Exactly 6 rigid modes: |λ| < 1e-6·λ₇, and λ₇ itself clearly elastic. */
+    int k = 0;
+    for (int i = 0; i < nev; i++)
+        if (fabs(evals[i]) < 1e-6 * evals[6]) k++;
+    int seventh_elastic = evals[6] > 1e-6 * evals[nev - 1];
+    if (k != 6 || !seventh_elastic) {
+        if (!seventh_elastic) { /* λ₇ ≈ 0 itself: count against the largest computed one */
+            k = 0;
+            for (int i = 0; i < nev; i++)
+                if (fabs(evals[i]) < 1e-6 * evals[nev - 1]) k++;
+        }
+        s = mlc_errf(err, MLC_ENUMERIC,
+                     "vibration modes: expected 6 rigid modes, found %s%d (eigenvalues %.3g, "
+                     "%.3g, ..., %.3g); the mesh may be disconnected or have hanging parts",
+                     k == nev ? "at least " : "", k, evals[0], evals[6], evals[nev - 1]);
+        goto done;
+    }
+    memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
+    int m = st->nlist > 0 ? st->nlist : st->m;
+    for (int i = 0; i < m; i++) {
+        int idx = st->nlist > 0 ? st->mode_list[i] : i;
+        out->mode_index[i] = idx;
+        out->vib_eval[i] = evals[6 + idx];
+        memcpy(out->D + (size_t)i * n, evecs + (size_t)(6 + idx) * n, (size_t)n * sizeof(double));
+        double gmax = 0;
+        for (int e = 0; e < fem->nt; e++) {
+            double F[9], f2 = 0;
+            mlc_fem_deformation_gradient(mesh, fem, e, out->D + (size_t)i * n, F);
+            for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
+            gmax = fmax(gmax, f2);
+        }
+        out->grad_max[i] = sqrt(gmax);
+    }
+done:
+    cholmod_free_sparse(&H, cc);
+    mlc_free(mass);
+    mlc_free(evals);
+    mlc_free(evecs);
+    return s;
+}
+
+mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
+                                const mlc_subspace_settings *settings, mlc_subspace *out,
+                                mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    if (!mesh || !fem || !settings)
+        return mlc_errf(err, MLC_EINVAL, "subspace: NULL argument");
+    if (fem->nv != mesh->nv || fem->nt != mesh->nt || mesh->nv <= 0)
+        return mlc_errf(err, MLC_EINVAL, "subspace: FEM data (%d vertices, %d tets) does not "
+                        "match the mesh (%d, %d)", fem->nv, fem->nt, mesh->nv, mesh->nt);
+    mlc_status s = validate(mesh, settings, err);
+    if (s != MLC_OK) return s;
+
+    int nv = mesh->nv, nt = mesh->nt, w = settings->w;
+    int m = settings->nlist > 0 ? settings->nlist : settings->m;
+    out->nv = nv;
+    out->nt = nt;
+    out->w = w;
+    out->m = m;
+    out->W = mlc_malloc((size_t)nv * w * sizeof(double));
+    out->skin_eval = mlc_malloc((size_t)w * sizeof(double));
+    out->D = mlc_malloc(3 * (size_t)nv * m * sizeof(double));
+    out->vib_eval = mlc_malloc((size_t)m * sizeof(double));
+    out->mode_index = mlc_malloc((size_t)m * sizeof(int));
+    out->grad_max = mlc_malloc((size_t)m * sizeof(double));
+    out->cluster = mlc_malloc((size_t)nt * sizeof(int));
+    out->acluster = mlc_malloc((size_t)nt * sizeof(int));
+    out->samples = mlc_malloc((size_t)settings->contact_samples * sizeof(int));
+    if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->mode_index ||
+        !out->grad_max || !out->cluster || !out->acluster || !out->samples) {
+        mlc_subspace_free(out);
+        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
+    }
+
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.print = 0; /* modules never print: errors come back through status */
+    double t0 = mlc_now();
+    s = skinning_modes(mesh, fem, w, out, &cc, err);
+    out->t_skinning = mlc_now() - t0;
+    if (s == MLC_OK) {
+        t0 = mlc_now();
+        s = vibration_modes(mesh, fem, settings, out, &cc, err);
+        out->t_vibration = mlc_now() - t0;
+    }
+    cholmod_finish(&cc);
+    if (s != MLC_OK) goto fail;
+
+    t0 = mlc_now();
+    s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->passive_clusters,
+                             settings->seed, out->cluster, &out->ncp, err);
+    if (s != MLC_OK) goto fail;
+    if (settings->actuation_clusters == 1) {
+        memset(out->acluster, 0, (size_t)nt * sizeof(int));
+        out->nca = 1;
+    } else {
+        s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval,
+                                 settings->actuation_clusters, settings->seed + 1, out->acluster,
+                                 &out->nca, err);
+        if (s != MLC_OK) goto fail;
+    }
+    out->t_clusters = mlc_now() - t0;
+
+    t0 = mlc_now();
+    s = mlc_contact_samples(mesh, settings->contact_samples, out->samples, &out->ns, err);
+    if (s != MLC_OK) goto fail;
+    out->t_samples = mlc_now() - t0;
+    return MLC_OK;
+fail:
+    mlc_subspace_free(out);
+    return s;
+}

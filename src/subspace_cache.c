@@ -1,0 +1,288 @@
+/* subspace_cache.c: the reusable precompute cache of subspace.h (METHOD.md §3–6 results).
+ *
+ * File format (native little-endian; the endianness marker rejects anything else), version 1:
+ *   offset  size  field
+ *        0     8  magic "MLCCACHE"
+ *        8     4  uint32 format version (CACHE_VERSION)
+ *       12     4  uint32 endianness marker 0x01020304
+ *       16     8  uint64 key (mlc_subspace_cache_key)
+ *       24    40  int32 nv, nt, w, m, ncp, nca, ns, skin_solves, vib_solves, 0 (reserved)
+ *       64    48  double rigid_eval[6]
+ *      112    32  double t_skinning, t_vibration, t_clusters, t_samples
+ *      144    16  char ordering[16]
+ *      160        double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m]
+ *                 int32 mode_index[m], cluster[nt], acluster[nt], samples[ns]
+ *      end-8   8  uint64 FNV-1a 64 of every byte before it
+ * Reading checks magic, version, marker and key from the header, bounds every size and checks
+ * that they add up to the file length before allocating anything, then verifies the checksum
+ * and the label ranges. Writing goes to a mkstemp file beside the target, fsync, rename, so a
+ * reader never sees a half-written cache.
+ */
+#include "modalloco/subspace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CACHE_VERSION 1u
+#define CACHE_ENDIAN 0x01020304u
+#define CACHE_HEADER 160
+#define CACHE_MAX_W 32
+#define CACHE_MAX_M 1024
+
+uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_settings *st) {
+    uint64_t h = MLC_HASH_INIT;
+    uint32_t version = CACHE_VERSION;
+    h = mlc_hash64(h, "mlc-subspace", 12);
+    h = mlc_hash64(h, &version, sizeof version);
+    uint64_t mc = mlc_mesh_checksum(mesh);
+    h = mlc_hash64(h, &mc, sizeof mc);
+    int32_t v[6] = {st->w, st->nlist > 0 ? -1 : st->m, st->nlist > 0 ? st->nlist : 0,
+                    st->passive_clusters, st->actuation_clusters, st->contact_samples};
+    h = mlc_hash64(h, v, sizeof v);
+    for (int i = 0; i < st->nlist && st->mode_list; i++) {
+        int32_t q = st->mode_list[i];
+        h = mlc_hash64(h, &q, sizeof q);
+    }
+    double nu = st->poisson == 0.0 ? 0.0 : st->poisson; /* −0 and +0 hash alike */
+    h = mlc_hash64(h, &nu, sizeof nu);
+    h = mlc_hash64(h, &st->seed, sizeof st->seed);
+    return h;
+}
+
+/* Payload size in bytes for the given sizes (callers bound the sizes so this cannot overflow). */
+static uint64_t payload_bytes(uint64_t nv, uint64_t nt, uint64_t w, uint64_t m, uint64_t ns) {
+    return 8 * (nv * w + w + 3 * nv * m + 2 * m) + 4 * (m + 2 * nt + ns);
+}
+
+static unsigned char *put(unsigned char *p, const void *src, size_t n) {
+    if (n) memcpy(p, src, n);
+    return p + n;
+}
+
+mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_subspace *s,
+                                    mlc_err *err) {
+    if (!path || !s || s->nv <= 0 || s->nt <= 0 || s->w < 1 || s->w > CACHE_MAX_W || s->m < 1 ||
+        s->m > CACHE_MAX_M || s->ns < 0)
+        return mlc_errf(err, MLC_EINVAL, "cache write: empty or out-of-range subspace");
+    uint64_t total = CACHE_HEADER + payload_bytes((uint64_t)s->nv, (uint64_t)s->nt,
+                                                  (uint64_t)s->w, (uint64_t)s->m,
+                                                  (uint64_t)s->ns) + 8;
+    unsigned char *buf = mlc_malloc((size_t)total);
+    if (!buf) return mlc_errf(err, MLC_ENOMEM, "cache write %s: out of memory", path);
+    memset(buf, 0, CACHE_HEADER);
+    unsigned char *p = buf;
+    uint32_t ver = CACHE_VERSION, endian = CACHE_ENDIAN;
+    p = put(p, "MLCCACHE", 8);
+    p = put(p, &ver, 4);
+    p = put(p, &endian, 4);
+    p = put(p, &key, 8);
+    int32_t hdr[10] = {s->nv, s->nt, s->w, s->m, s->ncp, s->nca, s->ns, s->skin_solves,
+                       s->vib_solves, 0};
+    p = put(p, hdr, sizeof hdr);
+    p = put(p, s->rigid_eval, sizeof s->rigid_eval);
+    double t[4] = {s->t_skinning, s->t_vibration, s->t_clusters, s->t_samples};
+    p = put(p, t, sizeof t);
+    p = put(p, s->ordering, sizeof s->ordering);
+    size_t nv = (size_t)s->nv, nt = (size_t)s->nt, w = (size_t)s->w, m = (size_t)s->m;
+    p = put(p, s->W, nv * w * sizeof(double));
+    p = put(p, s->skin_eval, w * sizeof(double));
+    p = put(p, s->D, 3 * nv * m * sizeof(double));
+    p = put(p, s->vib_eval, m * sizeof(double));
+    p = put(p, s->grad_max, m * sizeof(double));
+    p = put(p, s->mode_index, m * sizeof(int));
+    p = put(p, s->cluster, nt * sizeof(int));
+    p = put(p, s->acluster, nt * sizeof(int));
+    p = put(p, s->samples, (size_t)s->ns * sizeof(int));
+    uint64_t sum = mlc_hash64(MLC_HASH_INIT, buf, (size_t)(p - buf));
+    p = put(p, &sum, 8);
+
+    /* Temporary name beside the target so rename() stays within one file system. */
+    size_t plen = strlen(path);
+    char *tmp = mlc_malloc(plen + 16);
+    if (!tmp) {
+        mlc_free(buf);
+        return mlc_errf(err, MLC_ENOMEM, "cache write %s: out of memory", path);
+    }
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+    mlc_status st = MLC_OK;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = mlc_errf(err, MLC_EIO, "cache write %s: cannot create a temporary file: %s", path,
+                      strerror(errno));
+        goto done;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        st = mlc_errf(err, MLC_EIO, "cache write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        goto done;
+    }
+    /* mkstemp creates 0600; a cache is not secret. */
+    fchmod(fd, 0644);
+    int bad = fwrite(buf, 1, (size_t)total, f) != (size_t)total;
+    bad = bad || fflush(f) != 0 || fsync(fd) != 0;
+    int saved = errno;
+    bad = (fclose(f) != 0) || bad;
+    if (bad) {
+        st = mlc_errf(err, MLC_EIO, "cache write %s: %s (disk full?)", tmp, strerror(saved));
+        unlink(tmp);
+        goto done;
+    }
+    if (rename(tmp, path) != 0) {
+        st = mlc_errf(err, MLC_EIO, "cache write %s: rename from %s failed: %s", path, tmp,
+                      strerror(errno));
+        unlink(tmp);
+    }
+done:
+    mlc_free(tmp);
+    mlc_free(buf);
+    return st;
+}
+
+static const unsigned char *get(const unsigned char *p, void *dst, size_t n) {
+    if (n) memcpy(dst, p, n);
+    return p + n;
+}
+
+static int labels_ok(const int *a, size_t n, int hi) {
+    for (size_t i = 0; i < n; i++)
+        if (a[i] < 0 || a[i] >= hi) return 0;
+    return 1;
+}
+
+mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace *out,
+                                   mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return mlc_errf(err, MLC_EIO, "cache %s: cannot open: %s", path, strerror(errno));
+    mlc_status st = MLC_OK;
+    unsigned char *buf = NULL;
+    unsigned char hdr[CACHE_HEADER];
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = mlc_errf(err, MLC_EIO, "cache %s: not a regular file", path);
+        goto done;
+    }
+    uint64_t flen = (uint64_t)sb.st_size;
+    if (flen < CACHE_HEADER + 8 || fread(hdr, 1, CACHE_HEADER, f) != CACHE_HEADER) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: truncated (%llu bytes, header needs %d)", path,
+                      (unsigned long long)flen, CACHE_HEADER + 8);
+        goto done;
+    }
+    if (memcmp(hdr, "MLCCACHE", 8) != 0) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: not a modalloco cache (bad magic)", path);
+        goto done;
+    }
+    uint32_t ver, endian;
+    uint64_t fkey;
+    int32_t h[10];
+    const unsigned char *q = hdr + 8;
+    q = get(q, &ver, 4);
+    q = get(q, &endian, 4);
+    q = get(q, &fkey, 8);
+    q = get(q, h, sizeof h);
+    if (endian != CACHE_ENDIAN || ver != CACHE_VERSION) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: format version %u (or byte order) differs from "
+                      "this program's version %u", path, (unsigned)ver, CACHE_VERSION);
+        goto done;
+    }
+    if (fkey != key) {
+        st = mlc_errf(err, MLC_EPARSE,
+                      "cache %s: stale (computed for another mesh or other settings)", path);
+        goto done;
+    }
+    int32_t nv = h[0], nt = h[1], w = h[2], m = h[3], ncp = h[4], nca = h[5], ns = h[6];
+    if (nv < 1 || nt < 1 || w < 1 || w > CACHE_MAX_W || m < 1 || m > CACHE_MAX_M || ncp < 1 ||
+        ncp > nt || nca < 1 || nca > nt || ns < 0 || ns > nv) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt header (sizes out of range)", path);
+        goto done;
+    }
+    uint64_t total = CACHE_HEADER +
+                     payload_bytes((uint64_t)nv, (uint64_t)nt, (uint64_t)w, (uint64_t)m,
+                                   (uint64_t)ns) + 8;
+    if (total != flen || total > MLC_MAX_ALLOC) {
+        st = mlc_errf(err, MLC_EPARSE,
+                      "cache %s: %s (%llu bytes, the header implies %llu)", path,
+                      flen < total ? "truncated" : "has trailing bytes",
+                      (unsigned long long)flen, (unsigned long long)total);
+        goto done;
+    }
+    buf = mlc_malloc((size_t)total);
+    if (!buf) {
+        st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
+        goto done;
+    }
+    memcpy(buf, hdr, CACHE_HEADER);
+    if (fread(buf + CACHE_HEADER, 1, (size_t)total - CACHE_HEADER, f) !=
+        (size_t)total - CACHE_HEADER) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: short read (file changed while reading?)",
+                      path);
+        goto done;
+    }
+    uint64_t sum;
+    memcpy(&sum, buf + total - 8, 8);
+    if (sum != mlc_hash64(MLC_HASH_INIT, buf, (size_t)total - 8)) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: checksum mismatch (corrupt file)", path);
+        goto done;
+    }
+
+    size_t snv = (size_t)nv, snt = (size_t)nt, sw = (size_t)w, sm = (size_t)m;
+    out->W = mlc_malloc(snv * sw * sizeof(double));
+    out->skin_eval = mlc_malloc(sw * sizeof(double));
+    out->D = mlc_malloc(3 * snv * sm * sizeof(double));
+    out->vib_eval = mlc_malloc(sm * sizeof(double));
+    out->grad_max = mlc_malloc(sm * sizeof(double));
+    out->mode_index = mlc_malloc(sm * sizeof(int));
+    out->cluster = mlc_malloc(snt * sizeof(int));
+    out->acluster = mlc_malloc(snt * sizeof(int));
+    out->samples = mlc_malloc((size_t)(ns ? ns : 1) * sizeof(int));
+    if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->grad_max ||
+        !out->mode_index || !out->cluster || !out->acluster || !out->samples) {
+        st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
+        goto done;
+    }
+    out->nv = nv;
+    out->nt = nt;
+    out->w = w;
+    out->m = m;
+    out->ncp = ncp;
+    out->nca = nca;
+    out->ns = ns;
+    out->skin_solves = h[7];
+    out->vib_solves = h[8];
+    q = buf + 64;
+    q = get(q, out->rigid_eval, sizeof out->rigid_eval);
+    double t[4];
+    q = get(q, t, sizeof t);
+    out->t_skinning = t[0];
+    out->t_vibration = t[1];
+    out->t_clusters = t[2];
+    out->t_samples = t[3];
+    q = get(q, out->ordering, sizeof out->ordering);
+    out->ordering[sizeof out->ordering - 1] = '\0';
+    q = get(q, out->W, snv * sw * sizeof(double));
+    q = get(q, out->skin_eval, sw * sizeof(double));
+    q = get(q, out->D, 3 * snv * sm * sizeof(double));
+    q = get(q, out->vib_eval, sm * sizeof(double));
+    q = get(q, out->grad_max, sm * sizeof(double));
+    q = get(q, out->mode_index, sm * sizeof(int));
+    q = get(q, out->cluster, snt * sizeof(int));
+    q = get(q, out->acluster, snt * sizeof(int));
+    q = get(q, out->samples, (size_t)ns * sizeof(int));
+    if (!labels_ok(out->cluster, snt, ncp) || !labels_ok(out->acluster, snt, nca) ||
+        !labels_ok(out->samples, (size_t)ns, nv) || !labels_ok(out->mode_index, sm, 1 << 20)) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (label out of range)", path);
+        goto done;
+    }
+done:
+    fclose(f);
+    mlc_free(buf);
+    if (st != MLC_OK) mlc_subspace_free(out);
+    return st;
+}

@@ -1,0 +1,437 @@
+/* test_subspace.c: the precomputation of METHOD.md §3–6 (skinning and vibration modes, amplitude
+ * limits, clusters, samples) and its cache file. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "modalloco/subspace.h"
+#include "test_util.h"
+
+static mlc_subspace_settings default_settings(void) {
+    mlc_subspace_settings st = {0};
+    st.w = 5;
+    st.m = 10;
+    st.poisson = 0.25;
+    st.passive_clusters = 4;
+    st.actuation_clusters = 1;
+    st.contact_samples = 8;
+    st.seed = 1;
+    return st;
+}
+
+static void compute_or_fail(const mlc_mesh *m, const mlc_fem *fem,
+                            const mlc_subspace_settings *st, mlc_subspace *out) {
+    mlc_err err = {0};
+    mlc_status s = mlc_subspace_compute(m, fem, st, out, &err);
+    if (s != MLC_OK) fail_msg("mlc_subspace_compute: %s", err.msg);
+}
+
+/* Bitwise equality of two subspaces (all arrays and scalars). */
+static void assert_same_subspace(const mlc_subspace *a, const mlc_subspace *b) {
+    assert_int_equal(a->nv, b->nv);
+    assert_int_equal(a->nt, b->nt);
+    assert_int_equal(a->w, b->w);
+    assert_int_equal(a->m, b->m);
+    assert_int_equal(a->ncp, b->ncp);
+    assert_int_equal(a->nca, b->nca);
+    assert_int_equal(a->ns, b->ns);
+    size_t nv = a->nv, nt = a->nt, w = a->w, m = a->m;
+    assert_memory_equal(a->W, b->W, nv * w * sizeof(double));
+    assert_memory_equal(a->skin_eval, b->skin_eval, w * sizeof(double));
+    assert_memory_equal(a->D, b->D, 3 * nv * m * sizeof(double));
+    assert_memory_equal(a->vib_eval, b->vib_eval, m * sizeof(double));
+    assert_memory_equal(a->grad_max, b->grad_max, m * sizeof(double));
+    assert_memory_equal(a->mode_index, b->mode_index, m * sizeof(int));
+    assert_memory_equal(a->rigid_eval, b->rigid_eval, sizeof a->rigid_eval);
+    assert_memory_equal(a->cluster, b->cluster, nt * sizeof(int));
+    assert_memory_equal(a->acluster, b->acluster, nt * sizeof(int));
+    assert_memory_equal(a->samples, b->samples, (size_t)a->ns * sizeof(int));
+}
+
+static void subspace_should_have_exact_constant_weight_and_six_rigid_modes(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem = {0};
+    test_quadruped_mesh(0.1, &m);
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    mlc_subspace_settings st = default_settings();
+    mlc_subspace s = {0};
+    compute_or_fail(&m, &fem, &st, &s);
+    double msum = 0;
+    for (int i = 0; i < m.nv; i++) msum += fem.vmass[i];
+    double c0 = 1.0 / sqrt(msum);
+    for (int i = 0; i < m.nv; i++) assert_true(s.W[i] == c0); /* exactly */
+    assert_true(s.skin_eval[0] == 0.0);
+    for (int b = 1; b < s.w; b++) assert_true(s.skin_eval[b] > 0 && s.skin_eval[b] >= s.skin_eval[b - 1]);
+    /* Wᵀ M_s W = I. */
+    for (int a = 0; a < s.w; a++)
+        for (int b = 0; b < s.w; b++) {
+            double d = 0;
+            for (int i = 0; i < m.nv; i++) d += fem.vmass[i] * s.W[i + a * m.nv] * s.W[i + b * m.nv];
+            assert_near(d, a == b ? 1.0 : 0.0, 1e-10);
+        }
+    /* Exactly 6 dropped rigid eigenvalues, tiny against the first kept one. */
+    for (int r = 0; r < 6; r++) assert_true(fabs(s.rigid_eval[r]) < 1e-6 * s.vib_eval[0]);
+    assert_true(s.vib_eval[0] > 0);
+    int n = 3 * m.nv;
+    for (int a = 0; a < s.m; a++) {
+        assert_int_equal(s.mode_index[a], a);
+        assert_true(s.grad_max[a] > 0);
+        if (a) assert_true(s.vib_eval[a] >= s.vib_eval[a - 1]);
+        for (int b = 0; b < s.m; b++) {
+            double d = 0;
+            for (int i = 0; i < n; i++) d += fem.vmass[i / 3] * s.D[i + a * n] * s.D[i + b * n];
+            assert_near(d, a == b ? 1.0 : 0.0, 1e-10);
+        }
+    }
+    /* grad_max is the max over tets of the Frobenius norm of the mode's gradient. */
+    double g = 0;
+    for (int e = 0; e < m.nt; e++) {
+        double F[9], f2 = 0;
+        mlc_fem_deformation_gradient(&m, &fem, e, s.D, F);
+        for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
+        g = fmax(g, sqrt(f2));
+    }
+    assert_near(s.grad_max[0], g, 1e-14 * g);
+    /* Clusters, actuation clusters and samples are filled and in range. */
+    assert_true(s.ncp >= 1 && s.nca == 1 && s.ns == 8);
+    for (int e = 0; e < m.nt; e++) {
+        assert_true(s.cluster[e] >= 0 && s.cluster[e] < s.ncp);
+        assert_int_equal(s.acluster[e], 0);
+    }
+    for (int i = 0; i < s.ns; i++) assert_true(s.samples[i] >= 0 && s.samples[i] < m.nv);
+    assert_true(s.ordering[0] != '\0');
+    assert_true(s.vib_solves > 0 && s.skin_solves > 0);
+    mlc_subspace_free(&s);
+    mlc_subspace_free(&s);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
+static void identical_inputs_should_give_identical_results(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem = {0};
+    test_quadruped_mesh(0.1, &m);
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    mlc_subspace_settings st = default_settings();
+    st.actuation_clusters = 2;
+    mlc_subspace a = {0}, b = {0};
+    long live = mlc_alloc_live();
+    compute_or_fail(&m, &fem, &st, &a);
+    compute_or_fail(&m, &fem, &st, &b);
+    assert_same_subspace(&a, &b);
+    assert_true(a.nca >= 2);
+    /* A mode list selects the same vectors as the first m modes. */
+    int list[2] = {2, 0};
+    mlc_subspace_settings sl = default_settings();
+    sl.m = 3;
+    mlc_subspace c3 = {0}, cl = {0};
+    compute_or_fail(&m, &fem, &sl, &c3);
+    sl.mode_list = list;
+    sl.nlist = 2;
+    compute_or_fail(&m, &fem, &sl, &cl);
+    assert_int_equal(cl.m, 2);
+    assert_int_equal(cl.mode_index[0], 2);
+    size_t n = 3 * (size_t)m.nv;
+    assert_memory_equal(cl.D, c3.D + 2 * n, n * sizeof(double));
+    assert_memory_equal(cl.D + n, c3.D, n * sizeof(double));
+    assert_true(cl.vib_eval[0] == c3.vib_eval[2]);
+    mlc_subspace_free(&a);
+    mlc_subspace_free(&b);
+    mlc_subspace_free(&c3);
+    mlc_subspace_free(&cl);
+    assert_int_equal(mlc_alloc_live(), live);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
+/* Box of extent 2×1×1 at three resolutions: the first elastic eigenvalues change less at the
+ * second refinement than at the first. (Not necessarily from above: the mass is lumped, so the
+ * min-max monotonicity of conforming elements does not apply; mode 3 rises here.) */
+static void refinement_should_converge(void **state) {
+    (void)state;
+    double ev[3][4];
+    for (int r = 0; r < 3; r++) {
+        int k = 1 << r;
+        mlc_mesh m = {0};
+        mlc_fem fem = {0};
+        test_box_mesh(4 * k, 2 * k, 2 * k, 0.5 / k, &m);
+        assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+        mlc_subspace_settings st = default_settings();
+        st.w = 2;
+        st.m = 4;
+        mlc_subspace s = {0};
+        compute_or_fail(&m, &fem, &st, &s);
+        for (int i = 0; i < 4; i++) ev[r][i] = s.vib_eval[i];
+        mlc_subspace_free(&s);
+        mlc_fem_free(&fem);
+        mlc_mesh_free(&m);
+    }
+    for (int i = 0; i < 4; i++) {
+        double d1 = fabs(ev[1][i] - ev[0][i]), d2 = fabs(ev[2][i] - ev[1][i]);
+        if (!(d2 < d1))
+            fail_msg("mode %d: eigenvalues %.6g %.6g %.6g do not converge", i, ev[0][i], ev[1][i],
+                     ev[2][i]);
+    }
+}
+
+static void bad_settings_should_name_the_setting(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem = {0};
+    test_box_mesh(2, 1, 1, 0.5, &m); /* 12 vertices */
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    struct {
+        int field;
+        int value;
+        const char *key;
+    } cases[] = {
+        {0, 0, "subspace.skinning_modes"}, {0, 12, "subspace.skinning_modes"},
+        {0, 33, "subspace.skinning_modes"}, {1, 0, "actuation.modes"},
+        {1, 30, "actuation.modes"},       {2, 0, "subspace.contact_samples"},
+        {3, 0, "subspace.passive_clusters"}, {4, 0, "subspace.actuation_clusters"},
+    };
+    long live = mlc_alloc_live();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mlc_subspace_settings st = default_settings();
+        st.w = 3;
+        st.m = 4;
+        int *f[5] = {&st.w, &st.m, &st.contact_samples, &st.passive_clusters,
+                     &st.actuation_clusters};
+        *f[cases[c].field] = cases[c].value;
+        mlc_subspace s = {0};
+        mlc_err err = {0};
+        assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_EINVAL);
+        if (!strstr(err.msg, cases[c].key)) fail_msg("case %zu: '%s' lacks %s", c, err.msg, cases[c].key);
+        assert_null(s.W);
+    }
+    mlc_subspace_settings st = default_settings();
+    st.w = 3;
+    mlc_err err = {0};
+    mlc_subspace s = {0};
+    st.poisson = 0.5;
+    assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "material.poisson_modes"));
+    st.poisson = 0.25;
+    int list[2] = {1, -1};
+    st.mode_list = list;
+    st.nlist = 2;
+    assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "actuation.mode_list"));
+    list[1] = 40;
+    assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "actuation.mode_list"));
+    assert_int_equal(mlc_alloc_live(), live);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
+/* Two voxels sharing only an edge: the hinge about that edge is a 7th zero-energy mode. */
+static void hinged_mesh_should_report_extra_rigid_modes(void **state) {
+    (void)state;
+    unsigned char occ[4] = {1, 0, 0, 1}; /* voxels (0,0,0) and (1,1,0) */
+    double o[3] = {0, 0, 0};
+    mlc_mesh m = {0};
+    mlc_err err = {0};
+    if (mlc_mesh_from_voxels(2, 2, 1, occ, 1.0, o, &m, &err) != MLC_OK)
+        skip(); /* finalize rejects edge-connected parts: nothing to test here */
+    mlc_fem fem = {0};
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    mlc_subspace_settings st = default_settings();
+    st.w = 2;
+    st.m = 3;
+    mlc_subspace s = {0};
+    assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_ENUMERIC);
+    if (!strstr(err.msg, "expected 6 rigid modes, found 7")) fail_msg("%s", err.msg);
+    assert_null(s.D);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
+/* ---- cache ---------------------------------------------------------------------------- */
+
+typedef struct cache_fixture {
+    mlc_mesh mesh;
+    mlc_fem fem;
+    mlc_subspace_settings st;
+    mlc_subspace s;
+    uint64_t key;
+    char dir[64];
+    char path[128];
+} cache_fixture;
+
+static int cache_setup(void **state) {
+    cache_fixture *f = calloc(1, sizeof *f);
+    test_quadruped_mesh(0.1, &f->mesh);
+    if (mlc_fem_init(&f->fem, &f->mesh, NULL) != MLC_OK) return -1;
+    f->st = default_settings();
+    compute_or_fail(&f->mesh, &f->fem, &f->st, &f->s);
+    f->key = mlc_subspace_cache_key(&f->mesh, &f->st);
+    strcpy(f->dir, "/tmp/mlc_cache_test_XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    snprintf(f->path, sizeof f->path, "%s/sub.cache", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int cache_teardown(void **state) {
+    cache_fixture *f = *state;
+    unlink(f->path);
+    rmdir(f->dir);
+    mlc_subspace_free(&f->s);
+    mlc_fem_free(&f->fem);
+    mlc_mesh_free(&f->mesh);
+    free(f);
+    return 0;
+}
+
+static unsigned char *slurp(const char *path, long *len) {
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    *len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *b = malloc(*len);
+    assert_int_equal(fread(b, 1, *len, fp), (size_t)*len);
+    fclose(fp);
+    return b;
+}
+
+static void spit(const char *path, const void *b, long len) {
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(b, 1, len, fp), (size_t)len);
+    fclose(fp);
+}
+
+/* The read must fail, leave `out` zeroed and leak nothing. */
+static void expect_rejected(const cache_fixture *f, uint64_t key, const char *what) {
+    mlc_subspace out;
+    memset(&out, 0x5a, sizeof out);
+    mlc_err err = {0};
+    long live = mlc_alloc_live();
+    mlc_status s = mlc_subspace_cache_read(f->path, key, &out, &err);
+    if (s == MLC_OK) fail_msg("%s: accepted", what);
+    assert_true(err.msg[0] != '\0');
+    assert_null(out.W);
+    assert_null(out.D);
+    assert_int_equal(out.nv, 0);
+    assert_int_equal(mlc_alloc_live(), live);
+}
+
+static void cache_should_round_trip_bit_for_bit(void **state) {
+    cache_fixture *f = *state;
+    mlc_err err = {0};
+    assert_int_equal(mlc_subspace_cache_write(f->path, f->key, &f->s, &err), MLC_OK);
+    mlc_subspace r = {0};
+    if (mlc_subspace_cache_read(f->path, f->key, &r, &err) != MLC_OK) fail_msg("%s", err.msg);
+    assert_same_subspace(&f->s, &r);
+    assert_string_equal(f->s.ordering, r.ordering);
+    assert_true(r.t_vibration == f->s.t_vibration);
+    assert_int_equal(r.vib_solves, f->s.vib_solves);
+    mlc_subspace_free(&r);
+    /* Overwrite in place (rename over an existing file) and no temporary left behind. */
+    assert_int_equal(mlc_subspace_cache_write(f->path, f->key, &f->s, &err), MLC_OK);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 1", f->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void cache_key_should_depend_on_every_setting(void **state) {
+    cache_fixture *f = *state;
+    mlc_subspace_settings st = f->st;
+    uint64_t k0 = mlc_subspace_cache_key(&f->mesh, &st);
+    assert_true(k0 == f->key);
+    int list[1] = {3};
+    for (int c = 0; c < 8; c++) {
+        mlc_subspace_settings t = st;
+        switch (c) {
+        case 0: t.w++; break;
+        case 1: t.m++; break;
+        case 2: t.poisson = 0.3; break;
+        case 3: t.passive_clusters++; break;
+        case 4: t.actuation_clusters++; break;
+        case 5: t.contact_samples++; break;
+        case 6: t.seed++; break;
+        case 7: t.mode_list = list; t.nlist = 1; break;
+        }
+        assert_true(mlc_subspace_cache_key(&f->mesh, &t) != k0);
+    }
+    f->mesh.X[0] += 1e-9;
+    assert_true(mlc_subspace_cache_key(&f->mesh, &st) != k0);
+    f->mesh.X[0] -= 1e-9;
+}
+
+static void damaged_or_foreign_cache_should_be_rejected(void **state) {
+    cache_fixture *f = *state;
+    mlc_err err = {0};
+    assert_int_equal(mlc_subspace_cache_write(f->path, f->key, &f->s, &err), MLC_OK);
+    long len;
+    unsigned char *good = slurp(f->path, &len);
+    /* Wrong key. */
+    expect_rejected(f, f->key ^ 1, "wrong key");
+    /* Truncations. */
+    long cuts[] = {0, 7, 100, 159, 160, 168, len / 2, len - 9, len - 8, len - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        spit(f->path, good, cuts[c]);
+        expect_rejected(f, f->key, "truncated");
+    }
+    /* Trailing garbage. */
+    unsigned char *big = malloc(len + 3);
+    memcpy(big, good, len);
+    memset(big + len, 0, 3);
+    spit(f->path, big, len + 3);
+    expect_rejected(f, f->key, "trailing bytes");
+    /* Flipped bytes anywhere: magic, version, sizes, payload, checksum. */
+    long pos[] = {0, 9, 24, 28, 60, 70, 150, 200, len / 2, len - 20, len - 1};
+    for (size_t c = 0; c < sizeof pos / sizeof pos[0]; c++) {
+        memcpy(big, good, len);
+        big[pos[c]] ^= 0x10;
+        spit(f->path, big, len);
+        expect_rejected(f, f->key, "flipped byte");
+    }
+    /* A forged header with a huge vertex count: rejected by the size check, no allocation. */
+    memcpy(big, good, len);
+    int32_t huge = 0x7fffffff;
+    memcpy(big + 24, &huge, 4);
+    spit(f->path, big, len);
+    expect_rejected(f, f->key, "huge nv");
+    /* Foreign files. */
+    const char *text = "solid cube\n  facet normal 0 0 1\nendsolid\n";
+    spit(f->path, text, (long)strlen(text));
+    expect_rejected(f, f->key, "foreign text");
+    memcpy(big, good, len);
+    memcpy(big, "MLCCACHX", 8);
+    spit(f->path, big, len);
+    expect_rejected(f, f->key, "bad magic");
+    /* Missing file: I/O error. */
+    unlink(f->path);
+    mlc_subspace out = {0};
+    assert_int_equal(mlc_subspace_cache_read(f->path, f->key, &out, &err), MLC_EIO);
+    assert_null(out.W);
+    /* A directory is not a cache. */
+    assert_int_not_equal(mlc_subspace_cache_read(f->dir, f->key, &out, &err), MLC_OK);
+    /* Writing into a missing directory fails cleanly. */
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/nope/sub.cache", f->dir);
+    assert_int_equal(mlc_subspace_cache_write(bad, f->key, &f->s, &err), MLC_EIO);
+    free(big);
+    free(good);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(subspace_should_have_exact_constant_weight_and_six_rigid_modes),
+        cmocka_unit_test(identical_inputs_should_give_identical_results),
+        cmocka_unit_test(refinement_should_converge),
+        cmocka_unit_test(bad_settings_should_name_the_setting),
+        cmocka_unit_test(hinged_mesh_should_report_extra_rigid_modes),
+        cmocka_unit_test_setup_teardown(cache_should_round_trip_bit_for_bit, cache_setup,
+                                        cache_teardown),
+        cmocka_unit_test_setup_teardown(cache_key_should_depend_on_every_setting, cache_setup,
+                                        cache_teardown),
+        cmocka_unit_test_setup_teardown(damaged_or_foreign_cache_should_be_rejected, cache_setup,
+                                        cache_teardown),
+    };
+    return cmocka_run_group_tests_name("subspace", tests, NULL, NULL);
+}
