@@ -8,7 +8,7 @@
  *
  * Cyclic Jacobi always converges (no failure mode for repeated or zero eigenvalues). Warm start:
  * the quaternion left-multiplication matrix L(q0) is orthogonal with first column q0, so
- * S = L(q0)ᵀ K L(q0) is already nearly diagonal in its first row when q0 is close to the answer
+ * S = L(q0)ᵀ K L(q0) = K(R0ᵀ A) is already nearly diagonal in its first row when q0 is close to the answer
  * (the local-global solver changes A little between iterations), and Jacobi then finishes in
  * one or two sweeps with few rotations.
  */
@@ -55,12 +55,11 @@ static void jacobi_rotate(double S[4][4], double V[4][4], int p, int r) {
     }
 }
 
-int mlc_polar(const double A[9], double q[4], double R[9]) {
-    /* A_ij = A[i + 3j]. K from Σ_ij A_ij R_ij(q) (diagonal: coefficients of w², x², y², z²;
-     * off-diagonal: half the coefficients of the cross terms). */
+/* K(A) with tr(R(q)ᵀ A) = qᵀ K q, A_ij = A[i + 3j]. Diagonal: coefficients of w², x², y², z²;
+ * off-diagonal: half the coefficients of the cross terms of Σ_ij A_ij R_ij(q). */
+static void build_K(const double A[9], double K[4][4]) {
     double a00 = A[0], a10 = A[1], a20 = A[2], a01 = A[3], a11 = A[4], a21 = A[5], a02 = A[6],
            a12 = A[7], a22 = A[8];
-    double K[4][4];
     K[0][0] = a00 + a11 + a22;
     K[1][1] = a00 - a11 - a22;
     K[2][2] = -a00 + a11 - a22;
@@ -71,31 +70,35 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
     K[1][2] = K[2][1] = a01 + a10;
     K[1][3] = K[3][1] = a02 + a20;
     K[2][3] = K[3][2] = a12 + a21;
+}
 
-    double nrm2 = 0;
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) nrm2 += K[i][j] * K[i][j];
+int mlc_polar(const double A[9], double q[4], double R[9]) {
+    double nA2 = 0;
+    for (int i = 0; i < 9; i++) nA2 += A[i] * A[i];
     double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(qn > 0) || !isfinite(qn)) {
         q[0] = 1, q[1] = q[2] = q[3] = 0, qn = 1;
     }
     double a = q[0] / qn, b = q[1] / qn, c = q[2] / qn, d = q[3] / qn;
-    if (!(nrm2 > 0) || !isfinite(nrm2)) {
+    q[0] = a, q[1] = b, q[2] = c, q[3] = d;
+    if (!(nA2 > 0) || !isfinite(nA2)) {
         /* A = 0 (every rotation optimal) or non-finite input: keep the warm start. */
-        q[0] = a, q[1] = b, q[2] = c, q[3] = d;
         mlc_quat_to_matrix(q, R);
         return 0;
     }
-    /* V = L(q0): columns q0⊗e_w, q0⊗e_x, q0⊗e_y, q0⊗e_z (orthonormal). */
+    /* Work in the warm basis: with p ↦ q0 ⊗ p, tr(R(q0⊗p)ᵀ A) = tr(R(p)ᵀ R0ᵀ A), so the
+     * matrix in that basis is S = K(R0ᵀ A) (27 multiplications instead of L(q0)ᵀ K L(q0)). */
+    double R0[9], B[9];
+    mlc_quat_to_matrix(q, R0);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            B[i + 3 * j] = R0[3 * i] * A[3 * j] + R0[3 * i + 1] * A[3 * j + 1] +
+                           R0[3 * i + 2] * A[3 * j + 2];
+    double S[4][4];
+    build_K(B, S);
+    /* ‖K‖_F = 2‖A‖_F for this K. */
+    double nrm2 = 4 * nA2;
     double V[4][4] = {{a, -b, -c, -d}, {b, a, -d, c}, {c, d, a, -b}, {d, -c, b, a}};
-    double KV[4][4], S[4][4];
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-            KV[i][j] = K[i][0] * V[0][j] + K[i][1] * V[1][j] + K[i][2] * V[2][j] + K[i][3] * V[3][j];
-    for (int i = 0; i < 4; i++)
-        for (int j = i; j < 4; j++)
-            S[i][j] = S[j][i] =
-                V[0][i] * KV[0][j] + V[1][i] * KV[1][j] + V[2][i] * KV[2][j] + V[3][i] * KV[3][j];
 
     /* Off-diagonal entries below 1e-14‖K‖ are rounding noise of the basis change; the
      * eigenvector error they leave is about that over the spectral gap. */

@@ -18,22 +18,23 @@ struct mlc_model {
     double *N;          /* n4×n4: Σ_i m_i s_i s_iᵀ, s_i = W_i ⊗ X̃_i (N = I₃⊗ this) */
     double *Q;          /* n4×n4: (μ + γ) Lap + N/h² */
     double *Lq;         /* n4×n4: lower Cholesky factor of Q (upper part zero) */
-    double *P;          /* n4×n4: Q⁻¹ C with C Cᵀ = N (contact, §6) */
+    double *GS;         /* n4×ns: Q⁻¹ N Q⁻¹ S (contact correction per unit multiplier) */
+    double *Gss;        /* ns×ns: Sᵀ Q⁻¹ N Q⁻¹ S (Gram matrix of the contact system) */
     double *Gp;         /* ncp × (n4×3): G_c = Σ_{e∈c} V_e G_e (unit μ) */
     double *Ka;         /* nca × ma × (n4×3): 𝒦_c[v] = Σ_{e∈c} V_e G_e Ŷ_{e,v}ᵀ, Ŷ_v = ∇(D_v)_e
                            for v < m and Ŷ_m = I (unit γ) */
+    double *QiGp;       /* ncp × (n4×3): Q₄⁻¹ G_c (the global solve applied to each rhs term) */
+    double *QiKa;       /* nca × ma × (n4×3): Q₄⁻¹ 𝒦_c[v] */
     double *Yg;         /* nca × ma × ma: Σ_{e∈c} V_e ⟨Ŷ_{e,u}, Ŷ_{e,v}⟩_F (energy constant) */
     double *Gb;         /* n4×3: Σ_e V_e G_e, the body rotation map */
     double *gsum;       /* n4: Σ_i m_i s_i (gravity and centre of mass) */
     double mass;        /* Σ_i m_i */
     double volume;      /* Σ_e V_e */
     double *S;          /* ns × n4 (row i contiguous): contact sample rows s_i */
-    double *Arow;       /* ns × n4 (row i contiguous): p_i = Pᵀ s_i (rows of J Q⁻¹ C) */
     double *zrest;      /* r */
     double com_rest[3];
     double extent;      /* largest bounding-box extent of the rest mesh */
     double ground_tol;  /* 1e-9 × extent: "below the ground" threshold */
-    int lwork;          /* dgelss workspace size for any active-set size */
     double *W, *X;      /* copies for output skinning: nv×w, 3×nv */
 };
 
@@ -44,16 +45,18 @@ struct mlc_rollout {
     double last_work;   /* Δzᵀ(bᵃ − Qᵃ z) of the last step */
     int last_iterations;
     double *zc, *zp, *zn; /* current, previous, next state (r each; rotated by pointer swap) */
-    double *q, *b0, *b, *ba, *zs, *zi; /* r each: prediction, constant rhs, rhs, actuation rhs,
-                                          tentative solution, previous iterate */
+    double *q, *b0, *zs0, *ba, *zs, *zi; /* r each: prediction, constant rhs, Q⁻¹ b0, actuation
+                                            rhs, tentative solution, previous iterate */
     double *ys;         /* ns: y of the active samples at z* */
     double *abar;       /* ma */
     double *Kc;         /* nca × (n4×3): 𝒦_c contracted with ā for this step */
+    double *QiKc;       /* nca × (n4×3): Q₄⁻¹ 𝒦_c(ā) for this step */
+    double *Om;         /* nca × 9: Ω_c of the last iteration */
     double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c */
     double qbody[4];
     double *xc, *xp;    /* 3×ns: sample positions at z_n and z_{n−1} */
     int *active;        /* ns */
-    double *Am, *Bm, *sv, *work; /* dgelss: ns×n4 (ld ns), max(ns,n4)×3, min(ns,n4), lwork */
+    double *Gm, *Ym;    /* na×na damped Gram factor (ld ns), ns×3 multipliers/residuals */
     double *trace;      /* optional: iterations × r iterates of the last step (tests) */
     int trace_cap;
 };

@@ -25,14 +25,16 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->N);
     mlc_free(mod->Q);
     mlc_free(mod->Lq);
-    mlc_free(mod->P);
+    mlc_free(mod->GS);
+    mlc_free(mod->Gss);
     mlc_free(mod->Gp);
     mlc_free(mod->Ka);
     mlc_free(mod->Yg);
+    mlc_free(mod->QiGp);
+    mlc_free(mod->QiKa);
     mlc_free(mod->Gb);
     mlc_free(mod->gsum);
     mlc_free(mod->S);
-    mlc_free(mod->Arow);
     mlc_free(mod->zrest);
     mlc_free(mod->W);
     mlc_free(mod->X);
@@ -92,6 +94,13 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
     return MLC_OK;
 }
 
+/* Σ_i a[i·sa] b[i] (a strided, e.g. a matrix row). */
+static double dot_n(const double *a, int sa, const double *b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[(size_t)i * sa] * b[i];
+    return s;
+}
+
 /* G_e (n4×3, column-major) of tet e: G[4b+c, j] = Σ_a W_{v_a b} X̃_{v_a}[c] ∂φ_a/∂X_j. */
 static void tet_G(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub, int e,
                   double *G) {
@@ -127,25 +136,25 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     mod->m = m, mod->ma = ma, mod->ncp = sub->ncp, mod->nca = sub->nca, mod->ns = sub->ns;
     size_t nn = (size_t)n4 * n4, n3 = (size_t)n4 * 3;
     double *G = mlc_malloc(sizeof(double) * n3);
-    double *evals = mlc_malloc(sizeof(double) * (size_t)n4);
     double *C = mlc_malloc(sizeof(double) * nn);
     mod->Lap = mlc_calloc(nn, sizeof(double));
     mod->N = mlc_calloc(nn, sizeof(double));
     mod->Q = mlc_calloc(nn, sizeof(double));
     mod->Lq = mlc_calloc(nn, sizeof(double));
-    mod->P = mlc_calloc(nn, sizeof(double));
+    int nsx = sub->ns > 0 ? sub->ns : 1;
+    mod->GS = mlc_calloc((size_t)nsx * n4, sizeof(double));
+    mod->Gss = mlc_calloc((size_t)nsx * nsx, sizeof(double));
     mod->Gp = mlc_calloc((size_t)sub->ncp * n3, sizeof(double));
     mod->Ka = mlc_calloc((size_t)sub->nca * ma * n3, sizeof(double));
     mod->Yg = mlc_calloc((size_t)sub->nca * ma * ma, sizeof(double));
     mod->Gb = mlc_calloc(n3, sizeof(double));
     mod->gsum = mlc_calloc((size_t)n4, sizeof(double));
     mod->S = mlc_calloc((size_t)(sub->ns > 0 ? sub->ns : 1) * n4, sizeof(double));
-    mod->Arow = mlc_calloc((size_t)(sub->ns > 0 ? sub->ns : 1) * n4, sizeof(double));
     mod->zrest = mlc_calloc((size_t)mod->r, sizeof(double));
     mod->W = mlc_malloc(sizeof(double) * (size_t)nv * w);
     mod->X = mlc_malloc(sizeof(double) * (size_t)nv * 3);
-    if (!G || !evals || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->P ||
-        !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum || !mod->S || !mod->Arow ||
+    if (!G || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->GS || !mod->Gss ||
+        !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum || !mod->S ||
         !mod->zrest || !mod->W || !mod->X) {
         st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", w, m);
         goto fail;
@@ -271,40 +280,39 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     for (int b = 0; b < n4; b++)
         for (int a = 0; a < b; a++) mod->Lq[a + (size_t)n4 * b] = 0;
 
-    /* ---- contact: C Cᵀ = N by eigen-decomposition (valid if N is only semidefinite),
-     * P = Q⁻¹ C, rows p_i = Pᵀ s_i. Then L = Jᶜ Q⁻¹ and f = C g turn "L f = d with least
-     * fᵀ N⁻¹ f" into the minimum-norm least-squares problem (S_a P) g = d (METHOD §6). ---- */
-    memcpy(C, mod->N, sizeof(double) * nn);
-    info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', n4, C, n4, evals);
-    if (info != 0) {
-        st = mlc_errf(err, MLC_ENUMERIC, "sim: eigen-decomposition of N failed (info %d)",
-                      (int)info);
+    /* ---- the global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
+     * + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ, so iterations need no triangular solves (§11). ---- */
+    mod->QiGp = mlc_malloc(sizeof(double) * (size_t)sub->ncp * n3);
+    mod->QiKa = mlc_malloc(sizeof(double) * (size_t)sub->nca * ma * n3);
+    if (!mod->QiGp || !mod->QiKa) {
+        st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
         goto fail;
     }
-    for (int j = 0; j < n4; j++) {
-        double sq = sqrt(fmax(evals[j], 0.0));
-        for (int i = 0; i < n4; i++) C[i + (size_t)n4 * j] *= sq;
-    }
-    memcpy(mod->P, C, sizeof(double) * nn);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->P, n4);
+    memcpy(mod->QiGp, mod->Gp, sizeof(double) * (size_t)sub->ncp * n3);
+    memcpy(mod->QiKa, mod->Ka, sizeof(double) * (size_t)sub->nca * ma * n3);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->ncp, mod->Lq, n4, mod->QiGp, n4);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->nca * ma, mod->Lq, n4, mod->QiKa, n4);
+
+    /* ---- contact (METHOD §6): with L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least
+     * fᵀ N⁻¹ f with L f = d is f = N Lᵀ y, (L N Lᵀ) y = d, and the state correction is
+     * Q⁻¹ f = (Q⁻¹ N Q⁻¹) S_a y. Both L N Lᵀ = S_aᵀ G S_a and G S_a are submatrices of the
+     * precomputed Gss = Sᵀ G S and GS = G S (G = Q⁻¹ N Q⁻¹), so a step only picks rows. ---- */
+    memcpy(C, mod->N, sizeof(double) * nn); /* C ← Q⁻¹ N, then G = Q⁻¹ (Q⁻¹ N)ᵀ */
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
+    for (int b = 0; b < n4; b++)
+        for (int a = b + 1; a < n4; a++) {
+            double tmp = C[a + (size_t)n4 * b];
+            C[a + (size_t)n4 * b] = C[b + (size_t)n4 * a];
+            C[b + (size_t)n4 * a] = tmp;
+        }
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
     for (int s = 0; s < sub->ns; s++)
-        for (int j = 0; j < n4; j++) {
-            double d = 0;
-            for (int i = 0; i < n4; i++) d += mod->P[i + (size_t)n4 * j] * mod->S[(size_t)s * n4 + i];
-            mod->Arow[(size_t)s * n4 + j] = d;
-        }
-    /* dgelss workspace for every active-set size 1..ns (the optimum is not monotone). */
-    mod->lwork = 1;
-    if (sub->ns > 0) {
-        int ldb = MLC_MAX(sub->ns, n4);
-        for (int na = 1; na <= sub->ns; na++) {
-            double wk = 0, sdum = 0, adum = 0, bdum = 0;
-            lapack_int rank = 0;
-            info = LAPACKE_dgelss_work(LAPACK_COL_MAJOR, na, n4, 3, &adum, sub->ns, &bdum, ldb,
-                                       &sdum, -1.0, &rank, &wk, -1);
-            if (info == 0 && wk > mod->lwork) mod->lwork = (int)wk;
-        }
-    }
+        for (int i = 0; i < n4; i++)
+            mod->GS[i + (size_t)n4 * s] = dot_n(C + i, n4, mod->S + (size_t)s * n4, n4);
+    for (int s = 0; s < sub->ns; s++)
+        for (int u = 0; u < sub->ns; u++)
+            mod->Gss[u + (size_t)sub->ns * s] =
+                dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
 
     /* ---- rest state and its centre of mass ---- */
     double iw0 = 1.0 / sub->W[0];
@@ -312,13 +320,11 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     mlc_model_com(mod, mod->zrest, mod->com_rest);
 
     mlc_free(G);
-    mlc_free(evals);
     mlc_free(C);
     *out = mod;
     return MLC_OK;
 fail:
     mlc_free(G);
-    mlc_free(evals);
     mlc_free(C);
     mlc_model_destroy(mod);
     return st;

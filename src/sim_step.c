@@ -12,13 +12,16 @@
  * Contact (Eq. 47–54 resolved, METHOD §6): after the tentative solve z* = Q⁻¹ b, a sample is
  * active when z* puts it more than 1e-9·extent below the ground while moving down (from z_n);
  * its y ends at the ground ("position" projection) or at y_n ("velocity"), its x and z move by
- * μ_c × the previous step's tangential displacement. The contact force is the least-squares
- * solution of Jᶜ Q⁻¹ f = d of least fᵀ N⁻¹ f: with f = C g (C Cᵀ = N) this is the minimum-norm
- * least-squares solution of (Jᶜ Q⁻¹ C) g = d, solved by SVD (dgelss, MLC_SIM_CONTACT_RCOND),
- * the same na×4w matrix for the three blocks (normal rows in y, tangents in x and z). Then
- * z = z* + Q⁻¹ f = z* + P g. Nothing here allocates: all scratch lives in the rollout.
+ * μ_c × the previous step's tangential displacement. The contact force solves L f = d with
+ * L = Jᶜ Q⁻¹ and least fᵀ N⁻¹ f: f = N Lᵀ y with (L N Lᵀ) y = d. L N Lᵀ is a na×na submatrix
+ * of a precomputed Gram matrix (sim_model.c), the same for the three blocks (normal rows in y,
+ * tangents in x and z). It is numerically singular for many samples on a flat patch, so it is
+ * solved as a damped pseudo-inverse, (L N Lᵀ + εI) y = d, ε = RCOND² × its mean diagonal
+ * (MLC_SIM_CONTACT_RCOND): Lᵀ(LLᵀ+εI)⁻¹ → L⁺ as ε → 0, i.e. the minimum-norm least-squares
+ * solution with singular values below ~RCOND × typical damped away; this also covers the
+ * over-determined case (na·3 > r). Then z = z* + Q⁻¹ f = z* + (Q⁻¹ N Q⁻¹) S_a y, again
+ * precomputed columns. Nothing here allocates: all scratch lives in the rollout.
  */
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
@@ -71,9 +74,8 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar)
 
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
-    double *bufs[] = {ro->zc, ro->zp, ro->zn, ro->q, ro->b0, ro->b, ro->ba, ro->zs, ro->zi,
-                      ro->ys,                      ro->abar, ro->Kc, ro->qp, ro->qa, ro->xc, ro->xp, ro->Am, ro->Bm, ro->sv,
-                      ro->work};
+    double *bufs[] = {ro->zc, ro->zp, ro->zn, ro->q, ro->b0, ro->zs0, ro->ba, ro->zs, ro->zi,
+                      ro->ys,                      ro->abar, ro->Kc, ro->QiKc, ro->Om, ro->qp, ro->qa, ro->xc, ro->xp, ro->Gm, ro->Ym};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
     mlc_free(ro);
@@ -85,7 +87,7 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     if (!ro) return MLC_ENOMEM;
     ro->mod = mod;
     size_t r = (size_t)mod->r, n4 = (size_t)mod->n4, ns = (size_t)MLC_MAX(mod->ns, 1);
-    double **vecs[] = {&ro->zc, &ro->zp, &ro->zn, &ro->q, &ro->b0, &ro->b, &ro->ba, &ro->zs,
+    double **vecs[] = {&ro->zc, &ro->zp, &ro->zn, &ro->q, &ro->b0, &ro->zs0, &ro->ba, &ro->zs,
                        &ro->zi};
     int ok = 1;
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
@@ -93,15 +95,15 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->ys = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= (ro->abar = mlc_calloc((size_t)mod->ma, sizeof(double))) != NULL;
     ok &= (ro->Kc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
+    ok &= (ro->QiKc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
+    ok &= (ro->Om = mlc_calloc((size_t)mod->nca * 9, sizeof(double))) != NULL;
     ok &= (ro->qp = mlc_calloc((size_t)mod->ncp * 4, sizeof(double))) != NULL;
     ok &= (ro->qa = mlc_calloc((size_t)mod->nca * 4, sizeof(double))) != NULL;
     ok &= (ro->xc = mlc_calloc(3 * ns, sizeof(double))) != NULL;
     ok &= (ro->xp = mlc_calloc(3 * ns, sizeof(double))) != NULL;
     ok &= (ro->active = mlc_calloc(ns, sizeof(int))) != NULL;
-    ok &= (ro->Am = mlc_calloc(ns * n4, sizeof(double))) != NULL;
-    ok &= (ro->Bm = mlc_calloc((size_t)MLC_MAX(ns, n4) * 3, sizeof(double))) != NULL;
-    ok &= (ro->sv = mlc_calloc(MLC_MIN(ns, n4), sizeof(double))) != NULL;
-    ok &= (ro->work = mlc_calloc((size_t)mod->lwork, sizeof(double))) != NULL;
+    ok &= (ro->Gm = mlc_calloc(ns * ns, sizeof(double))) != NULL;
+    ok &= (ro->Ym = mlc_calloc(ns * 3, sizeof(double))) != NULL;
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
@@ -209,14 +211,15 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     double t = (ro->step + 1) * set->dt;
     mlc_actuation_eval(act, mod->m, t, ro->abar);
     for (int c = 0; c < nca; c++) {
-        double *K = ro->Kc + (size_t)c * n3;
-        const double *Kt = mod->Ka + (size_t)c * ma * n3;
+        double *K = ro->Kc + (size_t)c * n3, *QK = ro->QiKc + (size_t)c * n3;
+        const double *Kt = mod->Ka + (size_t)c * ma * n3, *QKt = mod->QiKa + (size_t)c * ma * n3;
         memset(K, 0, sizeof(double) * n3);
+        memset(QK, 0, sizeof(double) * n3);
         for (int v = 0; v < ma; v++) {
             double av = ro->abar[v];
             if (av == 0) continue;
-            const double *Kv = Kt + (size_t)v * n3;
-            for (size_t i = 0; i < n3; i++) K[i] += av * Kv[i];
+            const double *Kv = Kt + (size_t)v * n3, *QKv = QKt + (size_t)v * n3;
+            for (size_t i = 0; i < n3; i++) K[i] += av * Kv[i], QK[i] += av * QKv[i];
         }
     }
     for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
@@ -243,6 +246,8 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
             }
         for (int i = 0; i < r; i++) ro->b0[i] += ro->ba[i];
     }
+    memcpy(ro->zs0, ro->b0, sizeof(double) * (size_t)r);
+    for (int k = 0; k < 3; k++) chol_solve(mod->Lq, n4, ro->zs0 + k * n4);
     /* Sample positions at z_n and z_{n−1} (targets and approach test). */
     int contact = set->contact && ns > 0;
     if (contact)
@@ -259,29 +264,22 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     int it, na = 0;
     const double pscale = forced ? mu + gam : mu;
     for (it = 0; it < set->iterations; it++) {
-        /* (1) local step and (2) right-hand side */
-        memcpy(ro->b, ro->b0, sizeof(double) * (size_t)r);
+        /* (1) local step, (2) right-hand side and (3) tentative solve at once: the solve is
+         * linear, so z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ + Σ_c (Q⁻¹𝒦_c) γΩ_cᵀ (precomputed). */
+        memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
         for (int c = 0; c < mod->ncp; c++) {
-            const double *G = mod->Gp + (size_t)c * n3;
             double F[9], R[9];
-            block_map(z, G, n4, F);
+            block_map(z, mod->Gp + (size_t)c * n3, n4, F);
             mlc_polar(F, ro->qp + 4 * c, R);
-            block_rhs(ro->b, G, n4, R, pscale);
+            block_rhs(ro->zs, mod->QiGp + (size_t)c * n3, n4, R, pscale);
         }
-        if (!forced) {
-            memset(ro->ba, 0, sizeof(double) * (size_t)r);
+        if (!forced)
             for (int c = 0; c < nca; c++) {
-                const double *K = ro->Kc + (size_t)c * n3;
-                double H[9], Om[9];
-                block_map(z, K, n4, H);
-                mlc_polar(H, ro->qa + 4 * c, Om);
-                block_rhs(ro->ba, K, n4, Om, gam);
+                double H[9];
+                block_map(z, ro->Kc + (size_t)c * n3, n4, H);
+                mlc_polar(H, ro->qa + 4 * c, ro->Om + 9 * c);
+                block_rhs(ro->zs, ro->QiKc + (size_t)c * n3, n4, ro->Om + 9 * c, gam);
             }
-            for (int i = 0; i < r; i++) ro->b[i] += ro->ba[i];
-        }
-        /* (3) tentative solve */
-        memcpy(ro->zs, ro->b, sizeof(double) * (size_t)r);
-        for (int k = 0; k < 3; k++) chol_solve(mod->Lq, n4, ro->zs + k * n4);
         /* (4) contact: active set from z*, then the contact correction */
         na = 0;
         if (contact) {
@@ -299,32 +297,53 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
         memcpy(z, ro->zs, sizeof(double) * (size_t)r);
         if (na > 0) {
-            int ldb = MLC_MAX(ns, n4);
+            double *Gm = ro->Gm, *Y = ro->Ym, diag = 0;
             for (int a = 0; a < na; a++) {
                 int s = ro->active[a];
-                const double *row = mod->S + (size_t)s * n4, *ar = mod->Arow + (size_t)s * n4;
-                for (int j = 0; j < n4; j++) ro->Am[a + (size_t)ns * j] = ar[j];
+                const double *row = mod->S + (size_t)s * n4;
+                for (int c = 0; c <= a; c++)
+                    Gm[a + (size_t)ns * c] = mod->Gss[s + (size_t)ns * ro->active[c]];
+                diag += Gm[a + (size_t)ns * a];
                 const double *x = ro->xc + 3 * s, *xo = ro->xp + 3 * s;
                 double ytarget = set->projection_velocity ? x[1] : set->ground;
-                ro->Bm[a] = x[0] + set->damping * (x[0] - xo[0]) - dot(row, ro->zs, n4);
-                ro->Bm[a + ldb] = ytarget - ro->ys[a];
-                ro->Bm[a + 2 * ldb] =
-                    x[2] + set->damping * (x[2] - xo[2]) - dot(row, ro->zs + 2 * n4, n4);
+                Y[a] = x[0] + set->damping * (x[0] - xo[0]) - dot(row, ro->zs, n4);
+                Y[a + ns] = ytarget - ro->ys[a];
+                Y[a + 2 * ns] = x[2] + set->damping * (x[2] - xo[2]) - dot(row, ro->zs + 2 * n4, n4);
             }
-            lapack_int rank = 0;
-            lapack_int info = LAPACKE_dgelss_work(LAPACK_COL_MAJOR, na, n4, 3, ro->Am, ns, ro->Bm,
-                                                  ldb, ro->sv, MLC_SIM_CONTACT_RCOND, &rank,
-                                                  ro->work, mod->lwork);
-            if (info == 0)
-                for (int k = 0; k < 3; k++) {
-                    const double *g = ro->Bm + (size_t)ldb * k;
-                    double *zk = z + k * n4;
-                    for (int j = 0; j < n4; j++) {
-                        double gj = g[j];
-                        const double *Pj = mod->P + (size_t)n4 * j;
-                        for (int i = 0; i < n4; i++) zk[i] += Pj[i] * gj;
-                    }
+            /* Damped pseudo-inverse (MLC_SIM_CONTACT_RCOND): Cholesky of L N Lᵀ + εI. */
+            double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
+            for (int a = 0; a < na; a++) Gm[a + (size_t)ns * a] += eps;
+            for (int c = 0; c < na; c++) {
+                double *colc = Gm + (size_t)ns * c;
+                for (int p = 0; p < c; p++) {
+                    const double *colp = Gm + (size_t)ns * p;
+                    double l = colp[c];
+                    for (int a = c; a < na; a++) colc[a] -= l * colp[a];
                 }
+                double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps); /* rounding guard */
+                colc[c] = piv;
+                for (int a = c + 1; a < na; a++) colc[a] /= piv;
+            }
+            for (int k = 0; k < 3; k++) {
+                double *yk = Y + (size_t)ns * k;
+                for (int c = 0; c < na; c++) { /* forward */
+                    const double *col = Gm + (size_t)ns * c;
+                    yk[c] /= col[c];
+                    for (int a = c + 1; a < na; a++) yk[a] -= col[a] * yk[c];
+                }
+                for (int c = na - 1; c >= 0; c--) { /* backward */
+                    const double *col = Gm + (size_t)ns * c;
+                    double sum = yk[c];
+                    for (int a = c + 1; a < na; a++) sum -= col[a] * yk[a];
+                    yk[c] = sum / col[c];
+                }
+                double *zk = z + k * n4;
+                for (int a = 0; a < na; a++) {
+                    const double *g = mod->GS + (size_t)n4 * ro->active[a];
+                    double ya = yk[a];
+                    for (int i2 = 0; i2 < n4; i2++) zk[i2] += g[i2] * ya;
+                }
+            }
         }
         if (ro->trace && it < ro->trace_cap)
             memcpy(ro->trace + (size_t)it * r, z, sizeof(double) * (size_t)r);
@@ -338,6 +357,10 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         }
     }
     ro->last_iterations = it;
+    if (!forced) { /* bᵃ with the last iteration's Ω_c, for the work term */
+        memset(ro->ba, 0, sizeof(double) * (size_t)r);
+        for (int c = 0; c < nca; c++) block_rhs(ro->ba, ro->Kc + (size_t)c * n3, n4, ro->Om + 9 * c, gam);
+    }
     ro->contacts = na;
 
     /* ---- work Δzᵀ(bᵃ − Qᵃ z) (Eq. 18, bracket = −∇_z E_a) ---- */

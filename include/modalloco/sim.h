@@ -104,10 +104,11 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
 
 /* ---- Additions (documented extensions of the contract) ---------------------------------- */
 
-/* Singular values of the contact system below this fraction of the largest are treated as
- * zero (rank-revealing least squares, METHOD.md §6): a flat patch of samples makes the system
- * numerically singular and the dropped directions are rounding noise. */
-#define MLC_SIM_CONTACT_RCOND 1e-8
+/* Contact solve tolerance (METHOD.md §6): the contact system L f = d (least fᵀN⁻¹f) is solved
+ * as the damped pseudo-inverse (L N Lᵀ + εI) y = d, f = N Lᵀ y, with ε = RCOND² × the mean
+ * diagonal of L N Lᵀ, so directions whose singular values are below about RCOND × typical
+ * (the rounding noise of a flat patch of samples) are damped away instead of amplified. */
+#define MLC_SIM_CONTACT_RCOND 1e-4
 
 /* Defaults of METHOD.md §9 (h = 0.01 s, 300 steps, 10 iterations from q, g = −9.81 ŷ,
  * contact on, μ_c = 0.2, position projection, ground y = 0, ρ = 1000, μ = γ = 1e6). */
