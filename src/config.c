@@ -741,6 +741,18 @@ static mlc_status apply_sections(const load_ctx *c, mlc_config *cfg, const cJSON
     const cJSON *sec;
     cJSON_ArrayForEach(sec, obj) {
         const char *sname = sec->string ? sec->string : "";
+        /* "comment": free text (a string or an array of strings) describing the file, since
+         * JSON has no comments; example configurations say there what they reproduce. */
+        if (strcmp(sname, "comment") == 0) {
+            int ok = cJSON_IsString(sec);
+            if (cJSON_IsArray(sec)) {
+                const cJSON *line;
+                ok = 1;
+                cJSON_ArrayForEach(line, sec) ok &= cJSON_IsString(line);
+            }
+            if (!ok) return type_error(c, "comment", "a string or an array of strings", sec);
+            continue;
+        }
         if (!is_section(sname)) {
             /* Report the first full key inside, so a wrong section still gets a suggestion. */
             if (cJSON_IsObject(sec) && sec->child && sec->child->string) {

@@ -562,6 +562,22 @@ static void fixed_periods_count_should_be_0_1_or_m_times_k(void **state) {
     assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
 }
 
+static void comment_should_be_ignored_but_type_checked(void **state) {
+    (void)state;
+    mlc_config cfg, ref;
+    mlc_err err;
+    char path[64];
+    mlc_config_defaults(&cfg);
+    mlc_config_defaults(&ref);
+    ref.sim.steps = 7;
+    assert_int_equal(load_text(&cfg, "{\"comment\": [\"what\", \"why\"], \"sim\": {\"steps\": 7}}",
+                               path, &err), MLC_OK);
+    assert_memory_equal(&cfg, &ref, sizeof cfg);
+    assert_int_equal(load_text(&cfg, "{\"comment\": \"one line\"}", path, &err), MLC_OK);
+    assert_int_equal(load_text(&cfg, "{\"comment\": 3}", path, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "comment"));
+}
+
 static void allocation_failures_should_be_reported(void **state) {
     (void)state;
     mlc_config c, d;
@@ -590,6 +606,7 @@ int main(void) {
         cmocka_unit_test(out_of_range_values_should_be_refused),
         cmocka_unit_test(params_json_should_load_config_and_parameters),
         cmocka_unit_test(fixed_periods_count_should_be_0_1_or_m_times_k),
+        cmocka_unit_test(comment_should_be_ignored_but_type_checked),
         cmocka_unit_test(allocation_failures_should_be_reported),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
