@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,7 +13,9 @@ mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
     /* Installed layout: PREFIX/bin/modalloco and PREFIX/share/modalloco/data. */
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const char *candidates[3] = {MLC_DATA_DIR, MLC_INSTALL_DATA_DIR "/data", NULL};
+    /* An installed program looks next to itself first, so a build tree that still exists
+     * on the machine is not used by mistake; the source tree comes last. */
+    const char *candidates[3] = {NULL, MLC_INSTALL_DATA_DIR "/data", MLC_DATA_DIR};
     char rel[4200];
     if (len > 0) {
         exe[len] = 0;
@@ -20,7 +23,7 @@ mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
         if (slash) {
             *slash = 0;
             snprintf(rel, sizeof rel, "%s/../share/modalloco/data", exe);
-            candidates[2] = rel;
+            candidates[0] = rel;
         }
     }
     for (int i = 0; i < 3; i++) {
@@ -28,7 +31,10 @@ mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
         char p[4300];
         snprintf(p, sizeof p, "%s/quadruped.mesh", candidates[i]);
         if (file_exists(p) && strlen(p) < cap) {
-            snprintf(path, cap, "%s", p);
+            /* Report a clean path ("PREFIX/share/...", not "PREFIX/bin/../share/..."). */
+            char *canon = realpath(p, NULL);
+            snprintf(path, cap, "%s", canon && strlen(canon) < cap ? canon : p);
+            free(canon);
             return MLC_OK;
         }
     }
