@@ -19,6 +19,7 @@ static const char *program_help =
     "  modes [CONFIG|MESH]           compute subspaces and mode visualizations\n"
     "  simulate [CONFIG|PARAMS]      run one rollout and write its trajectory and caches\n"
     "  optimize [CONFIG|MESH]        search a gait with CMA-ES (the main job)\n"
+    "  view DIR [--png FILE]         HTML viewer (DIR/view.html) or PNG film strip of a run\n"
     "\n"
     "options for every command: --help, --set KEY=VALUE (repeatable), --out DIR\n"
     "  modalloco --version           print the version and build features\n"
@@ -72,6 +73,17 @@ static const char *optimize_help =
     "  --quiet            no progress output\n"
     "  --force            overwrite an output directory that holds another run\n"
     "SIGINT/SIGTERM save a checkpoint and exit with code 130; --resume continues.\n";
+
+static const char *view_help =
+    "usage: modalloco view DIR [--png FILE [--frames N]]\n"
+    "\n"
+    "Writes DIR/view.html for a directory written by optimize or simulate: one self-contained\n"
+    "page (no network) that plays the gait with WebGL (drag to orbit, wheel to zoom), with the\n"
+    "ground, the centre-of-mass path, the convergence plot and the key numbers. Big surfaces\n"
+    "are quantized and/or subsampled to keep the page under 60 MB (the page says so).\n"
+    "\n"
+    "  --png FILE         instead, render a film strip of the gait into FILE (no browser)\n"
+    "  --frames N         panels of the film strip, evenly spread over the gait (default 6)\n";
 
 int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
@@ -153,6 +165,7 @@ int mlc_cli_main(int argc, char **argv) {
     else if (!strcmp(opt.command, "modes")) help = modes_help, run = mlc_cmd_modes;
     else if (!strcmp(opt.command, "simulate")) help = simulate_help, run = mlc_cmd_simulate;
     else if (!strcmp(opt.command, "optimize")) help = optimize_help, run = mlc_cmd_optimize;
+    else if (!strcmp(opt.command, "view")) help = view_help, run = mlc_cmd_view;
     else return usage_error(NULL, "unknown command '%s'", opt.command);
 
     for (int i = 2; i < argc; i++) {
@@ -202,6 +215,15 @@ int mlc_cli_main(int argc, char **argv) {
         } else if (!strcmp(name, "--resume") && !strcmp(opt.command, "optimize")) {
             NEED_VALUE();
             opt.resume = val;
+        } else if (!strcmp(name, "--png") && !strcmp(opt.command, "view")) {
+            NEED_VALUE();
+            opt.png = val;
+        } else if (!strcmp(name, "--frames") && !strcmp(opt.command, "view")) {
+            NEED_VALUE();
+            long long n;
+            if (!parse_long(val, 1, 64, &n))
+                return usage_error(opt.command, "--frames expects an integer 1..64, got '%s'", val);
+            opt.frames = (int)n;
         } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
             opt.quiet = 1;
         } else if (!strcmp(name, "--json") && !strcmp(opt.command, "info")) {
@@ -223,5 +245,7 @@ int mlc_cli_main(int argc, char **argv) {
     }
     if (!strcmp(opt.command, "info") && !opt.input)
         return usage_error("info", "%s", "info needs a MESH argument");
+    if (!strcmp(opt.command, "view") && !opt.input)
+        return usage_error("view", "%s", "view needs a DIR argument (an optimize output)");
     return run(&opt);
 }

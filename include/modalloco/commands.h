@@ -23,6 +23,8 @@ typedef struct mlc_cli_options {
     int threads_set;
     const char *resume;             /* --resume DIR */
     int quiet, json, full_space, force, dry_run;
+    const char *png;                /* view --png FILE */
+    int frames;                     /* view --frames N (0 = default) */
 } mlc_cli_options;
 
 /* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the
@@ -47,6 +49,7 @@ int mlc_cmd_info(const mlc_cli_options *opt);
 int mlc_cmd_modes(const mlc_cli_options *opt);
 int mlc_cmd_simulate(const mlc_cli_options *opt);
 int mlc_cmd_optimize(const mlc_cli_options *opt);
+int mlc_cmd_view(const mlc_cli_options *opt);
 
 /* Print "modalloco: message" on stderr and return the exit code for the status. */
 int mlc_cli_fail(mlc_status s, const mlc_err *err);

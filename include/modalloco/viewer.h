@@ -1,0 +1,60 @@
+/* viewer.h: reading a run directory (what simulate/optimize write) for viewing, and writing the
+ * self-contained HTML viewer `DIR/view.html` (`modalloco view DIR`).
+ *
+ * The page plays the surface animation with WebGL (a 2D-canvas fallback without WebGL), draws
+ * the ground grid and the centre-of-mass path, plots best/median J per generation and lists the
+ * key numbers. Everything is inside the one file (inline CSS and JS, data as base64; a
+ * Content-Security-Policy forbids any load), so it opens from file:// with no network. When the
+ * data is decoded and the first frame drawn, the page sets data-ready (frames loaded),
+ * data-resources (resource entries, always 0) and data-webgl (1 or 0) on <body>.
+ */
+#ifndef MODALLOCO_VIEWER_H
+#define MODALLOCO_VIEWER_H
+
+#include <stddef.h>
+
+#include "modalloco/base.h"
+
+/* A run directory in memory. Zeroed = empty; mlc_run_free is idempotent. */
+typedef struct mlc_run {
+    char *dir;          /* as given (owned) */
+    int nv, nf;         /* surface points (= PC2 points) and triangles */
+    int *faces;         /* 3·nf, 0-based (surface.obj) */
+    int nframes;        /* PC2 samples */
+    float *xyz;         /* 3·nv·nframes, sample-major (animation.pc2) */
+    double frame_dt;    /* seconds between samples: sim.dt · output.every (0.01 if unknown) */
+    int traj_per_frame; /* trajectory rows per sample: output.every (1 if unknown) */
+    double ground_y;    /* contact.ground_height (0 if unknown) */
+    int ntraj;          /* trajectory.csv rows (0 if the file is absent) */
+    double *traj;       /* 4·ntraj: time, com x, y, z */
+    int nhist;          /* history.csv rows (0 if absent) */
+    double *hist;       /* 3·nhist: generation, best_J, median_J */
+    char *config_json, *params_json, *result_json; /* file texts or NULL if absent */
+} mlc_run;
+
+/* Load DIR. surface.obj and animation.pc2 are required: a missing one is MLC_EINVAL with a
+ * message naming the file and the commands that write it; a malformed one (or point counts
+ * that differ) MLC_EPARSE. trajectory.csv, history.csv, config.json, params.json and
+ * result.json are optional; a malformed CSV row is MLC_EPARSE naming file and line. */
+mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err);
+void mlc_run_free(mlc_run *run);
+
+/* What mlc_view_html_write decided. */
+typedef struct mlc_view_html_info {
+    size_t bytes;     /* size of the page */
+    size_t data_bytes; /* base64 characters of the embedded surface data */
+    int frames;       /* frames embedded */
+    int step;         /* every step-th sample of the PC2 embedded (1 = all) */
+    int quantized;    /* positions as int16 over the bounding box instead of float32 */
+} mlc_view_html_info;
+
+/* Default budget of embedded surface data (base64 characters): keeps the page loadable. */
+#define MLC_VIEW_MAX_DATA ((size_t)60 << 20)
+
+/* Write the viewer page for `run` atomically to `path`. Positions are float32 if the data fits
+ * in max_data bytes of base64; otherwise int16 quantized over the bounding box of all frames;
+ * if still too big, only every step-th frame (and the last) is kept. The page says which. */
+mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_data,
+                               mlc_view_html_info *info, mlc_err *err);
+
+#endif

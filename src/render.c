@@ -1,0 +1,632 @@
+/* render.c: software rasterizer (flat triangles, depth buffer), a tiny scene renderer (ground
+ * grid, drop shadow, flat-shaded surface, fixed camera) and a self-contained PNG encoder
+ * (zlib with stored or fixed-Huffman deflate blocks, CRC-32, Adler-32). See render.h. */
+#include "modalloco/render.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "modalloco/output.h"
+
+const unsigned char mlc_render_bg[3] = {238, 240, 244};
+const unsigned char mlc_render_body[3] = {226, 122, 46};
+static const unsigned char ground_rgb[3] = {206, 210, 216};
+static const unsigned char grid_rgb[3] = {150, 157, 168};
+static const unsigned char shadow_rgb[3] = {160, 164, 172};
+static const unsigned char separator_rgb[3] = {60, 64, 72};
+
+/* ---- Images ------------------------------------------------------------------------------ */
+
+mlc_status mlc_image_init(mlc_image *im, int w, int h, const unsigned char bg[3], mlc_err *err) {
+    memset(im, 0, sizeof *im);
+    if (w < 1 || h < 1 || w > 16384 || h > 16384)
+        return mlc_errf(err, MLC_EINVAL, "image size %d x %d out of range (1..16384)", w, h);
+    size_t n = (size_t)w * (size_t)h;
+    im->rgb = mlc_malloc(3 * n);
+    im->depth = mlc_malloc(n * sizeof *im->depth);
+    if (!im->rgb || !im->depth) {
+        mlc_image_free(im);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory for a %d x %d image", w, h);
+    }
+    im->w = w;
+    im->h = h;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(im->rgb + 3 * i, bg, 3);
+        im->depth[i] = INFINITY;
+    }
+    return MLC_OK;
+}
+
+void mlc_image_free(mlc_image *im) {
+    mlc_free(im->rgb);
+    mlc_free(im->depth);
+    memset(im, 0, sizeof *im);
+}
+
+void mlc_image_blit(mlc_image *dst, const mlc_image *src, int x0, int y0) {
+    for (int j = 0; j < src->h; j++) {
+        int y = y0 + j;
+        if (y < 0 || y >= dst->h) continue;
+        for (int i = 0; i < src->w; i++) {
+            int x = x0 + i;
+            if (x < 0 || x >= dst->w) continue;
+            memcpy(dst->rgb + 3 * ((size_t)y * dst->w + x), src->rgb + 3 * ((size_t)j * src->w + i),
+                   3);
+        }
+    }
+}
+
+/* ---- Rasterizer ---------------------------------------------------------------------------- */
+
+/* Twice the signed area of (a, b, p); positive when p is on the inner side of a→b for the
+ * orientation the rasterizer normalizes to. */
+static double edge_fn(const double a[3], const double b[3], double px, double py) {
+    return (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0]);
+}
+
+/* Top-left rule for the orientation with positive edge_fn inside (y down): a top edge runs
+ * exactly horizontally to the right, a left edge runs up. Pixels exactly on such edges belong
+ * to this triangle, pixels on the other edges to the neighbour, so shared edges are drawn once. */
+static int is_top_left(const double a[3], const double b[3]) {
+    double dx = b[0] - a[0], dy = b[1] - a[1];
+    return (dy == 0 && dx > 0) || dy < 0;
+}
+
+long mlc_raster_triangle(mlc_image *im, const double a[3], const double b[3], const double c[3],
+                         const unsigned char rgb[3]) {
+    double area = edge_fn(a, b, c[0], c[1]);
+    if (!(fabs(area) > 0) || !isfinite(area)) return 0;
+    if (area < 0) { /* normalize the winding so that "inside" is positive for every edge */
+        const double *t = b;
+        b = c;
+        c = t;
+        area = -area;
+    }
+    double xmin = fmin(a[0], fmin(b[0], c[0])), xmax = fmax(a[0], fmax(b[0], c[0]));
+    double ymin = fmin(a[1], fmin(b[1], c[1])), ymax = fmax(a[1], fmax(b[1], c[1]));
+    /* Pixels whose centre i + 0.5 lies in [xmin, xmax]. */
+    int i0 = (int)fmax(0.0, ceil(xmin - 0.5)), i1 = (int)fmin(im->w - 1.0, floor(xmax - 0.5));
+    int j0 = (int)fmax(0.0, ceil(ymin - 0.5)), j1 = (int)fmin(im->h - 1.0, floor(ymax - 0.5));
+    int tl_bc = is_top_left(b, c), tl_ca = is_top_left(c, a), tl_ab = is_top_left(a, b);
+    double inv = 1.0 / area;
+    long written = 0;
+    for (int j = j0; j <= j1; j++) {
+        double py = j + 0.5;
+        for (int i = i0; i <= i1; i++) {
+            double px = i + 0.5;
+            double w0 = edge_fn(b, c, px, py), w1 = edge_fn(c, a, px, py),
+                   w2 = edge_fn(a, b, px, py);
+            if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+            if ((w0 == 0 && !tl_bc) || (w1 == 0 && !tl_ca) || (w2 == 0 && !tl_ab)) continue;
+            double z = (w0 * a[2] + w1 * b[2] + w2 * c[2]) * inv;
+            size_t k = (size_t)j * im->w + i;
+            if (!((float)z < im->depth[k])) continue;
+            im->depth[k] = (float)z;
+            memcpy(im->rgb + 3 * k, rgb, 3);
+            written++;
+        }
+    }
+    return written;
+}
+
+/* ---- Camera ---------------------------------------------------------------------------------- */
+
+static void v3_sub(const double a[3], const double b[3], double o[3]) {
+    for (int k = 0; k < 3; k++) o[k] = a[k] - b[k];
+}
+static double v3_dot(const double a[3], const double b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static void v3_cross(const double a[3], const double b[3], double o[3]) {
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double v3_normalize(double a[3]) {
+    double n = sqrt(v3_dot(a, a));
+    if (n > 0)
+        for (int k = 0; k < 3; k++) a[k] /= n;
+    return n;
+}
+
+/* Orthonormal camera frame: f forward, r right, u up; fpx = focal length in pixels. */
+typedef struct cam_frame {
+    double f[3], r[3], u[3], fpx;
+} cam_frame;
+
+static void camera_frame(const mlc_camera *cam, cam_frame *cf) {
+    v3_sub(cam->target, cam->eye, cf->f);
+    if (v3_normalize(cf->f) == 0) cf->f[2] = -1;
+    v3_cross(cf->f, cam->up, cf->r);
+    if (v3_normalize(cf->r) == 0) { /* looking along up: any right vector will do */
+        double alt[3] = {1, 0, 0};
+        v3_cross(cf->f, alt, cf->r);
+        v3_normalize(cf->r);
+    }
+    v3_cross(cf->r, cf->f, cf->u);
+    cf->fpx = 0.5 * cam->h / tan(0.5 * cam->fov_y);
+}
+
+static int project_cf(const mlc_camera *cam, const cam_frame *cf, const double p[3],
+                      double out[3]) {
+    double d[3];
+    v3_sub(p, cam->eye, d);
+    double z = v3_dot(d, cf->f);
+    if (!(z > 1e-6)) return 0;
+    out[0] = 0.5 * cam->w + cf->fpx * v3_dot(d, cf->r) / z;
+    out[1] = 0.5 * cam->h - cf->fpx * v3_dot(d, cf->u) / z;
+    out[2] = -1.0 / z; /* affine in screen space, increasing with distance */
+    return 1;
+}
+
+int mlc_camera_project(const mlc_camera *cam, const double p[3], double out[3]) {
+    cam_frame cf;
+    camera_frame(cam, &cf);
+    return project_cf(cam, &cf, p, out);
+}
+
+/* Do all eight corners of the box project inside the image minus the margin? */
+static int box_fits(const mlc_camera *cam, const double lo[3], const double hi[3],
+                    double margin) {
+    cam_frame cf;
+    camera_frame(cam, &cf);
+    for (int m = 0; m < 8; m++) {
+        double p[3] = {m & 1 ? hi[0] : lo[0], m & 2 ? hi[1] : lo[1], m & 4 ? hi[2] : lo[2]}, s[3];
+        if (!project_cf(cam, &cf, p, s)) return 0;
+        if (s[0] < margin * cam->w || s[0] > (1 - margin) * cam->w || s[1] < margin * cam->h ||
+            s[1] > (1 - margin) * cam->h)
+            return 0;
+    }
+    return 1;
+}
+
+void mlc_camera_frame_box(mlc_camera *cam, const double lo[3], const double hi[3], double azimuth,
+                          double elevation, double margin, int w, int h) {
+    double dir[3] = {sin(azimuth) * cos(elevation), sin(elevation), cos(azimuth) * cos(elevation)};
+    double ext[3];
+    v3_sub(hi, lo, ext);
+    double radius = 0.5 * sqrt(v3_dot(ext, ext));
+    if (!(radius > 0)) radius = 1;
+    memset(cam, 0, sizeof *cam);
+    cam->w = w;
+    cam->h = h;
+    cam->fov_y = 35.0 * MLC_PI / 180.0;
+    cam->up[1] = 1;
+    for (int k = 0; k < 3; k++) cam->target[k] = 0.5 * (lo[k] + hi[k]);
+    /* Bisect the distance: the box shrinks towards the image centre as the camera backs away,
+     * so the smallest distance at which every corner fits is well defined. */
+    double dlo = 1e-3 * radius, dhi = 1e3 * radius;
+    for (int it = 0; it < 60; it++) {
+        double d = 0.5 * (dlo + dhi);
+        for (int k = 0; k < 3; k++) cam->eye[k] = cam->target[k] + d * dir[k];
+        if (box_fits(cam, lo, hi, margin)) dhi = d;
+        else dlo = d;
+    }
+    for (int k = 0; k < 3; k++) cam->eye[k] = cam->target[k] + dhi * dir[k];
+}
+
+/* ---- Scene ----------------------------------------------------------------------------------- */
+
+void mlc_render_ground(mlc_image *im, const mlc_camera *cam, double ground_y, double spacing,
+                       const unsigned char bg[3]) {
+    cam_frame cf;
+    camera_frame(cam, &cf);
+    double dist = sqrt((cam->eye[0] - cam->target[0]) * (cam->eye[0] - cam->target[0]) +
+                       (cam->eye[1] - cam->target[1]) * (cam->eye[1] - cam->target[1]) +
+                       (cam->eye[2] - cam->target[2]) * (cam->eye[2] - cam->target[2]));
+    double fade = 3.0 * fmax(dist, 1e-9);
+    if (!(spacing > 0)) spacing = 0.5;
+    for (int j = 0; j < im->h; j++)
+        for (int i = 0; i < im->w; i++) {
+            /* Ray through the pixel centre with unit forward component, so t is the depth. */
+            double sx = (i + 0.5 - 0.5 * cam->w) / cf.fpx, sy = (j + 0.5 - 0.5 * cam->h) / cf.fpx;
+            double d[3];
+            for (int k = 0; k < 3; k++) d[k] = cf.f[k] + sx * cf.r[k] - sy * cf.u[k];
+            if (d[1] == 0) continue;
+            double t = (ground_y - cam->eye[1]) / d[1];
+            if (!(t > 1e-6)) continue;
+            size_t idx = (size_t)j * im->w + i;
+            float z = (float)(-1.0 / t);
+            if (!(z < im->depth[idx])) continue;
+            double px = cam->eye[0] + t * d[0], pz = cam->eye[2] + t * d[2];
+            /* Distance to the nearest grid line against the pixel footprint (about t/fpx,
+             * stretched at grazing angles) keeps lines roughly one pixel wide. */
+            double foot = t / cf.fpx * sqrt(v3_dot(d, d)) / fmax(fabs(d[1]), 0.05);
+            double fx = fabs(px / spacing - floor(px / spacing + 0.5)) * spacing;
+            double fz = fabs(pz / spacing - floor(pz / spacing + 0.5)) * spacing;
+            int line = fmin(fx, fz) < 0.6 * fmin(foot, 0.2 * spacing) + 0.004 * spacing;
+            const unsigned char *g = line ? grid_rgb : ground_rgb;
+            double a = exp(-t / fade);
+            for (int k = 0; k < 3; k++)
+                im->rgb[3 * idx + k] = (unsigned char)lrint(a * g[k] + (1 - a) * bg[k]);
+            im->depth[idx] = z;
+        }
+}
+
+long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, int nv,
+                        const int *faces, int nf, const unsigned char rgb[3], int shadow,
+                        double ground_y) {
+    cam_frame cf;
+    camera_frame(cam, &cf);
+    /* Light from above, a little from the camera's side, so faces towards the viewer are lit
+     * and the top is brightest. */
+    double light[3];
+    for (int k = 0; k < 3; k++) light[k] = -0.45 * cf.f[k] + 0.8 * cf.u[k] - 0.3 * cf.r[k];
+    light[1] += 0.4;
+    v3_normalize(light);
+    long body = 0;
+    for (int pass = shadow ? 0 : 1; pass < 2; pass++)
+        for (int t = 0; t < nf; t++) {
+            double p[3][3], s[3][3];
+            int ok = 1;
+            for (int v = 0; v < 3 && ok; v++) {
+                int idx = faces[3 * t + v];
+                if (idx < 0 || idx >= nv) {
+                    ok = 0;
+                    break;
+                }
+                for (int k = 0; k < 3; k++) p[v][k] = (double)xyz[3 * (size_t)idx + k];
+                /* The shadow is the vertical projection, lifted by a hair to win against the
+                 * ground's depth. */
+                if (pass == 0) p[v][1] = ground_y + 1e-4;
+                ok = project_cf(cam, &cf, p[v], s[v]);
+            }
+            if (!ok) continue;
+            if (pass == 0) {
+                mlc_raster_triangle(im, s[0], s[1], s[2], shadow_rgb);
+                continue;
+            }
+            double e1[3], e2[3], n[3];
+            v3_sub(p[1], p[0], e1);
+            v3_sub(p[2], p[0], e2);
+            v3_cross(e1, e2, n);
+            v3_normalize(n);
+            double lit = 0.32 + 0.68 * fabs(v3_dot(n, light));
+            unsigned char col[3];
+            for (int k = 0; k < 3; k++) col[k] = (unsigned char)lrint(fmin(255.0, rgb[k] * lit));
+            body += mlc_raster_triangle(im, s[0], s[1], s[2], col);
+        }
+    return body;
+}
+
+mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const int *faces, int nf,
+                                const int *frames, int nshow, const mlc_filmstrip_options *opt,
+                                mlc_image *out, mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    if (nv < 1 || nsamples < 1 || nshow < 1)
+        return mlc_errf(err, MLC_EINVAL, "film strip: nothing to draw (%d points, %d samples, "
+                        "%d panels)", nv, nsamples, nshow);
+    int pw = opt && opt->panel_w > 0 ? opt->panel_w : 320;
+    int ph = opt && opt->panel_h > 0 ? opt->panel_h : 240;
+    double ground = opt ? opt->ground_y : 0;
+    double az = 0.45, el = 0.42;
+    if (opt && (opt->azimuth != 0 || opt->elevation != 0)) az = opt->azimuth, el = opt->elevation;
+    const int sep = 2;
+    if ((long)nshow * (pw + sep) > 16384)
+        return mlc_errf(err, MLC_EINVAL, "film strip of %d panels of %d px is too wide", nshow,
+                        pw);
+    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    for (int k = 0; k < nshow; k++) {
+        if (frames[k] < 0 || frames[k] >= nsamples)
+            return mlc_errf(err, MLC_EINVAL, "film strip: frame %d out of range 0..%d", frames[k],
+                            nsamples - 1);
+        const float *x = xyz + (size_t)3 * nv * frames[k];
+        for (int i = 0; i < nv; i++)
+            for (int c = 0; c < 3; c++)
+                if (isfinite(x[3 * i + c])) {
+                    lo[c] = fmin(lo[c], (double)x[3 * i + c]);
+                    hi[c] = fmax(hi[c], (double)x[3 * i + c]);
+                }
+    }
+    if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
+        return mlc_errf(err, MLC_EINVAL, "film strip: the shown frames hold no finite position");
+    lo[1] = fmin(lo[1], ground); /* keep the contact with the ground in view */
+    double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    /* Grid spacing: a round number giving a handful of cells across the scene. */
+    double spacing = pow(10.0, floor(log10(fmax(ext, 1e-9) / 4)));
+    if (ext / spacing > 20) spacing *= 5;
+    else if (ext / spacing > 8) spacing *= 2;
+
+    mlc_camera cam;
+    mlc_camera_frame_box(&cam, lo, hi, az, el, 0.08, pw, ph);
+    mlc_status s = mlc_image_init(out, nshow * pw + (nshow - 1) * sep, ph, separator_rgb, err);
+    if (s != MLC_OK) return s;
+    mlc_image panel;
+    if ((s = mlc_image_init(&panel, pw, ph, mlc_render_bg, err)) != MLC_OK) {
+        mlc_image_free(out);
+        return s;
+    }
+    for (int k = 0; k < nshow; k++) {
+        for (size_t i = 0; i < (size_t)pw * ph; i++) {
+            memcpy(panel.rgb + 3 * i, mlc_render_bg, 3);
+            panel.depth[i] = INFINITY;
+        }
+        mlc_render_ground(&panel, &cam, ground, spacing, mlc_render_bg);
+        mlc_render_surface(&panel, &cam, xyz + (size_t)3 * nv * frames[k], nv, faces, nf,
+                           mlc_render_body, 1, ground);
+        mlc_image_blit(out, &panel, k * (pw + sep), 0);
+    }
+    mlc_image_free(&panel);
+    return MLC_OK;
+}
+
+/* ---- Checksums ------------------------------------------------------------------------------- */
+
+uint32_t mlc_crc32(uint32_t crc, const void *data, size_t len) {
+    /* Table built on first use; the race of two threads building it writes identical values. */
+    static uint32_t table[256];
+    static int ready;
+    if (!ready) {
+        for (uint32_t n = 0; n < 256; n++) {
+            uint32_t c = n;
+            for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[n] = c;
+        }
+        ready = 1;
+    }
+    const unsigned char *p = data;
+    crc ^= 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    return crc ^ 0xFFFFFFFFu;
+}
+
+uint32_t mlc_adler32(uint32_t adler, const void *data, size_t len) {
+    const unsigned char *p = data;
+    uint32_t a = adler & 0xFFFF, b = adler >> 16;
+    while (len > 0) {
+        /* 5552 is the largest run for which b cannot overflow 32 bits before the modulo. */
+        size_t n = len < 5552 ? len : 5552;
+        len -= n;
+        while (n--) {
+            a += *p++;
+            b += a;
+        }
+        a %= 65521;
+        b %= 65521;
+    }
+    return (b << 16) | a;
+}
+
+/* ---- Deflate ----------------------------------------------------------------------------------- */
+
+/* Growable byte buffer with an LSB-first bit writer (deflate's bit order). */
+typedef struct bytebuf {
+    unsigned char *p;
+    size_t len, cap;
+    uint32_t acc;
+    int nbits;
+    int oom;
+} bytebuf;
+
+static void bb_byte(bytebuf *b, unsigned char v) {
+    if (b->oom) return;
+    if (b->len == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        unsigned char *np = mlc_realloc(b->p, cap);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    b->p[b->len++] = v;
+}
+static void bb_bytes(bytebuf *b, const void *data, size_t n) {
+    const unsigned char *d = data;
+    for (size_t i = 0; i < n; i++) bb_byte(b, d[i]);
+}
+static void bb_u32be(bytebuf *b, uint32_t v) {
+    unsigned char q[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 8), (unsigned char)v};
+    bb_bytes(b, q, 4);
+}
+static void bb_bits(bytebuf *b, uint32_t v, int n) {
+    b->acc |= v << b->nbits;
+    b->nbits += n;
+    while (b->nbits >= 8) {
+        bb_byte(b, (unsigned char)b->acc);
+        b->acc >>= 8;
+        b->nbits -= 8;
+    }
+}
+static void bb_align(bytebuf *b) {
+    if (b->nbits > 0) bb_bits(b, 0, 8 - b->nbits);
+}
+/* Huffman codes are defined MSB first, while the bit stream is LSB first: reverse. */
+static void bb_huff(bytebuf *b, uint32_t code, int len) {
+    uint32_t r = 0;
+    for (int i = 0; i < len; i++) r |= ((code >> i) & 1) << (len - 1 - i);
+    bb_bits(b, r, len);
+}
+
+static void fixed_litlen(bytebuf *b, int sym) {
+    if (sym < 144) bb_huff(b, 0x30 + sym, 8);
+    else if (sym < 256) bb_huff(b, 0x190 + (sym - 144), 9);
+    else if (sym < 280) bb_huff(b, sym - 256, 7);
+    else bb_huff(b, 0xC0 + (sym - 280), 8);
+}
+
+static const int len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const int len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                  2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+static const int dist_base[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
+                                  33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
+                                  1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+static const int dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                   6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+
+static void emit_match(bytebuf *b, int len, int dist) {
+    int lc = 28;
+    while (len_base[lc] > len) lc--;
+    fixed_litlen(b, 257 + lc);
+    if (len_extra[lc]) bb_bits(b, (uint32_t)(len - len_base[lc]), len_extra[lc]);
+    int dc = 29;
+    while (dist_base[dc] > dist) dc--;
+    bb_huff(b, (uint32_t)dc, 5);
+    if (dist_extra[dc]) bb_bits(b, (uint32_t)(dist - dist_base[dc]), dist_extra[dc]);
+}
+
+enum { WINDOW = 32768, HASH_BITS = 15, MAX_CHAIN = 48, MIN_MATCH = 3, MAX_MATCH = 258 };
+
+static uint32_t hash3(const unsigned char *p) {
+    uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+    return (v * 2654435761u) >> (32 - HASH_BITS);
+}
+
+/* One final fixed-Huffman block with greedy LZ77 over hash chains (head: most recent position
+ * + 1 per hash, prev: the previous position with the same hash, by position mod WINDOW). */
+static mlc_status deflate_fixed(bytebuf *b, const unsigned char *in, size_t n) {
+    int32_t *head = mlc_malloc(((size_t)1 << HASH_BITS) * sizeof *head);
+    int32_t *prev = mlc_malloc((size_t)WINDOW * sizeof *prev);
+    if (!head || !prev) {
+        mlc_free(head);
+        mlc_free(prev);
+        return MLC_ENOMEM;
+    }
+    for (size_t i = 0; i < ((size_t)1 << HASH_BITS); i++) head[i] = -1;
+    bb_bits(b, 1, 1); /* BFINAL */
+    bb_bits(b, 1, 2); /* BTYPE 01: fixed Huffman */
+    size_t i = 0;
+    while (i < n) {
+        int best_len = 0;
+        size_t best_dist = 0;
+        if (i + MIN_MATCH <= n) {
+            uint32_t h = hash3(in + i);
+            int32_t cand = head[h];
+            size_t maxlen = MLC_MIN((size_t)MAX_MATCH, n - i);
+            for (int chain = 0; cand >= 0 && chain < MAX_CHAIN; chain++) {
+                size_t dist = i - (size_t)cand;
+                if (dist == 0 || dist > WINDOW - 1) break;
+                size_t l = 0;
+                while (l < maxlen && in[cand + l] == in[i + l]) l++;
+                if ((int)l > best_len) {
+                    best_len = (int)l;
+                    best_dist = dist;
+                    if (l == maxlen) break;
+                }
+                int32_t nxt = prev[cand % WINDOW];
+                if (nxt >= cand) break; /* slot reused by a newer position: chain ends */
+                cand = nxt;
+            }
+        }
+        size_t adv = best_len >= MIN_MATCH ? (size_t)best_len : 1;
+        if (best_len >= MIN_MATCH) emit_match(b, best_len, (int)best_dist);
+        else fixed_litlen(b, in[i]);
+        /* Index every position passed over, so later matches can start inside this one. */
+        for (size_t k = 0; k < adv; k++, i++)
+            if (i + MIN_MATCH <= n) {
+                uint32_t h = hash3(in + i);
+                prev[i % WINDOW] = head[h];
+                head[h] = (int32_t)i;
+            }
+    }
+    fixed_litlen(b, 256); /* end of block */
+    mlc_free(head);
+    mlc_free(prev);
+    return b->oom ? MLC_ENOMEM : MLC_OK;
+}
+
+static void deflate_stored(bytebuf *b, const unsigned char *in, size_t n) {
+    size_t off = 0;
+    do {
+        size_t k = MLC_MIN(n - off, (size_t)65535);
+        bb_bits(b, off + k == n ? 1 : 0, 1); /* BFINAL */
+        bb_bits(b, 0, 2);                    /* BTYPE 00: stored */
+        bb_align(b);
+        unsigned char hdr[4] = {(unsigned char)k, (unsigned char)(k >> 8),
+                                (unsigned char)~k, (unsigned char)(~k >> 8)};
+        bb_bytes(b, hdr, 4);
+        bb_bytes(b, in + off, k);
+        off += k;
+    } while (off < n);
+}
+
+/* ---- PNG ----------------------------------------------------------------------------------- */
+
+static void png_chunk(bytebuf *b, const char type[4], const unsigned char *data, size_t n) {
+    bb_u32be(b, (uint32_t)n);
+    bb_bytes(b, type, 4);
+    bb_bytes(b, data, n);
+    uint32_t crc = mlc_crc32(0, type, 4);
+    crc = mlc_crc32(crc, data, n);
+    bb_u32be(b, crc);
+}
+
+mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode mode,
+                          unsigned char **png, size_t *len, mlc_err *err) {
+    *png = NULL;
+    *len = 0;
+    if (w < 1 || h < 1 || w > 65535 || h > 65535)
+        return mlc_errf(err, MLC_EINVAL, "PNG size %d x %d out of range", w, h);
+    size_t stride = 3 * (size_t)w + 1;
+    unsigned char *raw = mlc_malloc(stride * (size_t)h);
+    if (!raw) return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    /* Filter "Sub" (each byte minus the one a pixel to the left): flat areas become zeros,
+     * which LZ77 turns into long cheap matches. */
+    for (int j = 0; j < h; j++) {
+        unsigned char *r = raw + (size_t)j * stride;
+        const unsigned char *s = rgb + (size_t)j * 3 * w;
+        r[0] = 1;
+        for (size_t x = 0; x < 3 * (size_t)w; x++)
+            r[1 + x] = (unsigned char)(s[x] - (x >= 3 ? s[x - 3] : 0));
+    }
+    size_t rawlen = stride * (size_t)h;
+    bytebuf z = {0};
+    bb_byte(&z, 0x78); /* CMF: deflate, 32 KiB window */
+    bb_byte(&z, 0x01); /* FLG: no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0 */
+    mlc_status s = MLC_OK;
+    if (mode == MLC_PNG_STORED) deflate_stored(&z, raw, rawlen);
+    else s = deflate_fixed(&z, raw, rawlen);
+    bb_align(&z);
+    bb_u32be(&z, mlc_adler32(1, raw, rawlen));
+    mlc_free(raw);
+    if (s != MLC_OK || z.oom) {
+        mlc_free(z.p);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    }
+
+    bytebuf out = {0};
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    bb_bytes(&out, sig, 8);
+    unsigned char ihdr[13] = {(unsigned char)(w >> 24), (unsigned char)(w >> 16),
+                              (unsigned char)(w >> 8),  (unsigned char)w,
+                              (unsigned char)(h >> 24), (unsigned char)(h >> 16),
+                              (unsigned char)(h >> 8),  (unsigned char)h,
+                              8, /* bit depth */
+                              2, /* colour type: RGB */
+                              0, 0, 0}; /* compression, filter method, no interlace */
+    png_chunk(&out, "IHDR", ihdr, sizeof ihdr);
+    for (size_t off = 0; off < z.len; off += 65536)
+        png_chunk(&out, "IDAT", z.p + off, MLC_MIN((size_t)65536, z.len - off));
+    png_chunk(&out, "IEND", NULL, 0);
+    mlc_free(z.p);
+    if (out.oom) {
+        mlc_free(out.p);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    }
+    *png = out.p;
+    *len = out.len;
+    return MLC_OK;
+}
+
+mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h,
+                         mlc_err *err) {
+    unsigned char *png;
+    size_t len;
+    mlc_status s = mlc_png_encode(rgb, w, h, MLC_PNG_FIXED, &png, &len, err);
+    if (s != MLC_OK) return s;
+    mlc_afile af = {0};
+    if ((s = mlc_afile_open(&af, path, err)) == MLC_OK) {
+        if (fwrite(png, 1, len, af.fp) != len) {
+            mlc_afile_abort(&af);
+            s = mlc_errf(err, MLC_EIO, "%s: write failed", path);
+        } else {
+            s = mlc_afile_commit(&af, err);
+        }
+    }
+    mlc_free(png);
+    return s;
+}

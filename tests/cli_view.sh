@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# cli_view.sh BIN SRCDIR: `modalloco view`: errors and exit codes, the PNG film strip (size from
+# IHDR; body pixels in every panel, decoded with python3 when present), and view.html loaded in
+# headless Chromium when installed: data-ready = frame count, no resource loaded, a screenshot
+# that shows the body.
+set -u
+BIN=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { # check DESCRIPTION EXPECTED_CODE CMD...
+  local desc=$1 want=$2; shift 2
+  "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$desc: exit $got, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
+  else
+    echo "ok: $desc"
+  fi
+}
+grep_err() { # grep_err DESCRIPTION PATTERN (in the last stderr)
+  if grep -q -- "$2" "$T/err"; then echo "ok: $1"; else
+    fail "$1: stderr lacks '$2'"; sed 's/^/  stderr: /' "$T/err" | head -5; fi
+}
+u32be() { od -An -tu4 --endian=big -j "$2" -N4 "$1" | tr -d ' '; }
+u32le() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
+
+"$BIN" optimize --out "$T/run" --set cmaes.generations=2 --set cmaes.population=4 \
+  --set sim.steps=60 --quiet >/dev/null 2>"$T/err" || { cat "$T/err"; echo "FAIL: optimize"; exit 1; }
+NFRAMES=$(u32le "$T/run/animation.pc2" 28)
+
+# ---- Errors ----
+check "view --help" 0 "$BIN" view --help
+check "view needs a DIR" 2 "$BIN" view
+check "missing directory" 2 "$BIN" view "$T/nope"
+grep_err "names the directory" "nope"
+mkdir "$T/empty"
+check "not a run directory" 2 "$BIN" view "$T/empty"
+grep_err "names the missing file" "surface.obj"
+grep_err "names the command that writes it" "optimize"
+mkdir "$T/half" && cp "$T/run/surface.obj" "$T/half/"
+check "no animation.pc2" 2 "$BIN" view "$T/half"
+grep_err "names animation.pc2" "animation.pc2"
+mkdir "$T/bad" && cp "$T/run/surface.obj" "$T/run/animation.pc2" "$T/bad/"
+truncate -s -7 "$T/bad/animation.pc2"
+check "corrupt animation.pc2" 2 "$BIN" view "$T/bad"
+grep_err "corrupt pc2 is reported" "truncated or corrupt"
+check "unwritable --png" 1 "$BIN" view "$T/run" --png "$T/no/such/dir/strip.png"
+grep_err "names the PNG path" "strip.png"
+check "--frames 0" 2 "$BIN" view "$T/run" --png "$T/x.png" --frames 0
+check "--frames without --png" 2 "$BIN" view "$T/run" --frames 3
+check "--set is refused" 2 "$BIN" view "$T/run" --set sim.steps=3
+
+# ---- HTML ----
+check "view DIR" 0 "$BIN" view "$T/run"
+H=$T/run/view.html
+[ -s "$H" ] || fail "view.html not written"
+grep -q "^$H\$" "$T/out" && echo "ok: prints the page path" || fail "stdout lacks the path"
+grep -q "<script src\|<link \|@import\|url(" "$H" && fail "view.html references an external resource"
+grep -q "\"frames\":$NFRAMES," "$H" && echo "ok: all $NFRAMES frames embedded" \
+  || fail "view.html does not embed $NFRAMES frames"
+
+# ---- PNG film strip ----
+check "view --png" 0 "$BIN" view "$T/run" --png "$T/strip.png"
+check "view --png --frames 3" 0 "$BIN" view "$T/run" --png "$T/strip3.png" --frames 3
+for f in strip strip3; do
+  [ "$(od -An -tx1 -N8 "$T/$f.png" | tr -d ' ')" = "89504e470d0a1a0a" ] || fail "$f.png: no PNG signature"
+done
+W=$(u32be "$T/strip.png" 16); Hh=$(u32be "$T/strip.png" 20)
+[ "$W" = 1930 ] && [ "$Hh" = 240 ] && echo "ok: 6 panels of 320x240 (+2 px separators)" \
+  || fail "strip.png is ${W}x${Hh}, expected 1930x240"
+W=$(u32be "$T/strip3.png" 16)
+[ "$W" = 964 ] && echo "ok: --frames 3 gives 3 panels" || fail "strip3.png is $W wide, expected 964"
+
+# Body pixels (orange: r > g + 40 > b + 40) per panel, with an independent decoder.
+probe() { # probe PNG PANELS PANEL_WIDTH MIN_PIXELS
+  python3 - "$@" <<'EOF'
+import struct, sys, zlib
+path, panels, pw, need = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+d = open(path, 'rb').read()
+i, idat = 8, b''
+while i < len(d):
+    n, t = struct.unpack('>I', d[i:i + 4])[0], d[i + 4:i + 8]
+    c = d[i + 8:i + 8 + n]
+    if zlib.crc32(t + c) & 0xffffffff != struct.unpack('>I', d[i + 8 + n:i + 12 + n])[0]:
+        sys.exit('bad CRC in ' + t.decode())
+    if t == b'IHDR': w, h, depth, ctype = struct.unpack('>IIBB', c[:10])
+    if t == b'IDAT': idat += c
+    i += 12 + n
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp = 3 if ctype == 2 else 4
+raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+for j in range(h):
+    f, line = raw[j * (stride + 1)], bytearray(raw[j * (stride + 1) + 1:(j + 1) * (stride + 1)])
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+counts = [0] * panels
+for line in rows:
+    for x in range(w):
+        r, g, b = line[x * bpp:x * bpp + 3]
+        if r > g + 40 and g > b:
+            counts[min(x // pw, panels - 1)] += 1
+print('body pixels per panel:', counts)
+sys.exit(0 if min(counts) >= need else 1)
+EOF
+}
+if command -v python3 >/dev/null; then
+  probe "$T/strip.png" 6 322 200 && echo "ok: the body shows in every panel" || fail "a panel lacks the body"
+else
+  echo "SKIP: python3 not installed (film strip pixel check)"
+fi
+
+# ---- Headless Chromium ----
+CHROME=""
+for c in /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome; do
+  [ -x "$c" ] && { CHROME=$c; break; }
+done
+if [ -z "$CHROME" ]; then
+  echo "SKIP: chromium not installed (view.html not loaded in a browser)"
+else
+  run_chrome() {
+    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+      --disable-background-networking --disable-component-update --disable-sync \
+      --enable-unsafe-swiftshader --user-data-dir="$(mktemp -d -p "$T")" \
+      --virtual-time-budget=10000 "$@" 2>"$T/chrome.err"
+  }
+  run_chrome --dump-dom "file://$H" >"$T/dom.html"
+  BODY=$(grep -o '<body[^>]*>' "$T/dom.html" | head -1)
+  echo "  $BODY"
+  echo "$BODY" | grep -q "data-ready=\"$NFRAMES\"" && echo "ok: Chromium: data-ready=$NFRAMES" \
+    || { fail "Chromium: data-ready is not $NFRAMES"; tail -5 "$T/chrome.err"; }
+  echo "$BODY" | grep -q 'data-resources="0"' && echo "ok: Chromium: no resource loaded" \
+    || fail "Chromium: the page loaded resources"
+  grep -q '<polyline' "$T/dom.html" && echo "ok: Chromium: convergence plot drawn" \
+    || fail "Chromium: no convergence plot"
+  run_chrome --screenshot="$T/shot.png" --window-size=800,600 "file://$H" >/dev/null
+  if [ -s "$T/shot.png" ] && [ "$(stat -c %s "$T/shot.png")" -gt 10000 ]; then
+    echo "ok: Chromium: screenshot written ($(stat -c %s "$T/shot.png") bytes)"
+    if command -v python3 >/dev/null; then
+      probe "$T/shot.png" 1 100000 500 && echo "ok: Chromium: the body is drawn" \
+        || fail "Chromium: no body in the screenshot"
+    fi
+  else
+    fail "Chromium: no or trivial screenshot"
+  fi
+fi
+
+[ "$fails" -eq 0 ] && echo "all view checks passed" || echo "$fails view check(s) failed"
+[ "$fails" -eq 0 ]
