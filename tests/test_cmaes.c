@@ -1,0 +1,827 @@
+/* test_cmaes.c: the CMA-ES against pycma 4.4.0 (CMAES.md §1.1 constants, §11 reference
+ * numbers), bound handling, termination, IPOP, determinism and checkpoints.
+ *
+ * Statistical tests use 11 seeds and compare the median evaluations to f < 1e-8 with pycma's
+ * (different RNG, so only statistics can agree). Tests that take more than a few seconds run
+ * only with MLC_SLOW_TESTS=1 (CI sets it); they are reported as skipped otherwise. */
+#include "test_util.h"
+
+#include <stdio.h>
+
+#include "modalloco/cmaes.h"
+
+#define NSEEDS 11
+
+static int slow_tests(void) {
+    const char *v = getenv("MLC_SLOW_TESTS");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* ---- test functions (as cma.ff) ---- */
+static double f_sphere(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return s;
+}
+static double f_elli(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += pow(1e6, n > 1 ? (double)i / (n - 1) : 0.0) * x[i] * x[i];
+    return s;
+}
+static double f_rosen(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        double a = x[i] * x[i] - x[i + 1], b = 1 - x[i];
+        s += 100 * a * a + b * b;
+    }
+    return s;
+}
+static double f_rastrigin(const double *x, int n) {
+    double s = 10.0 * n;
+    for (int i = 0; i < n; i++)
+        s += x[i] * x[i] - 10 * cos(2 * MLC_PI * x[i]);
+    return s;
+}
+/* §11.4 boundary functions: c_i = -0.2 (even i), 0.3 (odd i). */
+static double bc(int i) {
+    return i % 2 ? 0.3 : -0.2;
+}
+static double f_sphere_in(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += (x[i] - 0.3) * (x[i] - 0.3);
+    return s;
+}
+static double f_sphere_bd(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += (x[i] - bc(i)) * (x[i] - bc(i));
+    return s;
+}
+static double f_elli_bd(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += pow(1e6, (double)i / (n - 1)) * (x[i] - bc(i)) * (x[i] - bc(i));
+    return s;
+}
+static double fopt_bd(int n, int elli) {
+    double s = 0;
+    for (int i = 0; i < n; i += 2)
+        s += (elli ? pow(1e6, (double)i / (n - 1)) : 1.0) * 0.04;
+    return s;
+}
+
+typedef double (*objfn)(const double *, int);
+
+/* Run to termination; returns the evaluations, *fbest the best f. */
+static long run_es(mlc_cmaes *es, objfn f, double *fbest) {
+    int n = mlc_cmaes_dim(es);
+    double *fv = NULL;
+    int cap = 0;
+    while (!mlc_cmaes_stop(es, NULL)) {
+        const double *X = mlc_cmaes_ask(es);
+        assert_non_null(X);
+        int lam = mlc_cmaes_lambda(es);
+        if (lam > cap) {
+            free(fv);
+            cap = lam;
+            fv = malloc((size_t)cap * sizeof *fv);
+        }
+        for (int k = 0; k < lam; k++)
+            fv[k] = f(X + (size_t)k * n, n);
+        assert_int_equal(mlc_cmaes_tell(es, fv), MLC_OK);
+    }
+    free(fv);
+    if (fbest) *fbest = mlc_cmaes_best_f(es);
+    return mlc_cmaes_evaluations(es);
+}
+
+static mlc_cmaes *make_es(int n, int lambda, const double *x0, double sigma0, uint64_t seed) {
+    mlc_cmaes_settings s;
+    mlc_cmaes_settings_default(&s, n);
+    s.lambda = lambda;
+    s.x0 = x0;
+    s.sigma0 = sigma0;
+    s.seed = seed;
+    mlc_cmaes *es = NULL;
+    mlc_err err;
+    if (mlc_cmaes_create(&s, &es, &err) != MLC_OK) fail_msg("create: %s", err.msg);
+    return es;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- constants ---------------------------------------------------------------------------- */
+typedef struct {
+    int n, lambda, mu;
+    double mueff, cs, damps, cc, c1, cmu, sum_w, sum_wneg, gap;
+    int maxiter, tolstag;
+} ref_consts;
+
+/* Rows with lambda = 0 are CMAES.md §1.1's table (pycma 4.4.0); the lambda = 16 rows other
+ * than N = 10 are not in that table: they come from a separate Python transcription of the
+ * same formulas, which reproduces every table row. */
+static const ref_consts REF[] = {
+    {2, 0, 3, 2.028611, 0.573173, 1.573173, 0.624555, 0.1548154, 0.08559278, -1.207324, -2.207324,
+     0.208, 1620, 146},
+    {10, 0, 5, 3.167299, 0.319614, 1.319614, 0.294990, 0.01528382, 0.02355178, -0.648946, -1.648946,
+     0.2575, 7775, 389},
+    {10, 16, 8, 4.840915, 0.383440, 1.383440, 0.299575, 0.01509082, 0.04430888, -0.340582,
+     -1.340582, 0.1684, 6437, 297},
+    {20, 0, 6, 3.729459, 0.214350, 1.214350, 0.171767, 0.00437235, 0.00921656, -0.474402, -1.474402,
+     0.3679, 22118, 788},
+    {40, 0, 7, 4.540915, 0.137585, 1.137585, 0.093009, 0.00116943, 0.00340522, -0.343424, -1.343424,
+     0.5465, 71552, 1779},
+    {100, 0, 8, 5.096189, 0.065647, 1.065647, 0.038913, 0.00019480, 0.00068064, -0.286206,
+     -1.286206, 1.1423, 377121, 5713},
+    {2, 16, 8, 4.840915, 0.695150, 1.958161, 0.592243, 0.12713819, 0.31644360, 0.120826, -0.879174,
+     0.1127, 1037, 117},
+    {20, 16, 8, 4.840915, 0.245714, 1.245714, 0.173257, 0.00436176, 0.01349104, -0.323308,
+     -1.323308, 0.2801, 19937, 659},
+    {40, 16, 8, 4.840915, 0.142993, 1.142993, 0.093147, 0.00116923, 0.00372842, -0.313599,
+     -1.313599, 0.5104, 69437, 1681},
+    {100, 16, 8, 4.840915, 0.063435, 1.063435, 0.038891, 0.00019481, 0.00063359, -0.307465,
+     -1.307465, 1.2071, 397937, 6350},
+};
+
+static void constants_should_match_pycma_table(void **state) {
+    (void)state;
+    for (size_t r = 0; r < sizeof REF / sizeof REF[0]; r++) {
+        const ref_consts *t = &REF[r];
+        double x0[100] = {0};
+        mlc_cmaes *es = make_es(t->n, t->lambda, x0, 0.1, 1);
+        mlc_cmaes_constants c;
+        mlc_cmaes_get_constants(es, &c);
+        int lam = t->lambda ? t->lambda : 4 + (int)floor(3 * log(t->n));
+        assert_int_equal(c.lambda, lam);
+        assert_int_equal(c.mu, t->mu);
+        assert_near(c.mueff, t->mueff, 1e-6);
+        assert_near(c.cs, t->cs, 1e-6);
+        assert_near(c.damps, t->damps, 1e-6);
+        assert_near(c.cc, t->cc, 1e-6);
+        assert_near(c.c1, t->c1, 1e-6);
+        assert_near(c.cmu, t->cmu, 1e-6);
+        assert_near(c.sum_w, t->sum_w, 1e-6);
+        assert_near(c.sum_wneg, t->sum_wneg, 1e-6);
+        assert_near(c.eigen_gap, t->gap, 1e-3);
+        assert_int_equal(c.maxiter, t->maxiter);
+        assert_int_equal(c.tolstagnation, t->tolstag);
+        /* Weight structure: mu positive summing to 1, decreasing throughout. */
+        double sp = 0, sn = 0;
+        for (int i = 0; i < c.lambda; i++) {
+            if (i < c.mu) {
+                assert_true(c.weights[i] > 0);
+                sp += c.weights[i];
+            } else {
+                assert_true(c.weights[i] <= 0);
+                sn += c.weights[i];
+            }
+            if (i) assert_true(c.weights[i] < c.weights[i - 1]);
+        }
+        assert_near(sp, 1.0, 1e-14);
+        assert_near(sn, t->sum_wneg, 1e-6);
+        /* chiN: exact for n <= 6, pycma's expansion otherwise. */
+        double N = t->n;
+        double chi = t->n <= 6 ? sqrt(2.0) * tgamma((N + 1) / 2) / tgamma(N / 2)
+                               : sqrt(N) * (1 - 1 / (4 * N) + 1 / (26 * N * N));
+        assert_near(c.chiN, chi, 1e-12);
+        mlc_cmaes_destroy(es);
+    }
+    /* Full weight vectors for N = 10 (CMAES.md §1.1, 5 decimals). */
+    static const double w10[10] = {0.45627,  0.27075,  0.16223,  0.08523,  0.02551,
+                                   -0.08001, -0.22176, -0.34455, -0.45286, -0.54975};
+    static const double w16[16] = {0.32844,  0.22206,  0.15983,  0.11568,  0.08144,  0.05345,
+                                   0.02980,  0.00930,  -0.02600, -0.07394, -0.11730, -0.15688,
+                                   -0.19330, -0.22701, -0.25840, -0.28776};
+    double x0[10] = {0};
+    mlc_cmaes *es = make_es(10, 0, x0, 0.1, 1);
+    mlc_cmaes_constants c;
+    mlc_cmaes_get_constants(es, &c);
+    for (int i = 0; i < 10; i++)
+        assert_near(c.weights[i], w10[i], 6e-6);
+    mlc_cmaes_destroy(es);
+    es = make_es(10, 16, x0, 0.1, 1);
+    mlc_cmaes_get_constants(es, &c);
+    for (int i = 0; i < 16; i++)
+        assert_near(c.weights[i], w16[i], 6e-6);
+    mlc_cmaes_destroy(es);
+}
+
+/* ---- statistics vs §11.1-11.2 ---------------------------------------------------------- */
+typedef struct {
+    const char *name;
+    objfn f;
+    int n, lambda;
+    long ref_median;
+} perf_case;
+
+static void check_perf(const perf_case *pc) {
+    long ev[NSEEDS];
+    double x0[64];
+    for (int i = 0; i < pc->n; i++)
+        x0[i] = 0.1;
+    for (int s = 0; s < NSEEDS; s++) {
+        mlc_cmaes_settings st;
+        mlc_cmaes_settings_default(&st, pc->n);
+        st.lambda = pc->lambda;
+        st.x0 = x0;
+        st.sigma0 = 0.1;
+        st.seed = (uint64_t)s + 1;
+        st.ftarget = 1e-8;
+        mlc_cmaes *es = NULL;
+        assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+        double fb;
+        ev[s] = run_es(es, pc->f, &fb);
+        const char *why;
+        mlc_cmaes_stop(es, &why);
+        if (!(fb <= 1e-8))
+            fail_msg("%s n=%d seed %d: f = %g, stopped by %s", pc->name, pc->n, s + 1, fb, why);
+        mlc_cmaes_destroy(es);
+    }
+    qsort(ev, NSEEDS, sizeof ev[0], cmp_long);
+    long med = ev[NSEEDS / 2];
+    print_message("%-7s n=%-3d lambda=%-3d median evals %6ld (pycma %6ld, ratio %.3f), "
+                  "min %ld max %ld\n",
+                  pc->name, pc->n, pc->lambda, med, pc->ref_median, (double)med / pc->ref_median,
+                  ev[0], ev[NSEEDS - 1]);
+    assert_true(fabs((double)med / pc->ref_median - 1.0) <= 0.15);
+}
+
+static void perf_cases(const perf_case *cases, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        check_perf(&cases[i]);
+}
+
+static void default_popsize_should_match_pycma_evaluations(void **state) {
+    (void)state;
+    static const perf_case cases[] = {
+        {"sphere", f_sphere, 10, 0, 1070}, {"sphere", f_sphere, 20, 0, 2028},
+        {"elli", f_elli, 10, 0, 3720},     {"elli", f_elli, 20, 0, 12000},
+        {"rosen", f_rosen, 10, 0, 4730},   {"rosen", f_rosen, 20, 0, 15732},
+    };
+    perf_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+static void popsize16_should_match_pycma_evaluations(void **state) {
+    (void)state;
+    static const perf_case cases[] = {
+        {"sphere", f_sphere, 10, 16, 1328}, {"sphere", f_sphere, 20, 16, 2368},
+        {"elli", f_elli, 10, 16, 3856},     {"elli", f_elli, 20, 16, 12384},
+        {"rosen", f_rosen, 10, 16, 5440},   {"rosen", f_rosen, 20, 16, 17024},
+    };
+    perf_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+static void dim40_should_match_pycma_evaluations(void **state) {
+    (void)state;
+    if (!slow_tests()) skip();
+    static const perf_case cases[] = {
+        {"sphere", f_sphere, 40, 0, 3810},
+        {"elli", f_elli, 40, 0, 46995},
+    };
+    perf_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* ---- IPOP on Rastrigin (§11.3) ------------------------------------------------------------ */
+static void ipop_should_solve_rastrigin10(void **state) {
+    (void)state;
+    if (!slow_tests()) skip();
+    enum { N = 10 };
+    long ev[NSEEDS];
+    for (int s = 0; s < NSEEDS; s++) {
+        mlc_rng r;
+        mlc_rng_seed(&r, 1000 + (uint64_t)s);
+        double x0[N];
+        for (int i = 0; i < N; i++)
+            x0[i] = 1 + 4 * mlc_rng_uniform(&r);
+        mlc_cmaes_settings st;
+        mlc_cmaes_settings_default(&st, N);
+        st.x0 = x0;
+        st.sigma0 = 2;
+        st.seed = (uint64_t)s + 1;
+        st.ftarget = 1e-8;
+        st.restarts = 9;
+        mlc_cmaes *es = NULL;
+        assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+        double fb;
+        ev[s] = run_es(es, f_rastrigin, &fb);
+        if (!(fb <= 1e-8))
+            fail_msg("rastrigin seed %d: f = %g after %d restarts", s + 1, fb,
+                     mlc_cmaes_restarts_done(es));
+        mlc_cmaes_destroy(es);
+    }
+    qsort(ev, NSEEDS, sizeof ev[0], cmp_long);
+    print_message("ipop rastrigin10: median evals %ld (pycma 53704), min %ld max %ld\n",
+                  ev[NSEEDS / 2], ev[0], ev[NSEEDS - 1]);
+    assert_true(ev[NSEEDS / 2] <= 1.15 * 53704);
+}
+
+static void ipop_should_double_population_and_keep_best(void **state) {
+    (void)state;
+    double x0[4] = {3, 3, 3, 3};
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, 4);
+    st.x0 = x0;
+    st.sigma0 = 1;
+    st.seed = 5;
+    st.restarts = 2;
+    st.maxiter = 30; /* each run ends on maxiter */
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    /* lambda0 = 4 + 3 ln 4 = 8.16 -> 8, 16, 32 (floor of the unrounded doubling). */
+    const int lams[3] = {8, 16, 32};
+    double fb_prev = INFINITY;
+    for (int run = 0; run < 3; run++) {
+        for (int g = 0; g < 30; g++) {
+            const double *X = mlc_cmaes_ask(es);
+            assert_non_null(X);
+            assert_int_equal(mlc_cmaes_restarts_done(es), run);
+            int lam = mlc_cmaes_lambda(es);
+            assert_int_equal(lam, lams[run]);
+            double f[64];
+            for (int k = 0; k < lam; k++)
+                f[k] = f_rastrigin(X + 4 * k, 4);
+            assert_int_equal(mlc_cmaes_tell(es, f), MLC_OK);
+            assert_true(mlc_cmaes_best_f(es) <= fb_prev);
+            fb_prev = mlc_cmaes_best_f(es);
+        }
+        assert_string_equal(mlc_cmaes_run_stop_reason(es), "maxiter");
+        assert_int_equal(mlc_cmaes_stop(es, NULL), run == 2);
+    }
+    const char *why;
+    assert_true(mlc_cmaes_stop(es, &why));
+    assert_string_equal(why, "maxiter");
+    assert_null(mlc_cmaes_ask(es));
+    assert_int_equal(mlc_cmaes_evaluations(es), 30L * (8 + 16 + 32));
+    assert_int_equal(mlc_cmaes_generation(es), 90);
+    mlc_cmaes_destroy(es);
+}
+
+/* ---- bounds (§11.4, paper budget) ------------------------------------------------------ */
+static void bounded_run(objfn f, int n, double fopt, uint64_t seed, double *err_out,
+                        long *evals_to_target) {
+    double x0[20], lo[20], hi[20];
+    for (int i = 0; i < n; i++)
+        x0[i] = 0.5, lo[i] = 0, hi[i] = 1;
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, n);
+    st.lambda = 16;
+    st.max_generations = 200;
+    st.x0 = x0;
+    st.sigma0 = 0.25;
+    st.lower = lo;
+    st.upper = hi;
+    st.seed = seed;
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    double fv[16];
+    *evals_to_target = -1;
+    while (!mlc_cmaes_stop(es, NULL)) {
+        const double *X = mlc_cmaes_ask(es);
+        for (int k = 0; k < 16; k++) {
+            for (int i = 0; i < n; i++) {
+                assert_true(X[k * n + i] >= 0.0);
+                assert_true(X[k * n + i] <= 1.0);
+            }
+            fv[k] = f(X + k * n, n);
+        }
+        mlc_cmaes_tell(es, fv);
+        if (*evals_to_target < 0 && mlc_cmaes_best_f(es) - fopt < 1e-8)
+            *evals_to_target = mlc_cmaes_evaluations(es);
+        const double *m = mlc_cmaes_mean(es);
+        for (int i = 0; i < n; i++)
+            assert_true(m[i] >= 0.0 && m[i] <= 1.0);
+    }
+    const double *xb = mlc_cmaes_best_x(es);
+    for (int i = 0; i < n; i++)
+        assert_true(xb[i] >= 0.0 && xb[i] <= 1.0);
+    assert_near(f(xb, n), mlc_cmaes_best_f(es), 0.0);
+    *err_out = mlc_cmaes_best_f(es) - fopt;
+    mlc_cmaes_destroy(es);
+}
+
+static void bounded_paper_budget_should_reach_pycma_quality(void **state) {
+    (void)state;
+    struct {
+        const char *name;
+        objfn f;
+        int n, elli, boundary;
+        long ref_evals;    /* pycma median evals to 1e-8, 0 = not reached */
+        double max_median; /* bound on the median final f - fopt when not reached */
+    } cases[] = {
+        {"sphere-inside", f_sphere_in, 10, 0, 0, 1520, 0},
+        {"sphere-inside", f_sphere_in, 20, 0, 0, 2640, 0},
+        {"sphere-boundary", f_sphere_bd, 10, 0, 1, 1712, 0},
+        {"sphere-boundary", f_sphere_bd, 20, 0, 1, 2960, 0},
+        {"elli-boundary", f_elli_bd, 10, 1, 1, 0, 2e-3}, /* pycma median 1.3e-3 */
+        {"elli-boundary", f_elli_bd, 20, 1, 1, 0, 60.0}, /* pycma median 5.1e1 */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double errs[NSEEDS];
+        long ev[NSEEDS];
+        int ok = 0;
+        double fopt = cases[c].boundary ? fopt_bd(cases[c].n, cases[c].elli) : 0.0;
+        for (int s = 0; s < NSEEDS; s++) {
+            bounded_run(cases[c].f, cases[c].n, fopt, (uint64_t)s + 1, &errs[s], &ev[s]);
+            assert_true(errs[s] >= -1e-12); /* never better than the optimum: in bounds */
+            ok += errs[s] < 1e-8;
+        }
+        qsort(errs, NSEEDS, sizeof errs[0], cmp_dbl);
+        qsort(ev, NSEEDS, sizeof ev[0], cmp_long);
+        print_message("%-15s n=%-2d success %2d/11, median evals %5ld (pycma %ld), f-fopt "
+                      "q25 %.2g median %.2g q75 %.2g max %.2g\n",
+                      cases[c].name, cases[c].n, ok, ev[NSEEDS / 2], cases[c].ref_evals, errs[2],
+                      errs[5], errs[8], errs[10]);
+        if (cases[c].ref_evals) {
+            assert_int_equal(ok, NSEEDS);
+            assert_true(ev[NSEEDS / 2] <= 1.15 * cases[c].ref_evals);
+        } else {
+            assert_true(errs[NSEEDS / 2] <= cases[c].max_median);
+        }
+    }
+}
+
+static void bounds_should_map_wild_samples_into_the_box(void **state) {
+    (void)state;
+    /* Huge sigma, mixed one- and two-sided bounds: every candidate feasible, and the
+     * unbounded coordinate untouched by the transform. */
+    double x0[4] = {0.0, 5.0, -1.0, 7.0};
+    double lo[4] = {-1.0, 5.0, -INFINITY, -INFINITY};
+    double hi[4] = {1.0, INFINITY, -1.0, INFINITY};
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, 4);
+    st.x0 = x0;
+    st.sigma0 = 1e3;
+    st.lower = lo;
+    st.upper = hi;
+    st.maxstd_boundrange = 0; /* keep sigma huge */
+    st.tolfacupx = 0;
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    /* The mean starts at x0 exactly up to rounding even on a bound. */
+    const double *m = mlc_cmaes_mean(es);
+    for (int i = 0; i < 4; i++)
+        assert_near(m[i], x0[i], 1e-12);
+    for (int g = 0; g < 20; g++) {
+        const double *X = mlc_cmaes_ask(es);
+        int lam = mlc_cmaes_lambda(es);
+        double f[16];
+        for (int k = 0; k < lam; k++) {
+            const double *x = X + 4 * k;
+            assert_true(x[0] >= -1.0 && x[0] <= 1.0);
+            assert_true(x[1] >= 5.0);
+            assert_true(x[2] <= -1.0);
+            assert_true(isfinite(x[3]));
+            f[k] = x[3] * x[3];
+        }
+        mlc_cmaes_tell(es, f);
+    }
+    mlc_cmaes_destroy(es);
+}
+
+/* ---- determinism, checkpoints --------------------------------------------------------- */
+/* Hash of every candidate and the final state of a run of `gens` generations on rosen with
+ * bounds (or until stop). If `save_at` >= 0 the object is saved after that many tells (and,
+ * when `mid_ask`, after the following ask), destroyed, and reloaded. */
+static uint64_t traced_run(uint64_t seed, int gens, int save_at, int mid_ask, int restarts) {
+    enum { N = 6 };
+    double x0[N], lo[N], hi[N];
+    for (int i = 0; i < N; i++)
+        x0[i] = 0.5, lo[i] = -2, hi[i] = 2;
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, N);
+    st.x0 = x0;
+    st.sigma0 = 0.5;
+    st.lower = lo;
+    st.upper = hi;
+    st.seed = seed;
+    st.restarts = restarts;
+    if (restarts) st.maxiter = 25;
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    uint64_t h = MLC_HASH_INIT;
+    double f[128]; /* lambda grows to 75 in the third restart */
+    for (int g = 0; g < gens && !mlc_cmaes_stop(es, NULL); g++) {
+        if (g == save_at && !mid_ask) {
+            unsigned char *buf;
+            size_t len;
+            assert_int_equal(mlc_cmaes_save(es, &buf, &len), MLC_OK);
+            mlc_cmaes_destroy(es);
+            mlc_err err;
+            if (mlc_cmaes_load(buf, len, &es, &err) != MLC_OK) fail_msg("load: %s", err.msg);
+            mlc_free(buf);
+        }
+        const double *X = mlc_cmaes_ask(es);
+        int lam = mlc_cmaes_lambda(es);
+        if (g == save_at && mid_ask) {
+            unsigned char *buf;
+            size_t len;
+            assert_int_equal(mlc_cmaes_save(es, &buf, &len), MLC_OK);
+            mlc_cmaes_destroy(es);
+            assert_int_equal(mlc_cmaes_load(buf, len, &es, NULL), MLC_OK);
+            mlc_free(buf);
+            X = mlc_cmaes_ask(es); /* same candidates, no new sampling */
+        }
+        h = mlc_hash64(h, X, sizeof(double) * N * (size_t)lam);
+        for (int k = 0; k < lam; k++)
+            f[k] = f_rosen(X + N * k, N);
+        assert_int_equal(mlc_cmaes_tell(es, f), MLC_OK);
+    }
+    double s = mlc_cmaes_sigma(es), fb = mlc_cmaes_best_f(es);
+    long ev = mlc_cmaes_evaluations(es);
+    h = mlc_hash64(h, &s, sizeof s);
+    h = mlc_hash64(h, &fb, sizeof fb);
+    h = mlc_hash64(h, &ev, sizeof ev);
+    h = mlc_hash64(h, mlc_cmaes_mean(es), sizeof(double) * N);
+    h = mlc_hash64(h, mlc_cmaes_best_x(es), sizeof(double) * N);
+    mlc_cmaes_destroy(es);
+    return h;
+}
+
+static void same_seed_should_give_bit_identical_runs(void **state) {
+    (void)state;
+    assert_true(traced_run(3, 150, -1, 0, 0) == traced_run(3, 150, -1, 0, 0));
+    assert_true(traced_run(3, 150, -1, 0, 0) != traced_run(4, 150, -1, 0, 0));
+}
+
+static void resume_should_continue_bit_identically(void **state) {
+    (void)state;
+    uint64_t ref = traced_run(9, 150, -1, 0, 0);
+    assert_true(traced_run(9, 150, 0, 0, 0) == ref);
+    assert_true(traced_run(9, 150, 1, 0, 0) == ref);
+    assert_true(traced_run(9, 150, 37, 0, 0) == ref);
+    assert_true(traced_run(9, 150, 37, 1, 0) == ref);
+    /* Across IPOP restarts (maxiter 25 per run): save in the second and third run, and right
+     * when a restart is pending. */
+    uint64_t ref2 = traced_run(2, 140, -1, 0, 3);
+    assert_true(ref2 != traced_run(2, 140, -1, 0, 0));
+    assert_true(traced_run(2, 140, 25, 0, 3) == ref2);
+    assert_true(traced_run(2, 140, 60, 1, 3) == ref2);
+    assert_true(traced_run(2, 140, 90, 0, 3) == ref2); /* fourth run */
+}
+
+static void corrupt_checkpoints_should_be_rejected(void **state) {
+    (void)state;
+    double x0[5] = {1, 2, 3, 4, 5};
+    mlc_cmaes *es = make_es(5, 0, x0, 0.3, 11);
+    double f[16];
+    for (int g = 0; g < 12; g++) {
+        const double *X = mlc_cmaes_ask(es);
+        for (int k = 0; k < mlc_cmaes_lambda(es); k++)
+            f[k] = f_sphere(X + 5 * k, 5);
+        mlc_cmaes_tell(es, f);
+    }
+    unsigned char *buf;
+    size_t len;
+    assert_int_equal(mlc_cmaes_save(es, &buf, &len), MLC_OK);
+    mlc_cmaes *es2 = NULL;
+    mlc_err err;
+    long live = mlc_alloc_live();
+    /* Every truncation. */
+    for (size_t l = 0; l < len; l++) {
+        assert_int_equal(mlc_cmaes_load(buf, l, &es2, &err), MLC_EPARSE);
+        assert_null(es2);
+    }
+    /* Every single-byte flip. */
+    unsigned char *cp = malloc(len + 16);
+    for (size_t i = 0; i < len; i++) {
+        memcpy(cp, buf, len);
+        cp[i] ^= 0x5a;
+        assert_int_equal(mlc_cmaes_load(cp, len, &es2, &err), MLC_EPARSE);
+    }
+    /* Trailing garbage. */
+    memcpy(cp, buf, len);
+    memset(cp + len, 0, 16);
+    assert_int_equal(mlc_cmaes_load(cp, len + 16, &es2, &err), MLC_EPARSE);
+    /* A forged checkpoint (valid checksum) with absurd sizes or values. The settings start
+     * after magic(8) + 3 u32: n is the first int, lambda the second; sigma (run state) is
+     * found by value. */
+    size_t off_n = 8 + 12;
+    int bad_ints[] = {0, -1, 1 << 30};
+    for (size_t b = 0; b < 3; b++) {
+        memcpy(cp, buf, len);
+        memcpy(cp + off_n, &bad_ints[b], sizeof(int));
+        uint64_t h = mlc_hash64(MLC_HASH_INIT, cp, len - 8);
+        memcpy(cp + len - 8, &h, 8);
+        assert_int_equal(mlc_cmaes_load(cp, len, &es2, &err), MLC_EPARSE);
+        memcpy(cp, buf, len);
+        memcpy(cp + off_n + sizeof(int), &bad_ints[b], sizeof(int)); /* lambda */
+        h = mlc_hash64(MLC_HASH_INIT, cp, len - 8);
+        memcpy(cp + len - 8, &h, 8);
+        if (bad_ints[b] != 0) assert_int_equal(mlc_cmaes_load(cp, len, &es2, &err), MLC_EPARSE);
+    }
+    double sig = mlc_cmaes_sigma(es), nan_ = NAN;
+    size_t pos = 0;
+    for (size_t i = off_n; i + 8 <= len; i++)
+        if (memcmp(buf + i, &sig, 8) == 0) pos = i;
+    assert_true(pos > 0);
+    memcpy(cp, buf, len);
+    memcpy(cp + pos, &nan_, 8);
+    uint64_t h = mlc_hash64(MLC_HASH_INIT, cp, len - 8);
+    memcpy(cp + len - 8, &h, 8);
+    assert_int_equal(mlc_cmaes_load(cp, len, &es2, &err), MLC_EPARSE);
+    assert_non_null(strstr(err.msg, "checkpoint"));
+    assert_int_equal(mlc_alloc_live(), live); /* nothing leaked on the failure paths */
+    /* The intact buffer still loads. */
+    assert_int_equal(mlc_cmaes_load(buf, len, &es2, &err), MLC_OK);
+    assert_near(mlc_cmaes_sigma(es2), sig, 0.0);
+    free(cp);
+    mlc_free(buf);
+    mlc_cmaes_destroy(es2);
+    mlc_cmaes_destroy(es);
+}
+
+/* ---- robustness and API contract ------------------------------------------------------ */
+static void nan_values_should_rank_worst(void **state) {
+    (void)state;
+    /* NaN outside the ball |x| < 1.5: the run still converges; best f is never NaN. */
+    double x0[5] = {0.5, 0.5, 0.5, 0.5, 0.5};
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, 5);
+    st.x0 = x0;
+    st.sigma0 = 1.0;
+    st.seed = 1;
+    st.ftarget = 1e-10;
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    double f[16];
+    int nans = 0;
+    while (!mlc_cmaes_stop(es, NULL)) {
+        const double *X = mlc_cmaes_ask(es);
+        for (int k = 0; k < mlc_cmaes_lambda(es); k++) {
+            double v = f_sphere(X + 5 * k, 5);
+            f[k] = v > 2.25 ? (double)NAN : v;
+            nans += isnan(f[k]);
+        }
+        mlc_cmaes_tell(es, f);
+        assert_false(isnan(mlc_cmaes_best_f(es)));
+    }
+    const char *why;
+    mlc_cmaes_stop(es, &why);
+    assert_string_equal(why, "ftarget");
+    assert_true(nans > 0);
+    mlc_cmaes_destroy(es);
+    /* All NaN: stops on flat fitness after two generations, best f stays +inf at x0. */
+    es = make_es(3, 0, x0, 1.0, 1);
+    int g = 0;
+    while (!mlc_cmaes_stop(es, NULL)) {
+        mlc_cmaes_ask(es);
+        for (int k = 0; k < mlc_cmaes_lambda(es); k++)
+            f[k] = NAN;
+        mlc_cmaes_tell(es, f);
+        g++;
+    }
+    mlc_cmaes_stop(es, &why);
+    assert_string_equal(why, "tolflatfitness");
+    assert_int_equal(g, 2);
+    assert_true(isinf(mlc_cmaes_best_f(es)));
+    assert_near(mlc_cmaes_best_x(es)[0], 0.5, 0.0);
+    mlc_cmaes_destroy(es);
+}
+
+static void budget_and_call_order_should_be_enforced(void **state) {
+    (void)state;
+    double x0[3] = {1, 1, 1}, f[16];
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, 3);
+    st.x0 = x0;
+    st.sigma0 = 0.5;
+    st.max_generations = 7;
+    st.restarts = 3; /* a budget ends everything, restarts or not */
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    assert_int_equal(mlc_cmaes_tell(es, f), MLC_EINVAL); /* no ask yet */
+    const double *X1 = mlc_cmaes_ask(es);
+    double first = X1[0];
+    assert_true(mlc_cmaes_ask(es) == X1 && X1[0] == first); /* ask twice: same population */
+    long allocs = mlc_alloc_count();
+    int g = 0;
+    for (;;) {
+        const double *X = mlc_cmaes_ask(es);
+        for (int k = 0; k < mlc_cmaes_lambda(es); k++)
+            f[k] = f_sphere(X + 3 * k, 3);
+        mlc_cmaes_tell(es, f);
+        g++;
+        if (mlc_cmaes_stop(es, NULL)) break;
+    }
+    assert_int_equal(mlc_alloc_count(), allocs); /* generations do not allocate */
+    const char *why;
+    assert_true(mlc_cmaes_stop(es, &why));
+    assert_string_equal(why, "max_generations");
+    assert_int_equal(g, 7);
+    assert_int_equal(mlc_cmaes_generation(es), 7);
+    assert_int_equal(mlc_cmaes_restarts_done(es), 0);
+    assert_null(mlc_cmaes_ask(es));
+    mlc_cmaes_destroy(es);
+}
+
+static void invalid_settings_should_be_rejected(void **state) {
+    (void)state;
+    double x0[2] = {0.5, 2.0}, lo[2] = {0, 0}, hi[2] = {1, 1};
+    mlc_cmaes_settings st;
+    mlc_cmaes *es = NULL;
+    mlc_err err;
+    mlc_cmaes_settings_default(&st, 2);
+    st.x0 = x0;
+    st.sigma0 = 0.1;
+    st.lower = lo;
+    st.upper = hi;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_EINVAL); /* x0[1] outside */
+    assert_non_null(strstr(err.msg, "x0[1]"));
+    x0[1] = 0.5;
+    hi[0] = 0;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_EINVAL); /* lower == upper */
+    hi[0] = 1;
+    st.sigma0 = 0;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_EINVAL);
+    st.sigma0 = 0.1;
+    st.lambda = 1;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_EINVAL);
+    st.lambda = 0;
+    st.n = 0;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_EINVAL);
+    st.n = 2;
+    st.x0 = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_EINVAL);
+    st.x0 = x0;
+    assert_int_equal(mlc_cmaes_create(&st, &es, &err), MLC_OK);
+    mlc_cmaes_destroy(es);
+    /* Allocation failure at every point of create is reported, not crashed on. */
+    for (long k = 1; k < 40; k++) {
+        mlc_alloc_fail_after(k);
+        mlc_status s = mlc_cmaes_create(&st, &es, &err);
+        mlc_alloc_fail_after(0);
+        assert_true(s == MLC_OK || s == MLC_ENOMEM);
+        mlc_cmaes_destroy(es);
+        es = NULL;
+    }
+}
+
+/* A rotated ellipsoid exercises the eigensolver with a full covariance: CMA-ES needs the same
+ * effort as on the axis-parallel one (rotation invariance). */
+static double rot[10 * 10];
+static double f_rot_elli(const double *x, int n) {
+    double y[10];
+    for (int i = 0; i < n; i++) {
+        y[i] = 0;
+        for (int j = 0; j < n; j++)
+            y[i] += rot[i * n + j] * x[j];
+    }
+    return f_elli(y, n);
+}
+
+static void rotated_ellipsoid_should_be_solved_like_the_separable_one(void **state) {
+    (void)state;
+    enum { N = 10 };
+    /* Random orthogonal matrix by Gram-Schmidt. */
+    mlc_rng r;
+    mlc_rng_seed(&r, 77);
+    for (int i = 0; i < N * N; i++)
+        rot[i] = mlc_rng_normal(&r);
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < i; j++) {
+            double d = 0;
+            for (int k = 0; k < N; k++)
+                d += rot[i * N + k] * rot[j * N + k];
+            for (int k = 0; k < N; k++)
+                rot[i * N + k] -= d * rot[j * N + k];
+        }
+        double nn = 0;
+        for (int k = 0; k < N; k++)
+            nn += rot[i * N + k] * rot[i * N + k];
+        for (int k = 0; k < N; k++)
+            rot[i * N + k] /= sqrt(nn);
+    }
+    perf_case pc = {"rotelli", f_rot_elli, N, 0, 3720};
+    check_perf(&pc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(constants_should_match_pycma_table),
+        cmocka_unit_test(default_popsize_should_match_pycma_evaluations),
+        cmocka_unit_test(popsize16_should_match_pycma_evaluations),
+        cmocka_unit_test(dim40_should_match_pycma_evaluations),
+        cmocka_unit_test(rotated_ellipsoid_should_be_solved_like_the_separable_one),
+        cmocka_unit_test(ipop_should_solve_rastrigin10),
+        cmocka_unit_test(ipop_should_double_population_and_keep_best),
+        cmocka_unit_test(bounded_paper_budget_should_reach_pycma_quality),
+        cmocka_unit_test(bounds_should_map_wild_samples_into_the_box),
+        cmocka_unit_test(same_seed_should_give_bit_identical_runs),
+        cmocka_unit_test(resume_should_continue_bit_identically),
+        cmocka_unit_test(corrupt_checkpoints_should_be_rejected),
+        cmocka_unit_test(nan_values_should_rank_worst),
+        cmocka_unit_test(budget_and_call_order_should_be_enforced),
+        cmocka_unit_test(invalid_settings_should_be_rejected),
+    };
+    return cmocka_run_group_tests_name("cmaes", tests, NULL, NULL);
+}
