@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "modalloco/commands.h"
+#include "modalloco/dist.h"
 
 static const char *program_help =
     "usage: modalloco COMMAND [options]\n"
@@ -19,6 +20,8 @@ static const char *program_help =
     "  modes [CONFIG|MESH]           compute subspaces and mode visualizations\n"
     "  simulate [CONFIG|PARAMS]      run one rollout and write its trajectory and caches\n"
     "  optimize [CONFIG|MESH]        search a gait with CMA-ES (the main job)\n"
+    "  sweep SWEEP.json              many optimize runs: here, or as a Slurm job array\n"
+    "  summarize DIR...              one CSV row (and bar of a chart) per run\n"
     "  view DIR [--png FILE]         HTML viewer (DIR/view.html) or PNG film strip of a run\n"
     "\n"
     "options for every command: --help, --set KEY=VALUE (repeatable), --out DIR\n"
@@ -84,6 +87,29 @@ static const char *view_help =
     "\n"
     "  --png FILE         instead, render a film strip of the gait into FILE (no browser)\n"
     "  --frames N         panels of the film strip, evenly spread over the gait (default 6)\n";
+
+static const char *sweep_help =
+    "usage: modalloco sweep SWEEP.json [--out ROOT] [--slurm FILE] [--dry-run] [--force]\n"
+    "                                  [--threads N] [--quiet]\n"
+    "\n"
+    "Expands SWEEP.json ({\"base\": CONFIG|MESH|{...}, \"grid\": {\"KEY\": [values]},\n"
+    "\"list\": [{\"KEY\": value}], \"seeds\": [1, 2], \"args\": [\"KEY=VALUE\"]}) into runs\n"
+    "ROOT/run_0000, ... (every grid point x list entry x seed) and runs them one after the\n"
+    "other (under mpirun each run uses every process). Complete runs are skipped and\n"
+    "interrupted ones resumed, so the same command continues a sweep. Writes ROOT/runs.csv,\n"
+    "ROOT/manifest.tsv and ROOT/run_NNNN/run.json. Guide: docs/cluster.md.\n"
+    "\n"
+    "  --out ROOT         output root (default: \"out\" in the file, else sweep-out)\n"
+    "  --slurm FILE       write a Slurm job-array script (one task per run) instead of running\n"
+    "  --dry-run          list the runs and their state; write nothing\n"
+    "  --force            redo runs whose directory holds another configuration\n";
+
+static const char *summarize_help =
+    "usage: modalloco summarize DIR... [--out FILE.csv]\n"
+    "\n"
+    "One CSV row per run (the swept settings, seed, J, displacement, J_align, generations,\n"
+    "wall seconds, status) for optimize output directories or sweep roots (their run_*\n"
+    "subdirectories). Prints to stdout, or writes FILE.csv and a bar chart FILE.svg.\n";
 
 int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
@@ -165,6 +191,8 @@ int mlc_cli_main(int argc, char **argv) {
     else if (!strcmp(opt.command, "modes")) help = modes_help, run = mlc_cmd_modes;
     else if (!strcmp(opt.command, "simulate")) help = simulate_help, run = mlc_cmd_simulate;
     else if (!strcmp(opt.command, "optimize")) help = optimize_help, run = mlc_cmd_optimize;
+    else if (!strcmp(opt.command, "sweep")) help = sweep_help, run = mlc_cmd_sweep;
+    else if (!strcmp(opt.command, "summarize")) help = summarize_help, run = mlc_cmd_summarize;
     else if (!strcmp(opt.command, "view")) help = view_help, run = mlc_cmd_view;
     else return usage_error(NULL, "unknown command '%s'", opt.command);
 
@@ -204,7 +232,8 @@ int mlc_cli_main(int argc, char **argv) {
             if (!parse_long(val, -2147483647LL, 2147483647LL, &opt.seed))
                 return usage_error(opt.command, "--seed expects an integer, got '%s'", val);
             opt.seed_set = 1;
-        } else if (!strcmp(name, "--threads") && !strcmp(opt.command, "optimize")) {
+        } else if (!strcmp(name, "--threads") &&
+                   (!strcmp(opt.command, "optimize") || !strcmp(opt.command, "sweep"))) {
             NEED_VALUE();
             long long t;
             if (!parse_long(val, 0, 4096, &t))
@@ -232,10 +261,18 @@ int mlc_cli_main(int argc, char **argv) {
             opt.full_space = 1;
         } else if (!strcmp(name, "--force")) {
             opt.force = 1;
-        } else if (!strcmp(name, "--dry-run") && !strcmp(opt.command, "optimize")) {
+        } else if (!strcmp(name, "--dry-run") &&
+                   (!strcmp(opt.command, "optimize") || !strcmp(opt.command, "sweep"))) {
             opt.dry_run = 1;
+        } else if (!strcmp(name, "--slurm") && !strcmp(opt.command, "sweep")) {
+            NEED_VALUE();
+            opt.slurm = val;
         } else if (a[0] == '-' && a[1] != 0) {
             return usage_error(opt.command, "unknown option '%s'", a);
+        } else if (!strcmp(opt.command, "summarize")) {
+            if (opt.ninputs >= MLC_CLI_MAX_SETS)
+                return usage_error(opt.command, "too many directories (%s)", "max 256");
+            opt.inputs[opt.ninputs++] = a;
         } else if (!opt.input) {
             opt.input = a;
         } else {
@@ -243,9 +280,15 @@ int mlc_cli_main(int argc, char **argv) {
         }
 #undef NEED_VALUE
     }
+    if (!strcmp(opt.command, "sweep") && !opt.input)
+        return usage_error("sweep", "%s", "sweep needs a SWEEP.json argument");
+    if (!strcmp(opt.command, "summarize") && !opt.ninputs)
+        return usage_error("summarize", "%s", "summarize needs one or more DIR arguments");
     if (!strcmp(opt.command, "info") && !opt.input)
         return usage_error("info", "%s", "info needs a MESH argument");
     if (!strcmp(opt.command, "view") && !opt.input)
         return usage_error("view", "%s", "view needs a DIR argument (an optimize output)");
-    return run(&opt);
+    int rc = run(&opt);
+    mlc_dist_finalize(); /* only if a command started MPI (under mpirun/srun) */
+    return rc;
 }

@@ -5,6 +5,13 @@
  * Determinism: CMA-ES owns its generator and linear algebra, every rollout is a pure function
  * of its parameters, and the population is scored into a fixed slot per candidate, so the run
  * is bit-identical for any thread count and across --resume.
+ *
+ * Processes (MPI, through dist.h): under mpirun every rank builds the same model (rank 0 runs
+ * the precompute and shares it through the cache file), rank 0 alone owns CMA-ES, the files
+ * and the terminal, broadcasts each generation's population and gathers the objective values
+ * by candidate index, each rank scoring a contiguous block of candidates with its OpenMP
+ * threads. The optimizer sees exactly the numbers a single process computes, so the run is
+ * bit-identical for any number of processes too.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,6 +28,7 @@
 
 #include "modalloco/cmaes.h"
 #include "modalloco/commands.h"
+#include "modalloco/dist.h"
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
 
@@ -129,6 +137,7 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
     const char *why = "truncated";
     size_t L = (size_t)len, off = 0;
     uint64_t fp, n64, b64, sum;
+    char whybuf[200]; /* messages that name a byte offset */
     if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
         why = "not a modalloco checkpoint";
         goto out;
@@ -141,13 +150,23 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
     off = 8;
     memcpy(&fp, buf + off, 8), off += 8;
     memcpy(&n64, buf + off, 8), off += 8;
-    if (n64 > (L - off) / sizeof(history_row)) goto out;
+    if (n64 > (L - off) / sizeof(history_row) ||
+        off + (size_t)n64 * sizeof(history_row) + 8 > L - 8) {
+        snprintf(whybuf, sizeof whybuf, "byte 16: the history count %" PRIu64 " needs more "
+                 "bytes than the file's %zu (corrupt checkpoint)", n64, L);
+        why = whybuf;
+        goto out;
+    }
     size_t hbytes = (size_t)n64 * sizeof(history_row);
-    if (off + hbytes + 8 > L - 8) goto out;
     const unsigned char *hp = buf + off;
     off += hbytes;
     memcpy(&b64, buf + off, 8), off += 8;
-    if (b64 != L - 8 - off) goto out;
+    if (b64 != L - 8 - off) {
+        snprintf(whybuf, sizeof whybuf, "byte %zu: expected the optimizer state length %zu, "
+                 "found %" PRIu64 " (corrupt checkpoint)", off - 8, L - 8 - off, b64);
+        why = whybuf;
+        goto out;
+    }
     if (fp != fingerprint) {
         s = MLC_EINVAL;
         mlc_errf(err, MLC_EINVAL, "--resume: %s was written by a run with another "
@@ -273,6 +292,92 @@ static void format_eta(double s, char *buf, size_t cap) {
     else snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* ---- Several processes: setup agreement and the shared precompute ------------------------ */
+/* Collective: settle the outcome of a setup step that every rank ran (or skipped). Returns 0
+ * when every rank succeeded. When rank 0 failed (input errors, which every rank usually meets
+ * alike) rank 0 prints its message and every rank returns the exit code: a clean exit. When
+ * only another rank failed, that rank prints its message and aborts the job, and the others
+ * wait for the abort, so the message is never lost and nothing hangs. */
+static int settle(mlc_status s, const mlc_err *err) {
+    int first;
+    mlc_status all = mlc_dist_agree(s, &first);
+    if (all == MLC_OK) return 0;
+    int code = mlc_exit_code(all);
+    if (first == 0) return mlc_dist_rank() == 0 ? mlc_cli_fail(s, err) : code;
+    if (s != MLC_OK) {
+        mlc_err ranked;
+        mlc_errf(&ranked, s, "rank %d of %d: %s", mlc_dist_rank(), mlc_dist_size(),
+                 err && err->msg[0] ? err->msg : mlc_strerror(s));
+        mlc_dist_abort(mlc_cli_fail(s, &ranked));
+    }
+    mlc_dist_await_abort(code);
+}
+
+/* Hidden test hook: MLC_TEST_FAIL_RANK=R makes rank R's precompute fail (tests/cli_mpi.sh
+ * checks that a failing rank ends the whole job with its message, without a hang). */
+static mlc_status test_fail_hook(mlc_err *err) {
+    const char *v = getenv("MLC_TEST_FAIL_RANK");
+    if (v && *v && atoi(v) == mlc_dist_rank())
+        return mlc_errf(err, MLC_EIO, "precompute failed on purpose (MLC_TEST_FAIL_RANK=%s)", v);
+    return MLC_OK;
+}
+
+/* The precompute cache the ranks share: subspace.cache when set, else DIR/precompute.cache
+ * (kept after the run: a resume or a rerun with the same settings then skips the solves). */
+static mlc_status shared_cache_path(const mlc_config *cfg, char *path, size_t cap, mlc_err *err) {
+    int n = cfg->subspace.cache[0] ? snprintf(path, cap, "%s", cfg->subspace.cache)
+                                   : snprintf(path, cap, "%s/precompute.cache", cfg->output.dir);
+    if (n < 0 || (size_t)n >= cap)
+        return mlc_errf(err, MLC_EINVAL, "output.dir is too long for the precompute cache path");
+    return MLC_OK;
+}
+
+/* Rank 0 of several: the usual pipeline, with the cache file forced on so the others can read
+ * the subspaces instead of repeating the eigen-solves. The configuration itself is not changed
+ * (it goes into config.json, params.json and the resume fingerprint, which must match a
+ * single-process run). */
+static mlc_status model_root(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    mlc_config *pc = mlc_malloc(sizeof *pc);
+    if (!pc) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    *pc = *cfg;
+    if ((s = shared_cache_path(cfg, pc->subspace.cache, sizeof pc->subspace.cache, err)) ==
+            MLC_OK &&
+        (s = mlc_mkdir_p(cfg->output.dir, err)) == MLC_OK &&
+        (s = test_fail_hook(err)) == MLC_OK)
+        s = mlc_pipeline_model(p, pc, err);
+    /* The pipeline only warns when it cannot write the cache; here the other ranks need it. */
+    if (s == MLC_OK && !p->cache_used && access(pc->subspace.cache, R_OK) != 0)
+        s = mlc_errf(err, MLC_EIO, "could not write the precompute cache %s that the other "
+                     "processes read; check that the directory is writable",
+                     pc->subspace.cache);
+    mlc_free(pc);
+    return s;
+}
+
+/* The other ranks: mesh and FEM as usual, then the subspaces from rank 0's cache file. A cache
+ * that cannot be read is an error here, never a silent recomputation: all ranks must simulate
+ * with the same subspaces, and a shared file system that does not show rank 0's file is a
+ * set-up problem the user has to see. */
+static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    char cache[MLC_CONFIG_PATH_MAX];
+    if ((s = shared_cache_path(cfg, cache, sizeof cache, err)) != MLC_OK) return s;
+    if ((s = test_fail_hook(err)) != MLC_OK) return s;
+    if ((s = mlc_pipeline_load_mesh(p, cfg, err)) != MLC_OK) return s;
+    if ((s = mlc_fem_init(&p->fem, &p->mesh, err)) != MLC_OK) return s;
+    mlc_subspace_settings ss;
+    mlc_pipeline_subspace_settings(cfg, &ss);
+    mlc_err cerr;
+    if (mlc_subspace_cache_read(cache, mlc_subspace_cache_key(&p->mesh, &ss), &p->sub, &cerr) !=
+        MLC_OK)
+        return mlc_errf(err, MLC_EIO, "cannot use the precompute cache %s that rank 0 wrote "
+                        "(%s); the output directory must be on a file system every process "
+                        "sees", cache, cerr.msg);
+    p->cache_used = 1;
+    return mlc_pipeline_model(p, cfg, err);
+}
+
 int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     mlc_cli_options opt = *opt_in;
     mlc_err err = {0};
@@ -282,12 +387,19 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     mlc_cmaes *es = NULL;
     worker *workers = NULL;
     history_row *hist = NULL;
-    double *f = NULL, *scratch = NULL, *best = NULL;
+    double *f = NULL, *scratch = NULL, *best = NULL, *Xbuf = NULL, *stats = NULL;
     FILE *hf = NULL;
     int nworkers = 0, rc = 0;
     mlc_status s;
     char path[MLC_CONFIG_PATH_MAX + 64];
     char resume_cfg[MLC_CONFIG_PATH_MAX + 64];
+    /* With several processes, failures before the loop are settled collectively (settle), and
+     * a failure of rank 0 inside the loop aborts the job (the others wait in a broadcast). */
+    int in_setup = 0, in_loop = 0;
+
+    if ((s = mlc_dist_init(&err)) != MLC_OK) goto fail;
+    const int rank = mlc_dist_rank(), nproc = mlc_dist_size();
+    in_setup = nproc > 1;
 
     /* --resume DIR without a config: take the configuration the run wrote. */
     if (opt.resume) {
@@ -303,12 +415,24 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
                      "the same directory", opt.resume, cfg.output.dir);
         goto fail;
     }
+    if (in_setup && (rc = settle(MLC_OK, &err)) != 0) goto done;
     const uint64_t fingerprint = config_fingerprint(&cfg);
     const char *dir = cfg.output.dir;
-    const int quiet = opt.quiet;
+    const int quiet = opt.quiet || rank != 0; /* one voice: rank 0's */
 
     double t_start = mlc_now();
-    if ((s = mlc_pipeline_model(&p, &cfg, &err)) != MLC_OK) goto fail;
+    if (nproc == 1) {
+        if ((s = test_fail_hook(&err)) != MLC_OK ||
+            (s = mlc_pipeline_model(&p, &cfg, &err)) != MLC_OK)
+            goto fail;
+    } else {
+        /* Rank 0 precomputes and writes the cache; after the agreement (a barrier) the others
+         * read it. */
+        if (rank == 0 && (s = model_root(&p, &cfg, &err)) != MLC_OK) goto fail;
+        if ((rc = settle(MLC_OK, &err)) != 0) goto done;
+        if (rank != 0 && (s = model_worker(&p, &cfg, &err)) != MLC_OK) goto fail;
+        if ((rc = settle(MLC_OK, &err)) != 0) goto done;
+    }
     double t_pre = mlc_now() - t_start;
 
     /* Search space. */
@@ -322,10 +446,11 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
                                  &err)) != MLC_OK)
         goto fail;
 
-    /* Workers: one rollout and parameter buffers per thread. */
+    /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
+     * its cores unless --threads says otherwise. */
     int nthreads = cfg.parallel.threads;
 #ifdef _OPENMP
-    if (nthreads <= 0) nthreads = omp_get_num_procs();
+    if (nthreads <= 0) nthreads = MLC_MAX(1, omp_get_num_procs() / mlc_dist_local_size());
 #else
     nthreads = 1;
 #endif
@@ -339,63 +464,86 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         workers[t].T = workers[t].A + mk;
         workers[t].th = workers[t].A + 2 * mk;
     }
-
-    /* Optimizer: fresh or resumed. */
-    int nhist = 0;
-    double t_offset = 0; /* wall time of earlier sessions of a resumed run */
-    if (opt.resume) {
-        snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-        if ((s = checkpoint_read(path, fingerprint, &hist, &nhist, &es, &err)) != MLC_OK)
-            goto fail;
-        if (nhist > 0) t_offset = hist[nhist - 1].seconds;
-        if (!quiet)
-            fprintf(stderr, "modalloco: resuming %s at generation %d\n", dir, nhist);
-    } else {
-        mlc_cmaes_settings cs;
-        mlc_cmaes_settings_default(&cs, g.n);
-        double *x0 = mlc_malloc(3 * (size_t)g.n * sizeof(double));
-        if (!x0) goto oom;
-        double *lo = x0 + g.n, *hi = x0 + 2 * g.n;
-        for (int i = 0; i < g.n; i++) x0[i] = 0.5, lo[i] = 0.0, hi[i] = 1.0;
-        cs.lambda = cfg.cmaes.population;
-        cs.sigma0 = cfg.cmaes.sigma0;
-        cs.x0 = x0;
-        cs.lower = lo;
-        cs.upper = hi;
-        cs.seed = (uint64_t)(int64_t)cfg.cmaes.seed;
-        cs.max_generations = cfg.cmaes.generations;
-        cs.restarts = cfg.cmaes.restarts;
-        s = mlc_cmaes_create(&cs, &es, &err);
-        mlc_free(x0);
-        if (s != MLC_OK) goto fail;
-    }
-
-    if ((s = mlc_prepare_out_dir(dir, &cfg, opt.force || opt.resume, &err)) != MLC_OK) goto fail;
-    snprintf(path, sizeof path, "%s/history.csv", dir);
-    hf = fopen(path, "w");
-    if (!hf) {
-        s = mlc_errf(&err, MLC_EIO, "cannot write %s", path);
-        goto fail;
-    }
-    history_header(hf);
-    for (int i = 0; i < nhist; i++) history_line(hf, &hist[i]);
-    fflush(hf);
-
-    int cap_hist = nhist + cfg.cmaes.generations + 1;
-    history_row *nh = mlc_realloc(hist, (size_t)cap_hist * sizeof *hist);
-    if (!nh) goto oom;
-    hist = nh;
     int lam_max = cfg.cmaes.population << MLC_MIN(cfg.cmaes.restarts, 20);
     f = mlc_malloc(2 * (size_t)lam_max * sizeof(double));
     if (!f) goto oom;
     scratch = f + lam_max;
+    if (nproc > 1) {
+        /* The population as broadcast (the optimizer's own buffer is const), and per rank
+         * its failure count and rollout seconds. */
+        Xbuf = mlc_malloc((size_t)lam_max * (size_t)g.n * sizeof(double));
+        stats = mlc_malloc(2 * (size_t)nproc * sizeof(double));
+        if (!Xbuf || !stats) goto oom;
+    }
 
-    if (!quiet)
+    /* Optimizer (rank 0 only): fresh or resumed. */
+    int nhist = 0;
+    double t_offset = 0; /* wall time of earlier sessions of a resumed run */
+    if (rank == 0) {
+        if (opt.resume) {
+            snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+            if ((s = checkpoint_read(path, fingerprint, &hist, &nhist, &es, &err)) != MLC_OK)
+                goto fail;
+            /* The fingerprint is only a hash: a doctored state of another size must not be
+             * read as this run's population. */
+            if (mlc_cmaes_dim(es) != g.n) {
+                s = mlc_errf(&err, MLC_EPARSE, "--resume: %s: the optimizer state has %d "
+                             "parameters, this configuration has %d (corrupt checkpoint)",
+                             path, mlc_cmaes_dim(es), g.n);
+                goto fail;
+            }
+            if (nhist > 0) t_offset = hist[nhist - 1].seconds;
+            if (!quiet)
+                fprintf(stderr, "modalloco: resuming %s at generation %d\n", dir, nhist);
+        } else {
+            mlc_cmaes_settings cs;
+            mlc_cmaes_settings_default(&cs, g.n);
+            double *x0 = mlc_malloc(3 * (size_t)g.n * sizeof(double));
+            if (!x0) goto oom;
+            double *lo = x0 + g.n, *hi = x0 + 2 * g.n;
+            for (int i = 0; i < g.n; i++) x0[i] = 0.5, lo[i] = 0.0, hi[i] = 1.0;
+            cs.lambda = cfg.cmaes.population;
+            cs.sigma0 = cfg.cmaes.sigma0;
+            cs.x0 = x0;
+            cs.lower = lo;
+            cs.upper = hi;
+            cs.seed = (uint64_t)(int64_t)cfg.cmaes.seed;
+            cs.max_generations = cfg.cmaes.generations;
+            cs.restarts = cfg.cmaes.restarts;
+            s = mlc_cmaes_create(&cs, &es, &err);
+            mlc_free(x0);
+            if (s != MLC_OK) goto fail;
+        }
+
+        if ((s = mlc_prepare_out_dir(dir, &cfg, opt.force || opt.resume, &err)) != MLC_OK)
+            goto fail;
+        snprintf(path, sizeof path, "%s/history.csv", dir);
+        hf = fopen(path, "w");
+        if (!hf) {
+            s = mlc_errf(&err, MLC_EIO, "cannot write %s", path);
+            goto fail;
+        }
+        history_header(hf);
+        for (int i = 0; i < nhist; i++) history_line(hf, &hist[i]);
+        fflush(hf);
+
+        int cap_hist = nhist + cfg.cmaes.generations + 1;
+        history_row *nh = mlc_realloc(hist, (size_t)cap_hist * sizeof *hist);
+        if (!nh) goto oom;
+        hist = nh;
+    }
+    if (in_setup && (rc = settle(MLC_OK, &err)) != 0) goto done;
+    in_setup = 0;
+
+    if (!quiet) {
+        char procs[48] = "";
+        if (nproc > 1) snprintf(procs, sizeof procs, "%d processes x ", nproc);
         fprintf(stderr, "modalloco: %d vertices, %d tets; r = %d, %d modes x %d sinusoids, %d "
-                        "parameters; population %d, %d generations, %d thread%s; precompute "
+                        "parameters; population %d, %d generations, %s%d thread%s; precompute "
                         "%.2f s%s\n", p.mesh.nv, p.mesh.nt, mlc_model_dim(p.model), g.m, g.k,
-                g.n, cfg.cmaes.population, cfg.cmaes.generations, nthreads,
+                g.n, cfg.cmaes.population, cfg.cmaes.generations, procs, nthreads,
                 nthreads == 1 ? "" : "s", t_pre, p.cache_used ? " (cache)" : "");
+    }
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -409,17 +557,38 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     mlc_pipeline_objective_settings(&cfg, &obj);
     double t_loop = mlc_now();
     int gens_this_session = 0;
+    /* Timing of this session's generations (rank 0): rollouts of the slowest rank, their mean
+     * over ranks, and rank 0's time inside broadcasts and gathers. */
+    double sum_roll_max = 0, sum_roll_mean = 0, sum_comm = 0, sum_wait = 0, sum_gen = 0;
+    in_loop = nproc > 1;
 
-    while (!mlc_cmaes_stop(es, NULL) && !interrupted) {
-        const double *X = mlc_cmaes_ask(es);
-        const int lam = mlc_cmaes_lambda(es);
+    for (;;) {
+        /* Rank 0 decides whether to go on (budget, stop criteria, a signal) and hands out
+         * the population; lam = 0 ends every rank's loop. */
+        double t_gen = mlc_now(), comm0 = mlc_dist_comm_seconds();
+        const double *X = NULL;
+        int lam = 0;
+        if (rank == 0 && !mlc_cmaes_stop(es, NULL) && !interrupted) {
+            X = mlc_cmaes_ask(es);
+            lam = mlc_cmaes_lambda(es);
+        }
+        mlc_dist_bcast_int(&lam, 1, 0);
+        if (lam == 0) break;
         if (lam > lam_max) {
             s = mlc_errf(&err, MLC_EINVAL, "population grew beyond %d", lam_max);
             goto fail_restore;
         }
+        if (nproc > 1) {
+            if (rank == 0) memcpy(Xbuf, X, (size_t)lam * (size_t)g.n * sizeof(double));
+            mlc_dist_bcast_double(Xbuf, (size_t)lam * (size_t)g.n, 0);
+            X = Xbuf;
+        }
+        int c_lo, c_hi;
+        mlc_dist_block(lam, rank, nproc, &c_lo, &c_hi);
         int failed = 0;
+        double t_roll = mlc_now();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) reduction(+ : failed)
-        for (int c = 0; c < lam; c++) {
+        for (int c = c_lo; c < c_hi; c++) {
 #ifdef _OPENMP
             worker *w = &workers[omp_get_thread_num()];
 #else
@@ -432,6 +601,28 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             f[c] = r.J;
             failed += r.failed;
         }
+        /* Objective values by candidate index, whatever rank computed them; then per rank
+         * its failure count and rollout seconds. */
+        double mine[2] = {(double)failed, mlc_now() - t_roll};
+        mlc_dist_gather_blocks(f + c_lo, f, lam);
+        if (nproc > 1) mlc_dist_gather_fixed(mine, stats, 2);
+        if (rank != 0) continue;
+        double roll_max = mine[1], roll_sum = mine[1];
+        if (nproc > 1) {
+            failed = 0;
+            roll_max = roll_sum = 0;
+            for (int q = 0; q < nproc; q++) {
+                failed += (int)stats[2 * q];
+                roll_max = fmax(roll_max, stats[2 * q + 1]);
+                roll_sum += stats[2 * q + 1];
+            }
+        }
+        sum_roll_max += roll_max;
+        sum_roll_mean += roll_sum / nproc;
+        /* Rank 0's time in collectives includes its wait for the slowest rank, which is load
+         * imbalance rather than communication: count it apart. */
+        sum_wait += roll_max - mine[1];
+        sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
         if ((s = mlc_cmaes_tell(es, f)) != MLC_OK) {
             mlc_errf(&err, s, "optimizer update failed");
             goto fail_restore;
@@ -454,6 +645,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         if ((s = checkpoint_write(path, fingerprint, hist, nhist, es, &err)) != MLC_OK)
             goto fail_restore;
         gens_this_session++;
+        sum_gen += mlc_now() - t_gen;
         if (!quiet) {
             double per = (mlc_now() - t_loop) / gens_this_session;
             char eta[32];
@@ -469,11 +661,21 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
                         r->evaluations, r->best_ever_J, r->median_J, r->sigma, r->seconds, eta);
         }
     }
+    in_loop = 0;
     if (!quiet && tty) fputc('\n', stderr);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    if (rank != 0) goto done; /* the files and the report are rank 0's */
     fclose(hf);
     hf = NULL;
+    if (!quiet && gens_this_session > 0 && (nproc > 1 || getenv("MLC_TIMING"))) {
+        double n = gens_this_session;
+        fprintf(stderr, "modalloco: timing per generation: %.4f s total, rollouts %.4f s "
+                        "(slowest of %d process%s; mean %.4f s), communication %.6f s, "
+                        "waiting for the slowest %.4f s\n", sum_gen / n, sum_roll_max / n,
+                nproc, nproc == 1 ? "" : "es", sum_roll_mean / n, fmax(sum_comm, 0) / n,
+                sum_wait / n);
+    }
     if (interrupted) {
         fprintf(stderr, "modalloco: interrupted after generation %d; checkpoint saved. Continue "
                         "with: modalloco optimize --resume %s\n", nhist, dir);
@@ -528,7 +730,12 @@ fail_restore:
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 fail:
+    if (in_setup) {
+        rc = settle(s, &err);
+        goto done;
+    }
     rc = mlc_cli_fail(s, &err);
+    if (in_loop) mlc_dist_abort(rc); /* the other ranks wait in a collective */
 done:
     if (hf) fclose(hf);
     for (int t = 0; t < nworkers; t++) {
@@ -538,6 +745,8 @@ done:
     mlc_free(workers);
     mlc_free(hist);
     mlc_free(f);
+    mlc_free(Xbuf);
+    mlc_free(stats);
     mlc_free(best);
     mlc_cmaes_destroy(es);
     mlc_pipeline_free(&p);

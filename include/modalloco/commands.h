@@ -1,4 +1,5 @@
-/* commands.h: the commands behind the CLI (info, modes, simulate, optimize) and the pieces
+/* commands.h: the commands behind the CLI (info, modes, simulate, optimize, sweep, summarize)
+ * and the pieces
  * they share: loading the effective configuration and writing a rollout's output files.
  * Each command prints results on stdout and diagnostics on stderr, and returns an exit code. */
 #ifndef MODALLOCO_COMMANDS_H
@@ -23,6 +24,9 @@ typedef struct mlc_cli_options {
     int threads_set;
     const char *resume;             /* --resume DIR */
     int quiet, json, full_space, force, dry_run;
+    const char *slurm;              /* sweep --slurm FILE */
+    const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
+    int ninputs;
     const char *png;                /* view --png FILE */
     int frames;                     /* view --frames N (0 = default) */
 } mlc_cli_options;
@@ -49,6 +53,11 @@ int mlc_cmd_info(const mlc_cli_options *opt);
 int mlc_cmd_modes(const mlc_cli_options *opt);
 int mlc_cmd_simulate(const mlc_cli_options *opt);
 int mlc_cmd_optimize(const mlc_cli_options *opt);
+/* sweep SWEEP.json: expand into optimize runs and run them here, or write a Slurm job array
+ * (--slurm FILE), or list them (--dry-run); summarize DIR...: one CSV row per run (stdout or
+ * --out FILE.csv, plus FILE.svg). See src/cmd_sweep.c and docs/cluster.md. */
+int mlc_cmd_sweep(const mlc_cli_options *opt);
+int mlc_cmd_summarize(const mlc_cli_options *opt);
 int mlc_cmd_view(const mlc_cli_options *opt);
 
 /* Print "modalloco: message" on stderr and return the exit code for the status. */

@@ -1,0 +1,1088 @@
+/* cmd_sweep.c: `modalloco sweep` (expand a parameter sweep into optimize runs; run them here
+ * one after the other, or write a Slurm job array) and `modalloco summarize` (one CSV row and
+ * one bar of a chart per run). docs/cluster.md is the user's guide.
+ *
+ * A sweep file is JSON:
+ *   {"base": "run.json" | "bat.off" | {config object},    (optional; defaults otherwise)
+ *    "grid": {"KEY": [v1, v2, ...], ...},                  (optional: the cartesian product)
+ *    "list": [{"KEY": v, ...}, ...],                        (optional: explicit combinations)
+ *    "seeds": [1, 2, 3],                                    (optional: each combination per seed)
+ *    "args": ["KEY=VALUE", ...],                            (optional: --set for every run;
+ *                                                            `sweep --set` adds more)
+ *    "out": "ROOT",                                         (optional; --out wins)
+ *    "slurm": {"launcher": "srun", "ntasks": 1, "cpus_per_task": 2,
+ *              "options": ["--time=02:00:00", ...]}}        (optional; for --slurm)
+ * Runs: every grid point × every list entry × every seed, in that nesting (the grid's first
+ * key varies slowest, seeds fastest); run i goes to ROOT/run_%04d. Its --set overrides are, in
+ * order: args, the grid values, the list entry's values, cmaes.seed. Paths (base, mesh.path)
+ * are taken relative to the working directory, like everywhere else in modalloco.
+ *
+ * Files in ROOT: sweep.json (the sweep as read), runs.csv (run, dir, seed and one column per
+ * swept key), manifest.tsv (line i+1: the arguments of run i's `modalloco optimize`, tab
+ * separated, absolute paths: what the Slurm script reads by SLURM_ARRAY_TASK_ID), base.json
+ * (when the base is an object), and run_NNNN/run.json (index, seed, overrides, sets) which
+ * `summarize` reads.
+ *
+ * A run whose params.json exists and whose config.json matches is complete and skipped, a run
+ * with a checkpoint is resumed, so an interrupted sweep continues where it stopped. Runs execute
+ * in-process through mlc_cmd_optimize, so under mpirun every run uses all processes.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "modalloco/commands.h"
+#include "modalloco/dist.h"
+#include "modalloco/output.h"
+
+#define SWEEP_MAX_RUNS 100000
+
+/* ---- Small file helpers --------------------------------------------------------------- */
+static int exists(const char *path) {
+    return access(path, F_OK) == 0;
+}
+
+static int is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The whole file, NUL-terminated (owned, mlc_free), or NULL. */
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 4096) {
+            size_t ncap = cap ? 2 * cap : 8192;
+            char *nb = mlc_realloc(buf, ncap);
+            if (!nb) {
+                mlc_free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb, cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        mlc_free(buf);
+        return NULL;
+    }
+    buf[len] = 0;
+    return buf;
+}
+
+static cJSON *read_json(const char *path) {
+    char *text = read_text(path);
+    if (!text) return NULL;
+    cJSON *j = cJSON_Parse(text);
+    mlc_free(text);
+    return j;
+}
+
+/* "DIR/NAME" (owned) or NULL. */
+static char *path_join(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = mlc_malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* An absolute version of `path` (owned): realpath when it exists, else cwd + path. */
+static char *absolute(const char *path) {
+    char buf[PATH_MAX];
+    if (realpath(path, buf)) return mlc_strdup(buf);
+    if (path[0] == '/') return mlc_strdup(path);
+    if (!getcwd(buf, sizeof buf)) return NULL;
+    return path_join(buf, path);
+}
+
+/* ---- The sweep ------------------------------------------------------------------------ */
+typedef struct sweep_run {
+    char *dir;        /* absolute ROOT/run_NNNN (owned) */
+    cJSON *overrides; /* {"KEY": value} of this run, seed excluded (owned) */
+    char **sets;      /* --set strings in order (owned) */
+    int nsets;
+    int seed;     /* effective cmaes.seed */
+    char *config; /* the effective configuration as optimize writes config.json (owned) */
+} sweep_run;
+
+typedef struct sweep {
+    cJSON *doc;            /* the parsed sweep file (owned) */
+    char *root;            /* absolute output root (owned) */
+    char *base;            /* optimize's positional input: a path (owned) or NULL for defaults */
+    const cJSON *base_obj; /* the base when given inline (in doc) */
+    sweep_run *runs;       /* nruns (owned) */
+    int nruns;
+    cJSON *keys; /* array of the swept key names, first appearance order (owned) */
+} sweep;
+
+static void sweep_free(sweep *w) {
+    for (int i = 0; i < w->nruns; i++) {
+        sweep_run *r = &w->runs[i];
+        mlc_free(r->dir);
+        cJSON_Delete(r->overrides);
+        for (int k = 0; k < r->nsets; k++)
+            mlc_free(r->sets[k]);
+        mlc_free(r->sets);
+        mlc_free(r->config);
+    }
+    mlc_free(w->runs);
+    mlc_free(w->root);
+    mlc_free(w->base);
+    cJSON_Delete(w->keys);
+    cJSON_Delete(w->doc);
+    memset(w, 0, sizeof *w);
+}
+
+/* A JSON value as the text of a --set value (compact JSON). Owned, mlc_free. */
+static char *value_text(const cJSON *v) {
+    char *t = cJSON_PrintUnformatted(v);
+    if (!t) return NULL;
+    char *copy = mlc_strdup(t);
+    cJSON_free(t);
+    return copy;
+}
+
+/* A value for a table cell: strings without their quotes, anything else as compact JSON. */
+static char *cell_text(const cJSON *v) {
+    if (cJSON_IsString(v)) return mlc_strdup(v->valuestring);
+    return value_text(v);
+}
+
+static mlc_status add_set(sweep_run *r, const char *key, const cJSON *value, const char *raw,
+                          mlc_err *err) {
+    char **ns = mlc_realloc(r->sets, (size_t)(r->nsets + 1) * sizeof *ns);
+    if (!ns) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    r->sets = ns;
+    char *vt = raw ? mlc_strdup(raw) : value_text(value);
+    if (!vt) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    char *s = NULL;
+    if (key) {
+        size_t n = strlen(key) + strlen(vt) + 2;
+        s = mlc_malloc(n);
+        if (s) snprintf(s, n, "%s=%s", key, vt);
+        mlc_free(vt);
+    } else {
+        s = vt;
+    }
+    if (!s) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    r->sets[r->nsets++] = s;
+    return MLC_OK;
+}
+
+static void note_key(sweep *w, const char *key) {
+    const cJSON *k;
+    cJSON_ArrayForEach(k, w->keys) if (!strcmp(k->valuestring, key)) return;
+    cJSON_AddItemToArray(w->keys, cJSON_CreateString(key));
+}
+
+/* The effective configuration of a run, exactly as optimize will build it. */
+static mlc_status run_config(const sweep *w, const sweep_run *r, const char *src, mlc_config *cfg,
+                             mlc_err *err) {
+    mlc_status s;
+    mlc_config_defaults(cfg);
+    if (w->base_obj) {
+        if ((s = mlc_config_apply_json(cfg, w->base_obj, src, err)) != MLC_OK) return s;
+    } else if (w->base) {
+        mlc_cli_options o;
+        memset(&o, 0, sizeof o);
+        o.input = w->base;
+        mlc_config tmp;
+        /* mlc_cli_load_config validates too, which is what we want for the base alone. */
+        if ((s = mlc_cli_load_config(&o, &tmp, err)) != MLC_OK) return s;
+        *cfg = tmp;
+    }
+    for (int i = 0; i < r->nsets; i++)
+        if ((s = mlc_config_set(cfg, r->sets[i], err)) != MLC_OK) return s;
+    if (strlen(r->dir) >= sizeof cfg->output.dir)
+        return mlc_errf(err, MLC_EINVAL, "output path too long: %s", r->dir);
+    snprintf(cfg->output.dir, sizeof cfg->output.dir, "%s", r->dir);
+    return mlc_config_validate(cfg, err);
+}
+
+/* Parse the sweep file and expand it into runs (nothing is written). */
+static mlc_status sweep_load(sweep *w, const char *file, const char *out, const char *const *extra,
+                             int nextra, mlc_err *err) {
+    char *text = read_text(file);
+    if (!text) return mlc_errf(err, MLC_EINVAL, "%s: cannot read the sweep file", file);
+    w->doc = cJSON_Parse(text);
+    mlc_free(text);
+    if (!w->doc || !cJSON_IsObject(w->doc))
+        return mlc_errf(err, MLC_EPARSE, "%s: not a JSON object (see docs/cluster.md)", file);
+    static const char *known[] = {"base", "grid", "list", "seeds", "args", "out", "slurm"};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, w->doc) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            ok |= !strcmp(it->string, known[k]);
+        if (!ok)
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: unknown member \"%s\"; a sweep has base, grid, "
+                            "list, seeds, args, out and slurm",
+                            file, it->string);
+    }
+    const cJSON *base = cJSON_GetObjectItem(w->doc, "base");
+    const cJSON *grid = cJSON_GetObjectItem(w->doc, "grid");
+    const cJSON *list = cJSON_GetObjectItem(w->doc, "list");
+    const cJSON *seeds = cJSON_GetObjectItem(w->doc, "seeds");
+    const cJSON *args = cJSON_GetObjectItem(w->doc, "args");
+    const cJSON *jout = cJSON_GetObjectItem(w->doc, "out");
+
+    /* Shapes first, with messages that say what is expected. */
+    if (base && !cJSON_IsString(base) && !cJSON_IsObject(base) && !cJSON_IsNull(base))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"base\" must be a config or mesh path, or a "
+                        "configuration object",
+                        file);
+    long ngrid = 1;
+    if (grid) {
+        if (!cJSON_IsObject(grid))
+            return mlc_errf(err, MLC_EINVAL, "%s: \"grid\" must be an object {\"KEY\": [values]}",
+                            file);
+        cJSON_ArrayForEach(it, grid) {
+            int n = cJSON_GetArraySize(it);
+            if (!cJSON_IsArray(it) || n == 0)
+                return mlc_errf(err, MLC_EINVAL,
+                                "%s: grid \"%s\" must be a non-empty array of "
+                                "values",
+                                file, it->string);
+            ngrid *= n;
+            if (ngrid > SWEEP_MAX_RUNS) break;
+        }
+    }
+    int nlist = 1;
+    if (list) {
+        if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
+            return mlc_errf(err, MLC_EINVAL, "%s: \"list\" must be a non-empty array of objects",
+                            file);
+        nlist = cJSON_GetArraySize(list);
+        cJSON_ArrayForEach(it, list) if (!cJSON_IsObject(it)) return mlc_errf(
+            err, MLC_EINVAL, "%s: every \"list\" entry must be an object {\"KEY\": value}", file);
+    }
+    int nseeds = 1;
+    if (seeds) {
+        if (!cJSON_IsArray(seeds) || cJSON_GetArraySize(seeds) == 0)
+            return mlc_errf(err, MLC_EINVAL, "%s: \"seeds\" must be a non-empty array of integers",
+                            file);
+        nseeds = cJSON_GetArraySize(seeds);
+        cJSON_ArrayForEach(
+            it, seeds) if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
+                           fabs(it->valuedouble) >
+                               2147483647.0) return mlc_errf(err, MLC_EINVAL,
+                                                             "%s: \"seeds\" must hold integers",
+                                                             file);
+    }
+    if (args) {
+        if (!cJSON_IsArray(args))
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: \"args\" must be an array of \"KEY=VALUE\" "
+                            "strings",
+                            file);
+        cJSON_ArrayForEach(it, args) if (!cJSON_IsString(it) ||
+                                         !strchr(it->valuestring,
+                                                 '=')) return mlc_errf(err, MLC_EINVAL,
+                                                                       "%s: \"args\" entries must "
+                                                                       "be \"KEY=VALUE\" strings "
+                                                                       "(as for --set)",
+                                                                       file);
+    }
+    if (jout && !cJSON_IsString(jout))
+        return mlc_errf(err, MLC_EINVAL, "%s: \"out\" must be a directory path", file);
+    long total = ngrid * nlist * nseeds;
+    if (total > SWEEP_MAX_RUNS)
+        return mlc_errf(err, MLC_EINVAL, "%s: %ld runs is more than this tool expands (%d)", file,
+                        total, SWEEP_MAX_RUNS);
+
+    /* Where things go and what every run starts from. */
+    const char *root = out ? out : jout ? jout->valuestring : "sweep-out";
+    if (!(w->root = absolute(root))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    if (strpbrk(w->root, "\t\n"))
+        return mlc_errf(err, MLC_EINVAL, "the output root may not contain tabs or newlines: %s",
+                        w->root);
+    if (cJSON_IsObject(base)) {
+        w->base_obj = base;
+        if (!(w->base = path_join(w->root, "base.json")))
+            return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    } else if (cJSON_IsString(base)) {
+        if (!exists(base->valuestring))
+            return mlc_errf(err, MLC_EINVAL, "%s: base %s: no such file", file, base->valuestring);
+        if (!(w->base = absolute(base->valuestring)))
+            return mlc_errf(err, MLC_ENOMEM, "out of memory");
+        if (strpbrk(w->base, "\t\n"))
+            return mlc_errf(err, MLC_EINVAL, "the base path may not contain tabs or newlines");
+    }
+
+    /* Expansion. */
+    w->keys = cJSON_CreateArray();
+    w->runs = mlc_calloc((size_t)total, sizeof *w->runs);
+    if (!w->keys || !w->runs) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    int ngk = grid ? cJSON_GetArraySize(grid) : 0;
+    mlc_status s;
+    mlc_config cfg;
+    for (long gi = 0; gi < ngrid; gi++)
+        for (int li = 0; li < nlist; li++)
+            for (int si = 0; si < nseeds; si++) {
+                sweep_run *r = &w->runs[w->nruns];
+                char name[32];
+                snprintf(name, sizeof name, "run_%04d", w->nruns);
+                w->nruns++;
+                if (!(r->dir = path_join(w->root, name)) || !(r->overrides = cJSON_CreateObject()))
+                    return mlc_errf(err, MLC_ENOMEM, "out of memory");
+                cJSON_ArrayForEach(it, args) if ((s = add_set(r, NULL, NULL, it->valuestring,
+                                                              err)) != MLC_OK) return s;
+                /* `sweep --set` applies to every run, after the file's args. */
+                for (int k = 0; k < nextra; k++)
+                    if ((s = add_set(r, NULL, NULL, extra[k], err)) != MLC_OK) return s;
+                /* Grid point gi in mixed radix, the first key slowest. */
+                long rem = gi;
+                for (int k = ngk - 1; k >= 0; k--) {
+                    const cJSON *vals = cJSON_GetArrayItem(grid, k);
+                    int n = cJSON_GetArraySize(vals);
+                    const cJSON *v = cJSON_GetArrayItem(vals, (int)(rem % n));
+                    rem /= n;
+                    cJSON_AddItemToObject(r->overrides, vals->string, cJSON_Duplicate(v, 1));
+                }
+                /* AddItemToObject above appended in reverse key order; rebuild in key order so
+                 * the --set order (and runs.csv) follows the file. */
+                cJSON *ordered = cJSON_CreateObject();
+                for (int k = 0; k < ngk; k++) {
+                    const char *key = cJSON_GetArrayItem(grid, k)->string;
+                    note_key(w, key);
+                    cJSON_AddItemToObject(
+                        ordered, key, cJSON_Duplicate(cJSON_GetObjectItem(r->overrides, key), 1));
+                }
+                if (list) {
+                    const cJSON *e = cJSON_GetArrayItem(list, li);
+                    cJSON_ArrayForEach(it, e) {
+                        note_key(w, it->string);
+                        cJSON_DeleteItemFromObject(ordered, it->string);
+                        cJSON_AddItemToObject(ordered, it->string, cJSON_Duplicate(it, 1));
+                    }
+                }
+                cJSON_Delete(r->overrides);
+                r->overrides = ordered;
+                cJSON_ArrayForEach(it, r->overrides) if ((s = add_set(r, it->string, it, NULL,
+                                                                      err)) != MLC_OK) return s;
+                if (seeds) {
+                    char sv[32];
+                    snprintf(sv, sizeof sv, "%d", (int)cJSON_GetArrayItem(seeds, si)->valuedouble);
+                    if ((s = add_set(r, "cmaes.seed", NULL, sv, err)) != MLC_OK) return s;
+                }
+                /* Check the run's configuration now: a typo in the sweep should stop it before
+                 * any work, not after hours. */
+                mlc_err cerr;
+                if ((s = run_config(w, r, file, &cfg, &cerr)) != MLC_OK)
+                    return mlc_errf(err, s, "%s: %s: %s", file, name, cerr.msg);
+                r->seed = cfg.cmaes.seed;
+                if (!(r->config = mlc_config_to_json(&cfg)))
+                    return mlc_errf(err, MLC_ENOMEM, "out of memory");
+                for (int k = 0; k < r->nsets; k++)
+                    if (strpbrk(r->sets[k], "\t\n"))
+                        return mlc_errf(err, MLC_EINVAL, "%s: %s: a value holds a tab or newline",
+                                        file, name);
+            }
+    return MLC_OK;
+}
+
+/* ---- Writing the sweep's files ------------------------------------------------------------ */
+/* CSV field: quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static mlc_status write_manifest(const sweep *w, mlc_err *err) {
+    mlc_status s;
+    char *path = NULL;
+    if ((s = mlc_mkdir_p(w->root, err)) != MLC_OK) return s;
+    if (w->base_obj) {
+        char *t = cJSON_Print(w->base_obj);
+        if (!t) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+        size_t n = strlen(t);
+        char *tn = mlc_malloc(n + 2);
+        if (tn) snprintf(tn, n + 2, "%s\n", t);
+        cJSON_free(t);
+        if (!tn) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+        s = mlc_write_text_atomic(w->base, tn, err);
+        mlc_free(tn);
+        if (s != MLC_OK) return s;
+    }
+    /* The sweep as read, for the record. */
+    char *t = cJSON_Print(w->doc);
+    if (!t || !(path = path_join(w->root, "sweep.json"))) {
+        cJSON_free(t);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    }
+    s = mlc_write_text_atomic(path, t, err);
+    cJSON_free(t);
+    mlc_free(path);
+    if (s != MLC_OK) return s;
+
+    /* manifest.tsv: what each Slurm array task runs; runs.csv: the same for people. */
+    mlc_afile tsv = {0}, csv = {0};
+    char *tp = path_join(w->root, "manifest.tsv"), *cp = path_join(w->root, "runs.csv");
+    if (!tp || !cp) {
+        s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((s = mlc_afile_open(&tsv, tp, err)) != MLC_OK) goto out;
+    if ((s = mlc_afile_open(&csv, cp, err)) != MLC_OK) goto out;
+    fputs("run,dir,seed", csv.fp);
+    const cJSON *k;
+    cJSON_ArrayForEach(k, w->keys) {
+        fputc(',', csv.fp);
+        csv_field(csv.fp, k->valuestring);
+    }
+    fputc('\n', csv.fp);
+    for (int i = 0; i < w->nruns; i++) {
+        const sweep_run *r = &w->runs[i];
+        if (w->base) fprintf(tsv.fp, "%s\t", w->base);
+        fprintf(tsv.fp, "--out\t%s", r->dir);
+        for (int j = 0; j < r->nsets; j++)
+            fprintf(tsv.fp, "\t--set\t%s", r->sets[j]);
+        fputc('\n', tsv.fp);
+
+        fprintf(csv.fp, "%d,", i);
+        csv_field(csv.fp, r->dir);
+        fprintf(csv.fp, ",%d", r->seed);
+        cJSON_ArrayForEach(k, w->keys) {
+            fputc(',', csv.fp);
+            const cJSON *v = cJSON_GetObjectItem(r->overrides, k->valuestring);
+            if (v) {
+                char *c = cell_text(v);
+                if (c) csv_field(csv.fp, c);
+                mlc_free(c);
+            }
+        }
+        fputc('\n', csv.fp);
+
+        /* run_NNNN/run.json: what summarize reports as the run's settings. */
+        if ((s = mlc_mkdir_p(r->dir, err)) != MLC_OK) goto out;
+        cJSON *rj = cJSON_CreateObject();
+        cJSON_AddNumberToObject(rj, "run", i);
+        cJSON_AddNumberToObject(rj, "seed", r->seed);
+        cJSON_AddItemToObject(rj, "overrides", cJSON_Duplicate(r->overrides, 1));
+        cJSON *sets = cJSON_AddArrayToObject(rj, "sets");
+        for (int j = 0; j < r->nsets; j++)
+            cJSON_AddItemToArray(sets, cJSON_CreateString(r->sets[j]));
+        if (w->base) cJSON_AddStringToObject(rj, "base", w->base);
+        char *rt = cJSON_Print(rj);
+        cJSON_Delete(rj);
+        char *rp = path_join(r->dir, "run.json");
+        s = rt && rp ? mlc_write_text_atomic(rp, rt, err)
+                     : mlc_errf(err, MLC_ENOMEM, "out of memory");
+        cJSON_free(rt);
+        mlc_free(rp);
+        if (s != MLC_OK) goto out;
+    }
+    if ((s = mlc_afile_commit(&tsv, err)) != MLC_OK) goto out;
+    s = mlc_afile_commit(&csv, err);
+out:
+    mlc_afile_abort(&tsv);
+    mlc_afile_abort(&csv);
+    mlc_free(tp);
+    mlc_free(cp);
+    return s;
+}
+
+/* Shell-safe single quoting for the script and --dry-run listings. */
+static void shell_word(FILE *f, const char *s) {
+    int plain = *s != 0;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("/._-=,:+@%", *c)) plain = 0;
+    if (plain) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
+    const cJSON *sl = cJSON_GetObjectItem(w->doc, "slurm");
+    if (sl && !cJSON_IsObject(sl))
+        return mlc_errf(err, MLC_EINVAL,
+                        "\"slurm\" must be an object (launcher, ntasks, "
+                        "cpus_per_task, options)");
+    const cJSON *launcher = cJSON_GetObjectItem(sl, "launcher");
+    const cJSON *ntasks = cJSON_GetObjectItem(sl, "ntasks");
+    const cJSON *cpus = cJSON_GetObjectItem(sl, "cpus_per_task");
+    const cJSON *opts = cJSON_GetObjectItem(sl, "options");
+    if ((launcher && !cJSON_IsString(launcher)) || (ntasks && !cJSON_IsNumber(ntasks)) ||
+        (cpus && !cJSON_IsNumber(cpus)) || (opts && !cJSON_IsArray(opts)))
+        return mlc_errf(err, MLC_EINVAL,
+                        "\"slurm\": launcher is a string, ntasks and "
+                        "cpus_per_task are numbers, options an array of strings");
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        snprintf(exe, sizeof exe, "modalloco");
+    else
+        exe[n] = 0;
+
+    mlc_afile af = {0};
+    mlc_status s = mlc_afile_open(&af, path, err);
+    if (s != MLC_OK) return s;
+    FILE *f = af.fp;
+    fprintf(f,
+            "#!/bin/bash\n"
+            "# Slurm job array written by `modalloco sweep`: %d runs, one array task each.\n"
+            "# Submit: sbatch %s    Then: modalloco summarize %s --out %s/summary.csv\n",
+            w->nruns, path, w->root, w->root);
+    fprintf(f, "#SBATCH --job-name=modalloco-sweep\n#SBATCH --array=0-%d\n", w->nruns - 1);
+    fprintf(f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n", w->root);
+    fprintf(f, "#SBATCH --ntasks=%d\n", ntasks ? MLC_MAX(1, (int)ntasks->valuedouble) : 1);
+    if (cpus) fprintf(f, "#SBATCH --cpus-per-task=%d\n", MLC_MAX(1, (int)cpus->valuedouble));
+    const cJSON *o;
+    cJSON_ArrayForEach(o, opts) if (cJSON_IsString(o)) fprintf(f, "#SBATCH %s\n", o->valuestring);
+    fputs("set -euo pipefail\n", f);
+    fputs("MODALLOCO=${MODALLOCO:-", f);
+    shell_word(f, exe);
+    fputs("}\nROOT=", f);
+    shell_word(f, w->root);
+    /* The launcher starts the run's processes (MPI ranks when ntasks > 1); "" runs the program
+     * directly. */
+    fputs("\nLAUNCH=(", f);
+    const char *l = launcher ? launcher->valuestring : "srun";
+    if (*l) shell_word(f, l);
+    fputs(")\n", f);
+    fputs("task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\n"
+          "# Line task+1 of the manifest holds this run's optimize arguments, tab separated.\n"
+          "IFS=$'\\t' read -r -a args < <(sed -n \"$((task + 1))p\" \"$ROOT/manifest.tsv\")\n"
+          "dir=$(printf '%s/run_%04d' \"$ROOT\" \"$task\")\n"
+          "if [ -f \"$dir/params.json\" ]; then echo \"run $task is complete\"; exit 0; fi\n"
+          "# A preempted or requeued task continues from its checkpoint.\n"
+          "resume=()\n"
+          "if [ -f \"$dir/checkpoint.bin\" ]; then resume=(--resume \"$dir\"); fi\n"
+          "export OPENBLAS_NUM_THREADS=1\n"
+          "exec ${LAUNCH[@]+\"${LAUNCH[@]}\"} \"$MODALLOCO\" optimize \"${args[@]}\" "
+          "${resume[@]+\"${resume[@]}\"}\n",
+          f);
+    s = mlc_afile_commit(&af, err);
+    if (s == MLC_OK) chmod(path, 0755);
+    return s;
+}
+
+/* ---- sweep ------------------------------------------------------------------------------ */
+enum { RUN_FRESH, RUN_SKIP, RUN_RESUME, RUN_CONFLICT };
+
+/* What to do with run r, from what its directory holds. */
+static int run_state(const sweep_run *r) {
+    char *cp = path_join(r->dir, "config.json");
+    char *pp = path_join(r->dir, "params.json");
+    char *kp = path_join(r->dir, "checkpoint.bin");
+    int state = RUN_FRESH;
+    if (cp && pp && kp && exists(cp)) {
+        char *text = read_text(cp);
+        if (!text || strcmp(text, r->config) != 0)
+            state = RUN_CONFLICT;
+        else if (exists(pp))
+            state = RUN_SKIP;
+        else if (exists(kp))
+            state = RUN_RESUME;
+        mlc_free(text);
+    }
+    mlc_free(cp), mlc_free(pp), mlc_free(kp);
+    return state;
+}
+
+static void print_run(FILE *f, const sweep *w, const sweep_run *r) {
+    fputs("modalloco optimize", f);
+    if (w->base) fputc(' ', f), shell_word(f, w->base);
+    fputs(" --out ", f);
+    shell_word(f, r->dir);
+    for (int j = 0; j < r->nsets; j++) {
+        fputs(" --set ", f);
+        shell_word(f, r->sets[j]);
+    }
+}
+
+int mlc_cmd_sweep(const mlc_cli_options *opt) {
+    mlc_err err = {0};
+    sweep w;
+    memset(&w, 0, sizeof w);
+    int rc = 0, *state = NULL;
+    mlc_status s;
+    if ((s = mlc_dist_init(&err)) != MLC_OK) goto fail;
+    const int rank = mlc_dist_rank();
+    const int quiet = opt->quiet || rank != 0;
+    if (!opt->input) {
+        s = mlc_errf(&err, MLC_EINVAL, "sweep needs a SWEEP.json argument (see docs/cluster.md)");
+        goto fail;
+    }
+    /* Every rank expands the sweep (cheap and deterministic); only rank 0 writes. */
+    if ((s = sweep_load(&w, opt->input, opt->out, opt->sets, opt->nsets, &err)) != MLC_OK)
+        goto fail;
+    state = mlc_calloc((size_t)w.nruns, sizeof *state);
+    if (!state) {
+        s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < w.nruns; i++)
+        state[i] = run_state(&w.runs[i]);
+    /* Rank 0's view of the directories decides, so every rank takes the same path. */
+    mlc_dist_bcast_int(state, w.nruns, 0);
+    int conflicts = 0, first_conflict = -1;
+    for (int i = 0; i < w.nruns; i++) {
+        if (state[i] == RUN_CONFLICT && first_conflict < 0) first_conflict = i;
+        conflicts += state[i] == RUN_CONFLICT;
+    }
+    if (opt->dry_run) {
+        if (rank == 0)
+            for (int i = 0; i < w.nruns; i++) {
+                static const char *what[] = {"todo", "complete", "resume", "conflict"};
+                printf("%-8s ", what[state[i]]);
+                print_run(stdout, &w, &w.runs[i]);
+                putchar('\n');
+            }
+        goto done;
+    }
+    if (conflicts && !opt->force) {
+        s = mlc_errf(&err, MLC_EINVAL,
+                     "%s holds a run with another configuration (%d such "
+                     "runs: the sweep changed?); use another --out, or --force to redo them",
+                     w.runs[first_conflict].dir, conflicts);
+        goto fail;
+    }
+    s = MLC_OK;
+    if (rank == 0) s = write_manifest(&w, &err);
+    if (rank == 0 && s == MLC_OK && opt->slurm) s = write_slurm(&w, opt->slurm, &err);
+    /* Only rank 0 wrote: the others must learn its outcome before running anything. */
+    if ((s = mlc_dist_agree(s, NULL)) != MLC_OK) goto fail;
+
+    if (opt->slurm) {
+        if (rank == 0) {
+            int todo = 0;
+            for (int i = 0; i < w.nruns; i++)
+                todo += state[i] != RUN_SKIP;
+            printf("%s: %d runs (%d to do) in %s\nsubmit with: sbatch %s\n", opt->slurm, w.nruns,
+                   todo, w.root, opt->slurm);
+        }
+        goto done;
+    }
+
+    /* Local: one run after the other, in this process (all ranks together under mpirun). */
+    int ran = 0, skipped = 0, failed = 0;
+    double t0 = mlc_now();
+    for (int i = 0; i < w.nruns; i++) {
+        sweep_run *r = &w.runs[i];
+        if (state[i] == RUN_SKIP) {
+            skipped++;
+            if (!quiet)
+                fprintf(stderr, "modalloco: sweep: run %d/%d complete, skipped\n", i + 1, w.nruns);
+            continue;
+        }
+        if (!quiet) {
+            fprintf(stderr, "modalloco: sweep: run %d/%d%s: ", i + 1, w.nruns,
+                    state[i] == RUN_RESUME ? " (resuming)" : "");
+            print_run(stderr, &w, r);
+            fputc('\n', stderr);
+        }
+        mlc_cli_options o;
+        memset(&o, 0, sizeof o);
+        o.command = "optimize";
+        o.input = w.base;
+        o.out = r->dir;
+        o.nsets = MLC_MIN(r->nsets, MLC_CLI_MAX_SETS);
+        for (int j = 0; j < o.nsets; j++)
+            o.sets[j] = r->sets[j];
+        o.quiet = opt->quiet;
+        o.force = opt->force && state[i] == RUN_CONFLICT;
+        if (state[i] == RUN_RESUME) o.resume = r->dir;
+        if (opt->threads_set) o.threads = opt->threads, o.threads_set = 1;
+        fflush(stdout);
+        int code = mlc_cmd_optimize(&o);
+        fflush(stdout);
+        ran++;
+        if (code == 130) {
+            if (!quiet)
+                fprintf(stderr, "modalloco: sweep interrupted; run the same command again to "
+                                "continue\n");
+            rc = 130;
+            goto done;
+        }
+        if (code != 0) {
+            failed++;
+            if (rank == 0)
+                fprintf(stderr, "modalloco: sweep: run %d failed (exit %d); going on\n", i, code);
+        }
+    }
+    if (rank == 0)
+        fprintf(stderr,
+                "modalloco: sweep: %d runs: %d ran (%d failed), %d already complete; "
+                "%.1f s; results: modalloco summarize %s\n",
+                w.nruns, ran, failed, skipped, mlc_now() - t0, w.root);
+    rc = failed ? 1 : 0;
+    goto done;
+fail:
+    /* Every rank met the same failure (the sweep file is the same): say it once. */
+    rc = mlc_dist_rank() == 0 ? mlc_cli_fail(s, &err) : mlc_exit_code(s);
+done:
+    mlc_free(state);
+    sweep_free(&w);
+    return rc;
+}
+
+/* ---- summarize -------------------------------------------------------------------------- */
+typedef struct summary_row {
+    char *dir;        /* the run directory as found (owned) */
+    cJSON *overrides; /* from run.json (owned; NULL for a run made outside a sweep) */
+    double seed, J, displacement, J_align, generations, seconds; /* NAN when unknown */
+    const char *status; /* "done" (params.json), "partial" (checkpoint), "pending" */
+} summary_row;
+
+typedef struct summary {
+    summary_row *rows;
+    int n, cap;
+} summary;
+
+static int is_run_dir(const char *dir) {
+    static const char *marks[] = {"params.json", "run.json", "config.json", "checkpoint.bin"};
+    char path[PATH_MAX];
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, marks[i]);
+        if (exists(path)) return 1;
+    }
+    return 0;
+}
+
+static double json_number(const cJSON *o, const char *name) {
+    const cJSON *v = cJSON_GetObjectItem(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
+}
+
+/* The last data row of history.csv: generation (column 1) and wall seconds (column 6). */
+static void history_tail(const char *dir, double *generation, double *seconds) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/history.csv", dir);
+    char *text = read_text(path);
+    if (!text) return;
+    char *last = NULL;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (isdigit((unsigned char)line[0])) last = line;
+    if (last) {
+        char *field = last;
+        for (int col = 1; field && col <= 6; col++) {
+            if (col == 1) *generation = strtod(field, NULL);
+            if (col == 6) *seconds = strtod(field, NULL);
+            field = strchr(field, ',');
+            if (field) field++;
+        }
+    }
+    mlc_free(text);
+}
+
+static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
+    if (sm->n == sm->cap) {
+        int ncap = sm->cap ? 2 * sm->cap : 16;
+        summary_row *nr = mlc_realloc(sm->rows, (size_t)ncap * sizeof *nr);
+        if (!nr) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+        sm->rows = nr, sm->cap = ncap;
+    }
+    summary_row *r = &sm->rows[sm->n];
+    memset(r, 0, sizeof *r);
+    r->seed = r->J = r->displacement = r->J_align = r->generations = r->seconds = NAN;
+    if (!(r->dir = mlc_strdup(dir))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    sm->n++;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    cJSON *rj = read_json(path);
+    if (rj) {
+        cJSON *ov = cJSON_DetachItemFromObject(rj, "overrides");
+        if (cJSON_IsObject(ov))
+            r->overrides = ov;
+        else
+            cJSON_Delete(ov);
+        r->seed = json_number(rj, "seed");
+        cJSON_Delete(rj);
+    }
+    history_tail(dir, &r->generations, &r->seconds);
+    snprintf(path, sizeof path, "%s/params.json", dir);
+    cJSON *pj = read_json(path);
+    if (pj) {
+        r->status = "done";
+        r->J = json_number(pj, "J");
+        r->displacement = json_number(pj, "displacement");
+        r->J_align = json_number(pj, "J_align");
+        r->generations = json_number(pj, "generations");
+        if (isnan(r->seed)) r->seed = json_number(pj, "seed");
+        cJSON_Delete(pj);
+        return MLC_OK;
+    }
+    snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+    r->status = exists(path) ? "partial" : "pending";
+    if (isnan(r->seed)) {
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        cJSON *cj = read_json(path);
+        r->seed = json_number(cJSON_GetObjectItem(cj, "cmaes"), "seed");
+        cJSON_Delete(cj);
+    }
+    return MLC_OK;
+}
+
+static int name_cmp(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A run directory, or a directory whose subdirectories (sorted by name) are runs. */
+static mlc_status summary_collect(summary *sm, const char *dir, mlc_err *err) {
+    if (is_run_dir(dir)) return summary_add(sm, dir, err);
+    DIR *d = opendir(dir);
+    if (!d)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: not a directory (give optimize output directories "
+                        "or a sweep's output root)",
+                        dir);
+    char **names = NULL;
+    int n = 0, cap = 0;
+    mlc_status s = MLC_OK;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char *sub = path_join(dir, e->d_name);
+        if (!sub) {
+            s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+            break;
+        }
+        if (!is_dir(sub) || !is_run_dir(sub)) {
+            mlc_free(sub);
+            continue;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **nn = mlc_realloc(names, (size_t)cap * sizeof *nn);
+            if (!nn) {
+                mlc_free(sub);
+                s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+                break;
+            }
+            names = nn;
+        }
+        names[n++] = sub;
+    }
+    closedir(d);
+    if (s == MLC_OK && n == 0)
+        s = mlc_errf(err, MLC_EINVAL,
+                     "%s: holds no runs (no params.json, run.json or "
+                     "config.json in it or its subdirectories)",
+                     dir);
+    if (s == MLC_OK) qsort(names, (size_t)n, sizeof *names, name_cmp);
+    for (int i = 0; i < n; i++) {
+        if (s == MLC_OK) s = summary_add(sm, names[i], err);
+        mlc_free(names[i]);
+    }
+    mlc_free(names);
+    return s;
+}
+
+static void put_number(FILE *f, double v, const char *fmt) {
+    fputc(',', f);
+    if (!isnan(v)) fprintf(f, fmt, v);
+}
+
+static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
+    const cJSON *k;
+    fputs("run", f);
+    cJSON_ArrayForEach(k, keys) {
+        fputc(',', f);
+        csv_field(f, k->valuestring);
+    }
+    fputs(",seed,J,displacement,J_align,generations,seconds,status\n", f);
+    for (int i = 0; i < sm->n; i++) {
+        const summary_row *r = &sm->rows[i];
+        csv_field(f, r->dir);
+        cJSON_ArrayForEach(k, keys) {
+            fputc(',', f);
+            const cJSON *v = cJSON_GetObjectItem(r->overrides, k->valuestring);
+            char *c = v ? cell_text(v) : NULL;
+            if (c) csv_field(f, c);
+            mlc_free(c);
+        }
+        put_number(f, r->seed, "%.0f");
+        put_number(f, r->J, "%.17g");
+        put_number(f, r->displacement, "%.17g");
+        put_number(f, r->J_align, "%.17g");
+        put_number(f, r->generations, "%.0f");
+        put_number(f, r->seconds, "%.3f");
+        fprintf(f, ",%s\n", r->status);
+    }
+}
+
+/* XML-safe text. */
+static void svg_text(FILE *f, const char *s) {
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", f);
+        else if (*s == '>')
+            fputs("&gt;", f);
+        else if (*s == '&')
+            fputs("&amp;", f);
+        else if (*s == '"')
+            fputs("&quot;", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* A bar per run of its final J (lower is better: J is minimized), the zero line, y ticks, and
+ * the run names under the bars. Runs without a J get an empty slot. */
+static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err) {
+    double lo = 0, hi = 0;
+    for (int i = 0; i < sm->n; i++)
+        if (isfinite(sm->rows[i].J)) lo = fmin(lo, sm->rows[i].J), hi = fmax(hi, sm->rows[i].J);
+    if (hi - lo < 1e-12) hi = lo + 1;
+    double pad = 0.05 * (hi - lo);
+    if (lo < 0) lo -= pad;
+    if (hi > 0) hi += pad;
+    const double left = 70, top = 40, plot_h = 260, bottom = 110, slot = 26;
+    const double plot_w = fmax(300, slot * sm->n);
+    const double width = left + plot_w + 20, height = top + plot_h + bottom;
+#define Y(v) (top + (hi - (v)) / (hi - lo) * plot_h)
+    mlc_afile af = {0};
+    mlc_status s = mlc_afile_open(&af, path, err);
+    if (s != MLC_OK) return s;
+    FILE *f = af.fp;
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
+            width, height, width, height);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"22\" font-size=\"14\">modalloco: final J per run (lower "
+            "is better)</text>\n",
+            left);
+    /* Y ticks at a "nice" step. */
+    double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), step = mag;
+    if (raw / mag > 5)
+        step = 10 * mag;
+    else if (raw / mag > 2)
+        step = 5 * mag;
+    else if (raw / mag > 1)
+        step = 2 * mag;
+    for (double t = ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step) {
+        double y = Y(t);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+                left, y, left + plot_w, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", left - 6, y + 4,
+                fabs(t) < 1e-12 * step ? 0.0 : t);
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", left,
+            Y(0), left + plot_w, Y(0));
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", left,
+            top, left, top + plot_h);
+    double w = plot_w / (sm->n ? sm->n : 1);
+    for (int i = 0; i < sm->n; i++) {
+        const summary_row *r = &sm->rows[i];
+        double x = left + i * w;
+        if (isfinite(r->J)) {
+            double y0 = Y(0), y1 = Y(r->J);
+            fprintf(f,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                    "fill=\"#3b6ea8\"><title>",
+                    x + 0.15 * w, fmin(y0, y1), 0.7 * w, fabs(y1 - y0));
+            svg_text(f, r->dir);
+            fprintf(f, ": J = %.6g</title></rect>\n", r->J);
+        }
+        const char *name = strrchr(r->dir, '/');
+        name = name && name[1] ? name + 1 : r->dir;
+        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-60)\" text-anchor=\"end\">",
+                x + 0.5 * w + 4, top + plot_h + 12);
+        svg_text(f, name);
+        fputs("</text>\n", f);
+    }
+    fputs("</svg>\n", f);
+#undef Y
+    return mlc_afile_commit(&af, err);
+}
+
+int mlc_cmd_summarize(const mlc_cli_options *opt) {
+    mlc_err err = {0};
+    summary sm = {0};
+    cJSON *keys = cJSON_CreateArray();
+    char *svg = NULL;
+    int rc = 0;
+    mlc_status s = MLC_OK;
+    if (!keys) {
+        s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (opt->ninputs == 0) {
+        s = mlc_errf(&err, MLC_EINVAL,
+                     "summarize needs one or more run directories or sweep "
+                     "output roots");
+        goto fail;
+    }
+    for (int i = 0; i < opt->ninputs; i++)
+        if ((s = summary_collect(&sm, opt->inputs[i], &err)) != MLC_OK) goto fail;
+    /* Columns for every overridden key, in order of first appearance. */
+    for (int i = 0; i < sm.n; i++) {
+        const cJSON *k;
+        cJSON_ArrayForEach(k, sm.rows[i].overrides) {
+            const cJSON *have;
+            int found = 0;
+            cJSON_ArrayForEach(have, keys) found |= !strcmp(have->valuestring, k->string);
+            if (!found) cJSON_AddItemToArray(keys, cJSON_CreateString(k->string));
+        }
+    }
+    if (!opt->out) {
+        summary_csv(stdout, &sm, keys);
+        goto done;
+    }
+    mlc_afile af = {0};
+    if ((s = mlc_afile_open(&af, opt->out, &err)) != MLC_OK) goto fail;
+    summary_csv(af.fp, &sm, keys);
+    if ((s = mlc_afile_commit(&af, &err)) != MLC_OK) goto fail;
+    size_t n = strlen(opt->out);
+    if (!(svg = mlc_malloc(n + 5))) {
+        s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (n > 4 && !strcmp(opt->out + n - 4, ".csv"))
+        snprintf(svg, n + 5, "%.*s.svg", (int)(n - 4), opt->out);
+    else
+        snprintf(svg, n + 5, "%s.svg", opt->out);
+    if ((s = summary_svg(svg, &sm, &err)) != MLC_OK) goto fail;
+    if (!opt->quiet) fprintf(stderr, "modalloco: %d runs: %s and %s\n", sm.n, opt->out, svg);
+    goto done;
+fail:
+    rc = mlc_cli_fail(s, &err);
+done:
+    for (int i = 0; i < sm.n; i++) {
+        mlc_free(sm.rows[i].dir);
+        cJSON_Delete(sm.rows[i].overrides);
+    }
+    mlc_free(sm.rows);
+    mlc_free(svg);
+    cJSON_Delete(keys);
+    return rc;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# cli_mpi.sh BIN SRCDIR: optimize under mpirun gives bit-identical params.json and history.csv
+# (the wall-clock column aside) for 1 and 3 processes and for a plain run, and a rank that
+# fails ends the whole job with its message and a non-zero exit code, without hanging.
+# Skipped when the program was built without MPI.
+set -u
+BIN=$1
+if "$BIN" --version | grep -q "(no mpi)"; then echo "SKIP: built without MPI"; exit 0; fi
+if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit 0; fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+strip_clock() { cut -d, -f1-5,7- "$1"; } # history.csv without column 6 (seconds)
+
+# OpenMPI on a small CI box: running as root, more ranks than cores, shared-memory transport
+# only, no core binding (three ranks bound to two cores would queue behind each other).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Same BLAS thread count for every run compared (it changes the precompute's last bits).
+export OPENBLAS_NUM_THREADS=1
+# OpenMPI keeps some allocations until exit; under AddressSanitizer do not count them as leaks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+MPIRUN=(timeout 120 mpirun --oversubscribe --bind-to none --mca btl self,vader)
+[ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
+TALK=(--set cmaes.population=8 --set cmaes.generations=4 --set sim.steps=150
+      --set actuation.modes=4)
+SMALL=("${TALK[@]}" --quiet)
+
+"$BIN" optimize "${SMALL[@]}" --out "$T/plain" >/dev/null || fail "plain optimize"
+"${MPIRUN[@]}" -n 1 "$BIN" optimize "${SMALL[@]}" --out "$T/n1" >/dev/null 2>"$T/err1" \
+  || { fail "mpirun -n 1"; cat "$T/err1"; }
+"${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/n3" >/dev/null 2>"$T/err3" \
+  || { fail "mpirun -n 3"; cat "$T/err3"; }
+for d in n1 n3; do
+  cmp -s "$T/plain/params.json" "$T/$d/params.json" && echo "ok: params.json of $d identical to the plain run" \
+    || fail "params.json of $d differs from the plain run"
+  diff <(strip_clock "$T/plain/history.csv") <(strip_clock "$T/$d/history.csv") >/dev/null \
+    && echo "ok: history.csv of $d identical" || fail "history.csv of $d differs"
+done
+[ -s "$T/n3/precompute.cache" ] && echo "ok: rank 0 shared the precompute through DIR/precompute.cache" \
+  || fail "no precompute.cache in the output of the 3-process run"
+
+# Only rank 0 talks: one progress header, not three.
+"${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --threads 1 --out "$T/talk" >"$T/out" 2>"$T/err" \
+  || fail "mpirun -n 3 (progress)"
+[ "$(grep -c "vertices" "$T/err")" -eq 1 ] && [ "$(grep -c "^J " "$T/out")" -eq 1 ] \
+  && echo "ok: progress and results come from rank 0 only" || fail "several ranks printed"
+
+# A failing rank (the hidden test hook) ends the job with its message, quickly.
+start=$(date +%s)
+MLC_TEST_FAIL_RANK=1 "${MPIRUN[@]}" -n 3 -x MLC_TEST_FAIL_RANK "$BIN" optimize "${SMALL[@]}" \
+  --threads 1 --out "$T/bad" >/dev/null 2>"$T/errbad"
+code=$?
+took=$(( $(date +%s) - start ))
+if [ $code -ne 0 ] && [ $code -ne 124 ] && grep -q "rank 1 of 3: precompute failed on purpose" "$T/errbad"; then
+  echo "ok: a failing rank ends the job (exit $code, ${took}s) with its message"
+else
+  fail "failing rank: exit $code after ${took}s"; cat "$T/errbad"
+fi
+# A failure on rank 0 (an input error every rank sees) exits cleanly with code 2, said once.
+"${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --set sim.steps=0 --out "$T/bad2" >/dev/null 2>"$T/errbad2"
+code=$?
+[ $code -eq 2 ] && [ "$(grep -c "modalloco: error" "$T/errbad2")" -eq 1 ] \
+  && echo "ok: an input error exits 2 with one message" || { fail "input error under mpirun: exit $code"; cat "$T/errbad2"; }
+
+# A rank killed mid-run: mpirun ends the job non-zero instead of waiting forever.
+timeout 120 "${MPIRUN[@]:2}" -n 2 "$BIN" optimize "${SMALL[@]}" --set cmaes.generations=100000 \
+  --threads 1 --out "$T/killed" >/dev/null 2>"$T/errkill" &
+job=$!
+victim=""
+for _ in $(seq 1 200); do
+  [ -s "$T/killed/history.csv" ] && victim=$(pgrep -f "^$BIN optimize.*$T/killed" | tail -1) && [ -n "$victim" ] && break
+  sleep 0.1
+done
+[ -n "$victim" ] && kill -KILL "$victim"
+wait $job
+code=$?
+[ -n "$victim" ] && [ $code -ne 0 ] && [ $code -ne 124 ] && echo "ok: a killed rank ends the job (exit $code)" \
+  || fail "killed rank: exit $code (victim '$victim')"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
