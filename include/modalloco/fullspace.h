@@ -1,0 +1,89 @@
+/* fullspace.h: the full-space reference simulator (METHOD.md §5–7 without the subspace), and
+ * its comparison with the reduced simulator of sim.h.
+ *
+ * Same energies, time stepping, contact rule and objective as sim.h, but the unknowns are the
+ * positions of every vertex, x (3×nv column-major, xyz interleaved, 3nv DOFs):
+ *   minimize (1/2h²)‖x − q‖²_M − xᵀMg + E_v(x) + E_a(x, ā),   q = 2x_n − x_{n−1},
+ * with lumped mass M, passive ARAP with one rotation per tet (R_e = polar(F_e)) or, as an
+ * option, per passive cluster of the subspace, and the actuation energy with one rotation per
+ * actuation cluster, Ω_c = polar(Σ_{e∈c} γV F_e Y_eᵀ), exactly as the reduced model. The
+ * local-global solver uses the constant matrix Q = M/h² + (μ+γ) Σ_e V G_eᵀG_e ⊗ I₃; its three
+ * coordinate blocks are identical, so one nv×nv sparse Cholesky factor (CHOLMOD) serves all.
+ *
+ * This is a slow reference for validating the subspace (a step costs 10 sparse solves with
+ * three right-hand sides), not a production simulator: it allocates at creation only, but its
+ * cost grows with the mesh.
+ *
+ * Ownership: an mlc_fullspace owns its state, factor and scratch; it borrows nothing after
+ * creation (the mesh, FEM data and subspace may be freed). One thread per object.
+ */
+#ifndef MODALLOCO_FULLSPACE_H
+#define MODALLOCO_FULLSPACE_H
+
+#include "modalloco/base.h"
+#include "modalloco/fem.h"
+#include "modalloco/mesh.h"
+#include "modalloco/sim.h"
+#include "modalloco/subspace.h"
+
+typedef struct mlc_fullspace mlc_fullspace;
+
+/* Build the full-space simulator for a prepared mesh. From the subspace it takes only the
+ * vibration modes D (actuation targets Y_e(ā)), the actuation clusters, the contact samples
+ * and, when passive_per_tet = 0, the passive clusters. passive_per_tet = 1 (the reference) uses
+ * one ARAP rotation per tet. Settings are those of the reduced model (sim.h), with the same
+ * meaning, except `tolerance`, which here bounds ‖Δx‖₂ over all 3nv coordinates (reduced: ‖Δz‖).
+ * Errors: MLC_EINVAL (sizes disagree, bad settings), MLC_ENOMEM, MLC_ENOTSPD (factorization). */
+mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                                const mlc_sim_settings *settings, int passive_per_tet,
+                                mlc_fullspace **out, mlc_err *err);
+void mlc_fullspace_destroy(mlc_fullspace *fs);
+
+int mlc_fullspace_nv(const mlc_fullspace *fs);
+/* Back to rest (x_n = x_{n−1} = X, t = 0). */
+void mlc_fullspace_reset(mlc_fullspace *fs);
+/* Set current and previous positions (3×nv each); the step counter is kept. */
+void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev);
+/* Advance one step (act may be NULL). Returns 0; 1 when the state became non-finite or ran away
+ * (|Δ CoM| > 1e3 × extent, as sim.h); a negative mlc_status when a CHOLMOD solve failed. */
+int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act);
+const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */
+int mlc_fullspace_contacts(const mlc_fullspace *fs);       /* active samples, last step */
+double mlc_fullspace_last_work(const mlc_fullspace *fs);   /* Δxᵀ(bᵃ − Qᵃx), last step */
+/* Mass-weighted centre of mass and body rotation polar(Σ_e V_e F_e(x)) of positions x. */
+void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]);
+void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]);
+
+/* Called for frame 0 (rest) and after every step with the full positions x (3×nv). */
+typedef void (*mlc_fullspace_frame_fn)(void *user, int frame, double time, const double *x,
+                                       const double com[3], const double forward[3],
+                                       int contacts);
+
+/* A whole rollout from rest with the objective bookkeeping of mlc_rollout_run (METHOD.md §7),
+ * so the two results are directly comparable. Blow-ups go to result->failed; a CHOLMOD
+ * failure is returned as a status. */
+mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
+                             const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
+                             void *user, mlc_rollout_result *result, mlc_err *err);
+
+/* ---- Reduced versus full ---------------------------------------------------------------- */
+
+typedef struct mlc_fullspace_comparison {
+    mlc_rollout_result reduced, full; /* objective terms of both rollouts */
+    double com_error_max;  /* max over frames of |c_reduced(t) − c_full(t)| (metres) */
+    double com_error_final;/* the same at the last frame */
+    double vertex_error_max;  /* max over vertices of |B z_S − x_S| at the last frame */
+    double vertex_error_rms;  /* root mean square of the same */
+    double extent;         /* largest bounding-box extent of the rest mesh (error scale) */
+    int frames;            /* frames compared (steps + 1 unless a rollout failed) */
+    double t_reduced, t_full; /* seconds per rollout */
+} mlc_fullspace_comparison;
+
+/* Run the reduced rollout of `model` and the full-space rollout of `fs` with the same actuation
+ * and objective, and compare them frame by frame (both must have been created from the same
+ * mesh and settings). Allocates O(steps + nv) scratch. */
+mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
+                                 const mlc_actuation *act, const mlc_objective_settings *obj,
+                                 mlc_fullspace_comparison *out, mlc_err *err);
+
+#endif

@@ -1,0 +1,731 @@
+/* fullspace.c: the full-space reference simulator and the reduced-versus-full comparison
+ * (METHOD.md §5–7; 000 Eq. 9–16, 25/45 and App. E with the signs of SEEDS_DIGEST §1.5).
+ *
+ * The reduced simulator (sim_model.c, sim_step.c) minimizes the backward-Euler incremental
+ * potential over x = B z. This file minimizes the same potential over every vertex position,
+ *   (1/2h²)‖x − q‖²_M − xᵀMg + ½Σ_e μV‖F_e − R_e‖² + ½Σ_e γV‖F_e − Ω_{c(e)} Y_e(ā)‖²,
+ * by the same local-global iterations, so that B → I recovers it (Galerkin: the reduced global
+ * step Bᵀ Q B z = Bᵀ b is this global step projected, and the local steps see the same F_e):
+ *  - local: R_e = polar(F_e) per tet (the ARAP reference; or per passive cluster,
+ *    R_c = polar(Σ_{e∈c} V F_e), to isolate the skinning error), Ω_c = polar(H_c) with
+ *    H_c = Σ_{e∈c} γV F_e Y_eᵀ per actuation cluster (Eq. 12–13), Y_e = I + Σ_i a_i ∇(D_i)_e;
+ *  - global: Q x = b with Q = M/h² + (μ+γ) Σ_e V G_eᵀG_e (per coordinate, Eq. 15–16 with
+ *    B = I) and b = M q/h² + M g + Σ_e V G_eᵀ (μ R_e + γ Ω_c Y_e)ᵀ, where G_e (3×4) holds the
+ *    shape gradients, i.e. vertex a of tet e receives V (μR + γΩY) ∇φ_a (positive forces).
+ *    The three coordinate blocks share one nv×nv matrix, factored once by CHOLMOD and solved
+ *    with three right-hand sides.
+ *  - contact (App. E resolved as in sim_step.c): after the tentative solve x* = Q⁻¹ b, a sample
+ *    is active when x* puts it more than 1e-9·extent below the ground while moving down from
+ *    x_n; its y ends at the ground ("position") or at y_n ("velocity"); its x and z move by
+ *    μ_c × the previous tangential displacement. The contact force of least fᵀM⁻¹f with
+ *    L f = d, L = Jᶜ Q⁻¹, is f = M Lᵀ y with (L M Lᵀ + εI) y = d (the same damped
+ *    pseudo-inverse, MLC_SIM_CONTACT_RCOND), and x = x* + (Q⁻¹ M Q⁻¹) Jᶜᵀ y. The columns
+ *    Q⁻¹ M Q⁻¹ e_s of the samples are precomputed (2·ns solves at creation). This is exactly
+ *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible.
+ * Differences from the reduced code, all deliberate: rotations are applied on the right-hand
+ * side and then solved (the reduced code pre-solves each term: equal up to rounding); the
+ * optional early stop measures ‖Δx‖₂ instead of ‖Δz‖; a CHOLMOD solve can fail (reported as a
+ * status); nothing else.
+ */
+#include "modalloco/fullspace.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "modalloco/polar.h"
+
+struct mlc_fullspace {
+    mlc_sim_settings set;
+    int nv, nt, m, ma, nca, ns;
+    int npr;            /* passive rotations: nt (per tet) or the subspace's ncp */
+    int *T;             /* 4×nt */
+    int *pcl, *acl;     /* nt: passive rotation index, actuation cluster */
+    int *samples;       /* ns contact vertices */
+    double *X;          /* 3×nv rest positions */
+    double *vol;        /* nt */
+    double *grad;       /* 12×nt shape gradients (fem.h layout) */
+    double *mass;       /* nv: ρ × lumped volume */
+    double *Yhat;       /* nt × m × 9: ∇(D_i)_e, so Y_e(ā) = I + Σ_i a_i Yhat[e, i] */
+    double *gb;         /* 3×nv: Σ_{e∋v} V_e ∇φ_v, so Σ_e V_e F_e = Σ_v x_v gb_vᵀ */
+    double *GS;         /* nv×ns: Q⁻¹ M Q⁻¹ e_{v_s} (one coordinate block) */
+    double *Gss;        /* ns×ns: its rows at the samples (Gram matrix of the contact system) */
+    double total_mass, extent, ground_tol, com_rest[3];
+    cholmod_common cc;
+    int cc_started;
+    cholmod_factor *L;  /* of the nv×nv block of Q */
+    cholmod_dense *B;   /* nv×3 right-hand side (coordinate blocks) */
+    cholmod_dense *Xs, *Ysw, *Esw; /* solution and cholmod_solve2 workspace (reused) */
+    /* state */
+    int step, contacts, last_iterations;
+    double last_work;
+    double *xc, *xp, *xn; /* 3×nv current, previous, next (rotated by pointer swap) */
+    double *q, *b0, *xi;  /* 3×nv prediction, nv×3 constant rhs, previous iterate */
+    double *abar;         /* ma */
+    double *Ye;           /* nt×9 actuation targets of this step */
+    double *Fp;           /* npr×9 passive cluster sums (when not per tet) */
+    double *Rp, *qp;      /* npr×9 rotations, npr×4 warm-start quaternions */
+    double *Hc, *Om, *qa; /* nca×9, nca×9, nca×4 */
+    double qbody[4];
+    double *xsc, *xsp;    /* 3×ns sample positions at x_n and x_{n−1} */
+    int *active;          /* ns */
+    double *ys, *Gm, *Ym; /* ns, ns×ns, ns×3 */
+};
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+void mlc_fullspace_destroy(mlc_fullspace *fs) {
+    if (!fs) return;
+    if (fs->cc_started) {
+        cholmod_free_factor(&fs->L, &fs->cc);
+        cholmod_free_dense(&fs->B, &fs->cc);
+        cholmod_free_dense(&fs->Xs, &fs->cc);
+        cholmod_free_dense(&fs->Ysw, &fs->cc);
+        cholmod_free_dense(&fs->Esw, &fs->cc);
+        cholmod_finish(&fs->cc);
+    }
+    double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb, fs->GS,
+                      fs->Gss, fs->xc, fs->xp,  fs->xn,   fs->q,    fs->b0,   fs->xi,
+                      fs->abar, fs->Ye, fs->Fp, fs->Rp,   fs->qp,   fs->Hc,   fs->Om,
+                      fs->qa,  fs->xsc, fs->xsp, fs->ys,  fs->Gm,   fs->Ym};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
+    mlc_free(fs->T);
+    mlc_free(fs->pcl);
+    mlc_free(fs->acl);
+    mlc_free(fs->samples);
+    mlc_free(fs->active);
+    mlc_free(fs);
+}
+
+static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                               const mlc_sim_settings *s, int per_tet, mlc_err *err) {
+    if (!mesh || !fem || !sub || !s)
+        return mlc_errf(err, MLC_EINVAL, "fullspace: NULL argument");
+    if (fem->nv != mesh->nv || fem->nt != mesh->nt || sub->nv != mesh->nv || sub->nt != mesh->nt)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: mesh (%d vertices, %d tets), FEM data (%d, %d) and subspace "
+                        "(%d, %d) disagree", mesh->nv, mesh->nt, fem->nv, fem->nt, sub->nv,
+                        sub->nt);
+    if (sub->m < 0 || (sub->m > 0 && !sub->D))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: subspace has %d modes but no mode data",
+                        sub->m);
+    if (sub->nca < 1 || !sub->acluster || (!per_tet && (sub->ncp < 1 || !sub->cluster)))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: subspace has no clusters");
+    for (int e = 0; e < mesh->nt; e++)
+        if (sub->acluster[e] < 0 || sub->acluster[e] >= sub->nca ||
+            (!per_tet && (sub->cluster[e] < 0 || sub->cluster[e] >= sub->ncp)))
+            return mlc_errf(err, MLC_EINVAL, "fullspace: cluster label of tet %d out of range", e);
+    if (sub->ns < 0 || (sub->ns > 0 && !sub->samples))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: %d samples but no sample list", sub->ns);
+    for (int i = 0; i < sub->ns; i++)
+        if (sub->samples[i] < 0 || sub->samples[i] >= mesh->nv)
+            return mlc_errf(err, MLC_EINVAL, "fullspace: contact sample %d names vertex %d of %d",
+                            i, sub->samples[i], mesh->nv);
+    if (!(s->dt > 0) || !isfinite(s->dt) || s->iterations < 1)
+        return mlc_errf(err, MLC_EINVAL, "fullspace: need dt > 0 and iterations >= 1 (got %g, %d)",
+                        s->dt, s->iterations);
+    if (!(s->density > 0) || !(s->mu >= 0) || !(s->gamma >= 0) || !isfinite(s->density) ||
+        !isfinite(s->mu) || !isfinite(s->gamma) || !(s->mu + s->gamma > 0))
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: need density > 0, mu >= 0, gamma >= 0, mu + gamma > 0 "
+                        "(got %g, %g, %g)", s->density, s->mu, s->gamma);
+    if (!(s->damping >= 0 && s->damping < 1))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: contact damping %g must be in [0, 1)",
+                        s->damping);
+    if (!isfinite(s->gravity[0]) || !isfinite(s->gravity[1]) || !isfinite(s->gravity[2]) ||
+        !isfinite(s->ground) || !(s->tolerance >= 0))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: gravity, ground and tolerance must be finite");
+    return MLC_OK;
+}
+
+static mlc_status cholmod_fail(mlc_fullspace *fs, mlc_err *err, const char *what) {
+    int st = fs->cc.status;
+    if (st == CHOLMOD_NOT_POSDEF)
+        return mlc_errf(err, MLC_ENOTSPD, "fullspace: %s: the system matrix is not positive "
+                        "definite (CHOLMOD, column %d)", what, fs->L ? (int)fs->L->minor : -1);
+    return mlc_errf(err, st == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                    "fullspace: %s failed (CHOLMOD status %d)", what, st);
+}
+
+/* Q = (μ+γ) Lap + M/h² (upper triangle, as fem.h returns it), analysed and factored once. */
+static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                                mlc_err *err) {
+    cholmod_sparse *A = mlc_fem_laplacian(mesh, fem, NULL, &fs->cc);
+    if (!A) return cholmod_fail(fs, err, "assembling the Laplacian");
+    const int *Ap = A->p, *Ai = A->i;
+    double *Ax = A->x, ih2 = 1.0 / (fs->set.dt * fs->set.dt), k = fs->set.mu + fs->set.gamma;
+    for (int j = 0; j < fs->nv; j++) {
+        int found = 0;
+        for (int p = Ap[j]; p < Ap[j + 1]; p++) {
+            Ax[p] *= k;
+            if (Ai[p] == j) Ax[p] += ih2 * fs->mass[j], found = 1;
+        }
+        if (!found) {
+            cholmod_free_sparse(&A, &fs->cc);
+            return mlc_errf(err, MLC_EINVAL, "fullspace: vertex %d belongs to no tet", j);
+        }
+    }
+    fs->L = cholmod_analyze(A, &fs->cc);
+    int ok = fs->L && cholmod_factorize(A, fs->L, &fs->cc) && fs->cc.status == CHOLMOD_OK;
+    cholmod_free_sparse(&A, &fs->cc);
+    if (!ok) return cholmod_fail(fs, err, "factorizing M/h² + (mu+gamma) L");
+    return MLC_OK;
+}
+
+/* Contact columns GS = Q⁻¹ M Q⁻¹ E (E the sample indicator columns) and Gss = Eᵀ GS. */
+static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
+    int nv = fs->nv, ns = fs->ns;
+    if (ns == 0) return MLC_OK;
+    cholmod_dense *E = cholmod_zeros((size_t)nv, (size_t)ns, CHOLMOD_REAL, &fs->cc);
+    if (!E) return cholmod_fail(fs, err, "allocating the contact columns");
+    double *Ex = E->x;
+    for (int s = 0; s < ns; s++) Ex[fs->samples[s] + (size_t)nv * s] = 1;
+    cholmod_dense *Y = cholmod_solve(CHOLMOD_A, fs->L, E, &fs->cc);
+    cholmod_free_dense(&E, &fs->cc);
+    if (!Y) return cholmod_fail(fs, err, "solving for the contact columns");
+    double *Yx = Y->x;
+    for (int s = 0; s < ns; s++)
+        for (int i = 0; i < nv; i++) Yx[i + (size_t)nv * s] *= fs->mass[i];
+    cholmod_dense *G = cholmod_solve(CHOLMOD_A, fs->L, Y, &fs->cc);
+    cholmod_free_dense(&Y, &fs->cc);
+    if (!G) return cholmod_fail(fs, err, "solving for the contact columns");
+    memcpy(fs->GS, G->x, sizeof(double) * (size_t)nv * ns);
+    cholmod_free_dense(&G, &fs->cc);
+    for (int s = 0; s < ns; s++)
+        for (int u = 0; u < ns; u++)
+            fs->Gss[u + (size_t)ns * s] = fs->GS[fs->samples[u] + (size_t)nv * s];
+    return MLC_OK;
+}
+
+mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                                const mlc_sim_settings *settings, int passive_per_tet,
+                                mlc_fullspace **out, mlc_err *err) {
+    /* ---- check ---- */
+    *out = NULL;
+    mlc_status st = check_inputs(mesh, fem, sub, settings, passive_per_tet, err);
+    if (st != MLC_OK) return st;
+
+    /* ---- workspace ---- */
+    mlc_fullspace *fs = mlc_calloc(1, sizeof *fs);
+    if (!fs) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
+    fs->set = *settings;
+    int nv = mesh->nv, nt = mesh->nt, m = sub->m, ns = sub->ns;
+    fs->nv = nv, fs->nt = nt, fs->m = m, fs->ma = m + 1, fs->nca = sub->nca, fs->ns = ns;
+    fs->npr = passive_per_tet ? nt : sub->ncp;
+    size_t v3 = 3 * (size_t)nv, nsx = (size_t)MLC_MAX(ns, 1);
+    int ok = 1;
+    ok &= (fs->T = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
+    ok &= (fs->pcl = mlc_malloc(sizeof(int) * (size_t)nt)) != NULL;
+    ok &= (fs->acl = mlc_malloc(sizeof(int) * (size_t)nt)) != NULL;
+    ok &= (fs->samples = mlc_malloc(sizeof(int) * nsx)) != NULL;
+    ok &= (fs->active = mlc_calloc(nsx, sizeof(int))) != NULL;
+    double **vecs3[] = {&fs->X, &fs->gb, &fs->xc, &fs->xp, &fs->xn, &fs->q, &fs->b0, &fs->xi};
+    for (size_t i = 0; i < sizeof vecs3 / sizeof vecs3[0]; i++)
+        ok &= (*vecs3[i] = mlc_calloc(v3, sizeof(double))) != NULL;
+    ok &= (fs->vol = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+    ok &= (fs->grad = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
+    ok &= (fs->mass = mlc_malloc(sizeof(double) * (size_t)nv)) != NULL;
+    ok &= (fs->Yhat = mlc_calloc((size_t)nt * (size_t)MLC_MAX(m, 1) * 9, sizeof(double))) != NULL;
+    ok &= (fs->GS = mlc_calloc((size_t)nv * nsx, sizeof(double))) != NULL;
+    ok &= (fs->Gss = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
+    ok &= (fs->abar = mlc_calloc((size_t)fs->ma, sizeof(double))) != NULL;
+    ok &= (fs->Ye = mlc_calloc((size_t)nt * 9, sizeof(double))) != NULL;
+    ok &= (fs->Fp = mlc_calloc((size_t)fs->npr * 9, sizeof(double))) != NULL;
+    ok &= (fs->Rp = mlc_calloc((size_t)fs->npr * 9, sizeof(double))) != NULL;
+    ok &= (fs->qp = mlc_calloc((size_t)fs->npr * 4, sizeof(double))) != NULL;
+    ok &= (fs->Hc = mlc_calloc((size_t)fs->nca * 9, sizeof(double))) != NULL;
+    ok &= (fs->Om = mlc_calloc((size_t)fs->nca * 9, sizeof(double))) != NULL;
+    ok &= (fs->qa = mlc_calloc((size_t)fs->nca * 4, sizeof(double))) != NULL;
+    ok &= (fs->xsc = mlc_calloc(3 * nsx, sizeof(double))) != NULL;
+    ok &= (fs->xsp = mlc_calloc(3 * nsx, sizeof(double))) != NULL;
+    ok &= (fs->ys = mlc_calloc(nsx, sizeof(double))) != NULL;
+    ok &= (fs->Gm = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
+    ok &= (fs->Ym = mlc_calloc(nsx * 3, sizeof(double))) != NULL;
+    if (!ok) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d vertices, %d tets)", nv, nt);
+        goto fail;
+    }
+    memcpy(fs->T, mesh->T, sizeof(int) * 4 * (size_t)nt);
+    memcpy(fs->X, mesh->X, sizeof(double) * v3);
+    memcpy(fs->vol, fem->vol, sizeof(double) * (size_t)nt);
+    memcpy(fs->grad, fem->grad, sizeof(double) * 12 * (size_t)nt);
+    memcpy(fs->acl, sub->acluster, sizeof(int) * (size_t)nt);
+    if (ns > 0) memcpy(fs->samples, sub->samples, sizeof(int) * (size_t)ns);
+    for (int e = 0; e < nt; e++) fs->pcl[e] = passive_per_tet ? e : sub->cluster[e];
+
+    /* ---- per-vertex mass, body map, extent; per-tet target gradients ---- */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < nv; i++) {
+        fs->mass[i] = settings->density * fem->vmass[i];
+        fs->total_mass += fs->mass[i];
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
+    }
+    fs->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    fs->ground_tol = 1e-9 * fs->extent; /* as sim_model.c: "below" is not decided by rounding */
+    for (int e = 0; e < nt; e++)
+        for (int a = 0; a < 4; a++) {
+            int v = mesh->T[4 * e + a];
+            const double *g = fem->grad + 12 * e + 3 * a;
+            for (int j = 0; j < 3; j++) fs->gb[3 * v + j] += fem->vol[e] * g[j];
+            for (int i = 0; i < m; i++) { /* Yhat[l + 3j] = ∂(D_i)_l/∂X_j (Eq. 5 per tet) */
+                const double *Di = sub->D + v3 * i;
+                double *Y = fs->Yhat + ((size_t)e * m + i) * 9;
+                for (int l = 0; l < 3; l++)
+                    for (int j = 0; j < 3; j++) Y[l + 3 * j] += Di[3 * v + l] * g[j];
+            }
+        }
+
+    /* ---- the system matrix, its factor, the solve workspace and the contact columns ---- */
+    cholmod_start(&fs->cc);
+    fs->cc_started = 1;
+    fs->cc.print = 0; /* modules never print; failures come back as a status */
+    if ((st = factor_system(fs, mesh, fem, err)) != MLC_OK) goto fail;
+    fs->B = cholmod_zeros((size_t)nv, 3, CHOLMOD_REAL, &fs->cc);
+    if (!fs->B) {
+        st = cholmod_fail(fs, err, "allocating the right-hand side");
+        goto fail;
+    }
+    if ((st = contact_columns(fs, err)) != MLC_OK) goto fail;
+
+    mlc_fullspace_reset(fs);
+    mlc_fullspace_com(fs, fs->X, fs->com_rest);
+    *out = fs;
+    return MLC_OK;
+fail:
+    mlc_fullspace_destroy(fs);
+    return st;
+}
+
+int mlc_fullspace_nv(const mlc_fullspace *fs) { return fs->nv; }
+const double *mlc_fullspace_state(const mlc_fullspace *fs) { return fs->xc; }
+int mlc_fullspace_contacts(const mlc_fullspace *fs) { return fs->contacts; }
+double mlc_fullspace_last_work(const mlc_fullspace *fs) { return fs->last_work; }
+
+static void reset_rotations(mlc_fullspace *fs) {
+    for (int c = 0; c < fs->npr; c++)
+        fs->qp[4 * c] = 1, fs->qp[4 * c + 1] = fs->qp[4 * c + 2] = fs->qp[4 * c + 3] = 0;
+    for (int c = 0; c < fs->nca; c++)
+        fs->qa[4 * c] = 1, fs->qa[4 * c + 1] = fs->qa[4 * c + 2] = fs->qa[4 * c + 3] = 0;
+    fs->qbody[0] = 1, fs->qbody[1] = fs->qbody[2] = fs->qbody[3] = 0;
+}
+
+void mlc_fullspace_reset(mlc_fullspace *fs) {
+    size_t v3 = 3 * (size_t)fs->nv;
+    memcpy(fs->xc, fs->X, sizeof(double) * v3);
+    memcpy(fs->xp, fs->X, sizeof(double) * v3);
+    fs->step = 0;
+    fs->contacts = 0;
+    fs->last_work = 0;
+    fs->last_iterations = 0;
+    reset_rotations(fs);
+}
+
+void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev) {
+    size_t v3 = 3 * (size_t)fs->nv;
+    memcpy(fs->xc, x, sizeof(double) * v3);
+    memcpy(fs->xp, x_prev, sizeof(double) * v3);
+    reset_rotations(fs); /* as sim.h: a moved start is far from the warm starts */
+}
+
+void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]) {
+    double c[3] = {0, 0, 0};
+    for (int i = 0; i < fs->nv; i++)
+        for (int k = 0; k < 3; k++) c[k] += fs->mass[i] * x[3 * i + k];
+    for (int k = 0; k < 3; k++) com[k] = c[k] / fs->total_mass;
+}
+
+/* Σ_e V_e F_e(x) = Σ_v x_v gb_vᵀ (3×3 column-major): the body rotation's matrix of Eq. 17. */
+static void body_matrix(const mlc_fullspace *fs, const double *x, double A[9]) {
+    memset(A, 0, 9 * sizeof(double));
+    for (int i = 0; i < fs->nv; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) A[k + 3 * j] += x[3 * i + k] * fs->gb[3 * i + j];
+}
+
+void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]) {
+    double A[9], q[4] = {1, 0, 0, 0};
+    body_matrix(fs, x, A);
+    mlc_polar(A, q, R);
+}
+
+/* ---- one step ------------------------------------------------------------------------------- */
+
+/* F_e = Σ_a x_{v_a} ∇φ_aᵀ (3×3 column-major) for interleaved x. */
+static inline void tet_F(const mlc_fullspace *fs, const double *restrict x, int e, double F[9]) {
+    const int *t = fs->T + 4 * (size_t)e;
+    const double *g = fs->grad + 12 * (size_t)e;
+    for (int i = 0; i < 9; i++) F[i] = 0;
+    for (int a = 0; a < 4; a++) {
+        const double *xa = x + 3 * t[a], *ga = g + 3 * a;
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) F[k + 3 * j] += xa[k] * ga[j];
+    }
+}
+
+/* C = A B for 3×3 column-major matrices. */
+static inline void mul33(const double A[9], const double B[9], double C[9]) {
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            C[i + 3 * j] = A[i] * B[3 * j] + A[i + 3] * B[3 * j + 1] + A[i + 6] * B[3 * j + 2];
+}
+
+/* Scatter V P ∇φ_a into the block rhs b (nv×3, b[v + nv k]) for the four vertices of tet e
+ * (∂/∂x_a of tr(Pᵀ F_e) = P ∇φ_a). */
+static inline void tet_scatter(const mlc_fullspace *fs, int e, const double P[9], double s,
+                               double *restrict b) {
+    const int *t = fs->T + 4 * (size_t)e;
+    const double *g = fs->grad + 12 * (size_t)e;
+    size_t nv = (size_t)fs->nv;
+    for (int a = 0; a < 4; a++) {
+        const double *ga = g + 3 * a;
+        for (int k = 0; k < 3; k++)
+            b[t[a] + nv * k] += s * (P[k] * ga[0] + P[k + 3] * ga[1] + P[k + 6] * ga[2]);
+    }
+}
+
+static int finite_vec(const double *x, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
+    return s == 0;
+}
+
+/* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. */
+static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
+    const int nt = fs->nt, nca = fs->nca;
+    const int per_tet = fs->npr == nt;
+    const double mu = fs->set.mu, gam = fs->set.gamma;
+    memset(fs->Hc, 0, sizeof(double) * 9 * (size_t)nca);
+    if (!per_tet) memset(fs->Fp, 0, sizeof(double) * 9 * (size_t)fs->npr);
+    for (int e = 0; e < nt; e++) {
+        double F[9], V = fs->vol[e];
+        tet_F(fs, x, e, F);
+        if (per_tet) {
+            mlc_polar(F, fs->qp + 4 * e, fs->Rp + 9 * e);
+        } else {
+            double *Fc = fs->Fp + 9 * fs->pcl[e];
+            for (int i = 0; i < 9; i++) Fc[i] += V * F[i];
+        }
+        double *H = fs->Hc + 9 * fs->acl[e]; /* H_c += V F Yᵀ (unit γ: polar ignores scale) */
+        const double *Y = fs->Ye + 9 * e;
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 3; i++)
+                H[i + 3 * j] += V * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
+    }
+    if (!per_tet)
+        for (int c = 0; c < fs->npr; c++) mlc_polar(fs->Fp + 9 * c, fs->qp + 4 * c, fs->Rp + 9 * c);
+    for (int c = 0; c < nca; c++) mlc_polar(fs->Hc + 9 * c, fs->qa + 4 * c, fs->Om + 9 * c);
+    memcpy(b, fs->b0, sizeof(double) * 3 * (size_t)fs->nv);
+    for (int e = 0; e < nt; e++) {
+        double P[9], OY[9];
+        const double *R = fs->Rp + 9 * fs->pcl[e];
+        mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
+        for (int i = 0; i < 9; i++) P[i] = mu * R[i] + gam * OY[i];
+        tet_scatter(fs, e, P, fs->vol[e], b);
+    }
+}
+
+int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
+    const mlc_sim_settings *set = &fs->set;
+    const int nv = fs->nv, nt = fs->nt, ns = fs->ns, m = fs->m;
+    const size_t v3 = 3 * (size_t)nv, nvs = (size_t)nv;
+    const double ih2 = 1.0 / (set->dt * set->dt);
+    double *restrict xc = fs->xc, *restrict xp = fs->xp, *restrict x = fs->xn;
+    double *b = fs->B->x;
+
+    /* ---- per-step constants: ā(t_{n+1}), Y_e(ā), q, b0 = M q/h² + M g ---- */
+    double t = (fs->step + 1) * set->dt;
+    mlc_actuation_eval(act, m, t, fs->abar);
+    for (int e = 0; e < nt; e++) {
+        double *Y = fs->Ye + 9 * e;
+        for (int i = 0; i < 9; i++) Y[i] = (i % 4 == 0) * fs->abar[m];
+        for (int i = 0; i < m; i++) {
+            double ai = fs->abar[i];
+            if (ai == 0) continue;
+            const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
+            for (int l = 0; l < 9; l++) Y[l] += ai * Yh[l];
+        }
+    }
+    for (size_t i = 0; i < v3; i++) fs->q[i] = 2 * xc[i] - xp[i];
+    for (int i = 0; i < nv; i++)
+        for (int k = 0; k < 3; k++)
+            fs->b0[i + nvs * k] = fs->mass[i] * (ih2 * fs->q[3 * i + k] + set->gravity[k]);
+    int contact = set->contact && ns > 0;
+    if (contact)
+        for (int s = 0; s < ns; s++)
+            for (int k = 0; k < 3; k++) {
+                fs->xsc[3 * s + k] = xc[3 * fs->samples[s] + k];
+                fs->xsp[3 * s + k] = xp[3 * fs->samples[s] + k];
+            }
+
+    /* ---- local-global iterations (order of METHOD.md §6) ---- */
+    memcpy(x, set->guess_previous ? xc : fs->q, sizeof(double) * v3);
+    int it, na = 0;
+    for (it = 0; it < set->iterations; it++) {
+        /* (1) local step and (2) right-hand side, (3) tentative solve x* = Q⁻¹ b */
+        local_and_rhs(fs, x, b);
+        if (!cholmod_solve2(CHOLMOD_A, fs->L, fs->B, NULL, &fs->Xs, NULL, &fs->Ysw, &fs->Esw,
+                            &fs->cc))
+            return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
+        const double *xs = fs->Xs->x; /* nv×3 blocks */
+        /* (4) contact: active set from x* */
+        na = 0;
+        if (contact)
+            for (int s = 0; s < ns; s++) {
+                double ys = xs[fs->samples[s] + nvs];
+                if (ys < set->ground - fs->ground_tol && ys - fs->xsc[3 * s + 1] < 0) {
+                    fs->active[na] = s;
+                    fs->ys[na] = ys;
+                    na++;
+                }
+            }
+        /* (5) x = x* + Q⁻¹ f_c */
+        if (set->tolerance > 0) memcpy(fs->xi, x, sizeof(double) * v3);
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++) x[3 * i + k] = xs[i + nvs * k];
+        if (na > 0) {
+            double *Gm = fs->Gm, *Y = fs->Ym, diag = 0;
+            for (int a = 0; a < na; a++) {
+                int s = fs->active[a], v = fs->samples[s];
+                for (int c = 0; c <= a; c++)
+                    Gm[a + (size_t)ns * c] = fs->Gss[s + (size_t)ns * fs->active[c]];
+                diag += Gm[a + (size_t)ns * a];
+                const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
+                double ytarget = set->projection_velocity ? xo[1] : set->ground;
+                Y[a] = xo[0] + set->damping * (xo[0] - xq[0]) - xs[v];
+                Y[a + ns] = ytarget - fs->ys[a];
+                Y[a + 2 * ns] = xo[2] + set->damping * (xo[2] - xq[2]) - xs[v + 2 * nvs];
+            }
+            /* Damped pseudo-inverse, as sim_step.c: Cholesky of L M Lᵀ + εI. */
+            double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
+            for (int a = 0; a < na; a++) Gm[a + (size_t)ns * a] += eps;
+            for (int c = 0; c < na; c++) {
+                double *colc = Gm + (size_t)ns * c;
+                for (int p = 0; p < c; p++) {
+                    const double *colp = Gm + (size_t)ns * p;
+                    double l = colp[c];
+                    for (int a = c; a < na; a++) colc[a] -= l * colp[a];
+                }
+                double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps);
+                colc[c] = piv;
+                for (int a = c + 1; a < na; a++) colc[a] /= piv;
+            }
+            for (int k = 0; k < 3; k++) {
+                double *yk = Y + (size_t)ns * k;
+                for (int c = 0; c < na; c++) {
+                    const double *col = Gm + (size_t)ns * c;
+                    yk[c] /= col[c];
+                    for (int a = c + 1; a < na; a++) yk[a] -= col[a] * yk[c];
+                }
+                for (int c = na - 1; c >= 0; c--) {
+                    const double *col = Gm + (size_t)ns * c;
+                    double sum = yk[c];
+                    for (int a = c + 1; a < na; a++) sum -= col[a] * yk[a];
+                    yk[c] = sum / col[c];
+                }
+                for (int a = 0; a < na; a++) {
+                    const double *g = fs->GS + nvs * fs->active[a];
+                    double ya = yk[a];
+                    for (int i = 0; i < nv; i++) x[3 * i + k] += g[i] * ya;
+                }
+            }
+        }
+        if (set->tolerance > 0) {
+            double d2 = 0;
+            for (size_t i = 0; i < v3; i++) d2 += (x[i] - fs->xi[i]) * (x[i] - fs->xi[i]);
+            if (sqrt(d2) < set->tolerance) {
+                it++;
+                break;
+            }
+        }
+    }
+    fs->last_iterations = it;
+    fs->contacts = na;
+
+    /* ---- work Δxᵀ(bᵃ − Qᵃ x) (Eq. 18 bracket): per tet γV (Ω Y − F) ∇φ_a, with the last
+     * iteration's Ω_c and the final x, as the reduced code ---- */
+    memset(b, 0, sizeof(double) * v3);
+    for (int e = 0; e < nt; e++) {
+        double F[9], OY[9];
+        tet_F(fs, x, e, F);
+        mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
+        for (int i = 0; i < 9; i++) OY[i] -= F[i];
+        tet_scatter(fs, e, OY, set->gamma * fs->vol[e], b);
+    }
+    double work = 0;
+    for (int i = 0; i < nv; i++)
+        for (int k = 0; k < 3; k++) work += (x[3 * i + k] - xc[3 * i + k]) * b[i + nvs * k];
+    fs->last_work = work;
+
+    /* ---- advance ---- */
+    fs->xp = xc;
+    fs->xc = x;
+    fs->xn = xp;
+    fs->step++;
+    if (!finite_vec(x, v3)) return 1;
+    double com[3], d2 = 0;
+    mlc_fullspace_com(fs, x, com);
+    for (int k = 0; k < 3; k++) d2 += (com[k] - fs->com_rest[k]) * (com[k] - fs->com_rest[k]);
+    return d2 > 1e6 * fs->extent * fs->extent; /* runaway, as sim_step.c */
+}
+
+/* ---- rollout and objective (mirrors mlc_rollout_run) ---------------------------------------- */
+
+static void normalize3(const double in[3], double out[3]) {
+    double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
+    if (!(n > 0) || !isfinite(n)) {
+        out[0] = 1, out[1] = out[2] = 0;
+        return;
+    }
+    for (int k = 0; k < 3; k++) out[k] = in[k] / n;
+}
+
+static void body_forward(mlc_fullspace *fs, const double *x, const double u0[3], double fwd[3]) {
+    double A[9], R[9];
+    body_matrix(fs, x, A);
+    mlc_polar(A, fs->qbody, R);
+    for (int k = 0; k < 3; k++) fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
+}
+
+mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
+                             const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
+                             void *user, mlc_rollout_result *res, mlc_err *err) {
+    mlc_objective_settings od;
+    if (!obj) {
+        mlc_objective_settings_default(&od);
+        obj = &od;
+    }
+    memset(res, 0, sizeof *res);
+    double v[3], u0[3], fwd[3], com[3];
+    normalize3(obj->direction, v);
+    normalize3(obj->forward, u0);
+    mlc_fullspace_reset(fs);
+    const int S = fs->set.steps;
+    const double h = fs->set.dt;
+
+    mlc_fullspace_com(fs, fs->xc, res->com0);
+    body_forward(fs, fs->xc, u0, fwd);
+    double align = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
+    if (frame) frame(user, 0, 0.0, fs->xc, res->com0, fwd, 0);
+    memcpy(res->com1, res->com0, sizeof com);
+    double work = 0, ysum = 0;
+    int s;
+    for (s = 1; s <= S; s++) {
+        int rc = mlc_fullspace_step(fs, act);
+        if (rc < 0)
+            return mlc_errf(err, (mlc_status)rc, "fullspace: sparse solve failed at step %d "
+                            "(CHOLMOD status %d)", s, fs->cc.status);
+        if (rc) {
+            res->failed = 1;
+            break;
+        }
+        double wk = fs->last_work;
+        work += obj->work_abs ? fabs(wk) : wk;
+        mlc_fullspace_com(fs, fs->xc, com);
+        body_forward(fs, fs->xc, u0, fwd);
+        align = fmin(align, fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2]);
+        ysum += com[1];
+        memcpy(res->com1, com, sizeof com);
+        if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
+    }
+    res->steps_done = s - 1;
+    if (res->failed) {
+        res->J = MLC_SIM_FAIL_PENALTY;
+        return MLC_OK;
+    }
+    double disp = 0;
+    for (int k = 0; k < 3; k++) disp += (res->com1[k] - res->com0[k]) * v[k];
+    res->displacement = disp;
+    res->J_disp = -disp;
+    res->J_align = obj->align ? fmax(0.0, align) : 1.0;
+    res->height_gain = (S > 0 ? ysum / S : res->com0[1]) - res->com0[1];
+    res->J_work = obj->work_penalty * work;
+    double J = obj->jump ? -res->height_gain * res->J_align : res->J_disp * res->J_align;
+    res->J = J + res->J_work;
+    if (!isfinite(res->J)) {
+        res->failed = 1;
+        res->J = MLC_SIM_FAIL_PENALTY;
+    }
+    return MLC_OK;
+}
+
+/* ---- reduced versus full --------------------------------------------------------------------- */
+
+typedef struct com_log {
+    double *com; /* 3 × (cap) */
+    int cap, n;
+} com_log;
+
+static void log_reduced(void *user, int frame, double time, const double *z, const double com[3],
+                        const double forward[3], int contacts) {
+    MLC_UNUSED(time), MLC_UNUSED(z), MLC_UNUSED(forward), MLC_UNUSED(contacts);
+    com_log *lg = user;
+    if (frame < lg->cap) memcpy(lg->com + 3 * (size_t)frame, com, 3 * sizeof(double));
+    lg->n = MLC_MAX(lg->n, frame + 1);
+}
+
+static void log_full(void *user, int frame, double time, const double *x, const double com[3],
+                     const double forward[3], int contacts) {
+    log_reduced(user, frame, time, x, com, forward, contacts);
+}
+
+mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
+                                 const mlc_actuation *act, const mlc_objective_settings *obj,
+                                 mlc_fullspace_comparison *out, mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    const mlc_sim_settings *ms = mlc_model_settings(model);
+    if (ms->steps != fs->set.steps || ms->dt != fs->set.dt)
+        return mlc_errf(err, MLC_EINVAL, "fullspace: the reduced model (%d steps of %g s) and "
+                        "the full-space simulator (%d of %g s) disagree", ms->steps, ms->dt,
+                        fs->set.steps, fs->set.dt);
+    int S = fs->set.steps, nv = fs->nv;
+    mlc_status st = MLC_OK;
+    mlc_rollout *ro = NULL;
+    com_log lr = {0}, lf = {0};
+    double *xr = NULL;
+    lr.cap = lf.cap = S + 1;
+    lr.com = mlc_malloc(sizeof(double) * 3 * (size_t)(S + 1));
+    lf.com = mlc_malloc(sizeof(double) * 3 * (size_t)(S + 1));
+    xr = mlc_malloc(sizeof(double) * 3 * (size_t)nv);
+    if (!lr.com || !lf.com || !xr || mlc_rollout_create(model, &ro) != MLC_OK) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the comparison");
+        goto done;
+    }
+    double t0 = mlc_now();
+    if ((st = mlc_rollout_run(ro, act, obj, log_reduced, &lr, &out->reduced)) != MLC_OK) {
+        mlc_errf(err, st, "fullspace: the reduced rollout failed: %s", mlc_strerror(st));
+        goto done;
+    }
+    out->t_reduced = mlc_now() - t0;
+    t0 = mlc_now();
+    if ((st = mlc_fullspace_run(fs, act, obj, log_full, &lf, &out->full, err)) != MLC_OK)
+        goto done;
+    out->t_full = mlc_now() - t0;
+    out->frames = MLC_MIN(lr.n, lf.n);
+    for (int f = 0; f < out->frames; f++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double d = lr.com[3 * f + k] - lf.com[3 * f + k];
+            d2 += d * d;
+        }
+        out->com_error_max = fmax(out->com_error_max, sqrt(d2));
+        if (f == out->frames - 1) out->com_error_final = sqrt(d2);
+    }
+    /* Final shapes: B z_S against x_S (meaningful only when both rollouts ran to the end). */
+    mlc_model_skin(model, mlc_rollout_state(ro), nv, NULL, xr);
+    const double *xf = fs->xc;
+    double sum2 = 0;
+    for (int i = 0; i < nv; i++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) d2 += (xr[3 * i + k] - xf[3 * i + k]) * (xr[3 * i + k] - xf[3 * i + k]);
+        out->vertex_error_max = fmax(out->vertex_error_max, sqrt(d2));
+        sum2 += d2;
+    }
+    out->vertex_error_rms = sqrt(sum2 / nv);
+    out->extent = fs->extent;
+done:
+    mlc_rollout_destroy(ro);
+    mlc_free(lr.com);
+    mlc_free(lf.com);
+    mlc_free(xr);
+    return st;
+}
