@@ -2,6 +2,7 @@
  * configuration, and dispatch. Only this layer prints errors or chooses exit codes. */
 #include "modalloco/cli.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,7 +160,27 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
     return mlc_config_validate(cfg, err);
 }
 
+/* OpenBLAS is the system BLAS on Debian (through the libblas.so.3 alternative) and threads
+ * its kernels by default. A threaded BLAS sums in an order that depends on the thread count,
+ * which would make the precompute (and so every result) differ in the last bits between
+ * machines; and on the sizes we hand it one thread is as fast (TOOLCHAIN.md). Pin it to one
+ * thread when the library offers the call; our own parallelism is across rollouts. */
+static void pin_blas_threads(void) {
+    /* Looked up at run time: Debian's libblas.so.3 forwards to libopenblas.so.0, so the symbol
+     * is in the process but not in the library we link against. */
+    void *self = dlopen(NULL, RTLD_LAZY);
+    if (!self) return;
+    void *sym = dlsym(self, "openblas_set_num_threads");
+    if (sym) {
+        void (*set_threads)(int);
+        memcpy(&set_threads, &sym, sizeof set_threads); /* object → function pointer, portably */
+        set_threads(1);
+    }
+    dlclose(self);
+}
+
 int mlc_cli_main(int argc, char **argv) {
+    pin_blas_threads();
     if (argc < 2) {
         fputs(program_help, stderr);
         return 2;
