@@ -476,6 +476,55 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         if (!Xbuf || !stats) goto oom;
     }
 
+    /* --dry-run: everything above has validated the settings and run (or read) the
+     * precompute; time a batch of rollouts at the requested thread count, estimate the whole
+     * run, and stop before writing anything. */
+    if (opt.dry_run) {
+        if (rank == 0) {
+            const int nbatch = MLC_MAX(cfg.cmaes.population, 2 * nthreads); /* one generation */
+            mlc_rng rng;
+            mlc_rng_seed(&rng, (uint64_t)(int64_t)cfg.cmaes.seed);
+            double *U = mlc_malloc((size_t)nbatch * (size_t)g.n * sizeof(double));
+            if (!U) goto oom;
+            /* Candidates like a first generation: around the box centre, sigma0 wide. */
+            for (size_t i = 0; i < (size_t)nbatch * (size_t)g.n; i++) {
+                double u = 0.5 + cfg.cmaes.sigma0 * mlc_rng_normal(&rng);
+                U[i] = u < 0 ? 0 : u > 1 ? 1 : u;
+            }
+            mlc_objective_settings dobj;
+            mlc_pipeline_objective_settings(&cfg, &dobj);
+            double t0 = mlc_now();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+            for (int c = 0; c < nbatch; c++) {
+#ifdef _OPENMP
+                worker *w = &workers[omp_get_thread_num()];
+#else
+                worker *w = &workers[0];
+#endif
+                mlc_gait_decode(&g, U + (size_t)c * g.n, w->A, w->T, w->th);
+                mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
+                mlc_rollout_result r;
+                mlc_rollout_run(w->ro, &act, &dobj, NULL, NULL, &r);
+            }
+            double per = (mlc_now() - t0) / nbatch; /* wall seconds per rollout, all threads */
+            mlc_free(U);
+            long rollouts = (long)cfg.cmaes.population * cfg.cmaes.generations;
+            double est = t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
+            printf("mesh %s: %d vertices, %d tets\n", p.mesh_path, p.mesh.nv, p.mesh.nt);
+            printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
+                   mlc_model_dim(p.model), g.m, g.k, g.n);
+            printf("rollouts %ld (population %d x %d generations), steps per rollout %d\n",
+                   rollouts, cfg.cmaes.population, cfg.cmaes.generations, cfg.sim.steps);
+            printf("precompute %.3f s%s\n", t_pre, p.cache_used ? " (cache)" : "");
+            printf("rollout %.4f s per rollout at %d thread%s x %d process%s (%.2f us per step)\n",
+                   per, nthreads, nthreads == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es",
+                   1e6 * per * nthreads / cfg.sim.steps);
+            printf("estimated wall time %.1f s\n", est);
+        }
+        rc = 0;
+        goto done;
+    }
+
     /* Optimizer (rank 0 only): fresh or resumed. */
     int nhist = 0;
     double t_offset = 0; /* wall time of earlier sessions of a resumed run */

@@ -71,5 +71,11 @@ JSON
 check "amplitude beyond its bound" 2 "$BIN" simulate "$T/gait.json" --out "$T/sim"
 grep_err "names the parameter" "amplitude"
 
+check "optimize --dry-run" 0 "$BIN" optimize "$MESH" --dry-run --out "$T/dry" --set cmaes.generations=3
+grep -q "estimated wall time" "$T/out" || { echo "FAIL: --dry-run prints an estimate"; fails=$((fails + 1)); }
+grep -q "parameters 60" "$T/out" || { echo "FAIL: --dry-run prints the problem size"; fails=$((fails + 1)); }
+[ ! -e "$T/dry" ] || { echo "FAIL: --dry-run wrote an output directory"; fails=$((fails + 1)); }
+check "--dry-run still validates" 2 "$BIN" optimize "$MESH" --dry-run --set cmaes.population=1
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
