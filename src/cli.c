@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,9 @@ static const char *simulate_help =
     "of actuation.parameters in a config, and writes trajectory.csv, surface.obj,\n"
     "animation.pc2, result.json and config.json; prints the objective terms.\n"
     "\n"
+    "  --expect FILE      compare with a stored result.json (J, its terms, the final\n"
+    "                     centre of mass); exit 1 with a report when they differ\n"
+    "  --tolerance T      relative tolerance for --expect (default 1e-9)\n"
     "  --full-space       also run the full-space reference simulator and report the\n"
     "                     subspace error (slow on large meshes)\n"
     "  --force            overwrite an output directory that holds another run\n";
@@ -278,6 +282,18 @@ int mlc_cli_main(int argc, char **argv) {
             opt.quiet = 1;
         } else if (!strcmp(name, "--json") && !strcmp(opt.command, "info")) {
             opt.json = 1;
+        } else if (!strcmp(name, "--expect") && !strcmp(opt.command, "simulate")) {
+            NEED_VALUE();
+            opt.expect = val;
+        } else if (!strcmp(name, "--tolerance") && !strcmp(opt.command, "simulate")) {
+            NEED_VALUE();
+            char *end;
+            errno = 0;
+            opt.tolerance = strtod(val, &end);
+            if (errno || end == val || *end || !(opt.tolerance >= 0) || !isfinite(opt.tolerance))
+                return usage_error(opt.command, "--tolerance expects a number >= 0, got '%s'",
+                                   val);
+            opt.tolerance_set = 1;
         } else if (!strcmp(name, "--full-space") && !strcmp(opt.command, "simulate")) {
             opt.full_space = 1;
         } else if (!strcmp(name, "--force")) {

@@ -160,6 +160,62 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     return s;
 }
 
+/* --expect: compare this rollout with a stored result.json, quantity by quantity, and
+ * report every one that differs by more than tol × max(1, |expected|). A user's CI replays
+ * a stored gait with it to catch regressions. */
+static mlc_status check_expected(const char *path, const mlc_rollout_result *res, double tol,
+                                 int *differ, mlc_err *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return mlc_errf(err, MLC_EINVAL, "--expect %s: cannot open it", path);
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *root = cJSON_Parse(buf);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return mlc_errf(err, MLC_EINVAL, "--expect %s: not a result.json (malformed JSON)", path);
+    }
+    struct { const char *name; double got; } q[] = {
+        {"J", res->J}, {"J_disp", res->J_disp}, {"J_align", res->J_align},
+        {"J_work", res->J_work}, {"displacement", res->displacement}};
+    int checked = 0;
+    *differ = 0;
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, q[i].name);
+        if (!cJSON_IsNumber(v)) continue;
+        checked++;
+        double want = v->valuedouble, d = fabs(q[i].got - want);
+        if (!(d <= tol * fmax(1.0, fabs(want)))) {
+            printf("differs: %s expected %.17g got %.17g (|diff| %.3g)\n", q[i].name, want,
+                   q[i].got, d);
+            *differ = 1;
+        }
+    }
+    const cJSON *c1 = cJSON_GetObjectItemCaseSensitive(root, "com_end");
+    if (cJSON_IsArray(c1) && cJSON_GetArraySize(c1) == 3) {
+        checked++;
+        for (int k = 0; k < 3; k++) {
+            const cJSON *v = cJSON_GetArrayItem(c1, k);
+            double want = cJSON_IsNumber(v) ? v->valuedouble : (double)NAN, d = fabs(res->com1[k] - want);
+            if (!(d <= tol * fmax(1.0, fabs(want)))) {
+                printf("differs: com_end[%d] expected %.17g got %.17g (|diff| %.3g)\n", k, want,
+                       res->com1[k], d);
+                *differ = 1;
+            }
+        }
+    }
+    cJSON_Delete(root);
+    if (checked == 0)
+        return mlc_errf(err, MLC_EINVAL, "--expect %s: no J or com_end to compare (is it a "
+                        "result.json?)", path);
+    printf("%s: %s (tolerance %g)\n", path, *differ ? "DIFFERS" : "matches", tol);
+    if (*differ)
+        fprintf(stderr, "modalloco: the rollout differs from %s beyond the tolerance %g\n", path,
+                tol);
+    return MLC_OK;
+}
+
 int mlc_cmd_simulate(const mlc_cli_options *opt) {
     mlc_err err = {0};
     mlc_config cfg;
@@ -215,6 +271,13 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
                         "in %s\n", p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
                 p.cache_used ? "cache" : "computed", cfg.sim.steps, t_roll, cfg.output.dir);
     if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &err)) != MLC_OK) goto fail;
+    if (opt->expect) {
+        int differ = 0;
+        if ((s = check_expected(opt->expect, &res, opt->tolerance_set ? opt->tolerance : 1e-9,
+                                &differ, &err)) != MLC_OK)
+            goto fail;
+        if (differ) rc = 1;
+    }
     goto done;
 fail:
     rc = mlc_cli_fail(s, &err);

@@ -33,6 +33,15 @@ done
 [ "$(json_num "$T/replay/result.json" J)" = "$(json_num "$T/t1/result.json" J)" ] \
   && echo "ok: simulate reproduces J" || fail "simulate J $(json_num "$T/replay/result.json" J) != $(json_num "$T/t1/result.json" J)"
 
+# --expect: a user's regression check passes on a fresh result and fails (exit 1, with the
+# quantity named) on an altered one.
+"$BIN" simulate "$T/t1/params.json" --out "$T/replay" --force --expect "$T/t1/result.json" >"$T/out" 2>&1 \
+  && grep -q matches "$T/out" && echo "ok: --expect passes on the stored result" || fail "--expect on a fresh result"
+sed 's/"J":[^,]*/"J": -123.0/' "$T/t1/result.json" > "$T/altered.json"
+"$BIN" simulate "$T/t1/params.json" --out "$T/replay" --force --expect "$T/altered.json" >"$T/out" 2>&1
+[ $? -eq 1 ] && grep -q "differs: J expected -123" "$T/out" && echo "ok: --expect fails on an altered result" \
+  || fail "--expect on an altered result"
+
 # A params.json replayed on another mesh is refused.
 "$BIN" simulate "$T/t1/params.json" --set mesh.path="$SRC/data/critter.mesh" --out "$T/other" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q checksum "$T/err" && echo "ok: params from another mesh refused" || fail "params on another mesh"

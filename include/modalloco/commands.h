@@ -24,6 +24,9 @@ typedef struct mlc_cli_options {
     int threads_set;
     const char *resume;             /* --resume DIR */
     int quiet, json, full_space, force, dry_run;
+    const char *expect;             /* simulate --expect RESULT.json */
+    double tolerance;               /* simulate --tolerance T (relative; default 1e-9) */
+    int tolerance_set;
     const char *slurm;              /* sweep --slurm FILE */
     const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
     int ninputs;
