@@ -6,28 +6,44 @@
  * maximizer of tr(Rᵀ A) over SO(3): exactly the rotation factor U diag(1,1,det UVᵀ) Vᵀ of the
  * SVD (METHOD.md §5), including the reflected case det A < 0, with no special-casing.
  *
- * Cyclic Jacobi always converges (no failure mode for repeated or zero eigenvalues). Warm start:
- * the quaternion left-multiplication matrix L(q0) is orthogonal with first column q0, so
- * S = L(q0)ᵀ K L(q0) = K(R0ᵀ A) is already nearly diagonal in its first row when q0 is close to the answer
- * (the local-global solver changes A little between iterations), and Jacobi then finishes in
- * one or two sweeps with few rotations.
+ * Everything happens in the warm basis: with p ↦ q0 ⊗ p the matrix becomes S = K(R0ᵀ A), whose
+ * top eigenvector is close to e0 when the warm start q0 is close to the answer (the
+ * local-global solver changes A a little between iterations).
+ *
+ * Fast path (warm): write the top eigenvector as (1, x). The eigen-equations give
+ * x = (λI − T)⁻¹ s and the secular equation f(λ) = λ − S00 − sᵀ(λI − T)⁻¹ s = 0 (s = S[1:4,0],
+ * T = S[1:4,1:4]). On (λmax(T), ∞) f is increasing and concave with f' = 1 + ‖x‖², so Newton
+ * started at the Rayleigh quotient S00 (≤ the top eigenvalue) climbs monotonically and
+ * quadratically to it: 1–3 solves of a 3×3 system. The solve itself certifies the answer: λI − T
+ * positive definite means λ > λmax(T) ≥ the second eigenvalue of S (interlacing), so λ is the
+ * largest. This replaced a row-0 Jacobi sweep that converged only linearly (about 20 rotations a
+ * call in the simulator).
+ *
+ * Fallback (cold start, tiny spectral gap, or a warm start too far away for λI − T to be
+ * definite): cyclic Jacobi on S, which always converges (repeated or zero eigenvalues
+ * included).
  */
 #include "modalloco/polar.h"
 
 #include <math.h>
 
-void mlc_quat_to_matrix(const double qin[4], double R[9]) {
-    double n = sqrt(qin[0] * qin[0] + qin[1] * qin[1] + qin[2] * qin[2] + qin[3] * qin[3]);
-    double w = qin[0] / n, x = qin[1] / n, y = qin[2] / n, z = qin[3] / n;
-    R[0] = 1 - 2 * (y * y + z * z);
-    R[1] = 2 * (x * y + w * z);
-    R[2] = 2 * (x * z - w * y);
-    R[3] = 2 * (x * y - w * z);
-    R[4] = 1 - 2 * (x * x + z * z);
-    R[5] = 2 * (y * z + w * x);
-    R[6] = 2 * (x * z + w * y);
-    R[7] = 2 * (y * z - w * x);
-    R[8] = 1 - 2 * (x * x + y * y);
+/* R(q) for a quaternion of any non-zero norm: every entry is a quadratic form over ‖q‖², so
+ * one division (s = 2/‖q‖²) normalizes it, with no square root. */
+void mlc_quat_to_matrix(const double q[4], double R[9]) {
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double s = 2 / (w * w + x * x + y * y + z * z);
+    double xs = x * s, ys = y * s, zs = z * s;
+    double wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
+    double yy = y * ys, yz = y * zs, zz = z * zs;
+    R[0] = 1 - (yy + zz);
+    R[1] = xy + wz;
+    R[2] = xz - wy;
+    R[3] = xy - wz;
+    R[4] = 1 - (xx + zz);
+    R[5] = yz + wx;
+    R[6] = xz + wy;
+    R[7] = yz - wx;
+    R[8] = 1 - (xx + yy);
 }
 
 /* One Jacobi rotation zeroing S[p][r] (Numerical Recipes convention: the smaller angle),
@@ -72,78 +88,129 @@ static void build_K(const double A[9], double K[4][4]) {
     K[2][3] = K[3][2] = a12 + a21;
 }
 
-int mlc_polar(const double A[9], double q[4], double R[9]) {
-    double nA2 = 0;
-    for (int i = 0; i < 9; i++) nA2 += A[i] * A[i];
-    double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(qn > 0) || !isfinite(qn)) {
-        q[0] = 1, q[1] = q[2] = q[3] = 0, qn = 1;
-    }
-    double a = q[0] / qn, b = q[1] / qn, c = q[2] / qn, d = q[3] / qn;
-    q[0] = a, q[1] = b, q[2] = c, q[3] = d;
-    if (!(nA2 > 0) || !isfinite(nA2)) {
-        /* A = 0 (every rotation optimal) or non-finite input: keep the warm start. */
-        mlc_quat_to_matrix(q, R);
-        return 0;
-    }
-    /* Work in the warm basis: with p ↦ q0 ⊗ p, tr(R(q0⊗p)ᵀ A) = tr(R(p)ᵀ R0ᵀ A), so the
-     * matrix in that basis is S = K(R0ᵀ A) (27 multiplications instead of L(q0)ᵀ K L(q0)). */
+/* S = K(R(q)ᵀ A): the quaternion matrix in the basis L(q) whose first column is q (with
+ * p ↦ q ⊗ p, tr(R(q⊗p)ᵀ A) = tr(R(p)ᵀ R(q)ᵀ A); 27 multiplications instead of L(q)ᵀ K L(q)).
+ * q is unit. */
+static void warm_matrix(const double A[9], const double q[4], double S[4][4]) {
     double R0[9], B[9];
     mlc_quat_to_matrix(q, R0);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             B[i + 3 * j] = R0[3 * i] * A[3 * j] + R0[3 * i + 1] * A[3 * j + 1] +
                            R0[3 * i + 2] * A[3 * j + 2];
-    double S[4][4];
     build_K(B, S);
-    /* ‖K‖_F = 2‖A‖_F for this K. */
-    double nrm2 = 4 * nA2;
-    double V[4][4] = {{a, -b, -c, -d}, {b, a, -d, c}, {c, d, a, -b}, {d, -c, b, a}};
+}
 
+/* Fast path (file header): Newton on the secular equation in the basis of the unit warm start
+ * q. On success q becomes the answer (first coordinate positive in the warm basis, so it stays
+ * in the warm start's hemisphere) and the number of solves is returned; 0 means "not certified"
+ * (λI − T not safely definite, or no convergence) and q is left unchanged. scale = ‖K‖_F. */
+static int newton_top(double S[4][4], double scale, double q[4]) {
+    const double s1 = S[0][1], s2 = S[0][2], s3 = S[0][3];
+    /* A pivot of λI − T below this means a top gap under ~1e-9‖K‖: the eigenvector is then
+     * ill-conditioned and the cyclic Jacobi decides. */
+    const double piv_min = 1e-9 * scale, ftol = 1e-15 * scale, dead = 1e-14 * scale;
+    double lam = S[0][0];
+    for (int it = 1; it <= 12; it++) {
+        /* M = λI − T by its adjugate (Cramer): one division, and the cofactors are independent
+         * (short dependency chains), where an LDLᵀ needs three divisions in sequence. Definite
+         * iff the leading minors m11, c33, det are positive; the LDLᵀ pivots m11, c33/m11 and
+         * det/c33 must clear piv_min. */
+        double m11 = lam - S[1][1], m22 = lam - S[2][2], m33 = lam - S[3][3];
+        double m12 = -S[1][2], m13 = -S[1][3], m23 = -S[2][3];
+        double c11 = m22 * m33 - m23 * m23, c33 = m11 * m22 - m12 * m12;
+        double c12 = m13 * m23 - m12 * m33, c13 = m12 * m23 - m13 * m22;
+        double c22 = m11 * m33 - m13 * m13, c23 = m12 * m13 - m11 * m23;
+        double det = m11 * c11 + m12 * c12 + m13 * c13;
+        if (!(m11 > piv_min) || !(c33 > piv_min * m11) || !(det > piv_min * c33)) return 0;
+        /* Row 0 already at rounding level (1e-14‖K‖, the Jacobi threshold) and λ = S00 provably
+         * the top eigenvalue: keep q exactly, so a warm restart from an answer returns it. */
+        if (it == 1 && fabs(s1) <= dead && fabs(s2) <= dead && fabs(s3) <= dead) return 1;
+        double id = 1 / det;
+        double x1 = (c11 * s1 + c12 * s2 + c13 * s3) * id;
+        double x2 = (c12 * s1 + c22 * s2 + c23 * s3) * id;
+        double x3 = (c13 * s1 + c23 * s2 + c33 * s3) * id;
+        double xx = x1 * x1 + x2 * x2 + x3 * x3;
+        double f = lam - S[0][0] - (s1 * x1 + s2 * x2 + s3 * x3);
+        if (fabs(f) <= ftol * (1 + xx)) {
+            /* q ← L(q) (1, x) / ‖(1, x)‖ */
+            double a = q[0], b = q[1], c = q[2], d = q[3];
+            double in = 1 / sqrt(1 + xx);
+            double p0 = in, p1 = x1 * in, p2 = x2 * in, p3 = x3 * in;
+            q[0] = a * p0 - b * p1 - c * p2 - d * p3;
+            q[1] = b * p0 + a * p1 - d * p2 + c * p3;
+            q[2] = c * p0 + d * p1 + a * p2 - b * p3;
+            q[3] = d * p0 - c * p1 + b * p2 + a * p3;
+            return it;
+        }
+        lam -= f / (1 + xx); /* f < 0 left of the root: λ increases monotonically */
+    }
+    return 0;
+}
+
+/* Fallback: cyclic Jacobi on S (warm basis of the unit q), largest diagonal entry. Writes the
+ * eigenvector into q (hemisphere of the warm start) and returns the number of sweeps. */
+static int jacobi_top(double S[4][4], double scale, double q[4]) {
+    double a = q[0], b = q[1], c = q[2], d = q[3];
+    double V[4][4] = {{a, -b, -c, -d}, {b, a, -d, c}, {c, d, a, -b}, {d, -c, b, a}};
     /* Off-diagonal entries below 1e-14‖K‖ are rounding noise of the basis change; the
-     * eigenvector error they leave is about that over the spectral gap. */
-    double thresh = 1e-14 * sqrt(nrm2);
-    /* Phase 1 (warm): rotate only the pairs (0, r) until row 0 is zero, so S00 is an
-     * eigenvalue with eigenvector V[:, 0]; accept it when it is provably the largest.
-     * Near the answer this costs a few rotations instead of diagonalizing the whole matrix. */
-    int sweep = 0, done = 0;
-    for (int ph1 = 0; ph1 < 6; ph1++) {
+     * eigenvector error they leave is about that over the spectral gap (the Newton polish in
+     * mlc_polar then removes most of it). */
+    double thresh = 1e-14 * scale;
+    int sweep = 0;
+    for (int it = 0; it < 30; it++) {
         int rotated = 0;
         sweep++;
-        for (int r = 1; r < 4; r++)
-            if (fabs(S[0][r]) > thresh) rotated = 1, jacobi_rotate(S, V, 0, r);
-        if (!rotated) {
-            /* S00 is the largest eigenvalue iff M = S00·I − S[1:4,1:4] is positive definite
-             * (Sylvester: leading minors > 0); otherwise fall through to phase 2. */
-            double m11 = S[0][0] - S[1][1], m22 = S[0][0] - S[2][2], m33 = S[0][0] - S[3][3];
-            double m12 = -S[1][2], m13 = -S[1][3], m23 = -S[2][3];
-            double d2 = m11 * m22 - m12 * m12;
-            double d3 = m11 * (m22 * m33 - m23 * m23) - m12 * (m12 * m33 - m23 * m13) +
-                        m13 * (m12 * m23 - m22 * m13);
-            done = m11 > 0 && d2 > 0 && d3 > 0;
-            break;
-        }
+        for (int p = 0; p < 3; p++)
+            for (int r = p + 1; r < 4; r++)
+                if (fabs(S[p][r]) > thresh) rotated = 1, jacobi_rotate(S, V, p, r);
+        if (!rotated) break;
     }
-    /* Phase 2 (cold or ambiguous): full cyclic Jacobi, then the largest diagonal entry. */
     int best = 0;
-    if (!done) {
-        for (int it = 0; it < 30; it++) {
-            int rotated = 0;
-            sweep++;
-            for (int p = 0; p < 3; p++)
-                for (int r = p + 1; r < 4; r++)
-                    if (fabs(S[p][r]) > thresh) rotated = 1, jacobi_rotate(S, V, p, r);
-            if (!rotated) break;
-        }
-        for (int j = 1; j < 4; j++)
-            if (S[j][j] > S[best][best]) best = j;
-    }
+    for (int j = 1; j < 4; j++)
+        if (S[j][j] > S[best][best]) best = j;
     double qq[4] = {V[0][best], V[1][best], V[2][best], V[3][best]};
     /* Keep the hemisphere of the warm start so the quaternion varies continuously. */
     double dot = qq[0] * a + qq[1] * b + qq[2] * c + qq[3] * d;
     double nq = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
     double sgn = (dot < 0 ? -1.0 : 1.0) / nq;
     for (int k = 0; k < 4; k++) q[k] = sgn * qq[k];
-    mlc_quat_to_matrix(q, R);
     return sweep;
+}
+
+int mlc_polar(const double A[9], double q[4], double R[9]) {
+    double nA2 = 0;
+    for (int i = 0; i < 9; i++) nA2 += A[i] * A[i];
+    double qn2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(qn2 > 0) || !isfinite(qn2)) {
+        q[0] = 1, q[1] = q[2] = q[3] = 0;
+    } else if (fabs(qn2 - 1) > 1e-13) {
+        /* A quaternion returned by the previous call is unit to rounding and is used as is
+         * (saves a square root on the critical path); anything else is normalized. */
+        double iq = 1 / sqrt(qn2);
+        for (int k = 0; k < 4; k++) q[k] *= iq;
+    }
+    if (!(nA2 > 0) || !isfinite(nA2)) {
+        /* A = 0 (every rotation optimal) or non-finite input: keep the warm start. */
+        mlc_quat_to_matrix(q, R);
+        return 0;
+    }
+    double scale = 2 * sqrt(nA2); /* ‖K‖_F = 2‖A‖_F for this K */
+    double S[4][4];
+    warm_matrix(A, q, S);
+    int n = newton_top(S, scale, q);
+    if (n == 0) {
+        n = jacobi_top(S, scale, q);
+        /* Polish from the Jacobi answer, so that a warm restart from the result is a fixed
+         * point (same rotation to rounding) rather than a further improvement. */
+        double qj[4] = {q[0], q[1], q[2], q[3]}, nj = 0;
+        for (int k = 0; k < 4; k++) nj += qj[k] * qj[k];
+        for (int k = 0; k < 4; k++) qj[k] /= sqrt(nj);
+        warm_matrix(A, qj, S);
+        if (newton_top(S, scale, qj) > 0)
+            for (int k = 0; k < 4; k++) q[k] = qj[k];
+        n++;
+    }
+    mlc_quat_to_matrix(q, R);
+    return n;
 }
