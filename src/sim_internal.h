@@ -31,6 +31,14 @@ struct mlc_model {
     double mass;        /* Σ_i m_i */
     double volume;      /* Σ_e V_e */
     double *S;          /* ns × n4 (row i contiguous): contact sample rows s_i */
+    /* Layouts for the step's small dense kernels: "transposed" maps are stored so that the
+     * innermost loop runs over contiguous columns (an axpy the compiler vectorizes without
+     * reassociating sums, so results do not depend on the vector width). */
+    double *GpT;        /* (3ncp) × n4: GpT[col + 3ncp·i] = Gp[i + n4·col], col = 3c + j */
+    double *KaT;        /* nca × ma × (3 × n4): KaT[j + 3i] = 𝒦_c[v][i + n4 j] */
+    double *ST;         /* n4 × ns: ST[s + ns·i] = S[s·n4 + i] */
+    double *QiN;        /* n4×n4: Q₄⁻¹ N (so Q⁻¹ b0 = Q₄⁻¹N q/h² + g ⊗ Q₄⁻¹Σ m s, no solve) */
+    double *Qig;        /* n4: Q₄⁻¹ Σ_i m_i s_i */
     double *zrest;      /* r */
     double com_rest[3];
     double extent;      /* largest bounding-box extent of the rest mesh */
@@ -54,9 +62,19 @@ struct mlc_rollout {
     double *Om;         /* nca × 9: Ω_c of the last iteration */
     double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c */
     double qbody[4];
-    double *xc, *xp;    /* 3×ns: sample positions at z_n and z_{n−1} */
+    double *xc, *xp;    /* ns×3 (block k at k·ns): sample positions at z_n and z_{n−1} */
+    int x_valid;        /* xc holds S z_n of the current zc (so the next step's xp is xc) */
+    double *xs;         /* ns×3 (block k at k·ns): sample positions at the tentative z* */
+    double *Fall;       /* 3 × 3·max(ncp, nca): F_c / H_c of every cluster, row k at k·ncol */
+    double *coef;       /* 3 × 3·max(ncp, nca): scaled rotations, rhs coefficients */
+    double *KcT;        /* (3nca) × n4: 𝒦_c(ā) of this step, transposed like GpT */
     int *active;        /* ns */
-    double *Gm, *Ym;    /* na×na damped Gram factor (ld ns), ns×3 multipliers/residuals */
+    double *Gm, *Ym;    /* na×na damped Gram factor (ld ns; the diagonal holds the reciprocal
+                           pivots), ns×3 multipliers/residuals */
+    int *cact, cna;     /* active set whose factor Gm holds (cna = -1: none). The factor depends
+                           only on the set, so it is reused across iterations, steps and
+                           rollouts while the set is unchanged (bit-identical to refactoring). */
+    mlc_step_profile *prof; /* optional timing (bench_sim --profile) */
     double *trace;      /* optional: iterations × r iterates of the last step (tests) */
     int trace_cap;
 };

@@ -35,6 +35,11 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->Gb);
     mlc_free(mod->gsum);
     mlc_free(mod->S);
+    mlc_free(mod->GpT);
+    mlc_free(mod->KaT);
+    mlc_free(mod->ST);
+    mlc_free(mod->QiN);
+    mlc_free(mod->Qig);
     mlc_free(mod->zrest);
     mlc_free(mod->W);
     mlc_free(mod->X);
@@ -273,7 +278,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         st = mlc_errf(err, MLC_ENOTSPD,
                       "sim: the reduced system matrix (4w = %d) is not positive definite "
                       "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
-                      "dependent on the vertices (too many weights for the mesh: lower w)",
+                      "dependent on the vertices (too many weights for the mesh: lower "
+                      "subspace.skinning_modes)",
                       n4, (int)info);
         goto fail;
     }
@@ -313,6 +319,35 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         for (int u = 0; u < sub->ns; u++)
             mod->Gss[u + (size_t)sub->ns * s] =
                 dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
+
+    /* ---- step layouts (sim_internal.h): transposed maps and Q₄⁻¹ N, Q₄⁻¹ Σ m s ---- */
+    {
+        int ncp = sub->ncp, nca = sub->nca, ns = sub->ns, ncol = 3 * ncp;
+        mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
+        mod->KaT = mlc_malloc(sizeof(double) * (size_t)nca * ma * n3);
+        mod->ST = mlc_malloc(sizeof(double) * (size_t)nsx * n4);
+        mod->QiN = mlc_malloc(sizeof(double) * nn);
+        mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
+        if (!mod->GpT || !mod->KaT || !mod->ST || !mod->QiN || !mod->Qig) {
+            st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+            goto fail;
+        }
+        for (int col = 0; col < ncol; col++)
+            for (int i = 0; i < n4; i++)
+                mod->GpT[col + (size_t)ncol * i] = mod->Gp[i + (size_t)n4 * col];
+        for (int cv = 0; cv < nca * ma; cv++)
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < n4; i++)
+                    mod->KaT[(size_t)cv * n3 + j + 3 * (size_t)i] =
+                        mod->Ka[(size_t)cv * n3 + i + (size_t)n4 * j];
+        for (int i = 0; i < n4; i++)
+            for (int q = 0; q < nsx; q++)
+                mod->ST[q + (size_t)nsx * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
+        memcpy(mod->QiN, mod->N, sizeof(double) * nn);
+        memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 1, mod->Lq, n4, mod->Qig, n4);
+    }
 
     /* ---- rest state and its centre of mass ---- */
     double iw0 = 1.0 / sub->W[0];

@@ -74,10 +74,13 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar)
 
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
-    double *bufs[] = {ro->zc, ro->zp, ro->zn, ro->q, ro->b0, ro->zs0, ro->ba, ro->zs, ro->zi,
-                      ro->ys,                      ro->abar, ro->Kc, ro->QiKc, ro->Om, ro->qp, ro->qa, ro->xc, ro->xp, ro->Gm, ro->Ym};
+    double *bufs[] = {ro->zc,   ro->zp, ro->zn, ro->q,   ro->b0, ro->zs0, ro->ba,
+                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QiKc, ro->Om,
+                      ro->qp,   ro->qa, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
+                      ro->KcT,  ro->Gm, ro->Ym};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
+    mlc_free(ro->cact);
     mlc_free(ro);
 }
 
@@ -87,6 +90,7 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     if (!ro) return MLC_ENOMEM;
     ro->mod = mod;
     size_t r = (size_t)mod->r, n4 = (size_t)mod->n4, ns = (size_t)MLC_MAX(mod->ns, 1);
+    size_t ncol = 3 * (size_t)MLC_MAX(mod->ncp, mod->nca);
     double **vecs[] = {&ro->zc, &ro->zp, &ro->zn, &ro->q, &ro->b0, &ro->zs0, &ro->ba, &ro->zs,
                        &ro->zi};
     int ok = 1;
@@ -96,22 +100,30 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->abar = mlc_calloc((size_t)mod->ma, sizeof(double))) != NULL;
     ok &= (ro->Kc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
     ok &= (ro->QiKc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
+    ok &= (ro->KcT = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
     ok &= (ro->Om = mlc_calloc((size_t)mod->nca * 9, sizeof(double))) != NULL;
     ok &= (ro->qp = mlc_calloc((size_t)mod->ncp * 4, sizeof(double))) != NULL;
     ok &= (ro->qa = mlc_calloc((size_t)mod->nca * 4, sizeof(double))) != NULL;
     ok &= (ro->xc = mlc_calloc(3 * ns, sizeof(double))) != NULL;
     ok &= (ro->xp = mlc_calloc(3 * ns, sizeof(double))) != NULL;
+    ok &= (ro->xs = mlc_calloc(3 * ns, sizeof(double))) != NULL;
+    ok &= (ro->Fall = mlc_calloc(3 * ncol, sizeof(double))) != NULL;
+    ok &= (ro->coef = mlc_calloc(3 * ncol, sizeof(double))) != NULL;
     ok &= (ro->active = mlc_calloc(ns, sizeof(int))) != NULL;
+    ok &= (ro->cact = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->Gm = mlc_calloc(ns * ns, sizeof(double))) != NULL;
     ok &= (ro->Ym = mlc_calloc(ns * 3, sizeof(double))) != NULL;
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
     }
+    ro->cna = -1;
     mlc_rollout_reset(ro);
     *out = ro;
     return MLC_OK;
 }
+
+void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p) { ro->prof = p; }
 
 static void reset_rotations(mlc_rollout *ro) {
     const mlc_model *mod = ro->mod;
@@ -129,6 +141,7 @@ void mlc_rollout_reset(mlc_rollout *ro) {
     ro->contacts = 0;
     ro->last_work = 0;
     ro->last_iterations = 0;
+    ro->x_valid = 0;
     reset_rotations(ro);
 }
 
@@ -136,6 +149,7 @@ void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_pre
     size_t r = (size_t)ro->mod->r;
     memcpy(ro->zc, z, sizeof(double) * r);
     memcpy(ro->zp, z_prev, sizeof(double) * r);
+    ro->x_valid = 0;
     /* Warm starts are only hints, but a rotated start is far from identity: start cold. */
     reset_rotations(ro);
 }
@@ -191,7 +205,58 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
     }
 }
 
-/* ---- one step ---------------------------------------------------------------------------- */
+/* The kernels below are elementwise axpys (no reassociated sums), so a 4-wide AVX2 clone gives
+ * bit-identical results to the 2-wide SSE2 baseline (no FMA is enabled: ISO C mode keeps
+ * contraction off, and the "avx2" target does not include FMA); the loader picks the clone the
+ * CPU supports. Results therefore do not depend on the machine's vector width. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(MLC_NO_KERNEL_CLONES)
+#define MLC_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define MLC_KERNEL
+#endif
+
+/* F[k·ncol + col] = t_kᵀ G[:, col] for k = 0..2 and every column of the n4×ncol map G given
+ * transposed (GT[col + ncol·i]), i.e. the 3×3 matrices of all clusters at once (§11). The inner
+ * loop is an axpy over contiguous columns: it vectorizes without reassociating the sums over i,
+ * so the result is the same at every vector width. */
+MLC_KERNEL static void map_all(const double *restrict z, const double *restrict GT, int n4, int ncol,
+                    double *restrict F) {
+    double *restrict F0 = F, *restrict F1 = F + ncol, *restrict F2 = F + 2 * ncol;
+    const double *z0 = z, *z1 = z + n4, *z2 = z + 2 * n4;
+    for (int c = 0; c < ncol; c++) {
+        double g = GT[c];
+        F0[c] = z0[0] * g, F1[c] = z1[0] * g, F2[c] = z2[0] * g;
+    }
+    for (int i = 1; i < n4; i++) {
+        const double *restrict g = GT + (size_t)ncol * i;
+        double a0 = z0[i], a1 = z1[i], a2 = z2[i];
+        for (int c = 0; c < ncol; c++) F0[c] += a0 * g[c], F1[c] += a1 * g[c], F2[c] += a2 * g[c];
+    }
+}
+
+/* b_k += Σ_col C[k·ncol + col] G[:, col] for the n4×ncol map G (column-major): the rotation
+ * terms of the right-hand side, Σ_c G_c (s R_c)[k, :]ᵀ, for all clusters at once. */
+MLC_KERNEL static void rhs_all(double *restrict b, const double *restrict G, int n4, int ncol,
+                    const double *restrict C) {
+    double *restrict b0 = b, *restrict b1 = b + n4, *restrict b2 = b + 2 * n4;
+    for (int c = 0; c < ncol; c++) {
+        const double *restrict g = G + (size_t)n4 * c;
+        double c0 = C[c], c1 = C[ncol + c], c2 = C[2 * ncol + c];
+        for (int i = 0; i < n4; i++) b0[i] += c0 * g[i], b1[i] += c1 * g[i], b2[i] += c2 * g[i];
+    }
+}
+
+/* out[s] = s_sᵀ z_k for every sample (ST is n4×ns, ST[s + ns·i]). */
+MLC_KERNEL static void samples_block(const double *restrict zk, const double *restrict ST, int n4, int ns,
+                          double *restrict out) {
+    for (int q = 0; q < ns; q++) out[q] = zk[0] * ST[q];
+    for (int i = 1; i < n4; i++) {
+        const double *restrict row = ST + (size_t)ns * i;
+        double a = zk[i];
+        for (int q = 0; q < ns; q++) out[q] += a * row[q];
+    }
+}
 
 static int finite_vec(const double *x, int n) {
     double s = 0;
@@ -199,20 +264,65 @@ static int finite_vec(const double *x, int n) {
     return s == 0;
 }
 
+/* Profiling marks: accumulate the time since the previous mark into a field (no-op unless
+ * mlc_rollout_set_profile was called). */
+#define PROF_MARK(field)                                                                         \
+    do {                                                                                         \
+        if (prof) {                                                                              \
+            double t_ = mlc_now();                                                               \
+            prof->field += t_ - tprev;                                                           \
+            tprev = t_;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+/* Damped Cholesky factor of the contact system L N Lᵀ + εI of the active set (ld ns). */
+static void contact_factor(mlc_rollout *ro, int na) {
+    const mlc_model *mod = ro->mod;
+    const int ns = mod->ns;
+    double *Gm = ro->Gm, diag = 0;
+    for (int a = 0; a < na; a++) {
+        int s = ro->active[a];
+        for (int c = 0; c <= a; c++) Gm[a + (size_t)ns * c] = mod->Gss[s + (size_t)ns * ro->active[c]];
+        diag += Gm[a + (size_t)ns * a];
+    }
+    /* Damped pseudo-inverse (MLC_SIM_CONTACT_RCOND): Cholesky of L N Lᵀ + εI. */
+    double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
+    for (int a = 0; a < na; a++) Gm[a + (size_t)ns * a] += eps;
+    for (int c = 0; c < na; c++) {
+        double *colc = Gm + (size_t)ns * c;
+        for (int p = 0; p < c; p++) {
+            const double *colp = Gm + (size_t)ns * p;
+            double l = colp[c];
+            for (int a = c; a < na; a++) colc[a] -= l * colp[a];
+        }
+        double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps); /* rounding guard */
+        double ipiv = 1 / piv;
+        colc[c] = ipiv; /* the solves only multiply by the reciprocal pivot */
+        for (int a = c + 1; a < na; a++) colc[a] *= ipiv;
+    }
+    memcpy(ro->cact, ro->active, sizeof(int) * (size_t)na);
+    ro->cna = na;
+    if (ro->prof) ro->prof->contact_factorizations++;
+}
+
 static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     const mlc_model *mod = ro->mod;
     const mlc_sim_settings *set = &mod->set;
     const int n4 = mod->n4, r = mod->r, ns = mod->ns, ma = mod->ma, nca = mod->nca;
+    const int ncp = mod->ncp, ncolp = 3 * ncp, ncola = 3 * nca;
     const size_t n3 = (size_t)n4 * 3;
     const double ih2 = 1.0 / (set->dt * set->dt), mu = set->mu, gam = set->gamma;
     double *restrict zc = ro->zc, *restrict zp = ro->zp, *restrict z = ro->zn;
+    mlc_step_profile *prof = ro->prof;
+    double tprev = prof ? mlc_now() : 0;
 
-    /* ---- per-step constants: ā(t_{n+1}), 𝒦_c(ā), q, b0 = N q/h² + BᵀMg ---- */
+    /* ---- per-step constants: ā(t_{n+1}), 𝒦_c(ā) (both layouts), q, z*₀ = Q⁻¹ b0 ---- */
     double t = (ro->step + 1) * set->dt;
     mlc_actuation_eval(act, mod->m, t, ro->abar);
     for (int c = 0; c < nca; c++) {
         double *K = ro->Kc + (size_t)c * n3, *QK = ro->QiKc + (size_t)c * n3;
         const double *Kt = mod->Ka + (size_t)c * ma * n3, *QKt = mod->QiKa + (size_t)c * ma * n3;
+        const double *KTt = mod->KaT + (size_t)c * ma * n3;
         memset(K, 0, sizeof(double) * n3);
         memset(QK, 0, sizeof(double) * n3);
         for (int v = 0; v < ma; v++) {
@@ -221,16 +331,27 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
             const double *Kv = Kt + (size_t)v * n3, *QKv = QKt + (size_t)v * n3;
             for (size_t i = 0; i < n3; i++) K[i] += av * Kv[i], QK[i] += av * QKv[i];
         }
+        /* transposed into the (3nca)×n4 layout of map_all: rows 3c..3c+2 */
+        for (int i = 0; i < n4; i++)
+            for (int j = 0; j < 3; j++) {
+                double sum = 0;
+                for (int v = 0; v < ma; v++) {
+                    double av = ro->abar[v];
+                    if (av != 0) sum += av * KTt[(size_t)v * n3 + j + 3 * (size_t)i];
+                }
+                ro->KcT[3 * c + j + (size_t)ncola * i] = sum;
+            }
     }
     for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
+    /* z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms: no solve in the step. */
     for (int k = 0; k < 3; k++) {
         const double *qk = ro->q + k * n4;
-        double *bk = ro->b0 + k * n4;
-        for (int i = 0; i < n4; i++) bk[i] = set->gravity[k] * mod->gsum[i];
+        double *zk = ro->zs0 + k * n4, gk = set->gravity[k];
+        for (int i = 0; i < n4; i++) zk[i] = gk * mod->Qig[i];
         for (int j = 0; j < n4; j++) {
-            double s = ih2 * qk[j];
-            const double *Nj = mod->N + (size_t)n4 * j;
-            for (int i = 0; i < n4; i++) bk[i] += Nj[i] * s;
+            double sj = ih2 * qk[j];
+            const double *Nj = mod->QiN + (size_t)n4 * j;
+            for (int i = 0; i < n4; i++) zk[i] += Nj[i] * sj;
         }
     }
     if (forced) {
@@ -244,49 +365,69 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
                 for (int k = 0; k < 3; k++)
                     for (int i = 0; i < n4; i++) ro->ba[k * n4 + i] += av * Kv[i + n4 * k];
             }
-        for (int i = 0; i < r; i++) ro->b0[i] += ro->ba[i];
+        memcpy(ro->b0, ro->ba, sizeof(double) * (size_t)r);
+        for (int k = 0; k < 3; k++) chol_solve(mod->Lq, n4, ro->b0 + k * n4);
+        for (int i = 0; i < r; i++) ro->zs0[i] += ro->b0[i];
     }
-    memcpy(ro->zs0, ro->b0, sizeof(double) * (size_t)r);
-    for (int k = 0; k < 3; k++) chol_solve(mod->Lq, n4, ro->zs0 + k * n4);
-    /* Sample positions at z_n and z_{n−1} (targets and approach test). */
+    /* Sample positions at z_n and z_{n−1} (targets and approach test); z_{n−1}'s are the
+     * previous step's z_n's when the steps are consecutive. */
     int contact = set->contact && ns > 0;
-    if (contact)
-        for (int s = 0; s < ns; s++) {
-            const double *row = mod->S + (size_t)s * n4;
-            for (int k = 0; k < 3; k++) {
-                ro->xc[3 * s + k] = dot(row, zc + k * n4, n4);
-                ro->xp[3 * s + k] = dot(row, zp + k * n4, n4);
-            }
+    if (contact && !ro->x_valid)
+        for (int k = 0; k < 3; k++) {
+            samples_block(zp + k * n4, mod->ST, n4, ns, ro->xp + k * ns);
+            samples_block(zc + k * n4, mod->ST, n4, ns, ro->xc + k * ns);
         }
+    PROF_MARK(t_setup);
 
     /* ---- local-global iterations ---- */
     memcpy(z, set->guess_previous ? zc : ro->q, sizeof(double) * (size_t)r);
     int it, na = 0;
     const double pscale = forced ? mu + gam : mu;
+    double *F = ro->Fall, *C = ro->coef;
     for (it = 0; it < set->iterations; it++) {
         /* (1) local step, (2) right-hand side and (3) tentative solve at once: the solve is
          * linear, so z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ + Σ_c (Q⁻¹𝒦_c) γΩ_cᵀ (precomputed). */
         memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
-        for (int c = 0; c < mod->ncp; c++) {
-            double F[9], R[9];
-            block_map(z, mod->Gp + (size_t)c * n3, n4, F);
-            mlc_polar(F, ro->qp + 4 * c, R);
-            block_rhs(ro->zs, mod->QiGp + (size_t)c * n3, n4, R, pscale);
+        map_all(z, mod->GpT, n4, ncolp, F);
+        PROF_MARK(t_maps);
+        for (int c = 0; c < ncp; c++) {
+            double Fc[9], R[9];
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++) Fc[k + 3 * j] = F[k * ncolp + 3 * c + j];
+            int pit = mlc_polar(Fc, ro->qp + 4 * c, R);
+            if (prof) prof->polar_iterations += pit;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++) C[k * ncolp + 3 * c + j] = pscale * R[k + 3 * j];
         }
-        if (!forced)
+        if (prof) prof->polar_calls += ncp;
+        PROF_MARK(t_polar);
+        rhs_all(ro->zs, mod->QiGp, n4, ncolp, C);
+        PROF_MARK(t_rhs);
+        if (!forced) {
+            map_all(z, ro->KcT, n4, ncola, F);
+            PROF_MARK(t_maps);
             for (int c = 0; c < nca; c++) {
-                double H[9];
-                block_map(z, ro->Kc + (size_t)c * n3, n4, H);
-                mlc_polar(H, ro->qa + 4 * c, ro->Om + 9 * c);
-                block_rhs(ro->zs, ro->QiKc + (size_t)c * n3, n4, ro->Om + 9 * c, gam);
+                double H[9], *Om = ro->Om + 9 * c;
+                for (int j = 0; j < 3; j++)
+                    for (int k = 0; k < 3; k++) H[k + 3 * j] = F[k * ncola + 3 * c + j];
+                int pit = mlc_polar(H, ro->qa + 4 * c, Om);
+                if (prof) prof->polar_iterations += pit;
+                for (int j = 0; j < 3; j++)
+                    for (int k = 0; k < 3; k++) C[k * ncola + 3 * c + j] = gam * Om[k + 3 * j];
             }
+            if (prof) prof->polar_calls += nca;
+            PROF_MARK(t_polar);
+            rhs_all(ro->zs, ro->QiKc, n4, ncola, C);
+            PROF_MARK(t_rhs);
+        }
         /* (4) contact: active set from z*, then the contact correction */
         na = 0;
         if (contact) {
-            const double *zsy = ro->zs + n4;
+            samples_block(ro->zs + n4, mod->ST, n4, ns, ro->xs + ns);
+            const double *xcy = ro->xc + ns, *ysa = ro->xs + ns;
             for (int s = 0; s < ns; s++) {
-                double ys = dot(mod->S + (size_t)s * n4, zsy, n4);
-                if (ys < set->ground - mod->ground_tol && ys - ro->xc[3 * s + 1] < 0) {
+                double ys = ysa[s];
+                if (ys < set->ground - mod->ground_tol && ys - xcy[s] < 0) {
                     ro->active[na] = s;
                     ro->ys[na] = ys; /* keep y* for the target below */
                     na++;
@@ -297,54 +438,46 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
         memcpy(z, ro->zs, sizeof(double) * (size_t)r);
         if (na > 0) {
-            double *Gm = ro->Gm, *Y = ro->Ym, diag = 0;
+            double *Gm = ro->Gm, *Y = ro->Ym;
+            samples_block(ro->zs, mod->ST, n4, ns, ro->xs);
+            samples_block(ro->zs + 2 * n4, mod->ST, n4, ns, ro->xs + 2 * ns);
+            const double *x0 = ro->xc, *x2 = ro->xc + 2 * ns, *o0 = ro->xp, *o2 = ro->xp + 2 * ns;
             for (int a = 0; a < na; a++) {
                 int s = ro->active[a];
-                const double *row = mod->S + (size_t)s * n4;
-                for (int c = 0; c <= a; c++)
-                    Gm[a + (size_t)ns * c] = mod->Gss[s + (size_t)ns * ro->active[c]];
-                diag += Gm[a + (size_t)ns * a];
-                const double *x = ro->xc + 3 * s, *xo = ro->xp + 3 * s;
-                double ytarget = set->projection_velocity ? x[1] : set->ground;
-                Y[a] = x[0] + set->damping * (x[0] - xo[0]) - dot(row, ro->zs, n4);
+                double ytarget = set->projection_velocity ? ro->xc[ns + s] : set->ground;
+                Y[a] = x0[s] + set->damping * (x0[s] - o0[s]) - ro->xs[s];
                 Y[a + ns] = ytarget - ro->ys[a];
-                Y[a + 2 * ns] = x[2] + set->damping * (x[2] - xo[2]) - dot(row, ro->zs + 2 * n4, n4);
+                Y[a + 2 * ns] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * ns + s];
             }
-            /* Damped pseudo-inverse (MLC_SIM_CONTACT_RCOND): Cholesky of L N Lᵀ + εI. */
-            double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
-            for (int a = 0; a < na; a++) Gm[a + (size_t)ns * a] += eps;
-            for (int c = 0; c < na; c++) {
-                double *colc = Gm + (size_t)ns * c;
-                for (int p = 0; p < c; p++) {
-                    const double *colp = Gm + (size_t)ns * p;
-                    double l = colp[c];
-                    for (int a = c; a < na; a++) colc[a] -= l * colp[a];
-                }
-                double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps); /* rounding guard */
-                colc[c] = piv;
-                for (int a = c + 1; a < na; a++) colc[a] /= piv;
+            if (na != ro->cna || memcmp(ro->active, ro->cact, sizeof(int) * (size_t)na) != 0)
+                contact_factor(ro, na);
+            /* L Lᵀ y_k = Y_k for the three blocks together (three independent chains). */
+            double *restrict y0 = Y, *restrict y1 = Y + ns, *restrict y2 = Y + 2 * ns;
+            for (int c = 0; c < na; c++) { /* forward: L w = Y */
+                const double *restrict col = Gm + (size_t)ns * c;
+                double w0 = y0[c] * col[c], w1 = y1[c] * col[c], w2 = y2[c] * col[c];
+                y0[c] = w0, y1[c] = w1, y2[c] = w2;
+                for (int a = c + 1; a < na; a++)
+                    y0[a] -= col[a] * w0, y1[a] -= col[a] * w1, y2[a] -= col[a] * w2;
+            }
+            for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
+                const double *restrict col = Gm + (size_t)ns * c;
+                double s0 = y0[c], s1 = y1[c], s2 = y2[c];
+                for (int a = c + 1; a < na; a++)
+                    s0 -= col[a] * y0[a], s1 -= col[a] * y1[a], s2 -= col[a] * y2[a];
+                y0[c] = s0 * col[c], y1[c] = s1 * col[c], y2[c] = s2 * col[c];
             }
             for (int k = 0; k < 3; k++) {
                 double *yk = Y + (size_t)ns * k;
-                for (int c = 0; c < na; c++) { /* forward */
-                    const double *col = Gm + (size_t)ns * c;
-                    yk[c] /= col[c];
-                    for (int a = c + 1; a < na; a++) yk[a] -= col[a] * yk[c];
-                }
-                for (int c = na - 1; c >= 0; c--) { /* backward */
-                    const double *col = Gm + (size_t)ns * c;
-                    double sum = yk[c];
-                    for (int a = c + 1; a < na; a++) sum -= col[a] * yk[a];
-                    yk[c] = sum / col[c];
-                }
-                double *zk = z + k * n4;
+                double *restrict zk = z + k * n4;
                 for (int a = 0; a < na; a++) {
-                    const double *g = mod->GS + (size_t)n4 * ro->active[a];
+                    const double *restrict g = mod->GS + (size_t)n4 * ro->active[a];
                     double ya = yk[a];
                     for (int i2 = 0; i2 < n4; i2++) zk[i2] += g[i2] * ya;
                 }
             }
         }
+        PROF_MARK(t_contact);
         if (ro->trace && it < ro->trace_cap)
             memcpy(ro->trace + (size_t)it * r, z, sizeof(double) * (size_t)r);
         if (set->tolerance > 0) {
@@ -363,14 +496,19 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     }
     ro->contacts = na;
 
-    /* ---- work Δzᵀ(bᵃ − Qᵃ z) (Eq. 18, bracket = −∇_z E_a) ---- */
+    /* ---- work Δzᵀ(bᵃ − Qᵃ z) (Eq. 18, bracket = −∇_z E_a); Lap z as axpys (Lap symmetric) ---- */
     double work = 0;
     for (int k = 0; k < 3; k++) {
         const double *zk = z + k * n4, *zck = zc + k * n4, *bak = ro->ba + k * n4;
-        for (int i = 0; i < n4; i++) {
-            double qa = gam * dot(mod->Lap + (size_t)n4 * i, zk, n4);
-            work += (zk[i] - zck[i]) * (bak[i] - (forced ? 0 : qa));
-        }
+        double *restrict lz = ro->zi; /* scratch: the iteration copy is no longer needed */
+        for (int i = 0; i < n4; i++) lz[i] = 0;
+        if (!forced)
+            for (int j = 0; j < n4; j++) {
+                const double *restrict Lj = mod->Lap + (size_t)n4 * j;
+                double zj = gam * zk[j];
+                for (int i = 0; i < n4; i++) lz[i] += Lj[i] * zj;
+            }
+        for (int i = 0; i < n4; i++) work += (zk[i] - zck[i]) * (bak[i] - lz[i]);
     }
     ro->last_work = work;
 
@@ -379,11 +517,28 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     ro->zc = z;
     ro->zn = zp;
     ro->step++;
-    if (!finite_vec(z, r)) return 1;
+    ro->x_valid = 0;
+    if (!finite_vec(z, r)) {
+        PROF_MARK(t_finish);
+        return 1;
+    }
+    /* Sample positions of the new z_n into the old xp, then swap: the next step finds
+     * xc = S z_n and xp = S z_{n−1} (the same values recomputing them would give). */
+    if (contact) {
+        for (int k = 0; k < 3; k++) samples_block(z + k * n4, mod->ST, n4, ns, ro->xp + k * ns);
+        double *tmp = ro->xp;
+        ro->xp = ro->xc, ro->xc = tmp;
+        ro->x_valid = 1;
+    }
     double com[3];
     mlc_model_com(mod, z, com);
     double d2 = 0;
     for (int k = 0; k < 3; k++) d2 += (com[k] - mod->com_rest[k]) * (com[k] - mod->com_rest[k]);
+    if (prof) {
+        prof->steps++;
+        prof->iterations += it;
+    }
+    PROF_MARK(t_finish);
     return d2 > 1e6 * mod->extent * mod->extent; /* |Δcom| > 1e3 × extent: runaway */
 }
 

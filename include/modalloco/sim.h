@@ -149,4 +149,18 @@ int mlc_rollout_last_iterations(const mlc_rollout *ro);
 /* Actuation work Δzᵀ(bᵃ − Qᵃ z) of the last step (Eq. 18 bracket, resolved signs). */
 double mlc_rollout_last_work(const mlc_rollout *ro);
 
+/* Where the time of subsequent steps goes (seconds, accumulated; for bench_sim --profile).
+ * Timing costs a few clock reads per iteration, so profiled steps run somewhat slower. */
+typedef struct mlc_step_profile {
+    double t_setup;    /* per-step constants: ā, 𝒦_c(ā), q, Q⁻¹b0, sample positions */
+    double t_maps;     /* F_c = Σ μV F_e and H_c of every cluster from z (local step, part 1) */
+    double t_polar;    /* the polar decompositions R_c, Ω_c (local step, part 2) */
+    double t_rhs;      /* rotation terms of the right-hand side, i.e. the tentative z* */
+    double t_contact;  /* active set, contact system (factor when the set changed), correction */
+    double t_finish;   /* work term, state advance, blow-up check */
+    long steps, iterations, polar_calls, polar_iterations, contact_factorizations;
+} mlc_step_profile;
+/* p = NULL stops profiling. p is not reset. */
+void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p);
+
 #endif

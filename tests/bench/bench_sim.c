@@ -1,15 +1,33 @@
 /* bench_sim.c: per-step cost of the reduced simulator (METHOD.md §11 estimate: ~0.2 Mflop a
- * step at the Bat settings). Times 300-step rollouts of an actuated voxel body resting on the
- * ground (contacts active), reports the median µs/step over runs, one thread. The subspace is
- * synthetic (exponential weights, polynomial displacement fields, M-orthonormalized): the cost of a
- * step depends only on the sizes (w, m, |C_p|, |C_a|, |I|, iterations), not on the values.
- * Run with OPENBLAS_NUM_THREADS=1. Usage: bench_sim [runs] */
+ * step at the Bat settings). Times 300-step rollouts of an actuated body resting on the ground
+ * (contacts active) and reports the median µs/step over runs, one thread.
+ *
+ * Default: a 20×8×10 voxel box with a synthetic subspace (exponential weights, polynomial
+ * displacement fields, M-orthonormalized): the cost of a step depends only on the sizes
+ * (w, m, |C_p|, |C_a|, |I|, iterations), not on the values. With --mesh the real precompute
+ * (mlc_subspace_compute) runs on that mesh instead (normalized to extent 2, as the program
+ * does), so the same sizes can be compared across meshes and resolutions.
+ *
+ *   bench_sim [runs] [--only I] [--profile] [--checksum] [--mesh PATH] [--config W,M,CP,NS[,ITER]]
+ *     --only I      run only configuration I of the table (0 = Bat)
+ *     --config ...  run one custom configuration instead of the table
+ *     --checksum    print a hash of the final state (bit-identity across builds/machines)
+ *     --profile     also time the step components (local step maps, polar, right-hand side,
+ *                   contact, per-step setup and finish) and count polar iterations and
+ *                   contact factorizations; the clock reads slow the profiled runs a little
+ *
+ * Columns: median wall µs/step, median thread-CPU µs/step (steadier on a shared machine),
+ * and the precompute time (model, or the whole subspace with --mesh).
+ * Run with OPENBLAS_NUM_THREADS=1. For instruction counts independent of machine load:
+ *   valgrind --tool=callgrind ./bench_sim 1 --only 0 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "modalloco/fem.h"
+#include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
 
@@ -47,8 +65,20 @@ static void orthonormalize(double *V, int n, int ncol, const double *mass) {
     }
 }
 
-static double bench(const mlc_mesh *mesh, const mlc_fem *fem, int w, int m, int ncp, int ns,
-                    int runs, double *precompute) {
+static int g_profile = 0, g_checksum = 0;
+
+/* CPU time of the calling thread: on a shared machine it excludes the time spent descheduled,
+ * so it is a steadier measure than the wall clock (both are reported). */
+static double thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double g_cpu_us; /* median CPU µs/step of the last bench() */
+
+/* Synthetic subspace of the given sizes on a voxel box (samples on the bottom face). */
+static void synthetic_subspace(const mlc_mesh *mesh, const mlc_fem *fem, int w, int m, int ncp,
+                               int ns, mlc_subspace *out) {
     int nv = mesh->nv, nt = mesh->nt;
     mlc_subspace sub;
     memset(&sub, 0, sizeof sub);
@@ -93,9 +123,22 @@ static double bench(const mlc_mesh *mesh, const mlc_fem *fem, int w, int m, int 
     for (int i = 0, b = 0; i < nv && got < ns; i++)
         if (mesh->X[3 * i + 1] == 0 && b++ % (nbot / ns) == (nbot / ns) / 2) sub.samples[got++] = i;
     for (int i = 0; got < ns; i++) sub.samples[got++] = i;
+    free(m3);
+    *out = sub;
+}
 
+static void free_synthetic(mlc_subspace *sub) {
+    free(sub->W), free(sub->D), free(sub->grad_max), free(sub->cluster), free(sub->acluster);
+    free(sub->samples);
+}
+
+static double bench(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *subp, int iters,
+                    int runs, double *precompute) {
+    const mlc_subspace sub = *subp;
+    int m = sub.m;
     mlc_sim_settings set;
     mlc_sim_settings_default(&set);
+    set.iterations = iters;
     mlc_model *model;
     mlc_err err;
     double t0 = mlc_now();
@@ -111,62 +154,172 @@ static double bench(const mlc_mesh *mesh, const mlc_fem *fem, int w, int m, int 
     for (int i = 0; i < m * 2; i++)
         A[i] = 0.15 / sub.grad_max[i / 2] / 2, T[i] = 0.2 + 0.05 * (i % 9), th[i] = 0.1 * i;
     mlc_actuation act = {m, 2, A, T, th};
-    double *per = malloc(sizeof(double) * runs);
-    int contacts = 0;
+    double *per = malloc(sizeof(double) * runs), *cpu = malloc(sizeof(double) * runs);
+    long contacts = 0;
+    mlc_step_profile prof;
+    memset(&prof, 0, sizeof prof);
     for (int r = 0; r < runs; r++) {
         mlc_rollout_reset(ro);
-        double ts = mlc_now();
+        double ts = mlc_now(), tc = thread_cpu();
         for (int s = 0; s < 300; s++) {
             mlc_rollout_step(ro, &act);
             contacts += mlc_rollout_contacts(ro);
         }
         per[r] = (mlc_now() - ts) / 300 * 1e6;
+        cpu[r] = (thread_cpu() - tc) / 300 * 1e6;
+    }
+    if (g_profile) { /* separate profiled runs, so the table's timings carry no clock reads */
+        mlc_rollout_set_profile(ro, &prof);
+        double ts = mlc_now();
+        for (int r = 0; r < runs; r++) {
+            mlc_rollout_reset(ro);
+            for (int s = 0; s < 300; s++) mlc_rollout_step(ro, &act);
+        }
+        double tot = mlc_now() - ts, st = (double)prof.steps;
+        mlc_rollout_set_profile(ro, NULL);
+        double parts[6] = {prof.t_setup, prof.t_maps, prof.t_polar, prof.t_rhs, prof.t_contact,
+                           prof.t_finish};
+        const char *names[6] = {"step setup (ā, 𝒦(ā), q, Q⁻¹b0)", "cluster maps F_c, H_c",
+                                "polar decompositions", "rhs rotation terms (z*)",
+                                "contact (active set, solve, correction)",
+                                "finish (work term, advance)"};
+        double sum = 0;
+        for (int k = 0; k < 6; k++) sum += parts[k];
+        printf("    profile over %ld steps (%.2f us/step profiled, %.2f iterations/step):\n",
+               prof.steps, tot / st * 1e6, (double)prof.iterations / st);
+        for (int k = 0; k < 6; k++)
+            printf("      %-42s %8.3f us/step %5.1f%%\n", names[k], parts[k] / st * 1e6,
+                   100 * parts[k] / sum);
+        printf("      polar: %.1f calls/step, %.2f iterations/call; contact factorizations: "
+               "%.3f/step, active samples %.1f/step\n",
+               (double)prof.polar_calls / st, (double)prof.polar_iterations / (double)prof.polar_calls,
+               (double)prof.contact_factorizations / st, (double)contacts / (300.0 * runs));
     }
     for (int i = 1; i < runs; i++) /* insertion sort for the median */
         for (int j = i; j > 0 && per[j] < per[j - 1]; j--) {
             double tmp = per[j];
             per[j] = per[j - 1], per[j - 1] = tmp;
         }
+    if (g_checksum) { /* FNV-1a of the final state's bytes: bit-identity across builds */
+        const unsigned char *bytes = (const unsigned char *)mlc_rollout_state(ro);
+        unsigned long long h = 1469598103934665603ULL;
+        for (size_t i = 0; i < sizeof(double) * (size_t)mlc_model_dim(model); i++)
+            h = (h ^ bytes[i]) * 1099511628211ULL;
+        printf("    final state checksum %016llx\n", h);
+    }
     double med = per[runs / 2];
+    for (int i = 1; i < runs; i++)
+        for (int j = i; j > 0 && cpu[j] < cpu[j - 1]; j--) {
+            double tmp = cpu[j];
+            cpu[j] = cpu[j - 1], cpu[j - 1] = tmp;
+        }
+    g_cpu_us = cpu[runs / 2];
+    free(cpu);
     if (contacts == 0) fprintf(stderr, "warning: no contacts were active\n");
-    free(per), free(m3), free(sub.W), free(sub.D), free(sub.grad_max), free(sub.cluster);
-    free(sub.acluster), free(sub.samples);
+    free(per);
     mlc_rollout_destroy(ro);
     mlc_model_destroy(model);
     return med;
 }
 
 int main(int argc, char **argv) {
-    int runs = argc > 1 ? atoi(argv[1]) : 21;
+    int runs = 21, only = -1, custom = 0;
+    int cw = 5, cm = 3, ccp = 10, cns = 20, cit = 10;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            only = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--checksum")) {
+            g_checksum = 1;
+        } else if (!strcmp(argv[i], "--profile")) {
+            g_profile = 1;
+        } else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) {
+            path = argv[++i];
+        } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%d,%d,%d,%d,%d", &cw, &cm, &ccp, &cns, &cit) < 4) {
+                fprintf(stderr, "--config W,M,CP,NS[,ITER]\n");
+                return 2;
+            }
+            custom = 1;
+        } else if (argv[i][0] != '-') {
+            runs = atoi(argv[i]);
+        } else {
+            fprintf(stderr, "usage: %s [runs] [--only I] [--profile] [--mesh PATH] "
+                            "[--config W,M,CP,NS[,ITER]]\n", argv[0]);
+            return 2;
+        }
+    }
     if (runs < 1) runs = 1;
-    enum { NX = 20, NY = 8, NZ = 10 };
-    static unsigned char occ[NX * NY * NZ];
-    memset(occ, 1, sizeof occ);
-    double origin[3] = {-1, 0, -0.5};
     mlc_mesh mesh = {0};
     mlc_fem fem = {0};
     mlc_err err;
-    if (mlc_mesh_from_voxels(NX, NY, NZ, occ, 0.1, origin, &mesh, &err) != MLC_OK ||
-        mlc_fem_init(&fem, &mesh, &err) != MLC_OK) {
+    if (path) {
+        if (mlc_mesh_read(path, &mesh, NULL, &err) != MLC_OK) {
+            fprintf(stderr, "%s\n", err.msg);
+            return 1;
+        }
+        mlc_mesh_apply_transform(&mesh, mlc_mesh_prepare_transform(&mesh, 1, 2.0));
+    } else {
+        enum { NX = 20, NY = 8, NZ = 10 };
+        static unsigned char occ[NX * NY * NZ];
+        memset(occ, 1, sizeof occ);
+        double origin[3] = {-1, 0, -0.5};
+        if (mlc_mesh_from_voxels(NX, NY, NZ, occ, 0.1, origin, &mesh, &err) != MLC_OK) {
+            fprintf(stderr, "%s\n", err.msg);
+            return 1;
+        }
+    }
+    if (mlc_fem_init(&fem, &mesh, &err) != MLC_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    printf("mesh: %d vertices, %d tets; 300-step rollouts, median of %d runs, 10 iterations\n",
-           mesh.nv, mesh.nt, runs);
-    printf("%-44s %10s %12s\n", "configuration", "us/step", "precompute s");
-    struct { int w, m, ncp, ns; const char *name; } cfg[] = {
-        {5, 3, 10, 20, "Bat: w=5 (r=60) m=3 k=2 |Cp|=10 |I|=20"},
-        {6, 3, 10, 20, "r=72"},
-        {7, 3, 10, 20, "r=84"},
-        {5, 3, 5, 20, "r=60 |Cp|=5"},
-        {5, 3, 20, 20, "r=60 |Cp|=20"},
-        {5, 10, 10, 20, "r=60 m=10 (default m)"},
-        {7, 16, 20, 40, "r=84 m=16 |Cp|=20 |I|=40 (octopus-like)"},
+    printf("mesh: %s, %d vertices, %d tets; %s subspace; 300-step rollouts, median of %d runs\n",
+           path ? path : "voxel box", mesh.nv, mesh.nt, path ? "computed" : "synthetic", runs);
+    printf("%-44s %10s %10s %12s\n", "configuration", "us/step", "cpu us", path ? "subspace s" : "model s");
+    struct { int w, m, ncp, ns, it; const char *name; } cfg[] = {
+        {5, 3, 10, 20, 10, "Bat: w=5 (r=60) m=3 k=2 |Cp|=10 |I|=20"},
+        {6, 3, 10, 20, 10, "r=72"},
+        {7, 3, 10, 20, 10, "r=84"},
+        {5, 3, 5, 20, 10, "r=60 |Cp|=5"},
+        {5, 3, 20, 20, 10, "r=60 |Cp|=20"},
+        {5, 10, 10, 20, 10, "r=60 m=10 (default m)"},
+        {7, 16, 20, 40, 10, "r=84 m=16 |Cp|=20 |I|=40 (octopus-like)"},
     };
-    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
-        double pre;
-        double us = bench(&mesh, &fem, cfg[c].w, cfg[c].m, cfg[c].ncp, cfg[c].ns, runs, &pre);
-        printf("%-44s %10.2f %12.3f\n", cfg[c].name, us, pre);
+    int ncfg = (int)(sizeof cfg / sizeof cfg[0]);
+    if (custom) {
+        cfg[0].w = cw, cfg[0].m = cm, cfg[0].ncp = ccp, cfg[0].ns = cns, cfg[0].it = cit;
+        cfg[0].name = "custom";
+        only = 0;
+    }
+    for (int c = 0; c < ncfg; c++) {
+        if (only >= 0 && c != only) continue;
+        mlc_subspace sub;
+        double pre = 0, sub_t = 0;
+        if (path) {
+            mlc_subspace_settings st = {0};
+            st.w = cfg[c].w, st.m = cfg[c].m, st.poisson = 0.25, st.passive_clusters = cfg[c].ncp;
+            st.actuation_clusters = 1, st.contact_samples = cfg[c].ns, st.seed = 1;
+            double t0 = mlc_now();
+            if (mlc_subspace_compute(&mesh, &fem, &st, &sub, &err) != MLC_OK) {
+                fprintf(stderr, "subspace: %s\n", err.msg);
+                return 1;
+            }
+            sub_t = mlc_now() - t0;
+        } else {
+            synthetic_subspace(&mesh, &fem, cfg[c].w, cfg[c].m, cfg[c].ncp, cfg[c].ns, &sub);
+        }
+        char name[96];
+        if (custom)
+            snprintf(name, sizeof name, "w=%d (r=%d) m=%d |Cp|=%d |I|=%d it=%d", cfg[c].w,
+                     12 * cfg[c].w, cfg[c].m, sub.ncp, sub.ns, cfg[c].it);
+        else
+            snprintf(name, sizeof name, "%s", cfg[c].name);
+        double us = bench(&mesh, &fem, &sub, cfg[c].it, runs, &pre);
+        printf("%-44s %10.2f %10.2f %12.3f\n", name, us, g_cpu_us, path ? sub_t : pre);
+        if (path)
+            mlc_subspace_free(&sub);
+        else
+            free_synthetic(&sub);
     }
     mlc_fem_free(&fem);
     mlc_mesh_free(&mesh);
