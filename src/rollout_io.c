@@ -25,8 +25,13 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
                      const double forward[3], int contacts) {
     frame_writer *fw = user;
     if (fw->status != MLC_OK) return;
-    fprintf(fw->csv, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", frame, time, com[0],
-            com[1], com[2], forward[0], forward[1], forward[2], contacts);
+    /* Extra columns: the body's up axis R(t)ŷ, which shows a roll or a tumble that the
+     * forward direction alone does not (a body rolling about v̂ keeps J_align). */
+    double R[9];
+    mlc_model_rotation(fw->model, z, R);
+    fprintf(fw->csv, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame,
+            time, com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, R[3], R[4],
+            R[5]);
     if (frame % fw->every == 0) {
         mlc_model_skin(fw->model, z, fw->nsv, fw->sv, fw->xyz);
         fw->status = mlc_pc2_frame(fw->pc2, fw->xyz, &fw->err);
@@ -95,7 +100,8 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
         goto done;
     path_join(path, sizeof path, dir, "trajectory.csv");
     if ((s = mlc_afile_open(&csv, path, err)) != MLC_OK) goto done;
-    fprintf(csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts\n");
+    fprintf(csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts,"
+                    "up_x,up_y,up_z\n");
     path_join(path, sizeof path, dir, "animation.pc2");
     if ((s = mlc_pc2_begin(&pc2, path, nsv, err)) != MLC_OK) goto done;
 
