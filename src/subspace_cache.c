@@ -21,6 +21,7 @@
 #include "modalloco/subspace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,14 @@ static const unsigned char *get(const unsigned char *p, void *dst, size_t n) {
     return p + n;
 }
 
+/* Every number a cache holds is finite in a cache this program wrote; a NaN would only show up
+ * much later as a rollout blowing up, far from its cause. */
+static int all_finite(const double *a, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return 0;
+    return 1;
+}
+
 static int labels_ok(const int *a, size_t n, int hi) {
     for (size_t i = 0; i < n; i++)
         if (a[i] < 0 || a[i] >= hi) return 0;
@@ -200,7 +209,12 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     int32_t nv = h[0], nt = h[1], w = h[2], m = h[3], ncp = h[4], nca = h[5], ns = h[6];
     if (nv < 1 || nt < 1 || w < 1 || w > CACHE_MAX_W || m < 1 || m > CACHE_MAX_M || ncp < 1 ||
         ncp > nt || nca < 1 || nca > nt || ns < 0 || ns > nv) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt header (sizes out of range)", path);
+        st = mlc_errf(err, MLC_EPARSE,
+                      "cache %s:byte 24: corrupt header: expected sizes nv >= 1, nt >= 1, "
+                      "w 1..%d, m 1..%d, clusters 1..nt, samples 0..nv; found nv %d, nt %d, "
+                      "w %d, m %d, clusters %d and %d, samples %d",
+                      path, CACHE_MAX_W, CACHE_MAX_M, (int)nv, (int)nt, (int)w, (int)m,
+                      (int)ncp, (int)nca, (int)ns);
         goto done;
     }
     uint64_t total = CACHE_HEADER +
@@ -278,6 +292,13 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     if (!labels_ok(out->cluster, snt, ncp) || !labels_ok(out->acluster, snt, nca) ||
         !labels_ok(out->samples, (size_t)ns, nv) || !labels_ok(out->mode_index, sm, 1 << 20)) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (label out of range)", path);
+        goto done;
+    }
+    if (!all_finite(out->W, snv * sw) || !all_finite(out->skin_eval, sw) ||
+        !all_finite(out->D, 3 * snv * sm) || !all_finite(out->vib_eval, sm) ||
+        !all_finite(out->grad_max, sm) || !all_finite(out->rigid_eval, 6)) {
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)",
+                      path);
         goto done;
     }
 done:
