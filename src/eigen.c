@@ -140,6 +140,12 @@ done:
 mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
                            double *evals, double *evecs, mlc_eigen_info *info,
                            cholmod_common *cc, mlc_err *err) {
+    return mlc_eigen_solve_ordered(K, mass, nev, sigma, NULL, NULL, evals, evecs, info, cc, err);
+}
+
+mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                   const int *perm, int *perm_out, double *evals, double *evecs,
+                                   mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
     /* ---- check ------------------------------------------------------------------------ */
     if (info) memset(info, 0, sizeof *info);
     if (!K || !mass || !evals || !evecs || !cc)
@@ -209,7 +215,25 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
             }
         }
     }
-    L = cholmod_analyze(A, cc);
+    if (perm) {
+        /* A given ordering (e.g. a vertex ordering expanded to 3×3 blocks): use it as is, with
+         * the caller's other settings (postordering) untouched. */
+        int nm = cc->nmethods, ord = cc->method[0].ordering;
+        int *pcopy = mlc_malloc((size_t)n * sizeof(int)); /* CHOLMOD's API is not const */
+        if (!pcopy) {
+            st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the ordering (n = %d)", n);
+            goto done;
+        }
+        memcpy(pcopy, perm, (size_t)n * sizeof(int));
+        cc->nmethods = 1;
+        cc->method[0].ordering = CHOLMOD_GIVEN;
+        L = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
+        cc->nmethods = nm;
+        cc->method[0].ordering = ord;
+        mlc_free(pcopy);
+    } else {
+        L = cholmod_analyze(A, cc);
+    }
     if (info) info->t_analyze = mlc_now() - t0;
     if (!L) {
         st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
@@ -220,8 +244,9 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
     if (info) {
         int sel = cc->selected >= 0 && cc->selected < CHOLMOD_MAXMETHODS + 1 ? cc->selected : 0;
         snprintf(info->ordering, sizeof info->ordering, "%s",
-                 ordering_name(cc->method[sel].ordering));
+                 perm ? "given" : ordering_name(cc->method[sel].ordering));
     }
+    if (perm_out) memcpy(perm_out, L->Perm, (size_t)n * sizeof(int));
     int ok = cholmod_factorize(A, L, cc);
     /* Small problems get a simplicial LDLᵀ factor, which CHOLMOD completes for indefinite
      * matrices without reporting NOT_POSDEF; shift-invert would then silently return the

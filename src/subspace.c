@@ -94,7 +94,7 @@ static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st
 
 /* Step 1: skinning eigenmodes. */
 static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w, mlc_subspace *out,
-                                 cholmod_common *cc, mlc_err *err) {
+                                 int *vperm, int *have_perm, cholmod_common *cc, mlc_err *err) {
     int nv = fem->nv;
     double msum = 0;
     for (int i = 0; i < nv; i++) msum += fem->vmass[i];
@@ -108,8 +108,18 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
     mlc_eigen_info info;
     mlc_err e2 = {0};
-    mlc_status st = mlc_eigen_solve(L, fem->vmass, w, mlc_eigen_default_shift(L, fem->vmass),
-                                    out->skin_eval, out->W, &info, cc, &e2);
+    /* Nested dissection (METIS) straight away: on tet meshes CHOLMOD's default tries AMD first
+     * and then switches to METIS anyway (AMD's fill is 1.5-2.5× higher), so the AMD pass is
+     * wasted time. The vertex ordering it returns is reused for the vibration problem. */
+    int nm = cc->nmethods, ord = cc->method[0].ordering;
+    cc->nmethods = 1;
+    cc->method[0].ordering = CHOLMOD_METIS;
+    mlc_status st = mlc_eigen_solve_ordered(L, fem->vmass, w,
+                                            mlc_eigen_default_shift(L, fem->vmass), NULL, vperm,
+                                            out->skin_eval, out->W, &info, cc, &e2);
+    cc->nmethods = nm;
+    cc->method[0].ordering = ord;
+    *have_perm = st == MLC_OK && !info.dense;
     cholmod_free_sparse(&L, cc);
     if (st != MLC_OK)
         return mlc_errf(err, st, "skinning eigenmodes (subspace.skinning_modes = %d): %s", w,
@@ -131,7 +141,7 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
 /* Step 2–3: vibration modes and their gradient maxima. */
 static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                                   const mlc_subspace_settings *st, mlc_subspace *out,
-                                  cholmod_common *cc, mlc_err *err) {
+                                  const int *vperm, cholmod_common *cc, mlc_err *err) {
     int nv = fem->nv, n = 3 * nv;
     int need = modes_needed(st), nev = 6 + need;
     double nu = st->poisson, lambda = 2.0 * nu / (1.0 - 2.0 * nu);
@@ -139,8 +149,9 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     double *mass = mlc_malloc((size_t)n * sizeof(double));
     double *evals = mlc_malloc((size_t)nev * sizeof(double));
     double *evecs = mlc_malloc((size_t)n * nev * sizeof(double));
+    int *perm3 = vperm ? mlc_malloc((size_t)n * sizeof(int)) : NULL;
     cholmod_sparse *H = NULL;
-    if (!mass || !evals || !evecs) {
+    if (!mass || !evals || !evecs || (vperm && !perm3)) {
         s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs × %d modes)", n,
                      nev);
         goto done;
@@ -153,14 +164,20 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     }
     mlc_eigen_info info;
     mlc_err e2 = {0};
-    s = mlc_eigen_solve(H, mass, nev, mlc_eigen_default_shift(H, mass), evals, evecs, &info, cc,
-                        &e2);
+    /* The vertex ordering expanded to 3×3 blocks (DOF 3i+k ↦ 3·perm[i]+k): the same fill as
+     * ordering the 3n graph (measured: nnz(L) within 0.5%, flops within 2%) at about a quarter
+     * of the ordering time. */
+    if (vperm)
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++) perm3[3 * i + k] = 3 * vperm[i] + k;
+    s = mlc_eigen_solve_ordered(H, mass, nev, mlc_eigen_default_shift(H, mass), perm3, NULL,
+                                evals, evecs, &info, cc, &e2);
     if (s != MLC_OK) {
         s = mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);
         goto done;
     }
     out->vib_solves = info.solves;
-    snprintf(out->ordering, sizeof out->ordering, "%s", info.ordering);
+    snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : info.ordering);
     /* Exactly 6 rigid modes: |λ| < 1e-6·λ₇, and λ₇ itself clearly elastic. */
     int k = 0;
     for (int i = 0; i < nev; i++)
@@ -199,6 +216,7 @@ done:
     mlc_free(mass);
     mlc_free(evals);
     mlc_free(evecs);
+    mlc_free(perm3);
     return s;
 }
 
@@ -238,14 +256,21 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
     cholmod_common cc;
     cholmod_start(&cc);
     cc.print = 0; /* modules never print: errors come back through status */
+    int *vperm = mlc_malloc((size_t)nv * sizeof(int)), have_perm = 0;
+    if (!vperm) {
+        cholmod_finish(&cc);
+        mlc_subspace_free(out);
+        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
+    }
     double t0 = mlc_now();
-    s = skinning_modes(mesh, fem, w, out, &cc, err);
+    s = skinning_modes(mesh, fem, w, out, vperm, &have_perm, &cc, err);
     out->t_skinning = mlc_now() - t0;
     if (s == MLC_OK) {
         t0 = mlc_now();
-        s = vibration_modes(mesh, fem, settings, out, &cc, err);
+        s = vibration_modes(mesh, fem, settings, out, have_perm ? vperm : NULL, &cc, err);
         out->t_vibration = mlc_now() - t0;
     }
+    mlc_free(vperm);
     cholmod_finish(&cc);
     if (s != MLC_OK) goto fail;
 
