@@ -140,12 +140,26 @@ done:
 mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
                            double *evals, double *evecs, mlc_eigen_info *info,
                            cholmod_common *cc, mlc_err *err) {
-    return mlc_eigen_solve_ordered(K, mass, nev, sigma, NULL, NULL, evals, evecs, info, cc, err);
+    return mlc_eigen_solve_ordered(K, mass, nev, sigma, NULL, NULL, NULL, 0, evals, evecs, info,
+                                   cc, err);
+}
+
+/* x ← x − Z (Zᵀ M x): M-orthogonal projection onto the complement of the M-orthonormal n×nz
+ * basis Z (two passes, so rounding leaves no component of Z behind). */
+static void deflate(double *x, const double *Z, int nz, const double *mass, int n) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < nz; j++) {
+            const double *zj = Z + (size_t)n * j;
+            double d = 0;
+            for (int i = 0; i < n; i++) d += zj[i] * mass[i] * x[i];
+            for (int i = 0; i < n; i++) x[i] -= d * zj[i];
+        }
 }
 
 mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                   const int *perm, int *perm_out, double *evals, double *evecs,
-                                   mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+                                   const int *perm, int *perm_out, const double *Z, int nz,
+                                   double *evals, double *evecs, mlc_eigen_info *info,
+                                   cholmod_common *cc, mlc_err *err) {
     /* ---- check ------------------------------------------------------------------------ */
     if (info) memset(info, 0, sizeof *info);
     if (!K || !mass || !evals || !evecs || !cc)
@@ -167,7 +181,26 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                             "vertex not used by any tet?)",
                             i, mass[i]);
     if (info) info->sigma = sigma;
-    if (n < 3 * nev + 20) return solve_dense(K, mass, nev, evals, evecs, info, err);
+    if (!Z) nz = 0;
+    if (nz < 0 || nev + nz >= n)
+        return mlc_errf(err, MLC_EINVAL, "eigen: %d eigenpairs and %d deflated vectors do not fit "
+                        "a %d×%d problem", nev, nz, n, n);
+    if (n < 3 * (nev + nz) + 20) {
+        if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
+        /* Dense is exact, so no degeneracy problem: take the nz smallest pairs as the deflated
+         * space (Z spans K's null space by contract) and return the next nev. */
+        double *ev = mlc_malloc((size_t)(nev + nz) * sizeof(double));
+        double *X = mlc_malloc((size_t)n * (nev + nz) * sizeof(double));
+        mlc_status st = ev && X ? solve_dense(K, mass, nev + nz, ev, X, info, err)
+                                : mlc_errf(err, MLC_ENOMEM, "eigen: out of memory (n = %d)", n);
+        if (st == MLC_OK) {
+            memcpy(evals, ev + nz, (size_t)nev * sizeof(double));
+            memcpy(evecs, X + (size_t)n * nz, (size_t)n * nev * sizeof(double));
+        }
+        mlc_free(ev);
+        mlc_free(X);
+        return st;
+    }
 
     /* ---- shift and factor ------------------------------------------------------------- */
     mlc_status st = MLC_OK;
@@ -287,6 +320,7 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
         mlc_rng rng;
         mlc_rng_seed(&rng, EIGEN_START_SEED);
         for (int i = 0; i < n; i++) resid[i] = 2.0 * mlc_rng_uniform(&rng) - 1.0;
+        deflate(resid, Z, nz, mass, n);
     }
     a_int ido = 0, ainfo = 1; /* ainfo = 1: use resid as the start vector */
     a_int iparam[11] = {0}, ipntr[14] = {0};
@@ -324,6 +358,10 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                 goto done;
             }
             memcpy(y, X->x, (size_t)n * sizeof(double));
+            /* OP restricted to the M-orthogonal complement of Z: (K − σM)⁻¹M maps Z onto
+             * itself (K Z = 0), so the projection keeps OP M-symmetric there and Lanczos never
+             * sees the (degenerate) deflated eigenvalues. */
+            deflate(y, Z, nz, mass, n);
             solves++;
         } else if (ido == 2) {
             for (int i = 0; i < n; i++) y[i] = mass[i] * x[i];

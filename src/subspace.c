@@ -4,8 +4,9 @@
  *     Laplacian L and M_s = vmass, the w smallest pairs. Column 0 (λ₀ = 0) is then set exactly
  *     to the constant 1/√(Σ M_s) so that the rest state is reproduced exactly.
  *  2. Vibration modes (§4; Eq. 4): H D = M D Λ with the linear-elasticity Hessian for μ = 1,
- *     λ = 2μν/(1−2ν), M = vmass per DOF. The 6 rigid modes (|λ| < 1e-6·λ₇) are dropped and
- *     checked to be exactly 6; the next m (or the listed indices) are kept.
+ *     λ = 2μν/(1−2ν), M = vmass per DOF. The 6 rigid modes are built analytically and deflated
+ *     from the Lanczos solve; the check that there are exactly 6 (|λ| < 1e-6·λ₇, λ₇ clearly
+ *     elastic) stays; the next m (or the listed indices) are kept.
  *  3. Amplitude limits (App. H Eq. 78): grad_max[i] = max_e ‖∇(D_i)_e‖_F.
  *  4. Passive and actuation clusters (§5) and contact samples (§6) via clusters.c.
  */
@@ -116,7 +117,7 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     cc->method[0].ordering = CHOLMOD_METIS;
     mlc_status st = mlc_eigen_solve_ordered(L, fem->vmass, w,
                                             mlc_eigen_default_shift(L, fem->vmass), NULL, vperm,
-                                            out->skin_eval, out->W, &info, cc, &e2);
+                                            NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
     cc->nmethods = nm;
     cc->method[0].ordering = ord;
     *have_perm = st == MLC_OK && !info.dense;
@@ -170,8 +171,62 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     if (vperm)
         for (int i = 0; i < nv; i++)
             for (int k = 0; k < 3; k++) perm3[3 * i + k] = 3 * vperm[i] + k;
-    s = mlc_eigen_solve_ordered(H, mass, nev, mlc_eigen_default_shift(H, mass), perm3, NULL,
-                                evals, evecs, &info, cc, &e2);
+    /* The 6 rigid modes are known: translations and rotations about the centroid,
+     * M-orthonormalized into evecs[0..5]. Lanczos then runs on their M-orthogonal complement
+     * (deflation): a 6-fold zero eigenvalue is a cluster single-vector Lanczos can under-count
+     * (seen: the 37k-tet cat with m = 3 found only 5), and the basis gets 6 vectors shorter. */
+    {
+        double c[3] = {0, 0, 0}, msum = 0;
+        for (int i = 0; i < nv; i++) {
+            for (int k = 0; k < 3; k++) c[k] += fem->vmass[i] * mesh->X[3 * i + k];
+            msum += fem->vmass[i];
+        }
+        for (int k = 0; k < 3; k++) c[k] /= msum;
+        for (int j = 0; j < 6; j++) {
+            double *z = evecs + (size_t)n * j;
+            for (int i = 0; i < nv; i++) {
+                double d[3] = {mesh->X[3 * i] - c[0], mesh->X[3 * i + 1] - c[1],
+                               mesh->X[3 * i + 2] - c[2]};
+                for (int k = 0; k < 3; k++) z[3 * i + k] = j < 3 ? (k == j) : 0;
+                if (j >= 3) { /* e_a × d */
+                    int a = j - 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+                    z[3 * i + b2] = d[b1];
+                    z[3 * i + b1] = -d[b2];
+                }
+            }
+            for (int pass = 0; pass < 2; pass++) {
+                for (int l = 0; l < j; l++) {
+                    const double *zl = evecs + (size_t)n * l;
+                    double dd = 0;
+                    for (int i = 0; i < n; i++) dd += zl[i] * mass[i] * z[i];
+                    for (int i = 0; i < n; i++) z[i] -= dd * zl[i];
+                }
+                double nn = 0;
+                for (int i = 0; i < n; i++) nn += z[i] * mass[i] * z[i];
+                for (int i = 0; i < n; i++) z[i] /= sqrt(nn);
+            }
+        }
+        /* Their Rayleigh quotients zᵀ H z stand in for the rigid eigenvalues (≈ 0). */
+        cholmod_dense Zd = {0};
+        Zd.nrow = (size_t)n, Zd.ncol = 6, Zd.nzmax = (size_t)n * 6, Zd.d = (size_t)n;
+        Zd.x = evecs, Zd.xtype = CHOLMOD_REAL, Zd.dtype = CHOLMOD_DOUBLE;
+        cholmod_dense *HZ = cholmod_zeros((size_t)n, 6, CHOLMOD_REAL, cc);
+        double one[2] = {1, 0}, zero[2] = {0, 0};
+        if (!HZ || !cholmod_sdmult(H, 0, one, zero, &Zd, HZ, cc)) {
+            cholmod_free_dense(&HZ, cc);
+            s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs)", n);
+            goto done;
+        }
+        for (int j = 0; j < 6; j++) {
+            double q = 0;
+            for (int i = 0; i < n; i++) q += evecs[(size_t)n * j + i] * ((double *)HZ->x)[(size_t)n * j + i];
+            evals[j] = q;
+        }
+        cholmod_free_dense(&HZ, cc);
+    }
+    double sigma = mlc_eigen_default_shift(H, mass);
+    s = mlc_eigen_solve_ordered(H, mass, need, sigma, perm3, NULL, evecs, 6, evals + 6,
+                                evecs + (size_t)n * 6, &info, cc, &e2);
     if (s != MLC_OK) {
         s = mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);
         goto done;
@@ -182,7 +237,9 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     int k = 0;
     for (int i = 0; i < nev; i++)
         if (fabs(evals[i]) < 1e-6 * evals[6]) k++;
-    int seventh_elastic = evals[6] > 1e-6 * evals[nev - 1];
+    /* λ₇ elastic: not ≈ 0 against the largest computed one, nor against the shift (σ is about
+     * 1e-2 of the first elastic eigenvalue by construction), which also covers m = 1. */
+    int seventh_elastic = evals[6] > 1e-6 * evals[nev - 1] && evals[6] > 1e-4 * fabs(sigma);
     if (k != 6 || !seventh_elastic) {
         if (!seventh_elastic) { /* λ₇ ≈ 0 itself: count against the largest computed one */
             k = 0;

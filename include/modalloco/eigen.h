@@ -59,7 +59,7 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
                            double *evals, double *evecs, mlc_eigen_info *info,
                            cholmod_common *cc, mlc_err *err);
 
-/* mlc_eigen_solve with control of the fill-reducing ordering of K − σM:
+/* mlc_eigen_solve with control of the fill-reducing ordering of K − σM and with deflation:
  *  perm:     NULL (CHOLMOD chooses, as mlc_eigen_solve), or n entries used as given
  *            (cholmod_analyze_p with CHOLMOD_GIVEN; postordering as set in cc). A vertex
  *            ordering expanded to 3×3 blocks serves a 3-DOF-per-vertex problem at a fraction of
@@ -67,9 +67,16 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
  *  perm_out: NULL, or n entries that receive the ordering the factor used (L->Perm), e.g. to
  *            reuse it for a second problem on the same mesh. Not written by the dense path
  *            (info->dense = 1).
+ *  Z, nz:    NULL/0, or an M-orthonormal n×nz basis of null vectors of K (K Z = 0, e.g. the 6
+ *            rigid modes of an elasticity Hessian) to project out: the nev pairs returned are
+ *            then the smallest of K restricted to the M-orthogonal complement of Z. A
+ *            degenerate null space is otherwise hard for single-vector Lanczos (it can miss
+ *            copies of a repeated eigenvalue), and deflation shortens the Krylov basis.
+ *            Dense path: the nz smallest pairs are dropped instead.
  * Everything else as mlc_eigen_solve. */
 mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                   const int *perm, int *perm_out, double *evals, double *evecs,
-                                   mlc_eigen_info *info, cholmod_common *cc, mlc_err *err);
+                                   const int *perm, int *perm_out, const double *Z, int nz,
+                                   double *evals, double *evecs, mlc_eigen_info *info,
+                                   cholmod_common *cc, mlc_err *err);
 
 #endif

@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
                 for (int k = 0; k < 3; k++) p3[3 * i + k] = 3 * vp[i] + k;
             to = mlc_now() - to;
             if (H && mass && ev && X &&
-                mlc_eigen_solve_ordered(H, mass, nev, sigma, p3, NULL, ev, X, &info, &cc, &err) ==
+                mlc_eigen_solve_ordered(H, mass, nev, sigma, p3, NULL, NULL, 0, ev, X, &info, &cc, &err) ==
                     MLC_OK)
                 printf("  vibration detail: n = %d, nnz(H upper) = %zu, sigma = %.3g, "
                        "nnz(L) = %.3g, vertex ordering %.3f s, analyze %.3f s, analyze+factor "
