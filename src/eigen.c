@@ -298,7 +298,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
         st = mlc_errf(err, MLC_ENOTSPD,
                       "eigen: factorizing K - sigma*M (sigma = %.3g, n = %d) failed: not positive "
                       "definite at column %d; K is indefinite (inverted or degenerate elements, "
-                      "negative material parameters) or the shift is not below the spectrum",
+                      "negative material parameters) or the shift is not below the spectrum; "
+                      "`modalloco info` shows the smallest tet volume and dihedral angle",
                       sigma, n, (int)L->minor);
         goto done;
     }
@@ -378,7 +379,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
         st = mlc_errf(err, MLC_ENOCONV,
                       "eigen: ARPACK did not converge after %d iterations; %d of %d eigenpairs "
                       "converged (n = %d, ncv = %d, sigma = %.3g): the spectrum may be clustered "
-                      "or the shift too far from the wanted eigenvalues",
+                      "or the shift too far from the wanted eigenvalues; ask for fewer modes "
+                      "(actuation.modes, subspace.skinning_modes) or re-mesh the body",
                       (int)iparam[2], (int)iparam[4], nev, n, ncv, sigma);
         goto done;
     }
@@ -418,7 +420,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
     }
     if (iparam[4] < nev) {
         st = mlc_errf(err, MLC_ENOCONV,
-                      "eigen: only %d of %d eigenpairs converged (n = %d, %d iterations)",
+                      "eigen: only %d of %d eigenpairs converged (n = %d, %d iterations); ask for "
+                      "fewer modes (actuation.modes, subspace.skinning_modes) or re-mesh the body",
                       (int)iparam[4], nev, n, (int)iparam[2]);
         goto done;
     }

@@ -131,7 +131,8 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     if (!(fabs(out->skin_eval[0]) < 1e-6 * out->skin_eval[1]))
         return mlc_errf(err, MLC_ENUMERIC,
                         "skinning eigenmodes: expected one zero eigenvalue, got %.3g and %.3g; "
-                        "the mesh may be disconnected or have hanging parts",
+                        "the mesh may be disconnected or have hanging parts (check it with "
+                        "`modalloco info`)",
                         out->skin_eval[0], out->skin_eval[1]);
     /* Exact constant column (METHOD.md §3: the rest state must be reproduced exactly). */
     for (int i = 0; i < nv; i++) out->W[i] = c0;
