@@ -153,6 +153,9 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "objective.work_penalty", .type_name = "number", .default_json = "0",
      .range = ">= 0", .meaning = "work penalty α",
      .type = MLC_CFG_NUMBER, FIELD(objective.work_penalty), GE(0)},
+    {.name = "objective.upright", .type_name = "bool", .default_json = "false", .range = "",
+     .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling over)",
+     .type = MLC_CFG_BOOL, FIELD(objective.upright)},
     {.name = "objective.work_abs", .type_name = "bool", .default_json = "false", .range = "",
      .meaning = "penalize absolute work", .type = MLC_CFG_BOOL, FIELD(objective.work_abs)},
 
@@ -235,6 +238,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->objective.align = 1;
     cfg->objective.work_penalty = 0.0;
     cfg->objective.work_abs = 0;
+    cfg->objective.upright = 0;
 
     cfg->cmaes.population = 16;
     cfg->cmaes.generations = 200;

@@ -72,6 +72,7 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
     normalize3(cfg->objective.forward_set ? cfg->objective.forward : cfg->objective.direction,
                o->forward);
     o->align = cfg->objective.align;
+    o->upright = cfg->objective.upright;
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
 }

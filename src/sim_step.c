@@ -609,12 +609,22 @@ static void normalize3(const double in[3], double out[3]) {
     for (int k = 0; k < 3; k++) out[k] = in[k] / n;
 }
 
-/* Body forward vector R(t) û₀ with R = polar(Σ V F_e), warm-started per rollout. */
-static void body_forward(mlc_rollout *ro, const double *z, const double u0[3], double fwd[3]) {
+/* Body forward vector R(t) û₀ with R = polar(Σ V F_e), warm-started per rollout; also the
+ * height of the body's up axis, (R ŷ)·ŷ = R_11. */
+static void body_forward(mlc_rollout *ro, const double *z, const double u0[3], double fwd[3],
+                         double *up_y) {
     double A[9], R[9];
     mlc__model_body_matrix(ro->mod, z, A);
     mlc_polar(A, ro->qbody, R);
     for (int k = 0; k < 3; k++) fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
+    *up_y = R[4];
+}
+
+/* The alignment of one frame: forward along v̂, and with `upright` the up axis too. */
+static double frame_alignment(const mlc_objective_settings *obj, const double fwd[3],
+                              const double v[3], double up_y) {
+    double a = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
+    return obj->upright ? fmin(a, up_y) : a;
 }
 
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
@@ -635,8 +645,9 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
     double h = mod->set.dt;
 
     mlc_model_com(mod, ro->zc, res->com0);
-    body_forward(ro, ro->zc, u0, fwd);
-    double align = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
+    double up_y;
+    body_forward(ro, ro->zc, u0, fwd, &up_y);
+    double align = frame_alignment(obj, fwd, v, up_y);
     if (frame) frame(user, 0, 0.0, ro->zc, res->com0, fwd, 0);
     memcpy(res->com1, res->com0, sizeof com);
     double work = 0, ysum = 0;
@@ -649,8 +660,8 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
         double wk = mlc_rollout_last_work(ro);
         work += obj->work_abs ? fabs(wk) : wk;
         mlc_model_com(mod, ro->zc, com);
-        body_forward(ro, ro->zc, u0, fwd);
-        align = fmin(align, fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2]);
+        body_forward(ro, ro->zc, u0, fwd, &up_y);
+        align = fmin(align, frame_alignment(obj, fwd, v, up_y));
         ysum += com[1];
         memcpy(res->com1, com, sizeof com);
         if (frame) frame(user, s, s * h, ro->zc, com, fwd, ro->contacts);

@@ -106,6 +106,8 @@ typedef struct mlc_config_objective {
     double forward[3];              /* objective.forward: û₀ when forward_set, else zeros */
     int forward_set;                /* 0: objective.forward is null (use direction) */
     int align;                      /* objective.align (bool): multiply by J_align */
+    int upright;                    /* objective.upright (bool): J_align also gates on the
+                                     * body's up axis staying up (no rolling over) */
     double work_penalty;            /* objective.work_penalty: α, ≥ 0 */
     int work_abs;                   /* objective.work_abs (bool): penalize absolute work */
 } mlc_config_objective;

@@ -36,6 +36,7 @@ typedef struct mlc_objective_settings {
     double direction[3];  /* v̂ (normalized by the model) */
     double forward[3];    /* û₀ (normalized) */
     int align;            /* multiply by J_align */
+    int upright;          /* J_align = max(0, min_t min((R û₀)·v̂, (R ŷ)·ŷ)): also no rolling */
     double work_penalty;  /* α */
     int work_abs;         /* penalize |work| per step */
 } mlc_objective_settings;
