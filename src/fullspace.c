@@ -28,6 +28,7 @@
  * status); nothing else.
  */
 #include "modalloco/fullspace.h"
+#include "modalloco/objective.h"
 
 #include <math.h>
 #include <string.h>
@@ -568,22 +569,12 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     return d2 > 1e6 * fs->extent * fs->extent; /* runaway, as sim_step.c */
 }
 
-/* ---- rollout and objective (mirrors mlc_rollout_run) ---------------------------------------- */
+/* ---- rollout, scored by the shared objective accumulator (objective.h) ---------------------------------------- */
 
-static void normalize3(const double in[3], double out[3]) {
-    double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
-    if (!(n > 0) || !isfinite(n)) {
-        out[0] = 1, out[1] = out[2] = 0;
-        return;
-    }
-    for (int k = 0; k < 3; k++) out[k] = in[k] / n;
-}
-
-static void body_forward(mlc_fullspace *fs, const double *x, const double u0[3], double fwd[3]) {
-    double A[9], R[9];
+static void body_rotation(mlc_fullspace *fs, const double *x, double R[9]) {
+    double A[9];
     body_matrix(fs, x, A);
     mlc_polar(A, fs->qbody, R);
-    for (int k = 0; k < 3; k++) fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
 }
 
 mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
@@ -594,57 +585,31 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
         mlc_objective_settings_default(&od);
         obj = &od;
     }
-    memset(res, 0, sizeof *res);
-    double v[3], u0[3], fwd[3], com[3];
-    normalize3(obj->direction, v);
-    normalize3(obj->forward, u0);
     mlc_fullspace_reset(fs);
     const int S = fs->set.steps;
     const double h = fs->set.dt;
-
-    mlc_fullspace_com(fs, fs->xc, res->com0);
-    body_forward(fs, fs->xc, u0, fwd);
-    double align = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
-    if (frame) frame(user, 0, 0.0, fs->xc, res->com0, fwd, 0);
-    memcpy(res->com1, res->com0, sizeof com);
-    double work = 0, ysum = 0;
-    int s;
+    double fwd[3], com[3], R[9];
+    mlc_objective_acc acc;
+    mlc_fullspace_com(fs, fs->xc, com);
+    body_rotation(fs, fs->xc, R);
+    mlc_objective_begin(&acc, obj, com, R, res, fwd);
+    if (frame) frame(user, 0, 0.0, fs->xc, com, fwd, 0);
+    int s, failed = 0;
     for (s = 1; s <= S; s++) {
         int rc = mlc_fullspace_step(fs, act);
         if (rc < 0)
             return mlc_errf(err, (mlc_status)rc, "fullspace: sparse solve failed at step %d "
                             "(CHOLMOD status %d)", s, fs->cc.status);
         if (rc) {
-            res->failed = 1;
+            failed = 1;
             break;
         }
-        double wk = fs->last_work;
-        work += obj->work_abs ? fabs(wk) : wk;
         mlc_fullspace_com(fs, fs->xc, com);
-        body_forward(fs, fs->xc, u0, fwd);
-        align = fmin(align, fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2]);
-        ysum += com[1];
-        memcpy(res->com1, com, sizeof com);
+        body_rotation(fs, fs->xc, R);
+        mlc_objective_frame(&acc, com, R, fs->last_work, fwd);
         if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
     }
-    res->steps_done = s - 1;
-    if (res->failed) {
-        res->J = MLC_SIM_FAIL_PENALTY;
-        return MLC_OK;
-    }
-    double disp = 0;
-    for (int k = 0; k < 3; k++) disp += (res->com1[k] - res->com0[k]) * v[k];
-    res->displacement = disp;
-    res->J_disp = -disp;
-    res->J_align = obj->align ? fmax(0.0, align) : 1.0;
-    res->height_gain = (S > 0 ? ysum / S : res->com0[1]) - res->com0[1];
-    res->J_work = obj->work_penalty * work;
-    double J = obj->jump ? -res->height_gain * res->J_align : res->J_disp * res->J_align;
-    res->J = J + res->J_work;
-    if (!isfinite(res->J)) {
-        res->failed = 1;
-        res->J = MLC_SIM_FAIL_PENALTY;
-    }
+    mlc_objective_end(&acc, S, s - 1, failed);
     return MLC_OK;
 }
 

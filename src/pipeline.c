@@ -60,17 +60,14 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->gamma = cfg->material.gamma;
 }
 
-static void normalize3(const double *in, double *out) {
-    double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
-    for (int k = 0; k < 3; k++) out[k] = n > 0 ? in[k] / n : 0.0;
-}
-
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
     memset(o, 0, sizeof *o);
     o->jump = strcmp(cfg->objective.kind, "jump") == 0;
-    normalize3(cfg->objective.direction, o->direction);
-    normalize3(cfg->objective.forward_set ? cfg->objective.forward : cfg->objective.direction,
-               o->forward);
+    /* The objective normalizes both vectors itself (objective.c). */
+    memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
+    memcpy(o->forward, cfg->objective.forward_set ? cfg->objective.forward
+                                                  : cfg->objective.direction,
+           sizeof o->forward);
     o->align = cfg->objective.align;
     o->upright = cfg->objective.upright;
     o->work_penalty = cfg->objective.work_penalty;

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "modalloco/objective.h"
 #include "modalloco/polar.h"
 #include "sim_internal.h"
 
@@ -600,31 +601,12 @@ double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const
 
 /* ---- rollout and objective (METHOD.md §7) -------------------------------------------------- */
 
-static void normalize3(const double in[3], double out[3]) {
-    double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
-    if (!(n > 0) || !isfinite(n)) {
-        out[0] = 1, out[1] = out[2] = 0;
-        return;
-    }
-    for (int k = 0; k < 3; k++) out[k] = in[k] / n;
-}
 
-/* Body forward vector R(t) û₀ with R = polar(Σ V F_e), warm-started per rollout; also the
- * height of the body's up axis, (R ŷ)·ŷ = R_11. */
-static void body_forward(mlc_rollout *ro, const double *z, const double u0[3], double fwd[3],
-                         double *up_y) {
-    double A[9], R[9];
+/* Body rotation R(t) = polar(Σ V F_e), warm-started from the previous frame's. */
+static void body_rotation(mlc_rollout *ro, const double *z, double R[9]) {
+    double A[9];
     mlc__model_body_matrix(ro->mod, z, A);
     mlc_polar(A, ro->qbody, R);
-    for (int k = 0; k < 3; k++) fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
-    *up_y = R[4];
-}
-
-/* The alignment of one frame: forward along v̂, and with `upright` the up axis too. */
-static double frame_alignment(const mlc_objective_settings *obj, const double fwd[3],
-                              const double v[3], double up_y) {
-    double a = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
-    return obj->upright ? fmin(a, up_y) : a;
 }
 
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
@@ -636,53 +618,26 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
         mlc_objective_settings_default(&od);
         obj = &od;
     }
-    memset(res, 0, sizeof *res);
-    double v[3], u0[3], fwd[3], com[3];
-    normalize3(obj->direction, v);
-    normalize3(obj->forward, u0);
     mlc_rollout_reset(ro);
     const int S = mod->set.steps;
     double h = mod->set.dt;
-
-    mlc_model_com(mod, ro->zc, res->com0);
-    double up_y;
-    body_forward(ro, ro->zc, u0, fwd, &up_y);
-    double align = frame_alignment(obj, fwd, v, up_y);
-    if (frame) frame(user, 0, 0.0, ro->zc, res->com0, fwd, 0);
-    memcpy(res->com1, res->com0, sizeof com);
-    double work = 0, ysum = 0;
-    int s;
+    double fwd[3], com[3], R[9];
+    mlc_objective_acc acc;
+    mlc_model_com(mod, ro->zc, com);
+    body_rotation(ro, ro->zc, R);
+    mlc_objective_begin(&acc, obj, com, R, res, fwd);
+    if (frame) frame(user, 0, 0.0, ro->zc, com, fwd, 0);
+    int s, failed = 0;
     for (s = 1; s <= S; s++) {
         if (mlc_rollout_step(ro, act)) {
-            res->failed = 1;
+            failed = 1;
             break;
         }
-        double wk = mlc_rollout_last_work(ro);
-        work += obj->work_abs ? fabs(wk) : wk;
         mlc_model_com(mod, ro->zc, com);
-        body_forward(ro, ro->zc, u0, fwd, &up_y);
-        align = fmin(align, frame_alignment(obj, fwd, v, up_y));
-        ysum += com[1];
-        memcpy(res->com1, com, sizeof com);
+        body_rotation(ro, ro->zc, R);
+        mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), fwd);
         if (frame) frame(user, s, s * h, ro->zc, com, fwd, ro->contacts);
     }
-    res->steps_done = s - 1;
-    if (res->failed) {
-        res->J = MLC_SIM_FAIL_PENALTY;
-        return MLC_OK;
-    }
-    double disp = 0;
-    for (int k = 0; k < 3; k++) disp += (res->com1[k] - res->com0[k]) * v[k];
-    res->displacement = disp;
-    res->J_disp = -disp;
-    res->J_align = obj->align ? fmax(0.0, align) : 1.0;
-    res->height_gain = (S > 0 ? ysum / S : res->com0[1]) - res->com0[1];
-    res->J_work = obj->work_penalty * work;
-    double J = obj->jump ? -res->height_gain * res->J_align : res->J_disp * res->J_align;
-    res->J = J + res->J_work;
-    if (!isfinite(res->J)) {
-        res->failed = 1;
-        res->J = MLC_SIM_FAIL_PENALTY;
-    }
+    mlc_objective_end(&acc, S, s - 1, failed);
     return MLC_OK;
 }

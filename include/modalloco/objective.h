@@ -1,0 +1,35 @@
+/* objective.h: the locomotion and jump objectives of METHOD.md §7, accumulated frame by frame.
+ * The reduced simulator and the full-space reference both score their rollouts through this
+ * one accumulator, so their J terms mean exactly the same thing.
+ *
+ * Per frame the caller supplies the centre of mass c(t), the body rotation R(t) (3×3
+ * column-major, polar factor of Σ V F) and the actuation work of the step. Then
+ *   J_disp  = (c(t₀) − c(t_S))·v̂,     J_align = max(0, min_t a(t)) (1 when align is off),
+ *   a(t)    = (R û₀)·v̂, and with `upright` min of that and (R ŷ)·ŷ,
+ *   J       = J_disp·J_align (locomotion) or −(mean_t c_y − c_y(t₀))·J_align (jump),
+ *   J      += α Σ work (or Σ |work|).
+ */
+#ifndef MODALLOCO_OBJECTIVE_H
+#define MODALLOCO_OBJECTIVE_H
+
+#include "modalloco/sim.h"
+
+typedef struct mlc_objective_acc {
+    const mlc_objective_settings *obj; /* borrowed */
+    mlc_rollout_result *res;           /* borrowed; filled by begin/frame/end */
+    double v[3], u0[3];                /* normalized direction and body forward */
+    double align, work, ysum;
+} mlc_objective_acc;
+
+/* Start with the rest frame (frame 0): zeroes *res, records c(t₀). Writes the frame's body
+ * forward R û₀ into fwd (for frame callbacks). */
+void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj,
+                         const double com0[3], const double R0[9], mlc_rollout_result *res,
+                         double fwd[3]);
+/* One simulated step's frame. */
+void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
+                         double step_work, double fwd[3]);
+/* Finish: `steps` planned, `done` completed; `failed` (blow-up) scores MLC_SIM_FAIL_PENALTY. */
+void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed);
+
+#endif

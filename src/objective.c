@@ -1,0 +1,70 @@
+/* objective.c: the objective terms of a rollout (METHOD.md §7), shared by the reduced and
+ * the full-space simulators. Allocation-free: it runs inside every rollout. */
+#include "modalloco/objective.h"
+
+#include <math.h>
+#include <string.h>
+
+static void normalize3(const double in[3], double out[3]) {
+    double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
+    if (!(n > 0) || !isfinite(n)) {
+        out[0] = 1, out[1] = out[2] = 0;
+        return;
+    }
+    for (int k = 0; k < 3; k++) out[k] = in[k] / n;
+}
+
+/* Alignment of one frame; also hands back R û₀ for the caller's frame callback. */
+static double frame_alignment(const mlc_objective_acc *acc, const double R[9], double fwd[3]) {
+    const double *u0 = acc->u0, *v = acc->v;
+    for (int k = 0; k < 3; k++) fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
+    double a = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
+    /* (R ŷ)·ŷ is R_11: how far the body's up axis still points up. */
+    return acc->obj->upright ? fmin(a, R[4]) : a;
+}
+
+void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj,
+                         const double com0[3], const double R0[9], mlc_rollout_result *res,
+                         double fwd[3]) {
+    memset(acc, 0, sizeof *acc);
+    memset(res, 0, sizeof *res);
+    acc->obj = obj;
+    acc->res = res;
+    normalize3(obj->direction, acc->v);
+    normalize3(obj->forward, acc->u0);
+    memcpy(res->com0, com0, sizeof res->com0);
+    memcpy(res->com1, com0, sizeof res->com1);
+    acc->align = frame_alignment(acc, R0, fwd);
+}
+
+void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
+                         double step_work, double fwd[3]) {
+    acc->work += acc->obj->work_abs ? fabs(step_work) : step_work;
+    acc->align = fmin(acc->align, frame_alignment(acc, R, fwd));
+    acc->ysum += com[1];
+    memcpy(acc->res->com1, com, sizeof acc->res->com1);
+}
+
+void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) {
+    const mlc_objective_settings *obj = acc->obj;
+    mlc_rollout_result *res = acc->res;
+    res->steps_done = done;
+    res->failed = failed;
+    if (failed) {
+        res->J = MLC_SIM_FAIL_PENALTY;
+        return;
+    }
+    double disp = 0;
+    for (int k = 0; k < 3; k++) disp += (res->com1[k] - res->com0[k]) * acc->v[k];
+    res->displacement = disp;
+    res->J_disp = -disp;
+    res->J_align = obj->align ? fmax(0.0, acc->align) : 1.0;
+    res->height_gain = (steps > 0 ? acc->ysum / steps : res->com0[1]) - res->com0[1];
+    res->J_work = obj->work_penalty * acc->work;
+    double J = obj->jump ? -res->height_gain * res->J_align : res->J_disp * res->J_align;
+    res->J = J + res->J_work;
+    if (!isfinite(res->J)) {
+        res->failed = 1;
+        res->J = MLC_SIM_FAIL_PENALTY;
+    }
+}
