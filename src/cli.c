@@ -55,6 +55,7 @@ static const char *modes_help =
 
 static const char *simulate_help =
     "usage: modalloco simulate [CONFIG|PARAMS] [--out DIR] [--set KEY=VALUE]... [--full-space]\n"
+    "                          [--expect RESULT.json [--tolerance T]]\n"
     "\n"
     "Runs one rollout with the actuation parameters of a params.json written by optimize, or\n"
     "of actuation.parameters in a config, and writes trajectory.csv, surface.obj,\n"
@@ -69,7 +70,7 @@ static const char *simulate_help =
 
 static const char *optimize_help =
     "usage: modalloco optimize [CONFIG|MESH] [--out DIR] [--set KEY=VALUE]... [--seed N]\n"
-    "                          [--threads N] [--resume DIR] [--quiet]\n"
+    "                          [--threads N] [--resume DIR] [--quiet] [--dry-run]\n"
     "\n"
     "Searches actuation parameters with CMA-ES and writes params.json, history.csv,\n"
     "history.svg, checkpoint.bin, config.json and the best gait's rollout (trajectory.csv,\n"
@@ -79,7 +80,10 @@ static const char *optimize_help =
     "  --threads N        parallel.threads (0 = all cores)\n"
     "  --resume DIR       continue the interrupted run in DIR (same configuration)\n"
     "  --quiet            no progress output\n"
+    "  --dry-run          validate, precompute, time one generation of rollouts, print the\n"
+    "                     problem size and the estimated wall time; write nothing\n"
     "  --force            overwrite an output directory that holds another run\n"
+    "Under mpirun, each generation's rollouts are spread over the processes (docs/cluster.md).\n"
     "SIGINT/SIGTERM save a checkpoint and exit with code 130; --resume continues.\n";
 
 static const char *view_help =

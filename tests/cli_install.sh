@@ -20,7 +20,7 @@ if [ -n "$MAN" ]; then
   for k in $(sed -n 's/^| `\([a-z_]*\.[a-z_]*\)`.*/\1/p' "$SRC/docs/config.md"); do
     grep -qF ".B $k" "$MAN" || fail "man page lacks $k"
   done
-  for c in info modes simulate optimize; do grep -q "^\.B $c" "$MAN" || fail "man page lacks command $c"; done
+  for c in info modes simulate optimize sweep summarize view; do grep -q "^\.B $c" "$MAN" || fail "man page lacks command $c"; done
 fi
 # Run from an unrelated directory, without a mesh argument: the installed sample is used.
 cd "$T" || exit 1
