@@ -153,6 +153,12 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "objective.work_penalty", .type_name = "number", .default_json = "0",
      .range = ">= 0", .meaning = "work penalty α",
      .type = MLC_CFG_NUMBER, FIELD(objective.work_penalty), GE(0)},
+    {.name = "objective.align_mode", .type_name = "string", .default_json = "\"min\"",
+     .range = "\"min\" or \"mean\"",
+     .meaning = "J_align as the paper's max(0, min over frames) or the mean over frames of "
+                "max(0, alignment), which rarely ties at 0",
+     .type = MLC_CFG_STRING, FIELD(objective.align_mode), BYTES(objective.align_mode),
+     .choices = "min|mean"},
     {.name = "objective.upright", .type_name = "bool", .default_json = "false", .range = "",
      .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling over)",
      .type = MLC_CFG_BOOL, FIELD(objective.upright)},
@@ -239,6 +245,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->objective.work_penalty = 0.0;
     cfg->objective.work_abs = 0;
     cfg->objective.upright = 0;
+    strcpy(cfg->objective.align_mode, "min");
 
     cfg->cmaes.population = 16;
     cfg->cmaes.generations = 200;

@@ -35,12 +35,17 @@ void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *o
     memcpy(res->com0, com0, sizeof res->com0);
     memcpy(res->com1, com0, sizeof res->com1);
     acc->align = frame_alignment(acc, R0, fwd);
+    acc->align_sum = fmax(0.0, acc->align);
+    acc->frames = 1;
 }
 
 void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
                          double step_work, double fwd[3]) {
     acc->work += acc->obj->work_abs ? fabs(step_work) : step_work;
-    acc->align = fmin(acc->align, frame_alignment(acc, R, fwd));
+    double a = frame_alignment(acc, R, fwd);
+    acc->align = fmin(acc->align, a);
+    acc->align_sum += fmax(0.0, a);
+    acc->frames++;
     acc->ysum += com[1];
     memcpy(acc->res->com1, com, sizeof acc->res->com1);
 }
@@ -58,7 +63,8 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
     for (int k = 0; k < 3; k++) disp += (res->com1[k] - res->com0[k]) * acc->v[k];
     res->displacement = disp;
     res->J_disp = -disp;
-    res->J_align = obj->align ? fmax(0.0, acc->align) : 1.0;
+    double align = obj->align_mean ? acc->align_sum / acc->frames : fmax(0.0, acc->align);
+    res->J_align = obj->align ? align : 1.0;
     res->height_gain = (steps > 0 ? acc->ysum / steps : res->com0[1]) - res->com0[1];
     res->J_work = obj->work_penalty * acc->work;
     double J = obj->jump ? -res->height_gain * res->J_align : res->J_disp * res->J_align;

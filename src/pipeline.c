@@ -70,6 +70,7 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
            sizeof o->forward);
     o->align = cfg->objective.align;
     o->upright = cfg->objective.upright;
+    o->align_mean = strcmp(cfg->objective.align_mode, "mean") == 0;
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
 }

@@ -9,6 +9,8 @@ typedef struct frames {
     const mlc_model *model;
     double u0[3], v[3];
     double min_fwd, min_up;
+    double sum_fwd; /* Σ_t max(0, (R û₀)·v̂) */
+    int n;
     double c0[3], c1[3];
 } frames;
 
@@ -22,6 +24,8 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
     for (int k = 0; k < 3; k++)
         fwd += (R[k] * f->u0[0] + R[k + 3] * f->u0[1] + R[k + 6] * f->u0[2]) * f->v[k];
     if (frame == 0 || fwd < f->min_fwd) f->min_fwd = fwd;
+    f->sum_fwd += fmax(0.0, fwd);
+    f->n++;
     if (frame == 0 || R[4] < f->min_up) f->min_up = R[4];
     if (frame == 0) memcpy(f->c0, com, sizeof f->c0);
     memcpy(f->c1, com, sizeof f->c1);
@@ -67,6 +71,15 @@ static void objective_terms_should_match_their_definitions(void **state) {
     assert_true(plain.J_align > 0.2);
     assert_true(f.min_up < 0);
     assert_true(up.J_align < plain.J_align);
+
+    /* align_mode "mean": the mean over frames of max(0, a(t)). */
+    mlc_rollout_result mean;
+    obj.upright = 0;
+    obj.align_mean = 1;
+    assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &mean), MLC_OK);
+    assert_near(mean.J_align, f.sum_fwd / f.n, 1e-9);
+    assert_true(mean.J_align >= plain.J_align);
+    assert_near(mean.J, mean.J_disp * mean.J_align, 1e-12);
     print_message("J_align %.4f, with upright %.4f (min up_y %.4f)\n", plain.J_align, up.J_align,
                   f.min_up);
     tsim_free(&t);

@@ -106,6 +106,7 @@ typedef struct mlc_config_objective {
     double forward[3];              /* objective.forward: û₀ when forward_set, else zeros */
     int forward_set;                /* 0: objective.forward is null (use direction) */
     int align;                      /* objective.align (bool): multiply by J_align */
+    char align_mode[MLC_CONFIG_WORD_MAX]; /* objective.align_mode: "min" (paper) | "mean" */
     int upright;                    /* objective.upright (bool): J_align also gates on the
                                      * body's up axis staying up (no rolling over) */
     double work_penalty;            /* objective.work_penalty: α, ≥ 0 */

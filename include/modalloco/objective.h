@@ -6,6 +6,7 @@
  * column-major, polar factor of Σ V F) and the actuation work of the step. Then
  *   J_disp  = (c(t₀) − c(t_S))·v̂,     J_align = max(0, min_t a(t)) (1 when align is off),
  *   a(t)    = (R û₀)·v̂, and with `upright` min of that and (R ŷ)·ŷ,
+ *   (align_mean: J_align = mean over the frames of max(0, a(t)) instead),
  *   J       = J_disp·J_align (locomotion) or −(mean_t c_y − c_y(t₀))·J_align (jump),
  *   J      += α Σ work (or Σ |work|).
  */
@@ -19,6 +20,8 @@ typedef struct mlc_objective_acc {
     mlc_rollout_result *res;           /* borrowed; filled by begin/frame/end */
     double v[3], u0[3];                /* normalized direction and body forward */
     double align, work, ysum;
+    double align_sum;                  /* Σ_t max(0, a(t)), for align_mode "mean" */
+    int frames;
 } mlc_objective_acc;
 
 /* Start with the rest frame (frame 0): zeroes *res, records c(t₀). Writes the frame's body

@@ -37,6 +37,7 @@ typedef struct mlc_objective_settings {
     double forward[3];    /* û₀ (normalized) */
     int align;            /* multiply by J_align */
     int upright;          /* J_align = max(0, min_t min((R û₀)·v̂, (R ŷ)·ŷ)): also no rolling */
+    int align_mean;       /* J_align = mean_t max(0, a(t)) instead of max(0, min_t a(t)) */
     double work_penalty;  /* α */
     int work_abs;         /* penalize |work| per step */
 } mlc_objective_settings;
