@@ -26,6 +26,7 @@
 #include "modalloco/polar.h"
 
 #include <math.h>
+#include <stddef.h>
 
 /* R(q) for a quaternion of any non-zero norm: every entry is a quadratic form over ‖q‖², so
  * one division (s = 2/‖q‖²) normalizes it, with no square root. */
@@ -213,4 +214,184 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
     }
     mlc_quat_to_matrix(q, R);
     return n;
+}
+
+/* ---- batched: PL independent problems side by side ------------------------------------------
+ * The warm path of mlc_polar is a chain of dependent divisions and a square root (about 300
+ * cycles of latency for ~700 instructions), so one call at a time leaves the core mostly idle.
+ * Here PL problems advance together, stage by stage, in loops over the lanes: the lanes'
+ * chains overlap (and the lane loops vectorize). Every lane performs exactly the operations of
+ * mlc_polar in the same order, so the results are bit-identical to PL separate calls; a lane
+ * that leaves the warm path (cold start, tiny gap) is finished by mlc_polar itself. */
+#define PL 4
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(MLC_NO_KERNEL_CLONES)
+#define MLC_POLAR_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define MLC_POLAR_KERNEL
+#endif
+
+/* Lane state: 0 on the Newton path, 1 finished (q final), 2 converged (apply x to q),
+ * 3 fallback to mlc_polar. */
+MLC_POLAR_KERNEL static int polar_block(int nl, const double *restrict A, double *restrict q,
+                                        double *restrict R, int *restrict work) {
+    double a[9][PL], qw[4][PL], scale[PL];
+    int state[PL], n[PL];
+    for (int l = 0; l < PL; l++) {
+        int li = l < nl ? l : 0; /* padding lanes repeat lane 0; their results are dropped */
+        for (int i = 0; i < 9; i++) a[i][l] = A[9 * li + i];
+        for (int k = 0; k < 4; k++) qw[k][l] = q[4 * li + k];
+    }
+    /* Prelude (mlc_polar): norms, warm start normalization, A = 0. */
+    for (int l = 0; l < PL; l++) {
+        double nA2 = 0;
+        for (int i = 0; i < 9; i++) nA2 += a[i][l] * a[i][l];
+        double qn2 = qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] +
+                     qw[3][l] * qw[3][l];
+        state[l] = 0, n[l] = 0;
+        if (!(qn2 > 0) || !isfinite(qn2)) {
+            state[l] = 3;
+        } else if (fabs(qn2 - 1) > 1e-13) {
+            state[l] = 3; /* rare: not a previous answer; mlc_polar normalizes */
+        }
+        if (state[l] == 0 && (!(nA2 > 0) || !isfinite(nA2))) state[l] = 1; /* keep q, 0 work */
+        scale[l] = 2 * sqrt(nA2);
+    }
+    /* warm_matrix: S = K(R(q)ᵀ A), lane by lane. */
+    double S00[PL], S11[PL], S22[PL], S33[PL], S01[PL], S02[PL], S03[PL], S12[PL], S13[PL],
+        S23[PL];
+    for (int l = 0; l < PL; l++) {
+        double w = qw[0][l], x = qw[1][l], y = qw[2][l], z = qw[3][l];
+        double s = 2 / (w * w + x * x + y * y + z * z);
+        double xs = x * s, ys = y * s, zs = z * s;
+        double wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
+        double yy = y * ys, yz = y * zs, zz = z * zs;
+        double R0[9];
+        R0[0] = 1 - (yy + zz);
+        R0[1] = xy + wz;
+        R0[2] = xz - wy;
+        R0[3] = xy - wz;
+        R0[4] = 1 - (xx + zz);
+        R0[5] = yz + wx;
+        R0[6] = xz + wy;
+        R0[7] = yz - wx;
+        R0[8] = 1 - (xx + yy);
+        double B[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                B[i + 3 * j] = R0[3 * i] * a[3 * j][l] + R0[3 * i + 1] * a[3 * j + 1][l] +
+                               R0[3 * i + 2] * a[3 * j + 2][l];
+        double a00 = B[0], a10 = B[1], a20 = B[2], a01 = B[3], a11 = B[4], a21 = B[5],
+               a02 = B[6], a12 = B[7], a22 = B[8];
+        S00[l] = a00 + a11 + a22;
+        S11[l] = a00 - a11 - a22;
+        S22[l] = -a00 + a11 - a22;
+        S33[l] = -a00 - a11 + a22;
+        S01[l] = a21 - a12;
+        S02[l] = a02 - a20;
+        S03[l] = a10 - a01;
+        S12[l] = a01 + a10;
+        S13[l] = a02 + a20;
+        S23[l] = a12 + a21;
+    }
+    /* newton_top, all lanes in step. */
+    double lam[PL], X1[PL], X2[PL], X3[PL], XX[PL];
+    for (int l = 0; l < PL; l++) lam[l] = S00[l], X1[l] = X2[l] = X3[l] = XX[l] = 0;
+    for (int it = 1; it <= 12; it++) {
+        int active = 0;
+        for (int l = 0; l < PL; l++) active += state[l] == 0;
+        if (!active) break;
+        double m11v[PL], c33v[PL], detv[PL], x1v[PL], x2v[PL], x3v[PL], xxv[PL], fv[PL];
+        for (int l = 0; l < PL; l++) {
+            double s1 = S01[l], s2 = S02[l], s3 = S03[l], la = lam[l];
+            double m11 = la - S11[l], m22 = la - S22[l], m33 = la - S33[l];
+            double m12 = -S12[l], m13 = -S13[l], m23 = -S23[l];
+            double c11 = m22 * m33 - m23 * m23, c33 = m11 * m22 - m12 * m12;
+            double c12 = m13 * m23 - m12 * m33, c13 = m12 * m23 - m13 * m22;
+            double c22 = m11 * m33 - m13 * m13, c23 = m12 * m13 - m11 * m23;
+            double det = m11 * c11 + m12 * c12 + m13 * c13;
+            double id = 1 / det;
+            double x1 = (c11 * s1 + c12 * s2 + c13 * s3) * id;
+            double x2 = (c12 * s1 + c22 * s2 + c23 * s3) * id;
+            double x3 = (c13 * s1 + c23 * s2 + c33 * s3) * id;
+            double xx = x1 * x1 + x2 * x2 + x3 * x3;
+            m11v[l] = m11, c33v[l] = c33, detv[l] = det;
+            x1v[l] = x1, x2v[l] = x2, x3v[l] = x3, xxv[l] = xx;
+            fv[l] = la - S00[l] - (s1 * x1 + s2 * x2 + s3 * x3);
+        }
+        for (int l = 0; l < PL; l++) {
+            if (state[l] != 0) continue;
+            const double piv_min = 1e-9 * scale[l], ftol = 1e-15 * scale[l],
+                         dead = 1e-14 * scale[l];
+            if (!(m11v[l] > piv_min) || !(c33v[l] > piv_min * m11v[l]) ||
+                !(detv[l] > piv_min * c33v[l])) {
+                state[l] = 3;
+            } else if (it == 1 && fabs(S01[l]) <= dead && fabs(S02[l]) <= dead &&
+                       fabs(S03[l]) <= dead) {
+                state[l] = 1, n[l] = 1;
+            } else if (fabs(fv[l]) <= ftol * (1 + xxv[l])) {
+                state[l] = 2, n[l] = it;
+                X1[l] = x1v[l], X2[l] = x2v[l], X3[l] = x3v[l], XX[l] = xxv[l];
+            } else {
+                lam[l] -= fv[l] / (1 + xxv[l]);
+            }
+        }
+    }
+    for (int l = 0; l < PL; l++)
+        if (state[l] == 0) state[l] = 3; /* no convergence in 12 steps: mlc_polar decides */
+    /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). */
+    for (int l = 0; l < PL; l++) {
+        double a0 = qw[0][l], b = qw[1][l], c = qw[2][l], d = qw[3][l];
+        double in = 1 / sqrt(1 + XX[l]);
+        double p0 = in, p1 = X1[l] * in, p2 = X2[l] * in, p3 = X3[l] * in;
+        double n0 = a0 * p0 - b * p1 - c * p2 - d * p3;
+        double n1 = b * p0 + a0 * p1 - d * p2 + c * p3;
+        double n2 = c * p0 + d * p1 + a0 * p2 - b * p3;
+        double n3 = d * p0 - c * p1 + b * p2 + a0 * p3;
+        int upd = state[l] == 2;
+        qw[0][l] = upd ? n0 : a0;
+        qw[1][l] = upd ? n1 : b;
+        qw[2][l] = upd ? n2 : c;
+        qw[3][l] = upd ? n3 : d;
+    }
+    double Rl[9][PL];
+    for (int l = 0; l < PL; l++) {
+        double w = qw[0][l], x = qw[1][l], y = qw[2][l], z = qw[3][l];
+        double s = 2 / (w * w + x * x + y * y + z * z);
+        double xs = x * s, ys = y * s, zs = z * s;
+        double wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
+        double yy = y * ys, yz = y * zs, zz = z * zs;
+        Rl[0][l] = 1 - (yy + zz);
+        Rl[1][l] = xy + wz;
+        Rl[2][l] = xz - wy;
+        Rl[3][l] = xy - wz;
+        Rl[4][l] = 1 - (xx + zz);
+        Rl[5][l] = yz + wx;
+        Rl[6][l] = xz + wy;
+        Rl[7][l] = yz - wx;
+        Rl[8][l] = 1 - (xx + yy);
+    }
+    int total = 0;
+    for (int l = 0; l < nl; l++) {
+        int nw;
+        if (state[l] == 3) {
+            nw = mlc_polar(A + 9 * l, q + 4 * l, R + 9 * l);
+        } else {
+            for (int k = 0; k < 4; k++) q[4 * l + k] = qw[k][l];
+            for (int i = 0; i < 9; i++) R[9 * l + i] = Rl[i][l];
+            nw = n[l];
+        }
+        if (work) work[l] = nw;
+        total += nw;
+    }
+    return total;
+}
+
+int mlc_polar_n(int n, const double *A, double *q, double *R, int *work) {
+    int total = 0;
+    for (int b = 0; b < n; b += PL)
+        total += polar_block(n - b < PL ? n - b : PL, A + 9 * (size_t)b, q + 4 * (size_t)b,
+                             R + 9 * (size_t)b, work ? work + b : NULL);
+    return total;
 }

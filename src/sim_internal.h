@@ -59,14 +59,16 @@ struct mlc_rollout {
     double *abar;       /* ma */
     double *Kc;         /* nca × (n4×3): 𝒦_c contracted with ā for this step */
     double *QiKc;       /* nca × (n4×3): Q₄⁻¹ 𝒦_c(ā) for this step */
-    double *Om;         /* nca × 9: Ω_c of the last iteration */
-    double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c */
+    double *PA, *PR;    /* (ncp + nca) × 9: the batch of polar problems F_c, H_c and their
+                           rotations R_c, Ω_c (passive first; PR keeps the last iteration's) */
+    double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c; one array,
+                           qa = qp + 4ncp, so one mlc_polar_n call serves both */
     double qbody[4];
     double *xc, *xp;    /* ns×3 (block k at k·ns): sample positions at z_n and z_{n−1} */
     int x_valid;        /* xc holds S z_n of the current zc (so the next step's xp is xc) */
     double *xs;         /* ns×3 (block k at k·ns): sample positions at the tentative z* */
-    double *Fall;       /* 3 × 3·max(ncp, nca): F_c / H_c of every cluster, row k at k·ncol */
-    double *coef;       /* 3 × 3·max(ncp, nca): scaled rotations, rhs coefficients */
+    double *Fall;       /* 3 × 3ncp F_c (row k at k·3ncp), then 3 × 3nca H_c (at 9ncp) */
+    double *coef;       /* the same layout: scaled rotations, rhs coefficients */
     double *KcT;        /* (3nca) × n4: 𝒦_c(ā) of this step, transposed like GpT */
     int *active;        /* ns */
     double *Gm, *Ym;    /* na×na damped Gram factor (ld ns; the diagonal holds the reciprocal

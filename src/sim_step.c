@@ -76,8 +76,8 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar)
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
     double *bufs[] = {ro->zc,   ro->zp, ro->zn, ro->q,   ro->b0, ro->zs0, ro->ba,
-                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QiKc, ro->Om,
-                      ro->qp,   ro->qa, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
+                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QiKc, ro->PA,
+                      ro->PR,   ro->qp, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
                       ro->KcT,  ro->Gm, ro->Ym};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
@@ -91,7 +91,6 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     if (!ro) return MLC_ENOMEM;
     ro->mod = mod;
     size_t r = (size_t)mod->r, n4 = (size_t)mod->n4, ns = (size_t)MLC_MAX(mod->ns, 1);
-    size_t ncol = 3 * (size_t)MLC_MAX(mod->ncp, mod->nca);
     double **vecs[] = {&ro->zc, &ro->zp, &ro->zn, &ro->q, &ro->b0, &ro->zs0, &ro->ba, &ro->zs,
                        &ro->zi};
     int ok = 1;
@@ -102,14 +101,16 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->Kc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
     ok &= (ro->QiKc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
     ok &= (ro->KcT = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
-    ok &= (ro->Om = mlc_calloc((size_t)mod->nca * 9, sizeof(double))) != NULL;
-    ok &= (ro->qp = mlc_calloc((size_t)mod->ncp * 4, sizeof(double))) != NULL;
-    ok &= (ro->qa = mlc_calloc((size_t)mod->nca * 4, sizeof(double))) != NULL;
+    size_t ncl = (size_t)mod->ncp + (size_t)mod->nca;
+    ok &= (ro->PA = mlc_calloc(ncl * 9, sizeof(double))) != NULL;
+    ok &= (ro->PR = mlc_calloc(ncl * 9, sizeof(double))) != NULL;
+    ok &= (ro->qp = mlc_calloc(ncl * 4, sizeof(double))) != NULL;
+    if (ro->qp) ro->qa = ro->qp + 4 * (size_t)mod->ncp;
     ok &= (ro->xc = mlc_calloc(3 * ns, sizeof(double))) != NULL;
     ok &= (ro->xp = mlc_calloc(3 * ns, sizeof(double))) != NULL;
     ok &= (ro->xs = mlc_calloc(3 * ns, sizeof(double))) != NULL;
-    ok &= (ro->Fall = mlc_calloc(3 * ncol, sizeof(double))) != NULL;
-    ok &= (ro->coef = mlc_calloc(3 * ncol, sizeof(double))) != NULL;
+    ok &= (ro->Fall = mlc_calloc(9 * ncl, sizeof(double))) != NULL;
+    ok &= (ro->coef = mlc_calloc(9 * ncl, sizeof(double))) != NULL;
     ok &= (ro->active = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->cact = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->Gm = mlc_calloc(ns * ns, sizeof(double))) != NULL;
@@ -384,43 +385,42 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     memcpy(z, set->guess_previous ? zc : ro->q, sizeof(double) * (size_t)r);
     int it, na = 0;
     const double pscale = forced ? mu + gam : mu;
-    double *F = ro->Fall, *C = ro->coef;
+    double *F = ro->Fall, *C = ro->coef, *PA = ro->PA, *PR = ro->PR;
+    double *Fa = ro->Fall + 9 * (size_t)ncp, *Ca = ro->coef + 9 * (size_t)ncp;
     for (it = 0; it < set->iterations; it++) {
         /* (1) local step, (2) right-hand side and (3) tentative solve at once: the solve is
          * linear, so z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ + Σ_c (Q⁻¹𝒦_c) γΩ_cᵀ (precomputed). */
         memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
         map_all(z, mod->GpT, n4, ncolp, F);
+        if (!forced) map_all(z, ro->KcT, n4, ncola, Fa);
         PROF_MARK(t_maps);
-        for (int c = 0; c < ncp; c++) {
-            double Fc[9], R[9];
+        /* All clusters' polar decompositions in one batch (side by side, mlc_polar_n);
+         * qp and qa are contiguous, passive clusters first. */
+        for (int c = 0; c < ncp; c++)
             for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) Fc[k + 3 * j] = F[k * ncolp + 3 * c + j];
-            int pit = mlc_polar(Fc, ro->qp + 4 * c, R);
-            if (prof) prof->polar_iterations += pit;
+                for (int k = 0; k < 3; k++) PA[9 * c + k + 3 * j] = F[k * ncolp + 3 * c + j];
+        if (!forced)
+            for (int c = 0; c < nca; c++)
+                for (int j = 0; j < 3; j++)
+                    for (int k = 0; k < 3; k++)
+                        PA[9 * (ncp + c) + k + 3 * j] = Fa[k * ncola + 3 * c + j];
+        int npol = forced ? ncp : ncp + nca;
+        int pit = mlc_polar_n(npol, PA, ro->qp, PR, NULL);
+        if (prof) prof->polar_iterations += pit, prof->polar_calls += npol;
+        for (int c = 0; c < ncp; c++)
             for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) C[k * ncolp + 3 * c + j] = pscale * R[k + 3 * j];
-        }
-        if (prof) prof->polar_calls += ncp;
+                for (int k = 0; k < 3; k++) C[k * ncolp + 3 * c + j] = pscale * PR[9 * c + k + 3 * j];
         PROF_MARK(t_polar);
         rhs_all(ro->zs, mod->QiGp, n4, ncolp, C);
-        PROF_MARK(t_rhs);
         if (!forced) {
-            map_all(z, ro->KcT, n4, ncola, F);
-            PROF_MARK(t_maps);
             for (int c = 0; c < nca; c++) {
-                double H[9], *Om = ro->Om + 9 * c;
+                const double *Om = PR + 9 * (ncp + c);
                 for (int j = 0; j < 3; j++)
-                    for (int k = 0; k < 3; k++) H[k + 3 * j] = F[k * ncola + 3 * c + j];
-                int pit = mlc_polar(H, ro->qa + 4 * c, Om);
-                if (prof) prof->polar_iterations += pit;
-                for (int j = 0; j < 3; j++)
-                    for (int k = 0; k < 3; k++) C[k * ncola + 3 * c + j] = gam * Om[k + 3 * j];
+                    for (int k = 0; k < 3; k++) Ca[k * ncola + 3 * c + j] = gam * Om[k + 3 * j];
             }
-            if (prof) prof->polar_calls += nca;
-            PROF_MARK(t_polar);
-            rhs_all(ro->zs, ro->QiKc, n4, ncola, C);
-            PROF_MARK(t_rhs);
+            rhs_all(ro->zs, ro->QiKc, n4, ncola, Ca);
         }
+        PROF_MARK(t_rhs);
         /* (4) contact: active set from z*, then the contact correction */
         na = 0;
         if (contact) {
@@ -493,7 +493,8 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     ro->last_iterations = it;
     if (!forced) { /* bᵃ with the last iteration's Ω_c, for the work term */
         memset(ro->ba, 0, sizeof(double) * (size_t)r);
-        for (int c = 0; c < nca; c++) block_rhs(ro->ba, ro->Kc + (size_t)c * n3, n4, ro->Om + 9 * c, gam);
+        for (int c = 0; c < nca; c++)
+            block_rhs(ro->ba, ro->Kc + (size_t)c * n3, n4, PR + 9 * (size_t)(ncp + c), gam);
     }
     ro->contacts = na;
 

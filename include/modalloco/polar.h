@@ -20,6 +20,12 @@
  * Newton steps (warm path), or of Jacobi sweeps plus one (fallback path); 0 for A = 0. */
 int mlc_polar(const double A[9], double q[4], double R[9]);
 
+/* n independent problems at once: A is n×9 (problem i at A + 9i), q n×4 and R n×9 likewise;
+ * work (n values) receives each problem's return value of mlc_polar, or may be NULL. The
+ * problems advance side by side in groups of four, which hides the latency of the division
+ * chains; results are bit-identical to n calls of mlc_polar. Returns the total work. */
+int mlc_polar_n(int n, const double *A, double *q, double *R, int *work);
+
 /* Rotation matrix (column-major) of a non-zero quaternion (normalized inside). */
 void mlc_quat_to_matrix(const double q[4], double R[9]);
 
