@@ -8,6 +8,10 @@
 #include <string.h>
 #include <math.h>
 #include <time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *mlc_strerror(mlc_status s) {
     switch (s) {
@@ -100,6 +104,62 @@ char *mlc_strdup(const char *s) {
 long mlc_alloc_live(void) { return atomic_load(&live_blocks); }
 long mlc_alloc_count(void) { return atomic_load(&total_allocs); }
 void mlc_alloc_fail_after(long n) { atomic_store(&fail_countdown, n > 0 ? n : 0); }
+
+/* ---- Files ---------------------------------------------------------------------------- */
+mlc_status mlc_file_read_all(const char *path, size_t max_bytes, const char *what, char **buf,
+                             size_t *size, mlc_err *err) {
+    *buf = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return mlc_errf(err, MLC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return mlc_errf(err, MLC_EIO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return mlc_errf(err, MLC_EINVAL, "%s: not a regular file", path);
+    }
+    if (st.st_size < 0 || (unsigned long long)st.st_size > (unsigned long long)max_bytes) {
+        close(fd);
+        char lim[32];
+        if (max_bytes % ((size_t)1 << 30) == 0)
+            snprintf(lim, sizeof lim, "%zu GiB", max_bytes >> 30);
+        else if (max_bytes % ((size_t)1 << 20) == 0)
+            snprintf(lim, sizeof lim, "%zu MiB", max_bytes >> 20);
+        else
+            snprintf(lim, sizeof lim, "%zu bytes", max_bytes);
+        return mlc_errf(err, MLC_EINVAL, "%s: the file is %lld bytes; files larger than %s are "
+                        "not supported (%s)", path, (long long)st.st_size, lim,
+                        what ? what : "is it the right file?");
+    }
+    size_t n = (size_t)st.st_size;
+    char *b = mlc_malloc(n + 1);
+    if (!b) {
+        close(fd);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory reading %zu bytes", path, n);
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, b + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            mlc_free(b);
+            return mlc_errf(err, MLC_EIO, "%s: read error: %s", path, strerror(e));
+        }
+        if (r == 0) break; /* the file shrank while we read it: parse what is there */
+        got += (size_t)r;
+    }
+    close(fd);
+    b[got] = '\0';
+    *buf = b;
+    *size = got;
+    return MLC_OK;
+}
 
 /* ---- Clock ----------------------------------------------------------------------------- */
 double mlc_now(void) {

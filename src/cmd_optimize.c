@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -118,24 +119,26 @@ static mlc_status checkpoint_write(const char *path, uint64_t fingerprint,
 
 static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, history_row **hist,
                                   int *nhist, mlc_cmaes **es, mlc_err *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat st;
+    if (stat(path, &st) != 0)
         return mlc_errf(err, MLC_EINVAL, "--resume: %s: no checkpoint there (the run never "
                         "finished a generation, or this is not an optimize output directory)",
                         path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = len > 0 && len < (1L << 30) ? mlc_malloc((size_t)len) : NULL;
-    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-        fclose(f);
-        mlc_free(buf);
+    char *text = NULL;
+    size_t nbytes = 0;
+    mlc_err rerr;
+    if (mlc_file_read_all(path, (size_t)1 << 30, "not a checkpoint", &text, &nbytes, &rerr) !=
+        MLC_OK)
+        return mlc_errf(err, MLC_EPARSE, "--resume: %s", rerr.msg);
+    if (nbytes == 0) {
+        mlc_free(text);
         return mlc_errf(err, MLC_EPARSE, "--resume: %s: unreadable or empty checkpoint", path);
     }
-    fclose(f);
+    unsigned char *buf = (unsigned char *)text;
+    size_t len = nbytes;
     mlc_status s = MLC_EPARSE;
     const char *why = "truncated";
-    size_t L = (size_t)len, off = 0;
+    size_t L = len, off = 0;
     uint64_t fp, n64, b64, sum;
     char whybuf[200]; /* messages that name a byte offset */
     if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {

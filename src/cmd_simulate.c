@@ -61,23 +61,10 @@ static mlc_status params_to_actuation(const mlc_config *cfg, const mlc_subspace 
 static mlc_status check_params_origin(const char *path, const mlc_pipeline *p, int *is_params,
                                       mlc_err *err) {
     *is_params = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return MLC_OK; /* the config loader already reported unreadable files */
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (len <= 0 || len > (64L << 20)) {
-        fclose(f);
-        return MLC_OK;
-    }
-    char *buf = mlc_malloc((size_t)len + 1);
-    if (!buf) {
-        fclose(f);
-        return mlc_errf(err, MLC_ENOMEM, "out of memory");
-    }
-    size_t n = fread(buf, 1, (size_t)len, f);
-    fclose(f);
-    buf[n] = 0;
+    char *buf = NULL;
+    size_t n;
+    /* The config loader already reported unreadable files; here only its origin matters. */
+    if (mlc_file_read_all(path, (size_t)64 << 20, NULL, &buf, &n, NULL) != MLC_OK) return MLC_OK;
     cJSON *root = cJSON_Parse(buf);
     mlc_free(buf);
     mlc_status s = MLC_OK;
@@ -165,13 +152,13 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
  * a stored gait with it to catch regressions. */
 static mlc_status check_expected(const char *path, const mlc_rollout_result *res, double tol,
                                  int *differ, mlc_err *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return mlc_errf(err, MLC_EINVAL, "--expect %s: cannot open it", path);
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
+    char *buf = NULL;
+    size_t n;
+    mlc_err rerr;
+    if (mlc_file_read_all(path, (size_t)64 << 20, "not a result.json", &buf, &n, &rerr) != MLC_OK)
+        return mlc_errf(err, MLC_EINVAL, "--expect %s", rerr.msg);
     cJSON *root = cJSON_Parse(buf);
+    mlc_free(buf);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return mlc_errf(err, MLC_EINVAL, "--expect %s: not a result.json (malformed JSON)", path);

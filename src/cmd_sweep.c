@@ -58,32 +58,9 @@ static int is_dir(const char *path) {
 
 /* The whole file, NUL-terminated (owned, mlc_free), or NULL. */
 static char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 4096) {
-            size_t ncap = cap ? 2 * cap : 8192;
-            char *nb = mlc_realloc(buf, ncap);
-            if (!nb) {
-                mlc_free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb, cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        mlc_free(buf);
-        return NULL;
-    }
-    buf[len] = 0;
+    size_t n;
+    if (mlc_file_read_all(path, (size_t)64 << 20, NULL, &buf, &n, NULL) != MLC_OK) return NULL;
     return buf;
 }
 

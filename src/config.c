@@ -836,45 +836,9 @@ mlc_status mlc_config_apply_json(mlc_config *cfg, const cJSON *root, const char 
 
 /* Read a whole file into a NUL-terminated mlc_malloc buffer. */
 static mlc_status read_all(const char *path, char **out, size_t *len, mlc_err *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return mlc_errf(err, MLC_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = mlc_malloc(cap);
-    mlc_status s = MLC_OK;
-    if (!buf) {
-        s = mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-        goto fail;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                s = mlc_errf(err, MLC_EINVAL, "%s: larger than %zu MiB, not a configuration",
-                             path, MAX_FILE_BYTES >> 20);
-                goto fail;
-            }
-            char *nb = mlc_realloc(buf, cap * 2);
-            if (!nb) {
-                s = mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-                goto fail;
-            }
-            buf = nb, cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(fp)) {
-        s = mlc_errf(err, MLC_EINVAL, "%s: read error", path);
-        goto fail;
-    }
-    fclose(fp);
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return MLC_OK;
-fail:
-    fclose(fp);
-    mlc_free(buf);
+    mlc_status s = mlc_file_read_all(path, MAX_FILE_BYTES, "not a configuration", out, len, err);
+    /* A configuration that cannot be read is a usage error (exit 2), not a runtime one. */
+    if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
     return s;
 }
 

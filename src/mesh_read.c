@@ -24,52 +24,7 @@
 
 /* ---- Whole-file loading ----------------------------------------------------------------- */
 mlc_status mlc__file_load(const char *path, char **buf, size_t *size, mlc_err *err) {
-    *buf = NULL;
-    *size = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return mlc_errf(err, MLC_EIO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return mlc_errf(err, MLC_EIO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return mlc_errf(err, MLC_EINVAL, "%s: not a regular file; give a mesh file", path);
-    }
-    if (st.st_size < 0 ||
-        (unsigned long long)st.st_size > (unsigned long long)MLC__MAX_FILE_BYTES) {
-        close(fd);
-        return mlc_errf(err, MLC_EINVAL,
-                        "%s: the file is %lld bytes; files larger than 4 GiB "
-                        "are not supported (simplify the mesh)",
-                        path, (long long)st.st_size);
-    }
-    size_t n = (size_t)st.st_size;
-    char *b = mlc_malloc(n + 1);
-    if (!b) {
-        close(fd);
-        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory reading %zu bytes", path, n);
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, b + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            int e = errno;
-            close(fd);
-            mlc_free(b);
-            return mlc_errf(err, MLC_EIO, "%s: read error: %s", path, strerror(e));
-        }
-        if (r == 0) break; /* the file shrank while we read it: parse what is there */
-        got += (size_t)r;
-    }
-    close(fd);
-    b[got] = '\0';
-    *buf = b;
-    *size = got;
-    return MLC_OK;
+    return mlc_file_read_all(path, MLC__MAX_FILE_BYTES, "simplify the mesh", buf, size, err);
 }
 
 /* ---- Tokenizer -------------------------------------------------------------------------- */

@@ -139,24 +139,9 @@ done:
 
 /* Read a whole small text file (owned, mlc_free) or NULL. */
 static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = 2 * cap + 8192;
-            if (cap > ((size_t)64 << 20)) break; /* config files are small */
-            char *nb = mlc_realloc(buf, cap);
-            if (!nb) break;
-            buf = nb;
-        }
-        size_t n = fread(buf + len, 1, 4096, f);
-        len += n;
-        if (n < 4096) break;
-    }
-    fclose(f);
-    if (buf) buf[len] = 0;
+    size_t n;
+    if (mlc_file_read_all(path, (size_t)64 << 20, NULL, &buf, &n, NULL) != MLC_OK) return NULL;
     return buf;
 }
 

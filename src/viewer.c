@@ -459,42 +459,15 @@ static const char *const page_tail[] = {
 static mlc_status slurp(const char *path, char **text, size_t *len, int *missing, mlc_err *err) {
     *text = NULL;
     if (missing) *missing = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT && missing) {
-            *missing = 1;
-            return MLC_OK;
-        }
-        return mlc_errf(err, MLC_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (missing && stat(path, &st) != 0 && errno == ENOENT) {
+        *missing = 1;
+        return MLC_OK;
     }
-    size_t n = 0, cap = 1 << 16;
-    char *buf = mlc_malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *nb = mlc_realloc(buf, 2 * cap);
-            if (!nb) {
-                mlc_free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t k = fread(buf + n, 1, cap - 1 - n, f);
-        n += k;
-        if (k == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-    if (bad) {
-        mlc_free(buf);
-        return mlc_errf(err, MLC_EIO, "%s: read error", path);
-    }
-    buf[n] = 0;
-    *text = buf;
-    if (len) *len = n;
-    return MLC_OK;
+    size_t n = 0;
+    mlc_status s = mlc_file_read_all(path, (size_t)1 << 30, NULL, text, &n, err);
+    if (s == MLC_OK && len) *len = n;
+    return s;
 }
 
 static void join(char *out, size_t cap, const char *dir, const char *name) {

@@ -73,6 +73,15 @@ long mlc_alloc_count(void);
 /* Failure injection: the n-th allocation from now (1 = the next) fails; 0 disables. */
 void mlc_alloc_fail_after(long n);
 
+/* ---- Files ---------------------------------------------------------------------------- */
+/* Read a whole regular file into a fresh buffer (*buf, NUL-terminated, *size bytes without the
+ * NUL, owned, mlc_free). The size is checked against `max_bytes` before anything is allocated.
+ * Errors: MLC_EIO "PATH: cannot open: <strerror>" (or a read error); MLC_EINVAL "PATH: not a
+ * regular file" or "PATH: the file is N bytes; files larger than <max> are not supported";
+ * MLC_ENOMEM. `what` completes the too-large message with the fix (e.g. "simplify the mesh"). */
+mlc_status mlc_file_read_all(const char *path, size_t max_bytes, const char *what, char **buf,
+                             size_t *size, mlc_err *err);
+
 /* ---- Clocks ---------------------------------------------------------------------------- */
 double mlc_now(void); /* monotonic seconds */
 
