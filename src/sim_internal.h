@@ -14,6 +14,7 @@ struct mlc_model {
     int nv, nt, w, n4, r;
     int m, ma;          /* actuation modes and m + 1 (ā = [a; 1]) */
     int ncp, nca, ns;   /* passive clusters, actuation clusters, contact samples */
+    int nsp;            /* ns rounded up to a multiple of 4 (at least 4): ld of ST */
     double *Lap;        /* n4×n4: Σ_e V_e G_e G_eᵀ (Qᵛ = μ I₃⊗Lap, Qᵃ = γ I₃⊗Lap) */
     double *N;          /* n4×n4: Σ_i m_i s_i s_iᵀ, s_i = W_i ⊗ X̃_i (N = I₃⊗ this) */
     double *Q;          /* n4×n4: (μ + γ) Lap + N/h² */
@@ -36,7 +37,7 @@ struct mlc_model {
      * reassociating sums, so results do not depend on the vector width). */
     double *GpT;        /* (3ncp) × n4: GpT[col + 3ncp·i] = Gp[i + n4·col], col = 3c + j */
     double *KaT;        /* nca × ma × (3 × n4): KaT[j + 3i] = 𝒦_c[v][i + n4 j] */
-    double *ST;         /* n4 × ns: ST[s + ns·i] = S[s·n4 + i] */
+    double *ST;         /* n4 × nsp: ST[s + nsp·i] = S[s·n4 + i], zero for s ≥ ns */
     double *QiN;        /* n4×n4: Q₄⁻¹ N (so Q⁻¹ b0 = Q₄⁻¹N q/h² + g ⊗ Q₄⁻¹Σ m s, no solve) */
     double *Qig;        /* n4: Q₄⁻¹ Σ_i m_i s_i */
     double *zrest;      /* r */
@@ -58,18 +59,22 @@ struct mlc_rollout {
     double *ys;         /* ns: y of the active samples at z* */
     double *abar;       /* ma */
     double *Kc;         /* nca × (n4×3): 𝒦_c contracted with ā for this step */
-    double *QiKc;       /* nca × (n4×3): Q₄⁻¹ 𝒦_c(ā) for this step */
+    int ldc;            /* 3(ncp + nca) rounded up to a multiple of 4 */
+    double *GT;         /* n4 × ldc (row i at ldc·i): the cluster maps of the step transposed,
+                           columns 3c + j = GpT's (constant, copied at creation), then
+                           3ncp + 3c + j = 𝒦_c(ā)[:, j] (set per step), then zero padding */
+    double *QG;         /* n4 × 3(ncp + nca) column-major: Q₄⁻¹ G_c (constant), then
+                           Q₄⁻¹ 𝒦_c(ā) for this step */
     double *PA, *PR;    /* (ncp + nca) × 9: the batch of polar problems F_c, H_c and their
                            rotations R_c, Ω_c (passive first; PR keeps the last iteration's) */
     double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c; one array,
                            qa = qp + 4ncp, so one mlc_polar_n call serves both */
     double qbody[4];
-    double *xc, *xp;    /* ns×3 (block k at k·ns): sample positions at z_n and z_{n−1} */
+    double *xc, *xp;    /* nsp×3 (block k at k·nsp): sample positions at z_n and z_{n−1} */
     int x_valid;        /* xc holds S z_n of the current zc (so the next step's xp is xc) */
-    double *xs;         /* ns×3 (block k at k·ns): sample positions at the tentative z* */
-    double *Fall;       /* 3 × 3ncp F_c (row k at k·3ncp), then 3 × 3nca H_c (at 9ncp) */
+    double *xs;         /* nsp×3 (block k at k·nsp): sample positions at the tentative z* */
+    double *Fall;       /* 3 × ldc (row k at k·ldc): F_c, then H_c, of every cluster */
     double *coef;       /* the same layout: scaled rotations, rhs coefficients */
-    double *KcT;        /* (3nca) × n4: 𝒦_c(ā) of this step, transposed like GpT */
     int *active;        /* ns */
     double *Gm, *Ym;    /* na×na damped Gram factor (ld ns; the diagonal holds the reciprocal
                            pivots), ns×3 multipliers/residuals */

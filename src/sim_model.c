@@ -325,7 +325,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         int ncp = sub->ncp, nca = sub->nca, ns = sub->ns, ncol = 3 * ncp;
         mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
         mod->KaT = mlc_malloc(sizeof(double) * (size_t)nca * ma * n3);
-        mod->ST = mlc_malloc(sizeof(double) * (size_t)nsx * n4);
+        mod->nsp = (nsx + 3) & ~3;
+        mod->ST = mlc_malloc(sizeof(double) * (size_t)mod->nsp * n4);
         mod->QiN = mlc_malloc(sizeof(double) * nn);
         mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
         if (!mod->GpT || !mod->KaT || !mod->ST || !mod->QiN || !mod->Qig) {
@@ -341,8 +342,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
                     mod->KaT[(size_t)cv * n3 + j + 3 * (size_t)i] =
                         mod->Ka[(size_t)cv * n3 + i + (size_t)n4 * j];
         for (int i = 0; i < n4; i++)
-            for (int q = 0; q < nsx; q++)
-                mod->ST[q + (size_t)nsx * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
+            for (int q = 0; q < mod->nsp; q++)
+                mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
         memcpy(mod->QiN, mod->N, sizeof(double) * nn);
         memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
         LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);

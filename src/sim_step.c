@@ -76,9 +76,9 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar)
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
     double *bufs[] = {ro->zc,   ro->zp, ro->zn, ro->q,   ro->b0, ro->zs0, ro->ba,
-                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QiKc, ro->PA,
+                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QG, ro->PA,
                       ro->PR,   ro->qp, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
-                      ro->KcT,  ro->Gm, ro->Ym};
+                      ro->GT,   ro->Gm, ro->Ym};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
     mlc_free(ro->cact);
@@ -98,19 +98,21 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
         ok &= (*vecs[i] = mlc_calloc(r, sizeof(double))) != NULL;
     ok &= (ro->ys = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= (ro->abar = mlc_calloc((size_t)mod->ma, sizeof(double))) != NULL;
+    size_t ncl = (size_t)mod->ncp + (size_t)mod->nca, nsp = (size_t)mod->nsp;
+    ro->ldc = (int)((3 * ncl + 3) & ~(size_t)3);
+    size_t ldc = (size_t)ro->ldc;
     ok &= (ro->Kc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
-    ok &= (ro->QiKc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
-    ok &= (ro->KcT = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
-    size_t ncl = (size_t)mod->ncp + (size_t)mod->nca;
+    ok &= (ro->QG = mlc_calloc(3 * ncl * n4, sizeof(double))) != NULL;
+    ok &= (ro->GT = mlc_calloc(ldc * n4, sizeof(double))) != NULL;
     ok &= (ro->PA = mlc_calloc(ncl * 9, sizeof(double))) != NULL;
     ok &= (ro->PR = mlc_calloc(ncl * 9, sizeof(double))) != NULL;
     ok &= (ro->qp = mlc_calloc(ncl * 4, sizeof(double))) != NULL;
     if (ro->qp) ro->qa = ro->qp + 4 * (size_t)mod->ncp;
-    ok &= (ro->xc = mlc_calloc(3 * ns, sizeof(double))) != NULL;
-    ok &= (ro->xp = mlc_calloc(3 * ns, sizeof(double))) != NULL;
-    ok &= (ro->xs = mlc_calloc(3 * ns, sizeof(double))) != NULL;
-    ok &= (ro->Fall = mlc_calloc(9 * ncl, sizeof(double))) != NULL;
-    ok &= (ro->coef = mlc_calloc(9 * ncl, sizeof(double))) != NULL;
+    ok &= (ro->xc = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
+    ok &= (ro->xp = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
+    ok &= (ro->xs = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
+    ok &= (ro->Fall = mlc_calloc(3 * ldc, sizeof(double))) != NULL;
+    ok &= (ro->coef = mlc_calloc(3 * ldc, sizeof(double))) != NULL;
     ok &= (ro->active = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->cact = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->Gm = mlc_calloc(ns * ns, sizeof(double))) != NULL;
@@ -119,6 +121,12 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
     }
+    /* The constant passive columns of the combined maps (the actuation columns are set per
+     * step; padding columns stay zero). */
+    size_t ncolp = 3 * (size_t)mod->ncp;
+    for (size_t i = 0; i < n4; i++)
+        memcpy(ro->GT + ldc * i, mod->GpT + ncolp * i, sizeof(double) * ncolp);
+    memcpy(ro->QG, mod->QiGp, sizeof(double) * ncolp * n4);
     ro->cna = -1;
     mlc_rollout_reset(ro);
     *out = ro;
@@ -218,45 +226,74 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
 #define MLC_KERNEL
 #endif
 
-/* F[k·ncol + col] = t_kᵀ G[:, col] for k = 0..2 and every column of the n4×ncol map G given
- * transposed (GT[col + ncol·i]), i.e. the 3×3 matrices of all clusters at once (§11). The inner
- * loop is an axpy over contiguous columns: it vectorizes without reassociating the sums over i,
- * so the result is the same at every vector width. */
-MLC_KERNEL static void map_all(const double *restrict z, const double *restrict GT, int n4, int ncol,
-                    double *restrict F) {
-    double *restrict F0 = F, *restrict F1 = F + ncol, *restrict F2 = F + 2 * ncol;
+/* Register-blocked kernels. Two shapes cover the step:
+ *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
+ *   cols: b_k[i] += Σ_t C[k·ldc + t] M[i + ldm·col_t]   (rotation terms; contact correction)
+ * The contiguous dimension (c, resp. i) is split into chunks of 8 and 4 whose partial sums stay
+ * in vector registers over the whole reduction, instead of a load and store of the output per
+ * term. Every output is still the same sequence of products and additions, in the same order
+ * (the first term initializes in "rows"), so the results are bit-identical to plain loops at
+ * any vector width. The contiguous lengths must be multiples of 4 (layouts are padded). */
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+#define LD4(p) (*(const v4d *)(const void *)(p))
+#define ST4(p, v) (*(v4d *)(void *)(p) = (v))
+#define BC4(x) ((v4d){(x), (x), (x), (x)})
+
+MLC_KERNEL static void rows3(const double *restrict z, int n4, const double *restrict M,
+                             size_t ld, int nc, double *restrict o, size_t ldo) {
     const double *z0 = z, *z1 = z + n4, *z2 = z + 2 * n4;
-    for (int c = 0; c < ncol; c++) {
-        double g = GT[c];
-        F0[c] = z0[0] * g, F1[c] = z1[0] * g, F2[c] = z2[0] * g;
+    int c = 0;
+    for (; c + 8 <= nc; c += 8) {
+        v4d g0 = LD4(M + c), g1 = LD4(M + c + 4);
+        v4d a0 = BC4(z0[0]), a1 = BC4(z1[0]), a2 = BC4(z2[0]);
+        v4d f00 = a0 * g0, f01 = a0 * g1, f10 = a1 * g0, f11 = a1 * g1, f20 = a2 * g0,
+            f21 = a2 * g1;
+        for (int i = 1; i < n4; i++) {
+            const double *row = M + ld * (size_t)i + c;
+            g0 = LD4(row), g1 = LD4(row + 4);
+            a0 = BC4(z0[i]), a1 = BC4(z1[i]), a2 = BC4(z2[i]);
+            f00 += a0 * g0, f01 += a0 * g1, f10 += a1 * g0, f11 += a1 * g1, f20 += a2 * g0,
+                f21 += a2 * g1;
+        }
+        ST4(o + c, f00), ST4(o + c + 4, f01), ST4(o + ldo + c, f10), ST4(o + ldo + c + 4, f11);
+        ST4(o + 2 * ldo + c, f20), ST4(o + 2 * ldo + c + 4, f21);
     }
-    for (int i = 1; i < n4; i++) {
-        const double *restrict g = GT + (size_t)ncol * i;
-        double a0 = z0[i], a1 = z1[i], a2 = z2[i];
-        for (int c = 0; c < ncol; c++) F0[c] += a0 * g[c], F1[c] += a1 * g[c], F2[c] += a2 * g[c];
+    if (c < nc) {
+        v4d g0 = LD4(M + c);
+        v4d f0 = BC4(z0[0]) * g0, f1 = BC4(z1[0]) * g0, f2 = BC4(z2[0]) * g0;
+        for (int i = 1; i < n4; i++) {
+            g0 = LD4(M + ld * (size_t)i + c);
+            f0 += BC4(z0[i]) * g0, f1 += BC4(z1[i]) * g0, f2 += BC4(z2[i]) * g0;
+        }
+        ST4(o + c, f0), ST4(o + ldo + c, f1), ST4(o + 2 * ldo + c, f2);
     }
 }
 
-/* b_k += Σ_col C[k·ncol + col] G[:, col] for the n4×ncol map G (column-major): the rotation
- * terms of the right-hand side, Σ_c G_c (s R_c)[k, :]ᵀ, for all clusters at once. */
-MLC_KERNEL static void rhs_all(double *restrict b, const double *restrict G, int n4, int ncol,
-                    const double *restrict C) {
-    double *restrict b0 = b, *restrict b1 = b + n4, *restrict b2 = b + 2 * n4;
-    for (int c = 0; c < ncol; c++) {
-        const double *restrict g = G + (size_t)n4 * c;
-        double c0 = C[c], c1 = C[ncol + c], c2 = C[2 * ncol + c];
-        for (int i = 0; i < n4; i++) b0[i] += c0 * g[i], b1[i] += c1 * g[i], b2[i] += c2 * g[i];
+MLC_KERNEL static void cols3(double *restrict b, int n4, const double *restrict M, size_t ldm,
+                             const int *restrict idx, int nt, const double *restrict C,
+                             size_t ldc) {
+    double *b0 = b, *b1 = b + n4, *b2 = b + 2 * n4;
+    const double *C0 = C, *C1 = C + ldc, *C2 = C + 2 * ldc;
+    int i = 0;
+    for (; i + 8 <= n4; i += 8) {
+        v4d f00 = LD4(b0 + i), f01 = LD4(b0 + i + 4), f10 = LD4(b1 + i), f11 = LD4(b1 + i + 4);
+        v4d f20 = LD4(b2 + i), f21 = LD4(b2 + i + 4);
+        for (int t = 0; t < nt; t++) {
+            const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
+            v4d g0 = LD4(g), g1 = LD4(g + 4), c0 = BC4(C0[t]), c1 = BC4(C1[t]), c2 = BC4(C2[t]);
+            f00 += c0 * g0, f01 += c0 * g1, f10 += c1 * g0, f11 += c1 * g1, f20 += c2 * g0,
+                f21 += c2 * g1;
+        }
+        ST4(b0 + i, f00), ST4(b0 + i + 4, f01), ST4(b1 + i, f10), ST4(b1 + i + 4, f11);
+        ST4(b2 + i, f20), ST4(b2 + i + 4, f21);
     }
-}
-
-/* out[s] = s_sᵀ z_k for every sample (ST is n4×ns, ST[s + ns·i]). */
-MLC_KERNEL static void samples_block(const double *restrict zk, const double *restrict ST, int n4, int ns,
-                          double *restrict out) {
-    for (int q = 0; q < ns; q++) out[q] = zk[0] * ST[q];
-    for (int i = 1; i < n4; i++) {
-        const double *restrict row = ST + (size_t)ns * i;
-        double a = zk[i];
-        for (int q = 0; q < ns; q++) out[q] += a * row[q];
+    if (i < n4) {
+        v4d f0 = LD4(b0 + i), f1 = LD4(b1 + i), f2 = LD4(b2 + i);
+        for (int t = 0; t < nt; t++) {
+            v4d g0 = LD4(M + ldm * (size_t)(idx ? idx[t] : t) + i);
+            f0 += BC4(C0[t]) * g0, f1 += BC4(C1[t]) * g0, f2 += BC4(C2[t]) * g0;
+        }
+        ST4(b0 + i, f0), ST4(b1 + i, f1), ST4(b2 + i, f2);
     }
 }
 
@@ -311,7 +348,8 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     const mlc_model *mod = ro->mod;
     const mlc_sim_settings *set = &mod->set;
     const int n4 = mod->n4, r = mod->r, ns = mod->ns, ma = mod->ma, nca = mod->nca;
-    const int ncp = mod->ncp, ncolp = 3 * ncp, ncola = 3 * nca;
+    const int ncp = mod->ncp, ncolp = 3 * ncp, nsp = mod->nsp;
+    const size_t ldc = (size_t)ro->ldc;
     const size_t n3 = (size_t)n4 * 3;
     const double ih2 = 1.0 / (set->dt * set->dt), mu = set->mu, gam = set->gamma;
     double *restrict zc = ro->zc, *restrict zp = ro->zp, *restrict z = ro->zn;
@@ -322,7 +360,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     double t = (ro->step + 1) * set->dt;
     mlc_actuation_eval(act, mod->m, t, ro->abar);
     for (int c = 0; c < nca; c++) {
-        double *K = ro->Kc + (size_t)c * n3, *QK = ro->QiKc + (size_t)c * n3;
+        double *K = ro->Kc + (size_t)c * n3, *QK = ro->QG + (size_t)n4 * (ncolp + 3 * c);
         const double *Kt = mod->Ka + (size_t)c * ma * n3, *QKt = mod->QiKa + (size_t)c * ma * n3;
         const double *KTt = mod->KaT + (size_t)c * ma * n3;
         memset(K, 0, sizeof(double) * n3);
@@ -333,7 +371,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
             const double *Kv = Kt + (size_t)v * n3, *QKv = QKt + (size_t)v * n3;
             for (size_t i = 0; i < n3; i++) K[i] += av * Kv[i], QK[i] += av * QKv[i];
         }
-        /* transposed into the (3nca)×n4 layout of map_all: rows 3c..3c+2 */
+        /* transposed into the rows of GT, columns 3ncp + 3c + j */
         for (int i = 0; i < n4; i++)
             for (int j = 0; j < 3; j++) {
                 double sum = 0;
@@ -341,7 +379,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
                     double av = ro->abar[v];
                     if (av != 0) sum += av * KTt[(size_t)v * n3 + j + 3 * (size_t)i];
                 }
-                ro->KcT[3 * c + j + (size_t)ncola * i] = sum;
+                ro->GT[ncolp + 3 * c + j + ldc * (size_t)i] = sum;
             }
     }
     for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
@@ -374,11 +412,10 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     /* Sample positions at z_n and z_{n−1} (targets and approach test); z_{n−1}'s are the
      * previous step's z_n's when the steps are consecutive. */
     int contact = set->contact && ns > 0;
-    if (contact && !ro->x_valid)
-        for (int k = 0; k < 3; k++) {
-            samples_block(zp + k * n4, mod->ST, n4, ns, ro->xp + k * ns);
-            samples_block(zc + k * n4, mod->ST, n4, ns, ro->xc + k * ns);
-        }
+    if (contact && !ro->x_valid) {
+        rows3(zp, n4, mod->ST, (size_t)nsp, nsp, ro->xp, (size_t)nsp);
+        rows3(zc, n4, mod->ST, (size_t)nsp, nsp, ro->xc, (size_t)nsp);
+    }
     PROF_MARK(t_setup);
 
     /* ---- local-global iterations ---- */
@@ -386,46 +423,35 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     int it, na = 0;
     const double pscale = forced ? mu + gam : mu;
     double *F = ro->Fall, *C = ro->coef, *PA = ro->PA, *PR = ro->PR;
-    double *Fa = ro->Fall + 9 * (size_t)ncp, *Ca = ro->coef + 9 * (size_t)ncp;
+    /* Columns of the combined maps: 3ncp passive, then 3nca actuation (not when forced). */
+    const int npol = forced ? ncp : ncp + nca, ncol = 3 * npol, ncol4 = (ncol + 3) & ~3;
     for (it = 0; it < set->iterations; it++) {
         /* (1) local step, (2) right-hand side and (3) tentative solve at once: the solve is
          * linear, so z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ + Σ_c (Q⁻¹𝒦_c) γΩ_cᵀ (precomputed). */
-        memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
-        map_all(z, mod->GpT, n4, ncolp, F);
-        if (!forced) map_all(z, ro->KcT, n4, ncola, Fa);
+        rows3(z, n4, ro->GT, ldc, ncol4, F, ldc);
         PROF_MARK(t_maps);
         /* All clusters' polar decompositions in one batch (side by side, mlc_polar_n);
          * qp and qa are contiguous, passive clusters first. */
-        for (int c = 0; c < ncp; c++)
+        for (int c = 0; c < npol; c++)
             for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) PA[9 * c + k + 3 * j] = F[k * ncolp + 3 * c + j];
-        if (!forced)
-            for (int c = 0; c < nca; c++)
-                for (int j = 0; j < 3; j++)
-                    for (int k = 0; k < 3; k++)
-                        PA[9 * (ncp + c) + k + 3 * j] = Fa[k * ncola + 3 * c + j];
-        int npol = forced ? ncp : ncp + nca;
+                for (int k = 0; k < 3; k++) PA[9 * c + k + 3 * j] = F[k * ldc + 3 * c + j];
         int pit = mlc_polar_n(npol, PA, ro->qp, PR, NULL);
         if (prof) prof->polar_iterations += pit, prof->polar_calls += npol;
-        for (int c = 0; c < ncp; c++)
+        for (int c = 0; c < npol; c++) {
+            double sc = c < ncp ? pscale : gam;
             for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) C[k * ncolp + 3 * c + j] = pscale * PR[9 * c + k + 3 * j];
-        PROF_MARK(t_polar);
-        rhs_all(ro->zs, mod->QiGp, n4, ncolp, C);
-        if (!forced) {
-            for (int c = 0; c < nca; c++) {
-                const double *Om = PR + 9 * (ncp + c);
-                for (int j = 0; j < 3; j++)
-                    for (int k = 0; k < 3; k++) Ca[k * ncola + 3 * c + j] = gam * Om[k + 3 * j];
-            }
-            rhs_all(ro->zs, ro->QiKc, n4, ncola, Ca);
+                for (int k = 0; k < 3; k++) C[k * ldc + 3 * c + j] = sc * PR[9 * c + k + 3 * j];
         }
+        PROF_MARK(t_polar);
+        memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
+        cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc);
         PROF_MARK(t_rhs);
-        /* (4) contact: active set from z*, then the contact correction */
+        /* (4) contact: active set from z*, then the contact correction. The three blocks'
+         * sample positions in one pass (x and z are needed when a sample is active). */
         na = 0;
         if (contact) {
-            samples_block(ro->zs + n4, mod->ST, n4, ns, ro->xs + ns);
-            const double *xcy = ro->xc + ns, *ysa = ro->xs + ns;
+            rows3(ro->zs, n4, mod->ST, (size_t)nsp, nsp, ro->xs, (size_t)nsp);
+            const double *xcy = ro->xc + nsp, *ysa = ro->xs + nsp;
             for (int s = 0; s < ns; s++) {
                 double ys = ysa[s];
                 if (ys < set->ground - mod->ground_tol && ys - xcy[s] < 0) {
@@ -440,15 +466,13 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         memcpy(z, ro->zs, sizeof(double) * (size_t)r);
         if (na > 0) {
             double *Gm = ro->Gm, *Y = ro->Ym;
-            samples_block(ro->zs, mod->ST, n4, ns, ro->xs);
-            samples_block(ro->zs + 2 * n4, mod->ST, n4, ns, ro->xs + 2 * ns);
-            const double *x0 = ro->xc, *x2 = ro->xc + 2 * ns, *o0 = ro->xp, *o2 = ro->xp + 2 * ns;
+            const double *x0 = ro->xc, *x2 = ro->xc + 2 * nsp, *o0 = ro->xp, *o2 = ro->xp + 2 * nsp;
             for (int a = 0; a < na; a++) {
                 int s = ro->active[a];
-                double ytarget = set->projection_velocity ? ro->xc[ns + s] : set->ground;
+                double ytarget = set->projection_velocity ? ro->xc[nsp + s] : set->ground;
                 Y[a] = x0[s] + set->damping * (x0[s] - o0[s]) - ro->xs[s];
                 Y[a + ns] = ytarget - ro->ys[a];
-                Y[a + 2 * ns] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * ns + s];
+                Y[a + 2 * ns] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * nsp + s];
             }
             if (na != ro->cna || memcmp(ro->active, ro->cact, sizeof(int) * (size_t)na) != 0)
                 contact_factor(ro, na);
@@ -468,15 +492,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
                     s0 -= col[a] * y0[a], s1 -= col[a] * y1[a], s2 -= col[a] * y2[a];
                 y0[c] = s0 * col[c], y1[c] = s1 * col[c], y2[c] = s2 * col[c];
             }
-            for (int k = 0; k < 3; k++) {
-                double *yk = Y + (size_t)ns * k;
-                double *restrict zk = z + k * n4;
-                for (int a = 0; a < na; a++) {
-                    const double *restrict g = mod->GS + (size_t)n4 * ro->active[a];
-                    double ya = yk[a];
-                    for (int i2 = 0; i2 < n4; i2++) zk[i2] += g[i2] * ya;
-                }
-            }
+            cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, (size_t)ns);
         }
         PROF_MARK(t_contact);
         if (ro->trace && it < ro->trace_cap)
@@ -527,7 +543,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     /* Sample positions of the new z_n into the old xp, then swap: the next step finds
      * xc = S z_n and xp = S z_{n−1} (the same values recomputing them would give). */
     if (contact) {
-        for (int k = 0; k < 3; k++) samples_block(z + k * n4, mod->ST, n4, ns, ro->xp + k * ns);
+        rows3(z, n4, mod->ST, (size_t)nsp, nsp, ro->xp, (size_t)nsp);
         double *tmp = ro->xp;
         ro->xp = ro->xc, ro->xc = tmp;
         ro->x_valid = 1;
