@@ -223,7 +223,7 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * chains overlap (and the lane loops vectorize). Every lane performs exactly the operations of
  * mlc_polar in the same order, so the results are bit-identical to PL separate calls; a lane
  * that leaves the warm path (cold start, tiny gap) is finished by mlc_polar itself. */
-#define PL 4
+#define PL 8
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(MLC_NO_KERNEL_CLONES)

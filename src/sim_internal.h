@@ -77,7 +77,7 @@ struct mlc_rollout {
     double *coef;       /* the same layout: scaled rotations, rhs coefficients */
     int *active;        /* ns */
     double *Gm, *Ym;    /* na×na damped Gram factor (ld ns; the diagonal holds the reciprocal
-                           pivots), ns×3 multipliers/residuals */
+                           pivots), ns×4 multipliers/residuals (Y[4a + k])*/
     int *cact, cna;     /* active set whose factor Gm holds (cna = -1: none). The factor depends
                            only on the set, so it is reused across iterations, steps and
                            rollouts while the set is unchanged (bit-identical to refactoring). */

@@ -116,7 +116,7 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->active = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->cact = mlc_calloc(ns, sizeof(int))) != NULL;
     ok &= (ro->Gm = mlc_calloc(ns * ns, sizeof(double))) != NULL;
-    ok &= (ro->Ym = mlc_calloc(ns * 3, sizeof(double))) != NULL;
+    ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
@@ -228,7 +228,7 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
 
 /* Register-blocked kernels. Two shapes cover the step:
  *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
- *   cols: b_k[i] += Σ_t C[k·ldc + t] M[i + ldm·col_t]   (rotation terms; contact correction)
+ *   cols: b_k[i] += Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact correction)
  * The contiguous dimension (c, resp. i) is split into chunks of 8 and 4 whose partial sums stay
  * in vector registers over the whole reduction, instead of a load and store of the output per
  * term. Every output is still the same sequence of products and additions, in the same order
@@ -270,17 +270,18 @@ MLC_KERNEL static void rows3(const double *restrict z, int n4, const double *res
 }
 
 MLC_KERNEL static void cols3(double *restrict b, int n4, const double *restrict M, size_t ldm,
-                             const int *restrict idx, int nt, const double *restrict C,
-                             size_t ldc) {
+                             const int *restrict idx, int nt, const double *restrict Cm,
+                             size_t ldc, size_t ldt) {
     double *b0 = b, *b1 = b + n4, *b2 = b + 2 * n4;
-    const double *C0 = C, *C1 = C + ldc, *C2 = C + 2 * ldc;
+    const double *C0 = Cm, *C1 = Cm + ldc, *C2 = Cm + 2 * ldc; /* term t at ·[ldt·t] */
     int i = 0;
     for (; i + 8 <= n4; i += 8) {
         v4d f00 = LD4(b0 + i), f01 = LD4(b0 + i + 4), f10 = LD4(b1 + i), f11 = LD4(b1 + i + 4);
         v4d f20 = LD4(b2 + i), f21 = LD4(b2 + i + 4);
         for (int t = 0; t < nt; t++) {
             const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
-            v4d g0 = LD4(g), g1 = LD4(g + 4), c0 = BC4(C0[t]), c1 = BC4(C1[t]), c2 = BC4(C2[t]);
+            v4d g0 = LD4(g), g1 = LD4(g + 4), c0 = BC4(C0[ldt * t]), c1 = BC4(C1[ldt * t]),
+                c2 = BC4(C2[ldt * t]);
             f00 += c0 * g0, f01 += c0 * g1, f10 += c1 * g0, f11 += c1 * g1, f20 += c2 * g0,
                 f21 += c2 * g1;
         }
@@ -291,7 +292,7 @@ MLC_KERNEL static void cols3(double *restrict b, int n4, const double *restrict 
         v4d f0 = LD4(b0 + i), f1 = LD4(b1 + i), f2 = LD4(b2 + i);
         for (int t = 0; t < nt; t++) {
             v4d g0 = LD4(M + ldm * (size_t)(idx ? idx[t] : t) + i);
-            f0 += BC4(C0[t]) * g0, f1 += BC4(C1[t]) * g0, f2 += BC4(C2[t]) * g0;
+            f0 += BC4(C0[ldt * t]) * g0, f1 += BC4(C1[ldt * t]) * g0, f2 += BC4(C2[ldt * t]) * g0;
         }
         ST4(b0 + i, f0), ST4(b1 + i, f1), ST4(b2 + i, f2);
     }
@@ -342,6 +343,25 @@ static void contact_factor(mlc_rollout *ro, int na) {
     memcpy(ro->cact, ro->active, sizeof(int) * (size_t)na);
     ro->cna = na;
     if (ro->prof) ro->prof->contact_factorizations++;
+}
+
+/* L Lᵀ y = Y for the three blocks at once: Y[4a + k] holds block k of sample a (lane 3 is
+ * padding), so every update is one 4-wide operation; each lane does exactly the scalar
+ * substitution (the diagonal of L holds reciprocal pivots). */
+MLC_KERNEL static void contact_solve(const double *restrict Gm, int ns, int na,
+                                     double *restrict Y) {
+    for (int c = 0; c < na; c++) { /* forward: L w = Y */
+        const double *restrict col = Gm + (size_t)ns * c;
+        v4d w = LD4(Y + 4 * c) * BC4(col[c]);
+        ST4(Y + 4 * c, w);
+        for (int a = c + 1; a < na; a++) ST4(Y + 4 * a, LD4(Y + 4 * a) - BC4(col[a]) * w);
+    }
+    for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
+        const double *restrict col = Gm + (size_t)ns * c;
+        v4d sacc = LD4(Y + 4 * c);
+        for (int a = c + 1; a < na; a++) sacc -= BC4(col[a]) * LD4(Y + 4 * a);
+        ST4(Y + 4 * c, sacc * BC4(col[c]));
+    }
 }
 
 static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
@@ -444,7 +464,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         }
         PROF_MARK(t_polar);
         memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
-        cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc);
+        cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc, 1);
         PROF_MARK(t_rhs);
         /* (4) contact: active set from z*, then the contact correction. The three blocks'
          * sample positions in one pass (x and z are needed when a sample is active). */
@@ -467,32 +487,18 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         if (na > 0) {
             double *Gm = ro->Gm, *Y = ro->Ym;
             const double *x0 = ro->xc, *x2 = ro->xc + 2 * nsp, *o0 = ro->xp, *o2 = ro->xp + 2 * nsp;
-            for (int a = 0; a < na; a++) {
+            for (int a = 0; a < na; a++) { /* Y[4a + k]: the three blocks side by side */
                 int s = ro->active[a];
                 double ytarget = set->projection_velocity ? ro->xc[nsp + s] : set->ground;
-                Y[a] = x0[s] + set->damping * (x0[s] - o0[s]) - ro->xs[s];
-                Y[a + ns] = ytarget - ro->ys[a];
-                Y[a + 2 * ns] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * nsp + s];
+                Y[4 * a] = x0[s] + set->damping * (x0[s] - o0[s]) - ro->xs[s];
+                Y[4 * a + 1] = ytarget - ro->ys[a];
+                Y[4 * a + 2] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * nsp + s];
+                Y[4 * a + 3] = 0;
             }
             if (na != ro->cna || memcmp(ro->active, ro->cact, sizeof(int) * (size_t)na) != 0)
                 contact_factor(ro, na);
-            /* L Lᵀ y_k = Y_k for the three blocks together (three independent chains). */
-            double *restrict y0 = Y, *restrict y1 = Y + ns, *restrict y2 = Y + 2 * ns;
-            for (int c = 0; c < na; c++) { /* forward: L w = Y */
-                const double *restrict col = Gm + (size_t)ns * c;
-                double w0 = y0[c] * col[c], w1 = y1[c] * col[c], w2 = y2[c] * col[c];
-                y0[c] = w0, y1[c] = w1, y2[c] = w2;
-                for (int a = c + 1; a < na; a++)
-                    y0[a] -= col[a] * w0, y1[a] -= col[a] * w1, y2[a] -= col[a] * w2;
-            }
-            for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
-                const double *restrict col = Gm + (size_t)ns * c;
-                double s0 = y0[c], s1 = y1[c], s2 = y2[c];
-                for (int a = c + 1; a < na; a++)
-                    s0 -= col[a] * y0[a], s1 -= col[a] * y1[a], s2 -= col[a] * y2[a];
-                y0[c] = s0 * col[c], y1[c] = s1 * col[c], y2[c] = s2 * col[c];
-            }
-            cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, (size_t)ns);
+            contact_solve(Gm, ns, na, Y);
+            cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, 1, 4);
         }
         PROF_MARK(t_contact);
         if (ro->trace && it < ro->trace_cap)
