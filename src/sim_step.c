@@ -114,8 +114,8 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->Fall = mlc_calloc(3 * ldc, sizeof(double))) != NULL;
     ok &= (ro->coef = mlc_calloc(3 * ldc, sizeof(double))) != NULL;
     ok &= (ro->active = mlc_calloc(ns, sizeof(int))) != NULL;
-    ok &= (ro->cact = mlc_calloc(ns, sizeof(int))) != NULL;
-    ok &= (ro->Gm = mlc_calloc(ns * ns, sizeof(double))) != NULL;
+    ok &= (ro->cact = mlc_calloc(MLC_CONTACT_CACHE * ns, sizeof(int))) != NULL;
+    ok &= (ro->Gm = mlc_calloc(MLC_CONTACT_CACHE * ns * ns, sizeof(double))) != NULL;
     ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
     if (!ok) {
         mlc_rollout_destroy(ro);
@@ -127,7 +127,8 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     for (size_t i = 0; i < n4; i++)
         memcpy(ro->GT + ldc * i, mod->GpT + ncolp * i, sizeof(double) * ncolp);
     memcpy(ro->QG, mod->QiGp, sizeof(double) * ncolp * n4);
-    ro->cna = -1;
+    for (int e = 0; e < MLC_CONTACT_CACHE; e++) ro->cna[e] = -1;
+    ro->cnext = 0;
     mlc_rollout_reset(ro);
     *out = ro;
     return MLC_OK;
@@ -315,11 +316,20 @@ static int finite_vec(const double *x, int n) {
         }                                                                                        \
     } while (0)
 
-/* Damped Cholesky factor of the contact system L N Lᵀ + εI of the active set (ld ns). */
-static void contact_factor(mlc_rollout *ro, int na) {
+/* Damped Cholesky factor of the contact system L N Lᵀ + εI of the active set (ld ns), from the
+ * cache when this set was factored recently (it depends only on the set, so a cached factor is
+ * bit-identical to refactoring; the set often returns to an earlier one within a step), else
+ * computed into the oldest entry. */
+static const double *contact_factor(mlc_rollout *ro, int na) {
     const mlc_model *mod = ro->mod;
     const int ns = mod->ns;
-    double *Gm = ro->Gm, diag = 0;
+    for (int e = 0; e < MLC_CONTACT_CACHE; e++)
+        if (ro->cna[e] == na &&
+            memcmp(ro->active, ro->cact + (size_t)ns * e, sizeof(int) * (size_t)na) == 0)
+            return ro->Gm + (size_t)ns * ns * e;
+    int e = ro->cnext;
+    ro->cnext = (e + 1) % MLC_CONTACT_CACHE;
+    double *Gm = ro->Gm + (size_t)ns * ns * e, diag = 0;
     for (int a = 0; a < na; a++) {
         int s = ro->active[a];
         for (int c = 0; c <= a; c++) Gm[a + (size_t)ns * c] = mod->Gss[s + (size_t)ns * ro->active[c]];
@@ -340,9 +350,10 @@ static void contact_factor(mlc_rollout *ro, int na) {
         colc[c] = ipiv; /* the solves only multiply by the reciprocal pivot */
         for (int a = c + 1; a < na; a++) colc[a] *= ipiv;
     }
-    memcpy(ro->cact, ro->active, sizeof(int) * (size_t)na);
-    ro->cna = na;
+    memcpy(ro->cact + (size_t)ns * e, ro->active, sizeof(int) * (size_t)na);
+    ro->cna[e] = na;
     if (ro->prof) ro->prof->contact_factorizations++;
+    return Gm;
 }
 
 /* L Lᵀ y = Y for the three blocks at once: Y[4a + k] holds block k of sample a (lane 3 is
@@ -404,15 +415,12 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     }
     for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
     /* z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms: no solve in the step. */
-    for (int k = 0; k < 3; k++) {
-        const double *qk = ro->q + k * n4;
-        double *zk = ro->zs0 + k * n4, gk = set->gravity[k];
-        for (int i = 0; i < n4; i++) zk[i] = gk * mod->Qig[i];
-        for (int j = 0; j < n4; j++) {
-            double sj = ih2 * qk[j];
-            const double *Nj = mod->QiN + (size_t)n4 * j;
-            for (int i = 0; i < n4; i++) zk[i] += Nj[i] * sj;
-        }
+    {
+        double *sq = ro->zi; /* scratch: q/h² */
+        for (int i = 0; i < r; i++) sq[i] = ih2 * ro->q[i];
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < n4; i++) ro->zs0[k * n4 + i] = set->gravity[k] * mod->Qig[i];
+        cols3(ro->zs0, n4, mod->QiN, (size_t)n4, NULL, n4, sq, (size_t)n4, 1);
     }
     if (forced) {
         /* Fig. 3 contrast: fixed world-frame force γ Σ_c Σ_{i<m} a_i 𝒦_c[i][:, k] on block k. */
@@ -485,7 +493,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
         memcpy(z, ro->zs, sizeof(double) * (size_t)r);
         if (na > 0) {
-            double *Gm = ro->Gm, *Y = ro->Ym;
+            double *Y = ro->Ym;
             const double *x0 = ro->xc, *x2 = ro->xc + 2 * nsp, *o0 = ro->xp, *o2 = ro->xp + 2 * nsp;
             for (int a = 0; a < na; a++) { /* Y[4a + k]: the three blocks side by side */
                 int s = ro->active[a];
@@ -495,9 +503,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
                 Y[4 * a + 2] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * nsp + s];
                 Y[4 * a + 3] = 0;
             }
-            if (na != ro->cna || memcmp(ro->active, ro->cact, sizeof(int) * (size_t)na) != 0)
-                contact_factor(ro, na);
-            contact_solve(Gm, ns, na, Y);
+            contact_solve(contact_factor(ro, na), ns, na, Y);
             cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, 1, 4);
         }
         PROF_MARK(t_contact);
@@ -521,19 +527,14 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     ro->contacts = na;
 
     /* ---- work Δzᵀ(bᵃ − Qᵃ z) (Eq. 18, bracket = −∇_z E_a); Lap z as axpys (Lap symmetric) ---- */
-    double work = 0;
-    for (int k = 0; k < 3; k++) {
-        const double *zk = z + k * n4, *zck = zc + k * n4, *bak = ro->ba + k * n4;
-        double *restrict lz = ro->zi; /* scratch: the iteration copy is no longer needed */
-        for (int i = 0; i < n4; i++) lz[i] = 0;
-        if (!forced)
-            for (int j = 0; j < n4; j++) {
-                const double *restrict Lj = mod->Lap + (size_t)n4 * j;
-                double zj = gam * zk[j];
-                for (int i = 0; i < n4; i++) lz[i] += Lj[i] * zj;
-            }
-        for (int i = 0; i < n4; i++) work += (zk[i] - zck[i]) * (bak[i] - lz[i]);
+    double work = 0, *restrict lz = ro->zi; /* scratch: the iteration copy is no longer needed */
+    memset(lz, 0, sizeof(double) * (size_t)r);
+    if (!forced) {
+        double *gz = ro->b0; /* scratch (b0 is only used by the forced setup) */
+        for (int i = 0; i < r; i++) gz[i] = gam * z[i];
+        cols3(lz, n4, mod->Lap, (size_t)n4, NULL, n4, gz, (size_t)n4, 1);
     }
+    for (int i = 0; i < r; i++) work += (z[i] - zc[i]) * (ro->ba[i] - lz[i]);
     ro->last_work = work;
 
     /* ---- advance: z_{n−1} ← z_n, z_n ← z ---- */
