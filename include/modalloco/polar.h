@@ -22,7 +22,7 @@ int mlc_polar(const double A[9], double q[4], double R[9]);
 
 /* n independent problems at once: A is n×9 (problem i at A + 9i), q n×4 and R n×9 likewise;
  * work (n values) receives each problem's return value of mlc_polar, or may be NULL. The
- * problems advance side by side in groups of four, which hides the latency of the division
+ * problems advance side by side in groups of eight, which hides the latency of the division
  * chains; results are bit-identical to n calls of mlc_polar. Returns the total work. */
 int mlc_polar_n(int n, const double *A, double *q, double *R, int *work);
 
