@@ -765,6 +765,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
                                   "modalloco: best and median J per generation", &err);
         mlc_free(gen);
         if (s != MLC_OK) goto fail;
+        if (cfg.output.viewer && (s = mlc_write_viewer(dir, &err)) != MLC_OK) goto fail;
         const char *reason = NULL;
         mlc_cmaes_stop(es, &reason);
         printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n"

@@ -258,6 +258,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
                         "in %s\n", p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
                 p.cache_used ? "cache" : "computed", cfg.sim.steps, t_roll, cfg.output.dir);
     if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &err)) != MLC_OK) goto fail;
+    if (cfg.output.viewer && (s = mlc_write_viewer(cfg.output.dir, &err)) != MLC_OK) goto fail;
     if (opt->expect) {
         int differ = 0;
         if ((s = check_expected(opt->expect, &res, opt->tolerance_set ? opt->tolerance : 1e-9,

@@ -184,6 +184,9 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "output.every", .type_name = "int", .default_json = "1", .range = ">= 1",
      .meaning = "write every n-th frame to the vertex cache",
      .type = MLC_CFG_INT, FIELD(output.every), GE(1)},
+    {.name = "output.viewer", .type_name = "bool", .default_json = "false", .range = "",
+     .meaning = "simulate and optimize also write view.html (as `modalloco view DIR`)",
+     .type = MLC_CFG_BOOL, FIELD(output.viewer)},
 
     {.name = "parallel.threads", .type_name = "int", .default_json = "0", .range = ">= 0",
      .meaning = "worker threads, 0 = all cores",
@@ -255,6 +258,7 @@ void mlc_config_defaults(mlc_config *cfg) {
 
     strcpy(cfg->output.dir, "modalloco-out");
     cfg->output.every = 1;
+    cfg->output.viewer = 0;
 
     cfg->parallel.threads = 0;
 }

@@ -8,6 +8,7 @@
 
 #include "modalloco/commands.h"
 #include "modalloco/output.h"
+#include "modalloco/viewer.h"
 
 typedef struct frame_writer {
     const mlc_model *model;
@@ -164,5 +165,19 @@ mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force
     mlc_free(old);
     s = mlc_write_text_atomic(path, text, err);
     mlc_free(text);
+    return s;
+}
+
+mlc_status mlc_write_viewer(const char *dir, mlc_err *err) {
+    mlc_run run;
+    memset(&run, 0, sizeof run);
+    mlc_status s = mlc_run_load(dir, &run, err);
+    if (s == MLC_OK) {
+        char path[MLC_CONFIG_PATH_MAX + 64];
+        path_join(path, sizeof path, dir, "view.html");
+        mlc_view_html_info info;
+        s = mlc_view_html_write(&run, path, MLC_VIEW_MAX_DATA, &info, err);
+    }
+    mlc_run_free(&run);
     return s;
 }

@@ -31,6 +31,11 @@ u32le() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
   --set sim.steps=60 --quiet >/dev/null 2>"$T/err" || { cat "$T/err"; echo "FAIL: optimize"; exit 1; }
 NFRAMES=$(u32le "$T/run/animation.pc2" 28)
 
+# output.viewer: simulate and optimize write view.html themselves.
+"$BIN" simulate "$T/run/params.json" --out "$T/sim" --set output.viewer=true --quiet >/dev/null 2>"$T/err" \
+  && grep -q "dataset.ready" "$T/sim/view.html" 2>/dev/null && echo "ok: simulate with output.viewer writes view.html" \
+  || fail "simulate with output.viewer"
+
 # ---- Errors ----
 check "view --help" 0 "$BIN" view --help
 check "view needs a DIR" 2 "$BIN" view

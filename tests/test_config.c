@@ -73,6 +73,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.objective.work_penalty, 0, 0);
     assert_int_equal(c.objective.work_abs, 0);
     assert_int_equal(c.objective.upright, 0);
+    assert_int_equal(c.output.viewer, 0);
     assert_string_equal(c.objective.align_mode, "min");
     assert_int_equal(c.cmaes.population, 16);
     assert_int_equal(c.cmaes.generations, 200);
@@ -98,8 +99,8 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 47); /* INTERFACE.md's table + objective.upright and
-                                             * objective.align_mode */
+    assert_int_equal(mlc_config_nkeys, 48); /* INTERFACE.md's table + objective.upright,
+                                             * objective.align_mode and output.viewer */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];

@@ -49,6 +49,9 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
  * different run's results. */
 mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force, mlc_err *err);
 
+/* Write DIR/view.html for a run directory (output.viewer), as `modalloco view DIR` does. */
+mlc_status mlc_write_viewer(const char *dir, mlc_err *err);
+
 /* result.json text for a rollout (owned, mlc_free). */
 char *mlc_result_json(const mlc_rollout_result *res);
 

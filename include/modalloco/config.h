@@ -124,6 +124,7 @@ typedef struct mlc_config_cmaes {
 typedef struct mlc_config_output {
     char dir[MLC_CONFIG_PATH_MAX]; /* output.dir: output directory, nonempty */
     int every;                     /* output.every: every n-th frame to the cache, ≥ 1 */
+    int viewer;                    /* output.viewer (bool): also write DIR/view.html */
 } mlc_config_output;
 
 typedef struct mlc_config_parallel {
