@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cli_gait.sh BIN SRCDIR: the main job end to end. With a small budget on the bundled
-# quadruped, the best gait moves the centre of mass along +x by at least half a body length
+# quadruped, the best gait moves the centre of mass along +x by a body length within its 300
+# steps (the optimizer's acceptance asks half of that)
 # and keeps J_align above 0.5, and what optimize reports agrees with its trajectory.
 set -u
 BIN=$1
@@ -23,7 +24,7 @@ upmin=$(awk -F, 'NR>1{ if(m==""||$11<m)m=$11 } END{print m}' "$T/run/trajectory.
 echo "body length $len, displacement $disp (trajectory $traj), J_align $align, min up_y $upmin"
 awk -v d="$disp" -v l="$len" -v a="$align" -v t="$traj" -v u="$upmin" 'BEGIN{
   bad=0
-  if (!(d >= 0.5*l)) { print "FAIL: displacement below half a body length"; bad=1 }
+  if (!(d >= l)) { print "FAIL: displacement below a body length"; bad=1 }
   if (!(a > 0.5)) { print "FAIL: J_align not above 0.5"; bad=1 }
   if (!(u >= a - 1e-6)) { print "FAIL: upright gate: min up_y below J_align"; bad=1 }
   if (!(u > 0.5)) { print "FAIL: the body rolled over"; bad=1 }
