@@ -27,6 +27,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* R(q) for a quaternion of any non-zero norm: every entry is a quadratic form over ‖q‖², so
  * one division (s = 2/‖q‖²) normalizes it, with no square root. */
@@ -225,17 +227,21 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * that leaves the warm path (cold start, tiny gap) is finished by mlc_polar itself. */
 #define PL 8
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+/* Two compiled copies of the lane loops: the SSE2 baseline and AVX2 (4-wide), chosen once at
+ * load like the step kernels (MLC_NO_AVX2=1 in the environment forces the baseline; building
+ * with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elementwise lane operations only, no FMA, so
+ * the copies give identical bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     !defined(MLC_NO_KERNEL_CLONES)
-#define MLC_POLAR_KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define MLC_POLAR_KERNEL
+#define MLC_POLAR_AVX2 1
 #endif
 
 /* Lane state: 0 on the Newton path, 1 finished (q final), 2 converged (apply x to q),
  * 3 fallback to mlc_polar. */
-MLC_POLAR_KERNEL static int polar_block(int nl, const double *restrict A, double *restrict q,
-                                        double *restrict R, int *restrict work) {
+static inline __attribute__((always_inline)) int polar_block(int nl, const double *restrict A,
+                                                             double *restrict q,
+                                                             double *restrict R,
+                                                             int *restrict work) {
     double a[9][PL], qw[4][PL], scale[PL];
     int state[PL], n[PL];
     for (int l = 0; l < PL; l++) {
@@ -388,10 +394,32 @@ MLC_POLAR_KERNEL static int polar_block(int nl, const double *restrict A, double
     return total;
 }
 
+typedef int (*polar_block_fn)(int, const double *restrict, double *restrict, double *restrict,
+                              int *restrict);
+static int polar_block_base(int nl, const double *restrict A, double *restrict q,
+                            double *restrict R, int *restrict work) {
+    return polar_block(nl, A, q, R, work);
+}
+static polar_block_fn polar_block_sel = polar_block_base;
+#ifdef MLC_POLAR_AVX2
+__attribute__((target("avx2"))) static int polar_block_avx2(int nl, const double *restrict A,
+                                                            double *restrict q,
+                                                            double *restrict R,
+                                                            int *restrict work) {
+    return polar_block(nl, A, q, R, work);
+}
+__attribute__((constructor)) static void polar_select(void) {
+    const char *env = getenv("MLC_NO_AVX2");
+    if (env && *env && strcmp(env, "0") != 0) return;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) polar_block_sel = polar_block_avx2;
+}
+#endif
+
 int mlc_polar_n(int n, const double *A, double *q, double *R, int *work) {
     int total = 0;
     for (int b = 0; b < n; b += PL)
-        total += polar_block(n - b < PL ? n - b : PL, A + 9 * (size_t)b, q + 4 * (size_t)b,
+        total += polar_block_sel(n - b < PL ? n - b : PL, A + 9 * (size_t)b, q + 4 * (size_t)b,
                              R + 9 * (size_t)b, work ? work + b : NULL);
     return total;
 }

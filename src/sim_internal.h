@@ -96,4 +96,8 @@ struct mlc_rollout {
 /* Σ_e V_e F_e(z) (3×3 column-major), whose rotation is the body rotation R(t) of Eq. 17. */
 void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]);
 
+/* Which copy of the step kernels runs: "avx2 (4-wide)", "sse2 (2-wide)" (no AVX2, or
+ * MLC_NO_AVX2=1 in the environment) or "generic (2-wide)" (not x86-64 GCC). */
+const char *mlc__sim_kernel_path(void);
+
 #endif

@@ -23,6 +23,7 @@
  * precomputed columns. Nothing here allocates: all scratch lives in the rollout.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "modalloco/objective.h"
@@ -216,88 +217,58 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
     }
 }
 
-/* The kernels below are elementwise axpys (no reassociated sums), so a 4-wide AVX2 clone gives
- * bit-identical results to the 2-wide SSE2 baseline (no FMA is enabled: ISO C mode keeps
- * contraction off, and the "avx2" target does not include FMA); the loader picks the clone the
- * CPU supports. Results therefore do not depend on the machine's vector width. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+/* ---- the small dense kernels, one copy per code path (sim_kernels.h) ---------------------
+ * x86-64 with GCC: an AVX2 copy (4-wide) and the SSE2 baseline copy (2-wide); the path is
+ * chosen once, at load, from the CPU (MLC_NO_AVX2=1 in the environment forces the baseline,
+ * e.g. to measure it; building with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elsewhere: the
+ * 2-wide copy only. Both copies perform the same
+ * operations in the same order per output, so results are bit-identical across paths. */
+typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
+#define KNAME(f) f##_v2
+#define KATTR
+#define VL 2
+#define VD mlc_v2d
+#include "sim_kernels.h"
+#undef KNAME
+#undef KATTR
+#undef VL
+#undef VD
+
+typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, size_t, int,
+                         double *restrict, size_t);
+typedef void (*cols3_fn)(double *restrict, int, const double *restrict, size_t,
+                         const int *restrict, int, const double *restrict, size_t, size_t);
+typedef void (*csolve_fn)(const double *restrict, int, int, double *restrict);
+static rows3_fn rows3 = rows3_v2;
+static cols3_fn cols3 = cols3_v2;
+static csolve_fn contact_solve = contact_solve_v2;
+static const char *kernel_path = "generic (2-wide)";
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     !defined(MLC_NO_KERNEL_CLONES)
-#define MLC_KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define MLC_KERNEL
+typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
+#define KNAME(f) f##_v4
+#define KATTR __attribute__((target("avx2")))
+#define VL 4
+#define VD mlc_v4d
+#include "sim_kernels.h"
+#undef KNAME
+#undef KATTR
+#undef VL
+#undef VD
+
+__attribute__((constructor)) static void select_kernels(void) {
+    kernel_path = "sse2 (2-wide)";
+    const char *env = getenv("MLC_NO_AVX2");
+    if (env && *env && strcmp(env, "0") != 0) return;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) return;
+    rows3 = rows3_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
+    kernel_path = "avx2 (4-wide)";
+}
 #endif
 
-/* Register-blocked kernels. Two shapes cover the step:
- *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
- *   cols: b_k[i] += Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact correction)
- * The contiguous dimension (c, resp. i) is split into chunks of 8 and 4 whose partial sums stay
- * in vector registers over the whole reduction, instead of a load and store of the output per
- * term. Every output is still the same sequence of products and additions, in the same order
- * (the first term initializes in "rows"), so the results are bit-identical to plain loops at
- * any vector width. The contiguous lengths must be multiples of 4 (layouts are padded). */
-typedef double v4d __attribute__((vector_size(32), aligned(8)));
-#define LD4(p) (*(const v4d *)(const void *)(p))
-#define ST4(p, v) (*(v4d *)(void *)(p) = (v))
-#define BC4(x) ((v4d){(x), (x), (x), (x)})
-
-MLC_KERNEL static void rows3(const double *restrict z, int n4, const double *restrict M,
-                             size_t ld, int nc, double *restrict o, size_t ldo) {
-    const double *z0 = z, *z1 = z + n4, *z2 = z + 2 * n4;
-    int c = 0;
-    for (; c + 8 <= nc; c += 8) {
-        v4d g0 = LD4(M + c), g1 = LD4(M + c + 4);
-        v4d a0 = BC4(z0[0]), a1 = BC4(z1[0]), a2 = BC4(z2[0]);
-        v4d f00 = a0 * g0, f01 = a0 * g1, f10 = a1 * g0, f11 = a1 * g1, f20 = a2 * g0,
-            f21 = a2 * g1;
-        for (int i = 1; i < n4; i++) {
-            const double *row = M + ld * (size_t)i + c;
-            g0 = LD4(row), g1 = LD4(row + 4);
-            a0 = BC4(z0[i]), a1 = BC4(z1[i]), a2 = BC4(z2[i]);
-            f00 += a0 * g0, f01 += a0 * g1, f10 += a1 * g0, f11 += a1 * g1, f20 += a2 * g0,
-                f21 += a2 * g1;
-        }
-        ST4(o + c, f00), ST4(o + c + 4, f01), ST4(o + ldo + c, f10), ST4(o + ldo + c + 4, f11);
-        ST4(o + 2 * ldo + c, f20), ST4(o + 2 * ldo + c + 4, f21);
-    }
-    if (c < nc) {
-        v4d g0 = LD4(M + c);
-        v4d f0 = BC4(z0[0]) * g0, f1 = BC4(z1[0]) * g0, f2 = BC4(z2[0]) * g0;
-        for (int i = 1; i < n4; i++) {
-            g0 = LD4(M + ld * (size_t)i + c);
-            f0 += BC4(z0[i]) * g0, f1 += BC4(z1[i]) * g0, f2 += BC4(z2[i]) * g0;
-        }
-        ST4(o + c, f0), ST4(o + ldo + c, f1), ST4(o + 2 * ldo + c, f2);
-    }
-}
-
-MLC_KERNEL static void cols3(double *restrict b, int n4, const double *restrict M, size_t ldm,
-                             const int *restrict idx, int nt, const double *restrict Cm,
-                             size_t ldc, size_t ldt) {
-    double *b0 = b, *b1 = b + n4, *b2 = b + 2 * n4;
-    const double *C0 = Cm, *C1 = Cm + ldc, *C2 = Cm + 2 * ldc; /* term t at ·[ldt·t] */
-    int i = 0;
-    for (; i + 8 <= n4; i += 8) {
-        v4d f00 = LD4(b0 + i), f01 = LD4(b0 + i + 4), f10 = LD4(b1 + i), f11 = LD4(b1 + i + 4);
-        v4d f20 = LD4(b2 + i), f21 = LD4(b2 + i + 4);
-        for (int t = 0; t < nt; t++) {
-            const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
-            v4d g0 = LD4(g), g1 = LD4(g + 4), c0 = BC4(C0[ldt * t]), c1 = BC4(C1[ldt * t]),
-                c2 = BC4(C2[ldt * t]);
-            f00 += c0 * g0, f01 += c0 * g1, f10 += c1 * g0, f11 += c1 * g1, f20 += c2 * g0,
-                f21 += c2 * g1;
-        }
-        ST4(b0 + i, f00), ST4(b0 + i + 4, f01), ST4(b1 + i, f10), ST4(b1 + i + 4, f11);
-        ST4(b2 + i, f20), ST4(b2 + i + 4, f21);
-    }
-    if (i < n4) {
-        v4d f0 = LD4(b0 + i), f1 = LD4(b1 + i), f2 = LD4(b2 + i);
-        for (int t = 0; t < nt; t++) {
-            v4d g0 = LD4(M + ldm * (size_t)(idx ? idx[t] : t) + i);
-            f0 += BC4(C0[ldt * t]) * g0, f1 += BC4(C1[ldt * t]) * g0, f2 += BC4(C2[ldt * t]) * g0;
-        }
-        ST4(b0 + i, f0), ST4(b1 + i, f1), ST4(b2 + i, f2);
-    }
-}
+const char *mlc__sim_kernel_path(void) { return kernel_path; }
 
 static int finite_vec(const double *x, int n) {
     double s = 0;
@@ -354,25 +325,6 @@ static const double *contact_factor(mlc_rollout *ro, int na) {
     ro->cna[e] = na;
     if (ro->prof) ro->prof->contact_factorizations++;
     return Gm;
-}
-
-/* L Lᵀ y = Y for the three blocks at once: Y[4a + k] holds block k of sample a (lane 3 is
- * padding), so every update is one 4-wide operation; each lane does exactly the scalar
- * substitution (the diagonal of L holds reciprocal pivots). */
-MLC_KERNEL static void contact_solve(const double *restrict Gm, int ns, int na,
-                                     double *restrict Y) {
-    for (int c = 0; c < na; c++) { /* forward: L w = Y */
-        const double *restrict col = Gm + (size_t)ns * c;
-        v4d w = LD4(Y + 4 * c) * BC4(col[c]);
-        ST4(Y + 4 * c, w);
-        for (int a = c + 1; a < na; a++) ST4(Y + 4 * a, LD4(Y + 4 * a) - BC4(col[a]) * w);
-    }
-    for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
-        const double *restrict col = Gm + (size_t)ns * c;
-        v4d sacc = LD4(Y + 4 * c);
-        for (int a = c + 1; a < na; a++) sacc -= BC4(col[a]) * LD4(Y + 4 * a);
-        ST4(Y + 4 * c, sacc * BC4(col[c]));
-    }
 }
 
 static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {

@@ -18,7 +18,9 @@
  *
  * Columns: median wall µs/step, median thread-CPU µs/step (steadier on a shared machine),
  * and the precompute time (model, or the whole subspace with --mesh).
- * Run with OPENBLAS_NUM_THREADS=1. For instruction counts independent of machine load:
+ * The header names the kernel path (AVX2, or the SSE2 baseline: MLC_NO_AVX2=1 forces it; both
+ * give the same checksums). Run with OPENBLAS_NUM_THREADS=1. For instruction counts independent
+ * of machine load:
  *   valgrind --tool=callgrind ./bench_sim 1 --only 0 */
 #include <math.h>
 #include <stdio.h>
@@ -66,6 +68,8 @@ static void orthonormalize(double *V, int n, int ncol, const double *mass) {
 }
 
 static int g_profile = 0, g_checksum = 0;
+
+const char *mlc__sim_kernel_path(void); /* src/sim_internal.h */
 
 /* CPU time of the calling thread: on a shared machine it excludes the time spent descheduled,
  * so it is a steadier measure than the wall clock (both are reported). */
@@ -273,6 +277,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
+    printf("kernels: %s\n", mlc__sim_kernel_path());
     printf("mesh: %s, %d vertices, %d tets; %s subspace; 300-step rollouts, median of %d runs\n",
            path ? path : "voxel box", mesh.nv, mesh.nt, path ? "computed" : "synthetic", runs);
     printf("%-44s %10s %10s %12s\n", "configuration", "us/step", "cpu us", path ? "subspace s" : "model s");

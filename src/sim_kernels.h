@@ -1,0 +1,128 @@
+/* sim_kernels.h: the step's small dense kernels, written once for a vector of VL doubles and
+ * included by sim_step.c once per code path (VL = 4 for the AVX2 path, VL = 2 for the SSE2
+ * baseline, which has only sixteen 16-byte registers: a 32-byte vector type there is split
+ * through the stack and cost 6× the time). Before inclusion define:
+ *   KNAME(f)  the name of kernel f on this path;  KATTR  its attributes (target ISA);
+ *   VL        lanes per vector (2 or 4);          VD     the vector type (vector_size 8·VL).
+ *
+ * Register-blocked kernels. Two shapes cover the step:
+ *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
+ *   cols: b_k[i] += Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact correction)
+ * The contiguous dimension (c, resp. i) is split into chunks of two vectors (then one) whose
+ * partial sums stay in registers over the whole reduction. Every output is the same sequence of
+ * products and additions, in the same order (the first term initializes in "rows"), whatever
+ * VL and the chunking, so the results are bit-identical to plain loops and across paths (no
+ * FMA: ISO C mode keeps contraction off and neither target enables FMA). The contiguous lengths
+ * must be multiples of 4 (layouts are padded). */
+
+#define KLD(p) (*(const VD *)(const void *)(p))
+#define KST(p, v) (*(VD *)(void *)(p) = (v))
+
+KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *restrict M,
+                               size_t ld, int nc, double *restrict o, size_t ldo) {
+    const double *z0 = z, *z1 = z + n4, *z2 = z + 2 * n4;
+    int c = 0;
+    for (; c + 2 * VL <= nc; c += 2 * VL) {
+        VD g0 = KLD(M + c), g1 = KLD(M + c + VL);
+        double a0 = z0[0], a1 = z1[0], a2 = z2[0];
+        VD f00 = a0 * g0, f01 = a0 * g1, f10 = a1 * g0, f11 = a1 * g1, f20 = a2 * g0,
+           f21 = a2 * g1;
+        for (int i = 1; i < n4; i++) {
+            const double *row = M + ld * (size_t)i + c;
+            g0 = KLD(row), g1 = KLD(row + VL);
+            double s0 = z0[i], s1 = z1[i], s2 = z2[i];
+            f00 += s0 * g0, f01 += s0 * g1, f10 += s1 * g0, f11 += s1 * g1, f20 += s2 * g0,
+                f21 += s2 * g1;
+        }
+        KST(o + c, f00), KST(o + c + VL, f01), KST(o + ldo + c, f10), KST(o + ldo + c + VL, f11);
+        KST(o + 2 * ldo + c, f20), KST(o + 2 * ldo + c + VL, f21);
+    }
+    for (; c < nc; c += VL) {
+        VD g0 = KLD(M + c);
+        VD f0 = z0[0] * g0, f1 = z1[0] * g0, f2 = z2[0] * g0;
+        for (int i = 1; i < n4; i++) {
+            g0 = KLD(M + ld * (size_t)i + c);
+            f0 += z0[i] * g0, f1 += z1[i] * g0, f2 += z2[i] * g0;
+        }
+        KST(o + c, f0), KST(o + ldo + c, f1), KST(o + 2 * ldo + c, f2);
+    }
+}
+
+KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restrict M, size_t ldm,
+                               const int *restrict idx, int nt, const double *restrict Cm,
+                               size_t ldc, size_t ldt) {
+    double *b0 = b, *b1 = b + n4, *b2 = b + 2 * n4;
+    const double *C0 = Cm, *C1 = Cm + ldc, *C2 = Cm + 2 * ldc; /* term t at ·[ldt·t] */
+    int i = 0;
+    for (; i + 2 * VL <= n4; i += 2 * VL) {
+        VD f00 = KLD(b0 + i), f01 = KLD(b0 + i + VL), f10 = KLD(b1 + i), f11 = KLD(b1 + i + VL);
+        VD f20 = KLD(b2 + i), f21 = KLD(b2 + i + VL);
+        for (int t = 0; t < nt; t++) {
+            const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
+            VD g0 = KLD(g), g1 = KLD(g + VL);
+            double c0 = C0[ldt * t], c1 = C1[ldt * t], c2 = C2[ldt * t];
+            f00 += c0 * g0, f01 += c0 * g1, f10 += c1 * g0, f11 += c1 * g1, f20 += c2 * g0,
+                f21 += c2 * g1;
+        }
+        KST(b0 + i, f00), KST(b0 + i + VL, f01), KST(b1 + i, f10), KST(b1 + i + VL, f11);
+        KST(b2 + i, f20), KST(b2 + i + VL, f21);
+    }
+    for (; i < n4; i += VL) {
+        VD f0 = KLD(b0 + i), f1 = KLD(b1 + i), f2 = KLD(b2 + i);
+        for (int t = 0; t < nt; t++) {
+            VD g0 = KLD(M + ldm * (size_t)(idx ? idx[t] : t) + i);
+            f0 += C0[ldt * t] * g0, f1 += C1[ldt * t] * g0, f2 += C2[ldt * t] * g0;
+        }
+        KST(b0 + i, f0), KST(b1 + i, f1), KST(b2 + i, f2);
+    }
+}
+
+/* L Lᵀ y = Y for the three blocks at once: Y[4a + k] holds block k of sample a (lane 3 is
+ * padding), so every update is 4/VL vector operations; each lane does exactly the scalar
+ * substitution (the diagonal of L holds reciprocal pivots). */
+KATTR static void KNAME(contact_solve)(const double *restrict Gm, int ns, int na,
+                                       double *restrict Y) {
+#if VL == 4
+    for (int c = 0; c < na; c++) { /* forward: L w = Y */
+        const double *restrict col = Gm + (size_t)ns * c;
+        VD w = KLD(Y + 4 * c) * col[c];
+        KST(Y + 4 * c, w);
+        for (int a = c + 1; a < na; a++) KST(Y + 4 * a, KLD(Y + 4 * a) - col[a] * w);
+    }
+    for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
+        const double *restrict col = Gm + (size_t)ns * c;
+        VD s = KLD(Y + 4 * c);
+        for (int a = c + 1; a < na; a++) s -= col[a] * KLD(Y + 4 * a);
+        KST(Y + 4 * c, s * col[c]);
+    }
+#else /* lanes 0–1 in one vector, lane 2 as a scalar (lane 3 is padding, left alone) */
+    for (int c = 0; c < na; c++) {
+        const double *restrict col = Gm + (size_t)ns * c;
+        double d = col[c];
+        VD w = KLD(Y + 4 * c) * d;
+        double w2 = Y[4 * c + 2] * d;
+        KST(Y + 4 * c, w);
+        Y[4 * c + 2] = w2;
+        for (int a = c + 1; a < na; a++) {
+            double l = col[a];
+            KST(Y + 4 * a, KLD(Y + 4 * a) - l * w);
+            Y[4 * a + 2] -= l * w2;
+        }
+    }
+    for (int c = na - 1; c >= 0; c--) {
+        const double *restrict col = Gm + (size_t)ns * c;
+        VD s = KLD(Y + 4 * c);
+        double s2 = Y[4 * c + 2];
+        for (int a = c + 1; a < na; a++) {
+            double l = col[a];
+            s -= l * KLD(Y + 4 * a);
+            s2 -= l * Y[4 * a + 2];
+        }
+        KST(Y + 4 * c, s * col[c]);
+        Y[4 * c + 2] = s2 * col[c];
+    }
+#endif
+}
+
+#undef KLD
+#undef KST
