@@ -1,27 +1,7 @@
 #!/usr/bin/env bash
 # cli_commands.sh BIN SRCDIR: the command-line contract (INTERFACE.md): exit codes, help,
 # info --json keys, config errors that name the key, modes/simulate outputs.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { # check DESCRIPTION EXPECTED_CODE CMD...
-  local desc=$1 want=$2; shift 2
-  "$@" >"$T/out" 2>"$T/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $desc: exit $got, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
-    fails=$((fails + 1))
-  else
-    echo "ok: $desc"
-  fi
-}
-grep_err() { # grep_err DESCRIPTION PATTERN (in the last stderr)
-  if grep -q -- "$2" "$T/err"; then echo "ok: $1"; else
-    echo "FAIL: $1: stderr lacks '$2'"; sed 's/^/  stderr: /' "$T/err" | head -5; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/lib_cli.sh" "$@"
 MESH=$SRC/data/quadruped.mesh
 
 check "--help exits 0" 0 "$BIN" --help
@@ -77,5 +57,4 @@ grep -q "parameters 60" "$T/out" || { echo "FAIL: --dry-run prints the problem s
 [ ! -e "$T/dry" ] || { echo "FAIL: --dry-run wrote an output directory"; fails=$((fails + 1)); }
 check "--dry-run still validates" 2 "$BIN" optimize "$MESH" --dry-run --set cmaes.population=1
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

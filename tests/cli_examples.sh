@@ -2,13 +2,8 @@
 # cli_examples.sh BIN SRCDIR: every example configuration still loads and runs, with its
 # budget cut to one short generation (so none of them rots). Table 1 examples run on the
 # bundled sample mesh here; their comments name the mesh to use for the real experiment.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib_cli.sh" "$@"
 cd "$SRC" || exit 1
-fails=0
 n=0
 for f in examples/*.json; do
   case "$f" in examples/sweep*.json) continue ;; esac
@@ -23,5 +18,4 @@ for f in examples/*.json; do
   fi
 done
 [ "$n" -ge 17 ] || { echo "FAIL: expected at least 17 examples, found $n"; fails=$((fails + 1)); }
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

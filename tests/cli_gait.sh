@@ -3,13 +3,8 @@
 # quadruped, the best gait moves the centre of mass along +x by a body length within its 300
 # steps (the optimizer's acceptance asks half of that)
 # and keeps J_align above 0.5, and what optimize reports agrees with its trajectory.
-set -u
-BIN=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1" | head -1; }
-SRC=$2
 # The README demo's configuration with its budget halved.
+. "$(dirname "$0")/lib_cli.sh" "$@"
 "$BIN" optimize "$SRC/examples/quadruped_demo.json" --quiet --seed 1 --set cmaes.generations=15 \
   --out "$T/run" >/dev/null || { echo "FAIL: optimize"; exit 1; }
 R=$T/run/result.json

@@ -9,14 +9,7 @@
 #    each params.json/config.json/result.json present is valid JSON and each animation.pc2
 #    has the size its header announces.
 # JSON validation and checkpoint surgery use python3 and are skipped without it.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/lib_cli.sh" "$@"
 have_py=0
 command -v python3 >/dev/null && have_py=1
 have_tetgen=0
@@ -164,4 +157,4 @@ for i in $(seq 1 "$kills"); do
 done
 ok "$kills SIGKILLs: every output present was complete"
 
-[ $fails -eq 0 ] && echo "all hostile-input checks passed" || { echo "$fails failure(s)"; exit 1; }
+finish

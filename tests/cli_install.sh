@@ -2,13 +2,7 @@
 # cli_install.sh BIN SRCDIR: `cmake --install` into a temporary prefix gives a program that
 # finds its own sample mesh (not the source tree's), a manual page covering every setting,
 # and the example configurations.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib_cli.sh" "$@"
 cmake --install "$(dirname "$BIN")" --prefix "$T/prefix" >/dev/null || { echo "FAIL: install"; exit 1; }
 P=$T/prefix
 [ -x "$P/bin/modalloco" ] || fail "bin/modalloco not installed"
@@ -28,5 +22,4 @@ cd "$T" || exit 1
   --set cmaes.population=4 --set sim.steps=20 >/dev/null 2>"$T/err" || { fail "installed optimize"; cat "$T/err"; }
 grep -q "$P/share/modalloco/data/quadruped.mesh" "$T/run/params.json" 2>/dev/null \
   && echo "ok: installed program uses the installed sample" || fail "installed program did not use its installed sample"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

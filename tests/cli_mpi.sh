@@ -3,15 +3,9 @@
 # (the wall-clock column aside) for 1 and 3 processes and for a plain run, and a rank that
 # fails ends the whole job with its message and a non-zero exit code, without hanging.
 # Skipped when the program was built without MPI.
-set -u
-BIN=$1
+. "$(dirname "$0")/lib_cli.sh" "$@"
 if "$BIN" --version | grep -q "(no mpi)"; then echo "SKIP: built without MPI"; exit 0; fi
 if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit 0; fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-strip_clock() { cut -d, -f1-5,7- "$1"; } # history.csv without column 6 (seconds)
 
 # OpenMPI on a small CI box: running as root, more ranks than cores, shared-memory transport
 # only, no core binding (three ranks bound to two cores would queue behind each other).
@@ -79,5 +73,4 @@ code=$?
 [ -n "$victim" ] && [ $code -ne 0 ] && [ $code -ne 124 ] && echo "ok: a killed rank ends the job (exit $code)" \
   || fail "killed rank: exit $code (victim '$victim')"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

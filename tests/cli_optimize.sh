@@ -2,18 +2,7 @@
 # cli_optimize.sh BIN SRCDIR: optimize is bit-reproducible for any thread count and across an
 # interrupt + --resume, params.json replays exactly with simulate, and a small budget on the
 # bundled quadruped finds a gait that walks.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# history.csv without the wall-clock column (6: seconds)
-strip_clock() { cut -d, -f1-5,7- "$1"; }
-json_num() { # json_num FILE KEY: first numeric value of "KEY":
-  sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1" | head -1
-}
+. "$(dirname "$0")/lib_cli.sh" "$@"
 SMALL=(--set cmaes.population=8 --set cmaes.generations=5 --set sim.steps=150
        --set actuation.modes=4 --quiet)
 
@@ -73,5 +62,4 @@ fi
 [ $? -eq 2 ] && grep -q "another configuration" "$T/err" && echo "ok: resume with other config refused" \
   || fail "resume with another configuration"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -3,13 +3,7 @@
 # `summarize` gives one row per run (CSV + SVG), a second sweep skips the complete runs,
 # --dry-run writes nothing, --slurm writes a job-array script whose tasks (run here with a
 # stand-in srun) reproduce the local runs exactly.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib_cli.sh" "$@"
 # The precompute's BLAS sums in another order with other thread counts; runs compared bit for
 # bit must use the same (the Slurm script sets 1).
 export OPENBLAS_NUM_THREADS=1
@@ -71,5 +65,4 @@ echo '{"grid": {"sim.stepz": [1, 2]}}' > bad.json
 [ $? -eq 2 ] && grep -q "run_0000" bad.txt && [ ! -e badroot/run_0000/config.json ] \
   && echo "ok: a bad key in the sweep fails with exit 2 before running" || { fail "bad sweep key"; cat bad.txt; }
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -3,27 +3,7 @@
 # IHDR; body pixels in every panel, decoded with python3 when present), and view.html loaded in
 # headless Chromium when installed: data-ready = frame count, no resource loaded, a screenshot
 # that shows the body.
-set -u
-BIN=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION EXPECTED_CODE CMD...
-  local desc=$1 want=$2; shift 2
-  "$@" >"$T/out" 2>"$T/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$desc: exit $got, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
-  else
-    echo "ok: $desc"
-  fi
-}
-grep_err() { # grep_err DESCRIPTION PATTERN (in the last stderr)
-  if grep -q -- "$2" "$T/err"; then echo "ok: $1"; else
-    fail "$1: stderr lacks '$2'"; sed 's/^/  stderr: /' "$T/err" | head -5; fi
-}
+. "$(dirname "$0")/lib_cli.sh" "$@"
 u32be() { od -An -tu4 --endian=big -j "$2" -N4 "$1" | tr -d ' '; }
 u32le() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
 
@@ -160,5 +140,4 @@ else
   fi
 fi
 
-[ "$fails" -eq 0 ] && echo "all view checks passed" || echo "$fails view check(s) failed"
-[ "$fails" -eq 0 ]
+finish

@@ -1,0 +1,38 @@
+# lib_cli.sh: shared by the command-line tests (tests/cli_*.sh), sourced as
+#   . "$(dirname "$0")/lib_cli.sh" "$@"
+# Gives BIN (the program) and SRC (the source tree) from the arguments, a scratch directory
+# $T removed on exit, a failure counter and the helpers below. End a script with `finish`.
+set -u
+BIN=$1
+SRC=${2:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+# check DESCRIPTION EXPECTED_CODE CMD...: run CMD (stdout in $T/out, stderr in $T/err) and
+# compare its exit code.
+check() {
+  local desc=$1 want=$2; shift 2
+  "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$desc: exit $got, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
+  else
+    ok "$desc"
+  fi
+}
+# grep_err DESCRIPTION PATTERN: the last checked command's stderr contains PATTERN.
+grep_err() {
+  if grep -q -- "$2" "$T/err"; then ok "$1"; else
+    fail "$1: stderr lacks '$2'"; sed 's/^/  stderr: /' "$T/err" | head -5; fi
+}
+# history.csv without its wall-clock column (6: seconds), for reproducibility comparisons.
+strip_clock() { cut -d, -f1-5,7- "$1"; }
+# json_num FILE KEY: the first numeric value of "KEY": in a pretty-printed JSON file.
+json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1" | head -1; }
+finish() {
+  echo "$fails failed"
+  [ "$fails" -eq 0 ]
+  exit $?
+}
