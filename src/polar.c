@@ -218,14 +218,16 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
     return n;
 }
 
-/* ---- batched: PL independent problems side by side ------------------------------------------
+/* ---- batched: problems side by side, lane by lane ---------------------------------------
  * The warm path of mlc_polar is a chain of dependent divisions and a square root (about 300
  * cycles of latency for ~700 instructions), so one call at a time leaves the core mostly idle.
- * Here PL problems advance together, stage by stage, in loops over the lanes: the lanes'
- * chains overlap (and the lane loops vectorize). Every lane performs exactly the operations of
- * mlc_polar in the same order, so the results are bit-identical to PL separate calls; a lane
- * that leaves the warm path (cold start, tiny gap) is finished by mlc_polar itself. */
-#define PL 8
+ * Here PL problems (a block) advance together, stage by stage, in loops over the lanes: the
+ * lanes' chains overlap and the lane loops vectorize (the lane state logic is branch-free
+ * selects). Storage is lane by lane (structure of arrays), so the loops load whole vectors.
+ * Every lane performs exactly the operations of mlc_polar in the same order, so the results are
+ * bit-identical to separate calls; a lane that leaves the warm path (cold start, tiny gap, no
+ * convergence) is finished by mlc_polar itself. Blocks are 8 lanes, and 4 for the remainder. */
+#define PLMAX 8
 
 /* Two compiled copies of the lane loops: the SSE2 baseline and AVX2 (4-wide), chosen once at
  * load like the step kernels (MLC_NO_AVX2=1 in the environment forces the baseline; building
@@ -236,37 +238,48 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
 #define MLC_POLAR_AVX2 1
 #endif
 
-/* Lane state: 0 on the Newton path, 1 finished (q final), 2 converged (apply x to q),
+/* The lane loops vectorize only when GCC may evaluate the comparisons and square roots of
+ * every lane unconditionally: no errno from sqrt (its arguments are ≥ 0 or NaN here) and no
+ * trapping-math restriction. Neither option changes any computed value (both are about
+ * errno and floating-point exception flags), so the lanes stay bit-identical to mlc_polar. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-math-errno", "no-trapping-math")
+#endif
+
+/* One block of PL lanes (PL a constant after inlining; nl ≤ PL used). Lanes nl..PL−1 of every
+ * row are read and written as scratch. A_kj of lane l at A[(3k + j)·lda + l], q_k at
+ * q[k·ldq + l], R_kj at R[(3k + j)·ldr + l].
+ * Lane state: 0 on the Newton path, 1 finished (q final), 2 converged (apply x to q),
  * 3 fallback to mlc_polar. */
-static inline __attribute__((always_inline)) int polar_block(int nl, const double *restrict A,
-                                                             double *restrict q,
-                                                             double *restrict R,
-                                                             int *restrict work) {
-    double a[9][PL], qw[4][PL], scale[PL];
-    int state[PL], n[PL];
+static inline __attribute__((always_inline)) int
+polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *restrict q,
+            size_t ldq, double *restrict R, size_t ldr, int *restrict work) {
+    double a[9][PLMAX], qw[4][PLMAX], scale[PLMAX];
+    long state[PLMAX], n[PLMAX];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++)
+            for (int l = 0; l < PL; l++) a[k + 3 * j][l] = A[(3 * k + j) * lda + l];
+    for (int k = 0; k < 4; k++)
+        for (int l = 0; l < PL; l++) qw[k][l] = q[k * ldq + l];
+    /* Prelude (mlc_polar): norms, warm start check, A = 0. fabs(qn2 − 1) ≤ 1e-13 also rules
+     * out qn2 ≤ 0 and non-finite qn2; 0 < nA2 ≤ DBL_MAX is "positive and finite". */
+    double nA2v[PLMAX];
+    for (int l = 0; l < PL; l++) nA2v[l] = 0;
+    for (int i = 0; i < 9; i++)
+        for (int l = 0; l < PL; l++) nA2v[l] += a[i][l] * a[i][l];
     for (int l = 0; l < PL; l++) {
-        int li = l < nl ? l : 0; /* padding lanes repeat lane 0; their results are dropped */
-        for (int i = 0; i < 9; i++) a[i][l] = A[9 * li + i];
-        for (int k = 0; k < 4; k++) qw[k][l] = q[4 * li + k];
-    }
-    /* Prelude (mlc_polar): norms, warm start normalization, A = 0. */
-    for (int l = 0; l < PL; l++) {
-        double nA2 = 0;
-        for (int i = 0; i < 9; i++) nA2 += a[i][l] * a[i][l];
+        double nA2 = nA2v[l];
         double qn2 = qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] +
                      qw[3][l] * qw[3][l];
-        state[l] = 0, n[l] = 0;
-        if (!(qn2 > 0) || !isfinite(qn2)) {
-            state[l] = 3;
-        } else if (fabs(qn2 - 1) > 1e-13) {
-            state[l] = 3; /* rare: not a previous answer; mlc_polar normalizes */
-        }
-        if (state[l] == 0 && (!(nA2 > 0) || !isfinite(nA2))) state[l] = 1; /* keep q, 0 work */
+        long warm = fabs(qn2 - 1) <= 1e-13; /* else: not a previous answer; mlc_polar decides */
+        long zero = !(nA2 > 0 && nA2 <= 1.7976931348623157e308);
+        state[l] = warm ? (zero ? 1 : 0) : 3; /* 1: keep q, 0 work */
+        n[l] = 0;
         scale[l] = 2 * sqrt(nA2);
     }
     /* warm_matrix: S = K(R(q)ᵀ A), lane by lane. */
-    double S00[PL], S11[PL], S22[PL], S33[PL], S01[PL], S02[PL], S03[PL], S12[PL], S13[PL],
-        S23[PL];
+    double S00[PLMAX], S11[PLMAX], S22[PLMAX], S33[PLMAX], S01[PLMAX], S02[PLMAX], S03[PLMAX],
+        S12[PLMAX], S13[PLMAX], S23[PLMAX];
     for (int l = 0; l < PL; l++) {
         double w = qw[0][l], x = qw[1][l], y = qw[2][l], z = qw[3][l];
         double s = 2 / (w * w + x * x + y * y + z * z);
@@ -301,14 +314,20 @@ static inline __attribute__((always_inline)) int polar_block(int nl, const doubl
         S13[l] = a02 + a20;
         S23[l] = a12 + a21;
     }
-    /* newton_top, all lanes in step. */
-    double lam[PL], X1[PL], X2[PL], X3[PL], XX[PL];
-    for (int l = 0; l < PL; l++) lam[l] = S00[l], X1[l] = X2[l] = X3[l] = XX[l] = 0;
+    /* newton_top, all lanes in step; a lane's state changes exactly where newton_top returns. */
+    double lam[PLMAX], X1[PLMAX], X2[PLMAX], X3[PLMAX], XX[PLMAX];
+    long deadv[PLMAX]; /* row 0 at rounding level: λ = S00 and q kept if step 1 certifies */
+    for (int l = 0; l < PL; l++) {
+        lam[l] = S00[l], X1[l] = X2[l] = X3[l] = XX[l] = 0;
+        const double dead = 1e-14 * scale[l];
+        deadv[l] = -(long)((fabs(S01[l]) <= dead) & (fabs(S02[l]) <= dead) &
+                           (fabs(S03[l]) <= dead));
+    }
     for (int it = 1; it <= 12; it++) {
-        int active = 0;
-        for (int l = 0; l < PL; l++) active += state[l] == 0;
+        long active = 0;
+        for (int l = 0; l < PL; l++) active |= state[l] == 0;
         if (!active) break;
-        double m11v[PL], c33v[PL], detv[PL], x1v[PL], x2v[PL], x3v[PL], xxv[PL], fv[PL];
+        const long first = -(long)(it == 1);
         for (int l = 0; l < PL; l++) {
             double s1 = S01[l], s2 = S02[l], s3 = S03[l], la = lam[l];
             double m11 = la - S11[l], m22 = la - S22[l], m33 = la - S33[l];
@@ -322,32 +341,32 @@ static inline __attribute__((always_inline)) int polar_block(int nl, const doubl
             double x2 = (c12 * s1 + c22 * s2 + c23 * s3) * id;
             double x3 = (c13 * s1 + c23 * s2 + c33 * s3) * id;
             double xx = x1 * x1 + x2 * x2 + x3 * x3;
-            m11v[l] = m11, c33v[l] = c33, detv[l] = det;
-            x1v[l] = x1, x2v[l] = x2, x3v[l] = x3, xxv[l] = xx;
-            fv[l] = la - S00[l] - (s1 * x1 + s2 * x2 + s3 * x3);
-        }
-        for (int l = 0; l < PL; l++) {
-            if (state[l] != 0) continue;
-            const double piv_min = 1e-9 * scale[l], ftol = 1e-15 * scale[l],
-                         dead = 1e-14 * scale[l];
-            if (!(m11v[l] > piv_min) || !(c33v[l] > piv_min * m11v[l]) ||
-                !(detv[l] > piv_min * c33v[l])) {
-                state[l] = 3;
-            } else if (it == 1 && fabs(S01[l]) <= dead && fabs(S02[l]) <= dead &&
-                       fabs(S03[l]) <= dead) {
-                state[l] = 1, n[l] = 1;
-            } else if (fabs(fv[l]) <= ftol * (1 + xxv[l])) {
-                state[l] = 2, n[l] = it;
-                X1[l] = x1v[l], X2[l] = x2v[l], X3[l] = x3v[l], XX[l] = xxv[l];
-            } else {
-                lam[l] -= fv[l] / (1 + xxv[l]);
-            }
+            double f = la - S00[l] - (s1 * x1 + s2 * x2 + s3 * x3);
+            const double piv_min = 1e-9 * scale[l], ftol = 1e-15 * scale[l];
+            /* Branch-free lane logic (masks 0 / −1) so the loop vectorizes; the outcome per
+             * lane is newton_top's: fail → 3, row 0 dead at step 1 → 1, converged → 2. */
+            long run = -(long)(state[l] == 0);
+            long fail = -(long)(!(m11 > piv_min) | !(c33 > piv_min * m11) |
+                                !(det > piv_min * c33));
+            long dd = first & deadv[l];
+            long conv = -(long)(fabs(f) <= ftol * (1 + xx));
+            long stnew = (fail & 3) | (~fail & ((dd & 1) | (~dd & conv & 2)));
+            state[l] = (run & stnew) | (~run & state[l]);
+            long done = run & ~fail & (dd | conv);
+            n[l] = (done & it) | (~done & n[l]);
+            long take = run & ~fail & ~dd & conv, climb = run & ~fail & ~dd & ~conv;
+            X1[l] = take ? x1 : X1[l];
+            X2[l] = take ? x2 : X2[l];
+            X3[l] = take ? x3 : X3[l];
+            XX[l] = take ? xx : XX[l];
+            double step = f / (1 + xx); /* f < 0 left of the root: λ increases monotonically */
+            lam[l] = climb ? la - step : la;
         }
     }
-    for (int l = 0; l < PL; l++)
-        if (state[l] == 0) state[l] = 3; /* no convergence in 12 steps: mlc_polar decides */
-    /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). */
+    /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). Lanes still at 0 after 12
+     * steps did not converge: mlc_polar decides. */
     for (int l = 0; l < PL; l++) {
+        state[l] = state[l] == 0 ? 3 : state[l];
         double a0 = qw[0][l], b = qw[1][l], c = qw[2][l], d = qw[3][l];
         double in = 1 / sqrt(1 + XX[l]);
         double p0 = in, p1 = X1[l] * in, p2 = X2[l] * in, p3 = X3[l] * in;
@@ -355,13 +374,13 @@ static inline __attribute__((always_inline)) int polar_block(int nl, const doubl
         double n1 = b * p0 + a0 * p1 - d * p2 + c * p3;
         double n2 = c * p0 + d * p1 + a0 * p2 - b * p3;
         double n3 = d * p0 - c * p1 + b * p2 + a0 * p3;
-        int upd = state[l] == 2;
+        long upd = state[l] == 2;
         qw[0][l] = upd ? n0 : a0;
         qw[1][l] = upd ? n1 : b;
         qw[2][l] = upd ? n2 : c;
         qw[3][l] = upd ? n3 : d;
     }
-    double Rl[9][PL];
+    double Rl[9][PLMAX];
     for (int l = 0; l < PL; l++) {
         double w = qw[0][l], x = qw[1][l], y = qw[2][l], z = qw[3][l];
         double s = 2 / (w * w + x * x + y * y + z * z);
@@ -378,15 +397,29 @@ static inline __attribute__((always_inline)) int polar_block(int nl, const doubl
         Rl[7][l] = yz - wx;
         Rl[8][l] = 1 - (xx + yy);
     }
+    /* Fallback lanes keep their inputs until mlc_polar overwrites them below. */
+    long any3 = 0;
+    for (int l = 0; l < PL; l++) any3 |= l < nl && state[l] == 3;
+    double A3[9][PLMAX];
+    if (any3)
+        for (int i = 0; i < 9; i++)
+            for (int l = 0; l < PL; l++) A3[i][l] = a[i][l];
+    for (int k = 0; k < 4; k++)
+        for (int l = 0; l < PL; l++) q[k * ldq + l] = qw[k][l];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++)
+            for (int l = 0; l < PL; l++) R[(3 * k + j) * ldr + l] = Rl[k + 3 * j][l];
     int total = 0;
     for (int l = 0; l < nl; l++) {
-        int nw;
+        int nw = (int)n[l];
         if (state[l] == 3) {
-            nw = mlc_polar(A + 9 * l, q + 4 * l, R + 9 * l);
-        } else {
-            for (int k = 0; k < 4; k++) q[4 * l + k] = qw[k][l];
-            for (int i = 0; i < 9; i++) R[9 * l + i] = Rl[i][l];
-            nw = n[l];
+            double Ap[9], qp[4], Rp[9];
+            for (int i = 0; i < 9; i++) Ap[i] = A3[i][l];
+            for (int k = 0; k < 4; k++) qp[k] = qw[k][l]; /* unchanged for state 3 */
+            nw = mlc_polar(Ap, qp, Rp);
+            for (int k = 0; k < 4; k++) q[k * ldq + l] = qp[k];
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++) R[(3 * k + j) * ldr + l] = Rp[k + 3 * j];
         }
         if (work) work[l] = nw;
         total += nw;
@@ -394,32 +427,64 @@ static inline __attribute__((always_inline)) int polar_block(int nl, const doubl
     return total;
 }
 
-typedef int (*polar_block_fn)(int, const double *restrict, double *restrict, double *restrict,
-                              int *restrict);
-static int polar_block_base(int nl, const double *restrict A, double *restrict q,
-                            double *restrict R, int *restrict work) {
-    return polar_block(nl, A, q, R, work);
+/* All problems: blocks of 8 lanes, then blocks of 4 (the arrays have ld ≥ n rounded up to 4). */
+static inline __attribute__((always_inline)) int
+polar_lanes_body(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
+                 size_t ldr, int *work) {
+    int total = 0, b = 0;
+    for (; b + 8 <= n; b += 8)
+        total += polar_block(8, 8, A + b, lda, q + b, ldq, R + b, ldr, work ? work + b : NULL);
+    for (; b < n; b += 4)
+        total += polar_block(4, n - b < 4 ? n - b : 4, A + b, lda, q + b, ldq, R + b, ldr,
+                             work ? work + b : NULL);
+    return total;
 }
-static polar_block_fn polar_block_sel = polar_block_base;
+
+typedef int (*polar_lanes_fn)(int, const double *, size_t, double *, size_t, double *, size_t,
+                              int *);
+static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_t ldq,
+                            double *R, size_t ldr, int *work) {
+    return polar_lanes_body(n, A, lda, q, ldq, R, ldr, work);
+}
+static polar_lanes_fn polar_lanes_sel = polar_lanes_base;
 #ifdef MLC_POLAR_AVX2
-__attribute__((target("avx2"))) static int polar_block_avx2(int nl, const double *restrict A,
-                                                            double *restrict q,
-                                                            double *restrict R,
-                                                            int *restrict work) {
-    return polar_block(nl, A, q, R, work);
+__attribute__((target("avx2"))) static int polar_lanes_avx2(int n, const double *A, size_t lda,
+                                                            double *q, size_t ldq, double *R,
+                                                            size_t ldr, int *work) {
+    return polar_lanes_body(n, A, lda, q, ldq, R, ldr, work);
 }
 __attribute__((constructor)) static void polar_select(void) {
     const char *env = getenv("MLC_NO_AVX2");
     if (env && *env && strcmp(env, "0") != 0) return;
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) polar_block_sel = polar_block_avx2;
+    if (__builtin_cpu_supports("avx2")) polar_lanes_sel = polar_lanes_avx2;
 }
 #endif
 
+int mlc_polar_lanes(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
+                    size_t ldr, int *work) {
+    return polar_lanes_sel(n, A, lda, q, ldq, R, ldr, work);
+}
+
+/* The array-of-problems form: eight problems at a time through lane-major scratch (padding
+ * lanes repeat the first problem; their results are dropped). */
 int mlc_polar_n(int n, const double *A, double *q, double *R, int *work) {
     int total = 0;
-    for (int b = 0; b < n; b += PL)
-        total += polar_block_sel(n - b < PL ? n - b : PL, A + 9 * (size_t)b, q + 4 * (size_t)b,
-                             R + 9 * (size_t)b, work ? work + b : NULL);
+    for (int b = 0; b < n; b += PLMAX) {
+        int nl = n - b < PLMAX ? n - b : PLMAX;
+        double At[9 * PLMAX], qt[4 * PLMAX], Rt[9 * PLMAX];
+        for (int l = 0; l < PLMAX; l++) {
+            int p = b + (l < nl ? l : 0);
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++) At[(3 * k + j) * PLMAX + l] = A[9 * p + k + 3 * j];
+            for (int k = 0; k < 4; k++) qt[k * PLMAX + l] = q[4 * p + k];
+        }
+        total += polar_lanes_sel(nl, At, PLMAX, qt, PLMAX, Rt, PLMAX, work ? work + b : NULL);
+        for (int l = 0; l < nl; l++) {
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++) R[9 * (b + l) + k + 3 * j] = Rt[(3 * k + j) * PLMAX + l];
+            for (int k = 0; k < 4; k++) q[4 * (b + l) + k] = qt[k * PLMAX + l];
+        }
+    }
     return total;
 }

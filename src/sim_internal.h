@@ -63,22 +63,27 @@ struct mlc_rollout {
     double *ys;         /* ns: y of the active samples at z* */
     double *abar;       /* ma */
     double *Kc;         /* nca × (n4×3): 𝒦_c contracted with ā for this step */
-    int ldc;            /* 3(ncp + nca) rounded up to a multiple of 4 */
+    int npad;           /* ncp + nca rounded up to a multiple of 4: lanes of the polar batch */
+    int ldc;            /* 3·npad */
     double *GT;         /* n4 × ldc (row i at ldc·i): the cluster maps of the step transposed,
-                           columns 3c + j = GpT's (constant, copied at creation), then
-                           3ncp + 3c + j = 𝒦_c(ā)[:, j] (set per step), then zero padding */
+                           lane by lane: column npad·j + c is column j of cluster c's map,
+                           G_c (c < ncp, constant, copied at creation) or 𝒦_{c−ncp}(ā) (set
+                           per step); padding columns zero. So the local step's output F (row k
+                           at k·ldc) holds F_c[k][j] at (3k + j)·npad + c, mlc_polar_lanes'
+                           layout */
     double *QG;         /* n4 × 3(ncp + nca) column-major: Q₄⁻¹ G_c (constant), then
                            Q₄⁻¹ 𝒦_c(ā) for this step */
-    double *PA, *PR;    /* (ncp + nca) × 9: the batch of polar problems F_c, H_c and their
-                           rotations R_c, Ω_c (passive first; PR keeps the last iteration's) */
-    double *qp, *qa;    /* ncp×4, nca×4: warm-start quaternions of R_c and Ω_c; one array,
-                           qa = qp + 4ncp, so one mlc_polar_n call serves both */
+    double *PR;         /* 9 × npad, lane by lane: rotations R_c, Ω_c (passive first) of the
+                           last iteration, entry (k, j) of cluster c at (3k + j)·npad + c */
+    double *qs;         /* 4 × npad: warm-start quaternions of R_c and Ω_c, lane by lane */
     double qbody[4];
     double *xc, *xp;    /* nsp×3 (block k at k·nsp): sample positions at z_n and z_{n−1} */
     int x_valid;        /* xc holds S z_n of the current zc (so the next step's xp is xc) */
     double *xs;         /* nsp×3 (block k at k·nsp): sample positions at the tentative z* */
-    double *Fall;       /* 3 × ldc (row k at k·ldc): F_c, then H_c, of every cluster */
-    double *coef;       /* the same layout: scaled rotations, rhs coefficients */
+    double *Fall;       /* 3 × ldc (row k at k·ldc): F_c, then H_c, of every cluster (GT's
+                           column order) */
+    double *coef;       /* 3 × ldc: scaled rotations, rhs coefficients, column 3c + j (QG's
+                           order) */
     int *active;        /* ns */
     double *Gm, *Ym;    /* MLC_CONTACT_CACHE × (ns×ns): damped Gram factors of recent active
                            sets (na×na, ld ns; the diagonal holds the reciprocal pivots);

@@ -77,8 +77,8 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar)
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
     double *bufs[] = {ro->zc,   ro->zp, ro->zn, ro->q,   ro->b0, ro->zs0, ro->ba,
-                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QG, ro->PA,
-                      ro->PR,   ro->qp, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
+                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QG, ro->PR,
+                      ro->qs, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
                       ro->GT,   ro->Gm, ro->Ym};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
@@ -100,15 +100,14 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->ys = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= (ro->abar = mlc_calloc((size_t)mod->ma, sizeof(double))) != NULL;
     size_t ncl = (size_t)mod->ncp + (size_t)mod->nca, nsp = (size_t)mod->nsp;
-    ro->ldc = (int)((3 * ncl + 3) & ~(size_t)3);
-    size_t ldc = (size_t)ro->ldc;
+    ro->npad = (int)((ncl + 3) & ~(size_t)3);
+    ro->ldc = 3 * ro->npad;
+    size_t ldc = (size_t)ro->ldc, npad = (size_t)ro->npad;
     ok &= (ro->Kc = mlc_calloc((size_t)mod->nca * n4 * 3, sizeof(double))) != NULL;
     ok &= (ro->QG = mlc_calloc(3 * ncl * n4, sizeof(double))) != NULL;
     ok &= (ro->GT = mlc_calloc(ldc * n4, sizeof(double))) != NULL;
-    ok &= (ro->PA = mlc_calloc(ncl * 9, sizeof(double))) != NULL;
-    ok &= (ro->PR = mlc_calloc(ncl * 9, sizeof(double))) != NULL;
-    ok &= (ro->qp = mlc_calloc(ncl * 4, sizeof(double))) != NULL;
-    if (ro->qp) ro->qa = ro->qp + 4 * (size_t)mod->ncp;
+    ok &= (ro->PR = mlc_calloc(npad * 9, sizeof(double))) != NULL;
+    ok &= (ro->qs = mlc_calloc(npad * 4, sizeof(double))) != NULL;
     ok &= (ro->xc = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
     ok &= (ro->xp = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
     ok &= (ro->xs = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
@@ -126,7 +125,9 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
      * step; padding columns stay zero). */
     size_t ncolp = 3 * (size_t)mod->ncp;
     for (size_t i = 0; i < n4; i++)
-        memcpy(ro->GT + ldc * i, mod->GpT + ncolp * i, sizeof(double) * ncolp);
+        for (size_t c = 0; c < (size_t)mod->ncp; c++)
+            for (size_t j = 0; j < 3; j++)
+                ro->GT[ldc * i + npad * j + c] = mod->GpT[ncolp * i + 3 * c + j];
     memcpy(ro->QG, mod->QiGp, sizeof(double) * ncolp * n4);
     for (int e = 0; e < MLC_CONTACT_CACHE; e++) ro->cna[e] = -1;
     ro->cnext = 0;
@@ -138,11 +139,8 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
 void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p) { ro->prof = p; }
 
 static void reset_rotations(mlc_rollout *ro) {
-    const mlc_model *mod = ro->mod;
-    for (int c = 0; c < mod->ncp; c++)
-        ro->qp[4 * c] = 1, ro->qp[4 * c + 1] = ro->qp[4 * c + 2] = ro->qp[4 * c + 3] = 0;
-    for (int c = 0; c < mod->nca; c++)
-        ro->qa[4 * c] = 1, ro->qa[4 * c + 1] = ro->qa[4 * c + 2] = ro->qa[4 * c + 3] = 0;
+    for (int c = 0; c < ro->npad; c++) /* padding lanes too (their maps are zero) */
+        for (int k = 0; k < 4; k++) ro->qs[k * ro->npad + c] = k == 0;
     ro->qbody[0] = 1, ro->qbody[1] = ro->qbody[2] = ro->qbody[3] = 0;
 }
 
@@ -332,7 +330,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     const mlc_sim_settings *set = &mod->set;
     const int n4 = mod->n4, r = mod->r, ns = mod->ns, ma = mod->ma, nca = mod->nca;
     const int ncp = mod->ncp, ncolp = 3 * ncp, nsp = mod->nsp;
-    const size_t ldc = (size_t)ro->ldc;
+    const size_t ldc = (size_t)ro->ldc, npad = (size_t)ro->npad;
     const size_t n3 = (size_t)n4 * 3;
     const double ih2 = 1.0 / (set->dt * set->dt), mu = set->mu, gam = set->gamma;
     double *restrict zc = ro->zc, *restrict zp = ro->zp, *restrict z = ro->zn;
@@ -362,7 +360,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
                     double av = ro->abar[v];
                     if (av != 0) sum += av * KTt[(size_t)v * n3 + j + 3 * (size_t)i];
                 }
-                ro->GT[ncolp + 3 * c + j + ldc * (size_t)i] = sum;
+                ro->GT[npad * j + ncp + c + ldc * (size_t)i] = sum;
             }
     }
     for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
@@ -402,26 +400,24 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     memcpy(z, set->guess_previous ? zc : ro->q, sizeof(double) * (size_t)r);
     int it, na = 0;
     const double pscale = forced ? mu + gam : mu;
-    double *F = ro->Fall, *C = ro->coef, *PA = ro->PA, *PR = ro->PR;
+    double *F = ro->Fall, *C = ro->coef, *PR = ro->PR;
     /* Columns of the combined maps: 3ncp passive, then 3nca actuation (not when forced). */
-    const int npol = forced ? ncp : ncp + nca, ncol = 3 * npol, ncol4 = (ncol + 3) & ~3;
+    const int npol = forced ? ncp : ncp + nca, ncol = 3 * npol;
     for (it = 0; it < set->iterations; it++) {
         /* (1) local step, (2) right-hand side and (3) tentative solve at once: the solve is
          * linear, so z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ + Σ_c (Q⁻¹𝒦_c) γΩ_cᵀ (precomputed). */
-        rows3(z, n4, ro->GT, ldc, ncol4, F, ldc);
+        rows3(z, n4, ro->GT, ldc, (int)ldc, F, ldc);
         PROF_MARK(t_maps);
-        /* All clusters' polar decompositions in one batch (side by side, mlc_polar_n);
-         * qp and qa are contiguous, passive clusters first. */
-        for (int c = 0; c < npol; c++)
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) PA[9 * c + k + 3 * j] = F[k * ldc + 3 * c + j];
-        int pit = mlc_polar_n(npol, PA, ro->qp, PR, NULL);
+        /* All clusters' polar decompositions in one batch, lane by lane: F is already laid
+         * out as mlc_polar_lanes wants it (F_c[k][j] at F[(3k + j)·npad + c]). */
+        int pit = mlc_polar_lanes(npol, F, npad, ro->qs, npad, PR, npad, NULL);
         if (prof) prof->polar_iterations += pit, prof->polar_calls += npol;
-        for (int c = 0; c < npol; c++) {
-            double sc = c < ncp ? pscale : gam;
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 3; k++) C[k * ldc + 3 * c + j] = sc * PR[9 * c + k + 3 * j];
-        }
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < npol; c++) {
+                double sc = c < ncp ? pscale : gam;
+                for (int j = 0; j < 3; j++)
+                    C[k * ldc + 3 * c + j] = sc * PR[(size_t)(3 * k + j) * npad + c];
+            }
         PROF_MARK(t_polar);
         memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
         cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc, 1);
@@ -474,7 +470,12 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     if (!forced) { /* bᵃ with the last iteration's Ω_c, for the work term */
         memset(ro->ba, 0, sizeof(double) * (size_t)r);
         for (int c = 0; c < nca; c++)
-            block_rhs(ro->ba, ro->Kc + (size_t)c * n3, n4, PR + 9 * (size_t)(ncp + c), gam);
+        {
+            double Om[9];
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++) Om[k + 3 * j] = PR[(size_t)(3 * k + j) * npad + ncp + c];
+            block_rhs(ro->ba, ro->Kc + (size_t)c * n3, n4, Om, gam);
+        }
     }
     ro->contacts = na;
 

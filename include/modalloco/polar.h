@@ -14,6 +14,8 @@
 #ifndef MODALLOCO_POLAR_H
 #define MODALLOCO_POLAR_H
 
+#include <stddef.h>
+
 /* Rotation of A (3×3) into R (3×3). q (4 values, w x y z) is the warm start on entry (any
  * non-zero quaternion; (1,0,0,0) = cold) and the unit quaternion of R on exit. When A = 0
  * every rotation is optimal and the warm start is kept. Returns the work done: the number of
@@ -25,6 +27,14 @@ int mlc_polar(const double A[9], double q[4], double R[9]);
  * problems advance side by side in groups of eight, which hides the latency of the division
  * chains; results are bit-identical to n calls of mlc_polar. Returns the total work. */
 int mlc_polar_n(int n, const double *A, double *q, double *R, int *work);
+
+/* The same, lane by lane (structure of arrays, no transposes for callers that keep their
+ * problems that way): A_kj of problem p at A[(3k + j)·lda + p] (the nine entries in row-major
+ * order, each a row of problems), q_k (w x y z) at q[k·ldq + p], R_kj at R[(3k + j)·ldr + p].
+ * Every row must have room for n rounded up to a multiple of 4: the padding lanes are read and
+ * written as scratch. Bit-identical to n calls of mlc_polar; work as for mlc_polar_n. */
+int mlc_polar_lanes(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
+                    size_t ldr, int *work);
 
 /* Rotation matrix (column-major) of a non-zero quaternion (normalized inside). */
 void mlc_quat_to_matrix(const double q[4], double R[9]);
