@@ -271,12 +271,15 @@ polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *
         double nA2 = nA2v[l];
         double qn2 = qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] +
                      qw[3][l] * qw[3][l];
-        long warm = fabs(qn2 - 1) <= 1e-13; /* else: not a previous answer; mlc_polar decides */
-        long zero = !(nA2 > 0 && nA2 <= 1.7976931348623157e308);
-        state[l] = warm ? (zero ? 1 : 0) : 3; /* 1: keep q, 0 work */
+        /* not warm: not a previous answer, mlc_polar decides (3); A = 0: keep q, 0 work (1) */
+        long warm = -(long)(fabs(qn2 - 1) <= 1e-13);
+        long nz = -(long)((nA2 > 0) & (nA2 <= 1.7976931348623157e308));
+        state[l] = (warm & ~nz & 1) | (~warm & 3);
         n[l] = 0;
-        scale[l] = 2 * sqrt(nA2);
     }
+    /* Square roots in loops of their own: GCC keeps sqrt's errno check (a branch) even with
+     * no-math-errno set per function, which would keep a whole lane loop scalar. */
+    for (int l = 0; l < PL; l++) scale[l] = 2 * sqrt(nA2v[l]);
     /* warm_matrix: S = K(R(q)ᵀ A), lane by lane. */
     double S00[PLMAX], S11[PLMAX], S22[PLMAX], S33[PLMAX], S01[PLMAX], S02[PLMAX], S03[PLMAX],
         S12[PLMAX], S13[PLMAX], S23[PLMAX];
@@ -365,10 +368,12 @@ polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *
     }
     /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). Lanes still at 0 after 12
      * steps did not converge: mlc_polar decides. */
+    double rt[PLMAX];
+    for (int l = 0; l < PL; l++) rt[l] = sqrt(1 + XX[l]);
     for (int l = 0; l < PL; l++) {
-        state[l] = state[l] == 0 ? 3 : state[l];
+        state[l] |= -(long)(state[l] == 0) & 3;
         double a0 = qw[0][l], b = qw[1][l], c = qw[2][l], d = qw[3][l];
-        double in = 1 / sqrt(1 + XX[l]);
+        double in = 1 / rt[l];
         double p0 = in, p1 = X1[l] * in, p2 = X2[l] * in, p3 = X3[l] * in;
         double n0 = a0 * p0 - b * p1 - c * p2 - d * p3;
         double n1 = b * p0 + a0 * p1 - d * p2 + c * p3;
