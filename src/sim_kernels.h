@@ -8,8 +8,8 @@
  * Register-blocked kernels. Two shapes cover the step:
  *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
  *   cols: b_k[i] += Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact correction)
- * The contiguous dimension (c, resp. i) is split into chunks of two vectors (then one) whose
- * partial sums stay in registers over the whole reduction. Every output is the same sequence of
+ * The contiguous dimension (c, resp. i) is split into chunks of three vectors (then two, then
+ * one) whose partial sums stay in registers over the whole reduction. Every output is the same sequence of
  * products and additions, in the same order (the first term initializes in "rows"), whatever
  * VL and the chunking, so the results are bit-identical to plain loops and across paths (no
  * FMA: ISO C mode keeps contraction off and neither target enables FMA). The contiguous lengths
@@ -22,6 +22,24 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
                                size_t ld, int nc, double *restrict o, size_t ldo) {
     const double *z0 = z, *z1 = z + n4, *z2 = z + 2 * n4;
     int c = 0;
+    for (; c + 3 * VL <= nc; c += 3 * VL) { /* 9 accumulators, 3 loads, 3 scalars */
+        VD g0 = KLD(M + c), g1 = KLD(M + c + VL), g2 = KLD(M + c + 2 * VL);
+        double a0 = z0[0], a1 = z1[0], a2 = z2[0];
+        VD f00 = a0 * g0, f01 = a0 * g1, f02 = a0 * g2, f10 = a1 * g0, f11 = a1 * g1,
+           f12 = a1 * g2, f20 = a2 * g0, f21 = a2 * g1, f22 = a2 * g2;
+        for (int i = 1; i < n4; i++) {
+            const double *row = M + ld * (size_t)i + c;
+            g0 = KLD(row), g1 = KLD(row + VL), g2 = KLD(row + 2 * VL);
+            double s0 = z0[i], s1 = z1[i], s2 = z2[i];
+            f00 += s0 * g0, f01 += s0 * g1, f02 += s0 * g2;
+            f10 += s1 * g0, f11 += s1 * g1, f12 += s1 * g2;
+            f20 += s2 * g0, f21 += s2 * g1, f22 += s2 * g2;
+        }
+        KST(o + c, f00), KST(o + c + VL, f01), KST(o + c + 2 * VL, f02);
+        KST(o + ldo + c, f10), KST(o + ldo + c + VL, f11), KST(o + ldo + c + 2 * VL, f12);
+        KST(o + 2 * ldo + c, f20), KST(o + 2 * ldo + c + VL, f21);
+        KST(o + 2 * ldo + c + 2 * VL, f22);
+    }
     for (; c + 2 * VL <= nc; c += 2 * VL) {
         VD g0 = KLD(M + c), g1 = KLD(M + c + VL);
         double a0 = z0[0], a1 = z1[0], a2 = z2[0];
@@ -54,6 +72,22 @@ KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restric
     double *b0 = b, *b1 = b + n4, *b2 = b + 2 * n4;
     const double *C0 = Cm, *C1 = Cm + ldc, *C2 = Cm + 2 * ldc; /* term t at ·[ldt·t] */
     int i = 0;
+    for (; i + 3 * VL <= n4; i += 3 * VL) {
+        VD f00 = KLD(b0 + i), f01 = KLD(b0 + i + VL), f02 = KLD(b0 + i + 2 * VL);
+        VD f10 = KLD(b1 + i), f11 = KLD(b1 + i + VL), f12 = KLD(b1 + i + 2 * VL);
+        VD f20 = KLD(b2 + i), f21 = KLD(b2 + i + VL), f22 = KLD(b2 + i + 2 * VL);
+        for (int t = 0; t < nt; t++) {
+            const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
+            VD g0 = KLD(g), g1 = KLD(g + VL), g2 = KLD(g + 2 * VL);
+            double c0 = C0[ldt * t], c1 = C1[ldt * t], c2 = C2[ldt * t];
+            f00 += c0 * g0, f01 += c0 * g1, f02 += c0 * g2;
+            f10 += c1 * g0, f11 += c1 * g1, f12 += c1 * g2;
+            f20 += c2 * g0, f21 += c2 * g1, f22 += c2 * g2;
+        }
+        KST(b0 + i, f00), KST(b0 + i + VL, f01), KST(b0 + i + 2 * VL, f02);
+        KST(b1 + i, f10), KST(b1 + i + VL, f11), KST(b1 + i + 2 * VL, f12);
+        KST(b2 + i, f20), KST(b2 + i + VL, f21), KST(b2 + i + 2 * VL, f22);
+    }
     for (; i + 2 * VL <= n4; i += 2 * VL) {
         VD f00 = KLD(b0 + i), f01 = KLD(b0 + i + VL), f10 = KLD(b1 + i), f11 = KLD(b1 + i + VL);
         VD f20 = KLD(b2 + i), f21 = KLD(b2 + i + VL);
