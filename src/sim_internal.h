@@ -40,7 +40,6 @@ struct mlc_model {
      * innermost loop runs over contiguous columns (an axpy the compiler vectorizes without
      * reassociating sums, so results do not depend on the vector width). */
     double *GpT;        /* (3ncp) × n4: GpT[col + 3ncp·i] = Gp[i + n4·col], col = 3c + j */
-    double *KaT;        /* nca × ma × (3 × n4): KaT[j + 3i] = 𝒦_c[v][i + n4 j] */
     double *ST;         /* n4 × nsp: ST[s + nsp·i] = S[s·n4 + i], zero for s ≥ ns */
     double *QiN;        /* n4×n4: Q₄⁻¹ N (so Q⁻¹ b0 = Q₄⁻¹N q/h² + g ⊗ Q₄⁻¹Σ m s, no solve) */
     double *Qig;        /* n4: Q₄⁻¹ Σ_i m_i s_i */

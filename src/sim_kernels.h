@@ -66,6 +66,28 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
     }
 }
 
+/* rows for one block: o[c] = Σ_i z[i] M[c + ld·i] (same operation order as rows3). */
+KATTR static void KNAME(rows1)(const double *restrict z, int n4, const double *restrict M,
+                               size_t ld, int nc, double *restrict o) {
+    int c = 0;
+    for (; c + 3 * VL <= nc; c += 3 * VL) {
+        VD g0 = KLD(M + c), g1 = KLD(M + c + VL), g2 = KLD(M + c + 2 * VL);
+        double a0 = z[0];
+        VD f0 = a0 * g0, f1 = a0 * g1, f2 = a0 * g2;
+        for (int i = 1; i < n4; i++) {
+            const double *row = M + ld * (size_t)i + c;
+            double s0 = z[i];
+            f0 += s0 * KLD(row), f1 += s0 * KLD(row + VL), f2 += s0 * KLD(row + 2 * VL);
+        }
+        KST(o + c, f0), KST(o + c + VL, f1), KST(o + c + 2 * VL, f2);
+    }
+    for (; c < nc; c += VL) {
+        VD f0 = z[0] * KLD(M + c);
+        for (int i = 1; i < n4; i++) f0 += z[i] * KLD(M + ld * (size_t)i + c);
+        KST(o + c, f0);
+    }
+}
+
 KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restrict M, size_t ldm,
                                const int *restrict idx, int nt, const double *restrict Cm,
                                size_t ldc, size_t ldt) {

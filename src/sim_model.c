@@ -36,7 +36,6 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->gsum);
     mlc_free(mod->S);
     mlc_free(mod->GpT);
-    mlc_free(mod->KaT);
     mlc_free(mod->ST);
     mlc_free(mod->QiN);
     mlc_free(mod->Qig);
@@ -322,25 +321,19 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
 
     /* ---- step layouts (sim_internal.h): transposed maps and Q₄⁻¹ N, Q₄⁻¹ Σ m s ---- */
     {
-        int ncp = sub->ncp, nca = sub->nca, ns = sub->ns, ncol = 3 * ncp;
+        int ncp = sub->ncp, ns = sub->ns, ncol = 3 * ncp;
         mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
-        mod->KaT = mlc_malloc(sizeof(double) * (size_t)nca * ma * n3);
         mod->nsp = (nsx + 3) & ~3;
         mod->ST = mlc_malloc(sizeof(double) * (size_t)mod->nsp * n4);
         mod->QiN = mlc_malloc(sizeof(double) * nn);
         mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
-        if (!mod->GpT || !mod->KaT || !mod->ST || !mod->QiN || !mod->Qig) {
+        if (!mod->GpT || !mod->ST || !mod->QiN || !mod->Qig) {
             st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
             goto fail;
         }
         for (int col = 0; col < ncol; col++)
             for (int i = 0; i < n4; i++)
                 mod->GpT[col + (size_t)ncol * i] = mod->Gp[i + (size_t)n4 * col];
-        for (int cv = 0; cv < nca * ma; cv++)
-            for (int j = 0; j < 3; j++)
-                for (int i = 0; i < n4; i++)
-                    mod->KaT[(size_t)cv * n3 + j + 3 * (size_t)i] =
-                        mod->Ka[(size_t)cv * n3 + i + (size_t)n4 * j];
         for (int i = 0; i < n4; i++)
             for (int q = 0; q < mod->nsp; q++)
                 mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;

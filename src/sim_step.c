@@ -234,10 +234,13 @@ typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
 
 typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, size_t, int,
                          double *restrict, size_t);
+typedef void (*rows1_fn)(const double *restrict, int, const double *restrict, size_t, int,
+                         double *restrict);
 typedef void (*cols3_fn)(double *restrict, int, const double *restrict, size_t,
                          const int *restrict, int, const double *restrict, size_t, size_t);
 typedef void (*csolve_fn)(const double *restrict, int, int, double *restrict);
 static rows3_fn rows3 = rows3_v2;
+static rows1_fn rows1 = rows1_v2;
 static cols3_fn cols3 = cols3_v2;
 static csolve_fn contact_solve = contact_solve_v2;
 static const char *kernel_path = "generic (2-wide)";
@@ -261,7 +264,7 @@ __attribute__((constructor)) static void select_kernels(void) {
     if (env && *env && strcmp(env, "0") != 0) return;
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2")) return;
-    rows3 = rows3_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
+    rows3 = rows3_v4, rows1 = rows1_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
     kernel_path = "avx2 (4-wide)";
 }
 #endif
@@ -343,7 +346,6 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     for (int c = 0; c < nca; c++) {
         double *K = ro->Kc + (size_t)c * n3, *QK = ro->QG + (size_t)n4 * (ncolp + 3 * c);
         const double *Kt = mod->Ka + (size_t)c * ma * n3, *QKt = mod->QiKa + (size_t)c * ma * n3;
-        const double *KTt = mod->KaT + (size_t)c * ma * n3;
         memset(K, 0, sizeof(double) * n3);
         memset(QK, 0, sizeof(double) * n3);
         for (int v = 0; v < ma; v++) {
@@ -352,16 +354,10 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
             const double *Kv = Kt + (size_t)v * n3, *QKv = QKt + (size_t)v * n3;
             for (size_t i = 0; i < n3; i++) K[i] += av * Kv[i], QK[i] += av * QKv[i];
         }
-        /* transposed into the rows of GT, columns 3ncp + 3c + j */
+        /* transposed into the rows of GT, columns npad·j + ncp + c (K's values: the same sums,
+         * same terms in the same order, that were recomputed here from a transposed copy) */
         for (int i = 0; i < n4; i++)
-            for (int j = 0; j < 3; j++) {
-                double sum = 0;
-                for (int v = 0; v < ma; v++) {
-                    double av = ro->abar[v];
-                    if (av != 0) sum += av * KTt[(size_t)v * n3 + j + 3 * (size_t)i];
-                }
-                ro->GT[npad * j + ncp + c + ldc * (size_t)i] = sum;
-            }
+            for (int j = 0; j < 3; j++) ro->GT[npad * j + ncp + c + ldc * (size_t)i] = K[i + n4 * j];
     }
     for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
     /* z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms: no solve in the step. */
@@ -398,7 +394,7 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
 
     /* ---- local-global iterations ---- */
     memcpy(z, set->guess_previous ? zc : ro->q, sizeof(double) * (size_t)r);
-    int it, na = 0;
+    int it, na = 0, prev_na = ro->contacts;
     const double pscale = forced ? mu + gam : mu;
     double *F = ro->Fall, *C = ro->coef, *PR = ro->PR;
     /* Columns of the combined maps: 3ncp passive, then 3nca actuation (not when forced). */
@@ -426,7 +422,13 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
          * sample positions in one pass (x and z are needed when a sample is active). */
         na = 0;
         if (contact) {
-            rows3(ro->zs, n4, mod->ST, (size_t)nsp, nsp, ro->xs, (size_t)nsp);
+            /* All three blocks in one pass while many samples are active (as in the previous
+             * iteration), else first y alone for the test, then x and z of the active ones. */
+            int fused = prev_na > 4;
+            if (fused)
+                rows3(ro->zs, n4, mod->ST, (size_t)nsp, nsp, ro->xs, (size_t)nsp);
+            else
+                rows1(ro->zs + n4, n4, mod->ST, (size_t)nsp, nsp, ro->xs + nsp);
             const double *xcy = ro->xc + nsp, *ysa = ro->xs + nsp;
             for (int s = 0; s < ns; s++) {
                 double ys = ysa[s];
@@ -436,6 +438,22 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
                     na++;
                 }
             }
+            if (!fused && na > 4) {
+                rows1(ro->zs, n4, mod->ST, (size_t)nsp, nsp, ro->xs);
+                rows1(ro->zs + 2 * n4, n4, mod->ST, (size_t)nsp, nsp, ro->xs + 2 * nsp);
+            } else if (!fused) { /* the same sums as the kernels', sample by sample */
+                const double *zx = ro->zs, *zz = ro->zs + 2 * n4;
+                for (int a = 0; a < na; a++) {
+                    const double *col = mod->ST + ro->active[a];
+                    double sx = zx[0] * col[0], sz = zz[0] * col[0];
+                    for (int i = 1; i < n4; i++) {
+                        double g = col[(size_t)nsp * i];
+                        sx += zx[i] * g, sz += zz[i] * g;
+                    }
+                    ro->xs[ro->active[a]] = sx, ro->xs[2 * nsp + ro->active[a]] = sz;
+                }
+            }
+            prev_na = na;
         }
         /* (5) final solve: z = z* + Q⁻¹ f_c = z* + P g */
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
