@@ -227,7 +227,7 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * Every lane performs exactly the operations of mlc_polar in the same order, so the results are
  * bit-identical to separate calls; a lane that leaves the warm path (cold start, tiny gap, no
  * convergence) is finished by mlc_polar itself. Blocks are 8 lanes, and 4 for the remainder. */
-#define PLMAX 8
+#define PLMAX 16
 
 /* Two compiled copies of the lane loops: the SSE2 baseline and AVX2 (4-wide), chosen once at
  * load like the step kernels (MLC_NO_AVX2=1 in the environment forces the baseline; building
@@ -437,11 +437,14 @@ static inline __attribute__((always_inline)) int
 polar_lanes_body(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
                  size_t ldr, int *work) {
     int total = 0, b = 0;
-    for (; b + 8 <= n; b += 8)
+    for (; n - b > 16; b += 8)
         total += polar_block(8, 8, A + b, lda, q + b, ldq, R + b, ldr, work ? work + b : NULL);
-    for (; b < n; b += 4)
-        total += polar_block(4, n - b < 4 ? n - b : 4, A + b, lda, q + b, ldq, R + b, ldr,
-                             work ? work + b : NULL);
+    int nl = n - b, *wb = work ? work + b : NULL; /* the last ≤ 16 in one block */
+    A += b, q += b, R += b;
+    if (nl > 12) return total + polar_block(16, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 8) return total + polar_block(12, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 4) return total + polar_block(8, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 0) return total + polar_block(4, nl, A, lda, q, ldq, R, ldr, wb);
     return total;
 }
 

@@ -408,12 +408,14 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
          * out as mlc_polar_lanes wants it (F_c[k][j] at F[(3k + j)·npad + c]). */
         int pit = mlc_polar_lanes(npol, F, npad, ro->qs, npad, PR, npad, NULL);
         if (prof) prof->polar_iterations += pit, prof->polar_calls += npol;
-        for (int k = 0; k < 3; k++)
-            for (int c = 0; c < npol; c++) {
-                double sc = c < ncp ? pscale : gam;
-                for (int j = 0; j < 3; j++)
-                    C[k * ldc + 3 * c + j] = sc * PR[(size_t)(3 * k + j) * npad + c];
+        for (int k = 0; k < 3; k++) { /* all npad lanes (≤ ldc/3): a stride-3 interleave */
+            const double *P0 = PR + 3 * k * npad, *P1 = P0 + npad, *P2 = P1 + npad;
+            double *Ck = C + k * ldc;
+            for (size_t c = 0; c < npad; c++) {
+                double sc = (int)c < ncp ? pscale : gam;
+                Ck[3 * c] = sc * P0[c], Ck[3 * c + 1] = sc * P1[c], Ck[3 * c + 2] = sc * P2[c];
             }
+        }
         PROF_MARK(t_polar);
         memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
         cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc, 1);
