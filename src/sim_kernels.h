@@ -139,11 +139,13 @@ KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restric
 KATTR static void KNAME(contact_solve)(const double *restrict Gm, int ns, int na,
                                        double *restrict Y) {
 #if VL == 4
-    for (int c = 0; c < na; c++) { /* forward: L w = Y */
-        const double *restrict col = Gm + (size_t)ns * c;
-        VD w = KLD(Y + 4 * c) * col[c];
-        KST(Y + 4 * c, w);
-        for (int a = c + 1; a < na; a++) KST(Y + 4 * a, KLD(Y + 4 * a) - col[a] * w);
+    /* forward: L w = Y, row by row (row a subtracts its terms in the order c = 0, 1, ..., as
+     * the column-by-column form did, but keeps the partial sum in a register) */
+    for (int a = 0; a < na; a++) {
+        const double *restrict row = Gm + a;
+        VD s = KLD(Y + 4 * a);
+        for (int c = 0; c < a; c++) s -= row[(size_t)ns * c] * KLD(Y + 4 * c);
+        KST(Y + 4 * a, s * row[(size_t)ns * a]);
     }
     for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
         const double *restrict col = Gm + (size_t)ns * c;

@@ -328,7 +328,9 @@ static const double *contact_factor(mlc_rollout *ro, int na) {
     return Gm;
 }
 
-static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
+static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
+                                                          const mlc_actuation *act,
+                                                          int forced) {
     const mlc_model *mod = ro->mod;
     const mlc_sim_settings *set = &mod->set;
     const int n4 = mod->n4, r = mod->r, ns = mod->ns, ma = mod->ma, nca = mod->nca;
@@ -539,6 +541,25 @@ static int step_impl(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     PROF_MARK(t_finish);
     return d2 > 1e6 * mod->extent * mod->extent; /* |Δcom| > 1e3 × extent: runaway */
 }
+
+/* The step itself is compiled twice too (its own small loops then run 4-wide on the AVX2
+ * path; no loop reassociates a sum, so the paths stay bit-identical), selected with the
+ * kernels. */
+static int step_base(mlc_rollout *ro, const mlc_actuation *act, int forced) {
+    return step_body(ro, act, forced);
+}
+static int (*step_impl)(mlc_rollout *, const mlc_actuation *, int) = step_base;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(MLC_NO_KERNEL_CLONES)
+__attribute__((target("avx2"))) static int step_avx2(mlc_rollout *ro, const mlc_actuation *act,
+                                                     int forced) {
+    return step_body(ro, act, forced);
+}
+__attribute__((constructor)) static void select_step(void) {
+    select_kernels(); /* constructors run in no guaranteed order: decide here too */
+    if (rows3 == rows3_v4) step_impl = step_avx2;
+}
+#endif
 
 int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act) { return step_impl(ro, act, 0); }
 int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act) {
