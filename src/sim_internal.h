@@ -75,6 +75,7 @@ struct mlc_rollout {
     double *PR;         /* 9 × npad, lane by lane: rotations R_c, Ω_c (passive first) of the
                            last iteration, entry (k, j) of cluster c at (3k + j)·npad + c */
     double *qs;         /* 4 × npad: warm-start quaternions of R_c and Ω_c, lane by lane */
+    double *scl;        /* npad: each lane's rotation coefficient scale (μ or γ) */
     double qbody[4];
     double *xc, *xp;    /* nsp×3 (block k at k·nsp): sample positions at z_n and z_{n−1} */
     int x_valid;        /* xc holds S z_n of the current zc (so the next step's xp is xc) */

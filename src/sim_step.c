@@ -78,7 +78,7 @@ void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
     double *bufs[] = {ro->zc,   ro->zp, ro->zn, ro->q,   ro->b0, ro->zs0, ro->ba,
                       ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QG, ro->PR,
-                      ro->qs, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
+                      ro->qs, ro->scl, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
                       ro->GT,   ro->Gm, ro->Ym};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
@@ -108,6 +108,7 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->GT = mlc_calloc(ldc * n4, sizeof(double))) != NULL;
     ok &= (ro->PR = mlc_calloc(npad * 9, sizeof(double))) != NULL;
     ok &= (ro->qs = mlc_calloc(npad * 4, sizeof(double))) != NULL;
+    ok &= (ro->scl = mlc_calloc(npad, sizeof(double))) != NULL;
     ok &= (ro->xc = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
     ok &= (ro->xp = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
     ok &= (ro->xs = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
@@ -398,6 +399,8 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     memcpy(z, set->guess_previous ? zc : ro->q, sizeof(double) * (size_t)r);
     int it, na = 0, prev_na = ro->contacts;
     const double pscale = forced ? mu + gam : mu;
+    double *scl = ro->scl; /* per lane: μ (μ + γ when forced) for passive clusters, else γ */
+    for (int c = 0; c < (int)npad; c++) scl[c] = c < ncp ? pscale : gam;
     double *F = ro->Fall, *C = ro->coef, *PR = ro->PR;
     /* Columns of the combined maps: 3ncp passive, then 3nca actuation (not when forced). */
     const int npol = forced ? ncp : ncp + nca, ncol = 3 * npol;
@@ -414,7 +417,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
             const double *P0 = PR + 3 * k * npad, *P1 = P0 + npad, *P2 = P1 + npad;
             double *Ck = C + k * ldc;
             for (size_t c = 0; c < npad; c++) {
-                double sc = (int)c < ncp ? pscale : gam;
+                double sc = scl[c];
                 Ck[3 * c] = sc * P0[c], Ck[3 * c + 1] = sc * P1[c], Ck[3 * c + 2] = sc * P2[c];
             }
         }
