@@ -30,6 +30,9 @@
 #   BENCH_TMP          scratch directory for generated meshes and runs (default
 #                      /tmp/modalloco-bench); never inside the repository
 #   BENCH_SKIP_KOALA=1 skip the koala stress row (its precompute alone takes about a minute)
+#   MLC_NO_AVX2=1      run everything on the SSE2 baseline kernels instead of the AVX2 ones
+#                      (read by the program itself; results are bit-identical, only slower).
+#                      The indep part prints which kernel path bench_sim used.
 # Threads: OPENBLAS_NUM_THREADS=1 is exported (TOOLCHAIN.md §5: faster on 2 cores).
 # Output: one table per part on stdout; raw logs stay in $BENCH_TMP.
 set -euo pipefail
@@ -127,6 +130,7 @@ fi
 if [[ " $PARTS " == *" indep "* ]]; then
     echo
     echo "== (b) mesh independence: Bat settings (w=5 m=3 |Cp|=10 |I|=20), spot at three resolutions"
+    "$BUILD/bench_sim" 1 --config 5,3,10,20 | grep '^kernels:' || true
     printf "%-10s %8s %8s | %10s %10s | %11s %14s\n" mesh verts tets "us/step" "cpu us" "subspace s" "n log n ratio"
     base_t=""; base_n=""
     for mname in spot spot_mid spot_fine; do
