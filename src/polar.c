@@ -246,16 +246,45 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
 #pragma GCC optimize("no-math-errno", "no-trapping-math")
 #endif
 
+/* Lane square roots (PL a multiple of 4): on x86-64 the packed square root instructions, which
+ * round exactly like sqrt (IEEE); a plain sqrt loop would stay scalar, since GCC keeps its errno
+ * branch. avx selects the 4-wide form (only inlined into the AVX2 copy). */
+#if defined(__GNUC__) && defined(__x86_64__)
+typedef double mlc_p2d __attribute__((vector_size(16), aligned(8)));
+static inline __attribute__((always_inline)) void sqrt_lanes2(int PL, double *o,
+                                                             const double *x) {
+    for (int l = 0; l < PL; l += 2)
+        *(mlc_p2d *)(void *)(o + l) =
+            __builtin_ia32_sqrtpd(*(const mlc_p2d *)(const void *)(x + l));
+}
+#else
+static inline void sqrt_lanes2(int PL, double *o, const double *x) {
+    for (int l = 0; l < PL; l++) o[l] = sqrt(x[l]);
+}
+#endif
+#ifdef MLC_POLAR_AVX2
+typedef double mlc_p4d __attribute__((vector_size(32), aligned(8)));
+__attribute__((target("avx2"))) static void sqrt_lanes4(int PL, double *o, const double *x) {
+    for (int l = 0; l < PL; l += 4)
+        *(mlc_p4d *)(void *)(o + l) =
+            __builtin_ia32_sqrtpd256(*(const mlc_p4d *)(const void *)(x + l));
+}
+#define SQRT_LANES(avx, PL, o, x) ((avx) ? sqrt_lanes4(PL, o, x) : sqrt_lanes2(PL, o, x))
+#else
+#define SQRT_LANES(avx, PL, o, x) sqrt_lanes2(PL, o, x)
+#endif
+
 /* One block of PL lanes (PL a constant after inlining; nl ≤ PL used). Lanes nl..PL−1 of every
  * row are read and written as scratch. A_kj of lane l at A[(3k + j)·lda + l], q_k at
  * q[k·ldq + l], R_kj at R[(3k + j)·ldr + l].
  * Lane state: 0 on the Newton path, 1 finished (q final), 2 converged (apply x to q),
  * 3 fallback to mlc_polar. */
 static inline __attribute__((always_inline)) int
-polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *restrict q,
-            size_t ldq, double *restrict R, size_t ldr, int *restrict work) {
+polar_block(const int PL, const int avx, int nl, const double *restrict A, size_t lda,
+            double *restrict q, size_t ldq, double *restrict R, size_t ldr, int *restrict work) {
     double a[9][PLMAX], qw[4][PLMAX], scale[PLMAX];
     long state[PLMAX], n[PLMAX];
+    (void)avx; /* only read where an AVX2 copy exists */
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
             for (int l = 0; l < PL; l++) a[k + 3 * j][l] = A[(3 * k + j) * lda + l];
@@ -277,9 +306,9 @@ polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *
         state[l] = (warm & ~nz & 1) | (~warm & 3);
         n[l] = 0;
     }
-    /* Square roots in loops of their own: GCC keeps sqrt's errno check (a branch) even with
-     * no-math-errno set per function, which would keep a whole lane loop scalar. */
-    for (int l = 0; l < PL; l++) scale[l] = 2 * sqrt(nA2v[l]);
+    /* Square roots in loops of their own (SQRT_LANES above). */
+    SQRT_LANES(avx, PL, scale, nA2v);
+    for (int l = 0; l < PL; l++) scale[l] = 2 * scale[l];
     /* warm_matrix: S = K(R(q)ᵀ A), lane by lane. */
     double S00[PLMAX], S11[PLMAX], S22[PLMAX], S33[PLMAX], S01[PLMAX], S02[PLMAX], S03[PLMAX],
         S12[PLMAX], S13[PLMAX], S23[PLMAX];
@@ -369,7 +398,8 @@ polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *
     /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). Lanes still at 0 after 12
      * steps did not converge: mlc_polar decides. */
     double rt[PLMAX];
-    for (int l = 0; l < PL; l++) rt[l] = sqrt(1 + XX[l]);
+    for (int l = 0; l < PL; l++) rt[l] = 1 + XX[l];
+    SQRT_LANES(avx, PL, rt, rt);
     for (int l = 0; l < PL; l++) {
         state[l] |= -(long)(state[l] == 0) & 3;
         double a0 = qw[0][l], b = qw[1][l], c = qw[2][l], d = qw[3][l];
@@ -434,17 +464,18 @@ polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *
 
 /* All problems: blocks of 8 lanes, then blocks of 4 (the arrays have ld ≥ n rounded up to 4). */
 static inline __attribute__((always_inline)) int
-polar_lanes_body(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
+polar_lanes_body(const int avx, int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
                  size_t ldr, int *work) {
     int total = 0, b = 0;
     for (; n - b > 16; b += 8)
-        total += polar_block(8, 8, A + b, lda, q + b, ldq, R + b, ldr, work ? work + b : NULL);
+        total += polar_block(8, avx, 8, A + b, lda, q + b, ldq, R + b, ldr,
+                             work ? work + b : NULL);
     int nl = n - b, *wb = work ? work + b : NULL; /* the last ≤ 16 in one block */
     A += b, q += b, R += b;
-    if (nl > 12) return total + polar_block(16, nl, A, lda, q, ldq, R, ldr, wb);
-    if (nl > 8) return total + polar_block(12, nl, A, lda, q, ldq, R, ldr, wb);
-    if (nl > 4) return total + polar_block(8, nl, A, lda, q, ldq, R, ldr, wb);
-    if (nl > 0) return total + polar_block(4, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 12) return total + polar_block(16, avx, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 8) return total + polar_block(12, avx, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 4) return total + polar_block(8, avx, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 0) return total + polar_block(4, avx, nl, A, lda, q, ldq, R, ldr, wb);
     return total;
 }
 
@@ -452,14 +483,14 @@ typedef int (*polar_lanes_fn)(int, const double *, size_t, double *, size_t, dou
                               int *);
 static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_t ldq,
                             double *R, size_t ldr, int *work) {
-    return polar_lanes_body(n, A, lda, q, ldq, R, ldr, work);
+    return polar_lanes_body(0, n, A, lda, q, ldq, R, ldr, work);
 }
 static polar_lanes_fn polar_lanes_sel = polar_lanes_base;
 #ifdef MLC_POLAR_AVX2
 __attribute__((target("avx2"))) static int polar_lanes_avx2(int n, const double *A, size_t lda,
                                                             double *q, size_t ldq, double *R,
                                                             size_t ldr, int *work) {
-    return polar_lanes_body(n, A, lda, q, ldq, R, ldr, work);
+    return polar_lanes_body(1, n, A, lda, q, ldq, R, ldr, work);
 }
 __attribute__((constructor)) static void polar_select(void) {
     const char *env = getenv("MLC_NO_AVX2");
