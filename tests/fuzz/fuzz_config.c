@@ -4,6 +4,10 @@
 #include "fuzz_util.h"
 #include "modalloco/config.h"
 
+#ifndef FUZZ_NAME /* fuzz_params.c reuses this target under its own name */
+#define FUZZ_NAME "config"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_write("in.json", data, size);
@@ -13,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mlc_config_defaults(&cfg);
     mlc_status st = mlc_config_load_file(&cfg, path, &err);
     if (st == MLC_OK) st = mlc_config_validate(&cfg, &err);
-    fuzz_check_msg(st, &err, "config");
+    fuzz_check_msg(st, &err, FUZZ_NAME);
     if (st != MLC_OK && st != MLC_EPARSE && st != MLC_EINVAL) abort();
     if (st == MLC_OK) {
         char *text = mlc_config_to_json(&cfg);
@@ -33,6 +37,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         mlc_free(text);
         mlc_free(text2);
     }
-    fuzz_check_live(live, "config");
+    fuzz_check_live(live, FUZZ_NAME);
     return 0;
 }
