@@ -414,25 +414,12 @@ fail:
 
 /* ---- Public: contact samples -------------------------------------------------------------- */
 
-mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, int *samples, int *nsamples,
-                               mlc_err *err) {
-    if (!mesh || !nsamples || count < 0 || (count > 0 && !samples))
-        return mlc_errf(err, MLC_EINVAL, "contact samples: invalid arguments (count %d)", count);
-    *nsamples = 0;
-    if (count == 0 || mesh->nf == 0) return MLC_OK;
+/* Farthest-point steps from `cur` until n reaches `count`, choosing among the vertices with
+ * allowed[v] (NULL: all); dist is the squared distance of every boundary vertex to the
+ * nearest chosen sample (-1: not boundary, or chosen). Returns the new count. */
+static int farthest_points(const mlc_mesh *mesh, double *dist, const unsigned char *allowed,
+                           int cur, int n, int count, int *samples) {
     const int nv = mesh->nv;
-    /* dist[v] = squared distance to the nearest sample for boundary vertices, -1 otherwise
-     * (and -1 again once chosen, so a chosen vertex is never picked twice even if two
-     * vertices coincide). */
-    double *dist = mlc_malloc((size_t)nv * sizeof *dist);
-    if (!dist) return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
-    for (int i = 0; i < nv; i++) dist[i] = -1;
-    for (int i = 0; i < 3 * mesh->nf; i++) dist[mesh->F[i]] = HUGE_VAL;
-
-    int cur = -1;
-    for (int i = 0; i < nv; i++)
-        if (dist[i] >= 0 && (cur < 0 || mesh->X[3 * i + 1] < mesh->X[3 * cur + 1])) cur = i;
-    int n = 0;
     while (cur >= 0 && n < count) {
         samples[n++] = cur;
         dist[cur] = -1;
@@ -445,11 +432,64 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, int *samples, in
             double t = dx * dx + dy * dy + dz * dz;
             if (t < dist[i]) dist[i] = t;
             /* Strict > keeps the smallest index among equally far vertices. */
-            if (next < 0 || dist[i] > dist[next]) next = i;
+            if ((!allowed || allowed[i]) && (next < 0 || dist[i] > dist[next])) next = i;
         }
         cur = next;
     }
+    return n;
+}
+
+/* The next sample of the whole-surface stage: the boundary vertex farthest from every chosen
+ * one (smallest index among ties), or -1. */
+static int farthest_remaining(const double *dist, int nv) {
+    int next = -1;
+    for (int i = 0; i < nv; i++)
+        if (dist[i] >= 0 && (next < 0 || dist[i] > dist[next])) next = i;
+    return next;
+}
+
+mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int *samples,
+                               int *nsamples, mlc_err *err) {
+    if (!mesh || !nsamples || count < 0 || (count > 0 && !samples) || !(band >= 0))
+        return mlc_errf(err, MLC_EINVAL, "contact samples: invalid arguments (count %d)", count);
+    *nsamples = 0;
+    if (count == 0 || mesh->nf == 0) return MLC_OK;
+    const int nv = mesh->nv;
+    /* dist[v] = squared distance to the nearest sample for boundary vertices, -1 otherwise
+     * (and -1 again once chosen, so a chosen vertex is never picked twice even if two
+     * vertices coincide). */
+    double *dist = mlc_malloc((size_t)nv * sizeof *dist);
+    unsigned char *low = band > 0 ? mlc_calloc((size_t)nv, 1) : NULL;
+    if (!dist || (band > 0 && !low)) {
+        mlc_free(dist);
+        mlc_free(low);
+        return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
+    }
+    for (int i = 0; i < nv; i++) dist[i] = -1;
+    for (int i = 0; i < 3 * mesh->nf; i++) dist[mesh->F[i]] = HUGE_VAL;
+
+    int cur = -1;
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (int i = 0; i < nv; i++) {
+        if (dist[i] < 0) continue;
+        if (cur < 0 || mesh->X[3 * i + 1] < mesh->X[3 * cur + 1]) cur = i;
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
+    }
+    int n = 0;
+    if (band > 0) {
+        /* Stage 1: the lower band, where an upright body touches the ground. */
+        double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+        double top = mesh->X[3 * cur + 1] + band * extent;
+        for (int i = 0; i < nv; i++) low[i] = dist[i] >= 0 && mesh->X[3 * i + 1] <= top;
+        int nlow = (int)(MLC_CONTACT_BAND_SHARE * count + 0.5);
+        n = farthest_points(mesh, dist, low, cur, 0, MLC_MAX(nlow, 1), samples);
+        cur = farthest_remaining(dist, nv);
+    }
+    /* Stage 2 (or the only stage): the whole surface, continuing the same distances. */
+    n = farthest_points(mesh, dist, NULL, cur, n, count, samples);
     *nsamples = n;
     mlc_free(dist);
+    mlc_free(low);
     return MLC_OK;
 }

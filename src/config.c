@@ -59,9 +59,14 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "subspace.actuation_clusters", .type_name = "int", .default_json = "1",
      .range = ">= 1", .meaning = "actuation clusters |C_a|",
      .type = MLC_CFG_INT, FIELD(subspace.actuation_clusters), GE(1)},
-    {.name = "subspace.contact_samples", .type_name = "int", .default_json = "20",
+    {.name = "subspace.contact_samples", .type_name = "int", .default_json = "64",
      .range = ">= 1", .meaning = "contact samples |I|",
      .type = MLC_CFG_INT, FIELD(subspace.contact_samples), GE(1)},
+    {.name = "subspace.contact_band", .type_name = "number", .default_json = "0.03",
+     .range = "in [0, 1]",
+     .meaning = "three quarters of the contact samples go to the boundary vertices at most "
+                "this × extent above the lowest one (0 = farthest-point over the whole surface)",
+     .type = MLC_CFG_NUMBER, FIELD(subspace.contact_band), BETWEEN('[', 0, 1, ']')},
     {.name = "subspace.cache", .type_name = "string", .default_json = "\"\"", .range = "",
      .meaning = "precompute cache file (\"\" = none)",
      .type = MLC_CFG_STRING, FIELD(subspace.cache), BYTES(subspace.cache)},
@@ -117,6 +122,10 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "start of a step's iterations: \"inertial\" (q) or \"previous\" (z_n)",
      .type = MLC_CFG_STRING, FIELD(sim.initial_guess), BYTES(sim.initial_guess),
      .choices = "inertial|previous"},
+    {.name = "sim.rayleigh", .type_name = "[α,β]", .default_json = "[0, 0]",
+     .range = "each >= 0",
+     .meaning = "Rayleigh damping: force −(α M + β K) v, α in 1/s, β in s (K: rest stiffness)",
+     .type = MLC_CFG_RANGE, FIELD(sim.rayleigh), GE(0)},
     {.name = "sim.gravity", .type_name = "[x,y,z]", .default_json = "[0, -9.81, 0]",
      .range = "", .meaning = "gravity, m/s²", .type = MLC_CFG_VEC3, FIELD(sim.gravity)},
 
@@ -132,6 +141,20 @@ const mlc_config_key mlc_config_keys[] = {
                 "(paper: normal velocity 0)",
      .type = MLC_CFG_STRING, FIELD(contact.projection), BYTES(contact.projection),
      .choices = "position|velocity"},
+    {.name = "contact.model", .type_name = "string", .default_json = "\"complementarity\"",
+     .range = "\"complementarity\" or \"equality\"",
+     .meaning = "\"complementarity\" (forces only push, solved exactly) or \"equality\" "
+                "(the paper's constraints, which can pull; for comparisons)",
+     .type = MLC_CFG_STRING, FIELD(contact.model), BYTES(contact.model),
+     .choices = "complementarity|equality"},
+    {.name = "contact.push_speed", .type_name = "number", .default_json = "0.1",
+     .range = ">= 0",
+     .meaning = "m/s: the fastest a sample below the ground is pushed back out",
+     .type = MLC_CFG_NUMBER, FIELD(contact.push_speed), GE(0)},
+    {.name = "contact.friction", .type_name = "number", .default_json = "0", .range = ">= 0",
+     .meaning = "Coulomb limit μ_f: friction force ≤ μ_f × normal force (0 = the paper's "
+                "damping alone, unbounded)",
+     .type = MLC_CFG_NUMBER, FIELD(contact.friction), GE(0)},
     {.name = "contact.ground_height", .type_name = "number", .default_json = "0", .range = "",
      .meaning = "y of the ground plane",
      .type = MLC_CFG_NUMBER, FIELD(contact.ground_height)},
@@ -159,7 +182,7 @@ const mlc_config_key mlc_config_keys[] = {
                 "max(0, alignment), which rarely ties at 0",
      .type = MLC_CFG_STRING, FIELD(objective.align_mode), BYTES(objective.align_mode),
      .choices = "min|mean"},
-    {.name = "objective.upright", .type_name = "bool", .default_json = "false", .range = "",
+    {.name = "objective.upright", .type_name = "bool", .default_json = "true", .range = "",
      .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling over)",
      .type = MLC_CFG_BOOL, FIELD(objective.upright)},
     {.name = "objective.work_abs", .type_name = "bool", .default_json = "false", .range = "",
@@ -218,7 +241,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->subspace.skinning_modes = 5;
     cfg->subspace.passive_clusters = 10;
     cfg->subspace.actuation_clusters = 1;
-    cfg->subspace.contact_samples = 20;
+    cfg->subspace.contact_samples = 64;
+    cfg->subspace.contact_band = 0.03;
 
     cfg->actuation.modes = 10;
     cfg->actuation.sinusoids = 2;
@@ -239,6 +263,9 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->contact.enabled = 1;
     cfg->contact.damping = 0.2;
     strcpy(cfg->contact.projection, "position");
+    strcpy(cfg->contact.model, "complementarity");
+    cfg->contact.push_speed = 0.1;
+    cfg->contact.friction = 0.0;
     cfg->contact.ground_height = 0.0;
 
     strcpy(cfg->objective.kind, "locomotion");
@@ -247,7 +274,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->objective.align = 1;
     cfg->objective.work_penalty = 0.0;
     cfg->objective.work_abs = 0;
-    cfg->objective.upright = 0;
+    cfg->objective.upright = 1;
     strcpy(cfg->objective.align_mode, "min");
 
     cfg->cmaes.population = 16;

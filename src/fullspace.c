@@ -33,6 +33,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "modalloco/contact.h"
 #include "modalloco/polar.h"
 
 struct mlc_fullspace {
@@ -50,10 +51,14 @@ struct mlc_fullspace {
     double *gb;         /* 3×nv: Σ_{e∋v} V_e ∇φ_v, so Σ_e V_e F_e = Σ_v x_v gb_vᵀ */
     double *GS;         /* nv×ns: Q⁻¹ M Q⁻¹ e_{v_s} (one coordinate block) */
     double *Gss;        /* ns×ns: its rows at the samples (Gram matrix of the contact system) */
+    double *QiE;        /* nv×ns: Q⁻¹ e_{v_s}, the motion per unit force on sample s (one block) */
+    double *Dss;        /* ns×ns: its rows at the samples, the Delassus matrix (contact.h) */
     double total_mass, extent, ground_tol, com_rest[3];
     cholmod_common cc;
     int cc_started;
     cholmod_factor *L;  /* of the nv×nv block of Q */
+    cholmod_sparse *K;  /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
+    cholmod_dense *Xn, *KX; /* nv×3: x_n and K x_n (Rayleigh β) */
     cholmod_dense *B;   /* nv×3 right-hand side (coordinate blocks) */
     cholmod_dense *Xs, *Ysw, *Esw; /* solution and cholmod_solve2 workspace (reused) */
     /* state */
@@ -70,6 +75,8 @@ struct mlc_fullspace {
     double *xsc, *xsp;    /* 3×ns sample positions at x_n and x_{n−1} */
     int *active;          /* ns */
     double *ys, *Gm, *Ym; /* ns, ns×ns, ns×3 */
+    mlc_contact cs;       /* complementarity contact */
+    double *yst, *yt, *ct; /* ns each: y at x*, normal targets, friction right-hand sides */
 };
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -78,6 +85,9 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     if (!fs) return;
     if (fs->cc_started) {
         cholmod_free_factor(&fs->L, &fs->cc);
+        cholmod_free_sparse(&fs->K, &fs->cc);
+        cholmod_free_dense(&fs->Xn, &fs->cc);
+        cholmod_free_dense(&fs->KX, &fs->cc);
         cholmod_free_dense(&fs->B, &fs->cc);
         cholmod_free_dense(&fs->Xs, &fs->cc);
         cholmod_free_dense(&fs->Ysw, &fs->cc);
@@ -87,13 +97,15 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb, fs->GS,
                       fs->Gss, fs->xc, fs->xp,  fs->xn,   fs->q,    fs->b0,   fs->xi,
                       fs->abar, fs->Ye, fs->Fp, fs->Rp,   fs->qp,   fs->Hc,   fs->Om,
-                      fs->qa,  fs->xsc, fs->xsp, fs->ys,  fs->Gm,   fs->Ym};
+                      fs->qa,  fs->xsc, fs->xsp, fs->ys,  fs->Gm,   fs->Ym,
+                      fs->QiE, fs->Dss, fs->yst, fs->yt, fs->ct};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(fs->T);
     mlc_free(fs->pcl);
     mlc_free(fs->acl);
     mlc_free(fs->samples);
     mlc_free(fs->active);
+    mlc_contact_destroy(&fs->cs);
     mlc_free(fs);
 }
 
@@ -154,11 +166,24 @@ static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const m
     if (!A) return cholmod_fail(fs, err, "assembling the Laplacian");
     const int *Ap = A->p, *Ai = A->i;
     double *Ax = A->x, ih2 = 1.0 / (fs->set.dt * fs->set.dt), k = fs->set.mu + fs->set.gamma;
+    /* Rayleigh damping adds (αM + βK)/h (sim.h). */
+    const double ra = fs->set.rayleigh[0] / fs->set.dt, rb = fs->set.rayleigh[1] / fs->set.dt;
+    for (int j = 0; j < fs->nv; j++)
+        for (int p = Ap[j]; p < Ap[j + 1]; p++) Ax[p] *= k;
+    if (rb != 0) {
+        fs->K = cholmod_copy_sparse(A, &fs->cc);
+        fs->Xn = cholmod_zeros((size_t)fs->nv, 3, CHOLMOD_REAL, &fs->cc);
+        fs->KX = cholmod_zeros((size_t)fs->nv, 3, CHOLMOD_REAL, &fs->cc);
+        if (!fs->K || !fs->Xn || !fs->KX) {
+            cholmod_free_sparse(&A, &fs->cc);
+            return cholmod_fail(fs, err, "copying the stiffness matrix");
+        }
+    }
     for (int j = 0; j < fs->nv; j++) {
         int found = 0;
         for (int p = Ap[j]; p < Ap[j + 1]; p++) {
-            Ax[p] *= k;
-            if (Ai[p] == j) Ax[p] += ih2 * fs->mass[j], found = 1;
+            Ax[p] *= 1 + rb;
+            if (Ai[p] == j) Ax[p] += (ih2 + ra) * fs->mass[j], found = 1;
         }
         if (!found) {
             cholmod_free_sparse(&A, &fs->cc);
@@ -172,7 +197,8 @@ static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const m
     return MLC_OK;
 }
 
-/* Contact columns GS = Q⁻¹ M Q⁻¹ E (E the sample indicator columns) and Gss = Eᵀ GS. */
+/* Contact columns: QiE = Q⁻¹ E (E the sample indicator columns) and the Delassus matrix
+ * Dss = Eᵀ QiE (complementarity); GS = Q⁻¹ M Q⁻¹ E and Gss = Eᵀ GS (equality). */
 static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
     int nv = fs->nv, ns = fs->ns;
     if (ns == 0) return MLC_OK;
@@ -184,6 +210,10 @@ static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
     cholmod_free_dense(&E, &fs->cc);
     if (!Y) return cholmod_fail(fs, err, "solving for the contact columns");
     double *Yx = Y->x;
+    memcpy(fs->QiE, Yx, sizeof(double) * (size_t)nv * ns);
+    for (int s = 0; s < ns; s++)
+        for (int u = 0; u < ns; u++)
+            fs->Dss[u + (size_t)ns * s] = fs->QiE[fs->samples[u] + (size_t)nv * s];
     for (int s = 0; s < ns; s++)
         for (int i = 0; i < nv; i++) Yx[i + (size_t)nv * s] *= fs->mass[i];
     cholmod_dense *G = cholmod_solve(CHOLMOD_A, fs->L, Y, &fs->cc);
@@ -241,6 +271,11 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
     ok &= (fs->ys = mlc_calloc(nsx, sizeof(double))) != NULL;
     ok &= (fs->Gm = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
     ok &= (fs->Ym = mlc_calloc(nsx * 3, sizeof(double))) != NULL;
+    ok &= (fs->QiE = mlc_calloc((size_t)nv * nsx, sizeof(double))) != NULL;
+    ok &= (fs->Dss = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
+    ok &= (fs->yst = mlc_calloc(nsx, sizeof(double))) != NULL;
+    ok &= (fs->yt = mlc_calloc(nsx, sizeof(double))) != NULL;
+    ok &= (fs->ct = mlc_calloc(nsx, sizeof(double))) != NULL;
     if (!ok) {
         st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d vertices, %d tets)", nv, nt);
         goto fail;
@@ -287,6 +322,10 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
         goto fail;
     }
     if ((st = contact_columns(fs, err)) != MLC_OK) goto fail;
+    if (mlc_contact_create(&fs->cs, ns, fs->Dss, fs->ground_tol, settings->friction) != MLC_OK) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the contact solver");
+        goto fail;
+    }
 
     mlc_fullspace_reset(fs);
     mlc_fullspace_com(fs, fs->X, fs->com_rest);
@@ -319,6 +358,7 @@ void mlc_fullspace_reset(mlc_fullspace *fs) {
     fs->last_work = 0;
     fs->last_iterations = 0;
     reset_rotations(fs);
+    mlc_contact_reset(&fs->cs);
 }
 
 void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev) {
@@ -390,6 +430,46 @@ static int finite_vec(const double *x, size_t n) {
     return s == 0;
 }
 
+/* Complementarity contact, as sim_step.c's (contact.h): normal targets from x_n (the ground,
+ * or at most push_speed·h above a penetrating sample; "velocity": y_n), friction targets
+ * x_n + μ_c (x_n − x_{n−1}); a force on sample s moves every coordinate block by Q⁻¹ e_s.
+ * xs is x* (nv×3 blocks), x (3×nv) receives the correction. Returns the samples in contact. */
+static int contact_complementarity(mlc_fullspace *fs, const double *xs, double *x,
+                                   int first_iteration) {
+    const mlc_sim_settings *set = &fs->set;
+    const int ns = fs->ns, nv = fs->nv;
+    const size_t nvs = (size_t)nv;
+    if (first_iteration)
+        for (int s = 0; s < ns; s++) {
+            double g = set->ground, yn = fs->xsc[3 * s + 1];
+            if (set->projection_velocity)
+                g = fmin(g, yn);
+            else if (yn < g - fs->ground_tol)
+                g = fmin(g, yn + set->push_speed * set->dt);
+            fs->yt[s] = g;
+        }
+    for (int s = 0; s < ns; s++) fs->yst[s] = xs[fs->samples[s] + nvs];
+    mlc_contact *cs = &fs->cs;
+    int np = mlc_contact_solve_normal(cs, fs->yst, fs->yt);
+    for (int k = 0; k < 3 && np > 0; k += 2) {
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b];
+            const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
+            fs->ct[b] = xo[k] + set->damping * (xo[k] - xq[k]) - xs[fs->samples[s] + nvs * k];
+        }
+        mlc_contact_solve_friction(cs, k, fs->ct);
+    }
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        const double *g = fs->QiE + nvs * s;
+        for (int k = 0; k < 3; k++) {
+            double f = cs->lam[(size_t)k * ns + s];
+            for (int i = 0; i < nv; i++) x[3 * i + k] += g[i] * f;
+        }
+    }
+    return np;
+}
+
 /* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. */
 static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
     const int nt = fs->nt, nca = fs->nca;
@@ -447,9 +527,19 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         }
     }
     for (size_t i = 0; i < v3; i++) fs->q[i] = 2 * xc[i] - xp[i];
+    const double ra = set->rayleigh[0] / set->dt, rb = set->rayleigh[1] / set->dt;
     for (int i = 0; i < nv; i++)
         for (int k = 0; k < 3; k++)
-            fs->b0[i + nvs * k] = fs->mass[i] * (ih2 * fs->q[3 * i + k] + set->gravity[k]);
+            fs->b0[i + nvs * k] =
+                fs->mass[i] * (ih2 * fs->q[3 * i + k] + set->gravity[k] + ra * xc[3 * i + k]);
+    if (fs->K) { /* + β K x_n / h */
+        double *xn = fs->Xn->x, one[2] = {1, 0}, zero[2] = {0, 0};
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++) xn[i + nvs * k] = xc[3 * i + k];
+        if (!cholmod_sdmult(fs->K, 0, one, zero, fs->Xn, fs->KX, &fs->cc)) return MLC_ENOMEM;
+        const double *kx = fs->KX->x;
+        for (size_t i = 0; i < 3 * nvs; i++) fs->b0[i] += rb * kx[i];
+    }
     int contact = set->contact && ns > 0;
     if (contact)
         for (int s = 0; s < ns; s++)
@@ -468,9 +558,14 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                             &fs->cc))
             return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
         const double *xs = fs->Xs->x; /* nv×3 blocks */
-        /* (4) contact: active set from x* */
+        /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
+        if (set->tolerance > 0) memcpy(fs->xi, x, sizeof(double) * v3);
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++) x[3 * i + k] = xs[i + nvs * k];
         na = 0;
-        if (contact)
+        if (contact && !set->contact_equality) {
+            na = contact_complementarity(fs, xs, x, it == 0);
+        } else if (contact) {
             for (int s = 0; s < ns; s++) {
                 double ys = xs[fs->samples[s] + nvs];
                 if (ys < set->ground - fs->ground_tol && ys - fs->xsc[3 * s + 1] < 0) {
@@ -479,11 +574,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                     na++;
                 }
             }
-        /* (5) x = x* + Q⁻¹ f_c */
-        if (set->tolerance > 0) memcpy(fs->xi, x, sizeof(double) * v3);
-        for (int i = 0; i < nv; i++)
-            for (int k = 0; k < 3; k++) x[3 * i + k] = xs[i + nvs * k];
-        if (na > 0) {
+        }
+        if (na > 0 && set->contact_equality) {
             double *Gm = fs->Gm, *Y = fs->Ym, diag = 0;
             for (int a = 0; a < na; a++) {
                 int s = fs->active[a], v = fs->samples[s];

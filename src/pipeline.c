@@ -54,6 +54,10 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->contact = cfg->contact.enabled;
     s->damping = cfg->contact.damping;
     s->projection_velocity = strcmp(cfg->contact.projection, "velocity") == 0;
+    s->contact_equality = strcmp(cfg->contact.model, "equality") == 0;
+    s->rayleigh[0] = cfg->sim.rayleigh[0], s->rayleigh[1] = cfg->sim.rayleigh[1];
+    s->push_speed = cfg->contact.push_speed;
+    s->friction = cfg->contact.friction;
     s->ground = cfg->contact.ground_height;
     s->density = cfg->material.density;
     s->mu = cfg->material.mu;
@@ -85,6 +89,7 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->passive_clusters = cfg->subspace.passive_clusters;
     s->actuation_clusters = cfg->subspace.actuation_clusters;
     s->contact_samples = cfg->subspace.contact_samples;
+    s->contact_band = cfg->subspace.contact_band;
     s->seed = (uint64_t)(int64_t)cfg->cmaes.seed;
 }
 

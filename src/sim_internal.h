@@ -7,6 +7,7 @@
 #ifndef MODALLOCO_SIM_INTERNAL_H
 #define MODALLOCO_SIM_INTERNAL_H
 
+#include "modalloco/contact.h"
 #include "modalloco/sim.h"
 
 /* Contact factors kept per rollout (keyed by the active set; measured at the Bat settings:
@@ -23,8 +24,11 @@ struct mlc_model {
     double *N;          /* n4×n4: Σ_i m_i s_i s_iᵀ, s_i = W_i ⊗ X̃_i (N = I₃⊗ this) */
     double *Q;          /* n4×n4: (μ + γ) Lap + N/h² */
     double *Lq;         /* n4×n4: lower Cholesky factor of Q (upper part zero) */
-    double *GS;         /* n4×ns: Q⁻¹ N Q⁻¹ S (contact correction per unit multiplier) */
-    double *Gss;        /* ns×ns: Sᵀ Q⁻¹ N Q⁻¹ S (Gram matrix of the contact system) */
+    double *GS;         /* n4×ns: Q⁻¹ N Q⁻¹ S (equality contact: correction per multiplier) */
+    double *Gss;        /* ns×ns: Sᵀ Q⁻¹ N Q⁻¹ S (equality contact: its Gram matrix) */
+    double *QiS;        /* n4×ns: Q₄⁻¹ s_s, the motion of z per unit contact force on sample s
+                           (complementarity contact; the same in every block) */
+    double *Dss;        /* ns×ns: s_uᵀ Q₄⁻¹ s_s, the Delassus matrix of the samples */
     double *Gp;         /* ncp × (n4×3): G_c = Σ_{e∈c} V_e G_e (unit μ) */
     double *Ka;         /* nca × ma × (n4×3): 𝒦_c[v] = Σ_{e∈c} V_e G_e Ŷ_{e,v}ᵀ, Ŷ_v = ∇(D_v)_e
                            for v < m and Ŷ_m = I (unit γ) */
@@ -43,6 +47,8 @@ struct mlc_model {
     double *ST;         /* n4 × nsp: ST[s + nsp·i] = S[s·n4 + i], zero for s ≥ ns */
     double *QiN;        /* n4×n4: Q₄⁻¹ N (so Q⁻¹ b0 = Q₄⁻¹N q/h² + g ⊗ Q₄⁻¹Σ m s, no solve) */
     double *Qig;        /* n4: Q₄⁻¹ Σ_i m_i s_i */
+    double *QiC;        /* n4×n4: Q₄⁻¹ C/h with C = αN + β(μ+γ)Lap, the Rayleigh damping
+                           (NULL when off): its rhs term is C z_n / h */
     double *zrest;      /* r */
     double com_rest[3];
     double extent;      /* largest bounding-box extent of the rest mesh */
@@ -93,13 +99,36 @@ struct mlc_rollout {
                            it is reused across iterations, steps and rollouts (bit-identical
                            to refactoring) */
     int cnext;          /* next entry to replace (round robin) */
+    mlc_contact cs;     /* complementarity contact: solver, scratch and last forces */
+    double *yt;         /* ns: each sample's normal target this step */
+    double *ct;         /* ns: friction right-hand sides of the samples in contact */
+    mlc_energy_ledger *ledger; /* optional energy bookkeeping (mlc_rollout_set_ledger) */
     mlc_step_profile *prof; /* optional timing (bench_sim --profile) */
     double *trace;      /* optional: iterations × r iterates of the last step (tests) */
     int trace_cap;
 };
 
+static inline double mlc__dot(const double *restrict a, const double *restrict b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* M (3×3, M[k + 3j] = t_kᵀ G[:, j]) for a 4w×3 map G. */
+static inline void mlc__block_map(const double *restrict z, const double *restrict G, int n4,
+                             double M[9]) {
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++) M[k + 3 * j] = mlc__dot(z + k * n4, G + n4 * j, n4);
+}
+
 /* Σ_e V_e F_e(z) (3×3 column-major), whose rotation is the body rotation R(t) of Eq. 17. */
 void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]);
+
+/* Energy terms (sim_energy.c): the actuation elastic energy of z for targets ā (ma values), and
+ * the ledger's updates around a step: before (ā_{n+1} in ro->abar, z_n current) and after it. */
+double mlc__energy_actuation(const mlc_model *mod, const double *z, const double *abar);
+void mlc__ledger_before_step(mlc_rollout *ro);
+void mlc__ledger_after_step(mlc_rollout *ro);
 
 /* Which copy of the step kernels runs: "avx2 (4-wide)", "sse2 (2-wide)" (no AVX2, or
  * MLC_NO_AVX2=1 in the environment) or "generic (2-wide)" (not x86-64 GCC). */

@@ -27,6 +27,8 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->Lq);
     mlc_free(mod->GS);
     mlc_free(mod->Gss);
+    mlc_free(mod->QiS);
+    mlc_free(mod->Dss);
     mlc_free(mod->Gp);
     mlc_free(mod->Ka);
     mlc_free(mod->Yg);
@@ -38,6 +40,7 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->GpT);
     mlc_free(mod->ST);
     mlc_free(mod->QiN);
+    mlc_free(mod->QiC);
     mlc_free(mod->Qig);
     mlc_free(mod->zrest);
     mlc_free(mod->W);
@@ -85,6 +88,15 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
                         "(got %g, %g, %g)", s->density, s->mu, s->gamma);
     if (!(s->damping >= 0 && s->damping < 1))
         return mlc_errf(err, MLC_EINVAL, "sim: contact damping %g must be in [0, 1)", s->damping);
+    if (!(s->rayleigh[0] >= 0) || !(s->rayleigh[1] >= 0) || !isfinite(s->rayleigh[0]) ||
+        !isfinite(s->rayleigh[1]))
+        return mlc_errf(err, MLC_EINVAL, "sim: Rayleigh damping [%g, %g] must be finite and >= 0",
+                        s->rayleigh[0], s->rayleigh[1]);
+    if (!(s->push_speed >= 0) || !isfinite(s->push_speed) || !(s->friction >= 0) ||
+        !isfinite(s->friction))
+        return mlc_errf(err, MLC_EINVAL,
+                        "sim: contact push speed %g and friction %g must be finite and >= 0",
+                        s->push_speed, s->friction);
     if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
         return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
     /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (METHOD §3). */
@@ -148,6 +160,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     int nsx = sub->ns > 0 ? sub->ns : 1;
     mod->GS = mlc_calloc((size_t)nsx * n4, sizeof(double));
     mod->Gss = mlc_calloc((size_t)nsx * nsx, sizeof(double));
+    mod->QiS = mlc_calloc((size_t)nsx * n4, sizeof(double));
+    mod->Dss = mlc_calloc((size_t)nsx * nsx, sizeof(double));
     mod->Gp = mlc_calloc((size_t)sub->ncp * n3, sizeof(double));
     mod->Ka = mlc_calloc((size_t)sub->nca * ma * n3, sizeof(double));
     mod->Yg = mlc_calloc((size_t)sub->nca * ma * ma, sizeof(double));
@@ -158,6 +172,7 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     mod->W = mlc_malloc(sizeof(double) * (size_t)nv * w);
     mod->X = mlc_malloc(sizeof(double) * (size_t)nv * 3);
     if (!G || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->GS || !mod->Gss ||
+        !mod->QiS || !mod->Dss ||
         !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum || !mod->S ||
         !mod->zrest || !mod->W || !mod->X) {
         st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", w, m);
@@ -269,8 +284,12 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
 
     /* ---- Q = (μ+γ) Lap + N/h², its Cholesky factor ---- */
     double ih2 = 1.0 / (settings->dt * settings->dt);
+    /* Rayleigh damping (1/2h)‖z − z_n‖²_C, C = αN + β(μ+γ)Lap, adds C/h to Q. */
+    const double ra = settings->rayleigh[0] / settings->dt,
+                 rb = settings->rayleigh[1] * (settings->mu + settings->gamma) / settings->dt;
     for (size_t i = 0; i < nn; i++)
-        mod->Q[i] = (settings->mu + settings->gamma) * mod->Lap[i] + ih2 * mod->N[i];
+        mod->Q[i] = (settings->mu + settings->gamma) * mod->Lap[i] + ih2 * mod->N[i] +
+                    ra * mod->N[i] + rb * mod->Lap[i];
     memcpy(mod->Lq, mod->Q, sizeof(double) * nn);
     lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n4, mod->Lq, n4);
     if (info != 0) {
@@ -319,6 +338,18 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
             mod->Gss[u + (size_t)sub->ns * s] =
                 dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
 
+    /* ---- complementarity contact (contact.h): a force λ on sample s moves every block by
+     * Q₄⁻¹ s_s λ, and the samples by the Delassus matrix D = S Q₄⁻¹ Sᵀ. S (ns rows of n4,
+     * contiguous) is Sᵀ column-major, so one multi-rhs solve gives Q₄⁻¹ Sᵀ. ---- */
+    if (sub->ns > 0) {
+        memcpy(mod->QiS, mod->S, sizeof(double) * (size_t)sub->ns * n4);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, sub->ns, mod->Lq, n4, mod->QiS, n4);
+        for (int s = 0; s < sub->ns; s++)
+            for (int u = 0; u < sub->ns; u++)
+                mod->Dss[u + (size_t)sub->ns * s] =
+                    dot_n(mod->S + (size_t)u * n4, 1, mod->QiS + (size_t)n4 * s, n4);
+    }
+
     /* ---- step layouts (sim_internal.h): transposed maps and Q₄⁻¹ N, Q₄⁻¹ Σ m s ---- */
     {
         int ncp = sub->ncp, ns = sub->ns, ncol = 3 * ncp;
@@ -337,6 +368,15 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         for (int i = 0; i < n4; i++)
             for (int q = 0; q < mod->nsp; q++)
                 mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
+        if (ra != 0 || rb != 0) {
+            mod->QiC = mlc_malloc(sizeof(double) * nn);
+            if (!mod->QiC) {
+                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+                goto fail;
+            }
+            for (size_t i = 0; i < nn; i++) mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
+            LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
+        }
         memcpy(mod->QiN, mod->N, sizeof(double) * nn);
         memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
         LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modalloco/contact.h"
 #include "modalloco/objective.h"
 #include "modalloco/polar.h"
 #include "sim_internal.h"
@@ -41,6 +42,9 @@ void mlc_sim_settings_default(mlc_sim_settings *s) {
     s->contact = 1;
     s->damping = 0.2;
     s->projection_velocity = 0;
+    s->contact_equality = 0;
+    s->push_speed = 0.1;
+    s->friction = 0;
     s->ground = 0;
     s->density = 1000;
     s->mu = 1e6;
@@ -83,6 +87,9 @@ void mlc_rollout_destroy(mlc_rollout *ro) {
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     mlc_free(ro->active);
     mlc_free(ro->cact);
+    mlc_contact_destroy(&ro->cs);
+    mlc_free(ro->yt);
+    mlc_free(ro->ct);
     mlc_free(ro);
 }
 
@@ -118,6 +125,10 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->cact = mlc_calloc(MLC_CONTACT_CACHE * ns, sizeof(int))) != NULL;
     ok &= (ro->Gm = mlc_calloc(MLC_CONTACT_CACHE * ns * ns, sizeof(double))) != NULL;
     ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
+    ok &= (ro->yt = mlc_calloc(ns, sizeof(double))) != NULL;
+    ok &= (ro->ct = mlc_calloc(ns, sizeof(double))) != NULL;
+    ok &= mlc_contact_create(&ro->cs, mod->ns, mod->Dss, mod->ground_tol,
+                             mod->set.friction) == MLC_OK;
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
@@ -154,6 +165,7 @@ void mlc_rollout_reset(mlc_rollout *ro) {
     ro->last_iterations = 0;
     ro->x_valid = 0;
     reset_rotations(ro);
+    mlc_contact_reset(&ro->cs);
 }
 
 void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_prev) {
@@ -177,11 +189,6 @@ void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap) {
 
 /* ---- small kernels ----------------------------------------------------------------------- */
 
-static inline double dot(const double *restrict a, const double *restrict b, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
 
 /* x ← Q₄⁻¹ x with the lower Cholesky factor L (column-major n×n). */
 static void chol_solve(const double *restrict L, int n, double *restrict x) {
@@ -197,13 +204,6 @@ static void chol_solve(const double *restrict L, int n, double *restrict x) {
         for (int i = j + 1; i < n; i++) s -= col[i] * x[i];
         x[j] = s / col[j];
     }
-}
-
-/* M (3×3, M[k + 3j] = t_kᵀ G[:, j]) for a 4w×3 map G. */
-static inline void block_map(const double *restrict z, const double *restrict G, int n4,
-                             double M[9]) {
-    for (int j = 0; j < 3; j++)
-        for (int k = 0; k < 3; k++) M[k + 3 * j] = dot(z + k * n4, G + n4 * j, n4);
 }
 
 /* b_k += s Σ_j R[k, j] G[:, j] for k = 0..2 (the rhs of tr(Rᵀ F) terms, §11). */
@@ -329,6 +329,123 @@ static const double *contact_factor(mlc_rollout *ro, int na) {
     return Gm;
 }
 
+/* ---- contact (step phase 4–5): z holds z* on entry and z* + Q⁻¹ f_c on exit; returns the
+ * number of samples in contact. ---------------------------------------------------------- */
+
+/* The paper's rule (contact.model "equality"): samples below the ground and moving down are
+ * active; their y ends at the ground ("position") or at y_n ("velocity") and their x, z move
+ * by μ_c × the previous step's tangential displacement, as equality constraints with the
+ * force of least fᵀN⁻¹f (damped pseudo-inverse, MLC_SIM_CONTACT_RCOND). Kept for comparisons:
+ * its multipliers can pull, and a squashed body can be launched by the position targets. */
+static int contact_equality(mlc_rollout *ro, double *z, int prev_na) {
+    const mlc_model *mod = ro->mod;
+    const mlc_sim_settings *set = &mod->set;
+    const int n4 = mod->n4, ns = mod->ns;
+    const size_t nsp = (size_t)mod->nsp;
+    /* All three blocks in one pass while many samples are active (as in the previous
+     * iteration), else first y alone for the test, then x and z of the active ones. */
+    int fused = prev_na > 4, na = 0;
+    if (fused)
+        rows3(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs, nsp);
+    else
+        rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ro->xs + nsp);
+    const double *xcy = ro->xc + nsp, *ysa = ro->xs + nsp;
+    for (int s = 0; s < ns; s++) {
+        double ys = ysa[s];
+        if (ys < set->ground - mod->ground_tol && ys - xcy[s] < 0) {
+            ro->active[na] = s;
+            ro->ys[na] = ys; /* keep y* for the target below */
+            na++;
+        }
+    }
+    if (!fused && na > 4) {
+        rows1(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs);
+        rows1(ro->zs + 2 * n4, n4, mod->ST, nsp, (int)nsp, ro->xs + 2 * nsp);
+    } else if (!fused) { /* the same sums as the kernels', sample by sample */
+        const double *zx = ro->zs, *zz = ro->zs + 2 * n4;
+        for (int a = 0; a < na; a++) {
+            const double *col = mod->ST + ro->active[a];
+            double sx = zx[0] * col[0], sz = zz[0] * col[0];
+            for (int i = 1; i < n4; i++) {
+                double g = col[nsp * i];
+                sx += zx[i] * g, sz += zz[i] * g;
+            }
+            ro->xs[ro->active[a]] = sx, ro->xs[2 * nsp + ro->active[a]] = sz;
+        }
+    }
+    if (na == 0) return 0;
+    double *Y = ro->Ym;
+    const double *x0 = ro->xc, *x2 = ro->xc + 2 * nsp, *o0 = ro->xp, *o2 = ro->xp + 2 * nsp;
+    for (int a = 0; a < na; a++) { /* Y[4a + k]: the three blocks side by side */
+        int s = ro->active[a];
+        double ytarget = set->projection_velocity ? ro->xc[nsp + s] : set->ground;
+        Y[4 * a] = x0[s] + set->damping * (x0[s] - o0[s]) - ro->xs[s];
+        Y[4 * a + 1] = ytarget - ro->ys[a];
+        Y[4 * a + 2] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * nsp + s];
+        Y[4 * a + 3] = 0;
+    }
+    contact_solve(contact_factor(ro, na), ns, na, Y);
+    cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, 1, 4);
+    return na;
+}
+
+/* Sample s's coordinate k at state z (the kernels' sum order). */
+static inline double sample_coord(const mlc_model *mod, const double *z, int k, int s) {
+    const double *zk = z + (size_t)k * mod->n4, *col = mod->ST + s;
+    const size_t nsp = (size_t)mod->nsp;
+    double v = zk[0] * col[0];
+    for (int i = 1; i < mod->n4; i++) v += zk[i] * col[nsp * i];
+    return v;
+}
+
+/* Complementarity contact (contact.h, default). Every sample must end at or above its
+ * target: the ground; for a sample already below it (pushed in between samples' contacts or
+ * by a neighbour), at most push_speed·h higher than it is, so a deep penetration is not
+ * turned into a launch; with "velocity" projection y_n, the paper's frozen normal motion.
+ * Friction: the samples in contact move by μ_c × their previous step's x and z displacement
+ * (the paper's damping), optionally Coulomb-limited. Forces act on the three blocks through
+ * Q₄⁻¹ s_s (normal on y, friction on x and z). */
+static int contact_complementarity(mlc_rollout *ro, double *z, int first_iteration) {
+    const mlc_model *mod = ro->mod;
+    const mlc_sim_settings *set = &mod->set;
+    const int n4 = mod->n4, ns = mod->ns;
+    const size_t nsp = (size_t)mod->nsp;
+    double *ys = ro->xs + nsp; /* y of every sample at z* */
+    rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
+    if (first_iteration) { /* the targets depend only on z_n */
+        const double *yn = ro->xc + nsp;
+        for (int s = 0; s < ns; s++) {
+            double g = set->ground;
+            if (set->projection_velocity)
+                g = fmin(g, yn[s]);
+            else if (yn[s] < g - mod->ground_tol)
+                g = fmin(g, yn[s] + set->push_speed * set->dt);
+            ro->yt[s] = g;
+        }
+    }
+    mlc_contact *cs = &ro->cs;
+    int np = mlc_contact_solve_normal(cs, ys, ro->yt);
+    if (np == 0) return 0;
+    const double *xn = ro->xc, *xo = ro->xp;
+    for (int k = 0; k < 3; k += 2) {
+        const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b];
+            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sample_coord(mod, ro->zs, k, s);
+        }
+        mlc_contact_solve_friction(cs, k, ro->ct);
+    }
+    double *Y = ro->Ym; /* Y[4b + k]: the three blocks' forces side by side */
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        ro->active[b] = s;
+        for (int k = 0; k < 3; k++) Y[4 * b + k] = cs->lam[(size_t)k * ns + s];
+        Y[4 * b + 3] = 0;
+    }
+    cols3(z, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
+    return np;
+}
+
 static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
                                                           const mlc_actuation *act,
                                                           int forced) {
@@ -346,6 +463,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     /* ---- per-step constants: ā(t_{n+1}), 𝒦_c(ā) (both layouts), q, z*₀ = Q⁻¹ b0 ---- */
     double t = (ro->step + 1) * set->dt;
     mlc_actuation_eval(act, mod->m, t, ro->abar);
+    if (ro->ledger) mlc__ledger_before_step(ro);
     for (int c = 0; c < nca; c++) {
         double *K = ro->Kc + (size_t)c * n3, *QK = ro->QG + (size_t)n4 * (ncolp + 3 * c);
         const double *Kt = mod->Ka + (size_t)c * ma * n3, *QKt = mod->QiKa + (size_t)c * ma * n3;
@@ -370,6 +488,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < n4; i++) ro->zs0[k * n4 + i] = set->gravity[k] * mod->Qig[i];
         cols3(ro->zs0, n4, mod->QiN, (size_t)n4, NULL, n4, sq, (size_t)n4, 1);
+        if (mod->QiC) cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zc, (size_t)n4, 1);
     }
     if (forced) {
         /* Fig. 3 contrast: fixed world-frame force γ Σ_c Σ_{i<m} a_i 𝒦_c[i][:, k] on block k. */
@@ -425,59 +544,14 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
         cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc, 1);
         PROF_MARK(t_rhs);
-        /* (4) contact: active set from z*, then the contact correction. The three blocks'
-         * sample positions in one pass (x and z are needed when a sample is active). */
-        na = 0;
-        if (contact) {
-            /* All three blocks in one pass while many samples are active (as in the previous
-             * iteration), else first y alone for the test, then x and z of the active ones. */
-            int fused = prev_na > 4;
-            if (fused)
-                rows3(ro->zs, n4, mod->ST, (size_t)nsp, nsp, ro->xs, (size_t)nsp);
-            else
-                rows1(ro->zs + n4, n4, mod->ST, (size_t)nsp, nsp, ro->xs + nsp);
-            const double *xcy = ro->xc + nsp, *ysa = ro->xs + nsp;
-            for (int s = 0; s < ns; s++) {
-                double ys = ysa[s];
-                if (ys < set->ground - mod->ground_tol && ys - xcy[s] < 0) {
-                    ro->active[na] = s;
-                    ro->ys[na] = ys; /* keep y* for the target below */
-                    na++;
-                }
-            }
-            if (!fused && na > 4) {
-                rows1(ro->zs, n4, mod->ST, (size_t)nsp, nsp, ro->xs);
-                rows1(ro->zs + 2 * n4, n4, mod->ST, (size_t)nsp, nsp, ro->xs + 2 * nsp);
-            } else if (!fused) { /* the same sums as the kernels', sample by sample */
-                const double *zx = ro->zs, *zz = ro->zs + 2 * n4;
-                for (int a = 0; a < na; a++) {
-                    const double *col = mod->ST + ro->active[a];
-                    double sx = zx[0] * col[0], sz = zz[0] * col[0];
-                    for (int i = 1; i < n4; i++) {
-                        double g = col[(size_t)nsp * i];
-                        sx += zx[i] * g, sz += zz[i] * g;
-                    }
-                    ro->xs[ro->active[a]] = sx, ro->xs[2 * nsp + ro->active[a]] = sz;
-                }
-            }
-            prev_na = na;
-        }
-        /* (5) final solve: z = z* + Q⁻¹ f_c = z* + P g */
+        /* (4) contact at z*, (5) z = z* + Q⁻¹ f_c. */
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
         memcpy(z, ro->zs, sizeof(double) * (size_t)r);
-        if (na > 0) {
-            double *Y = ro->Ym;
-            const double *x0 = ro->xc, *x2 = ro->xc + 2 * nsp, *o0 = ro->xp, *o2 = ro->xp + 2 * nsp;
-            for (int a = 0; a < na; a++) { /* Y[4a + k]: the three blocks side by side */
-                int s = ro->active[a];
-                double ytarget = set->projection_velocity ? ro->xc[nsp + s] : set->ground;
-                Y[4 * a] = x0[s] + set->damping * (x0[s] - o0[s]) - ro->xs[s];
-                Y[4 * a + 1] = ytarget - ro->ys[a];
-                Y[4 * a + 2] = x2[s] + set->damping * (x2[s] - o2[s]) - ro->xs[2 * nsp + s];
-                Y[4 * a + 3] = 0;
-            }
-            contact_solve(contact_factor(ro, na), ns, na, Y);
-            cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, 1, 4);
+        na = 0;
+        if (contact) {
+            na = set->contact_equality ? contact_equality(ro, z, prev_na)
+                                       : contact_complementarity(ro, z, it == 0);
+            prev_na = na;
         }
         PROF_MARK(t_contact);
         if (ro->trace && it < ro->trace_cap)
@@ -533,6 +607,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         ro->xp = ro->xc, ro->xc = tmp;
         ro->x_valid = 1;
     }
+    if (ro->ledger) mlc__ledger_after_step(ro);
     double com[3];
     mlc_model_com(mod, z, com);
     double d2 = 0;
@@ -567,57 +642,6 @@ __attribute__((constructor)) static void select_step(void) {
 int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act) { return step_impl(ro, act, 0); }
 int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act) {
     return step_impl(ro, act, 1);
-}
-
-/* ---- energy (tests) ---------------------------------------------------------------------- */
-
-double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z) {
-    const mlc_model *mod = ro->mod;
-    const mlc_sim_settings *set = &mod->set;
-    const int n4 = mod->n4, ma = mod->ma;
-    const size_t n3 = (size_t)n4 * 3;
-    double ih2 = 1.0 / (set->dt * set->dt);
-    double abar[1 + 256];
-    if (ma > 257) return NAN; /* test helper: modest m only */
-    mlc_actuation_eval(act, mod->m, (ro->step + 1) * set->dt, abar);
-    double E = 0;
-    for (int k = 0; k < 3; k++) {
-        const double *zk = z + k * n4, *zck = ro->zc + k * n4, *zpk = ro->zp + k * n4;
-        for (int j = 0; j < n4; j++) {
-            double dj = zk[j] - (2 * zck[j] - zpk[j]);
-            double Ndj = 0, Lzj = 0;
-            for (int i = 0; i < n4; i++) {
-                double di = zk[i] - (2 * zck[i] - zpk[i]);
-                Ndj += mod->N[i + (size_t)n4 * j] * di;
-                Lzj += mod->Lap[i + (size_t)n4 * j] * zk[i];
-            }
-            E += 0.5 * ih2 * dj * Ndj + 0.5 * (set->mu + set->gamma) * zk[j] * Lzj;
-            E -= set->gravity[k] * mod->gsum[j] * zk[j];
-        }
-    }
-    /* −μ Σ tr(R_cᵀ F_c) + ½μ·3·V  and  −γ Σ tr(Ω_cᵀ H_c) + ½γ āᵀ Yg ā */
-    for (int c = 0; c < mod->ncp; c++) {
-        double F[9], R[9], q[4] = {1, 0, 0, 0};
-        block_map(z, mod->Gp + (size_t)c * n3, n4, F);
-        mlc_polar(F, q, R);
-        for (int i = 0; i < 9; i++) E -= set->mu * R[i] * F[i];
-    }
-    E += 1.5 * set->mu * mod->volume;
-    double K[3 * 4 * 64];
-    if (n3 > sizeof K / sizeof K[0]) return NAN;
-    for (int c = 0; c < mod->nca; c++) {
-        memset(K, 0, sizeof(double) * n3);
-        for (int v = 0; v < ma; v++)
-            for (size_t i = 0; i < n3; i++) K[i] += abar[v] * mod->Ka[((size_t)c * ma + v) * n3 + i];
-        double H[9], Om[9], q[4] = {1, 0, 0, 0};
-        block_map(z, K, n4, H);
-        mlc_polar(H, q, Om);
-        for (int i = 0; i < 9; i++) E -= set->gamma * Om[i] * H[i];
-        const double *Y = mod->Yg + (size_t)c * ma * ma;
-        for (int u = 0; u < ma; u++)
-            for (int v = 0; v < ma; v++) E += 0.5 * set->gamma * abar[u] * Y[u + ma * v] * abar[v];
-    }
-    return E;
 }
 
 /* ---- rollout and objective (METHOD.md §7) -------------------------------------------------- */

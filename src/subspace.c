@@ -348,7 +348,7 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
     out->t_clusters = mlc_now() - t0;
 
     t0 = mlc_now();
-    s = mlc_contact_samples(mesh, settings->contact_samples, out->samples, &out->ns, err);
+    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples, &out->ns, err);
     if (s != MLC_OK) goto fail;
     out->t_samples = mlc_now() - t0;
     return MLC_OK;

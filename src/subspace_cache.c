@@ -50,6 +50,8 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
     }
     double nu = st->poisson == 0.0 ? 0.0 : st->poisson; /* −0 and +0 hash alike */
     h = mlc_hash64(h, &nu, sizeof nu);
+    double band = st->contact_band == 0.0 ? 0.0 : st->contact_band;
+    h = mlc_hash64(h, &band, sizeof band);
     h = mlc_hash64(h, &st->seed, sizeof st->seed);
     return h;
 }

@@ -273,7 +273,7 @@ static void samples_should_start_low_and_spread_out(void **state) {
     test_quadruped_mesh(0.1, &m);
     int s[40], n = 0;
     mlc_err err;
-    assert_int_equal(mlc_contact_samples(&m, 40, s, &n, &err), MLC_OK);
+    assert_int_equal(mlc_contact_samples(&m, 40, 0.0, s, &n, &err), MLC_OK);
     assert_int_equal(n, 40);
     /* First: the lowest boundary vertex, smallest index among ties. */
     int low = -1;
@@ -307,7 +307,7 @@ static void samples_should_start_low_and_spread_out(void **state) {
     }
     /* Deterministic. */
     int s2[40], n2 = 0;
-    assert_int_equal(mlc_contact_samples(&m, 40, s2, &n2, &err), MLC_OK);
+    assert_int_equal(mlc_contact_samples(&m, 40, 0.0, s2, &n2, &err), MLC_OK);
     assert_memory_equal(s, s2, sizeof s);
     mlc_mesh_free(&m);
 }
@@ -317,11 +317,11 @@ static void samples_should_stop_at_the_boundary_vertex_count(void **state) {
     mlc_mesh m = {0};
     test_box_mesh(1, 1, 1, 1.0, &m); /* 8 vertices, all on the boundary */
     int s[20], n = 0;
-    assert_int_equal(mlc_contact_samples(&m, 20, s, &n, NULL), MLC_OK);
+    assert_int_equal(mlc_contact_samples(&m, 20, 0.0, s, &n, NULL), MLC_OK);
     assert_int_equal(n, 8);
-    assert_int_equal(mlc_contact_samples(&m, 0, s, &n, NULL), MLC_OK);
+    assert_int_equal(mlc_contact_samples(&m, 0, 0.0, s, &n, NULL), MLC_OK);
     assert_int_equal(n, 0);
-    assert_int_equal(mlc_contact_samples(&m, -1, s, &n, NULL), MLC_EINVAL);
+    assert_int_equal(mlc_contact_samples(&m, -1, 0.0, s, &n, NULL), MLC_EINVAL);
     mlc_mesh_free(&m);
 }
 

@@ -167,7 +167,7 @@ static mlc_status op_clusters(void *ctx, mlc_err *err) {
 static mlc_status op_samples(void *ctx, mlc_err *err) {
     precompute *p = ctx;
     int samples[16], ns = 0;
-    return mlc_contact_samples(&p->mesh, 16, samples, &ns, err);
+    return mlc_contact_samples(&p->mesh, 16, 0.0, samples, &ns, err);
 }
 
 static mlc_status op_model(void *ctx, mlc_err *err) {

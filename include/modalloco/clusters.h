@@ -18,9 +18,15 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
                                 int *ncluster, mlc_err *err);
 
 /* Contact samples: farthest-point sampling (Euclidean) over boundary vertices, starting from
- * the lowest vertex (min y; ties by smallest index). Writes min(count, #boundary vertices)
- * vertex indices into samples[] and their number into *nsamples. */
-mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, int *samples, int *nsamples,
-                               mlc_err *err);
+ * the lowest vertex (min y; ties by smallest index). With band > 0, the first
+ * round(MLC_CONTACT_BAND_SHARE × count) samples (at least one) are drawn from the lower band
+ * only, the boundary vertices at most band × extent (largest bounding-box side) above the
+ * lowest one, where an upright body meets the ground; the rest continue over the whole
+ * surface (the same distance field, so they fill what the band left far away). band = 0 is
+ * plain farthest-point sampling. Writes min(count, #boundary vertices) vertex indices into
+ * samples[] and their number into *nsamples. */
+#define MLC_CONTACT_BAND_SHARE 0.75
+mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int *samples,
+                               int *nsamples, mlc_err *err);
 
 #endif

@@ -65,6 +65,7 @@ typedef struct mlc_config_subspace {
     int passive_clusters;           /* subspace.passive_clusters: |C_p| before splitting, ≥ 1 */
     int actuation_clusters;         /* subspace.actuation_clusters: |C_a|, ≥ 1 */
     int contact_samples;            /* subspace.contact_samples: |I|, ≥ 1 */
+    double contact_band;            /* subspace.contact_band: × extent, in [0, 1] */
     char cache[MLC_CONFIG_PATH_MAX]; /* subspace.cache: precompute cache file, "" = none */
 } mlc_config_subspace;
 
@@ -91,12 +92,16 @@ typedef struct mlc_config_sim {
     double tolerance;                          /* sim.tolerance: ‖Δz‖ stop, ≥ 0 (0 = never) */
     char initial_guess[MLC_CONFIG_WORD_MAX];   /* sim.initial_guess: "inertial" | "previous" */
     double gravity[3];                         /* sim.gravity: m/s² */
+    double rayleigh[2];                        /* sim.rayleigh: [α 1/s, β s], each ≥ 0 */
 } mlc_config_sim;
 
 typedef struct mlc_config_contact {
     int enabled;                            /* contact.enabled (bool) */
     double damping;                         /* contact.damping: μ_c in [0, 1) */
     char projection[MLC_CONFIG_WORD_MAX];   /* contact.projection: "position" | "velocity" */
+    char model[MLC_CONFIG_WORD_MAX];        /* contact.model: "complementarity" | "equality" */
+    double push_speed;                      /* contact.push_speed: m/s, ≥ 0 */
+    double friction;                        /* contact.friction: Coulomb μ_f, ≥ 0 (0 = off) */
     double ground_height;                   /* contact.ground_height: y of the ground */
 } mlc_config_contact;
 

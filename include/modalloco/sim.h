@@ -27,8 +27,19 @@ typedef struct mlc_sim_settings {
     int contact;          /* ground contact on/off */
     double damping;       /* μ_c ∈ [0,1): fraction of tangential velocity kept per step */
     int projection_velocity; /* 0: "position" projection (default); 1: "velocity" (paper) */
+    int contact_equality; /* 0: complementarity (default: forces only push, contact.h);
+                             1: the paper's equality-constrained solve (for comparisons) */
+    double push_speed;    /* m/s: the fastest a penetrating sample is pushed back out (position
+                             projection, complementarity); bounds the energy a deep
+                             penetration can give back */
+    double friction;      /* Coulomb coefficient μ_f: tangential force ≤ μ_f × normal force per
+                             sample and axis (complementarity); 0 = unbounded (the paper's
+                             damping alone) */
     double ground;        /* y of the ground plane */
     double density, mu, gamma; /* ρ, passive μ, actuation γ */
+    double rayleigh[2];   /* Rayleigh damping [α (1/s), β (s)]: force −(αM + βK) v with K the
+                             rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant
+                             (Q += (αN + βK)/h). Not co-rotational: β also slows a spin */
 } mlc_sim_settings;
 
 typedef struct mlc_objective_settings {
@@ -142,6 +153,35 @@ int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act);
  * (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v + E_a (½ convention). Contact is not part of it. For tests
  * (each local-global iteration must not increase it); O(r² + clusters·r). */
 double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z);
+
+/* Energy ledger of a rollout (joules; docs/method.md, "Energy"). Mechanical energy of the state
+ * (z_n, z_{n−1}) at t_n:  E = K + G + E_v + E_a with
+ *   K   = ½ vᵀ N v, v = (z_n − z_{n−1})/h (kinetic, of the backward-Euler velocity),
+ *   G   = −Σ_i m_i g·x_i (gravitational),
+ *   E_v = ½ Σ_e μ V_e ‖F_e − R_c(e)‖², E_a = ½ Σ_e γ V_e ‖F_e − Ω_c(e) Y_e(ā(t_n))‖² (elastic,
+ *         with the optimal cluster rotations of z_n).
+ * Over the steps since the reset it accumulates the actuation work (E_a(z_n, ā(t_{n+1})) −
+ * E_a(z_n, ā(t_n)) a step: what changing the targets at a fixed shape stored in the body),
+ * the contact work (Σ_s λ_s·(x_{n+1,s} − x_{n,s}) over the samples and axes, with the
+ * step's final contact forces; its normal part separately) and the numerical dissipation
+ * E(t_0) + works − E(t_n), which backward Euler keeps ≥ 0. Contact work is recorded for the
+ * complementarity model only (the equality model's multipliers are not forces). */
+typedef struct mlc_energy_ledger {
+    double kinetic, gravity, elastic_passive, elastic_actuation; /* of the current state */
+    double total;            /* their sum */
+    double initial;          /* the total at t_0 (the last reset, or when the ledger started) */
+    double actuation_work, contact_work, contact_work_normal; /* accumulated */
+    double dissipated;       /* initial + actuation_work + contact_work − total */
+    double contact_work_step; /* contact work of the last step */
+} mlc_energy_ledger;
+/* Keep a ledger from now on (NULL stops): it is filled with the current state's energies and
+ * zero works, and updated after every step (O(r² + clusters) a step: tests and reports, not
+ * the optimizer's rollouts). act must be the actuation the next steps will use. Resetting or
+ * setting the state does not restart it: call this again after mlc_rollout_reset. */
+void mlc_rollout_set_ledger(mlc_rollout *ro, mlc_energy_ledger *ledger, const mlc_actuation *act);
+/* The contact forces of the last step per sample (3 × ns, axis k at k·ns, newtons; y is the
+ * normal force, ≥ 0), zero off contact. Complementarity model only (else all zero). */
+const double *mlc_rollout_contact_forces(const mlc_rollout *ro);
 
 /* Record the iterates of subsequent steps: after iteration j of a step, z is copied to
  * buf + j·r (at most cap iterations). buf = NULL stops recording. For tests. */

@@ -21,6 +21,7 @@ typedef struct mlc_subspace_settings {
     int passive_clusters;  /* k-means k for |C_p| before component splitting */
     int actuation_clusters;/* |C_a| (1 = whole body) */
     int contact_samples;   /* |I| */
+    double contact_band;   /* lower band of the contact samples, × extent (clusters.h) */
     uint64_t seed;         /* k-means++ seed */
 } mlc_subspace_settings;
 
