@@ -9,6 +9,9 @@
  * top eigenpair converges quadratically (typically 2 steps of a 3×3 solve in the simulator) and
  * certifies that the eigenvalue found is the largest; cold starts and near-degenerate cases
  * (rank one) fall back to cyclic Jacobi. Matrices are column-major (A[i + 3j] = A_ij).
+ * Accuracy: within a few ε·σ1/(σ2 + det(A)·σ3) (Frobenius) of the exact rotation factor, the
+ * problem's own conditioning, from any warm start; where that ratio is huge (rank one, or a
+ * reflection with σ2 ≈ σ3) R is not unique and tr(Rᵀ A) is optimal to a few ε‖A‖_F.
  * Allocation-free, reentrant, about 0.05–0.1 µs warm.
  */
 #ifndef MODALLOCO_POLAR_H
