@@ -440,14 +440,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
 
     /* Search space. */
     mlc_gait_space g;
-    double amax[MLC_GAIT_MAX_MODES];
-    for (int i = 0; i < p.sub.m; i++) amax[i] = cfg.actuation.amplitude_p / p.sub.grad_max[i];
-    if ((s = mlc_gait_space_init(&g, p.sub.m, cfg.actuation.sinusoids, cfg.actuation.select, amax,
-                                 cfg.actuation.period_range[0], cfg.actuation.period_range[1],
-                                 cfg.actuation.phase_range[0], cfg.actuation.phase_range[1],
-                                 cfg.actuation.fixed_periods, cfg.actuation.nfixed_periods,
-                                 &err)) != MLC_OK)
-        goto fail;
+    if ((s = mlc_pipeline_gait_space(&p, &cfg, &g, &err)) != MLC_OK) goto fail;
 
     /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
      * its cores unless --threads says otherwise. */

@@ -12,48 +12,41 @@
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
 
-/* Map actuation.parameters onto the subspace's modes and check every value against the
- * bounds the optimizer uses (METHOD.md §4, App. H). A, T, th are m×k (k = *k_out). */
-static mlc_status params_to_actuation(const mlc_config *cfg, const mlc_subspace *sub,
+/* Map actuation.parameters onto the subspace's modes (A, T, th are m×k, k = *k_out). Any
+ * physically valid values are simulated (the loader has checked: finite, periods > 0); values
+ * outside the optimizer's search box (METHOD.md §4, App. H; gait.h) only draw a warning. */
+static mlc_status params_to_actuation(mlc_pipeline *p, const mlc_config *cfg,
                                       const char *source, double *A, double *T, double *th,
                                       int *k_out, mlc_err *err) {
     const mlc_config_actuation *ac = &cfg->actuation;
+    const mlc_subspace *sub = &p->sub;
     int k = 1;
-    for (int p = 0; p < ac->nparameters; p++) k = MLC_MAX(k, ac->parameters[p].nsinusoids);
+    for (int q = 0; q < ac->nparameters; q++) k = MLC_MAX(k, ac->parameters[q].nsinusoids);
     *k_out = k;
     for (int i = 0; i < sub->m * k; i++) A[i] = 0, T[i] = 1, th[i] = 0;
-    const double tol = 1e-9;
-    for (int p = 0; p < ac->nparameters; p++) {
-        const mlc_config_param *pp = &ac->parameters[p];
+    for (int q = 0; q < ac->nparameters; q++) {
+        const mlc_config_param *pp = &ac->parameters[q];
         int pos = -1;
         for (int i = 0; i < sub->m; i++)
             if (sub->mode_index[i] == pp->mode) pos = i;
         if (pos < 0)
             return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d] drives mode %d, which is not "
                             "among the %d actuated modes; raise actuation.modes or list it in "
-                            "actuation.mode_list", source, p, pp->mode, sub->m);
-        double amax = cfg->actuation.amplitude_p / sub->grad_max[pos];
+                            "actuation.mode_list", source, q, pp->mode, sub->m);
         for (int j = 0; j < pp->nsinusoids; j++) {
-            const mlc_config_sinusoid *sn = &pp->sinusoids[j];
-            if (fabs(sn->amplitude) > amax * (1 + tol))
-                return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d].sinusoids[%d].amplitude = "
-                                "%g is outside [-%g, %g] (a_max of mode %d with "
-                                "actuation.amplitude_p = %g)", source, p, j, sn->amplitude, amax,
-                                amax, pp->mode, cfg->actuation.amplitude_p);
-            if (sn->period < ac->period_range[0] * (1 - tol) ||
-                sn->period > ac->period_range[1] * (1 + tol))
-                return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d].sinusoids[%d].period = %g "
-                                "is outside actuation.period_range [%g, %g]", source, p, j,
-                                sn->period, ac->period_range[0], ac->period_range[1]);
-            if (sn->phase < ac->phase_range[0] - tol || sn->phase > ac->phase_range[1] + tol)
-                return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d].sinusoids[%d].phase = %g "
-                                "is outside actuation.phase_range [%g, %g]", source, p, j,
-                                sn->phase, ac->phase_range[0], ac->phase_range[1]);
-            A[pos * k + j] = sn->amplitude;
-            T[pos * k + j] = sn->period;
-            th[pos * k + j] = sn->phase;
+            A[pos * k + j] = pp->sinusoids[j].amplitude;
+            T[pos * k + j] = pp->sinusoids[j].period;
+            th[pos * k + j] = pp->sinusoids[j].phase;
         }
     }
+    if (ac->nparameters == 0) return MLC_OK;
+    mlc_gait_space g;
+    mlc_status s = mlc_pipeline_gait_space(p, cfg, &g, err);
+    if (s != MLC_OK) return s;
+    char why[300];
+    if (mlc_gait_outside(&g, k, A, T, th, sub->mode_index, why, sizeof why))
+        fprintf(stderr, "modalloco: warning: %s: the parameters lie outside the optimizer's "
+                        "search box (%s); simulating them anyway\n", source, why);
     return MLC_OK;
 }
 
@@ -235,7 +228,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
         goto fail;
     }
     int k;
-    if ((s = params_to_actuation(&cfg, &p.sub, source, A, A + mk, A + 2 * mk, &k, &err)) !=
+    if ((s = params_to_actuation(&p, &cfg, source, A, A + mk, A + 2 * mk, &k, &err)) !=
         MLC_OK)
         goto fail;
     if (cfg.actuation.nparameters == 0)

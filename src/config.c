@@ -93,6 +93,17 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "actuation.amplitude_p", .type_name = "number", .default_json = "0.3",
      .range = "> 0", .meaning = "p of App. H (the paper uses 1)",
      .type = MLC_CFG_NUMBER, FIELD(actuation.amplitude_p), GT(0)},
+    {.name = "actuation.amplitude_bound", .type_name = "string",
+     .default_json = "\"combined\"", .range = "\"combined\" or \"per_signal\"",
+     .meaning = "what p bounds: \"combined\" (the strain of all signals together in the worst "
+                "tet, Eq. 76; amplitudes are scaled down when their sum could exceed p) or "
+                "\"per_signal\" (the paper's a_max,i: each sinusoid of each mode alone)",
+     .type = MLC_CFG_STRING, FIELD(actuation.amplitude_bound), BYTES(actuation.amplitude_bound),
+     .choices = "combined|per_signal"},
+    {.name = "actuation.ramp", .type_name = "number", .default_json = "0", .range = ">= 0",
+     .meaning = "seconds over which the actuation ramps in smoothly from 0 (C² smoothstep "
+                "factor on every a_i(t)); 0 = off",
+     .type = MLC_CFG_NUMBER, FIELD(actuation.ramp), GE(0)},
     {.name = "actuation.fixed_periods", .type_name = "number array", .default_json = "[]",
      .range = "each > 0; 0, 1 or m*k values",
      .meaning = "fix T: one value for all, or one per mode and sinusoid (mode-major)",
@@ -251,6 +262,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->actuation.phase_range[0] = 0.0;
     cfg->actuation.phase_range[1] = 1.5707963; /* INTERFACE.md's value, in cycles */
     cfg->actuation.amplitude_p = 0.3;
+    strcpy(cfg->actuation.amplitude_bound, "combined");
+    cfg->actuation.ramp = 0.0;
     cfg->actuation.select = 0;
 
     cfg->sim.dt = 0.01;

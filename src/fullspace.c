@@ -515,7 +515,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
 
     /* ---- per-step constants: ā(t_{n+1}), Y_e(ā), q, b0 = M q/h² + M g ---- */
     double t = (fs->step + 1) * set->dt;
-    mlc_actuation_eval(act, m, t, fs->abar);
+    mlc_actuation_eval(act, m, t, set->ramp, fs->abar);
     for (int e = 0; e < nt; e++) {
         double *Y = fs->Ye + 9 * e;
         for (int i = 0; i < 9; i++) Y[i] = (i % 4 == 0) * fs->abar[m];
@@ -684,7 +684,7 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
     mlc_objective_acc acc;
     mlc_fullspace_com(fs, fs->xc, com);
     body_rotation(fs, fs->xc, R);
-    mlc_objective_begin(&acc, obj, com, R, res, fwd);
+    mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     if (frame) frame(user, 0, 0.0, fs->xc, com, fwd, 0);
     int s, failed = 0;
     for (s = 1; s <= S; s++) {

@@ -3,6 +3,8 @@
  * bound transform) and every map below is monotone from [0,1] onto the parameter's box. */
 #include "modalloco/gait.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const double *a_max,
@@ -52,6 +54,105 @@ mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const dou
     return MLC_OK;
 }
 
+mlc_status mlc_gait_space_set_strain(mlc_gait_space *g, int nt, const double *strain, double p,
+                                     int combined, mlc_err *err) {
+    if (nt < 1 || !strain)
+        return mlc_errf(err, MLC_EINVAL, "amplitude bound: no per-tet mode strains (%d tets)",
+                        nt);
+    if (!(p > 0) || !isfinite(p))
+        return mlc_errf(err, MLC_EINVAL, "actuation.amplitude_p = %g must be > 0", p);
+    g->nt = nt;
+    g->strain = strain;
+    g->p = p;
+    g->combined = combined != 0;
+    return MLC_OK;
+}
+
+double mlc_gait_strain_bound(const mlc_gait_space *g, int k2, const double *A) {
+    const int m = g->m;
+    double alpha[MLC_GAIT_MAX_MODES];
+    int idx[MLC_GAIT_MAX_MODES], na = 0;
+    for (int i = 0; i < m; i++) {
+        double s = 0;
+        for (int j = 0; j < k2; j++) s += fabs(A[i * k2 + j]);
+        if (s > 0) alpha[na] = s, idx[na++] = i;
+    }
+    if (na == 0) return 0.0;
+    if (!g->strain) { /* no per-tet data: the looser sum of per-mode maxima (p / a_max,i) */
+        double S = 0;
+        for (int c = 0; c < na; c++) S += alpha[c] * g->p / g->a_max[idx[c]];
+        return S;
+    }
+    /* Only the driven modes enter the tet loop (selection drives few of many). */
+    double S = 0;
+    for (int e = 0; e < g->nt; e++) {
+        const double *n = g->strain + (size_t)e * m;
+        double s = 0;
+        for (int c = 0; c < na; c++) s += alpha[c] * n[idx[c]];
+        S = fmax(S, s);
+    }
+    return S;
+}
+
+int mlc_gait_outside(const mlc_gait_space *g, int k2, const double *A, const double *T,
+                     const double *theta, const int *names, char *msg, size_t cap) {
+    const double tol = 1e-9;
+    if (k2 > g->k) {
+        snprintf(msg, cap, "%d sinusoids per mode, but actuation.sinusoids = %d", k2, g->k);
+        return 1;
+    }
+    int driven = 0;
+    for (int i = 0; i < g->m; i++) {
+        const int name = names ? names[i] : i;
+        int on = 0;
+        for (int j = 0; j < k2; j++) {
+            double a = A[i * k2 + j];
+            if (a == 0) continue;
+            on = 1;
+            if (fabs(a) > g->a_max[i] * (1 + tol)) {
+                snprintf(msg, cap, "amplitude %g of mode %d, sinusoid %d exceeds its limit "
+                         "a_max = %g (actuation.amplitude_p = %g)", a, name, j, g->a_max[i],
+                         g->p);
+                return 1;
+            }
+            double Tw = g->fixed ? g->T_fixed[i * g->k + j] : 0;
+            if (g->fixed && fabs(T[i * k2 + j] - Tw) > tol * Tw) {
+                snprintf(msg, cap, "period %g of mode %d, sinusoid %d differs from "
+                         "actuation.fixed_periods", T[i * k2 + j], name, j);
+                return 1;
+            }
+            if (!g->fixed && (T[i * k2 + j] < g->T_min * (1 - tol) ||
+                              T[i * k2 + j] > g->T_max * (1 + tol))) {
+                snprintf(msg, cap, "period %g of mode %d, sinusoid %d is outside "
+                         "actuation.period_range [%g, %g]", T[i * k2 + j], name, j, g->T_min,
+                         g->T_max);
+                return 1;
+            }
+            if (theta[i * k2 + j] < g->th_min - tol || theta[i * k2 + j] > g->th_max + tol) {
+                snprintf(msg, cap, "phase %g of mode %d, sinusoid %d is outside "
+                         "actuation.phase_range [%g, %g]", theta[i * k2 + j], name, j, g->th_min,
+                         g->th_max);
+                return 1;
+            }
+        }
+        driven += on;
+    }
+    if (g->q > 0 && driven > g->q) {
+        snprintf(msg, cap, "%d modes are driven, but actuation.select = %d", driven, g->q);
+        return 1;
+    }
+    if (g->combined) {
+        double S = mlc_gait_strain_bound(g, k2, A);
+        if (S > g->p * (1 + tol)) {
+            snprintf(msg, cap, "the combined actuation may reach strain %g in the worst tet, "
+                     "above actuation.amplitude_p = %g (actuation.amplitude_bound = "
+                     "\"combined\")", S, g->p);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int mlc_gait_driven_modes(const mlc_gait_space *g, const double *u, int *modes) {
     if (g->q == 0) {
         for (int i = 0; i < g->m; i++) modes[i] = i;
@@ -94,6 +195,15 @@ void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double
                 T[i * k + j] = g->T_min + p[1] * (g->T_max - g->T_min);
                 theta[i * k + j] = g->th_min + p[2] * (g->th_max - g->th_min);
             }
+        }
+    }
+    if (g->combined) {
+        /* A radial projection onto {S ≤ p}: S is a maximum of linear functions of |A|, so the
+         * scale is continuous in u; an exact factor p/S keeps S(A) = p up to rounding. */
+        double S = mlc_gait_strain_bound(g, k, A);
+        if (S > g->p) {
+            double c = g->p / S;
+            for (int i = 0; i < m * k; i++) A[i] *= c;
         }
     }
 }

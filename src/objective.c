@@ -23,12 +23,13 @@ static double frame_alignment(const mlc_objective_acc *acc, const double R[9], d
     return acc->obj->upright ? fmin(a, R[4]) : a;
 }
 
-void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj,
+void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj, double dt,
                          const double com0[3], const double R0[9], mlc_rollout_result *res,
                          double fwd[3]) {
     memset(acc, 0, sizeof *acc);
     memset(res, 0, sizeof *res);
     acc->obj = obj;
+    acc->dt = dt;
     acc->res = res;
     normalize3(obj->direction, acc->v);
     normalize3(obj->forward, acc->u0);
@@ -41,7 +42,9 @@ void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *o
 
 void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
                          double step_work, double fwd[3]) {
-    acc->work += acc->obj->work_abs ? fabs(step_work) : step_work;
+    /* Eq. 18 integrates the power over time: each step's work counts with the weight h, so
+     * α means the same thing whatever the time step. */
+    acc->work += acc->dt * (acc->obj->work_abs ? fabs(step_work) : step_work);
     double a = frame_alignment(acc, R, fwd);
     acc->align = fmin(acc->align, a);
     acc->align_sum += fmax(0.0, a);

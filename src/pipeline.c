@@ -62,6 +62,7 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->density = cfg->material.density;
     s->mu = cfg->material.mu;
     s->gamma = cfg->material.gamma;
+    s->ramp = cfg->actuation.ramp;
 }
 
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
@@ -155,8 +156,35 @@ mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *e
     return MLC_OK;
 }
 
+mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_gait_space *g,
+                                   mlc_err *err) {
+    const mlc_subspace *sub = &p->sub;
+    if (sub->m > MLC_GAIT_MAX_MODES)
+        return mlc_errf(err, MLC_EINVAL, "actuation.modes: %d modes, expected 1..%d", sub->m,
+                        MLC_GAIT_MAX_MODES);
+    double amax[MLC_GAIT_MAX_MODES];
+    for (int i = 0; i < sub->m; i++) amax[i] = cfg->actuation.amplitude_p / sub->grad_max[i];
+    mlc_status s = mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids,
+                                       cfg->actuation.select, amax,
+                                       cfg->actuation.period_range[0],
+                                       cfg->actuation.period_range[1],
+                                       cfg->actuation.phase_range[0],
+                                       cfg->actuation.phase_range[1], cfg->actuation.fixed_periods,
+                                       cfg->actuation.nfixed_periods, err);
+    if (s != MLC_OK) return s;
+    if (!p->mode_strain) {
+        p->mode_strain = mlc_malloc((size_t)sub->nt * (size_t)sub->m * sizeof(double));
+        if (!p->mode_strain) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+        mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, p->mode_strain);
+    }
+    return mlc_gait_space_set_strain(g, sub->nt, p->mode_strain, cfg->actuation.amplitude_p,
+                                     strcmp(cfg->actuation.amplitude_bound, "combined") == 0,
+                                     err);
+}
+
 void mlc_pipeline_free(mlc_pipeline *p) {
     if (!p) return;
+    mlc_free(p->mode_strain);
     mlc_model_destroy(p->model);
     mlc_subspace_free(&p->sub);
     mlc_fem_free(&p->fem);

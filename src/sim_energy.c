@@ -89,7 +89,7 @@ double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const
     const double h = mod->set.dt;
     double abar[1 + 256];
     if (mod->ma > 1 + 256) return NAN; /* the gait space allows 64 modes */
-    mlc_actuation_eval(act, mod->m, (ro->step + 1) * h, abar);
+    mlc_actuation_eval(act, mod->m, (ro->step + 1) * h, mod->set.ramp, abar);
     /* (1/2h²)‖z − q‖²_N with q = 2z_n − z_{n−1}, and the damping (1/2h)‖z − z_n‖²_C */
     double E = quad_N(mod, z, 1 / h, ro->zc, -2 / h, ro->zp, 1 / h) + gravity_energy(mod, z) +
                passive_energy(mod, z) + mlc__energy_actuation(mod, z, abar);
@@ -122,7 +122,7 @@ void mlc_rollout_set_ledger(mlc_rollout *ro, mlc_energy_ledger *ledger, const ml
     ro->ledger = ledger;
     if (!ledger) return;
     memset(ledger, 0, sizeof *ledger);
-    mlc_actuation_eval(act, ro->mod->m, ro->step * ro->mod->set.dt, ro->abar);
+    mlc_actuation_eval(act, ro->mod->m, ro->step * ro->mod->set.dt, ro->mod->set.ramp, ro->abar);
     ledger_state(ro);
     ledger->initial = ledger->total;
     ledger->dissipated = 0;

@@ -60,10 +60,19 @@ void mlc_objective_settings_default(mlc_objective_settings *o) {
 
 double mlc_model_extent(const mlc_model *mod) { return mod->extent; }
 
-void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar) {
+double mlc_actuation_ramp(double t, double ramp) {
+    if (!(ramp > 0) || t >= ramp) return 1.0;
+    if (t <= 0) return 0.0;
+    double x = t / ramp;
+    return x * x * x * (10 + x * (-15 + 6 * x)); /* quintic smoothstep: C² at both ends */
+}
+
+void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, double *abar) {
     for (int i = 0; i < m; i++) abar[i] = 0;
     abar[m] = 1;
     if (!act) return;
+    const double env = mlc_actuation_ramp(t, ramp);
+    if (env == 0) return;
     int mm = MLC_MIN(act->m, m);
     for (int i = 0; i < mm; i++) {
         double s = 0;
@@ -72,7 +81,7 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar)
             if (A == 0) continue;
             s += A * sin(2 * MLC_PI * (t / act->T[i * act->k + j] + act->theta[i * act->k + j]));
         }
-        abar[i] = s;
+        abar[i] = env * s;
     }
 }
 
@@ -462,7 +471,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
 
     /* ---- per-step constants: ā(t_{n+1}), 𝒦_c(ā) (both layouts), q, z*₀ = Q⁻¹ b0 ---- */
     double t = (ro->step + 1) * set->dt;
-    mlc_actuation_eval(act, mod->m, t, ro->abar);
+    mlc_actuation_eval(act, mod->m, t, set->ramp, ro->abar);
     if (ro->ledger) mlc__ledger_before_step(ro);
     for (int c = 0; c < nca; c++) {
         double *K = ro->Kc + (size_t)c * n3, *QK = ro->QG + (size_t)n4 * (ncolp + 3 * c);
@@ -670,7 +679,7 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
     mlc_objective_acc acc;
     mlc_model_com(mod, ro->zc, com);
     body_rotation(ro, ro->zc, R);
-    mlc_objective_begin(&acc, obj, com, R, res, fwd);
+    mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     if (frame) frame(user, 0, 0.0, ro->zc, com, fwd, 0);
     int s, failed = 0;
     for (s = 1; s <= S; s++) {

@@ -33,6 +33,23 @@ void mlc_subspace_free(mlc_subspace *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* ‖∇(D_i)_e‖_F: the strain of tet e under unit amplitude of the mode with DOFs Di. Shared by
+ * grad_max and mlc_subspace_mode_strains so that both are the same numbers bit for bit. */
+static double mode_tet_strain(const mlc_mesh *mesh, const mlc_fem *fem, const double *Di, int e) {
+    double F[9], f2 = 0;
+    mlc_fem_deformation_gradient(mesh, fem, e, Di, F);
+    for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
+    return sqrt(f2);
+}
+
+void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *s,
+                               double *out) {
+    const size_t n = 3 * (size_t)s->nv;
+    for (int e = 0; e < s->nt; e++)
+        for (int i = 0; i < s->m; i++)
+            out[(size_t)e * s->m + i] = mode_tet_strain(mesh, fem, s->D + (size_t)i * n, e);
+}
+
 /* Number of non-rigid modes the settings need (m, or max(mode_list)+1). */
 static int modes_needed(const mlc_subspace_settings *st) {
     if (st->nlist <= 0) return st->m;
@@ -261,13 +278,9 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         out->vib_eval[i] = evals[6 + idx];
         memcpy(out->D + (size_t)i * n, evecs + (size_t)(6 + idx) * n, (size_t)n * sizeof(double));
         double gmax = 0;
-        for (int e = 0; e < fem->nt; e++) {
-            double F[9], f2 = 0;
-            mlc_fem_deformation_gradient(mesh, fem, e, out->D + (size_t)i * n, F);
-            for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
-            gmax = fmax(gmax, f2);
-        }
-        out->grad_max[i] = sqrt(gmax);
+        for (int e = 0; e < fem->nt; e++)
+            gmax = fmax(gmax, mode_tet_strain(mesh, fem, out->D + (size_t)i * n, e));
+        out->grad_max[i] = gmax;
     }
 done:
     cholmod_free_sparse(&H, cc);

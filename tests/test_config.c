@@ -49,6 +49,8 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.actuation.phase_range[0], 0, 0);
     assert_near(c.actuation.phase_range[1], 1.5707963, 0);
     assert_near(c.actuation.amplitude_p, 0.3, 0);
+    assert_string_equal(c.actuation.amplitude_bound, "combined");
+    assert_near(c.actuation.ramp, 0, 0);
     assert_int_equal(c.actuation.nfixed_periods, 0);
     assert_int_equal(c.actuation.select, 0);
     assert_int_equal(c.actuation.nparameters, 0);
@@ -99,8 +101,9 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 48); /* INTERFACE.md's table + objective.upright,
-                                             * objective.align_mode and output.viewer */
+    assert_int_equal(mlc_config_nkeys, 50); /* INTERFACE.md's table + objective.upright,
+                                             * objective.align_mode, output.viewer,
+                                             * actuation.amplitude_bound and actuation.ramp */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -383,6 +386,8 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"actuation.period_range=[0.6,0.2]", "actuation.period_range", "[0.6, 0.2]"},
         {"actuation.phase_range=[1,0]", "actuation.phase_range", "[1, 0]"},
         {"actuation.amplitude_p=0", "actuation.amplitude_p", "0"},
+        {"actuation.amplitude_bound=sum", "actuation.amplitude_bound", "\"sum\""},
+        {"actuation.ramp=-0.1", "actuation.ramp", "-0.1"},
         {"actuation.fixed_periods=[0.3,-0.1]", "actuation.fixed_periods[1]", "-0.1"},
         {"actuation.select=-1", "actuation.select", "-1"},
         {"actuation.parameters=[{\"mode\": -1, \"sinusoids\": [{\"amplitude\": 1, \"period\": "

@@ -148,7 +148,7 @@ static void ref_step(ref *rf, const mlc_actuation *act, double t, double *z, dou
     const mlc_subspace *sub = rf->sub;
     int r = rf->r, m = sub->m, nt = rf->nt, ncp = sub->ncp, nca = sub->nca;
     double abar[16];
-    mlc_actuation_eval(act, m, t, abar);
+    mlc_actuation_eval(act, m, t, 0.0, abar);
     double *Fc = calloc((size_t)(ncp + nca) * 9, sizeof(double)), *Rc = calloc((size_t)(ncp + nca) * 9, sizeof(double));
     double *Ye = malloc(sizeof(double) * 9 * (size_t)nt);
     for (int e = 0; e < nt; e++) { /* Y_e(ā) = Σ_v ā_v Ŷ_v */

@@ -77,6 +77,10 @@ typedef struct mlc_config_actuation {
     double period_range[2];                   /* actuation.period_range: [min, max] s */
     double phase_range[2];                    /* actuation.phase_range: [min, max] cycles */
     double amplitude_p;                       /* actuation.amplitude_p: p of App. H, > 0 */
+    char amplitude_bound[16];                 /* actuation.amplitude_bound: "combined" (p
+                                               * bounds the sum of all signals, gait.h) or
+                                               * "per_signal" (the paper: each signal) */
+    double ramp;                              /* actuation.ramp: ramp-in seconds, ≥ 0 (0 off) */
     double fixed_periods[MLC_CONFIG_MAX_FIXED_PERIODS]; /* actuation.fixed_periods, > 0 each;
                                                  * one for all, or mode-major [i*k + j] */
     int nfixed_periods;                       /* its length: 0, 1 or m·k */

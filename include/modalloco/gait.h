@@ -8,6 +8,16 @@
  *    (A, T, θ) or (A, θ) → n = m + 3qk or m + 2qk. Slot s drives the mode with the s-th
  *    largest σ (ties: smaller mode first); undriven modes have A = 0.
  * Maps: A = a_max,i (2u − 1), T = T_min + u (T_max − T_min), θ = θ_min + u (θ_max − θ_min).
+ *
+ * Amplitude bound (App. H, Eq. 76). a_max,i = p / max_e ‖∇(D_i)_e‖_F lets each signal alone
+ * reach strain p in its worst tet; the m·k signals add up, so on their own these per-signal
+ * limits ("per_signal", the paper's) allow strains of several p. With a combined bound the
+ * decoded amplitudes are then scaled by min(1, p / S(A)), where
+ *   S(A) = max_e Σ_i (Σ_j |A_ij|) ‖∇(D_i)_e‖_F
+ * is a bound on the worst tet's actuation strain max_{e,t} ‖Σ_i a_i(t) ∇(D_i)_e‖_F over all
+ * times (|a_i(t)| ≤ Σ_j |A_ij|, then the triangle inequality in each tet). Every decoded
+ * point then satisfies S ≤ p, a single signal still reaches its a_max,i, and the map stays
+ * continuous (piecewise smooth) in u, as CMA-ES needs.
  */
 #ifndef MODALLOCO_GAIT_H
 #define MODALLOCO_GAIT_H
@@ -26,6 +36,13 @@ typedef struct mlc_gait_space {
     double th_min, th_max;   /* cycles */
     double a_max[MLC_GAIT_MAX_MODES]; /* per-mode amplitude limits */
     int n;                   /* dimension of u */
+    /* Combined bound (mlc_gait_space_set_strain): p, and the per-tet strain of every mode,
+     * strain[e·m + i] = ‖∇(D_i)_e‖_F (nt×m, tet-major, borrowed: the caller keeps it alive
+     * as long as the space is used). strain = NULL: no combined bound. */
+    int combined;            /* 1: scale decoded amplitudes so that S(A) ≤ p */
+    double p;
+    int nt;
+    const double *strain;
 } mlc_gait_space;
 
 /* Fill a gait space. `fixed_periods` has nfixed values: 0 (free), 1 (one for all) or m·k.
@@ -34,7 +51,25 @@ mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const dou
                                double T_min, double T_max, double th_min, double th_max,
                                const double *fixed_periods, int nfixed, mlc_err *err);
 
-/* Decode u (n) into A, T, θ (m×k each, index i*k+j). Allocation-free. */
+/* Attach the per-tet mode strains (see above; nt×m, borrowed) and the strain limit p > 0;
+ * `combined` = 1 makes decode enforce S(A) ≤ p. Returns MLC_EINVAL on bad sizes or p. */
+mlc_status mlc_gait_space_set_strain(mlc_gait_space *g, int nt, const double *strain, double p,
+                                     int combined, mlc_err *err);
+
+/* S(A) of the amplitudes A (m×k2, index i*k2+j; any k2 ≥ 1): the bound above on the worst
+ * tet's actuation strain over all times. Needs the strains attached; O(nt·m). */
+double mlc_gait_strain_bound(const mlc_gait_space *g, int k2, const double *A);
+
+/* Whether parameters (m×k2 each) lie in the optimizer's search box: amplitudes within
+ * a_max,i (and S(A) ≤ p with the combined bound), periods in the range (or the fixed values),
+ * phases in the range, at most q driven modes. Returns 1 and a description of the first
+ * violation in msg (capacity cap) when outside. Modes are named names[i] in the message
+ * (NULL: their position 0..m-1). */
+int mlc_gait_outside(const mlc_gait_space *g, int k2, const double *A, const double *T,
+                     const double *theta, const int *names, char *msg, size_t cap);
+
+/* Decode u (n) into A, T, θ (m×k each, index i*k+j). Allocation-free; O(nt·m) with the
+ * combined bound. */
 void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double *T,
                      double *theta);
 

@@ -8,7 +8,8 @@
  *   a(t)    = (R û₀)·v̂, and with `upright` min of that and (R ŷ)·ŷ,
  *   (align_mean: J_align = mean over the frames of max(0, a(t)) instead),
  *   J       = J_disp·J_align (locomotion) or −(mean_t c_y − c_y(t₀))·J_align (jump),
- *   J      += α Σ work (or Σ |work|).
+ *   J      += α Σ_s h·work_s (or Σ_s h·|work_s|), work_s = Δz_sᵀ(bᵃ − Qᵃ z_s): Eq. 18 integrates
+ *             over time, so α does not change meaning with h.
  */
 #ifndef MODALLOCO_OBJECTIVE_H
 #define MODALLOCO_OBJECTIVE_H
@@ -19,14 +20,15 @@ typedef struct mlc_objective_acc {
     const mlc_objective_settings *obj; /* borrowed */
     mlc_rollout_result *res;           /* borrowed; filled by begin/frame/end */
     double v[3], u0[3];                /* normalized direction and body forward */
+    double dt;                         /* h, the weight of each step's work */
     double align, work, ysum;
     double align_sum;                  /* Σ_t max(0, a(t)), for align_mode "mean" */
     int frames;
 } mlc_objective_acc;
 
-/* Start with the rest frame (frame 0): zeroes *res, records c(t₀). Writes the frame's body
- * forward R û₀ into fwd (for frame callbacks). */
-void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj,
+/* Start with the rest frame (frame 0): zeroes *res, records c(t₀). dt is the time step h.
+ * Writes the frame's body forward R û₀ into fwd (for frame callbacks). */
+void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj, double dt,
                          const double com0[3], const double R0[9], mlc_rollout_result *res,
                          double fwd[3]);
 /* One simulated step's frame. */

@@ -11,6 +11,7 @@
 #include "modalloco/base.h"
 #include "modalloco/config.h"
 #include "modalloco/fem.h"
+#include "modalloco/gait.h"
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
@@ -25,6 +26,7 @@ typedef struct mlc_pipeline {
     mlc_subspace sub;
     int cache_used;            /* 1: subspaces came from the cache file */
     mlc_model *model;
+    double *mode_strain;       /* nt×m per-tet mode strains (mlc_pipeline_gait_space), or NULL */
     /* Seconds per stage. */
     double t_mesh, t_fem, t_subspace, t_model;
 } mlc_pipeline;
@@ -41,6 +43,13 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
 
 /* Everything up to the reduced model. */
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
+
+/* The optimizer's search space (gait.h) for this configuration: per-mode limits
+ * a_max,i = p / grad_max[i], the period and phase boxes, and the amplitude bound
+ * (actuation.amplitude_bound; the per-tet mode strains are computed once and kept in p).
+ * Needs the subspaces. */
+mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_gait_space *g,
+                                   mlc_err *err);
 
 /* Simulator and objective settings from a configuration. */
 void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s);

@@ -40,6 +40,7 @@ typedef struct mlc_sim_settings {
     double rayleigh[2];   /* Rayleigh damping [α (1/s), β (s)]: force −(αM + βK) v with K the
                              rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant
                              (Q += (αN + βK)/h). Not co-rotational: β also slows a spin */
+    double ramp;          /* actuation ramp-in, seconds (0 = off): see mlc_actuation_eval */
 } mlc_sim_settings;
 
 typedef struct mlc_objective_settings {
@@ -130,8 +131,13 @@ void mlc_sim_settings_default(mlc_sim_settings *s);
 void mlc_objective_settings_default(mlc_objective_settings *o);
 
 /* ā = [a(t); 1] (m + 1 values) of Eq. 6 at time t for a model with m modes; modes beyond
- * act->m, and sinusoids with A = 0, are idle. act may be NULL (a = 0). */
-void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double *abar);
+ * act->m, and sinusoids with A = 0, are idle. act may be NULL (a = 0). With ramp > 0 every
+ * a_i(t) is multiplied by the envelope s(t/ramp), s(x) = x³(10 − 15x + 6x²) on [0, 1] and 1
+ * after: a(0) = 0 with zero first and second derivatives, monotone, and the unramped signal
+ * from t = ramp on, so the body is not kicked at t = 0. */
+void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, double *abar);
+/* The envelope s(t/ramp) above (1 when ramp <= 0 or t >= ramp, 0 for t <= 0). */
+double mlc_actuation_ramp(double t, double ramp);
 
 /* Angular momentum about the origin, Σ_i m_i x_i × v_i with x from z and v = (z − z_prev)/h
  * (ε_abc t_bᵀ N (t_c − t_c,prev)/h in block form). */

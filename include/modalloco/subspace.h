@@ -57,6 +57,12 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                                 mlc_err *err);
 void mlc_subspace_free(mlc_subspace *s);
 
+/* Per-tet strain of every vibration mode, out[e·m + i] = ‖∇(D_i)_e‖_F (nt×m, tet-major,
+ * caller-allocated): the data of the combined amplitude bound (gait.h). grad_max[i] is the
+ * maximum of column i. O(nt·m); works on a subspace read from the cache too. */
+void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *s,
+                               double *out);
+
 /* Cache key: mesh checksum and every setting the result depends on, with a format version. */
 uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_settings *settings);
 
