@@ -244,18 +244,29 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     mlc_actuation act = {p.sub.m, k, A, A + mk, A + 2 * mk};
     if ((s = mlc_prepare_out_dir(cfg.output.dir, &cfg, opt->force, &err)) != MLC_OK) goto fail;
     mlc_rollout_result res;
+    mlc_credibility cred;
     double t0 = mlc_now();
-    if ((s = mlc_write_rollout(&p, &cfg, &act, cfg.output.dir, &res, &err)) != MLC_OK) goto fail;
+    if ((s = mlc_write_rollout(&p, &cfg, &act, cfg.output.dir, 0, &res, &cred, &err)) != MLC_OK)
+        goto fail;
     double t_roll = mlc_now() - t0;
     printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J,
            res.J_disp, res.J_align, res.J_work, res.displacement);
+    mlc_print_credibility(stdout, &cred);
+    if (!cred.credible) {
+        char why[512];
+        mlc_objective_settings obj;
+        mlc_pipeline_objective_settings(&cfg, &obj);
+        mlc_credibility_explain(&cred, obj.jump, why, sizeof why);
+        fprintf(stderr, "modalloco: warning: this gait is not credible (%s)\n", why);
+    }
     if (res.failed)
         fprintf(stderr, "modalloco: the rollout blew up after %d of %d steps (NaN or runaway "
                         "state); try a smaller sim.dt or smaller amplitudes\n",
                 res.steps_done, cfg.sim.steps);
     if (!opt->quiet)
-        fprintf(stderr, "modalloco: precompute %.2f s (%s), rollout of %d steps %.3f s, outputs "
-                        "in %s\n", p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
+        fprintf(stderr, "modalloco: precompute %.2f s (%s), rollout of %d steps and its "
+                        "credibility %.3f s, outputs in %s\n",
+                p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
                 p.cache_used ? "cache" : "computed", cfg.sim.steps, t_roll, cfg.output.dir);
     if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &err)) != MLC_OK) goto fail;
     if (cfg.output.viewer && (s = mlc_write_viewer(cfg.output.dir, &err)) != MLC_OK) goto fail;

@@ -562,8 +562,13 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
           "resume=()\n"
           "if [ -f \"$dir/checkpoint.bin\" ]; then resume=(--resume \"$dir\"); fi\n"
           "export OPENBLAS_NUM_THREADS=1\n"
-          "exec ${LAUNCH[@]+\"${LAUNCH[@]}\"} \"$MODALLOCO\" optimize \"${args[@]}\" "
-          "${resume[@]+\"${resume[@]}\"}\n",
+          "rc=0\n"
+          "${LAUNCH[@]+\"${LAUNCH[@]}\"} \"$MODALLOCO\" optimize \"${args[@]}\" "
+          "${resume[@]+\"${resume[@]}\"} || rc=$?\n"
+          "# Exit 3: the run is complete but found no credible gait (\"found\": false), a\n"
+          "# result rather than a failed task.\n"
+          "if [ \"$rc\" -eq 3 ]; then echo \"run $task found no credible gait\"; rc=0; fi\n"
+          "exit \"$rc\"\n",
           f);
     s = mlc_afile_commit(&af, err);
     if (s == MLC_OK) chmod(path, 0755);
@@ -669,7 +674,7 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
     }
 
     /* Local: one run after the other, in this process (all ranks together under mpirun). */
-    int ran = 0, skipped = 0, failed = 0;
+    int ran = 0, skipped = 0, failed = 0, none = 0;
     double t0 = mlc_now();
     for (int i = 0; i < w.nruns; i++) {
         sweep_run *r = &w.runs[i];
@@ -708,7 +713,9 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
             rc = 130;
             goto done;
         }
-        if (code != 0) {
+        if (code == 3) {
+            none++; /* complete, with "found": false: a result, not a failure */
+        } else if (code != 0) {
             failed++;
             if (rank == 0)
                 fprintf(stderr, "modalloco: sweep: run %d failed (exit %d); going on\n", i, code);
@@ -716,9 +723,9 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
     }
     if (rank == 0)
         fprintf(stderr,
-                "modalloco: sweep: %d runs: %d ran (%d failed), %d already complete; "
-                "%.1f s; results: modalloco summarize %s\n",
-                w.nruns, ran, failed, skipped, mlc_now() - t0, w.root);
+                "modalloco: sweep: %d runs: %d ran (%d failed, %d found no credible gait), %d "
+                "already complete; %.1f s; results: modalloco summarize %s\n",
+                w.nruns, ran, failed, none, skipped, mlc_now() - t0, w.root);
     rc = failed ? 1 : 0;
     goto done;
 fail:
