@@ -44,6 +44,16 @@ static void path_join(char *out, size_t cap, const char *dir, const char *name) 
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
+void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
+    cJSON *b = cJSON_AddObjectToObject(o, "credibility");
+    cJSON_AddNumberToObject(b, "rise", c->rise);
+    cJSON_AddNumberToObject(b, "airborne", c->airborne);
+    cJSON_AddNumberToObject(b, "penetration", c->penetration);
+    cJSON_AddNumberToObject(b, "up_min", c->up_min);
+    cJSON_AddNumberToObject(b, "robustness", c->robustness);
+    cJSON_AddBoolToObject(b, "credible", c->credible);
+}
+
 char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "J", res->J);
@@ -60,15 +70,7 @@ char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred
     }
     cJSON_AddNumberToObject(o, "steps_done", res->steps_done);
     cJSON_AddBoolToObject(o, "failed", res->failed);
-    if (cred) {
-        cJSON *c = cJSON_AddObjectToObject(o, "credibility");
-        cJSON_AddNumberToObject(c, "rise", cred->rise);
-        cJSON_AddNumberToObject(c, "airborne", cred->airborne);
-        cJSON_AddNumberToObject(c, "penetration", cred->penetration);
-        cJSON_AddNumberToObject(c, "up_min", cred->up_min);
-        cJSON_AddNumberToObject(c, "robustness", cred->robustness);
-        cJSON_AddBoolToObject(c, "credible", cred->credible);
-    }
+    if (cred) mlc_json_add_credibility(o, cred);
     if (found >= 0) cJSON_AddBoolToObject(o, "found", found);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);

@@ -48,6 +48,17 @@ diff <(block "$R") <(block "$T/replay/result.json") >/dev/null && ok "simulate r
   || fail "blocks differ: $(block "$T/replay/result.json")"
 grep -q '"found"' "$T/replay/result.json" && fail "simulate wrote found" || ok "simulate writes no found"
 
+# --full-space judges the full-space rollout too (robustness: the reduced model's); it falls
+# through the plane as well.
+check "simulate --full-space" 0 "$BIN" simulate "$T/fall/params.json" --out "$T/full" --full-space
+F=$T/full/fullspace.json
+fpen=$(sed -n '/"full"/,$p' "$F" | sed -n 's/^[[:space:]]*"penetration":[[:space:]]*\([-0-9.eE+]*\).*/\1/p' | head -1)
+frob=$(sed -n '/"full"/,$p' "$F" | sed -n 's/^[[:space:]]*"robustness":[[:space:]]*\([-0-9.eE+]*\).*/\1/p' | head -1)
+[ "$(grep -c '"credibility"' "$F")" -eq 2 ] && grep -q '^full_credible false$' "$T/out" \
+  && awk -v p="$fpen" 'BEGIN{exit !(p > 0.02)}' && [ "$frob" = "$(json_num "$R" robustness)" ] \
+  && ok "fullspace.json judges both rollouts (full penetration $fpen)" \
+  || fail "fullspace.json credibility: penetration '$fpen' robustness '$frob'"
+
 # With the ground: the block does not depend on the thread count.
 opt_ok "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/t1" >/dev/null 2>&1 || fail "optimize --threads 1"
 opt_ok "$BIN" optimize "${SMALL[@]}" --threads 2 --out "$T/t2" >/dev/null 2>&1 || fail "optimize --threads 2"

@@ -61,6 +61,10 @@ mlc_status mlc_write_viewer(const char *dir, mlc_err *err);
  * not NULL and "found" when found >= 0. */
 char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found);
 
+/* Add the "credibility" object (the six keys of result.json) to the cJSON object o. */
+struct cJSON;
+void mlc_json_add_credibility(struct cJSON *o, const mlc_credibility *c);
+
 /* The credibility block on stdout, one "name value" line per measure (as the objective terms;
  * credible true|false). */
 void mlc_print_credibility(FILE *f, const mlc_credibility *c);
