@@ -743,6 +743,7 @@ typedef struct summary_row {
     cJSON *overrides; /* from run.json (owned; NULL for a run made outside a sweep) */
     double seed, J, displacement, J_align, generations, seconds; /* NAN when unknown */
     const char *status; /* "done" (params.json), "partial" (checkpoint), "pending" */
+    int found;          /* params.json "found": 1, 0, or -1 when absent */
 } summary_row;
 
 typedef struct summary {
@@ -796,6 +797,7 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
     summary_row *r = &sm->rows[sm->n];
     memset(r, 0, sizeof *r);
     r->seed = r->J = r->displacement = r->J_align = r->generations = r->seconds = NAN;
+    r->found = -1;
     if (!(r->dir = mlc_strdup(dir))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     sm->n++;
     char path[PATH_MAX];
@@ -819,6 +821,8 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
         r->displacement = json_number(pj, "displacement");
         r->J_align = json_number(pj, "J_align");
         r->generations = json_number(pj, "generations");
+        const cJSON *fd = cJSON_GetObjectItem(pj, "found");
+        if (cJSON_IsBool(fd)) r->found = cJSON_IsTrue(fd);
         if (isnan(r->seed)) r->seed = json_number(pj, "seed");
         cJSON_Delete(pj);
         return MLC_OK;
@@ -901,7 +905,7 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
         fputc(',', f);
         csv_field(f, k->valuestring);
     }
-    fputs(",seed,J,displacement,J_align,generations,seconds,status\n", f);
+    fputs(",seed,J,displacement,J_align,generations,seconds,found,status\n", f);
     for (int i = 0; i < sm->n; i++) {
         const summary_row *r = &sm->rows[i];
         csv_field(f, r->dir);
@@ -918,7 +922,7 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
         put_number(f, r->J_align, "%.17g");
         put_number(f, r->generations, "%.0f");
         put_number(f, r->seconds, "%.3f");
-        fprintf(f, ",%s\n", r->status);
+        fprintf(f, ",%s,%s\n", r->found < 0 ? "" : r->found ? "true" : "false", r->status);
     }
 }
 
