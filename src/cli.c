@@ -30,8 +30,9 @@ static const char *program_help =
     "  modalloco --version           print the version and build features\n"
     "  modalloco COMMAND --help      options of one command\n"
     "\n"
-    "Exit codes: 0 success, 1 runtime failure, 2 usage or input error,\n"
-    "130 interrupted by a signal after saving what can be resumed.\n"
+    "Exit codes: 0 success, 1 runtime failure, 2 usage or input error, 3 optimize ran to\n"
+    "the end but found no credible gait, 130 interrupted by a signal after saving what can\n"
+    "be resumed.\n"
     "Configuration keys: docs/config.md; input errors: docs/errors.md.\n";
 
 static const char *info_help =
@@ -59,7 +60,9 @@ static const char *simulate_help =
     "\n"
     "Runs one rollout with the actuation parameters of a params.json written by optimize, or\n"
     "of actuation.parameters in a config, and writes trajectory.csv, surface.obj,\n"
-    "animation.pc2, result.json and config.json; prints the objective terms.\n"
+    "animation.pc2, result.json and config.json; prints the objective terms and the\n"
+    "gait's credibility (rise, airborne, penetration, up_min, robustness: README), and warns\n"
+    "when it is not credible.\n"
     "\n"
     "  --expect FILE      compare with a stored result.json (J, its terms, the final\n"
     "                     centre of mass); exit 1 with a report when they differ\n"
@@ -74,7 +77,9 @@ static const char *optimize_help =
     "\n"
     "Searches actuation parameters with CMA-ES and writes params.json, history.csv,\n"
     "history.svg, checkpoint.bin, config.json and the best gait's rollout (trajectory.csv,\n"
-    "surface.obj, animation.pc2, result.json).\n"
+    "surface.obj, animation.pc2, result.json) and prints its objective terms and\n"
+    "credibility. Exit code 3 when the run ended but no credible gait with J < 0 was found\n"
+    "(every output is still written, with \"found\": false).\n"
     "\n"
     "  --seed N           cmaes.seed (same seed, same result, for any thread count)\n"
     "  --threads N        parallel.threads (0 = all cores)\n"

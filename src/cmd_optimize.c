@@ -216,7 +216,7 @@ static void add_exact(cJSON *o, const char *name, double v) {
 }
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
-                         const mlc_rollout_result *res, const mlc_cmaes *es) {
+                         const mlc_rollout_result *res, int found, const mlc_cmaes *es) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", "modalloco");
     cJSON_AddStringToObject(o, "version", MLC_VERSION);
@@ -226,6 +226,7 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     add_exact(o, "J_align", res->J_align);
     add_exact(o, "J_work", res->J_work);
     add_exact(o, "displacement", res->displacement);
+    cJSON_AddBoolToObject(o, "found", found);
     cJSON_AddNumberToObject(o, "generations", mlc_cmaes_generation(es));
     cJSON_AddNumberToObject(o, "evaluations", (double)mlc_cmaes_evaluations(es));
     const char *reason = NULL;
@@ -735,8 +736,11 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         mlc_gait_decode(&g, u, w->A, w->T, w->th);
         mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
         mlc_rollout_result res;
-        if ((s = mlc_write_rollout(&p, &cfg, &act, dir, &res, &err)) != MLC_OK) goto fail;
-        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, es);
+        mlc_credibility cred;
+        if ((s = mlc_write_rollout(&p, &cfg, &act, dir, 1, &res, &cred, &err)) != MLC_OK)
+            goto fail;
+        const int found = mlc_credibility_found(&res, &cred);
+        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es);
         if (!pj) goto oom;
         snprintf(path, sizeof path, "%s/params.json", dir);
         s = mlc_write_text_atomic(path, pj, &err);
@@ -764,9 +768,25 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n"
                "generations %d\nevaluations %ld\n", res.J, res.J_disp, res.J_align, res.J_work,
                res.displacement, mlc_cmaes_generation(es), mlc_cmaes_evaluations(es));
+        mlc_print_credibility(stdout, &cred);
+        printf("found %s\n", found ? "true" : "false");
         if (!quiet)
             fprintf(stderr, "modalloco: done in %.1f s (%s); outputs in %s\n",
                     mlc_now() - t_start, reason ? reason : "budget", dir);
+        /* Ran to the end but nothing credible that gains: say so plainly, exit 3. */
+        if (!found) {
+            char why[512];
+            mlc_credibility_explain(&cred, obj.jump, why, sizeof why);
+            if (!(res.J < 0))
+                fprintf(stderr, "modalloco: no credible gait found: the best gait does not "
+                                "gain (J = %.6g); outputs are written with \"found\": false\n",
+                        res.J);
+            else
+                fprintf(stderr, "modalloco: no credible gait found: the best gait (J = %.6g) "
+                                "fails %s; outputs are written with \"found\": false\n",
+                        res.J, why);
+            rc = 3;
+        }
     }
     goto done;
 oom:

@@ -80,11 +80,34 @@ static mlc_status check_params_origin(const char *path, const mlc_pipeline *p, i
     return s;
 }
 
+/* The credibility measures of the full-space rollout, frame by frame: the same definitions as
+ * for the reduced one (credibility.h), on the full positions of the same surface vertices. */
+typedef struct full_meter {
+    mlc_cred_meter *meter;
+    const mlc_fullspace *fs;
+} full_meter;
+
+static void measure_full(void *user, int frame, double time, const double *x, const double com[3],
+                         const double forward[3], int contacts) {
+    MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
+    full_meter *fm = user;
+    const int *sv;
+    int nsv = mlc_cred_meter_surface(fm->meter, &sv);
+    double R[9], y_min = INFINITY;
+    mlc_fullspace_rotation(fm->fs, x, R);
+    for (int i = 0; i < nsv; i++)
+        if (!(x[3 * sv[i] + 1] >= y_min)) y_min = x[3 * sv[i] + 1];
+    mlc_cred_meter_frame_values(fm->meter, frame, com[1], R[4], y_min);
+}
+
 /* --full-space: the full-space reference simulator (fullspace.h, one ARAP rotation per tet)
  * with the reduced model's settings and the same actuation; prints the comparison and writes
- * DIR/fullspace.json. */
+ * DIR/fullspace.json. The full-space rollout is judged like the reduced one (`cred`), except
+ * that its robustness is the reduced model's: eight more full-space rollouts would multiply
+ * the cost of the slowest part. */
 static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
-                                 const mlc_actuation *act, mlc_err *err) {
+                                 const mlc_actuation *act, const mlc_credibility *cred,
+                                 mlc_err *err) {
     fprintf(stderr, "modalloco: full-space reference on %d vertices and %d tets (10 sparse solves "
                     "per step: slow on large meshes)\n", p->mesh.nv, p->mesh.nt);
     mlc_fullspace *fs = NULL;
@@ -93,14 +116,28 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     if (s != MLC_OK) return s;
     mlc_objective_settings obj;
     mlc_pipeline_objective_settings(cfg, &obj);
+    full_meter fm = {NULL, fs};
+    if ((s = mlc_cred_meter_create(p->model, &p->mesh, &fm.meter, err)) != MLC_OK) {
+        mlc_fullspace_destroy(fs);
+        return s;
+    }
+    mlc_fullspace_observe(fs, measure_full, &fm);
     mlc_fullspace_comparison c;
     s = mlc_fullspace_compare(p->model, fs, act, &obj, &c, err);
     mlc_fullspace_destroy(fs);
+    mlc_credibility fcred = *cred;
+    mlc_cred_meter_result(fm.meter, &fcred);
+    mlc_cred_meter_destroy(fm.meter);
     if (s != MLC_OK) return s;
+    fcred.failed = c.full.failed;
+    mlc_credibility_judge(&fcred, obj.jump);
     double rel = c.extent > 0 ? c.vertex_error_max / c.extent : 0;
     printf("full_J %.9g\nfull_J_disp %.9g\nfull_J_align %.9g\nfull_J_work %.9g\n"
            "full_displacement %.9g\ncom_error_max %.9g\nvertex_error_relative %.9g\n", c.full.J,
            c.full.J_disp, c.full.J_align, c.full.J_work, c.full.displacement, c.com_error_max, rel);
+    printf("full_rise %.6g\nfull_airborne %.6g\nfull_penetration %.6g\nfull_up_min %.6g\n"
+           "full_credible %s\n", fcred.rise, fcred.airborne, fcred.penetration, fcred.up_min,
+           fcred.credible ? "true" : "false");
     if (c.full.failed)
         fprintf(stderr, "modalloco: the full-space rollout blew up after %d steps\n",
                 c.full.steps_done);
@@ -117,6 +154,8 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
         cJSON_AddNumberToObject(obs[i], "steps_done", res[i]->steps_done);
         cJSON_AddBoolToObject(obs[i], "failed", res[i]->failed);
     }
+    mlc_json_add_credibility(r, cred);
+    mlc_json_add_credibility(f, &fcred);
     cJSON_AddNumberToObject(r, "seconds", c.t_reduced);
     cJSON_AddNumberToObject(f, "seconds", c.t_full);
     cJSON_AddStringToObject(f, "passive_rotations", "per tet");
@@ -237,20 +276,31 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     mlc_actuation act = {p.sub.m, k, A, A + mk, A + 2 * mk};
     if ((s = mlc_prepare_out_dir(cfg.output.dir, &cfg, opt->force, &err)) != MLC_OK) goto fail;
     mlc_rollout_result res;
+    mlc_credibility cred;
     double t0 = mlc_now();
-    if ((s = mlc_write_rollout(&p, &cfg, &act, cfg.output.dir, &res, &err)) != MLC_OK) goto fail;
+    if ((s = mlc_write_rollout(&p, &cfg, &act, cfg.output.dir, 0, &res, &cred, &err)) != MLC_OK)
+        goto fail;
     double t_roll = mlc_now() - t0;
     printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J,
            res.J_disp, res.J_align, res.J_work, res.displacement);
+    mlc_print_credibility(stdout, &cred);
+    if (!cred.credible) {
+        char why[512];
+        mlc_objective_settings obj;
+        mlc_pipeline_objective_settings(&cfg, &obj);
+        mlc_credibility_explain(&cred, obj.jump, why, sizeof why);
+        fprintf(stderr, "modalloco: warning: this gait is not credible (%s)\n", why);
+    }
     if (res.failed)
         fprintf(stderr, "modalloco: the rollout blew up after %d of %d steps (NaN or runaway "
                         "state); try a smaller sim.dt or smaller amplitudes\n",
                 res.steps_done, cfg.sim.steps);
     if (!opt->quiet)
-        fprintf(stderr, "modalloco: precompute %.2f s (%s), rollout of %d steps %.3f s, outputs "
-                        "in %s\n", p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
+        fprintf(stderr, "modalloco: precompute %.2f s (%s), rollout of %d steps and its "
+                        "credibility %.3f s, outputs in %s\n",
+                p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
                 p.cache_used ? "cache" : "computed", cfg.sim.steps, t_roll, cfg.output.dir);
-    if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &err)) != MLC_OK) goto fail;
+    if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &cred, &err)) != MLC_OK) goto fail;
     if (cfg.output.viewer && (s = mlc_write_viewer(cfg.output.dir, &err)) != MLC_OK) goto fail;
     if (opt->expect) {
         int differ = 0;

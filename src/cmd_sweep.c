@@ -562,8 +562,13 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
           "resume=()\n"
           "if [ -f \"$dir/checkpoint.bin\" ]; then resume=(--resume \"$dir\"); fi\n"
           "export OPENBLAS_NUM_THREADS=1\n"
-          "exec ${LAUNCH[@]+\"${LAUNCH[@]}\"} \"$MODALLOCO\" optimize \"${args[@]}\" "
-          "${resume[@]+\"${resume[@]}\"}\n",
+          "rc=0\n"
+          "${LAUNCH[@]+\"${LAUNCH[@]}\"} \"$MODALLOCO\" optimize \"${args[@]}\" "
+          "${resume[@]+\"${resume[@]}\"} || rc=$?\n"
+          "# Exit 3: the run is complete but found no credible gait (\"found\": false), a\n"
+          "# result rather than a failed task.\n"
+          "if [ \"$rc\" -eq 3 ]; then echo \"run $task found no credible gait\"; rc=0; fi\n"
+          "exit \"$rc\"\n",
           f);
     s = mlc_afile_commit(&af, err);
     if (s == MLC_OK) chmod(path, 0755);
@@ -669,7 +674,7 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
     }
 
     /* Local: one run after the other, in this process (all ranks together under mpirun). */
-    int ran = 0, skipped = 0, failed = 0;
+    int ran = 0, skipped = 0, failed = 0, none = 0;
     double t0 = mlc_now();
     for (int i = 0; i < w.nruns; i++) {
         sweep_run *r = &w.runs[i];
@@ -708,7 +713,9 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
             rc = 130;
             goto done;
         }
-        if (code != 0) {
+        if (code == 3) {
+            none++; /* complete, with "found": false: a result, not a failure */
+        } else if (code != 0) {
             failed++;
             if (rank == 0)
                 fprintf(stderr, "modalloco: sweep: run %d failed (exit %d); going on\n", i, code);
@@ -716,9 +723,9 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
     }
     if (rank == 0)
         fprintf(stderr,
-                "modalloco: sweep: %d runs: %d ran (%d failed), %d already complete; "
-                "%.1f s; results: modalloco summarize %s\n",
-                w.nruns, ran, failed, skipped, mlc_now() - t0, w.root);
+                "modalloco: sweep: %d runs: %d ran (%d failed, %d found no credible gait), %d "
+                "already complete; %.1f s; results: modalloco summarize %s\n",
+                w.nruns, ran, failed, none, skipped, mlc_now() - t0, w.root);
     rc = failed ? 1 : 0;
     goto done;
 fail:
@@ -736,6 +743,7 @@ typedef struct summary_row {
     cJSON *overrides; /* from run.json (owned; NULL for a run made outside a sweep) */
     double seed, J, displacement, J_align, generations, seconds; /* NAN when unknown */
     const char *status; /* "done" (params.json), "partial" (checkpoint), "pending" */
+    int found;          /* params.json "found": 1, 0, or -1 when absent */
 } summary_row;
 
 typedef struct summary {
@@ -789,6 +797,7 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
     summary_row *r = &sm->rows[sm->n];
     memset(r, 0, sizeof *r);
     r->seed = r->J = r->displacement = r->J_align = r->generations = r->seconds = NAN;
+    r->found = -1;
     if (!(r->dir = mlc_strdup(dir))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     sm->n++;
     char path[PATH_MAX];
@@ -812,6 +821,8 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
         r->displacement = json_number(pj, "displacement");
         r->J_align = json_number(pj, "J_align");
         r->generations = json_number(pj, "generations");
+        const cJSON *fd = cJSON_GetObjectItem(pj, "found");
+        if (cJSON_IsBool(fd)) r->found = cJSON_IsTrue(fd);
         if (isnan(r->seed)) r->seed = json_number(pj, "seed");
         cJSON_Delete(pj);
         return MLC_OK;
@@ -894,7 +905,7 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
         fputc(',', f);
         csv_field(f, k->valuestring);
     }
-    fputs(",seed,J,displacement,J_align,generations,seconds,status\n", f);
+    fputs(",seed,J,displacement,J_align,generations,seconds,found,status\n", f);
     for (int i = 0; i < sm->n; i++) {
         const summary_row *r = &sm->rows[i];
         csv_field(f, r->dir);
@@ -911,7 +922,7 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
         put_number(f, r->J_align, "%.17g");
         put_number(f, r->generations, "%.0f");
         put_number(f, r->seconds, "%.3f");
-        fprintf(f, ",%s\n", r->status);
+        fprintf(f, ",%s,%s\n", r->found < 0 ? "" : r->found ? "true" : "false", r->status);
     }
 }
 

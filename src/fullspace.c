@@ -77,6 +77,8 @@ struct mlc_fullspace {
     double *ys, *Gm, *Ym; /* ns, ns×ns, ns×3 */
     mlc_contact cs;       /* complementarity contact */
     double *yst, *yt, *ct; /* ns each: y at x*, normal targets, friction right-hand sides */
+    mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
+    void *observer_user;
 };
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -686,6 +688,7 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
     body_rotation(fs, fs->xc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     if (frame) frame(user, 0, 0.0, fs->xc, com, fwd, 0);
+    if (fs->observer) fs->observer(fs->observer_user, 0, 0.0, fs->xc, com, fwd, 0);
     int s, failed = 0;
     for (s = 1; s <= S; s++) {
         int rc = mlc_fullspace_step(fs, act);
@@ -700,9 +703,16 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
         body_rotation(fs, fs->xc, R);
         mlc_objective_frame(&acc, com, R, fs->last_work, fwd);
         if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
+        if (fs->observer)
+            fs->observer(fs->observer_user, s, s * h, fs->xc, com, fwd, fs->contacts);
     }
     mlc_objective_end(&acc, S, s - 1, failed);
     return MLC_OK;
+}
+
+void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *user) {
+    fs->observer = fn;
+    fs->observer_user = user;
 }
 
 /* ---- reduced versus full --------------------------------------------------------------------- */

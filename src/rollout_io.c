@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "modalloco/commands.h"
+#include "modalloco/credibility.h"
 #include "modalloco/output.h"
 #include "modalloco/viewer.h"
 
@@ -43,7 +44,17 @@ static void path_join(char *out, size_t cap, const char *dir, const char *name) 
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
-char *mlc_result_json(const mlc_rollout_result *res) {
+void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
+    cJSON *b = cJSON_AddObjectToObject(o, "credibility");
+    cJSON_AddNumberToObject(b, "rise", c->rise);
+    cJSON_AddNumberToObject(b, "airborne", c->airborne);
+    cJSON_AddNumberToObject(b, "penetration", c->penetration);
+    cJSON_AddNumberToObject(b, "up_min", c->up_min);
+    cJSON_AddNumberToObject(b, "robustness", c->robustness);
+    cJSON_AddBoolToObject(b, "credible", c->credible);
+}
+
+char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "J", res->J);
     cJSON_AddNumberToObject(o, "J_disp", res->J_disp);
@@ -59,6 +70,8 @@ char *mlc_result_json(const mlc_rollout_result *res) {
     }
     cJSON_AddNumberToObject(o, "steps_done", res->steps_done);
     cJSON_AddBoolToObject(o, "failed", res->failed);
+    if (cred) mlc_json_add_credibility(o, cred);
+    if (found >= 0) cJSON_AddBoolToObject(o, "found", found);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text) return NULL;
@@ -71,14 +84,19 @@ char *mlc_result_json(const mlc_rollout_result *res) {
     return copy;
 }
 
+void mlc_print_credibility(FILE *f, const mlc_credibility *c) {
+    fprintf(f, "rise %.6g\nairborne %.6g\npenetration %.6g\nup_min %.6g\nrobustness %.6g\n"
+               "credible %s\n", c->rise, c->airborne, c->penetration, c->up_min, c->robustness,
+            c->credible ? "true" : "false");
+}
+
 mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
-                             const mlc_actuation *act, const char *dir, mlc_rollout_result *res,
-                             mlc_err *err) {
+                             const mlc_actuation *act, const char *dir, int with_found,
+                             mlc_rollout_result *res, mlc_credibility *cred, mlc_err *err) {
     char path[MLC_CONFIG_PATH_MAX + 64];
     mlc_status s;
     int nsv = 0, *sv = NULL, *sf = NULL;
     double *xyz = NULL;
-    mlc_rollout *ro = NULL;
     mlc_afile csv = {0};
     mlc_pc2_writer pc2;
     memset(&pc2, 0, sizeof pc2);
@@ -88,7 +106,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
         goto done;
     }
     xyz = mlc_malloc(3 * (size_t)nsv * sizeof(double));
-    if (!xyz || mlc_rollout_create(p->model, &ro) != MLC_OK) {
+    if (!xyz) {
         s = mlc_errf(err, MLC_ENOMEM, "out of memory preparing the rollout");
         goto done;
     }
@@ -109,10 +127,10 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
     frame_writer fw = {p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every, MLC_OK, {0}};
     mlc_objective_settings obj;
     mlc_pipeline_objective_settings(cfg, &obj);
-    if ((s = mlc_rollout_run(ro, act, &obj, on_frame, &fw, res)) != MLC_OK) {
-        mlc_errf(err, s, "rollout failed: %s", mlc_strerror(s));
+    /* The files and the credibility measures come from the same rollout. */
+    if ((s = mlc_credibility_evaluate(p->model, &p->mesh, act, &obj, cfg->parallel.threads,
+                                      on_frame, &fw, res, cred, err)) != MLC_OK)
         goto done;
-    }
     if (fw.status != MLC_OK) {
         s = fw.status;
         if (err) *err = fw.err;
@@ -120,7 +138,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
     }
     if ((s = mlc_pc2_end(&pc2, err)) != MLC_OK) goto done;
     if ((s = mlc_afile_commit(&csv, err)) != MLC_OK) goto done;
-    char *rj = mlc_result_json(res);
+    char *rj = mlc_result_json(res, cred, with_found ? mlc_credibility_found(res, cred) : -1);
     if (!rj) {
         s = mlc_errf(err, MLC_ENOMEM, "out of memory writing result.json");
         goto done;
@@ -131,7 +149,6 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
 done:
     mlc_pc2_abort(&pc2);
     mlc_afile_abort(&csv);
-    mlc_rollout_destroy(ro);
     mlc_free(xyz);
     mlc_free(sv);
     mlc_free(sf);

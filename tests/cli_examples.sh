@@ -9,7 +9,7 @@ for f in examples/*.json; do
   case "$f" in examples/sweep*.json) continue ;; esac
   n=$((n + 1))
   grep -q '"comment"' "$f" || { echo "FAIL: $f has no comment block"; fails=$((fails + 1)); }
-  if "$BIN" optimize "$f" --out "$T/$(basename "$f" .json)" --quiet \
+  if opt_ok "$BIN" optimize "$f" --out "$T/$(basename "$f" .json)" --quiet \
        --set cmaes.generations=1 --set cmaes.population=4 --set sim.steps=20 >/dev/null 2>"$T/err"; then
     [ -s "$T/$(basename "$f" .json)/params.json" ] && echo "ok: $f" \
       || { echo "FAIL: $f wrote no params.json"; fails=$((fails + 1)); }

@@ -5,7 +5,7 @@
 # and keeps J_align above 0.5, and what optimize reports agrees with its trajectory.
 # The README demo's configuration with its budget halved.
 . "$(dirname "$0")/lib_cli.sh" "$@"
-"$BIN" optimize "$SRC/examples/quadruped_demo.json" --quiet --seed 1 --set cmaes.generations=15 \
+opt_ok "$BIN" optimize "$SRC/examples/quadruped_demo.json" --quiet --seed 1 --set cmaes.generations=15 \
   --out "$T/run" >/dev/null || { echo "FAIL: optimize"; exit 1; }
 R=$T/run/result.json
 disp=$(json_num "$R" displacement)

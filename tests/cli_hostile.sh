@@ -29,13 +29,13 @@ cp "$SRC/tests/data/mesh_cube.off" "$D/cube ü.off"
 "$BIN" modes "$D/cube 5 ü.mesh" "${TINY[@]}" --out "$D/modes out ∂" >/dev/null 2>"$T/err" \
   && [ -s "$D/modes out ∂/modes.json" ] && ok "modes --out with spaces and UTF-8" \
   || fail "modes: $(cat "$T/err")"
-"$BIN" optimize "$D/cube 5 ü.mesh" "${TINY[@]}" --quiet --out "$D/opt ü" >/dev/null 2>"$T/err" \
+opt_ok "$BIN" optimize "$D/cube 5 ü.mesh" "${TINY[@]}" --quiet --out "$D/opt ü" >/dev/null 2>"$T/err" \
   && [ -s "$D/opt ü/params.json" ] && ok "optimize --out with spaces and UTF-8" \
   || fail "optimize: $(cat "$T/err")"
 "$BIN" simulate "$D/opt ü/params.json" --out "$D/sim ü" >/dev/null 2>"$T/err" \
   && [ -s "$D/sim ü/result.json" ] && ok "simulate params.json from a path with spaces" \
   || fail "simulate: $(cat "$T/err")"
-"$BIN" optimize "$D/cube 5 ü.mesh" "${TINY[@]}" --quiet --out "$D/opt ü" \
+opt_ok "$BIN" optimize "$D/cube 5 ü.mesh" "${TINY[@]}" --quiet --out "$D/opt ü" \
   --resume "$D/opt ü" >/dev/null 2>"$T/err" && ok "--resume from a path with spaces" \
   || fail "resume: $(cat "$T/err")"
 if [ $have_tetgen = 1 ]; then

@@ -18,7 +18,7 @@ if [ -n "$MAN" ]; then
 fi
 # Run from an unrelated directory, without a mesh argument: the installed sample is used.
 cd "$T" || exit 1
-"$P/bin/modalloco" optimize --out "$T/run" --quiet --set cmaes.generations=1 \
+opt_ok "$P/bin/modalloco" optimize --out "$T/run" --quiet --set cmaes.generations=1 \
   --set cmaes.population=4 --set sim.steps=20 >/dev/null 2>"$T/err" || { fail "installed optimize"; cat "$T/err"; }
 grep -q "$P/share/modalloco/data/quadruped.mesh" "$T/run/params.json" 2>/dev/null \
   && echo "ok: installed program uses the installed sample" || fail "installed program did not use its installed sample"

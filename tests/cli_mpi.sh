@@ -21,10 +21,10 @@ TALK=(--set cmaes.population=8 --set cmaes.generations=4 --set sim.steps=150
       --set actuation.modes=4)
 SMALL=("${TALK[@]}" --quiet)
 
-"$BIN" optimize "${SMALL[@]}" --out "$T/plain" >/dev/null || fail "plain optimize"
-"${MPIRUN[@]}" -n 1 "$BIN" optimize "${SMALL[@]}" --out "$T/n1" >/dev/null 2>"$T/err1" \
+opt_ok "$BIN" optimize "${SMALL[@]}" --out "$T/plain" >/dev/null || fail "plain optimize"
+opt_ok "${MPIRUN[@]}" -n 1 "$BIN" optimize "${SMALL[@]}" --out "$T/n1" >/dev/null 2>"$T/err1" \
   || { fail "mpirun -n 1"; cat "$T/err1"; }
-"${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/n3" >/dev/null 2>"$T/err3" \
+opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/n3" >/dev/null 2>"$T/err3" \
   || { fail "mpirun -n 3"; cat "$T/err3"; }
 for d in n1 n3; do
   cmp -s "$T/plain/params.json" "$T/$d/params.json" && echo "ok: params.json of $d identical to the plain run" \
@@ -36,7 +36,7 @@ done
   || fail "no precompute.cache in the output of the 3-process run"
 
 # Only rank 0 talks: one progress header, not three.
-"${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --threads 1 --out "$T/talk" >"$T/out" 2>"$T/err" \
+opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --threads 1 --out "$T/talk" >"$T/out" 2>"$T/err" \
   || fail "mpirun -n 3 (progress)"
 [ "$(grep -c "vertices" "$T/err")" -eq 1 ] && [ "$(grep -c "^J " "$T/out")" -eq 1 ] \
   && echo "ok: progress and results come from rank 0 only" || fail "several ranks printed"

@@ -6,8 +6,8 @@
 SMALL=(--set cmaes.population=8 --set cmaes.generations=5 --set sim.steps=150
        --set actuation.modes=4 --quiet)
 
-"$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/t1" >/dev/null || fail "optimize --threads 1"
-"$BIN" optimize "${SMALL[@]}" --threads 2 --out "$T/t2" >/dev/null || fail "optimize --threads 2"
+opt_ok "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/t1" >/dev/null || fail "optimize --threads 1"
+opt_ok "$BIN" optimize "${SMALL[@]}" --threads 2 --out "$T/t2" >/dev/null || fail "optimize --threads 2"
 cmp -s "$T/t1/params.json" "$T/t2/params.json" && echo "ok: params.json identical for 1 and 2 threads" \
   || fail "params.json differs between 1 and 2 threads"
 diff <(strip_clock "$T/t1/history.csv") <(strip_clock "$T/t2/history.csv") >/dev/null \
@@ -37,7 +37,7 @@ sed 's/"J":[^,]*/"J": -123.0/' "$T/t1/result.json" > "$T/altered.json"
 
 # Interrupt after the first generation, resume, and end exactly where an uninterrupted run ends.
 LONG=(--set cmaes.population=8 --set cmaes.generations=6 --set sim.steps=300 --set actuation.modes=4 --quiet)
-"$BIN" optimize "${LONG[@]}" --threads 1 --out "$T/full" >/dev/null || fail "uninterrupted run"
+opt_ok "$BIN" optimize "${LONG[@]}" --threads 1 --out "$T/full" >/dev/null || fail "uninterrupted run"
 "$BIN" optimize "${LONG[@]}" --threads 1 --out "$T/int" >/dev/null &
 pid=$!
 for _ in $(seq 1 600); do
@@ -49,7 +49,7 @@ wait $pid
 code=$?
 if [ $code -eq 130 ]; then
   echo "ok: SIGINT exits 130 after saving a checkpoint"
-  "$BIN" optimize --resume "$T/int" --threads 2 --quiet >/dev/null || fail "--resume"
+  opt_ok "$BIN" optimize --resume "$T/int" --threads 2 --quiet >/dev/null || fail "--resume"
   cmp -s "$T/full/params.json" "$T/int/params.json" && echo "ok: resumed run ends identical" \
     || fail "resumed params.json differs from the uninterrupted run"
   diff <(strip_clock "$T/full/history.csv") <(strip_clock "$T/int/history.csv") >/dev/null \

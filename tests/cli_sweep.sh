@@ -31,6 +31,8 @@ grep -q '"cmaes.seed=2"' root/run_0001/run.json && grep -Eq '"actuation.sinusoid
 [ "$(wc -l < summary.csv)" -eq 5 ] && head -1 summary.csv | grep -q "actuation.sinusoids,seed,J,displacement,J_align,generations,seconds" \
   && echo "ok: summary has a header and 4 rows" || { fail "summary.csv"; cat summary.csv; }
 [ "$(grep -c ",done$" summary.csv)" -eq 4 ] || fail "not every run is done in the summary"
+[ "$(grep -Ec ",(true|false),done$" summary.csv)" -eq 4 ] && head -1 summary.csv | grep -q ",found,status$" \
+  && echo "ok: summary has each run's found" || fail "summary found column: $(cat summary.csv)"
 grep -q "<svg" summary.svg && [ "$(grep -c "<rect x=" summary.svg)" -eq 4 ] \
   && echo "ok: summary.svg has a bar per run" || fail "summary.svg"
 [ "$("$BIN" summarize root/run_0000 root/run_0002 | wc -l)" -eq 3 ] || fail "summarize of run directories"

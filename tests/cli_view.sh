@@ -7,7 +7,7 @@
 u32be() { od -An -tu4 --endian=big -j "$2" -N4 "$1" | tr -d ' '; }
 u32le() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
 
-"$BIN" optimize --out "$T/run" --set cmaes.generations=2 --set cmaes.population=4 \
+opt_ok "$BIN" optimize --out "$T/run" --set cmaes.generations=2 --set cmaes.population=4 \
   --set sim.steps=60 --quiet >/dev/null 2>"$T/err" || { cat "$T/err"; echo "FAIL: optimize"; exit 1; }
 NFRAMES=$(u32le "$T/run/animation.pc2" 28)
 

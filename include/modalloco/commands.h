@@ -5,8 +5,11 @@
 #ifndef MODALLOCO_COMMANDS_H
 #define MODALLOCO_COMMANDS_H
 
+#include <stdio.h>
+
 #include "modalloco/base.h"
 #include "modalloco/config.h"
+#include "modalloco/credibility.h"
 #include "modalloco/pipeline.h"
 #include "modalloco/sim.h"
 
@@ -38,11 +41,13 @@ typedef struct mlc_cli_options {
  * dedicated options (--seed, --threads, --out), then validation. */
 mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err);
 
-/* Write config.json, surface.obj, animation.pc2 and trajectory.csv for one rollout of `act`
- * into `dir` (which must exist), and fill `res`. */
+/* Write surface.obj, animation.pc2, trajectory.csv and result.json for one rollout of `act`
+ * into `dir` (which must exist), fill `res`, and judge the rollout (credibility.h, with
+ * parallel.threads for the replays) into `cred`, which result.json carries; with_found adds
+ * optimize's "found" (mlc_credibility_found). */
 mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
-                             const mlc_actuation *act, const char *dir, mlc_rollout_result *res,
-                             mlc_err *err);
+                             const mlc_actuation *act, const char *dir, int with_found,
+                             mlc_rollout_result *res, mlc_credibility *cred, mlc_err *err);
 
 /* Create `dir` if needed and write config.json. If `dir` already holds a config.json of
  * another configuration and `force` is 0, fail (MLC_EINVAL) instead of overwriting a
@@ -52,8 +57,17 @@ mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force
 /* Write DIR/view.html for a run directory (output.viewer), as `modalloco view DIR` does. */
 mlc_status mlc_write_viewer(const char *dir, mlc_err *err);
 
-/* result.json text for a rollout (owned, mlc_free). */
-char *mlc_result_json(const mlc_rollout_result *res);
+/* result.json text for a rollout (owned, mlc_free), with the credibility block when cred is
+ * not NULL and "found" when found >= 0. */
+char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found);
+
+/* Add the "credibility" object (the six keys of result.json) to the cJSON object o. */
+struct cJSON;
+void mlc_json_add_credibility(struct cJSON *o, const mlc_credibility *c);
+
+/* The credibility block on stdout, one "name value" line per measure (as the objective terms;
+ * credible true|false). */
+void mlc_print_credibility(FILE *f, const mlc_credibility *c);
 
 int mlc_cmd_info(const mlc_cli_options *opt);
 int mlc_cmd_modes(const mlc_cli_options *opt);

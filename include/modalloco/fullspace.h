@@ -66,6 +66,10 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
                              const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
                              void *user, mlc_rollout_result *result, mlc_err *err);
 
+/* Also call `fn` (NULL: nobody) for every frame of the following runs, beside their own
+ * `frame` argument: a caller can measure the rollout mlc_fullspace_compare runs. */
+void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *user);
+
 /* ---- Reduced versus full ---------------------------------------------------------------- */
 
 typedef struct mlc_fullspace_comparison {
