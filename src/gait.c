@@ -3,6 +3,7 @@
  * bound transform) and every map below is monotone from [0,1] onto the parameter's box. */
 #include "modalloco/gait.h"
 
+#include <math.h>
 #include <string.h>
 
 mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const double *a_max,
@@ -95,5 +96,18 @@ void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double
                 theta[i * k + j] = g->th_min + p[2] * (g->th_max - g->th_min);
             }
         }
+    }
+}
+
+void mlc_gait_perturb(int n, double *A, double *T, double *theta, mlc_rng *rng) {
+    double amax = 0.0;
+    for (int i = 0; i < n; i++) amax = fmax(amax, fabs(A[i]));
+    for (int i = 0; i < n; i++) {
+        /* Always three draws, so sinusoid i sees the same numbers whatever the others are. */
+        double na = mlc_rng_normal(rng), nt = mlc_rng_normal(rng), np = mlc_rng_normal(rng);
+        if (A[i] == 0.0) continue;
+        A[i] += na * (MLC_GAIT_NOISE_A_REL * fabs(A[i]) + MLC_GAIT_NOISE_A_MAX * amax);
+        T[i] *= 1.0 + MLC_GAIT_NOISE_T_REL * nt;
+        theta[i] += MLC_GAIT_NOISE_PHASE * np;
     }
 }

@@ -38,6 +38,20 @@ mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const dou
 void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double *T,
                      double *theta);
 
+/* The perturbation of a gait that robustness is measured with (and the optimizer's robust
+ * scoring replays): in place on A, T, θ (n = m·k entries each), drawing three normals per
+ * sinusoid in index order (A, T, θ) from rng:
+ *   A += N·(MLC_GAIT_NOISE_A_REL |A| + MLC_GAIT_NOISE_A_MAX max_i |A_i|),
+ *   T *= 1 + N·MLC_GAIT_NOISE_T_REL,   θ += N·MLC_GAIT_NOISE_PHASE (cycles).
+ * Sinusoids with A = 0 (undriven modes) stay idle: they are not part of the gait. The result
+ * may leave the search box slightly (periods stay positive: |N| would need to exceed 200).
+ * Allocation-free. */
+#define MLC_GAIT_NOISE_A_REL 0.01
+#define MLC_GAIT_NOISE_A_MAX 0.001
+#define MLC_GAIT_NOISE_T_REL 0.005
+#define MLC_GAIT_NOISE_PHASE 0.005
+void mlc_gait_perturb(int n, double *A, double *T, double *theta, mlc_rng *rng);
+
 /* Modes driven by u (selection): writes up to q mode positions (0..m-1) into `modes`,
  * returns the count (m when q == 0, listing all modes). */
 int mlc_gait_driven_modes(const mlc_gait_space *g, const double *u, int *modes);
