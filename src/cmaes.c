@@ -111,6 +111,7 @@ struct mlc_cmaes {
     double *Z, *Y, *XG, *XP; /* n x lambda: z, y = B D z, genotype, phenotype */
     double *best_x;          /* n */
     double best_f;
+    double best_g; /* secondary value of best_x (tell_ties), +inf without */
     long best_eval;
     double *mean_p; /* n, T(m) */
     double *fhist;  /* fhist_len: ring of best f per generation */
@@ -124,6 +125,7 @@ struct mlc_cmaes {
 
     /* ---- scratch (not serialized) ---- */
     double *fs, *fsort; /* lambda */
+    double *gs;         /* lambda: secondary values of this tell, NaN -> +inf */
     int *idx, *idx2;    /* lambda */
     double *work;       /* 3n */
     double *hwork;      /* hist_cap */
@@ -423,13 +425,14 @@ static void free_run_arrays(mlc_cmaes *es) {
     mlc_free(es->XP);
     mlc_free(es->fs);
     mlc_free(es->fsort);
+    mlc_free(es->gs);
     mlc_free(es->idx);
     mlc_free(es->idx2);
     mlc_free(es->fhist);
     mlc_free(es->hbest);
     mlc_free(es->hmed);
     mlc_free(es->hwork);
-    es->w = es->Z = es->Y = es->XG = es->XP = es->fs = es->fsort = NULL;
+    es->w = es->Z = es->Y = es->XG = es->XP = es->fs = es->fsort = es->gs = NULL;
     es->fhist = es->hbest = es->hmed = es->hwork = NULL;
     es->idx = es->idx2 = NULL;
 }
@@ -464,13 +467,15 @@ static mlc_status start_run(mlc_cmaes *es, int k) {
     es->XP = dalloc(nl);
     es->fs = dalloc((size_t)lam);
     es->fsort = dalloc((size_t)lam);
+    es->gs = dalloc((size_t)lam);
     es->idx = (int *)mlc_malloc((size_t)lam * sizeof(int));
     es->idx2 = (int *)mlc_malloc((size_t)lam * sizeof(int));
     es->fhist = dalloc((size_t)es->fhist_len);
     es->hbest = dalloc((size_t)es->hist_cap);
     es->hmed = dalloc((size_t)es->hist_cap);
     es->hwork = dalloc((size_t)es->hist_cap);
-    if (!es->Z || !es->Y || !es->XG || !es->XP || !es->fs || !es->fsort || !es->idx || !es->idx2 ||
+    if (!es->Z || !es->Y || !es->XG || !es->XP || !es->fs || !es->fsort || !es->gs || !es->idx ||
+        !es->idx2 ||
         !es->fhist || !es->hbest || !es->hmed || !es->hwork)
         return MLC_ENOMEM;
     memset(es->Z, 0, nl * sizeof(double));
@@ -522,6 +527,7 @@ void mlc_cmaes_settings_default(mlc_cmaes_settings *s, int n) {
     s->noeffectaxis = 1;
     s->noeffectcoord = 1;
     s->maxstd_boundrange = 1.0 / 3.0;
+    s->early_stop = 1;
 }
 
 void mlc_cmaes_destroy(mlc_cmaes *es) {
@@ -642,6 +648,7 @@ static mlc_status create_impl(const mlc_cmaes_settings *s, mlc_cmaes **out, mlc_
     mlc_rng_seed(&es->rng, s->seed);
     memcpy(es->best_x, es->x0, (size_t)n * sizeof(double));
     es->best_f = MLC_INF;
+    es->best_g = MLC_INF;
     es->best_eval = 0;
     if (start_run(es, 0) != MLC_OK) {
         mlc_cmaes_destroy(es);
@@ -722,16 +729,19 @@ const double *mlc_cmaes_ask(mlc_cmaes *es) {
 }
 
 /* ---- tell ------------------------------------------------------------------------------------ */
-/* Rank order "a before b": smaller f; NaN after everything (+inf included); stable. */
-static int before(const double *fs, const double *f, int a, int b) {
+/* Rank order "a before b": smaller f; NaN after everything (+inf included); then the smaller
+ * secondary value gs (NaN already mapped to +inf); stable. */
+static int before(const double *fs, const double *f, const double *gs, int a, int b) {
     if (fs[a] != fs[b]) return fs[a] < fs[b];
     int na = isnan(f[a]) != 0, nb = isnan(f[b]) != 0;
     if (na != nb) return nb;
+    if (gs[a] != gs[b]) return gs[a] < gs[b];
     return a < b;
 }
 
 /* Bottom-up merge sort of idx (stable, O(lambda log lambda), no allocation). */
-static void rank_sort(int lam, const double *fs, const double *f, int *idx, int *tmp) {
+static void rank_sort(int lam, const double *fs, const double *f, const double *gs, int *idx,
+                      int *tmp) {
     for (int i = 0; i < lam; i++)
         idx[i] = i;
     int *src = idx, *dst = tmp;
@@ -741,7 +751,7 @@ static void rank_sort(int lam, const double *fs, const double *f, int *idx, int 
             int hi = lo + 2 * width < lam ? lo + 2 * width : lam;
             int a = lo, b = mid, o = lo;
             while (a < mid && b < hi)
-                dst[o++] = before(fs, f, src[b], src[a]) ? src[b++] : src[a++];
+                dst[o++] = before(fs, f, gs, src[b], src[a]) ? src[b++] : src[a++];
             while (a < mid)
                 dst[o++] = src[a++];
             while (b < hi)
@@ -786,9 +796,15 @@ static void test_termination(mlc_cmaes *es) {
         r = ST_MAXGEN;
     else if (s->max_evaluations > 0 && es->evals >= s->max_evaluations)
         r = ST_MAXEVAL;
-    else if (es->iter >= es->maxiter)
+    else if (s->early_stop && es->iter >= es->maxiter)
         r = ST_MAXITER;
     if (r) goto done;
+    if (!s->early_stop) {
+        /* Only the numerical breakdown test: a C this ill-conditioned is singular in double
+         * precision (the eigenvalue floor of update_eigen would take over). */
+        if (s->tolconditioncov > 0 && es->cond > s->tolconditioncov) r = ST_TOLCOND;
+        goto done;
+    }
 
     /* tolfun: range of this generation and of the recent best values. */
     {
@@ -877,6 +893,10 @@ done:
 }
 
 mlc_status mlc_cmaes_tell(mlc_cmaes *es, const double *f) {
+    return mlc_cmaes_tell_ties(es, f, NULL);
+}
+
+mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie) {
     if (!es || !f || !es->asked) return MLC_EINVAL;
     int n = es->n, lam = es->lambda, mu = es->mu;
     size_t ld = (size_t)n;
@@ -887,14 +907,18 @@ mlc_status mlc_cmaes_tell(mlc_cmaes *es, const double *f) {
     es->evals += lam;
 
     /* ---- ranking; NaN counts as +inf for the statistics and ranks last ---- */
-    for (int k = 0; k < lam; k++)
+    for (int k = 0; k < lam; k++) {
         es->fs[k] = isnan(f[k]) ? MLC_INF : f[k];
-    rank_sort(lam, es->fs, f, es->idx, es->idx2);
+        es->gs[k] = !tie || isnan(tie[k]) ? MLC_INF : tie[k];
+    }
+    rank_sort(lam, es->fs, f, es->gs, es->idx, es->idx2);
     for (int k = 0; k < lam; k++)
         es->fsort[k] = es->fs[es->idx[k]];
     int ib = es->idx[0];
-    if (!isnan(f[ib]) && f[ib] < es->best_f) {
+    if (!isnan(f[ib]) &&
+        (f[ib] < es->best_f || (f[ib] == es->best_f && es->gs[ib] < es->best_g))) {
         es->best_f = f[ib];
+        es->best_g = es->gs[ib];
         memcpy(es->best_x, es->XP + (size_t)ib * ld, ld * sizeof(double));
         es->best_eval = es->evals;
     }
@@ -1042,6 +1066,9 @@ const double *mlc_cmaes_best_x(const mlc_cmaes *es) {
 double mlc_cmaes_best_f(const mlc_cmaes *es) {
     return es->best_f;
 }
+double mlc_cmaes_best_tie(const mlc_cmaes *es) {
+    return es->best_g;
+}
 long mlc_cmaes_best_evaluation(const mlc_cmaes *es) {
     return es->best_eval;
 }
@@ -1137,7 +1164,7 @@ static void ser_vec(ser *s, double *v, size_t count) {
 }
 
 #define CKPT_MAGIC "MLCCMAES"
-#define CKPT_VERSION 1
+#define CKPT_VERSION 2 /* 2: early_stop, best_g */
 #define CKPT_ENDIAN 0x01020304u
 
 /* Header and settings. On reading, fills *set and the three n-vectors (allocated here). */
@@ -1177,6 +1204,7 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
     ser_int(s, &set->noeffectaxis);
     ser_int(s, &set->noeffectcoord);
     ser_dbl(s, &set->maxstd_boundrange);
+    ser_int(s, &set->early_stop);
     ser_int(s, has_lb);
     ser_int(s, has_ub);
     if (s->bad) return;
@@ -1185,6 +1213,7 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
          * (n^2 each) must all be in it. */
         size_t nmax = (s->len - s->pos) / sizeof(double);
         if (set->n < 1 || set->n > MAX_N || (*has_lb != 0 && *has_lb != 1) ||
+            (set->early_stop != 0 && set->early_stop != 1) ||
             (*has_ub != 0 && *has_ub != 1) || (size_t)set->n * 3 > nmax ||
             (size_t)set->n * (size_t)set->n > nmax / 2) {
             s->bad = 1;
@@ -1245,6 +1274,7 @@ static void ser_state(ser *s, mlc_cmaes *es) {
     ser_int(s, &es->c_dirty);
     ser_dbl(s, &es->cond);
     ser_dbl(s, &es->best_f);
+    ser_dbl(s, &es->best_g);
     ser_long(s, &es->best_eval);
     ser_int(s, &es->fhist_n);
     ser_int(s, &es->fhist_pos);
@@ -1263,6 +1293,7 @@ static void ser_state(ser *s, mlc_cmaes *es) {
                  es->gen >= 0 && es->iter >= 0 && es->iter <= es->gen && isfinite(es->sigma) &&
                  es->sigma > 0 && es->eig_iter >= 0 && es->eig_iter <= es->iter &&
                  (es->c_dirty == 0 || es->c_dirty == 1) && !isnan(es->cond) && !isnan(es->best_f) &&
+                 !isnan(es->best_g) &&
                  es->best_eval >= 0 && es->best_eval <= es->evals && es->fhist_n >= 0 &&
                  es->fhist_n <= es->fhist_len && es->fhist_pos >= 0 &&
                  es->fhist_pos < es->fhist_len && es->hist_n >= 0 && es->hist_n <= es->hist_cap &&
@@ -1358,6 +1389,13 @@ mlc_status mlc_cmaes_load(const unsigned char *buf, size_t len, mlc_cmaes **out,
     memcpy(&h, buf + body, sizeof h);
     if (memcmp(buf, CKPT_MAGIC, 8) != 0)
         return mlc_errf(err, MLC_EPARSE, "cmaes checkpoint: bad magic (not a checkpoint)");
+    uint32_t ver;
+    memcpy(&ver, buf + 8, sizeof ver);
+    if (ver != CKPT_VERSION)
+        return mlc_errf(err, MLC_EPARSE,
+                        "cmaes checkpoint: format version %u, this build reads version %u "
+                        "(written by another version of the program)",
+                        (unsigned)ver, (unsigned)CKPT_VERSION);
     if (h != mlc_hash64(MLC_HASH_INIT, buf, body))
         return mlc_errf(err, MLC_EPARSE,
                         "cmaes checkpoint: checksum mismatch (truncated or corrupted)");

@@ -2,16 +2,26 @@
  * each candidate scored by a reduced rollout; OpenMP across the population; a checkpoint
  * after every generation; params.json, history.csv/.svg and the best gait's rollout.
  *
+ * Scoring: a candidate that walks (nominal J < 0) is replayed R times with perturbed
+ * parameters (cmaes.robust_samples, run_batch) and scores the worst J of its R + 1 rollouts,
+ * so the best-ever gait is one whose neighbourhood walks too, and its own J is never worse
+ * than its score. Candidates with equal scores (every rollout that tumbles has J = 0) are
+ * ranked by how far they stayed from tumbling (-align_min of the nominal rollout), a
+ * tie-breaker inside CMA-ES's ranking that leaves the scores themselves untouched. Each
+ * generation also scores the distribution mean it sampled around (history.csv mean_J).
+ *
  * Determinism: CMA-ES owns its generator and linear algebra, every rollout is a pure function
- * of its parameters, and the population is scored into a fixed slot per candidate, so the run
- * is bit-identical for any thread count and across --resume.
+ * of its parameters (a replay's perturbation is seeded by seed, generation, candidate and
+ * replay index), and the population is scored into a fixed slot per rollout, so the run is
+ * bit-identical for any thread count and across --resume.
  *
  * Processes (MPI, through dist.h): under mpirun every rank builds the same model (rank 0 runs
  * the precompute and shares it through the cache file), rank 0 alone owns CMA-ES, the files
  * and the terminal, broadcasts each generation's population and gathers the objective values
  * by candidate index, each rank scoring a contiguous block of candidates with its OpenMP
  * threads. The optimizer sees exactly the numbers a single process computes, so the run is
- * bit-identical for any number of processes too.
+ * bit-identical for any number of processes too. The unit of work handed out is one rollout
+ * (candidate × replay, the mean last), not one candidate.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -31,6 +41,7 @@
 #include "modalloco/commands.h"
 #include "modalloco/dist.h"
 #include "modalloco/gait.h"
+#include "modalloco/perturb.h"
 #include "modalloco/output.h"
 
 /* ---- Signals: finish the generation, save, exit 130 ------------------------------------- */
@@ -48,8 +59,10 @@ typedef struct history_row {
     double median_J; /* median of this generation */
     double sigma;
     double best_ever_J;
-    int failed;      /* rollouts of this generation that blew up */
+    int failed;      /* nominal rollouts of this generation's candidates that blew up */
     double seconds;  /* wall clock since the run started (not reproducible) */
+    double mean_J;   /* score of the distribution mean this generation sampled around */
+    long rollouts;   /* rollouts so far: candidates, means and replays (the run's cost) */
 } history_row;
 
 static int cmp_double(const void *a, const void *b) {
@@ -64,11 +77,14 @@ static double median(const double *f, int n, double *scratch) {
 }
 
 static void history_header(FILE *f) {
-    fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed\n");
+    /* New columns go after the old ones: scripts read them by position. */
+    fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
+               "rollouts\n");
 }
 static void history_line(FILE *f, const history_row *r) {
-    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d\n", r->generation, r->evaluations,
-            r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed);
+    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld\n", r->generation,
+            r->evaluations, r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J,
+            r->failed, r->mean_J, r->rollouts);
 }
 
 /* ---- Resume compatibility: everything that changes results, and nothing that does not -- */
@@ -83,7 +99,10 @@ static uint64_t config_fingerprint(const mlc_config *cfg) {
 }
 
 /* ---- Checkpoint: magic, fingerprint, history, CMA-ES state, checksum --------------------- */
-#define CKPT_MAGIC "MLCCKPT1"
+/* The history rows are stored as raw bytes: a change of history_row is a new magic. Format 2
+ * added mean_J. */
+#define CKPT_MAGIC "MLCCKPT2"
+#define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
 
 static mlc_status checkpoint_write(const char *path, uint64_t fingerprint,
                                    const history_row *hist, int nhist, const mlc_cmaes *es,
@@ -141,6 +160,14 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
     size_t L = len, off = 0;
     uint64_t fp, n64, b64, sum;
     char whybuf[200]; /* messages that name a byte offset */
+    if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' &&
+        buf[7] < CKPT_MAGIC[7]) {
+        snprintf(whybuf, sizeof whybuf, "checkpoint format %c, written by an earlier version "
+                 "of modalloco; this version reads format %c and cannot continue that run "
+                 "(start it again without --resume)", buf[7], CKPT_MAGIC[7]);
+        why = whybuf;
+        goto out;
+    }
     if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
         why = "not a modalloco checkpoint";
         goto out;
@@ -216,7 +243,8 @@ static void add_exact(cJSON *o, const char *name, double v) {
 }
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
-                         const mlc_rollout_result *res, int found, const mlc_cmaes *es) {
+                         const mlc_rollout_result *res, int found, const mlc_cmaes *es,
+                         double J_mean) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", "modalloco");
     cJSON_AddStringToObject(o, "version", MLC_VERSION);
@@ -227,6 +255,10 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     add_exact(o, "J_work", res->J_work);
     add_exact(o, "displacement", res->displacement);
     cJSON_AddBoolToObject(o, "found", found);
+    /* The scores the optimizer ranked by (the worst J over the nominal rollout and its
+     * perturbed replays): the best gait's, and the final distribution mean's. */
+    add_exact(o, "J_robust", mlc_cmaes_best_f(es));
+    add_exact(o, "J_mean", J_mean);
     cJSON_AddNumberToObject(o, "generations", mlc_cmaes_generation(es));
     cJSON_AddNumberToObject(o, "evaluations", (double)mlc_cmaes_evaluations(es));
     const char *reason = NULL;
@@ -289,6 +321,66 @@ typedef struct worker {
     mlc_rollout *ro;
     double *A, *T, *th; /* m×k each */
 } worker;
+
+/* ---- Robust scoring ----------------------------------------------------------------------- */
+/* Seed of replay `replay` of point `point` (candidate index, -1 for the distribution mean) in
+ * generation `gen` (tells before it): a pure function of the run's state, so a rollout's
+ * perturbation never depends on which thread or process runs it. */
+static uint64_t replay_seed(int seed, int gen, int point, int replay) {
+    int64_t key[4] = {seed, gen, point, replay};
+    return mlc_hash64(MLC_HASH_INIT, key, sizeof key);
+}
+
+/* Rollouts [lo, hi) of a batch: rollout i is replay r0 + i % nrep of point pts[i / nrep]
+ * (column pts[..] of X, n × points). Replay 0 is the nominal rollout; replay r > 0 perturbs the
+ * decoded parameters (mlc_gait_perturb). Points below `ncand` are candidates (their index is
+ * their seed tag); the others are distribution means (tag -1). Writes J[i] and
+ * tie[i] = -align_min (smaller = further from tumbling); returns how many candidates' nominal
+ * rollouts blew up. Allocation-free; threads over rollouts. */
+static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
+                     const mlc_objective_settings *obj, const double *X, const int *pts,
+                     int ncand, int r0, int nrep, int seed, int gen, int lo, int hi, double *J,
+                     double *tie) {
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) reduction(+ : failed)
+    for (int i = lo; i < hi; i++) {
+#ifdef _OPENMP
+        worker *w = &workers[omp_get_thread_num()];
+#else
+        worker *w = &workers[0];
+        (void)nthreads;
+#endif
+        int pt = pts[i / nrep], r = r0 + i % nrep;
+        mlc_gait_decode(g, X + (size_t)pt * (size_t)g->n, w->A, w->T, w->th);
+        if (r > 0) {
+            mlc_rng rng;
+            mlc_rng_seed(&rng, replay_seed(seed, gen, pt < ncand ? pt : -1, r));
+            mlc_gait_perturb(&rng, g->m, g->k, w->A, w->T, w->th, w->A, w->T, w->th);
+        }
+        mlc_actuation act = {g->m, g->k, w->A, w->T, w->th};
+        mlc_rollout_result res;
+        mlc_rollout_run(w->ro, &act, obj, NULL, NULL, &res);
+        J[i] = res.J;
+        tie[i] = -res.align_min;
+        if (r == 0 && pt < ncand) failed += res.failed;
+    }
+    return failed;
+}
+
+/* Robust scores of `npts` points (columns of X), all of them in this process (the final mean):
+ * the nominal rollouts, then the replays of the walkers, as the generation loop does it. */
+static double score_point(const mlc_gait_space *g, worker *workers, int nthreads,
+                          const mlc_objective_settings *obj, const double *u, int R, int seed,
+                          int gen, double *J, double *tie) {
+    int zero = 0;
+    run_batch(g, workers, nthreads, obj, u, &zero, 0, 0, 1, seed, gen, 0, 1, J, tie);
+    double score = J[0];
+    if (R > 0 && score < 0) {
+        run_batch(g, workers, nthreads, obj, u, &zero, 0, 1, R, seed, gen, 0, R, J + 1, tie + 1);
+        for (int r = 1; r <= R; r++) score = fmax(score, J[r]);
+    }
+    return score;
+}
 
 static void format_eta(double s, char *buf, size_t cap) {
     if (!(s >= 0) || s > 1e7) snprintf(buf, cap, "?");
@@ -392,6 +484,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     worker *workers = NULL;
     history_row *hist = NULL;
     double *f = NULL, *scratch = NULL, *best = NULL, *Xbuf = NULL, *stats = NULL;
+    double *tie = NULL, *Jv = NULL;
+    int *pts = NULL;
     FILE *hf = NULL;
     int nworkers = 0, rc = 0;
     mlc_status s;
@@ -462,15 +556,25 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         workers[t].th = workers[t].A + 2 * mk;
     }
     int lam_max = cfg.cmaes.population << MLC_MIN(cfg.cmaes.restarts, 20);
-    f = mlc_malloc(2 * (size_t)lam_max * sizeof(double));
-    if (!f) goto oom;
-    scratch = f + lam_max;
+    const int R = cfg.cmaes.robust_samples;
+    /* A generation scores lam candidates and the distribution mean (points): one nominal
+     * rollout each, then R replays of each point that walks. */
+    const size_t npts_max = (size_t)lam_max + 1;
+    f = mlc_malloc((3 * npts_max) * sizeof(double)); /* scores (npts), median scratch, ties */
+    Jv = mlc_malloc(2 * npts_max * (size_t)(R + 1) * sizeof(double));
+    pts = mlc_malloc(npts_max * sizeof(int));
+    /* The points as scored (the population, then the mean) and broadcast. */
+    Xbuf = mlc_malloc(npts_max * (size_t)g.n * sizeof(double));
+    if (!f || !Jv || !pts || !Xbuf) goto oom;
+    scratch = f + npts_max;
+    tie = f + 2 * npts_max;
+    /* Rollout values: nominal J and tie per point, then J and tie per replay. */
+    double *J0 = Jv, *T0 = Jv + npts_max, *J2 = Jv + 2 * npts_max;
+    double *T2 = J2 + npts_max * (size_t)R;
     if (nproc > 1) {
-        /* The population as broadcast (the optimizer's own buffer is const), and per rank
-         * its failure count and rollout seconds. */
-        Xbuf = mlc_malloc((size_t)lam_max * (size_t)g.n * sizeof(double));
+        /* Per rank its failure count and rollout seconds. */
         stats = mlc_malloc(2 * (size_t)nproc * sizeof(double));
-        if (!Xbuf || !stats) goto oom;
+        if (!stats) goto oom;
     }
 
     /* --dry-run: everything above has validated the settings and run (or read) the
@@ -505,13 +609,15 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             }
             double per = (mlc_now() - t0) / nbatch; /* wall seconds per rollout, all threads */
             mlc_free(U);
-            long rollouts = (long)cfg.cmaes.population * cfg.cmaes.generations;
+            /* Each generation: the candidates and the mean, R + 1 rollouts each. */
+            long rollouts = ((long)cfg.cmaes.population + 1) * (R + 1) * cfg.cmaes.generations;
             double est = t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
             printf("mesh %s: %d vertices, %d tets\n", p.mesh_path, p.mesh.nv, p.mesh.nt);
             printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
                    mlc_model_dim(p.model), g.m, g.k, g.n);
-            printf("rollouts %ld (population %d x %d generations), steps per rollout %d\n",
-                   rollouts, cfg.cmaes.population, cfg.cmaes.generations, cfg.sim.steps);
+            printf("rollouts %ld ((population %d + mean) x %d replays x %d generations), steps "
+                   "per rollout %d\n", rollouts, cfg.cmaes.population, R + 1,
+                   cfg.cmaes.generations, cfg.sim.steps);
             printf("precompute %.3f s%s\n", t_pre, p.cache_used ? " (cache)" : "");
             printf("rollout %.4f s per rollout at %d thread%s x %d process%s (%.2f us per step)\n",
                    per, nthreads, nthreads == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es",
@@ -524,6 +630,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
 
     /* Optimizer (rank 0 only): fresh or resumed. */
     int nhist = 0;
+    long rollouts = 0; /* rollouts of the run so far (history.csv) */
     double t_offset = 0; /* wall time of earlier sessions of a resumed run */
     if (rank == 0) {
         if (opt.resume) {
@@ -538,7 +645,10 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
                              path, mlc_cmaes_dim(es), g.n);
                 goto fail;
             }
-            if (nhist > 0) t_offset = hist[nhist - 1].seconds;
+            if (nhist > 0) {
+                t_offset = hist[nhist - 1].seconds;
+                rollouts = hist[nhist - 1].rollouts;
+            }
             if (!quiet)
                 fprintf(stderr, "modalloco: resuming %s at generation %d\n", dir, nhist);
         } else {
@@ -556,6 +666,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             cs.seed = (uint64_t)(int64_t)cfg.cmaes.seed;
             cs.max_generations = cfg.cmaes.generations;
             cs.restarts = cfg.cmaes.restarts;
+            cs.early_stop = cfg.cmaes.early_stop;
             s = mlc_cmaes_create(&cs, &es, &err);
             mlc_free(x0);
             if (s != MLC_OK) goto fail;
@@ -612,45 +723,61 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         /* Rank 0 decides whether to go on (budget, stop criteria, a signal) and hands out
          * the population; lam = 0 ends every rank's loop. */
         double t_gen = mlc_now(), comm0 = mlc_dist_comm_seconds();
-        const double *X = NULL;
-        int lam = 0;
+        int head[2] = {0, 0}; /* population size (0 = stop), generations told before */
         if (rank == 0 && !mlc_cmaes_stop(es, NULL) && !interrupted) {
-            X = mlc_cmaes_ask(es);
-            lam = mlc_cmaes_lambda(es);
+            const double *X = mlc_cmaes_ask(es);
+            head[0] = X ? mlc_cmaes_lambda(es) : 0;
+            head[1] = mlc_cmaes_generation(es);
+            if (head[0] > 0 && head[0] <= lam_max) {
+                /* The population, then the mean it was sampled around (after ask: a pending
+                 * restart moves it). */
+                memcpy(Xbuf, X, (size_t)head[0] * (size_t)g.n * sizeof(double));
+                memcpy(Xbuf + (size_t)head[0] * g.n, mlc_cmaes_mean(es),
+                       (size_t)g.n * sizeof(double));
+            }
         }
-        mlc_dist_bcast_int(&lam, 1, 0);
+        mlc_dist_bcast_int(head, 2, 0);
+        const int lam = head[0], gen_before = head[1];
         if (lam == 0) break;
         if (lam > lam_max) {
             s = mlc_errf(&err, MLC_EINVAL, "population grew beyond %d", lam_max);
             goto fail_restore;
         }
-        if (nproc > 1) {
-            if (rank == 0) memcpy(Xbuf, X, (size_t)lam * (size_t)g.n * sizeof(double));
-            mlc_dist_bcast_double(Xbuf, (size_t)lam * (size_t)g.n, 0);
-            X = Xbuf;
-        }
+        if (nproc > 1) mlc_dist_bcast_double(Xbuf, ((size_t)lam + 1) * (size_t)g.n, 0);
+        /* Phase 1: every point's nominal rollout. Rollout values are gathered by index,
+         * whatever rank computed them. */
+        const int npts = lam + 1;
+        for (int q = 0; q < npts; q++) pts[q] = q;
         int c_lo, c_hi;
-        mlc_dist_block(lam, rank, nproc, &c_lo, &c_hi);
-        int failed = 0;
-        double t_roll = mlc_now();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) reduction(+ : failed)
-        for (int c = c_lo; c < c_hi; c++) {
-#ifdef _OPENMP
-            worker *w = &workers[omp_get_thread_num()];
-#else
-            worker *w = &workers[0];
-#endif
-            mlc_gait_decode(&g, X + (size_t)c * g.n, w->A, w->T, w->th);
-            mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
-            mlc_rollout_result r;
-            mlc_rollout_run(w->ro, &act, &obj, NULL, NULL, &r);
-            f[c] = r.J;
-            failed += r.failed;
+        mlc_dist_block(npts, rank, nproc, &c_lo, &c_hi);
+        double t_roll = mlc_now(), t_comm = 0;
+        int failed = run_batch(&g, workers, nthreads, &obj, Xbuf, pts, lam, 0, 1,
+                               cfg.cmaes.seed, gen_before, c_lo, c_hi, J0, T0);
+        double t_c = mlc_now();
+        mlc_dist_gather_blocks(J0 + c_lo, J0, npts);
+        mlc_dist_gather_blocks(T0 + c_lo, T0, npts);
+        /* Phase 2: R perturbed replays of the points that walk (nominal J < 0). The score is
+         * the worst J of a point's rollouts, so a point that does not walk keeps its nominal
+         * J either way: replays could only raise it further above the walkers. */
+        int nwalk = 0;
+        if (R > 0) {
+            if (rank == 0)
+                for (int q = 0; q < npts; q++)
+                    if (J0[q] < 0) pts[nwalk++] = q;
+            mlc_dist_bcast_int(&nwalk, 1, 0);
+            if (nwalk > 0) {
+                mlc_dist_bcast_int(pts, nwalk, 0);
+                t_comm += mlc_now() - t_c;
+                mlc_dist_block(nwalk * R, rank, nproc, &c_lo, &c_hi);
+                run_batch(&g, workers, nthreads, &obj, Xbuf, pts, lam, 1, R, cfg.cmaes.seed,
+                          gen_before, c_lo, c_hi, J2, T2);
+                t_c = mlc_now();
+                mlc_dist_gather_blocks(J2 + c_lo, J2, nwalk * R);
+            }
         }
-        /* Objective values by candidate index, whatever rank computed them; then per rank
-         * its failure count and rollout seconds. */
-        double mine[2] = {(double)failed, mlc_now() - t_roll};
-        mlc_dist_gather_blocks(f + c_lo, f, lam);
+        t_comm += mlc_now() - t_c;
+        /* Per rank its failure count and rollout seconds. */
+        double mine[2] = {(double)failed, mlc_now() - t_roll - t_comm};
         if (nproc > 1) mlc_dist_gather_fixed(mine, stats, 2);
         if (rank != 0) continue;
         double roll_max = mine[1], roll_sum = mine[1];
@@ -669,7 +796,14 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
          * imbalance rather than communication: count it apart. */
         sum_wait += roll_max - mine[1];
         sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
-        if ((s = mlc_cmaes_tell(es, f)) != MLC_OK) {
+        /* Scores: the worst J over a point's rollouts (f[lam] is the mean's); ties are broken
+         * by the nominal rollout's alignment. */
+        for (int q = 0; q < npts; q++) f[q] = J0[q];
+        for (int w = 0; w < nwalk; w++)
+            for (int r = 0; r < R; r++) f[pts[w]] = fmax(f[pts[w]], J2[(size_t)w * R + r]);
+        for (int c = 0; c < lam; c++) tie[c] = T0[c];
+        rollouts += npts + (long)nwalk * R;
+        if ((s = mlc_cmaes_tell_ties(es, f, tie)) != MLC_OK) {
             mlc_errf(&err, s, "optimizer update failed");
             goto fail_restore;
         }
@@ -685,6 +819,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         r->best_ever_J = mlc_cmaes_best_f(es);
         r->failed = failed;
         r->seconds = t_offset + (mlc_now() - t_start);
+        r->mean_J = f[lam];
+        r->rollouts = rollouts;
         history_line(hf, r);
         fflush(hf);
         snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
@@ -697,14 +833,15 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             char eta[32];
             format_eta(per * (cfg.cmaes.generations - r->generation), eta, sizeof eta);
             if (tty)
-                fprintf(stderr, "\rgen %4d/%d  evals %6ld  best %-11.5g median %-11.5g sigma "
-                                "%-9.3g %6.1fs  left %s   ", r->generation,
-                        cfg.cmaes.generations, r->evaluations, r->best_ever_J, r->median_J,
-                        r->sigma, r->seconds, eta);
+                fprintf(stderr, "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
+                                "%-11.5g sigma %-9.3g %6.1fs  left %s   ", r->generation,
+                        cfg.cmaes.generations, r->evaluations, r->best_ever_J, r->mean_J,
+                        r->median_J, r->sigma, r->seconds, eta);
             else
-                fprintf(stderr, "gen %d/%d evals %ld best %.6g median %.6g sigma %.4g %.1fs "
-                                "left %s\n", r->generation, cfg.cmaes.generations,
-                        r->evaluations, r->best_ever_J, r->median_J, r->sigma, r->seconds, eta);
+                fprintf(stderr, "gen %d/%d evals %ld best %.6g mean %.6g median %.6g sigma "
+                                "%.4g %.1fs left %s\n", r->generation, cfg.cmaes.generations,
+                        r->evaluations, r->best_ever_J, r->mean_J, r->median_J, r->sigma,
+                        r->seconds, eta);
         }
     }
     in_loop = 0;
@@ -729,6 +866,10 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         goto done;
     }
 
+    /* The final distribution mean's score (params.json J_mean), as the generations score it. */
+    const double J_mean = score_point(&g, workers, nthreads, &obj, mlc_cmaes_mean(es), R,
+                                      cfg.cmaes.seed, mlc_cmaes_generation(es), J0, T0);
+
     /* Outputs: the best gait's rollout, params.json, history.svg. */
     {
         const double *u = mlc_cmaes_best_x(es);
@@ -740,7 +881,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         if ((s = mlc_write_rollout(&p, &cfg, &act, dir, 1, &res, &cred, &err)) != MLC_OK)
             goto fail;
         const int found = mlc_credibility_found(&res, &cred);
-        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es);
+        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es, J_mean);
         if (!pj) goto oom;
         snprintf(path, sizeof path, "%s/params.json", dir);
         s = mlc_write_text_atomic(path, pj, &err);
@@ -812,6 +953,8 @@ done:
     mlc_free(hist);
     mlc_free(f);
     mlc_free(Xbuf);
+    mlc_free(Jv);
+    mlc_free(pts);
     mlc_free(stats);
     mlc_free(best);
     mlc_cmaes_destroy(es);

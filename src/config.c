@@ -209,7 +209,16 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "cmaes.seed", .type_name = "int", .default_json = "1", .range = "",
      .meaning = "seed of everything random", .type = MLC_CFG_INT, FIELD(cmaes.seed)},
     {.name = "cmaes.restarts", .type_name = "int", .default_json = "0", .range = ">= 0",
-     .meaning = "IPOP restarts", .type = MLC_CFG_INT, FIELD(cmaes.restarts), GE(0)},
+     .meaning = "IPOP restarts (they begin when a run stops early: need cmaes.early_stop)",
+     .type = MLC_CFG_INT, FIELD(cmaes.restarts), GE(0)},
+    {.name = "cmaes.early_stop", .type_name = "bool", .default_json = "false", .range = "",
+     .meaning = "let pycma's stop criteria (tolfun, tolx, tolflatfitness, ...) end a run "
+                "before the generation budget",
+     .type = MLC_CFG_BOOL, FIELD(cmaes.early_stop)},
+    {.name = "cmaes.robust_samples", .type_name = "int", .default_json = "1", .range = "0..16",
+     .meaning = "R: a candidate that walks scores the worst J of its rollout and R replays "
+                "with perturbed parameters (robust gaits; costs up to R more rollouts each)",
+     .type = MLC_CFG_INT, FIELD(cmaes.robust_samples), BETWEEN('[', 0, 16, ']')},
 
     {.name = "output.dir", .type_name = "string", .default_json = "\"modalloco-out\"",
      .range = "nonempty", .meaning = "output directory",
@@ -295,6 +304,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.sigma0 = 0.3;
     cfg->cmaes.seed = 1;
     cfg->cmaes.restarts = 0;
+    cfg->cmaes.early_stop = 0;
+    cfg->cmaes.robust_samples = 1;
 
     strcpy(cfg->output.dir, "modalloco-out");
     cfg->output.every = 1;
@@ -1017,6 +1028,11 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
         return mlc_errf(err, MLC_EINVAL,
                         "key 'actuation.select' = %d is out of range; valid: 0..m = 0..%d",
                         a->select, m);
+    if (cfg->cmaes.restarts > 0 && !cfg->cmaes.early_stop)
+        return mlc_errf(err, MLC_EINVAL,
+                        "key 'cmaes.restarts' = %d needs 'cmaes.early_stop' = true: a restart "
+                        "begins when a run stops early, which is off; set both, or restarts = 0",
+                        cfg->cmaes.restarts);
     return MLC_OK;
 }
 

@@ -58,6 +58,7 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
     mlc_rollout_result *res = acc->res;
     res->steps_done = done;
     res->failed = failed;
+    res->align_min = acc->align;
     if (failed) {
         res->J = MLC_SIM_FAIL_PENALTY;
         return;

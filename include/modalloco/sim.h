@@ -68,6 +68,10 @@ typedef struct mlc_rollout_result {
     double com0[3], com1[3];
     int steps_done;        /* < steps when the rollout blew up */
     int failed;            /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
+    double align_min;      /* min over frames of the alignment a(t), not clamped at 0 (with
+                              `upright` also of R_yy): how far a tumbling rollout, whose
+                              J_align is 0, was from staying aligned (the optimizer's
+                              tie-breaker); up to the failing frame when failed */
 } mlc_rollout_result;
 
 #define MLC_SIM_FAIL_PENALTY 1e3
