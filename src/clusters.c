@@ -478,13 +478,21 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
     }
     int n = 0;
     if (band > 0) {
-        /* Stage 1: the lower band, where an upright body touches the ground. */
+        /* Stages 1 and 2: the soles (band), then the lower body (MLC_CONTACT_BAND_WIDE ×
+         * band), where an upright body touches the ground. */
         double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-        double top = mesh->X[3 * cur + 1] + band * extent;
-        for (int i = 0; i < nv; i++) low[i] = dist[i] >= 0 && mesh->X[3 * i + 1] <= top;
-        int nlow = (int)(MLC_CONTACT_BAND_SHARE * count + 0.5);
-        n = farthest_points(mesh, dist, low, cur, 0, MLC_MAX(nlow, 1), samples);
-        cur = farthest_remaining(dist, nv);
+        const double ymin = mesh->X[3 * cur + 1];
+        const double tops[2] = {band, MLC_CONTACT_BAND_WIDE * band};
+        const double shares[2] = {MLC_CONTACT_BAND_SHARE, MLC_CONTACT_BAND_SHARE_WIDE};
+        int goal = 0;
+        for (int stage = 0; stage < 2 && cur >= 0; stage++) {
+            double top = ymin + tops[stage] * extent;
+            for (int i = 0; i < nv; i++) low[i] = dist[i] >= 0 && mesh->X[3 * i + 1] <= top;
+            goal += (int)(shares[stage] * count + 0.5);
+            n = farthest_points(mesh, dist, low, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
+                                samples);
+            cur = farthest_remaining(dist, nv);
+        }
     }
     /* Stage 2 (or the only stage): the whole surface, continuing the same distances. */
     n = farthest_points(mesh, dist, NULL, cur, n, count, samples);

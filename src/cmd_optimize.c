@@ -244,7 +244,7 @@ static void add_exact(cJSON *o, const char *name, double v) {
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
                          const mlc_rollout_result *res, int found, const mlc_cmaes *es,
-                         double J_mean) {
+                         double J_mean, int chose_mean) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", "modalloco");
     cJSON_AddStringToObject(o, "version", MLC_VERSION);
@@ -259,6 +259,8 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
      * perturbed replays): the best gait's, and the final distribution mean's. */
     add_exact(o, "J_robust", mlc_cmaes_best_f(es));
     add_exact(o, "J_mean", J_mean);
+    /* which point the parameters are: the best-ever candidate or the final mean */
+    cJSON_AddStringToObject(o, "gait", chose_mean ? "mean" : "best");
     cJSON_AddNumberToObject(o, "generations", mlc_cmaes_generation(es));
     cJSON_AddNumberToObject(o, "evaluations", (double)mlc_cmaes_evaluations(es));
     const char *reason = NULL;
@@ -870,9 +872,37 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     const double J_mean = score_point(&g, workers, nthreads, &obj, mlc_cmaes_mean(es), R,
                                       cfg.cmaes.seed, mlc_cmaes_generation(es), J0, T0);
 
-    /* Outputs: the best gait's rollout, params.json, history.svg. */
+    /* The gait returned: the best-ever point when it is a credible gain; else the final
+     * distribution mean when that one is (the search's centre, whose neighbourhood every
+     * generation sampled, is often the steadier gait); else the best-ever point, reported as
+     * not found. */
+    const double *u = mlc_cmaes_best_x(es);
+    int chose_mean = 0;
     {
-        const double *u = mlc_cmaes_best_x(es);
+        worker *w = &workers[0];
+        mlc_rollout_result r1;
+        mlc_credibility c1;
+        mlc_gait_decode(&g, u, w->A, w->T, w->th);
+        mlc_actuation a1 = {g.m, g.k, w->A, w->T, w->th};
+        if ((s = mlc_credibility_evaluate(p.model, &p.mesh, &a1, &obj, nthreads, NULL, NULL, &r1,
+                                          &c1, &err)) != MLC_OK)
+            goto fail;
+        if (!mlc_credibility_found(&r1, &c1)) {
+            mlc_gait_decode(&g, mlc_cmaes_mean(es), w->A, w->T, w->th);
+            if ((s = mlc_credibility_evaluate(p.model, &p.mesh, &a1, &obj, nthreads, NULL, NULL,
+                                              &r1, &c1, &err)) != MLC_OK)
+                goto fail;
+            if (mlc_credibility_found(&r1, &c1)) {
+                u = mlc_cmaes_mean(es), chose_mean = 1;
+                if (!quiet)
+                    fprintf(stderr, "modalloco: the best-ever point is not a credible gait; "
+                                    "returning the final distribution mean, which is\n");
+            }
+        }
+    }
+
+    /* Outputs: the chosen gait's rollout, params.json, history.svg. */
+    {
         worker *w = &workers[0];
         mlc_gait_decode(&g, u, w->A, w->T, w->th);
         mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
@@ -881,7 +911,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         if ((s = mlc_write_rollout(&p, &cfg, &act, dir, 1, &res, &cred, &err)) != MLC_OK)
             goto fail;
         const int found = mlc_credibility_found(&res, &cred);
-        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es, J_mean);
+        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es, J_mean,
+                               chose_mean);
         if (!pj) goto oom;
         snprintf(path, sizeof path, "%s/params.json", dir);
         s = mlc_write_text_atomic(path, pj, &err);

@@ -62,11 +62,12 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "subspace.contact_samples", .type_name = "int", .default_json = "64",
      .range = ">= 1", .meaning = "contact samples |I|",
      .type = MLC_CFG_INT, FIELD(subspace.contact_samples), GE(1)},
-    {.name = "subspace.contact_band", .type_name = "number", .default_json = "0.03",
-     .range = "in [0, 1]",
-     .meaning = "three quarters of the contact samples go to the boundary vertices at most "
-                "this × extent above the lowest one (0 = farthest-point over the whole surface)",
-     .type = MLC_CFG_NUMBER, FIELD(subspace.contact_band), BETWEEN('[', 0, 1, ']')},
+    {.name = "subspace.contact_band", .type_name = "number", .default_json = "0.01",
+     .range = "in [0, 0.1]",
+     .meaning = "half of the contact samples go to the soles, the boundary vertices at most "
+                "this × extent above the lowest one, a quarter within 10× that (0 = "
+                "farthest-point over the whole surface)",
+     .type = MLC_CFG_NUMBER, FIELD(subspace.contact_band), BETWEEN('[', 0, 0.1, ']')},
     {.name = "subspace.cache", .type_name = "string", .default_json = "\"\"", .range = "",
      .meaning = "precompute cache file (\"\" = none)",
      .type = MLC_CFG_STRING, FIELD(subspace.cache), BYTES(subspace.cache)},
@@ -142,7 +143,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "contact.enabled", .type_name = "bool", .default_json = "true", .range = "",
      .meaning = "ground contact", .type = MLC_CFG_BOOL, FIELD(contact.enabled)},
-    {.name = "contact.damping", .type_name = "number", .default_json = "0.2",
+    {.name = "contact.damping", .type_name = "number", .default_json = "0",
      .range = "in [0, 1)",
      .meaning = "μ_c of Eq. 49: fraction of tangential velocity kept",
      .type = MLC_CFG_NUMBER, FIELD(contact.damping), BETWEEN('[', 0, 1, ')')},
@@ -162,7 +163,7 @@ const mlc_config_key mlc_config_keys[] = {
      .range = ">= 0",
      .meaning = "m/s: the fastest a sample below the ground is pushed back out",
      .type = MLC_CFG_NUMBER, FIELD(contact.push_speed), GE(0)},
-    {.name = "contact.friction", .type_name = "number", .default_json = "0", .range = ">= 0",
+    {.name = "contact.friction", .type_name = "number", .default_json = "0.5", .range = ">= 0",
      .meaning = "Coulomb limit μ_f: friction force ≤ μ_f × normal force (0 = the paper's "
                 "damping alone, unbounded)",
      .type = MLC_CFG_NUMBER, FIELD(contact.friction), GE(0)},
@@ -193,6 +194,10 @@ const mlc_config_key mlc_config_keys[] = {
                 "max(0, alignment), which rarely ties at 0",
      .type = MLC_CFG_STRING, FIELD(objective.align_mode), BYTES(objective.align_mode),
      .choices = "min|mean"},
+    {.name = "objective.credible_gate", .type_name = "bool", .default_json = "true", .range = "",
+     .meaning = "J fades to 0 as the centre of mass rises or the body flies toward the "
+                "credibility limits (rise 0.25 extents, airborne 25% of the frames)",
+     .type = MLC_CFG_BOOL, FIELD(objective.credible_gate)},
     {.name = "objective.upright", .type_name = "bool", .default_json = "true", .range = "",
      .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling over)",
      .type = MLC_CFG_BOOL, FIELD(objective.upright)},
@@ -215,7 +220,7 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "let pycma's stop criteria (tolfun, tolx, tolflatfitness, ...) end a run "
                 "before the generation budget",
      .type = MLC_CFG_BOOL, FIELD(cmaes.early_stop)},
-    {.name = "cmaes.robust_samples", .type_name = "int", .default_json = "1", .range = "0..16",
+    {.name = "cmaes.robust_samples", .type_name = "int", .default_json = "0", .range = "0..16",
      .meaning = "R: a candidate that walks scores the worst J of its rollout and R replays "
                 "with perturbed parameters (robust gaits; costs up to R more rollouts each)",
      .type = MLC_CFG_INT, FIELD(cmaes.robust_samples), BETWEEN('[', 0, 16, ']')},
@@ -262,7 +267,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->subspace.passive_clusters = 10;
     cfg->subspace.actuation_clusters = 1;
     cfg->subspace.contact_samples = 64;
-    cfg->subspace.contact_band = 0.03;
+    cfg->subspace.contact_band = 0.01;
 
     cfg->actuation.modes = 10;
     cfg->actuation.sinusoids = 2;
@@ -283,11 +288,11 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->sim.gravity[1] = -9.81;
 
     cfg->contact.enabled = 1;
-    cfg->contact.damping = 0.2;
+    cfg->contact.damping = 0.0;
     strcpy(cfg->contact.projection, "position");
     strcpy(cfg->contact.model, "complementarity");
     cfg->contact.push_speed = 0.1;
-    cfg->contact.friction = 0.0;
+    cfg->contact.friction = 0.5;
     cfg->contact.ground_height = 0.0;
 
     strcpy(cfg->objective.kind, "locomotion");
@@ -297,6 +302,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->objective.work_penalty = 0.0;
     cfg->objective.work_abs = 0;
     cfg->objective.upright = 1;
+    cfg->objective.credible_gate = 1;
     strcpy(cfg->objective.align_mode, "min");
 
     cfg->cmaes.population = 16;
@@ -305,7 +311,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.seed = 1;
     cfg->cmaes.restarts = 0;
     cfg->cmaes.early_stop = 0;
-    cfg->cmaes.robust_samples = 1;
+    cfg->cmaes.robust_samples = 0;
 
     strcpy(cfg->output.dir, "modalloco-out");
     cfg->output.every = 1;

@@ -28,6 +28,7 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
     ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
     double **vecs[] = {&cs->c, &cs->l, &cs->d, &cs->x, &cs->bound, &cs->s, &cs->t};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
@@ -43,7 +44,7 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
 
 void mlc_contact_destroy(mlc_contact *cs) {
     if (!cs) return;
-    double *bufs[] = {cs->lam, cs->L, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
+    double *bufs[] = {cs->lam, cs->L, cs->A, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand};
     for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++) mlc_free(ibufs[i]);
@@ -61,8 +62,9 @@ static inline double entry(const mlc_contact *cs, int i, int j) {
     return i == j ? a + cs->eps : a;
 }
 
-/* Lower Cholesky factor of A_PP into L (ld ns). A non-positive pivot (only by rounding: A is
- * positive definite) is replaced by √ε so the factor stays usable. */
+/* Lower Cholesky factor of A_PP into L (ld ns), with the reciprocal pivots on the diagonal
+ * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
+ * is positive definite) is replaced by √ε so the factor stays usable. */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = (size_t)cs->ns;
     for (int j = 0; j < np; j++) {
@@ -73,8 +75,9 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
             double l = Lk[j];
             for (int i = j; i < np; i++) Lj[i] -= l * Lk[i];
         }
-        double piv = Lj[j] > cs->eps ? sqrt(Lj[j]) : sqrt(cs->eps);
-        for (int i = j; i < np; i++) Lj[i] /= piv;
+        double ipiv = 1 / (Lj[j] > cs->eps ? sqrt(Lj[j]) : sqrt(cs->eps));
+        Lj[j] = ipiv;
+        for (int i = j + 1; i < np; i++) Lj[i] *= ipiv;
     }
 }
 
@@ -83,14 +86,15 @@ static void solve_factored(const mlc_contact *cs, int np, double *x) {
     const size_t ld = (size_t)cs->ns;
     for (int j = 0; j < np; j++) {
         const double *Lj = cs->L + ld * (size_t)j;
-        x[j] /= Lj[j];
-        for (int i = j + 1; i < np; i++) x[i] -= Lj[i] * x[j];
+        double xj = x[j] * Lj[j];
+        x[j] = xj;
+        for (int i = j + 1; i < np; i++) x[i] -= Lj[i] * xj;
     }
     for (int j = np - 1; j >= 0; j--) {
         const double *Lj = cs->L + ld * (size_t)j;
-        double s = x[j];
-        for (int i = j + 1; i < np; i++) s -= Lj[i] * x[i];
-        x[j] = s / Lj[j];
+        double v = x[j];
+        for (int i = j + 1; i < np; i++) v -= Lj[i] * x[i];
+        x[j] = v * Lj[j];
     }
 }
 
@@ -210,36 +214,61 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         if (!added) break;
         for (int a = 0; a < nc; a++) lamy[cs->cand[a]] = cs->l[a];
     }
-    memset(cs->lam, 0, sizeof(double) * 3 * (size_t)ns);
+    /* x and z keep the last forces as the friction solves' warm start, unless nothing is in
+     * contact (then no friction solve follows) */
+    memset(np > 0 ? lamy : cs->lam, 0, sizeof(double) * (size_t)ns * (np > 0 ? 1 : 3));
     for (int b = 0; b < np; b++) {
         int a = cs->pset[b];
         cs->contact[b] = cs->cand[a];
         lamy[cs->cand[a]] = cs->l[a];
     }
     cs->np = np;
+    if (cs->friction > 0) /* A_PP, contiguous, for the Coulomb-limited friction */
+        for (int b = 0; b < np; b++) {
+            for (int e = 0; e < np; e++)
+                cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
+            cs->t[b] = 1 / cs->A[b + (size_t)np * b]; /* reciprocal diagonal */
+        }
     return np;
 }
 
+static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
     const int np = cs->np, ns = cs->ns;
-    const int *P = cs->pset;
     double *x = cs->x, *lamk = cs->lam + (size_t)k * ns, *lamy = cs->lam + ns;
     for (int b = 0; b < np; b++) x[b] = rhs[b];
     solve_factored(cs, np, x); /* L holds the factor of the final contact set */
     if (cs->friction > 0) {
-        /* Coulomb box |λ_t| ≤ μ_f λ_n: clamp, then projected Gauss–Seidel sweeps. */
+        /* Coulomb box |λ_t| ≤ μ_f λ_n: when the unconstrained (sticking) forces are inside
+         * it, they are the answer; else clamp and run projected Gauss–Seidel sweeps on A_PP
+         * (kept by mlc_contact_solve_normal) until they stop changing. */
         double *bound = cs->bound;
+        int inside = 1;
         for (int b = 0; b < np; b++) {
             bound[b] = cs->friction * lamy[cs->contact[b]];
-            x[b] = fmin(bound[b], fmax(-bound[b], x[b]));
+            inside &= x[b] <= bound[b] && x[b] >= -bound[b];
         }
-        for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++)
-            for (int b = 0; b < np; b++) {
-                double r = rhs[b];
-                for (int e = 0; e < np; e++) r -= entry(cs, P[b], P[e]) * x[e];
-                double v = x[b] + r / entry(cs, P[b], P[b]);
-                x[b] = fmin(bound[b], fmax(-bound[b], v));
+        if (!inside) {
+            const double *A = cs->A; /* np×np, A_PP of the contact set */
+            /* Start from the previous solve's forces (the last local-global iteration's: they
+             * differ little), clamped to the new box. */
+            for (int b = 0; b < np; b++) x[b] = clamp(lamk[cs->contact[b]], -bound[b], bound[b]);
+            for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++) {
+                double change = 0, size = 0;
+                for (int b = 0; b < np; b++) {
+                    const double *Ab = A + (size_t)np * b; /* column b = row b (symmetric) */
+                    double r = rhs[b];
+                    for (int e = 0; e < np; e++) r -= Ab[e] * x[e];
+                    double v = clamp(x[b] + r * cs->t[b], -bound[b], bound[b]);
+                    change += fabs(v - x[b]), size += fabs(v);
+                    x[b] = v;
+                }
+                if (change <= 1e-10 * size) break;
             }
+        }
     }
+    /* Only the contact set carries friction. */
+    for (int s = 0; s < ns; s++) lamk[s] = 0;
     for (int b = 0; b < np; b++) lamk[cs->contact[b]] = x[b];
 }

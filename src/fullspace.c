@@ -687,6 +687,7 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
     mlc_fullspace_com(fs, fs->xc, com);
     body_rotation(fs, fs->xc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
+    mlc_objective_set_body(&acc, fs->extent, fs->set.ground);
     if (frame) frame(user, 0, 0.0, fs->xc, com, fwd, 0);
     if (fs->observer) fs->observer(fs->observer_user, 0, 0.0, fs->xc, com, fwd, 0);
     int s, failed = 0;
@@ -701,7 +702,9 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
         }
         mlc_fullspace_com(fs, fs->xc, com);
         body_rotation(fs, fs->xc, R);
-        mlc_objective_frame(&acc, com, R, fs->last_work, fwd);
+        double lowest = INFINITY;
+        for (int i = 0; i < fs->ns; i++) lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
+        mlc_objective_frame(&acc, com, R, fs->last_work, lowest, fwd);
         if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
         if (fs->observer)
             fs->observer(fs->observer_user, s, s * h, fs->xc, com, fwd, fs->contacts);

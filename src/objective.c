@@ -2,6 +2,8 @@
  * the full-space simulators. Allocation-free: it runs inside every rollout. */
 #include "modalloco/objective.h"
 
+#include "modalloco/credibility.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -38,10 +40,21 @@ void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *o
     acc->align = frame_alignment(acc, R0, fwd);
     acc->align_sum = fmax(0.0, acc->align);
     acc->frames = 1;
+    acc->extent = 0; /* no body scale: no credibility gate until mlc_objective_set_body */
+}
+
+void mlc_objective_set_body(mlc_objective_acc *acc, double extent, double ground) {
+    acc->extent = extent;
+    acc->ground = ground;
+}
+
+/* 1 up to 60% of the limit, falling linearly to 0 at the limit. */
+static double gate(double x, double limit) {
+    return fmin(1.0, fmax(0.0, (limit - x) / (0.4 * limit)));
 }
 
 void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
-                         double step_work, double fwd[3]) {
+                         double step_work, double lowest, double fwd[3]) {
     /* Eq. 18 integrates the power over time: each step's work counts with the weight h, so
      * α means the same thing whatever the time step. */
     acc->work += acc->dt * (acc->obj->work_abs ? fabs(step_work) : step_work);
@@ -50,6 +63,8 @@ void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const doub
     acc->align_sum += fmax(0.0, a);
     acc->frames++;
     acc->ysum += com[1];
+    acc->rise = fmax(acc->rise, com[1] - acc->res->com0[1]);
+    if (lowest - acc->ground > MLC_CRED_CLEARANCE * acc->extent) acc->airborne_frames++;
     memcpy(acc->res->com1, com, sizeof acc->res->com1);
 }
 
@@ -72,6 +87,15 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
     res->height_gain = (steps > 0 ? acc->ysum / steps : res->com0[1]) - res->com0[1];
     res->J_work = obj->work_penalty * acc->work;
     double J = obj->jump ? -res->height_gain * res->J_align : res->J_disp * res->J_align;
+    res->J_gate = 1;
+    if (acc->extent > 0 && !obj->jump && obj->credible_gate) {
+        /* Leaps and flights do not pay: the gain fades out as the rise or the airborne share
+         * approaches the credibility limits (from 60% of each to the limit). */
+        double rise = acc->rise / acc->extent;
+        double air = acc->frames > 1 ? (double)acc->airborne_frames / (acc->frames - 1) : 0;
+        res->J_gate = gate(rise, MLC_CRED_RISE_MAX) * gate(air, MLC_CRED_AIRBORNE_MAX);
+        J *= res->J_gate;
+    }
     res->J = J + res->J_work;
     if (!isfinite(res->J)) {
         res->failed = 1;

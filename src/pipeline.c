@@ -78,6 +78,7 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
     o->align_mean = strcmp(cfg->objective.align_mode, "mean") == 0;
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
+    o->credible_gate = cfg->objective.credible_gate;
 }
 
 void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s) {

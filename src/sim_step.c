@@ -40,11 +40,11 @@ void mlc_sim_settings_default(mlc_sim_settings *s) {
     s->guess_previous = 0;
     s->gravity[1] = -9.81;
     s->contact = 1;
-    s->damping = 0.2;
+    s->damping = 0.0;
     s->projection_velocity = 0;
     s->contact_equality = 0;
     s->push_speed = 0.1;
-    s->friction = 0;
+    s->friction = 0.5;
     s->ground = 0;
     s->density = 1000;
     s->mu = 1e6;
@@ -56,6 +56,7 @@ void mlc_objective_settings_default(mlc_objective_settings *o) {
     o->direction[0] = 1;
     o->forward[0] = 1;
     o->align = 1;
+    o->credible_gate = 1;
 }
 
 double mlc_model_extent(const mlc_model *mod) { return mod->extent; }
@@ -656,6 +657,16 @@ int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act) {
 /* ---- rollout and objective (METHOD.md §7) -------------------------------------------------- */
 
 
+/* Height of the lowest contact sample of the current state (+∞ without contact). */
+static double lowest_sample(const mlc_rollout *ro) {
+    const mlc_model *mod = ro->mod;
+    if (!ro->x_valid) return INFINITY;
+    const double *y = ro->xc + mod->nsp;
+    double lo = INFINITY;
+    for (int s = 0; s < mod->ns; s++) lo = fmin(lo, y[s]);
+    return lo;
+}
+
 /* Body rotation R(t) = polar(Σ V F_e), warm-started from the previous frame's. */
 static void body_rotation(mlc_rollout *ro, const double *z, double R[9]) {
     double A[9];
@@ -680,6 +691,7 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
     mlc_model_com(mod, ro->zc, com);
     body_rotation(ro, ro->zc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
+    mlc_objective_set_body(&acc, mod->extent, mod->set.ground);
     if (frame) frame(user, 0, 0.0, ro->zc, com, fwd, 0);
     int s, failed = 0;
     for (s = 1; s <= S; s++) {
@@ -689,7 +701,7 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
         }
         mlc_model_com(mod, ro->zc, com);
         body_rotation(ro, ro->zc, R);
-        mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), fwd);
+        mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), lowest_sample(ro), fwd);
         if (frame) frame(user, s, s * h, ro->zc, com, fwd, ro->contacts);
     }
     mlc_objective_end(&acc, S, s - 1, failed);

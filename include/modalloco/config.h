@@ -118,6 +118,7 @@ typedef struct mlc_config_objective {
     char align_mode[MLC_CONFIG_WORD_MAX]; /* objective.align_mode: "min" (paper) | "mean" */
     int upright;                    /* objective.upright (bool): J_align also gates on the
                                      * body's up axis staying up (no rolling over) */
+    int credible_gate;              /* objective.credible_gate (bool) */
     double work_penalty;            /* objective.work_penalty: α, ≥ 0 */
     int work_abs;                   /* objective.work_abs (bool): penalize absolute work */
 } mlc_config_objective;

@@ -52,7 +52,7 @@ typedef struct mlc_contact {
     int *contact;       /* np sample indices in contact (ascending candidate order) */
     /* scratch */
     int *cand, *pset, *iscand;
-    double *c, *l, *d, *x, *bound, *L, *s, *t;
+    double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
 } mlc_contact;
 
 /* ns ≥ 0 samples; D as above (not copied). Returns MLC_ENOMEM on allocation failure. */

@@ -10,6 +10,11 @@
  *   J       = J_disp·J_align (locomotion) or −(mean_t c_y − c_y(t₀))·J_align (jump),
  *   J      += α Σ_s h·work_s (or Σ_s h·|work_s|), work_s = Δz_sᵀ(bᵃ − Qᵃ z_s): Eq. 18 integrates
  *             over time, so α does not change meaning with h.
+ * With the credibility gate (credible_gate, locomotion only) J_disp·J_align is multiplied by
+ *   J_gate = g(rise, 0.25)·g(airborne, 0.25),  g(x, L) = clamp((L − x)/(0.4 L), 0, 1),
+ * rise = max_t (c_y(t) − c_y(t₀)) / extent and airborne = the share of frames whose lowest
+ * contact sample is more than 1% of the extent above the ground: a leap or a flight does not
+ * pay, so the optimizer's best gaits stay within the credibility limits (credibility.h).
  */
 #ifndef MODALLOCO_OBJECTIVE_H
 #define MODALLOCO_OBJECTIVE_H
@@ -24,6 +29,9 @@ typedef struct mlc_objective_acc {
     double align, work, ysum;
     double align_sum;                  /* Σ_t max(0, a(t)), for align_mode "mean" */
     int frames;
+    double extent, ground;             /* body scale and ground height (credibility gate) */
+    double rise;                       /* highest c_y(t) − c_y(t₀) so far */
+    int airborne_frames;               /* frames whose lowest contact point is off the ground */
 } mlc_objective_acc;
 
 /* Start with the rest frame (frame 0): zeroes *res, records c(t₀). dt is the time step h.
@@ -31,9 +39,13 @@ typedef struct mlc_objective_acc {
 void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj, double dt,
                          const double com0[3], const double R0[9], mlc_rollout_result *res,
                          double fwd[3]);
-/* One simulated step's frame. */
+/* The body's largest rest extent and the ground height: enables the credibility gate
+ * (objective.credible_gate) with the limits of credibility.h. */
+void mlc_objective_set_body(mlc_objective_acc *acc, double extent, double ground);
+/* One simulated step's frame; `lowest` is the height of the lowest contact point (the
+ * samples; +∞ without contact), for the airborne share of the gate. */
 void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
-                         double step_work, double fwd[3]);
+                         double step_work, double lowest, double fwd[3]);
 /* Finish: `steps` planned, `done` completed; `failed` (blow-up) scores MLC_SIM_FAIL_PENALTY. */
 void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed);
 

@@ -52,6 +52,7 @@ typedef struct mlc_objective_settings {
     int align_mean;       /* J_align = mean_t max(0, a(t)) instead of max(0, min_t a(t)) */
     double work_penalty;  /* α */
     int work_abs;         /* penalize |work| per step */
+    int credible_gate;    /* J ×= J_gate (objective.h): leaps and flights do not pay */
 } mlc_objective_settings;
 
 /* Per-mode actuation signals (Eq. 6): a_i(t) = Σ_j A[i*k+j] sin(2π(t/T[i*k+j] + θ[i*k+j])),
@@ -63,6 +64,7 @@ typedef struct mlc_actuation {
 
 typedef struct mlc_rollout_result {
     double J, J_disp, J_align, J_work; /* objective and its terms (J_work = α·work) */
+    double J_gate;         /* credibility gate (1 when off) */
     double displacement;   /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
     double height_gain;    /* mean_t c_y(t) - c_y(t0) (jump) */
     double com0[3], com1[3];

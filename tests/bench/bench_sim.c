@@ -303,7 +303,7 @@ int main(int argc, char **argv) {
         if (path) {
             mlc_subspace_settings st = {0};
             st.w = cfg[c].w, st.m = cfg[c].m, st.poisson = 0.25, st.passive_clusters = cfg[c].ncp;
-            st.actuation_clusters = 1, st.contact_samples = cfg[c].ns, st.seed = 1;
+            st.actuation_clusters = 1, st.contact_samples = cfg[c].ns, st.contact_band = 0.01, st.seed = 1;
             double t0 = mlc_now();
             if (mlc_subspace_compute(&mesh, &fem, &st, &sub, &err) != MLC_OK) {
                 fprintf(stderr, "subspace: %s\n", err.msg);
