@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # cli_gait.sh BIN SRCDIR: the main job end to end. With the README demo's configuration and
-# budget on the bundled quadruped, the best gait moves the centre of mass along +x by half a
-# body length within its 300 steps (the optimizer's acceptance) and keeps J_align above 0.5,
-# and what optimize reports agrees with its trajectory. (Robust scoring, the default, trades
-# stride length for gaits that survive a nudge, so the bar is the acceptance, not a full body
-# length as when only the nominal rollout was scored.)
+# budget on the bundled quadruped, optimize finds a credible gait (exit 0, "found": true, every
+# credibility limit met: on the ground, upright, not sunk, and it survives a nudge of its
+# parameters) that moves the centre of mass along +x by half a body length within its 300
+# steps and keeps J_align above 0.5, and what optimize reports agrees with its trajectory.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 "$BIN" optimize "$SRC/examples/quadruped_demo.json" --quiet --seed 1 \
-  --out "$T/run" >/dev/null || { echo "FAIL: optimize"; exit 1; }
+  --out "$T/run" >/dev/null || { echo "FAIL: optimize found no credible gait (exit $?)"; exit 1; }
+python3 - "$T/run/result.json" "$T/run/params.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+c = r["credibility"]
+ok = (r["found"] is True and p["found"] is True and c["credible"] is True and c["rise"] <= 0.25
+      and c["airborne"] <= 0.25 and c["penetration"] <= 0.02 and c["up_min"] > 0.5
+      and c["robustness"] >= 0.75)
+print("credibility", c)
+sys.exit(0 if ok else 1)
+PY
 R=$T/run/result.json
 disp=$(json_num "$R" displacement)
 align=$(json_num "$R" J_align)

@@ -39,7 +39,10 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.subspace.skinning_modes, 5);
     assert_int_equal(c.subspace.passive_clusters, 10);
     assert_int_equal(c.subspace.actuation_clusters, 1);
-    assert_int_equal(c.subspace.contact_samples, 20);
+    /* Contact (the credible-gaits redesign, README changelog): 64 samples, soles first,
+     * Coulomb friction without the paper's damping, complementarity. */
+    assert_int_equal(c.subspace.contact_samples, 64);
+    assert_near(c.subspace.contact_band, 0.01, 0);
     assert_string_equal(c.subspace.cache, "");
     assert_int_equal(c.actuation.modes, 10);
     assert_int_equal(c.actuation.nmode_list, 0);
@@ -63,7 +66,12 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.sim.gravity[1], -9.81, 0);
     assert_near(c.sim.gravity[2], 0, 0);
     assert_int_equal(c.contact.enabled, 1);
-    assert_near(c.contact.damping, 0.2, 0);
+    assert_near(c.contact.damping, 0, 0);
+    assert_near(c.contact.friction, 0.5, 0);
+    assert_string_equal(c.contact.model, "complementarity");
+    assert_near(c.contact.push_speed, 0.1, 0);
+    assert_near(c.sim.rayleigh[0], 0, 0);
+    assert_near(c.sim.rayleigh[1], 0, 0);
     assert_string_equal(c.contact.projection, "position");
     assert_near(c.contact.ground_height, 0, 0);
     assert_string_equal(c.objective.kind, "locomotion");
@@ -74,7 +82,8 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.objective.align, 1);
     assert_near(c.objective.work_penalty, 0, 0);
     assert_int_equal(c.objective.work_abs, 0);
-    assert_int_equal(c.objective.upright, 0);
+    assert_int_equal(c.objective.upright, 1);
+    assert_int_equal(c.objective.credible_gate, 1);
     assert_int_equal(c.output.viewer, 0);
     assert_string_equal(c.objective.align_mode, "min");
     assert_int_equal(c.cmaes.population, 16);
@@ -101,13 +110,13 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 57); /* INTERFACE.md's table + objective.upright,
+    assert_int_equal(mlc_config_nkeys, 58); /* INTERFACE.md's table + objective.upright,
                                              * objective.align_mode, output.viewer,
                                              * actuation.amplitude_bound, actuation.ramp,
                                              * cmaes.early_stop, cmaes.robust_samples,
                                              * contact.model, contact.push_speed,
-                                             * contact.friction, subspace.contact_band and
-                                             * sim.rayleigh */
+                                             * contact.friction, subspace.contact_band,
+                                             * sim.rayleigh and objective.credible_gate */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];

@@ -131,22 +131,26 @@ static void reduced_should_approach_full_space_in_free_flight(void **state) {
 }
 
 /* Gravity and ground contact: the body starts 0.2 above the ground, falls, lands on its
- * 16 contact samples and is gently actuated (p = 0.03). Contact events make this far more
- * sensitive than free flight (stronger actuation gives non-monotone curves at these w), so
- * the asserted factors are modest (measured: CoM 6.9×, vertices 3.7×). */
+ * 16 contact samples and is gently actuated (p = 0.03), with Rayleigh damping (β = 0.01 s) so
+ * the elastic rebound of the landing does not make the comparison a matter of bounce timing.
+ * The full-space body has no smoothness between its samples (other surface vertices may sink
+ * there), so the curve flattens early (measured: CoM 2.5e-2 → 9.5e-3 of the extent from
+ * w = 1 to 12, vertices 1.6e-2 → 8.8e-3, J within 20% at w ≥ 4). */
 static void reduced_should_approach_full_space_with_contact(void **state) {
     (void)state;
     mlc_sim_settings set;
     mlc_sim_settings_default(&set);
     set.steps = 100;
     set.ground = -0.2;
+    set.rayleigh[1] = 0.01; /* damped: the landing does not ring (both simulators) */
     curve_point pts[NW];
     error_curve("gravity, drop of 0.2 onto the ground, 4 modes at p = 0.03", &set, 0.03, 16,
                 curve_w, NW, pts);
     const curve_point *first = &pts[0], *last = &pts[NW - 1];
-    assert_true(last->com_err < first->com_err / 4);
-    assert_true(last->vert_err < first->vert_err / 2.5);
-    assert_true(last->com_err < 5e-3);
+    assert_true(last->com_err < first->com_err / 2);
+    assert_true(last->vert_err < first->vert_err / 1.5);
+    assert_true(last->com_err < 1.5e-2);
+    assert_rel(last->J_reduced, last->J_full, 0.25, 1e-9);
 }
 
 /* ---- (c) determinism ------------------------------------------------------------------------- */

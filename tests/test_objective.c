@@ -12,6 +12,7 @@ typedef struct frames {
     double sum_fwd; /* Σ_t max(0, (R û₀)·v̂) */
     int n;
     double c0[3], c1[3];
+    double max_y; /* highest centre of mass */
 } frames;
 
 static void on_frame(void *user, int frame, double time, const double *z, const double com[3],
@@ -28,6 +29,7 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
     f->n++;
     if (frame == 0 || R[4] < f->min_up) f->min_up = R[4];
     if (frame == 0) memcpy(f->c0, com, sizeof f->c0);
+    if (frame == 0 || com[1] > f->max_y) f->max_y = com[1];
     memcpy(f->c1, com, sizeof f->c1);
 }
 
@@ -38,6 +40,9 @@ static void objective_terms_should_match_their_definitions(void **state) {
     mlc_sim_settings set;
     mlc_sim_settings_default(&set);
     set.steps = 150;
+    /* The paper's contact (equality constraints, damping friction), which lets this actuation
+     * roll the body over: what matters here is the bookkeeping, not the physics. */
+    set.contact_equality = 1, set.friction = 0, set.damping = 0.2;
     tsim_init(&t, &set, 4, 4, 5, 12);
     /* Actuation that makes the body lurch and roll over. */
     double A[4], T[4], th[4];
@@ -49,6 +54,7 @@ static void objective_terms_should_match_their_definitions(void **state) {
     mlc_actuation act = {4, 1, A, T, th};
     mlc_objective_settings obj;
     mlc_objective_settings_default(&obj);
+    obj.credible_gate = 0; /* checked below */
     obj.direction[0] = 0.6, obj.direction[2] = 0.8; /* a diagonal target */
     obj.forward[0] = 1;
     frames f = {.model = t.model, .u0 = {1, 0, 0}, .v = {0.6, 0, 0.8}};
@@ -80,6 +86,20 @@ static void objective_terms_should_match_their_definitions(void **state) {
     assert_near(mean.J_align, f.sum_fwd / f.n, 1e-9);
     assert_true(mean.J_align >= plain.J_align);
     assert_near(mean.J, mean.J_disp * mean.J_align, 1e-12);
+
+    /* The credibility gate: J_gate = g(rise)·g(airborne) with g(x, L) = clamp((L − x)/0.4L),
+     * rise from the frames' centres of mass; this lurching rollout rises and flies enough to
+     * lose part of its gain. */
+    mlc_rollout_result gated;
+    obj.align_mean = 0;
+    obj.credible_gate = 1;
+    assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &gated), MLC_OK);
+    assert_true(gated.J_gate >= 0 && gated.J_gate <= 1);
+    assert_near(gated.J, gated.J_disp * gated.J_align * gated.J_gate, 1e-12);
+    double rise = (f.max_y - f.c0[1]) / mlc_model_extent(t.model);
+    double g_rise = fmin(1, fmax(0, (0.25 - rise) / 0.1));
+    assert_true(gated.J_gate <= g_rise + 1e-12); /* the airborne factor is ≤ 1 */
+    print_message("rise %.3f extents: gate %.3f\n", rise, gated.J_gate);
     print_message("J_align %.4f, with upright %.4f (min up_y %.4f)\n", plain.J_align, up.J_align,
                   f.min_up);
     tsim_free(&t);
