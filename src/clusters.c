@@ -478,21 +478,43 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
     }
     int n = 0;
     if (band > 0) {
-        /* Stages 1 and 2: the soles (band), then the lower body (MLC_CONTACT_BAND_WIDE ×
-         * band), where an upright body touches the ground. */
+        /* Stage 1: the soles (band). Stage 2: the surface that faces down, where a body
+         * tilted by up to 60° (the credible range) can touch the ground: vertices whose
+         * area-weighted normal has n_y < −1/2. */
         double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
         const double ymin = mesh->X[3 * cur + 1];
-        const double tops[2] = {band, MLC_CONTACT_BAND_WIDE * band};
+        double *nrm = mlc_calloc(3 * (size_t)nv, sizeof *nrm); /* Σ of the faces' normals */
+        if (!nrm) {
+            mlc_free(dist), mlc_free(low);
+            return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
+        }
+        for (int f = 0; f < mesh->nf; f++) { /* area-weighted normals: cross products */
+            const int *t = mesh->F + 3 * f;
+            const double *a = mesh->X + 3 * t[0], *b = mesh->X + 3 * t[1], *c = mesh->X + 3 * t[2];
+            double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+            double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+            double fn[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                            u[0] * v[1] - u[1] * v[0]};
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++) nrm[3 * t[k] + j] += fn[j];
+        }
         const double shares[2] = {MLC_CONTACT_BAND_SHARE, MLC_CONTACT_BAND_SHARE_WIDE};
         int goal = 0;
         for (int stage = 0; stage < 2 && cur >= 0; stage++) {
-            double top = ymin + tops[stage] * extent;
-            for (int i = 0; i < nv; i++) low[i] = dist[i] >= 0 && mesh->X[3 * i + 1] <= top;
+            double top = ymin + band * extent;
+            for (int i = 0; i < nv; i++) {
+                const double *m = nrm + 3 * i; /* n_y < −|n|/2 */
+                low[i] = dist[i] >= 0 &&
+                         (stage == 0 ? mesh->X[3 * i + 1] <= top
+                                     : m[1] < 0 && 4 * m[1] * m[1] > m[0] * m[0] + m[1] * m[1] +
+                                                                         m[2] * m[2]);
+            }
             goal += (int)(shares[stage] * count + 0.5);
             n = farthest_points(mesh, dist, low, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
                                 samples);
             cur = farthest_remaining(dist, nv);
         }
+        mlc_free(nrm);
     }
     /* Stage 2 (or the only stage): the whole surface, continuing the same distances. */
     n = farthest_points(mesh, dist, NULL, cur, n, count, samples);

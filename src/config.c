@@ -65,7 +65,7 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "subspace.contact_band", .type_name = "number", .default_json = "0.01",
      .range = "in [0, 0.1]",
      .meaning = "half of the contact samples go to the soles, the boundary vertices at most "
-                "this × extent above the lowest one, a quarter within 10× that (0 = "
+                "this × extent above the lowest one, a quarter to the surface facing down (0 = "
                 "farthest-point over the whole surface)",
      .type = MLC_CFG_NUMBER, FIELD(subspace.contact_band), BETWEEN('[', 0, 0.1, ']')},
     {.name = "subspace.cache", .type_name = "string", .default_json = "\"\"", .range = "",

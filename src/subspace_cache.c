@@ -52,6 +52,9 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
     h = mlc_hash64(h, &nu, sizeof nu);
     double band = st->contact_band == 0.0 ? 0.0 : st->contact_band;
     h = mlc_hash64(h, &band, sizeof band);
+    /* The contact sampling rule itself (clusters.h), so a cache of an earlier rule is not
+     * taken for this one. */
+    h = mlc_hash64(h, "samples: soles, faces down, all", 31);
     h = mlc_hash64(h, &st->seed, sizeof st->seed);
     return h;
 }
