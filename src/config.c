@@ -186,20 +186,22 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "objective.align", .type_name = "bool", .default_json = "true", .range = "",
      .meaning = "multiply by J_align", .type = MLC_CFG_BOOL, FIELD(objective.align)},
     {.name = "objective.work_penalty", .type_name = "number", .default_json = "0",
-     .range = ">= 0", .meaning = "work penalty α",
+     .range = ">= 0", .meaning = "work penalty α (J += α Σ_s h·work_s, Eq. 18)",
      .type = MLC_CFG_NUMBER, FIELD(objective.work_penalty), GE(0)},
     {.name = "objective.align_mode", .type_name = "string", .default_json = "\"min\"",
      .range = "\"min\" or \"mean\"",
      .meaning = "J_align as the paper's max(0, min over frames) or the mean over frames of "
-                "max(0, alignment), which rarely ties at 0",
+                "max(0, alignment), which rarely ties at 0; not in the paper",
      .type = MLC_CFG_STRING, FIELD(objective.align_mode), BYTES(objective.align_mode),
      .choices = "min|mean"},
     {.name = "objective.credible_gate", .type_name = "bool", .default_json = "true", .range = "",
      .meaning = "J fades to 0 as the centre of mass rises or the body flies toward the "
-                "credibility limits (rise 0.25 extents, airborne 25% of the frames)",
+                "credibility limits (rise 0.25 extents, airborne 25% of the frames); not in the "
+                "paper",
      .type = MLC_CFG_BOOL, FIELD(objective.credible_gate)},
     {.name = "objective.upright", .type_name = "bool", .default_json = "true", .range = "",
-     .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling over)",
+     .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling "
+                "over); not in the paper",
      .type = MLC_CFG_BOOL, FIELD(objective.upright)},
     {.name = "objective.work_abs", .type_name = "bool", .default_json = "false", .range = "",
      .meaning = "penalize absolute work", .type = MLC_CFG_BOOL, FIELD(objective.work_abs)},
