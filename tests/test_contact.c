@@ -306,12 +306,47 @@ static void sliding_body_should_stop(void **state) {
     }
 }
 
+/* Walking (an actuated body on the ground): the ledger balances every step. What the actuation
+ * puts in (changing its targets at a fixed shape) plus the contact work minus the change of
+ * the mechanical energy is what backward Euler dissipates; it must not be negative beyond
+ * rounding (measured: the smallest step value). */
+static void ledger_should_balance_while_walking(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 5, 4, 8, 40);
+    double A[8], T[8], th[8];
+    for (int i = 0; i < 8; i++) A[i] = 0.15 / t.sub.grad_max[i / 2], T[i] = 0.3 + 0.05 * i, th[i] = 0.1 * i;
+    mlc_actuation act = {4, 2, A, T, th};
+    mlc_energy_ledger L;
+    mlc_rollout_reset(t.ro);
+    mlc_rollout_set_ledger(t.ro, &L, &act);
+    double prev_diss = 0, min_step = INFINITY, scale = 0;
+    for (int s = 1; s <= 300; s++) {
+        assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
+        min_step = fmin(min_step, L.dissipated - prev_diss);
+        prev_diss = L.dissipated;
+        scale = fmax(scale, fabs(L.total));
+    }
+    print_message("walking: actuation work %.3e J, contact work %.3e J, dissipated %.3e J, "
+                  "smallest step dissipation %.3e J (energies up to %.3e J)\n", L.actuation_work,
+                  L.contact_work, L.dissipated, min_step, scale);
+    assert_true(L.actuation_work != 0);
+    assert_true(L.dissipated > 0);
+    assert_true(min_step > -1e-9 * scale);
+    mlc_rollout_set_ledger(t.ro, NULL, NULL);
+    tsim_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lcp_should_match_enumeration),
         cmocka_unit_test(friction_should_respect_the_coulomb_box),
         cmocka_unit_test(dropped_body_should_land_without_gaining_energy),
         cmocka_unit_test(sliding_body_should_stop),
+        cmocka_unit_test(ledger_should_balance_while_walking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
