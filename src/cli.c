@@ -41,10 +41,12 @@ static const char *info_help =
     "Reads, validates and repairs a tetrahedral mesh (.mesh, .node/.ele, .msh) or a surface\n"
     "(.off, .obj, .stl, .ply; tetrahedralized with tetgen) and prints vertices, tets,\n"
     "boundary faces, volume, bounding box, tet volumes, smallest dihedral angle, flipped tets,\n"
-    "connected components and the preparation transform (METHOD.md §1).\n"
+    "connected components, the up axis and the preparation transform (METHOD.md §1).\n"
+    "Warns when the body would tip over with the configured up axis but stands on another.\n"
     "\n"
     "  --json             print one JSON object instead of text\n"
-    "  --set KEY=VALUE    e.g. mesh.normalize=false, mesh.extent=1 (affects the transform)\n";
+    "  --set KEY=VALUE    e.g. mesh.up=+z, mesh.normalize=false, mesh.extent=1 (affect the\n"
+    "                     transform)\n";
 
 static const char *modes_help =
     "usage: modalloco modes [CONFIG|MESH] [--out DIR] [--set KEY=VALUE]...\n"

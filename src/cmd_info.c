@@ -14,6 +14,37 @@ static cJSON *vec3(const double *v) {
     return a;
 }
 
+/* Guessing the up axis from the geometry: with each of the six axis directions up, does the
+ * body stand, its centre of mass above the support polygon of its lowest region, and how far
+ * is it from tipping over (mlc_mesh_support)? On the meshes tried (the bundled quadruped and
+ * critter, cat, penguin, spot, blub) the largest margin is the axis they stand on; the area of
+ * flat support is not (the voxel quadruped's flank has 4.5 times its feet's area). */
+static const char *const axis_names[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
+#define SUPPORT_BAND 0.02 /* the contact region: 2% of the extent above the lowest point */
+/* A suggestion needs a body that clearly stands on it: blub, a round fish, balances on none
+ * of the axes (its best margin is 0.0002 extents). */
+#define SUPPORT_MIN_MARGIN 0.02 /* × extent */
+
+/* Index into axis_names of the direction with the largest margin; -1 when out of memory. */
+static int likely_up(const mlc_mesh *mesh, mlc_mesh_support sup[6]) {
+    int best = 0;
+    for (int i = 0; i < 6; i++) {
+        double d[3] = {0, 0, 0};
+        d[i / 2] = i % 2 ? -1.0 : 1.0;
+        if (mlc_mesh_support_compute(mesh, d, SUPPORT_BAND, &sup[i]) != MLC_OK) return -1;
+        if (sup[i].margin > sup[best].margin) best = i;
+    }
+    return best;
+}
+
+static void up_text(const mlc_config *cfg, char *buf, size_t cap) {
+    const double *u = cfg->mesh.up_vector;
+    if (cfg->mesh.up[0])
+        snprintf(buf, cap, "%s", cfg->mesh.up);
+    else
+        snprintf(buf, cap, "[%.9g, %.9g, %.9g]", u[0], u[1], u[2]);
+}
+
 int mlc_cmd_info(const mlc_cli_options *opt) {
     mlc_err err = {0};
     mlc_config cfg;
@@ -29,9 +60,27 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
     double t_read = mlc_now() - t0;
     mlc_mesh_stats st;
     mlc_mesh_compute_stats(&mesh, &st);
-    mlc_transform tf = mlc_mesh_prepare_transform(&mesh, cfg.mesh.normalize, cfg.mesh.extent);
+    mlc_transform tf = mlc_mesh_prepare_transform(&mesh, cfg.mesh.up_vector, cfg.mesh.normalize,
+                                                  cfg.mesh.extent);
     char checksum[32];
-    snprintf(checksum, sizeof checksum, "%016" PRIx64, mlc_mesh_checksum(&mesh));
+    snprintf(checksum, sizeof checksum, "%016" PRIx64, mlc_mesh_oriented_checksum(&mesh, &tf));
+    char up[96];
+    up_text(&cfg, up, sizeof up);
+    mlc_mesh_support sup[6], sup_up;
+    int best = likely_up(&mesh, sup);
+    if (best < 0 || mlc_mesh_support_compute(&mesh, cfg.mesh.up_vector, SUPPORT_BAND, &sup_up)) {
+        mlc_mesh_free(&mesh);
+        return mlc_cli_fail(MLC_ENOMEM, NULL);
+    }
+    /* Warn only when the body tips over on the configured axis and clearly stands on another. */
+    double ext = 0;
+    for (int k = 0; k < 3; k++) ext = MLC_MAX(ext, st.bbox_max[k] - st.bbox_min[k]);
+    int clear = sup[best].margin > SUPPORT_MIN_MARGIN * ext;
+    if (!(sup_up.margin > 0) && clear)
+        fprintf(stderr, "modalloco: warning: %s: with mesh.up = %s the body tips over (its "
+                "centre of mass is outside its support); the mesh may stand on %c%c: try --set "
+                "mesh.up=%s\n", opt->input, up, axis_names[best][0] == '+' ? '-' : '+',
+                axis_names[best][1], axis_names[best]);
     if (opt->json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "file", opt->input);
@@ -51,10 +100,21 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         cJSON_AddNumberToObject(o, "dropped_vertices", rep.dropped_vertices);
         cJSON_AddNumberToObject(o, "components", rep.components);
         cJSON_AddNumberToObject(o, "zero_volume_threshold", rep.min_volume_threshold);
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddNumberToObject(t, "scale", tf.scale);
-        cJSON_AddItemToObject(t, "translate", vec3(tf.translate));
-        cJSON_AddItemToObject(o, "transform", t);
+        if (cfg.mesh.up[0])
+            cJSON_AddStringToObject(o, "up", cfg.mesh.up);
+        else
+            cJSON_AddItemToObject(o, "up", vec3(cfg.mesh.up_vector));
+        cJSON *so = cJSON_AddObjectToObject(o, "support");
+        for (int i = 0; i < 6; i++) {
+            cJSON *e = cJSON_AddObjectToObject(so, axis_names[i]);
+            cJSON_AddNumberToObject(e, "polygon", sup[i].polygon);
+            cJSON_AddNumberToObject(e, "margin", sup[i].margin);
+        }
+        if (clear)
+            cJSON_AddStringToObject(o, "likely_up", axis_names[best]);
+        else
+            cJSON_AddNullToObject(o, "likely_up");
+        mlc_json_add_transform(o, &tf);
         cJSON_AddStringToObject(o, "checksum", checksum);
         cJSON_AddNumberToObject(o, "read_seconds", t_read);
         char *text = cJSON_Print(o);
@@ -78,9 +138,24 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         printf("flipped tets      %d\n", rep.flipped_tets);
         printf("dropped vertices  %d (unreferenced)\n", rep.dropped_vertices);
         printf("components        %d\n", rep.components);
-        printf("transform         x' = %.9g x + (%.9g, %.9g, %.9g)%s\n", tf.scale,
-               tf.translate[0], tf.translate[1], tf.translate[2],
-               cfg.mesh.normalize ? "" : " (mesh.normalize = false)");
+        /* The steadiest axis is only reported: a body standing on its feet may also rest on
+         * a flank a little more steadily (the voxel quadruped does). */
+        char steadier[64] = "";
+        if (clear && sup[best].margin > sup_up.margin)
+            snprintf(steadier, sizeof steadier, "; steadiest on %s", axis_names[best]);
+        printf("up axis           %s (mesh.up; the body %s%s)\n", up,
+               sup_up.margin > 0 ? "stands on it" : "tips over", steadier);
+        const double *R = tf.rotate;
+        if (mlc_transform_is_unrotated(&tf))
+            printf("transform         x' = %.9g x + (%.9g, %.9g, %.9g)%s\n", tf.scale,
+                   tf.translate[0], tf.translate[1], tf.translate[2],
+                   cfg.mesh.normalize ? "" : " (mesh.normalize = false)");
+        else
+            printf("transform         x' = %.9g R x + (%.9g, %.9g, %.9g)%s,\n"
+                   "                  R = [[%.9g, %.9g, %.9g], [%.9g, %.9g, %.9g], "
+                   "[%.9g, %.9g, %.9g]]\n", tf.scale, tf.translate[0], tf.translate[1],
+                   tf.translate[2], cfg.mesh.normalize ? "" : " (mesh.normalize = false)", R[0],
+                   R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]);
         printf("checksum          %s\n", checksum);
     }
     mlc_mesh_free(&mesh);

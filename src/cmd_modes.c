@@ -30,6 +30,7 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     cJSON_AddStringToObject(o, "mesh", p->mesh_path);
     cJSON_AddNumberToObject(o, "vertices", p->mesh.nv);
     cJSON_AddNumberToObject(o, "tets", p->mesh.nt);
+    mlc_json_add_transform(o, &p->transform);
     cJSON_AddItemToObject(o, "skinning_eigenvalues", num_array(s->skin_eval, s->w));
     cJSON_AddItemToObject(o, "rigid_eigenvalues", num_array(s->rigid_eval, 6));
     cJSON_AddItemToObject(o, "vibration_modes", int_array(s->mode_index, s->m));

@@ -273,10 +273,7 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     cJSON_AddStringToObject(mesh, "checksum", sum);
     cJSON_AddNumberToObject(mesh, "vertices", p->mesh.nv);
     cJSON_AddNumberToObject(mesh, "tets", p->mesh.nt);
-    cJSON *tf = cJSON_AddObjectToObject(mesh, "transform");
-    add_exact(tf, "scale", p->transform.scale);
-    cJSON *tr = cJSON_AddArrayToObject(tf, "translate");
-    for (int k = 0; k < 3; k++) cJSON_AddItemToArray(tr, exact_number(p->transform.translate[k]));
+    mlc_json_add_transform(mesh, &p->transform);
     cJSON *modes = cJSON_AddArrayToObject(o, "modes");
     for (int i = 0; i < p->sub.m; i++)
         cJSON_AddItemToArray(modes, cJSON_CreateNumber(p->sub.mode_index[i]));

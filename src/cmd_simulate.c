@@ -69,7 +69,8 @@ static mlc_status check_params_origin(const char *path, const mlc_pipeline *p, i
         snprintf(mine, sizeof mine, "%016" PRIx64, p->mesh_checksum);
         if (strcmp(mine, sum->valuestring) != 0)
             s = mlc_errf(err, MLC_EINVAL, "%s: these parameters were optimized on a mesh with "
-                         "checksum %s, but %s has checksum %s; replay them on the same mesh",
+                         "checksum %s, but %s has checksum %s; replay them on the same mesh "
+                         "with the same mesh.up",
                          path, sum->valuestring, p->mesh_path, mine);
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");

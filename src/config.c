@@ -38,6 +38,11 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "mesh.extent", .type_name = "number", .default_json = "2.0", .range = "> 0",
      .meaning = "largest bounding-box extent after normalizing",
      .type = MLC_CFG_NUMBER, FIELD(mesh.extent), GT(0)},
+    {.name = "mesh.up", .type_name = "string or [x,y,z]", .default_json = "\"+y\"",
+     .range = "+x, -x, +y, -y, +z, -z or a nonzero [x,y,z]",
+     .meaning = "the mesh's up axis, rotated to +y before preparation",
+     .type = MLC_CFG_AXIS, FIELD(mesh.up), BYTES(mesh.up), .count_offset =
+     offsetof(mlc_config, mesh.up_vector), .choices = "+x|-x|+y|-y|+z|-z"},
 
     {.name = "material.density", .type_name = "number", .default_json = "1000", .range = "> 0",
      .meaning = "density ρ", .type = MLC_CFG_NUMBER, FIELD(material.density), GT(0)},
@@ -259,6 +264,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->mesh.path[0] = '\0';
     cfg->mesh.normalize = 1;
     cfg->mesh.extent = 2.0;
+    strcpy(cfg->mesh.up, "+y");
+    cfg->mesh.up_vector[1] = 1.0;
 
     cfg->material.density = 1000;
     cfg->material.mu = 1e6;
@@ -535,6 +542,14 @@ static int has_choice(const char *choices, const char *s) {
     return 0;
 }
 
+/* The unit vector of an axis name "+x" … "-z"; 0 when `s` is not one. */
+static int axis_vector(const char *s, double v[3]) {
+    if ((s[0] != '+' && s[0] != '-') || s[1] < 'x' || s[1] > 'z' || s[2] != '\0') return 0;
+    v[0] = v[1] = v[2] = 0;
+    v[s[1] - 'x'] = s[0] == '+' ? 1.0 : -1.0;
+    return 1;
+}
+
 /* Check one key of *cfg alone. Returns 0, or 1 with `msg` saying key, value and range. */
 static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, size_t n) {
     const void *f = cfield(cfg, k->offset);
@@ -620,6 +635,34 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         if (k->check == MLC_CFG_CHECK_NONZERO && !(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0))
             bad = 1;
         if (bad) {
+            snprintf(msg, n, "key '%s' = %s is invalid; valid: %s", k->name,
+                     fmt_vec(a, 3, v, sizeof v), k->range);
+            return 1;
+        }
+        return 0;
+    }
+    case MLC_CFG_AXIS: {
+        const double *a = cfield(cfg, k->count_offset);
+        double want[3];
+        const char *name = f;
+        if (name[0]) {
+            if (!has_choice(k->choices, name) || !axis_vector(name, want)) {
+                snprintf(msg, n, "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. --set "
+                         "%s=+z for a mesh whose up axis is z)", k->name, name, k->range,
+                         k->name);
+                return 1;
+            }
+            /* Preparation reads the vector; a name that disagrees with it would be a lie in
+             * config.json. */
+            if (a[0] != want[0] || a[1] != want[1] || a[2] != want[2]) {
+                snprintf(msg, n, "key '%s' = \"%s\" disagrees with its vector %s", k->name,
+                         name, fmt_vec(a, 3, v, sizeof v));
+                return 1;
+            }
+            return 0;
+        }
+        if (!isfinite(a[0]) || !isfinite(a[1]) || !isfinite(a[2]) ||
+            !(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0)) {
             snprintf(msg, n, "key '%s' = %s is invalid; valid: %s", k->name,
                      fmt_vec(a, 3, v, sizeof v), k->range);
             return 1;
@@ -743,6 +786,22 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
         }
         s = get_fixed_vec(c, label, it, 3, "[x, y, z] (3 numbers) or null", f);
         if (s == MLC_OK) *set = 1;
+        break;
+    }
+    case MLC_CFG_AXIS: {
+        double *vec = field(cfg, k->count_offset);
+        memset(f, 0, (size_t)k->capacity); /* keep the tail zero: configs compare by bytes */
+        if (cJSON_IsString(it)) {
+            const char *name = it->valuestring;
+            if (strlen(name) >= (size_t)k->capacity || !axis_vector(name, vec))
+                return failf(c, MLC_EINVAL, "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. "
+                             "--set %s=+z for a mesh whose up axis is z)", label, name,
+                             k->range, label);
+            memcpy(f, name, strlen(name));
+            break;
+        }
+        s = get_fixed_vec(c, label, it, 3, "an axis name (\"+z\") or [x, y, z] (3 numbers)",
+                          vec);
         break;
     }
     }
@@ -1125,6 +1184,9 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
     case MLC_CFG_VEC3_OR_NULL:
         if (!*(const int *)cfield(cfg, k->count_offset)) return cJSON_CreateNull();
         return number_array(f, 3, exact);
+    case MLC_CFG_AXIS:
+        if (((const char *)f)[0]) return cJSON_CreateString(f);
+        return number_array(cfield(cfg, k->count_offset), 3, exact);
     case MLC_CFG_PARAMETERS:
         return params_to_cjson(f, *(const int *)cfield(cfg, k->count_offset), exact);
     }

@@ -192,11 +192,74 @@ mlc_status mlc_mesh_finalize(mlc_mesh *m, const char *source, mlc_mesh_report *r
     return extract_boundary(m, source, err);
 }
 
+static double dot3(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross(const double *a, const double *b, double *c) {
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 /* ---- Transform ------------------------------------------------------------------------- */
-mlc_transform mlc_mesh_prepare_transform(const mlc_mesh *m, int normalize, double extent) {
-    double lo[3], hi[3];
-    bbox(m, lo, hi);
+void mlc_mesh_up_rotation(const double up[3], double R[9]) {
+    static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy(R, eye, sizeof eye);
+    double n = sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+    if (!(n > 0) || !isfinite(n)) return;
+    double u[3] = {up[0] / n, up[1] / n, up[2] / n};
+    /* Axis k = u × ŷ / |u × ŷ| = (−u_z, 0, u_x) / s, angle θ with cos θ = u_y, sin θ = s:
+     * R = cos θ I + sin θ [k]× + (1 − cos θ) k kᵀ (Rodrigues). Taking s from the components,
+     * not from 1 − u_y², keeps R orthogonal to round-off even next to −y, and for a coordinate
+     * axis every term is exact (c = 0, s = 1), so the named axes give signed permutations. */
+    double s = sqrt(u[0] * u[0] + u[2] * u[2]);
+    if (s == 0) {
+        if (u[1] < 0) { /* antiparallel: a half turn about +x */
+            R[4] = -1;
+            R[8] = -1;
+        }
+        return;
+    }
+    double k[3] = {-u[2] / s, 0.0, u[0] / s}, c = u[1], omc = 1 - u[1];
+    double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            /* + 0.0 turns a −0 entry into +0, so printed matrices read cleanly */
+            R[3 * i + j] = (i == j ? c : 0.0) + s * K[3 * i + j] + omc * k[i] * k[j] + 0.0;
+}
+
+int mlc_transform_is_unrotated(const mlc_transform *tf) {
+    for (int i = 0; i < 9; i++)
+        if (tf->rotate[i] != (i % 4 == 0 ? 1.0 : 0.0)) return 0;
+    return 1;
+}
+
+static void rotate3(const double R[9], const double *x, double *y) {
+    for (int i = 0; i < 3; i++)
+        y[i] = R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
+}
+
+mlc_transform mlc_mesh_prepare_transform(const mlc_mesh *m, const double up[3], int normalize,
+                                         double extent) {
+    static const double plus_y[3] = {0, 1, 0};
     mlc_transform tf;
+    mlc_mesh_up_rotation(up ? up : plus_y, tf.rotate);
+    double lo[3], hi[3];
+    if (mlc_transform_is_unrotated(&tf)) {
+        bbox(m, lo, hi);
+    } else {
+        for (int k = 0; k < 3; k++) lo[k] = HUGE_VAL, hi[k] = -HUGE_VAL;
+        if (m->nv == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
+        for (int i = 0; i < m->nv; i++) {
+            double y[3];
+            rotate3(tf.rotate, m->X + 3 * i, y);
+            for (int k = 0; k < 3; k++) {
+                if (y[k] < lo[k]) lo[k] = y[k];
+                if (y[k] > hi[k]) hi[k] = y[k];
+            }
+        }
+    }
     double ext = MLC_MAX(hi[0] - lo[0], MLC_MAX(hi[1] - lo[1], hi[2] - lo[2]));
     tf.scale = (normalize && ext > 0) ? extent / ext : 1.0;
     tf.translate[0] = -tf.scale * 0.5 * (lo[0] + hi[0]);
@@ -206,16 +269,113 @@ mlc_transform mlc_mesh_prepare_transform(const mlc_mesh *m, int normalize, doubl
 }
 
 void mlc_mesh_apply_transform(mlc_mesh *m, mlc_transform tf) {
-    for (int i = 0; i < m->nv; i++)
-        for (int k = 0; k < 3; k++) m->X[3 * i + k] = tf.scale * m->X[3 * i + k] + tf.translate[k];
+    /* Skipping the identity keeps "+y" bit-identical to earlier versions (1·x + 0·y + 0·z can
+     * turn a −0 coordinate into +0), and with it their checksums and cache keys. */
+    int rotated = !mlc_transform_is_unrotated(&tf);
+    for (int i = 0; i < m->nv; i++) {
+        double *x = m->X + 3 * i, y[3];
+        if (rotated) {
+            rotate3(tf.rotate, x, y);
+            memcpy(x, y, sizeof y);
+        }
+        for (int k = 0; k < 3; k++) x[k] = tf.scale * x[k] + tf.translate[k];
+    }
+}
+
+/* Convex hull of n 2D points (x y interleaved, sorted in place), counter-clockwise into hull
+ * (capacity n + 1); returns its vertex count (Andrew's monotone chain). */
+static int cmp_xy(const void *pa, const void *pb) {
+    const double *a = pa, *b = pb;
+    if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+    return (a[1] > b[1]) - (a[1] < b[1]);
+}
+static double turn(const double *o, const double *a, const double *b) {
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+}
+static int convex_hull(double *p, int n, double *hull) {
+    if (n < 3) {
+        memcpy(hull, p, 2 * (size_t)n * sizeof *p);
+        return n;
+    }
+    qsort(p, (size_t)n, 2 * sizeof *p, cmp_xy);
+    int k = 0;
+    for (int i = 0; i < n; i++) { /* lower chain */
+        while (k >= 2 && turn(hull + 2 * (k - 2), hull + 2 * (k - 1), p + 2 * i) <= 0) k--;
+        memcpy(hull + 2 * k++, p + 2 * i, 2 * sizeof *p);
+    }
+    for (int i = n - 2, lo = k + 1; i >= 0; i--) { /* upper chain */
+        while (k >= lo && turn(hull + 2 * (k - 2), hull + 2 * (k - 1), p + 2 * i) <= 0) k--;
+        memcpy(hull + 2 * k++, p + 2 * i, 2 * sizeof *p);
+    }
+    return k - 1; /* the last point repeats the first */
+}
+
+mlc_status mlc_mesh_support_compute(const mlc_mesh *m, const double up[3], double band,
+                                    mlc_mesh_support *out) {
+    memset(out, 0, sizeof *out);
+    double n = sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+    if (!(n > 0) || m->nv == 0) return MLC_OK;
+    double u[3] = {up[0] / n, up[1] / n, up[2] / n};
+    /* Ground-plane basis e1, e2 with (e1, e2, û) right-handed. */
+    double e1[3] = {0, 0, 0}, e2[3];
+    e1[fabs(u[0]) < 0.6 ? 0 : 2] = 1;
+    double d = e1[0] * u[0] + e1[1] * u[1] + e1[2] * u[2];
+    for (int k = 0; k < 3; k++) e1[k] -= d * u[k];
+    double l1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+    for (int k = 0; k < 3; k++) e1[k] /= l1;
+    cross(u, e1, e2);
+    double lo[3], hi[3];
+    bbox(m, lo, hi);
+    double ext = MLC_MAX(hi[0] - lo[0], MLC_MAX(hi[1] - lo[1], hi[2] - lo[2]));
+    double h_min = HUGE_VAL;
+    for (int i = 0; i < m->nv; i++) h_min = MLC_MIN(h_min, dot3(m->X + 3 * i, u));
+    double limit = h_min + band * ext;
+
+    double *pts = mlc_malloc(2 * (size_t)m->nv * sizeof *pts);
+    double *hull = mlc_malloc(2 * ((size_t)m->nv + 1) * sizeof *hull);
+    if (!pts || !hull) {
+        mlc_free(pts);
+        mlc_free(hull);
+        return MLC_ENOMEM;
+    }
+    int np = 0;
+    for (int i = 0; i < m->nv; i++) {
+        const double *x = m->X + 3 * i;
+        if (dot3(x, u) > limit) continue;
+        pts[2 * np] = dot3(x, e1);
+        pts[2 * np + 1] = dot3(x, e2);
+        np++;
+    }
+    int nh = convex_hull(pts, np, hull);
+    /* Centre of mass: tet centroids weighted by volume. */
+    double com[3] = {0, 0, 0}, vol = 0;
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->T + 4 * e;
+        double v = signed_volume6(m->X, t);
+        for (int q = 0; q < 4; q++)
+            for (int k = 0; k < 3; k++) com[k] += 0.25 * v * m->X[3 * t[q] + k];
+        vol += v;
+    }
+    double g[2] = {vol > 0 ? dot3(com, e1) / vol : 0, vol > 0 ? dot3(com, e2) / vol : 0};
+    out->margin = HUGE_VAL;
+    for (int i = 0; i < nh; i++) {
+        const double *a = hull + 2 * i, *b = hull + 2 * ((i + 1) % nh);
+        out->polygon += 0.5 * (a[0] * b[1] - a[1] * b[0]);
+        double ex = b[0] - a[0], ey = b[1] - a[1], el = sqrt(ex * ex + ey * ey);
+        /* counter-clockwise: the inside is to the left of every edge */
+        if (el > 0) out->margin = MLC_MIN(out->margin, turn(a, b, g) / el);
+    }
+    if (nh < 3) { /* a point or a segment: the body balances on an edge at best */
+        out->margin = 0;
+        for (int i = 0; i < nh; i++)
+            out->margin = MLC_MIN(out->margin, -hypot(hull[2 * i] - g[0], hull[2 * i + 1] - g[1]));
+    }
+    mlc_free(pts);
+    mlc_free(hull);
+    return MLC_OK;
 }
 
 /* ---- Statistics ------------------------------------------------------------------------- */
-static void cross(const double *a, const double *b, double *c) {
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 void mlc_mesh_compute_stats(const mlc_mesh *m, mlc_mesh_stats *s) {
     memset(s, 0, sizeof *s);
@@ -264,6 +424,12 @@ uint64_t mlc_mesh_checksum(const mlc_mesh *m) {
     h = mlc_hash64(h, &m->nt, sizeof m->nt);
     if (m->X) h = mlc_hash64(h, m->X, 3 * (size_t)m->nv * sizeof(double));
     if (m->T) h = mlc_hash64(h, m->T, 4 * (size_t)m->nt * sizeof(int));
+    return h;
+}
+
+uint64_t mlc_mesh_oriented_checksum(const mlc_mesh *m, const mlc_transform *tf) {
+    uint64_t h = mlc_mesh_checksum(m);
+    if (!mlc_transform_is_unrotated(tf)) h = mlc_hash64(h, tf->rotate, sizeof tf->rotate);
     return h;
 }
 

@@ -107,8 +107,9 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
     /* A mesh that cannot be read is bad input (exit 2), not a runtime failure. */
     if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
     if (s != MLC_OK) return s;
-    p->mesh_checksum = mlc_mesh_checksum(&p->mesh);
-    p->transform = mlc_mesh_prepare_transform(&p->mesh, cfg->mesh.normalize, cfg->mesh.extent);
+    p->transform = mlc_mesh_prepare_transform(&p->mesh, cfg->mesh.up_vector,
+                                              cfg->mesh.normalize, cfg->mesh.extent);
+    p->mesh_checksum = mlc_mesh_oriented_checksum(&p->mesh, &p->transform);
     mlc_mesh_apply_transform(&p->mesh, p->transform);
     p->t_mesh = mlc_now() - t0;
     return MLC_OK;

@@ -54,6 +54,27 @@ void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
     cJSON_AddBoolToObject(b, "credible", c->credible);
 }
 
+/* %.17g: cJSON's own printing may drop the last bit of a double. */
+static cJSON *exact_num(double v) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    return cJSON_CreateRaw(isfinite(v) ? buf : "null");
+}
+
+static cJSON *exact_array(const double *v, int n) {
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, exact_num(v[i]));
+    return a;
+}
+
+void mlc_json_add_transform(cJSON *o, const mlc_transform *tf) {
+    cJSON *t = cJSON_AddObjectToObject(o, "transform");
+    cJSON *rows = cJSON_AddArrayToObject(t, "rotate");
+    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(rows, exact_array(tf->rotate + 3 * i, 3));
+    cJSON_AddItemToObject(t, "scale", exact_num(tf->scale));
+    cJSON_AddItemToObject(t, "translate", exact_array(tf->translate, 3));
+}
+
 char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "J", res->J);

@@ -110,7 +110,8 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 58); /* INTERFACE.md's table + objective.upright,
+    assert_int_equal(mlc_config_nkeys, 59); /* INTERFACE.md's table + mesh.up,
+                                             * objective.upright,
                                              * objective.align_mode, output.viewer,
                                              * actuation.amplitude_bound, actuation.ramp,
                                              * cmaes.early_stop, cmaes.robust_samples,
@@ -144,6 +145,7 @@ static void make_unusual(mlc_config *c) {
         "mesh.path=meshes/bat.mesh",
         "mesh.normalize=false",
         "mesh.extent=1.25",
+        "mesh.up=[0.5, 0, -2]",
         "material.poisson_modes=0.1",
         "subspace.skinning_modes=7",
         "subspace.cache=/tmp/cache.bin",
@@ -196,6 +198,50 @@ static void json_round_trip_should_reproduce_the_struct(void **state) {
         assert_int_equal(mlc_alloc_live(), live);
         assert_memory_equal(&a, &b, sizeof a);
     }
+}
+
+/* mesh.up takes a name or a vector, keeps whichever was given through config.json, and sets
+ * the vector preparation reads either way. */
+static void mesh_up_should_take_names_and_vectors(void **state) {
+    (void)state;
+    mlc_config c, back;
+    mlc_err err;
+    mlc_config_defaults(&c);
+    assert_string_equal(c.mesh.up, "+y");
+    static const struct {
+        const char *set;
+        double v[3];
+        const char *name;
+    } ok[] = {{"mesh.up=+z", {0, 0, 1}, "+z"},   {"mesh.up=-z", {0, 0, -1}, "-z"},
+              {"mesh.up=\"-x\"", {-1, 0, 0}, "-x"}, {"mesh.up=[0,0,1]", {0, 0, 1}, ""},
+              {"mesh.up=[1,-2,0.5]", {1, -2, 0.5}, ""}, {"mesh.up=+y", {0, 1, 0}, "+y"}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        if (mlc_config_set(&c, ok[i].set, &err) != MLC_OK) fail_msg("%s: %s", ok[i].set, err.msg);
+        assert_string_equal(c.mesh.up, ok[i].name);
+        for (int k = 0; k < 3; k++) assert_near(c.mesh.up_vector[k], ok[i].v[k], 0);
+        assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
+        char *text = mlc_config_to_json(&c);
+        assert_non_null(text);
+        assert_non_null(strstr(text, ok[i].name[0] ? ok[i].name : "\"up\":\t["));
+        cJSON *root = cJSON_Parse(text);
+        mlc_free(text);
+        mlc_config_defaults(&back);
+        assert_int_equal(mlc_config_apply_json(&back, root, "config.json", &err), MLC_OK);
+        cJSON_Delete(root);
+        assert_memory_equal(&back, &c, sizeof c);
+    }
+    static const char *const bad[] = {"mesh.up=z", "mesh.up=up", "mesh.up=+w", "mesh.up=5",
+                                      "mesh.up=[0,1]", "mesh.up=[0,0,0]", "mesh.up=null"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mlc_config before = c;
+        if (mlc_config_set(&c, bad[i], &err) != MLC_EINVAL) fail_msg("%s: accepted", bad[i]);
+        if (!strstr(err.msg, "'mesh.up")) fail_msg("%s: message '%s'", bad[i], err.msg);
+        assert_memory_equal(&c, &before, sizeof c);
+    }
+    /* A name that disagrees with the vector (only possible by writing the struct) is caught. */
+    strcpy(c.mesh.up, "+x");
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "mesh.up"));
 }
 
 static void set_should_parse_each_type(void **state) {
@@ -379,6 +425,8 @@ static void out_of_range_values_should_be_refused(void **state) {
         const char *value; /* how the value appears */
     } cases[] = {
         {"mesh.extent=0", "mesh.extent", "0"},
+        {"mesh.up=[0,0,0]", "mesh.up", "[0, 0, 0]"},
+        {"mesh.up=z", "mesh.up", "\"z\""},
         {"material.density=-1", "material.density", "-1"},
         {"material.mu=0", "material.mu", "0"},
         {"material.gamma=-5", "material.gamma", "-5"},
@@ -478,6 +526,16 @@ static void out_of_range_values_should_be_refused(void **state) {
                     ((double *)p)[e] = cJSON_GetArrayItem(v, e)->valuedouble;
             }
             *(int *)((char *)&c + k->count_offset) = n;
+            break;
+        }
+        case MLC_CFG_AXIS: {
+            double *vec = (double *)((char *)&c + k->count_offset);
+            memset(p, 0, (size_t)k->capacity);
+            if (cJSON_IsString(v)) {
+                strcpy(p, v->valuestring);
+            } else {
+                for (int e = 0; e < 3; e++) vec[e] = cJSON_GetArrayItem(v, e)->valuedouble;
+            }
             break;
         }
         case MLC_CFG_PARAMETERS: {
@@ -623,6 +681,7 @@ int main(void) {
         cmocka_unit_test(json_round_trip_should_reproduce_the_struct),
         cmocka_unit_test(set_should_parse_each_type),
         cmocka_unit_test(unknown_keys_should_suggest_the_closest),
+        cmocka_unit_test(mesh_up_should_take_names_and_vectors),
         cmocka_unit_test(wrong_types_should_be_named),
         cmocka_unit_test(malformed_json_should_give_line_and_column),
         cmocka_unit_test(out_of_range_values_should_be_refused),

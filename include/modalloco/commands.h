@@ -65,6 +65,13 @@ char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred
 struct cJSON;
 void mlc_json_add_credibility(struct cJSON *o, const mlc_credibility *c);
 
+/* Add the "transform" object of mesh preparation to the cJSON object o:
+ * {"rotate": [[R00, R01, R02], [R10, ...], [R20, ...]], "scale": s, "translate": [tx, ty, tz]},
+ * meaning x_prepared = s · R x_input + t (R by rows; the identity unless mesh.up is given), so
+ * x_input = Rᵀ (x_prepared − t) / s maps results back to the input mesh. Numbers are written
+ * with 17 digits, exact. */
+void mlc_json_add_transform(struct cJSON *o, const mlc_transform *tf);
+
 /* The credibility block on stdout, one "name value" line per measure (as the objective terms;
  * credible true|false). */
 void mlc_print_credibility(FILE *f, const mlc_credibility *c);

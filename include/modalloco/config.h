@@ -51,6 +51,10 @@ typedef struct mlc_config_mesh {
     char path[MLC_CONFIG_PATH_MAX]; /* mesh.path: tet or surface mesh; "" = bundled sample */
     int normalize;                  /* mesh.normalize (bool): centre x,z, min y = 0, scale */
     double extent;                  /* mesh.extent: largest bbox extent after normalizing, > 0 */
+    char up[MLC_CONFIG_WORD_MAX];   /* mesh.up by name, "+x" | "-x" | "+y" | "-y" | "+z" | "-z";
+                                     * "" when it was given as a vector */
+    double up_vector[3];            /* mesh.up as a direction, nonzero (any length); always
+                                     * set, also for a name, and the one preparation uses */
 } mlc_config_mesh;
 
 typedef struct mlc_config_material {
@@ -167,6 +171,9 @@ typedef enum {
     MLC_CFG_RANGE,        /* double[2], [min, max] with min ≤ max */
     MLC_CFG_VEC3,         /* double[3] */
     MLC_CFG_VEC3_OR_NULL, /* double[3] + int flag; null clears the flag */
+    MLC_CFG_AXIS,         /* a direction: a name among `choices` ("+z") into the char array,
+                           * or [x,y,z] (nonzero), which clears the name; either way the
+                           * vector (double[3] at count_offset) is set */
     MLC_CFG_PARAMETERS    /* mlc_config_param array + int count */
 } mlc_config_type;
 
@@ -187,13 +194,14 @@ typedef struct mlc_config_key {
     /* For config.c: how to reach and check the field. */
     mlc_config_type type;
     size_t offset;             /* of the value within mlc_config */
-    size_t count_offset;       /* of the int count or flag (arrays, VEC3_OR_NULL) */
+    size_t count_offset;       /* of the int count or flag (arrays, VEC3_OR_NULL), or of the
+                                * double[3] vector (AXIS) */
     int capacity;              /* array elements, or char array bytes for strings */
     char lo_kind, hi_kind;     /* '[' / '(' and ']' / ')' bounds on numbers (elementwise
                                 * for arrays); 0 = unbounded on that side */
     double lo, hi;
     mlc_config_check check;
-    const char *choices;       /* strings: "a|b" allowed values, NULL = any */
+    const char *choices;       /* strings, axes: "a|b" allowed names, NULL = any */
 } mlc_config_key;
 
 extern const mlc_config_key mlc_config_keys[]; /* in INTERFACE.md order */

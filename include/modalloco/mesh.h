@@ -28,9 +28,12 @@ typedef struct mlc_mesh_report {
     double min_volume_threshold; /* threshold used for the zero-volume check (absolute, m^3) */
 } mlc_mesh_report;
 
-/* Similarity transform of mesh preparation: x_prepared = scale * x_input + translate. */
+/* Transform of mesh preparation: x_prepared = scale * R x_input + translate, where R (3×3,
+ * row-major: R[3*i + j] is row i, column j) is the proper rotation (det +1) that turns the
+ * mesh's up axis (mesh.up) to +y; R is the identity for the default "+y". */
 typedef struct mlc_transform {
-    double scale;
+    double rotate[9]; /* R, row-major */
+    double scale;     /* uniform, > 0 (1 without normalization) */
     double translate[3];
 } mlc_transform;
 
@@ -60,13 +63,26 @@ mlc_status mlc_mesh_finalize(mlc_mesh *mesh, const char *source, mlc_mesh_report
 mlc_status mlc_mesh_from_voxels(int nx, int ny, int nz, const unsigned char *occ, double h,
                                 const double origin[3], mlc_mesh *mesh, mlc_err *err);
 
-/* Transform that preparation applies (METHOD.md §1): centre the bounding box at x = z = 0,
- * min y = 0, and, when `normalize` is nonzero, scale uniformly so the largest extent is
- * `extent`. With normalize == 0 the scale is 1 but the translation still puts the mesh on the
- * ground. */
-mlc_transform mlc_mesh_prepare_transform(const mlc_mesh *mesh, int normalize, double extent);
-/* Apply a transform in place. */
+/* The proper rotation R (3×3, row-major) that turns the direction `up` (nonzero, any length)
+ * into +y, about the axis up × ŷ: the smallest such rotation. Up along -y has no unique
+ * smallest rotation; it gets the half turn about +x, (x, y, z) → (x, −y, −z). A coordinate
+ * axis gives an exact signed permutation, e.g. up = +z: (x, y, z) → (x, z, −y), and up = +x:
+ * (x, y, z) → (−y, x, z). A zero or non-finite `up` gives the identity (config validation
+ * rejects those). */
+void mlc_mesh_up_rotation(const double up[3], double R[9]);
+
+/* Transform that preparation applies (METHOD.md §1): rotate `up` (NULL = +y) to +y, then
+ * centre the rotated bounding box at x = z = 0, min y = 0, and, when `normalize` is nonzero,
+ * scale uniformly so the largest extent is `extent`. With normalize == 0 the scale is 1 but the
+ * translation still puts the mesh on the ground. The mesh is not modified. */
+mlc_transform mlc_mesh_prepare_transform(const mlc_mesh *mesh, const double up[3], int normalize,
+                                         double extent);
+/* Apply a transform in place: X ← scale R X + translate. A rotation keeps every tet positively
+ * oriented and every boundary face wound outward, so T and F stay valid. With R the identity
+ * the rotation is skipped, so "+y" results are bit-identical to a transform without one. */
 void mlc_mesh_apply_transform(mlc_mesh *mesh, mlc_transform tf);
+/* 1 when tf's rotation is exactly the identity. */
+int mlc_transform_is_unrotated(const mlc_transform *tf);
 
 /* Statistics for `modalloco info`. */
 typedef struct mlc_mesh_stats {
@@ -80,6 +96,25 @@ void mlc_mesh_compute_stats(const mlc_mesh *mesh, mlc_mesh_stats *stats);
 
 /* Checksum of the mesh contents (nv, nt, X bytes, T) for cache keys and params.json. */
 uint64_t mlc_mesh_checksum(const mlc_mesh *mesh);
+/* Checksum of an input mesh together with the rotation preparation gives it (params.json,
+ * `info`): mlc_mesh_checksum(mesh), with tf's rotation hashed in when it is not the identity,
+ * so the same file with another mesh.up has another checksum while "+y" keeps the plain one.
+ * Scale and translation are left out: they follow from the rotated mesh and the settings. */
+uint64_t mlc_mesh_oriented_checksum(const mlc_mesh *mesh, const mlc_transform *tf);
+
+/* How the mesh would rest on a ground below it with `up` (nonzero) pointing up, for guessing a
+ * mesh's up axis (`info`). The contact region is the vertices within `band` × (largest
+ * bounding-box extent) of the lowest vertex along û. Lengths are in input units. */
+typedef struct mlc_mesh_support {
+    double polygon; /* area of the support polygon: the convex hull of the contact region's
+                     * vertices, projected on the ground plane */
+    double margin;  /* signed distance from the centre of mass (uniform density), projected on
+                     * the ground plane, to the support polygon's edge: > 0 inside, where the
+                     * body stands; < 0 outside, where it tips over */
+} mlc_mesh_support;
+/* Fill *out for the direction `up`. Cost O(nv log nv + nt). MLC_ENOMEM only. */
+mlc_status mlc_mesh_support_compute(const mlc_mesh *mesh, const double up[3], double band,
+                                    mlc_mesh_support *out);
 
 /* Compact boundary surface for output: `*sv` (length *nsv, owned, mlc_free) lists the vertex
  * indices used by boundary faces in ascending order; `*sf` (3×nf, owned) are the faces

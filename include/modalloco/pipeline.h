@@ -20,7 +20,8 @@ typedef struct mlc_pipeline {
     char mesh_path[MLC_CONFIG_PATH_MAX]; /* the file actually read (sample resolved) */
     mlc_mesh mesh;             /* prepared (transformed) mesh */
     mlc_mesh_report report;
-    uint64_t mesh_checksum;    /* of the mesh as read and repaired, before the transform */
+    uint64_t mesh_checksum;    /* of the mesh as read and repaired, with the mesh.up rotation
+                                * (mlc_mesh_oriented_checksum) */
     mlc_transform transform;   /* applied by preparation */
     mlc_fem fem;
     mlc_subspace sub;

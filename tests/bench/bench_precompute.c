@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     double t_read = mlc_now() - t0;
-    mlc_mesh_apply_transform(&mesh, mlc_mesh_prepare_transform(&mesh, 1, 2.0));
+    mlc_mesh_apply_transform(&mesh, mlc_mesh_prepare_transform(&mesh, NULL, 1, 2.0));
     printf("mesh: %s, %d vertices, %d tets (read %.3f s); w = %d, m = %d, runs = %d\n",
            path ? path : "voxel box", mesh.nv, mesh.nt, t_read, st.w, st.m, runs);
 

@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "%s\n", err.msg);
             return 1;
         }
-        mlc_mesh_apply_transform(&mesh, mlc_mesh_prepare_transform(&mesh, 1, 2.0));
+        mlc_mesh_apply_transform(&mesh, mlc_mesh_prepare_transform(&mesh, NULL, 1, 2.0));
     } else {
         enum { NX = 20, NY = 8, NZ = 10 };
         static unsigned char occ[NX * NY * NZ];
