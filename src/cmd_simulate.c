@@ -102,19 +102,25 @@ static void measure_full(void *user, int frame, double time, const double *x, co
 }
 
 /* --full-space: the full-space reference simulator (fullspace.h, one ARAP rotation per tet)
- * with the reduced model's settings and the same actuation; prints the comparison and writes
- * DIR/fullspace.json. The full-space rollout is judged like the reduced one (`cred`), except
+ * with the reduced model's physical settings, its own stopping rule (reference.*) and the same
+ * actuation; prints the comparison and writes DIR/fullspace.json. The full-space rollout is judged like the reduced one (`cred`), except
  * that its robustness is the reduced model's: eight more full-space rollouts would multiply
  * the cost of the slowest part. */
 static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                                  const mlc_actuation *act, const mlc_credibility *cred,
                                  mlc_err *err) {
-    fprintf(stderr, "modalloco: full-space reference on %d vertices and %d tets (10 sparse solves "
-                    "per step: slow on large meshes)\n", p->mesh.nv, p->mesh.nt);
+    fprintf(stderr, "modalloco: full-space reference on %d vertices and %d tets, each step "
+                    "iterated to %g of the extent (one sparse solve per iteration: slow on large "
+                    "meshes)\n", p->mesh.nv, p->mesh.nt, cfg->reference.tolerance);
     mlc_fullspace *fs = NULL;
     mlc_status s = mlc_fullspace_create(&p->mesh, &p->fem, &p->sub, mlc_model_settings(p->model),
                                         1, &fs, err);
     if (s != MLC_OK) return s;
+    mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
+    if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK) {
+        mlc_fullspace_destroy(fs);
+        return s;
+    }
     mlc_objective_settings obj;
     mlc_pipeline_objective_settings(cfg, &obj);
     full_meter fm = {NULL, fs};
@@ -139,9 +145,19 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     printf("full_rise %.6g\nfull_airborne %.6g\nfull_penetration %.6g\nfull_up_min %.6g\n"
            "full_credible %s\n", fcred.rise, fcred.airborne, fcred.penetration, fcred.up_min,
            fcred.credible ? "true" : "false");
+    const mlc_fullspace_convergence *cv = &c.convergence;
+    double it_mean = cv->steps > 0 ? (double)cv->iterations / (double)cv->steps : 0;
+    printf("full_iterations_mean %.6g\nfull_iterations_max %d\nfull_guard_steps %d\n", it_mean,
+           cv->most_iterations, cv->guard_steps);
     if (c.full.failed)
         fprintf(stderr, "modalloco: the full-space rollout blew up after %d steps\n",
                 c.full.steps_done);
+    if (cv->guard_steps > 0 && stop.tolerance > 0)
+        fprintf(stderr, "modalloco: warning: %d of %ld full-space steps stopped at "
+                        "reference.max_iterations = %d before reaching reference.tolerance = %g "
+                        "(largest last change %.3g of the extent); the reference is not "
+                        "converged there\n", cv->guard_steps, cv->steps, stop.max_iterations,
+                stop.tolerance, cv->worst_change);
     cJSON *o = cJSON_CreateObject();
     cJSON *r = cJSON_AddObjectToObject(o, "reduced"), *f = cJSON_AddObjectToObject(o, "full");
     const mlc_rollout_result *res[2] = {&c.reduced, &c.full};
@@ -160,6 +176,14 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     cJSON_AddNumberToObject(r, "seconds", c.t_reduced);
     cJSON_AddNumberToObject(f, "seconds", c.t_full);
     cJSON_AddStringToObject(f, "passive_rotations", "per tet");
+    cJSON *conv = cJSON_AddObjectToObject(f, "convergence");
+    cJSON_AddNumberToObject(conv, "tolerance", stop.tolerance);
+    cJSON_AddNumberToObject(conv, "max_iterations", stop.max_iterations);
+    cJSON_AddNumberToObject(conv, "steps", (double)cv->steps);
+    cJSON_AddNumberToObject(conv, "iterations_mean", it_mean);
+    cJSON_AddNumberToObject(conv, "iterations_max", cv->most_iterations);
+    cJSON_AddNumberToObject(conv, "guard_steps", cv->guard_steps);
+    cJSON_AddNumberToObject(conv, "worst_change", cv->worst_change);
     cJSON_AddNumberToObject(o, "frames_compared", c.frames);
     cJSON_AddNumberToObject(o, "com_error_max", c.com_error_max);
     cJSON_AddNumberToObject(o, "com_error_final", c.com_error_final);

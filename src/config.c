@@ -176,6 +176,18 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "y of the ground plane",
      .type = MLC_CFG_NUMBER, FIELD(contact.ground_height)},
 
+    {.name = "reference.tolerance", .type_name = "number", .default_json = "1e-6",
+     .range = ">= 0",
+     .meaning = "simulate --full-space: the reference iterates each step until no coordinate "
+                "changes by more than this × the body extent in an iteration (0 = always "
+                "reference.max_iterations); sim.iterations is the reduced model's",
+     .type = MLC_CFG_NUMBER, FIELD(reference.tolerance), GE(0)},
+    {.name = "reference.max_iterations", .type_name = "int", .default_json = "1000",
+     .range = ">= 1",
+     .meaning = "simulate --full-space: the most iterations a step of the reference may take "
+                "(steps that stop here are counted in fullspace.json)",
+     .type = MLC_CFG_INT, FIELD(reference.max_iterations), GE(1)},
+
     {.name = "objective.kind", .type_name = "string", .default_json = "\"locomotion\"",
      .range = "\"locomotion\" or \"jump\"", .meaning = "what J measures",
      .type = MLC_CFG_STRING, FIELD(objective.kind), BYTES(objective.kind),
@@ -303,6 +315,9 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->contact.push_speed = 0.1;
     cfg->contact.friction = 0.5;
     cfg->contact.ground_height = 0.0;
+
+    cfg->reference.tolerance = 1e-6; /* fullspace.h: MLC_FULLSPACE_TOLERANCE */
+    cfg->reference.max_iterations = 1000;
 
     strcpy(cfg->objective.kind, "locomotion");
     cfg->objective.direction[0] = 1.0;
@@ -856,7 +871,7 @@ static mlc_status unknown_key(const load_ctx *c, const char *name) {
     if (s) return failf(c, MLC_EINVAL, "unknown key '%s'; did you mean '%s'?", name, s);
     return failf(c, MLC_EINVAL,
                  "unknown key '%s' (sections: mesh, material, subspace, actuation, sim, "
-                 "contact, objective, cmaes, output, parallel)",
+                 "contact, reference, objective, cmaes, output, parallel)",
                  name);
 }
 

@@ -23,9 +23,11 @@
  *    Q⁻¹ M Q⁻¹ e_s of the samples are precomputed (2·ns solves at creation). This is exactly
  *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible.
  * Differences from the reduced code, all deliberate: rotations are applied on the right-hand
- * side and then solved (the reduced code pre-solves each term: equal up to rounding); the
- * optional early stop measures ‖Δx‖₂ instead of ‖Δz‖; a CHOLMOD solve can fail (reported as a
- * status); nothing else.
+ * side and then solved (the reduced code pre-solves each term: equal up to rounding); each step
+ * starts from q and iterates to its own stopping rule (mlc_fullspace_stop: until the iterate
+ * changes by at most a tolerance relative to the extent), because the reference must not
+ * inherit the reduced model's truncation; a CHOLMOD solve can fail (reported as a status);
+ * nothing else.
  */
 #include "modalloco/fullspace.h"
 #include "modalloco/objective.h"
@@ -38,6 +40,7 @@
 
 struct mlc_fullspace {
     mlc_sim_settings set;
+    mlc_fullspace_stop stop;
     int nv, nt, m, ma, nca, ns;
     int npr;            /* passive rotations: nt (per tet) or the subspace's ncp */
     int *T;             /* 4×nt */
@@ -63,7 +66,8 @@ struct mlc_fullspace {
     cholmod_dense *Xs, *Ysw, *Esw; /* solution and cholmod_solve2 workspace (reused) */
     /* state */
     int step, contacts, last_iterations;
-    double last_work;
+    double last_work, last_change;    /* last_change: ‖Δx‖_∞ / extent of the last iteration */
+    mlc_fullspace_convergence conv;   /* since the last reset */
     double *xc, *xp, *xn; /* 3×nv current, previous, next (rotated by pointer swap) */
     double *q, *b0, *xi;  /* 3×nv prediction, nv×3 constant rhs, previous iterate */
     double *abar;         /* ma */
@@ -135,9 +139,8 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         if (sub->samples[i] < 0 || sub->samples[i] >= mesh->nv)
             return mlc_errf(err, MLC_EINVAL, "fullspace: contact sample %d names vertex %d of %d",
                             i, sub->samples[i], mesh->nv);
-    if (!(s->dt > 0) || !isfinite(s->dt) || s->iterations < 1)
-        return mlc_errf(err, MLC_EINVAL, "fullspace: need dt > 0 and iterations >= 1 (got %g, %d)",
-                        s->dt, s->iterations);
+    if (!(s->dt > 0) || !isfinite(s->dt))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: need dt > 0 (got %g)", s->dt);
     if (!(s->density > 0) || !(s->mu >= 0) || !(s->gamma >= 0) || !isfinite(s->density) ||
         !isfinite(s->mu) || !isfinite(s->gamma) || !(s->mu + s->gamma > 0))
         return mlc_errf(err, MLC_EINVAL,
@@ -147,8 +150,8 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         return mlc_errf(err, MLC_EINVAL, "fullspace: contact damping %g must be in [0, 1)",
                         s->damping);
     if (!isfinite(s->gravity[0]) || !isfinite(s->gravity[1]) || !isfinite(s->gravity[2]) ||
-        !isfinite(s->ground) || !(s->tolerance >= 0))
-        return mlc_errf(err, MLC_EINVAL, "fullspace: gravity, ground and tolerance must be finite");
+        !isfinite(s->ground))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: gravity and ground must be finite");
     return MLC_OK;
 }
 
@@ -329,6 +332,7 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
         goto fail;
     }
 
+    mlc_fullspace_stop_default(&fs->stop);
     mlc_fullspace_reset(fs);
     mlc_fullspace_com(fs, fs->X, fs->com_rest);
     *out = fs;
@@ -339,6 +343,26 @@ fail:
 }
 
 int mlc_fullspace_nv(const mlc_fullspace *fs) { return fs->nv; }
+int mlc_fullspace_last_iterations(const mlc_fullspace *fs) { return fs->last_iterations; }
+double mlc_fullspace_last_change(const mlc_fullspace *fs) { return fs->last_change; }
+void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out) {
+    *out = fs->conv;
+}
+
+void mlc_fullspace_stop_default(mlc_fullspace_stop *stop) {
+    stop->tolerance = MLC_FULLSPACE_TOLERANCE;
+    stop->max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
+}
+
+mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop,
+                                  mlc_err *err) {
+    if (!(stop->tolerance >= 0) || !isfinite(stop->tolerance) || stop->max_iterations < 1)
+        return mlc_errf(err, MLC_EINVAL, "fullspace: need a finite tolerance >= 0 and "
+                        "max_iterations >= 1 (got %g, %d)", stop->tolerance,
+                        stop->max_iterations);
+    fs->stop = *stop;
+    return MLC_OK;
+}
 const double *mlc_fullspace_state(const mlc_fullspace *fs) { return fs->xc; }
 int mlc_fullspace_contacts(const mlc_fullspace *fs) { return fs->contacts; }
 double mlc_fullspace_last_work(const mlc_fullspace *fs) { return fs->last_work; }
@@ -359,6 +383,8 @@ void mlc_fullspace_reset(mlc_fullspace *fs) {
     fs->contacts = 0;
     fs->last_work = 0;
     fs->last_iterations = 0;
+    fs->last_change = 0;
+    memset(&fs->conv, 0, sizeof fs->conv);
     reset_rotations(fs);
     mlc_contact_reset(&fs->cs);
 }
@@ -550,10 +576,12 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 fs->xsp[3 * s + k] = xp[3 * fs->samples[s] + k];
             }
 
-    /* ---- local-global iterations (order of METHOD.md §6) ---- */
-    memcpy(x, set->guess_previous ? xc : fs->q, sizeof(double) * v3);
+    /* ---- local-global iterations (order of METHOD.md §6), from q, to the stopping rule ---- */
+    memcpy(x, fs->q, sizeof(double) * v3);
+    const double stop_at = fs->stop.tolerance * fs->extent;
+    double change = INFINITY;
     int it, na = 0;
-    for (it = 0; it < set->iterations; it++) {
+    for (it = 0; it < fs->stop.max_iterations; it++) {
         /* (1) local step and (2) right-hand side, (3) tentative solve x* = Q⁻¹ b */
         local_and_rhs(fs, x, b);
         if (!cholmod_solve2(CHOLMOD_A, fs->L, fs->B, NULL, &fs->Xs, NULL, &fs->Ysw, &fs->Esw,
@@ -561,7 +589,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
         const double *xs = fs->Xs->x; /* nv×3 blocks */
         /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
-        if (set->tolerance > 0) memcpy(fs->xi, x, sizeof(double) * v3);
+        memcpy(fs->xi, x, sizeof(double) * v3);
         for (int i = 0; i < nv; i++)
             for (int k = 0; k < 3; k++) x[3 * i + k] = xs[i + nvs * k];
         na = 0;
@@ -624,17 +652,25 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 }
             }
         }
-        if (set->tolerance > 0) {
-            double d2 = 0;
-            for (size_t i = 0; i < v3; i++) d2 += (x[i] - fs->xi[i]) * (x[i] - fs->xi[i]);
-            if (sqrt(d2) < set->tolerance) {
-                it++;
-                break;
-            }
+        /* The largest coordinate change: a local, unit-carrying measure (a vertex moved by
+         * at most this much), independent of the mesh resolution, unlike ‖Δx‖₂. NaN counts
+         * as not converged. */
+        change = 0;
+        for (size_t i = 0; i < v3; i++) change = fmax(change, fabs(x[i] - fs->xi[i]));
+        if (!isfinite(change)) change = INFINITY;
+        if (fs->stop.tolerance > 0 && change <= stop_at) {
+            it++;
+            break;
         }
     }
     fs->last_iterations = it;
+    fs->last_change = change / fs->extent;
     fs->contacts = na;
+    fs->conv.steps++;
+    fs->conv.iterations += it;
+    fs->conv.most_iterations = MLC_MAX(fs->conv.most_iterations, it);
+    fs->conv.guard_steps += !(change <= stop_at);
+    fs->conv.worst_change = fmax(fs->conv.worst_change, fs->last_change);
 
     /* ---- work Δxᵀ(bᵃ − Qᵃ x) (Eq. 18 bracket): per tet γV (Ω Y − F) ∇φ_a, with the last
      * iteration's Ω_c and the final x, as the reduced code ---- */
@@ -770,6 +806,7 @@ mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
     if ((st = mlc_fullspace_run(fs, act, obj, log_full, &lf, &out->full, err)) != MLC_OK)
         goto done;
     out->t_full = mlc_now() - t0;
+    out->convergence = fs->conv;
     out->frames = MLC_MIN(lr.n, lf.n);
     for (int f = 0; f < out->frames; f++) {
         double d2 = 0;

@@ -58,6 +58,11 @@ frob=$(sed -n '/"full"/,$p' "$F" | sed -n 's/^[[:space:]]*"robustness":[[:space:
   && awk -v p="$fpen" 'BEGIN{exit !(p > 0.02)}' && [ "$frob" = "$(json_num "$R" robustness)" ] \
   && ok "fullspace.json judges both rollouts (full penetration $fpen)" \
   || fail "fullspace.json credibility: penetration '$fpen' robustness '$frob'"
+# The reference iterates each step to its tolerance and says how it went.
+grep -q '"iterations_mean"' "$F" && grep -q '"guard_steps"' "$F" \
+  && grep -q '^full_iterations_max [1-9]' "$T/out" \
+  && ok "fullspace.json reports the reference's convergence" \
+  || fail "fullspace.json lacks the convergence block"
 
 # With the ground: the block does not depend on the thread count.
 opt_ok "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/t1" >/dev/null 2>&1 || fail "optimize --threads 1"

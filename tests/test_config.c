@@ -94,6 +94,8 @@ static void defaults_should_match_interface_table(void **state) {
     assert_string_equal(c.output.dir, "modalloco-out");
     assert_int_equal(c.output.every, 1);
     assert_int_equal(c.parallel.threads, 0);
+    assert_near(c.reference.tolerance, 1e-6, 0);
+    assert_int_equal(c.reference.max_iterations, 1000);
     mlc_err err;
     assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
 }
@@ -110,14 +112,16 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 59); /* INTERFACE.md's table + mesh.up,
+    assert_int_equal(mlc_config_nkeys, 61); /* INTERFACE.md's table + mesh.up,
                                              * objective.upright,
                                              * objective.align_mode, output.viewer,
                                              * actuation.amplitude_bound, actuation.ramp,
                                              * cmaes.early_stop, cmaes.robust_samples,
                                              * contact.model, contact.push_speed,
                                              * contact.friction, subspace.contact_band,
-                                             * sim.rayleigh and objective.credible_gate */
+                                             * sim.rayleigh, objective.credible_gate,
+                                             * reference.tolerance and
+                                             * reference.max_iterations */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -346,6 +350,10 @@ static void wrong_types_should_be_named(void **state) {
         {"sim.steps=1e20", "--set: key 'sim.steps' = 1e+20 does not fit in an integer"},
         {"sim.steps=3000000000", "does not fit in an integer"},
         {"sim.dt=1e999", "key 'sim.dt' is not a finite number"},
+        {"reference.tolerance=-1e-6", "key 'reference.tolerance' = -1e-06 is out of range; "
+                                      "valid: >= 0"},
+        {"reference.max_iterations=0", "key 'reference.max_iterations' = 0 is out of range; "
+                                       "valid: >= 1"},
         {"sim.dt=fast", "--set: key 'sim.dt' must be a number, got string \"fast\""},
         {"mesh.normalize=1", "key 'mesh.normalize' must be a boolean (true or false), got number"},
         {"sim.gravity=[0,-9.81]", "key 'sim.gravity' must be [x, y, z] (3 numbers), got array"},

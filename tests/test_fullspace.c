@@ -4,6 +4,7 @@
  * skinning modes w grows (free flight with actuation, then gravity and ground contact); and
  * full-space rollouts are bit-identical when repeated. Subspaces are built in the test
  * (test_sim_util.h). */
+#include "modalloco/config.h"
 #include "modalloco/fullspace.h"
 #include "test_sim_util.h"
 
@@ -112,8 +113,8 @@ static const int curve_w[] = {1, 2, 3, 4, 5, 6, 8, 12};
 #define NW ((int)(sizeof curve_w / sizeof curve_w[0]))
 
 /* Free flight, no gravity, all four modes at p = 0.3: the centre of mass is conserved by both
- * simulators, so the shape is what differs; it converges steadily (measured: 8.6e-2 of the
- * extent at w = 1, 1.8e-3 at w = 12). */
+ * simulators, so the shape is what differs; it converges steadily (measured against the
+ * converged reference: 8.5e-2 of the extent at w = 1, 2.3e-3 at w = 12). */
 static void reduced_should_approach_full_space_in_free_flight(void **state) {
     (void)state;
     mlc_sim_settings set;
@@ -153,7 +154,143 @@ static void reduced_should_approach_full_space_with_contact(void **state) {
     assert_rel(last->J_reduced, last->J_full, 0.25, 1e-9);
 }
 
-/* ---- (c) determinism ------------------------------------------------------------------------- */
+/* ---- (c) convergence of the reference's steps ----------------------------------------------- */
+
+static void set_stop(mlc_fullspace *fs, double tol, int max_it) {
+    mlc_fullspace_stop stop = {tol, max_it};
+    mlc_err err;
+    if (mlc_fullspace_set_stop(fs, &stop, &err) != MLC_OK) fail_msg("set_stop: %s", err.msg);
+}
+
+static double max_diff(const double *a, const double *b, int n) {
+    double d = 0;
+    for (int i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+/* The quadruped 0.05 above the ground, every tet its own passive cluster, 16 contact samples,
+ * its 4 modes driven at p = 0.3: it falls, lands and walks within a few dozen steps. */
+static void landing_walker(tsim *t, mlc_sim_settings *set, int steps, double *A, double *T,
+                           double *th, mlc_actuation *act) {
+    test_quadruped_mesh(0.25, &t->mesh);
+    mlc_sim_settings_default(set);
+    set->ground = -0.05;
+    set->steps = steps;
+    tsim_init(t, set, 2, 4, -1, 16);
+    actuation_at(&t->sub, 0.3, A, T, th, act);
+}
+
+/* Every step of an actuated rollout that falls, lands and walks on the quadruped: the default
+ * rule (1e-6 of the extent) ends each step below its tolerance, never at the guard; from the
+ * same start (x_n, x_{n-1}), the step it takes is within a few tolerances of the step's fixed
+ * point (taken as 300 iterations: at the contraction measured here, about 0.7 per iteration,
+ * far past rounding) and closer to it than the step a looser tolerance (1e-4) takes. */
+static void full_space_steps_should_converge_to_their_tolerance(void **state) {
+    (void)state;
+    tsim t = {0};
+    mlc_sim_settings set;
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    landing_walker(&t, &set, 40, A, T, th, &act);
+    mlc_fullspace *fa = full_create(&t, &set), *fb = full_create(&t, &set),
+                  *fc = full_create(&t, &set);
+    set_stop(fb, 1e-4, MLC_FULLSPACE_MAX_ITERATIONS);
+    set_stop(fc, 0, 300);
+    const int steps = 40, n3 = 3 * t.mesh.nv;
+    double *xn = malloc(sizeof(double) * n3), *xp = malloc(sizeof(double) * n3);
+    memcpy(xn, t.mesh.X, sizeof(double) * n3);
+    memcpy(xp, t.mesh.X, sizeof(double) * n3);
+    double extent = 0, err_a = 0, err_b = 0, worst_change = 0;
+    for (int k = 0; k < 3; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < t.mesh.nv; i++)
+            lo = fmin(lo, t.mesh.X[3 * i + k]), hi = fmax(hi, t.mesh.X[3 * i + k]);
+        extent = fmax(extent, hi - lo);
+    }
+    int its = 0, its_max = 0, contact_steps = 0;
+    for (int s = 1; s <= steps; s++) {
+        /* fb and fc take the same step as fa, from fa's state (their step counters agree) */
+        mlc_fullspace_set_state(fb, xn, xp);
+        mlc_fullspace_set_state(fc, xn, xp);
+        assert_int_equal(mlc_fullspace_step(fa, &act), 0);
+        assert_int_equal(mlc_fullspace_step(fb, &act), 0);
+        assert_int_equal(mlc_fullspace_step(fc, &act), 0);
+        const double *xa = mlc_fullspace_state(fa), *xc = mlc_fullspace_state(fc);
+        err_a = fmax(err_a, max_diff(xa, xc, n3) / extent);
+        err_b = fmax(err_b, max_diff(mlc_fullspace_state(fb), xc, n3) / extent);
+        int it = mlc_fullspace_last_iterations(fa);
+        its += it, its_max = MLC_MAX(its_max, it);
+        worst_change = fmax(worst_change, mlc_fullspace_last_change(fa));
+        assert_true(mlc_fullspace_last_change(fa) <= 1e-6);
+        assert_true(it < MLC_FULLSPACE_MAX_ITERATIONS);
+        assert_int_equal(mlc_fullspace_last_iterations(fc), 300);
+        contact_steps += mlc_fullspace_contacts(fa) > 0;
+        memcpy(xp, xn, sizeof(double) * n3);
+        memcpy(xn, xa, sizeof(double) * n3);
+    }
+    print_message("%d steps (%d in contact): iterations mean %.1f, max %d; worst last change "
+                  "%.2e of the extent; distance of a step to its fixed point %.2e (tolerance "
+                  "1e-6), %.2e (1e-4)\n", steps, contact_steps, (double)its / steps, its_max,
+                  worst_change, err_a, err_b);
+    mlc_fullspace_convergence cv;
+    mlc_fullspace_convergence_get(fa, &cv);
+    assert_int_equal(cv.steps, steps);
+    assert_int_equal(cv.iterations, its);
+    assert_int_equal(cv.most_iterations, its_max);
+    assert_int_equal(cv.guard_steps, 0);
+    assert_true(cv.worst_change <= 1e-6);
+    assert_true(contact_steps > steps / 2);
+    assert_true(err_a < 1e-5);
+    assert_true(err_a < err_b / 10);
+    free(xn), free(xp);
+    mlc_fullspace_destroy(fa), mlc_fullspace_destroy(fb), mlc_fullspace_destroy(fc);
+    tsim_free(&t);
+}
+
+/* A whole rollout (40 steps: falling, landing, actuated): the tighter the tolerance, the less
+ * the final state and J move when it is tightened further (against 1e-9 of the extent). */
+static void tighter_tolerance_should_change_a_rollout_less(void **state) {
+    (void)state;
+    tsim t = {0};
+    mlc_sim_settings set;
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    landing_walker(&t, &set, 40, A, T, th, &act);
+    mlc_objective_settings obj;
+    mlc_objective_settings_default(&obj);
+    mlc_fullspace *fs = full_create(&t, &set);
+    const double tols[] = {1e-3, 1e-5, 1e-7, 1e-9};
+    const int n3 = 3 * t.mesh.nv;
+    double *x[4], J[4];
+    mlc_err err;
+    for (int j = 0; j < 4; j++) {
+        mlc_rollout_result r;
+        set_stop(fs, tols[j], MLC_FULLSPACE_MAX_ITERATIONS);
+        assert_int_equal(mlc_fullspace_run(fs, &act, &obj, NULL, NULL, &r, &err), MLC_OK);
+        assert_int_equal(r.failed, 0);
+        mlc_fullspace_convergence cv;
+        mlc_fullspace_convergence_get(fs, &cv);
+        assert_int_equal(cv.guard_steps, 0);
+        x[j] = malloc(sizeof(double) * n3);
+        memcpy(x[j], mlc_fullspace_state(fs), sizeof(double) * n3);
+        J[j] = r.J;
+        print_message("tolerance %.0e: %.1f iterations a step, J %.12f\n", tols[j],
+                      (double)cv.iterations / (double)cv.steps, r.J);
+    }
+    double prev = INFINITY;
+    for (int j = 0; j < 3; j++) {
+        double dx = max_diff(x[j], x[3], n3), dJ = fabs(J[j] - J[3]);
+        print_message("  %.0e vs 1e-9: final state %.2e, J %.2e\n", tols[j], dx, dJ);
+        assert_true(dx < prev / 5); /* measured: 15× and 100× */
+        prev = dx;
+    }
+    assert_true(fabs(J[2] - J[3]) < fabs(J[0] - J[3]));
+    for (int j = 0; j < 4; j++) free(x[j]);
+    mlc_fullspace_destroy(fs);
+    tsim_free(&t);
+}
+
+/* ---- (d) determinism ------------------------------------------------------------------------- */
 
 static void full_space_rollouts_should_be_deterministic(void **state) {
     (void)state;
@@ -211,6 +348,21 @@ static void bad_settings_should_be_reported(void **state) {
     mlc_sim_settings_default(&set);
     set.damping = 1;
     assert_int_equal(mlc_fullspace_create(&t.mesh, &t.fem, &t.sub, &set, 1, &fs, &err), MLC_EINVAL);
+    /* The stopping rule: bad values are refused and leave the rule as it was. */
+    mlc_sim_settings_default(&set);
+    fs = full_create(&t, &set);
+    mlc_fullspace_stop bad[] = {{-1e-6, 10}, {NAN, 10}, {INFINITY, 10}, {1e-6, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(mlc_fullspace_set_stop(fs, &bad[i], &err), MLC_EINVAL);
+    assert_int_equal(mlc_fullspace_step(fs, NULL), 0);
+    assert_true(mlc_fullspace_last_iterations(fs) < MLC_FULLSPACE_MAX_ITERATIONS);
+    assert_true(mlc_fullspace_last_change(fs) <= MLC_FULLSPACE_TOLERANCE);
+    mlc_fullspace_destroy(fs);
+    /* The configuration's defaults are the library's. */
+    mlc_config cfg;
+    mlc_config_defaults(&cfg);
+    assert_true(cfg.reference.tolerance == MLC_FULLSPACE_TOLERANCE);
+    assert_int_equal(cfg.reference.max_iterations, MLC_FULLSPACE_MAX_ITERATIONS);
     tsim_free(&t);
 }
 
@@ -219,6 +371,8 @@ int main(void) {
         cmocka_unit_test(box_at_rest_should_stay_on_the_ground),
         cmocka_unit_test(reduced_should_approach_full_space_in_free_flight),
         cmocka_unit_test(reduced_should_approach_full_space_with_contact),
+        cmocka_unit_test(full_space_steps_should_converge_to_their_tolerance),
+        cmocka_unit_test(tighter_tolerance_should_change_a_rollout_less),
         cmocka_unit_test(full_space_rollouts_should_be_deterministic),
         cmocka_unit_test(bad_settings_should_be_reported),
     };

@@ -113,6 +113,13 @@ typedef struct mlc_config_contact {
     double ground_height;                   /* contact.ground_height: y of the ground */
 } mlc_config_contact;
 
+/* The full-space reference of `simulate --full-space` (fullspace.h): its own stopping rule,
+ * independent of sim.iterations, which is the reduced model's. */
+typedef struct mlc_config_reference {
+    double tolerance;   /* reference.tolerance: stop when max |Δx| ≤ it × extent, ≥ 0 */
+    int max_iterations; /* reference.max_iterations: guard per step, ≥ 1 */
+} mlc_config_reference;
+
 typedef struct mlc_config_objective {
     char kind[MLC_CONFIG_WORD_MAX]; /* objective.kind: "locomotion" | "jump" */
     double direction[3];            /* objective.direction: v̂, nonzero */
@@ -154,6 +161,7 @@ typedef struct mlc_config {
     mlc_config_actuation actuation;
     mlc_config_sim sim;
     mlc_config_contact contact;
+    mlc_config_reference reference;
     mlc_config_objective objective;
     mlc_config_cmaes cmaes;
     mlc_config_output output;
