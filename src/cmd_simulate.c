@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "modalloco/commands.h"
+#include "modalloco/clusters.h"
 #include "modalloco/fullspace.h"
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
@@ -112,9 +113,25 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     fprintf(stderr, "modalloco: full-space reference on %d vertices and %d tets, each step "
                     "iterated to %g of the extent (one sparse solve per iteration: slow on large "
                     "meshes)\n", p->mesh.nv, p->mesh.nt, cfg->reference.tolerance);
+    /* Its own, denser contact samples (reference.contact_samples): between samples a full-space
+     * surface has nothing to hold it up, unlike the smooth reduced one. */
+    mlc_subspace sub = p->sub;
+    int *samples = NULL;
+    if (cfg->reference.contact_samples > 0) {
+        samples = mlc_malloc(sizeof(int) * (size_t)cfg->reference.contact_samples);
+        if (!samples) return mlc_errf(err, MLC_ENOMEM, "out of memory for the reference's samples");
+        mlc_status st = mlc_contact_samples(&p->mesh, cfg->reference.contact_samples,
+                                            cfg->subspace.contact_band, samples, &sub.ns, err);
+        if (st != MLC_OK) {
+            mlc_free(samples);
+            return st;
+        }
+        sub.samples = samples;
+    }
     mlc_fullspace *fs = NULL;
-    mlc_status s = mlc_fullspace_create(&p->mesh, &p->fem, &p->sub, mlc_model_settings(p->model),
+    mlc_status s = mlc_fullspace_create(&p->mesh, &p->fem, &sub, mlc_model_settings(p->model),
                                         1, &fs, err);
+    mlc_free(samples); /* the reference keeps its own copy */
     if (s != MLC_OK) return s;
     mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
     if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK) {

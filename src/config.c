@@ -187,6 +187,12 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "simulate --full-space: the most iterations a step of the reference may take "
                 "(steps that stop here are counted in fullspace.json)",
      .type = MLC_CFG_INT, FIELD(reference.max_iterations), GE(1)},
+    {.name = "reference.contact_samples", .type_name = "int", .default_json = "512",
+     .range = ">= 0",
+     .meaning = "simulate --full-space: contact samples of the reference, placed like the "
+                "reduced model's (subspace.contact_band) but denser, because a full-space body "
+                "has no smoothness between them (0 = the reduced model's samples)",
+     .type = MLC_CFG_INT, FIELD(reference.contact_samples), GE(0)},
 
     {.name = "objective.kind", .type_name = "string", .default_json = "\"locomotion\"",
      .range = "\"locomotion\" or \"jump\"", .meaning = "what J measures",
@@ -318,6 +324,7 @@ void mlc_config_defaults(mlc_config *cfg) {
 
     cfg->reference.tolerance = 1e-6; /* fullspace.h: MLC_FULLSPACE_TOLERANCE */
     cfg->reference.max_iterations = 1000;
+    cfg->reference.contact_samples = 512;
 
     strcpy(cfg->objective.kind, "locomotion");
     cfg->objective.direction[0] = 1.0;

@@ -118,6 +118,7 @@ typedef struct mlc_config_contact {
 typedef struct mlc_config_reference {
     double tolerance;   /* reference.tolerance: stop when max |Δx| ≤ it × extent, ≥ 0 */
     int max_iterations; /* reference.max_iterations: guard per step, ≥ 1 */
+    int contact_samples; /* reference.contact_samples: its own samples, ≥ 0 (0 = the model's) */
 } mlc_config_reference;
 
 typedef struct mlc_config_objective {
