@@ -33,7 +33,7 @@
 #   MLC_NO_AVX2=1      run everything on the SSE2 baseline kernels instead of the AVX2 ones
 #                      (read by the program itself; results are bit-identical, only slower).
 #                      The indep part prints which kernel path bench_sim used.
-# Threads: OPENBLAS_NUM_THREADS=1 is exported (TOOLCHAIN.md §5: faster on 2 cores).
+# Threads: OPENBLAS_NUM_THREADS=1 is exported (faster on 2 cores, and bit-stable).
 # Output: one table per part on stdout; raw logs stay in $BENCH_TMP.
 set -euo pipefail
 

@@ -41,7 +41,7 @@ static const char *info_help =
     "Reads, validates and repairs a tetrahedral mesh (.mesh, .node/.ele, .msh) or a surface\n"
     "(.off, .obj, .stl, .ply; tetrahedralized with tetgen) and prints vertices, tets,\n"
     "boundary faces, volume, bounding box, tet volumes, smallest dihedral angle, flipped tets,\n"
-    "connected components, the up axis and the preparation transform (METHOD.md §1).\n"
+    "connected components, the up axis and the preparation transform (docs/method.md §1).\n"
     "Warns when the body would tip over with the configured up axis but stands on another.\n"
     "\n"
     "  --json             print one JSON object instead of text\n"
@@ -178,7 +178,7 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
 /* OpenBLAS is the system BLAS on Debian (through the libblas.so.3 alternative) and threads
  * its kernels by default. A threaded BLAS sums in an order that depends on the thread count,
  * which would make the precompute (and so every result) differ in the last bits between
- * machines; and on the sizes we hand it one thread is as fast (TOOLCHAIN.md). Pin it to one
+ * machines; and on the sizes we hand it one thread is as fast (measured). Pin it to one
  * thread when the library offers the call; our own parallelism is across rollouts. */
 static void pin_blas_threads(void) {
     /* Looked up at run time: Debian's libblas.so.3 forwards to libopenblas.so.0, so the symbol

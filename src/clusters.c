@@ -1,9 +1,9 @@
-/* clusters.c: passive rotation clusters (METHOD.md §5; seed 002 Alg. 1) and contact samples
- * (METHOD.md §6).
+/* clusters.c: passive rotation clusters (docs/method.md §5; seed 002 Alg. 1) and contact samples
+ * (docs/method.md §6).
  *
  * Clusters, in four phases:
  *  1. Features. Per tet, the mean over its 4 vertices of W[:,b] · λ_b^-2 for b = 1..w-1
- *     (SEEDS_DIGEST §2.4: averageOntoTets(W Λ^-2)). The constant column b = 0 is dropped: λ_0 = 0
+ *     (002 Alg. 1: W Λ^-2 averaged onto the tets). The constant column b = 0 is dropped: λ_0 = 0
  *     would make its scale infinite, and it is the same on every tet, so it carries no
  *     information. Since the features are linear in W, averaging before or after scaling is the
  *     same; we scale after averaging.

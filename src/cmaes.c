@@ -1,9 +1,9 @@
-/* cmaes.c: (mu/mu_w, lambda)-CMA-ES with active covariance update, pycma 4.4.0 defaults
- * (CMAES.md §1.1), BoundTransform bounds (§5), pycma termination (§6), IPOP restarts (§7),
- * lazy eigendecomposition (§4) by our own Householder tridiagonalization + implicit QL, and
- * exact checkpoints.
+/* cmaes.c: (mu/mu_w, lambda)-CMA-ES with active covariance update, pycma 4.4.0's defaults
+ * and constants, its BoundTransform bounds, its termination criteria, IPOP restarts, a lazy
+ * eigendecomposition by our own Householder tridiagonalization + implicit QL, and exact
+ * checkpoints.
  *
- * One generation (notation of CMAES.md §1.1, C = B D^2 B^T, genotype space):
+ * One generation (pycma's notation, C = B D^2 B^T, genotype space):
  *   ask:  z_k ~ N(0, I), y_k = B D z_k, x_k = m + sigma y_k, candidate = T(x_k) (T: box map)
  *   tell: sort by f; m' = m + sigma sum_{i<=mu} w_i y_i:lambda;
  *         ps = (1-cs) ps + sqrt(cs(2-cs)mueff) B sum w_i z_i   (= C^{-1/2} (m'-m)/sigma)
@@ -191,7 +191,7 @@ static void map_to_box(const mlc_cmaes *es, const double *xg, double *xp) {
         xp[i] = to_box(xg[i], es->lb[i], es->ub[i], es->al[i], es->au[i]);
 }
 
-/* E|N(0,I)|: exact for n <= 6, pycma's expansion above (CMAES.md §1.1). */
+/* E|N(0,I)|: exact for n <= 6, pycma's expansion above (pycma 4.4.0's constants). */
 static double chi_n(int n) {
     double N = n;
     if (n <= 6) return sqrt(2.0) * exp(lgamma((N + 1.0) / 2.0) - lgamma(N / 2.0));
@@ -1004,7 +1004,7 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
         const double *y = es->Y + (size_t)es->idx[k] * ld;
         if (wk < 0) {
             /* Negative weights scaled by n / |C^{-1/2} y|^2 = n / |z|^2 bound the length of the
-             * active update (CMAES.md §1.1). */
+             * active update (pycma 4.4.0's constants). */
             const double *z = es->Z + (size_t)es->idx[k] * ld;
             double z2 = 0;
             for (int i = 0; i < n; i++)

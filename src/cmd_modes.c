@@ -1,4 +1,4 @@
-/* cmd_modes.c: `modalloco modes`: compute the subspaces (METHOD.md §3–5) and write what a user
+/* cmd_modes.c: `modalloco modes`: compute the subspaces (docs/method.md §3–5) and write what a user
  * needs to inspect them: modes.json, a surface cache oscillating in each vibration mode,
  * vertex-coloured PLYs of the skinning weights and cluster labels, and a VTK file. */
 #include <math.h>

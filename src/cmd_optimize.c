@@ -1,4 +1,4 @@
-/* cmd_optimize.c: `modalloco optimize`: CMA-ES over the actuation parameters (METHOD.md §8),
+/* cmd_optimize.c: `modalloco optimize`: CMA-ES over the actuation parameters (docs/method.md §8),
  * each candidate scored by a reduced rollout; OpenMP across the population; a checkpoint
  * after every generation; params.json, history.csv/.svg and the best gait's rollout.
  *

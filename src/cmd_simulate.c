@@ -15,7 +15,7 @@
 
 /* Map actuation.parameters onto the subspace's modes (A, T, th are m×k, k = *k_out). Any
  * physically valid values are simulated (the loader has checked: finite, periods > 0); values
- * outside the optimizer's search box (METHOD.md §4, App. H; gait.h) only draw a warning. */
+ * outside the optimizer's search box (docs/method.md §4, App. H; gait.h) only draw a warning. */
 static mlc_status params_to_actuation(mlc_pipeline *p, const mlc_config *cfg,
                                       const char *source, double *A, double *T, double *th,
                                       int *k_out, mlc_err *err) {

@@ -301,7 +301,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->actuation.period_range[0] = 0.2;
     cfg->actuation.period_range[1] = 0.6;
     cfg->actuation.phase_range[0] = 0.0;
-    cfg->actuation.phase_range[1] = 1.5707963; /* INTERFACE.md's value, in cycles */
+    cfg->actuation.phase_range[1] = 1.5707963; /* π/2 written in cycles, as App. H's bound */
     cfg->actuation.amplitude_p = 0.3;
     strcpy(cfg->actuation.amplitude_bound, "combined");
     cfg->actuation.ramp = 0.0;

@@ -1,4 +1,4 @@
-/* eigen.c: smallest eigenpairs of K x = λ M x, M diagonal (METHOD.md §3–4; 000 Eq. 4 and 20).
+/* eigen.c: smallest eigenpairs of K x = λ M x, M diagonal (docs/method.md §3–4; 000 Eq. 4 and 20).
  *
  * Shift-invert (ARPACK mode 3): with OP = (K − σM)⁻¹ M, the M-symmetric Lanczos process finds
  * the largest θ = 1/(λ − σ), i.e. the λ nearest σ; dseupd back-transforms λ = σ + 1/θ. With

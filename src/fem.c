@@ -1,9 +1,9 @@
-/* fem.c: linear-tet finite-element operators of METHOD.md §2–4.
+/* fem.c: linear-tet finite-element operators of docs/method.md §2–4.
  *
  *  - Per tet e with vertices v_0..v_3: rest shape matrix Dm_e = [X_1−X_0, X_2−X_0, X_3−X_0],
  *    V_e = det(Dm_e)/6, and the P1 shape gradients ∇φ_a: rows 0..2 of Dm_e⁻¹ give ∇φ_1..∇φ_3
  *    and ∇φ_0 = −(∇φ_1 + ∇φ_2 + ∇φ_3) (partition of unity).
- *  - Lumped mass m_v = Σ_{e∋v} V_e/4 (unit density, METHOD.md §2).
+ *  - Lumped mass m_v = Σ_{e∋v} V_e/4 (unit density, docs/method.md §2).
  *  - Scalar Laplacian (App. A Eq. 20, 002 Eq. 18): L_ab = Σ_e μ_e V_e ∇φ_a·∇φ_b.
  *  - Linear-elasticity Hessian at rest (Eq. 4), energy density ψ = μ ε:ε + λ/2 tr(ε)²,
  *    ε = sym(∇u): K_{(a,i),(b,j)} = V_e [μ (δ_ij ∇φ_a·∇φ_b + ∂_jφ_a ∂_iφ_b) + λ ∂_iφ_a ∂_jφ_b],

@@ -1,5 +1,5 @@
 /* fullspace.c: the full-space reference simulator and the reduced-versus-full comparison
- * (METHOD.md §5–7; 000 Eq. 9–16, 25/45 and App. E with the signs of SEEDS_DIGEST §1.5).
+ * (docs/method.md §5–7; 000 Eq. 9–16, 25/45 and App. E with the signs of docs/method.md §6).
  *
  * The reduced simulator (sim_model.c, sim_step.c) minimizes the backward-Euler incremental
  * potential over x = B z. This file minimizes the same potential over every vertex position,
@@ -576,7 +576,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 fs->xsp[3 * s + k] = xp[3 * fs->samples[s] + k];
             }
 
-    /* ---- local-global iterations (order of METHOD.md §6), from q, to the stopping rule ---- */
+    /* ---- local-global iterations (order of docs/method.md §6), from q, to the stopping rule ---- */
     memcpy(x, fs->q, sizeof(double) * v3);
     const double stop_at = fs->stop.tolerance * fs->extent;
     double change = INFINITY;

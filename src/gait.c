@@ -1,4 +1,4 @@
-/* gait.c: decoding a normalized CMA-ES point into sinusoid parameters (METHOD.md §4, App. H).
+/* gait.c: decoding a normalized CMA-ES point into sinusoid parameters (docs/method.md §4, App. H).
  * Everything reported is inside the bounds because CMA-ES hands us points in [0,1]^n (its
  * bound transform) and every map below is monotone from [0,1] onto the parameter's box. */
 #include "modalloco/gait.h"

@@ -1,5 +1,5 @@
 /* mesh.c: validation and repair shared by every reader, boundary extraction, the preparation
- * transform (METHOD.md §1), statistics and checksums. File formats live in mesh_read.c. */
+ * transform (docs/method.md §1), statistics and checksums. File formats live in mesh_read.c. */
 #include "modalloco/mesh.h"
 
 #include <math.h>

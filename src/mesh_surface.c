@@ -1,5 +1,5 @@
 /* mesh_surface.c: surface meshes (.off, .obj, .stl ASCII/binary, .ply ASCII) and their
- * tetrahedralization by the external `tetgen` program (TOOLCHAIN.md §6).
+ * tetrahedralization by the external `tetgen` program (which aborts on bad surfaces: checked first).
  *
  * A surface is parsed into triangles (polygons fan-triangulated), checked (at least 4 vertices
  * and 4 faces, indices in range, finite coordinates), written as OFF into a private temporary

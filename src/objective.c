@@ -1,4 +1,4 @@
-/* objective.c: the objective terms of a rollout (METHOD.md §7), shared by the reduced and
+/* objective.c: the objective terms of a rollout (docs/method.md §7), shared by the reduced and
  * the full-space simulators. Allocation-free: it runs inside every rollout. */
 #include "modalloco/objective.h"
 

@@ -4,7 +4,7 @@
  * tr(R(q)ᵀ A) = qᵀ K q with the symmetric 4×4 matrix K(A) below (Horn 1987, Davenport's
  * q-method). Maximizing over unit q is a symmetric eigenproblem whose top eigenvector gives the
  * maximizer of tr(Rᵀ A) over SO(3): exactly the rotation factor U diag(1,1,det UVᵀ) Vᵀ of the
- * SVD (METHOD.md §5), including the reflected case det A < 0, with no special-casing.
+ * SVD (docs/method.md §5), including the reflected case det A < 0, with no special-casing.
  *
  * Everything happens in the warm basis: with p ↦ q0 ⊗ p the matrix becomes S = K(R0ᵀ A), whose
  * top eigenvector is close to e0 when the warm start q0 is close to the answer (the

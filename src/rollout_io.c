@@ -1,5 +1,5 @@
 /* rollout_io.c: run one rollout and write what `simulate` (and `optimize`, for the best gait)
- * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (INTERFACE.md). */
+ * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (README "Commands"). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

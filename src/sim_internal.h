@@ -1,7 +1,7 @@
 /* sim_internal.h: the layout of mlc_model and mlc_rollout, shared by sim_model.c (precompute)
  * and sim_step.c (stepping, contact, objective). Not installed; nothing else includes it.
  *
- * Block notation (METHOD.md §11): n4 = 4w. Every "n4×3" matrix is column-major with leading
+ * Block notation (docs/method.md §11): n4 = 4w. Every "n4×3" matrix is column-major with leading
  * dimension n4; every reduced vector of length r = 3·n4 is [t_x; t_y; t_z].
  */
 #ifndef MODALLOCO_SIM_INTERNAL_H

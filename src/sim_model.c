@@ -1,9 +1,9 @@
-/* sim_model.c: precomputation of the reduced simulator (METHOD.md §5, §6, §11).
+/* sim_model.c: precomputation of the reduced simulator (docs/method.md §5, §6, §11).
  *
  * With z = [t_x; t_y; t_z] (sim.h), row k of a tet's deformation gradient is t_kᵀ G_e with
  * G_e = Σ_{v∈e} (W_v ⊗ X̃_v) ∇φ_vᵀ ∈ ℝ^{4w×3}, and vertex i's coordinate k is t_kᵀ s_i with
  * s_i = W_i ⊗ X̃_i. Every operator of the incremental potential (Eq. 25/45 with the resolved
- * signs of SEEDS_DIGEST §1.5) is therefore I₃ ⊗ (a 4w×4w matrix) or a small 4w×3 matrix:
+ * signs of docs/method.md §6) is therefore I₃ ⊗ (a 4w×4w matrix) or a small 4w×3 matrix:
  *   Qᵛ = μ I₃⊗Σ V G Gᵀ, Qᵃ = γ I₃⊗Σ V G Gᵀ, N = BᵀMB = I₃⊗Σ m s sᵀ (Eq. 24/41, 002 App. C.3),
  *   passive cluster map G_c = Σ_{e∈c} V G_e (F_c = Σ μV F_e has rows t_kᵀ μG_c),
  *   actuation tensor 𝒦_c[v] = Σ_{e∈c} V G_e Ŷ_vᵀ (H_c = Σ γV F Y(ā)ᵀ = rows t_kᵀ γΣ_v ā_v 𝒦_c[v],
@@ -99,7 +99,7 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
                         s->push_speed, s->friction);
     if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
         return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
-    /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (METHOD §3). */
+    /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (docs/method.md §3). */
     double w0 = sub->W[0];
     if (!(fabs(w0) > 0)) return mlc_errf(err, MLC_EINVAL, "sim: skinning weight column 0 is zero");
     for (int i = 0; i < mesh->nv; i++)
@@ -317,7 +317,7 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->ncp, mod->Lq, n4, mod->QiGp, n4);
     LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->nca * ma, mod->Lq, n4, mod->QiKa, n4);
 
-    /* ---- contact (METHOD §6): with L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least
+    /* ---- contact (docs/method.md §6): with L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least
      * fᵀ N⁻¹ f with L f = d is f = N Lᵀ y, (L N Lᵀ) y = d, and the state correction is
      * Q⁻¹ f = (Q⁻¹ N Q⁻¹) S_a y. Both L N Lᵀ = S_aᵀ G S_a and G S_a are submatrices of the
      * precomputed Gss = Sᵀ G S and GS = G S (G = Q⁻¹ N Q⁻¹), so a step only picks rows. ---- */

@@ -1,5 +1,5 @@
 /* sim_step.c: reduced time stepping with ground contact, and the rollout objective
- * (METHOD.md §4, §6, §7; 000 App. D–E with the signs of SEEDS_DIGEST §1.5).
+ * (docs/method.md §4, §6, §7; 000 App. D–E with the signs of docs/method.md §6).
  *
  * One step minimizes the backward-Euler incremental potential (Eq. 25/45)
  *   (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v(z) + E_a(z, ā),  q = 2z_n − z_{n−1},
@@ -9,7 +9,7 @@
  * bᵛ_k = μ Σ_c G_c R_c[k,:]ᵀ and bᵃ_k = γ Σ_c 𝒦_c(ā) Ω_c[k,:]ᵀ (∂ tr(Rᵀ F_c)/∂t_k, §11).
  * Q = I₃ ⊗ Q₄ (sim_model.c), so a solve is three triangular solve pairs with one 4w×4w factor.
  *
- * Contact (Eq. 47–54 resolved, METHOD §6): after the tentative solve z* = Q⁻¹ b, a sample is
+ * Contact (Eq. 47–54 resolved, docs/method.md §6): after the tentative solve z* = Q⁻¹ b, a sample is
  * active when z* puts it more than 1e-9·extent below the ground while moving down (from z_n);
  * its y ends at the ground ("position" projection) or at y_n ("velocity"), its x and z move by
  * μ_c × the previous step's tangential displacement. The contact force solves L f = d with
@@ -654,7 +654,7 @@ int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act) {
     return step_impl(ro, act, 1);
 }
 
-/* ---- rollout and objective (METHOD.md §7) -------------------------------------------------- */
+/* ---- rollout and objective (docs/method.md §7) -------------------------------------------------- */
 
 
 /* Height of the lowest contact sample of the current state (+∞ without contact). */

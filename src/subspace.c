@@ -1,4 +1,4 @@
-/* subspace.c: the precomputation of METHOD.md §3–5.
+/* subspace.c: the precomputation of docs/method.md §3–5.
  *
  *  1. Skinning eigenmodes (§3; 000 App. A Eq. 20; 002 §4): L W = M_s W Λ with the unit-μ scalar
  *     Laplacian L and M_s = vmass, the w smallest pairs. Column 0 (λ₀ = 0) is then set exactly
@@ -151,7 +151,7 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
                         "the mesh may be disconnected or have hanging parts (check it with "
                         "`modalloco info`)",
                         out->skin_eval[0], out->skin_eval[1]);
-    /* Exact constant column (METHOD.md §3: the rest state must be reproduced exactly). */
+    /* Exact constant column (docs/method.md §3: the rest state must be reproduced exactly). */
     for (int i = 0; i < nv; i++) out->W[i] = c0;
     out->skin_eval[0] = 0;
     return MLC_OK;

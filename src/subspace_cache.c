@@ -1,4 +1,4 @@
-/* subspace_cache.c: the reusable precompute cache of subspace.h (METHOD.md §3–6 results).
+/* subspace_cache.c: the reusable precompute cache of subspace.h (docs/method.md §3–6 results).
  *
  * File format (native little-endian; the endianness marker rejects anything else), version 1:
  *   offset  size  field

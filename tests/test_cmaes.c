@@ -1,4 +1,4 @@
-/* test_cmaes.c: the CMA-ES against pycma 4.4.0 (CMAES.md §1.1 constants, §11 reference
+/* test_cmaes.c: the CMA-ES against pycma 4.4.0 (pycma 4.4.0's constants constants, §11 reference
  * numbers), bound handling, termination, IPOP, determinism and checkpoints.
  *
  * Statistical tests use 11 seeds and compare the median evaluations to f < 1e-8 with pycma's
@@ -127,7 +127,7 @@ typedef struct {
     int maxiter, tolstag;
 } ref_consts;
 
-/* Rows with lambda = 0 are CMAES.md §1.1's table (pycma 4.4.0); the lambda = 16 rows other
+/* Rows with lambda = 0 are pycma 4.4.0's constants's table (pycma 4.4.0); the lambda = 16 rows other
  * than N = 10 are not in that table: they come from a separate Python transcription of the
  * same formulas, which reproduces every table row. */
 static const ref_consts REF[] = {
@@ -196,7 +196,7 @@ static void constants_should_match_pycma_table(void **state) {
         assert_near(c.chiN, chi, 1e-12);
         mlc_cmaes_destroy(es);
     }
-    /* Full weight vectors for N = 10 (CMAES.md §1.1, 5 decimals). */
+    /* Full weight vectors for N = 10 (pycma 4.4.0's constants, 5 decimals). */
     static const double w10[10] = {0.45627,  0.27075,  0.16223,  0.08523,  0.02551,
                                    -0.08001, -0.22176, -0.34455, -0.45286, -0.54975};
     static const double w16[16] = {0.32844,  0.22206,  0.15983,  0.11568,  0.08144,  0.05345,

@@ -112,7 +112,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 62); /* INTERFACE.md's table + mesh.up,
+    assert_int_equal(mlc_config_nkeys, 62); /* the original keys + mesh.up,
                                              * objective.upright,
                                              * objective.align_mode, output.viewer,
                                              * actuation.amplitude_bound, actuation.ramp,

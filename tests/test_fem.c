@@ -1,4 +1,4 @@
-/* test_fem.c: FEM operators of METHOD.md §2–4 (volumes, lumped mass, Laplacian, elasticity
+/* test_fem.c: FEM operators of docs/method.md §2–4 (volumes, lumped mass, Laplacian, elasticity
  * Hessian, deformation gradient) against invariants, finite differences of an independently
  * evaluated energy, and the patch test. */
 #include <lapacke.h>

@@ -1,5 +1,5 @@
 /* test_free_flight.c: the reduced simulator against an independent, straightforward
- * implementation of the same method (METHOD.md §5–7) on a spinning, deforming body in free
+ * implementation of the same method (docs/method.md §5–7) on a spinning, deforming body in free
  * flight (no gravity, no contact), over 200 steps.
  *
  * The reference works at the level of the mesh: vertex positions x = B z, every tet's

@@ -1,4 +1,4 @@
-/* test_gait.c: the normalized search space maps onto the parameter box (METHOD.md §4); the
+/* test_gait.c: the normalized search space maps onto the parameter box (docs/method.md §4); the
  * combined amplitude bound holds for the realized strain of the actual modes in every tet; the
  * actuation ramp-in is smooth and ends in the unramped signal. */
 #include "test_util.h"

@@ -1,4 +1,4 @@
-/* test_objective.c: the objective terms of a rollout (METHOD.md §7) agree with their
+/* test_objective.c: the objective terms of a rollout (docs/method.md §7) agree with their
  * definitions evaluated independently from the frames: J_disp from the centres of mass,
  * J_align = max(0, min_t (R û₀)·v̂), and with objective.upright also min_t (R ŷ)·ŷ. */
 #include "test_util.h"

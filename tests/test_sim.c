@@ -1,4 +1,4 @@
-/* test_sim.c: the reduced simulator (METHOD.md §5–7, §11) and the polar decomposition:
+/* test_sim.c: the reduced simulator (docs/method.md §5–7, §11) and the polar decomposition:
  * resting contact, momentum conservation of the plasticity actuation against force actuation
  * (Fig. 3), rigid-motion equivariance, monotone local-global iterations, no allocation and
  * bit-identical determinism. Subspaces are built in the test (test_sim_util.h). */

@@ -1,4 +1,4 @@
-/* test_subspace.c: the precomputation of METHOD.md §3–6 (skinning and vibration modes, amplitude
+/* test_subspace.c: the precomputation of docs/method.md §3–6 (skinning and vibration modes, amplitude
  * limits, clusters, samples) and its cache file. */
 #include <stdio.h>
 #include <unistd.h>

@@ -53,7 +53,7 @@ typedef struct mlc_err {
 mlc_status mlc_errf(mlc_err *err, mlc_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Exit code for a status, as INTERFACE.md defines: 0 ok, 2 input/usage errors (EINVAL, EPARSE),
+/* Exit code for a status, as the README defines: 0 ok, 2 input/usage errors (EINVAL, EPARSE),
  * 130 interrupted, 1 everything else (runtime failures). */
 int mlc_exit_code(mlc_status s);
 

@@ -1,5 +1,5 @@
 /* cli.h: the command-line front end. Parses `modalloco COMMAND [options]`, prints results on
- * stdout and diagnostics on stderr, and returns the process exit code (INTERFACE.md). */
+ * stdout and diagnostics on stderr, and returns the process exit code (README "Commands"). */
 #ifndef MODALLOCO_CLI_H
 #define MODALLOCO_CLI_H
 

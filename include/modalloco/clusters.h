@@ -1,5 +1,5 @@
-/* clusters.h: passive/actuation clusters (METHOD.md §5; seed 002 Alg. 1) and contact samples
- * (METHOD.md §6). Deterministic for a given seed. */
+/* clusters.h: passive/actuation clusters (docs/method.md §5; seed 002 Alg. 1) and contact samples
+ * (docs/method.md §6). Deterministic for a given seed. */
 #ifndef MODALLOCO_CLUSTERS_H
 #define MODALLOCO_CLUSTERS_H
 

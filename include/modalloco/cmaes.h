@@ -1,12 +1,12 @@
 /* cmaes.h: the built-in optimizer, a (mu/mu_w, lambda)-CMA-ES with pycma 4.4.0's defaults.
  *
- * What it is (CMAES.md, METHOD.md §8):
+ * What it is (pycma 4.4.0, docs/method.md §8):
  *  - pycma's default strategy parameters with active CMA (negative recombination weights for
  *    the covariance update only), CSA step-size control with the log-step clipped at 1;
  *  - bounds by pycma's BoundTransform: the distribution lives in an unbounded "genotype" space
  *    and every candidate is mapped into the box by a smooth piecewise quadratic/linear periodic
  *    transform. Everything this API returns (candidates, mean, best) is in bounds;
- *  - pycma's termination criteria (CMAES.md §6) plus a generation/evaluation budget; with
+ *  - pycma's termination criteria (pycma's stop()) plus a generation/evaluation budget; with
  *    early_stop = 0 only the budget and a numerical breakdown end a run (see the setting);
  *  - an optional tie-breaker (mlc_cmaes_tell_ties): candidates with equal f are ranked by a
  *    secondary value, so a generation of equal f still moves the distribution;

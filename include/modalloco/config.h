@@ -1,6 +1,6 @@
-/* config.h: the run configuration (INTERFACE.md "Configuration", defaults from METHOD.md §9).
+/* config.h: the run configuration (docs/config.md, defaults from docs/method.md §9).
  *
- * An mlc_config is plain data: one field per key of the INTERFACE.md table, grouped by section
+ * An mlc_config is plain data: one field per key of docs/config.md's key table, grouped by section
  * so that key `sim.dt` is field `cfg.sim.dt`. Strings are fixed char arrays, lists are fixed
  * arrays with a count, so a config can be copied with `=` and needs no free.
  *
@@ -196,7 +196,7 @@ typedef enum {
 
 typedef struct mlc_config_key {
     const char *name;          /* dotted key, "sim.dt" */
-    const char *type_name;     /* as INTERFACE.md writes it: "int", "[x,y,z] or null" ... */
+    const char *type_name;     /* as docs/config.md writes it: "int", "[x,y,z] or null" ... */
     const char *default_json;  /* the default as JSON text, e.g. "[0, -9.81, 0]" */
     const char *range;         /* valid values in words ("> 0", "1..32"); "" = any */
     const char *meaning;       /* one line */
@@ -213,14 +213,14 @@ typedef struct mlc_config_key {
     const char *choices;       /* strings, axes: "a|b" allowed names, NULL = any */
 } mlc_config_key;
 
-extern const mlc_config_key mlc_config_keys[]; /* in INTERFACE.md order */
+extern const mlc_config_key mlc_config_keys[]; /* in docs/config.md's order */
 extern const int mlc_config_nkeys;
 
 /* The table entry of a dotted key, or NULL. */
 const mlc_config_key *mlc_config_key_find(const char *name);
 
 /* ---- Functions -------------------------------------------------------------------------- */
-/* Every field to its default (METHOD.md §9, INTERFACE.md); zeroes all unused bytes first, so
+/* Every field to its default (docs/method.md §9, docs/config.md); zeroes all unused bytes first, so
  * two configs holding the same settings compare equal with memcmp. */
 void mlc_config_defaults(mlc_config *cfg);
 

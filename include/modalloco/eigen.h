@@ -1,5 +1,5 @@
 /* eigen.h: the smallest eigenpairs of a sparse generalized problem K x = λ M x with symmetric
- * positive semi-definite K and diagonal (lumped) positive M (METHOD.md §3–4).
+ * positive semi-definite K and diagonal (lumped) positive M (docs/method.md §3–4).
  *
  * The one routine of the project that owns the ARPACK reverse-communication loop: implicitly
  * restarted Lanczos (dsaupd/dseupd) in shift-invert mode 3 with bmat = "G" and which = "LM",

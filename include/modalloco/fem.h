@@ -1,4 +1,4 @@
-/* fem.h: linear-tet finite-element operators (METHOD.md §2).
+/* fem.h: linear-tet finite-element operators (docs/method.md §2).
  *
  * Shape gradients: for tet e with vertices v_0..v_3, φ_a is the P1 shape function of v_a and
  * grad[12e + 3a + k] = ∂φ_a/∂X_k (constant per tet). The deformation gradient of a displacement

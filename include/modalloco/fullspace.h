@@ -1,4 +1,4 @@
-/* fullspace.h: the full-space reference simulator (METHOD.md §5–7 without the subspace), and
+/* fullspace.h: the full-space reference simulator (docs/method.md §5–7 without the subspace), and
  * its comparison with the reduced simulator of sim.h.
  *
  * Same energies, time stepping, contact rule and objective as sim.h, but the unknowns are the
@@ -105,7 +105,7 @@ typedef void (*mlc_fullspace_frame_fn)(void *user, int frame, double time, const
                                        const double com[3], const double forward[3],
                                        int contacts);
 
-/* A whole rollout from rest with the objective bookkeeping of mlc_rollout_run (METHOD.md §7),
+/* A whole rollout from rest with the objective bookkeeping of mlc_rollout_run (docs/method.md §7),
  * so the two results are directly comparable. Blow-ups go to result->failed; a CHOLMOD
  * failure is returned as a status. */
 mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,

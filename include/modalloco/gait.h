@@ -1,4 +1,4 @@
-/* gait.h: the search space of the optimizer (METHOD.md §4): how a point u ∈ [0,1]^n of the
+/* gait.h: the search space of the optimizer (docs/method.md §4): how a point u ∈ [0,1]^n of the
  * normalized CMA-ES box maps to per-mode sinusoid parameters (A, T, θ).
  *
  * Layouts of u (all entries in [0,1]; x0 = box centre):

@@ -1,5 +1,5 @@
 /* mesh.h: tetrahedral meshes: reading every supported format, validation and repair,
- * boundary extraction, statistics and the preparation transform of METHOD.md §1.
+ * boundary extraction, statistics and the preparation transform of docs/method.md §1.
  *
  * Ownership: an mlc_mesh owns all its arrays (allocated with mlc_malloc); mlc_mesh_free
  * releases them and re-zeroes the struct. A zeroed mlc_mesh is a valid empty mesh.
@@ -71,7 +71,7 @@ mlc_status mlc_mesh_from_voxels(int nx, int ny, int nz, const unsigned char *occ
  * rejects those). */
 void mlc_mesh_up_rotation(const double up[3], double R[9]);
 
-/* Transform that preparation applies (METHOD.md §1): rotate `up` (NULL = +y) to +y, then
+/* Transform that preparation applies (docs/method.md §1): rotate `up` (NULL = +y) to +y, then
  * centre the rotated bounding box at x = z = 0, min y = 0, and, when `normalize` is nonzero,
  * scale uniformly so the largest extent is `extent`. With normalize == 0 the scale is 1 but the
  * translation still puts the mesh on the ground. The mesh is not modified. */

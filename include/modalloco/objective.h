@@ -1,4 +1,4 @@
-/* objective.h: the locomotion and jump objectives of METHOD.md §7, accumulated frame by frame.
+/* objective.h: the locomotion and jump objectives of docs/method.md §7, accumulated frame by frame.
  * The reduced simulator and the full-space reference both score their rollouts through this
  * one accumulator, so their J terms mean exactly the same thing.
  *

@@ -1,4 +1,4 @@
-/* output.h: writing result files (INTERFACE.md "Output files" and the Blender facts).
+/* output.h: writing result files (README "Output files" and the Blender facts).
  *
  * Every file is written atomically: into a temporary file in the same directory, then flushed,
  * fsync'ed and renamed over the final name, so a reader (or a crash, or Ctrl-C) never sees a
@@ -8,7 +8,7 @@
  *
  * Geometry is 3×n column-major doubles (xyz interleaved), faces 3×nf and tets 4×nt 0-based
  * vertex indices, as everywhere in the project. Files are written in the coordinates given
- * (y up, never rotated: see INTERFACE.md).
+ * (y up, never rotated: Blender's importer converts the axes).
  *
  * Errors: MLC_EIO (with the path and strerror in err) for file-system failures, MLC_EINVAL for
  * bad arguments (index out of range, unreferenced vertex, bad name), MLC_ENOMEM.

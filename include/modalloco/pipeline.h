@@ -1,5 +1,5 @@
 /* pipeline.h: from a configuration to a ready simulator: find and read the mesh, prepare it
- * (METHOD.md §1), FEM operators, subspaces (or the precompute cache) and the reduced model.
+ * (docs/method.md §1), FEM operators, subspaces (or the precompute cache) and the reduced model.
  * Shared by every command so that `modes`, `simulate` and `optimize` compute the same thing.
  *
  * Ownership: an mlc_pipeline owns everything it holds; mlc_pipeline_free releases it. A

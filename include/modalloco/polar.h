@@ -1,7 +1,7 @@
-/* polar.h: robust rotation extraction for 3×3 matrices (METHOD.md §5, Eq. 12–13, 72).
+/* polar.h: robust rotation extraction for 3×3 matrices (docs/method.md §5, Eq. 12–13, 72).
  *
  * mlc_polar returns the proper rotation R ∈ SO(3) that maximizes tr(Rᵀ A), i.e. the rotation
- * factor U diag(1, 1, det(UVᵀ)) Vᵀ of A = U Σ Vᵀ (the det fix of SEEDS_DIGEST §1.6 #9), for
+ * factor U diag(1, 1, det(UVᵀ)) Vᵀ of A = U Σ Vᵀ (the determinant fix of docs/method.md §5), for
  * any A: singular, reflected (det A < 0) or zero. Method: with R = R(q) for a unit quaternion,
  * tr(Rᵀ A) = qᵀ K(A) q for a symmetric 4×4 K (Horn/Davenport), so q is the eigenvector of the
  * largest eigenvalue of K. Warm start: the problem is solved in the orthonormal basis whose

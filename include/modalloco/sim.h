@@ -1,4 +1,4 @@
-/* sim.h: the reduced soft-body simulator (METHOD.md §4–7, §11): precomputed reduced model,
+/* sim.h: the reduced soft-body simulator (docs/method.md §4–7, §11): precomputed reduced model,
  * per-thread rollouts with ground contact, and the locomotion/jump objectives.
  *
  * Reduced coordinates (r = 12w): z = [t_x; t_y; t_z], t_k ∈ ℝ^{4w} holds row k of every
@@ -116,7 +116,7 @@ int mlc_rollout_contacts(const mlc_rollout *ro);        /* active samples in the
 typedef void (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
                              const double com[3], const double forward[3], int contacts);
 
-/* Run a whole rollout from rest: S steps, objective bookkeeping (METHOD.md §7). `frame` may
+/* Run a whole rollout from rest: S steps, objective bookkeeping (docs/method.md §7). `frame` may
  * be NULL. Failures (blow-up) are reported in result->failed, not as a status. */
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
                            const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
@@ -124,13 +124,13 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
 
 /* ---- Additions (documented extensions of the contract) ---------------------------------- */
 
-/* Contact solve tolerance (METHOD.md §6): the contact system L f = d (least fᵀN⁻¹f) is solved
+/* Contact solve tolerance (docs/method.md §6): the contact system L f = d (least fᵀN⁻¹f) is solved
  * as the damped pseudo-inverse (L N Lᵀ + εI) y = d, f = N Lᵀ y, with ε = RCOND² × the mean
  * diagonal of L N Lᵀ, so directions whose singular values are below about RCOND × typical
  * (the rounding noise of a flat patch of samples) are damped away instead of amplified. */
 #define MLC_SIM_CONTACT_RCOND 1e-4
 
-/* Defaults of METHOD.md §9 (h = 0.01 s, 300 steps, 10 iterations from q, g = −9.81 ŷ,
+/* Defaults of docs/method.md §9 (h = 0.01 s, 300 steps, 10 iterations from q, g = −9.81 ŷ,
  * contact on, μ_c = 0.2, position projection, ground y = 0, ρ = 1000, μ = γ = 1e6). */
 void mlc_sim_settings_default(mlc_sim_settings *s);
 /* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */

@@ -1,4 +1,4 @@
-/* subspace.h: the precomputed subspaces of METHOD.md §3–5: skinning eigenmodes (simulation
+/* subspace.h: the precomputed subspaces of docs/method.md §3–5: skinning eigenmodes (simulation
  * subspace), vibration modes (actuation subspace) with their amplitude limits, passive and
  * actuation clusters, and contact samples; plus the reusable precompute cache.
  *

@@ -1,4 +1,4 @@
-/* bench_precompute.c: wall time of the precomputation (METHOD.md §2–6) per stage: FEM operators,
+/* bench_precompute.c: wall time of the precomputation (docs/method.md §2–6) per stage: FEM operators,
  * skinning eigenmodes, vibration modes, clusters, contact samples; median over N runs, plus the
  * CHOLMOD ordering, the ARPACK solve counts and the peak resident set size.
  *
@@ -9,7 +9,7 @@
  * "model" is the simulator precompute (mlc_model_create: one streaming pass over the tets).
  *
  * The mesh is prepared as the program does (normalized to extent 2). Set OPENBLAS_NUM_THREADS=1
- * for stable timings (TOOLCHAIN.md §5). */
+ * for stable timings (OpenBLAS threads change the last bits and do not help at these sizes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* bench_sim.c: per-step cost of the reduced simulator (METHOD.md §11 estimate: ~0.2 Mflop a
+/* bench_sim.c: per-step cost of the reduced simulator (docs/method.md §11 estimate: ~0.2 Mflop a
  * step at the Bat settings). Times 300-step rollouts of an actuated body resting on the ground
  * (contacts active) and reports the median µs/step over runs, one thread.
  *
