@@ -129,7 +129,15 @@ static const char *summarize_help =
 
 int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
-    fprintf(stderr, "modalloco: error: %s\n", msg);
+    /* A message may list several problems, one per line (a surface with several defects):
+     * each line gets the prefix, so every line reads and greps alone. */
+    for (;;) {
+        const char *nl = strchr(msg, '\n');
+        int len = nl ? (int)(nl - msg) : (int)strlen(msg);
+        fprintf(stderr, "modalloco: error: %.*s\n", len, msg);
+        if (!nl) break;
+        msg = nl + 1;
+    }
     return mlc_exit_code(s);
 }
 

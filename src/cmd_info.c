@@ -100,6 +100,16 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         cJSON_AddNumberToObject(o, "dropped_vertices", rep.dropped_vertices);
         cJSON_AddNumberToObject(o, "components", rep.components);
         cJSON_AddNumberToObject(o, "zero_volume_threshold", rep.min_volume_threshold);
+        if (rep.surface_checked) {
+            const mlc_surface_check *c = &rep.surface;
+            cJSON *sc = cJSON_AddObjectToObject(o, "surface_check");
+            cJSON_AddNumberToObject(sc, "boundary_edges", c->boundary_edges);
+            cJSON_AddNumberToObject(sc, "nonmanifold_edges", c->nonmanifold_edges);
+            cJSON_AddNumberToObject(sc, "degenerate_triangles", c->degenerate);
+            cJSON_AddNumberToObject(sc, "components", c->components);
+            cJSON_AddNumberToObject(sc, "misoriented_edges", c->misoriented_edges);
+            cJSON_AddNumberToObject(sc, "dropped_triangles", rep.dropped_triangles);
+        }
         if (cfg.mesh.up[0])
             cJSON_AddStringToObject(o, "up", cfg.mesh.up);
         else
@@ -138,6 +148,18 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         printf("flipped tets      %d\n", rep.flipped_tets);
         printf("dropped vertices  %d (unreferenced)\n", rep.dropped_vertices);
         printf("components        %d\n", rep.components);
+        if (rep.surface_checked) {
+            /* A surface that got this far passed the check; say so, with what is not a defect
+             * for tetgen but may matter to the user's other tools. */
+            printf("surface check     closed, manifold, one part, no zero-area triangles");
+            if (rep.dropped_triangles)
+                printf("; %d triangles with a repeated vertex dropped", rep.dropped_triangles);
+            if (rep.surface.misoriented_edges)
+                printf("; %d edges where neighbouring triangles disagree on the outside "
+                       "(harmless here: the tets are oriented from their volume)",
+                       rep.surface.misoriented_edges);
+            printf("\n");
+        }
         /* The steadiest axis is only reported: a body standing on its feet may also rest on
          * a flank a little more steadily (the voxel quadruped does). */
         char steadier[64] = "";

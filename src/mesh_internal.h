@@ -69,8 +69,11 @@ mlc_status mlc__check_count(const mlc__lex *lx, long line, long long n, int toke
  * data row of .node). Does not finalize. On failure m is freed. */
 mlc_status mlc__tetgen_read(const char *node_path, const char *ele_path, mlc_mesh *m, mlc_err *err);
 
-/* Read a surface (`fmt` is "off", "obj", "stl" or "ply") and tetrahedralize it with tetgen into
- * m->X, m->T. Does not finalize. On failure m is freed. */
-mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m, mlc_err *err);
+/* Read a surface (`fmt` is "off", "obj", "stl" or "ply"), check it (surface_check.h: MLC_EINVAL
+ * with one line per defect) and tetrahedralize it with tetgen into m->X, m->T. Does not
+ * finalize. Fills report->surface, surface_checked and dropped_triangles when the surface was
+ * read (report may be NULL). On failure m is freed. */
+mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m,
+                             mlc_mesh_report *report, mlc_err *err);
 
 #endif

@@ -920,7 +920,7 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
                !strcmp(lower, "ply")) {
         snprintf(report->format, sizeof report->format, "%s", lower);
         report->tetrahedralized = 1;
-        st = mlc__surface_read(path, lower, mesh, err);
+        st = mlc__surface_read(path, lower, mesh, report, err);
     } else {
         /* A TetGen stem such as "cube.1" names cube.1.node + cube.1.ele. */
         char *node = join(path, strlen(path), ".node");

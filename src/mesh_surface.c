@@ -2,12 +2,15 @@
  * tetrahedralization by the external `tetgen` program (which aborts on bad surfaces: checked first).
  *
  * A surface is parsed into triangles (polygons fan-triangulated), checked (at least 4 vertices
- * and 4 faces, indices in range, finite coordinates), written as OFF into a private temporary
+ * and 4 faces, indices in range, finite coordinates), checked for the defects that would stop
+ * tetgen or the method (surface_check.h: open, non-manifold, zero-area triangles, several
+ * parts; each named on its own line, exit 2), written as OFF into a private temporary
  * directory and run through `tetgen -pYq1.414 -z -Q` with posix_spawn (no shell, so any path
  * works), output to a log file. The resulting .1.node/.1.ele are read with the TetGen reader.
  * TetGen aborts without explanation on self-intersecting input, so on an abnormal end we run
  * `tetgen -d` to count the intersecting face pairs and say so. */
 #include "mesh_internal.h"
+#include "modalloco/surface_check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +19,7 @@
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,47 +283,18 @@ static mlc_status read_stl_binary(const char *path, const unsigned char *b, uint
 }
 
 /* STL repeats every shared vertex; merge exact duplicates so tetgen sees a clean, indexed
- * surface: sort (position, id) records, then renumber. */
-typedef struct vrec {
-    double x[3];
-    int id;
-} vrec;
-
-static int vrec_pos_cmp(const vrec *a, const vrec *b) {
-    for (int k = 0; k < 3; k++)
-        if (a->x[k] != b->x[k]) return a->x[k] < b->x[k] ? -1 : 1;
-    return 0;
-}
-
-static int vrec_cmp(const void *pa, const void *pb) {
-    const vrec *a = pa, *b = pb;
-    int c = vrec_pos_cmp(a, b);
-    /* Ties by id keep the merged order deterministic whatever qsort does. */
-    return c ? c : (a->id > b->id) - (a->id < b->id);
-}
-
+ * surface: weld equal positions (mlc_surface_weld_map), then renumber. */
 static mlc_status merge_vertices(surf *s, const char *path, mlc_err *err) {
     size_t nv = (size_t)(s->nv ? s->nv : 1);
-    vrec *r = mlc_malloc(nv * sizeof *r);
     int *map = mlc_malloc(nv * sizeof(int));
     double *V = mlc_malloc(3 * nv * sizeof(double));
     mlc_status st = MLC_OK;
-    if (!r || !map || !V) {
+    if (!map || !V || mlc_surface_weld_map(s->nv, s->V, map) != MLC_OK) {
         st = mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    for (int i = 0; i < s->nv; i++) {
-        memcpy(r[i].x, s->V + 3 * (size_t)i, sizeof r[i].x);
-        r[i].id = i;
-    }
-    qsort(r, (size_t)s->nv, sizeof *r, vrec_cmp);
-    /* map[id] = the smallest id at the same position (the group's first after sorting), then
-     * number the survivors in order of first appearance so the output follows the file. */
-    int rep = 0;
-    for (int i = 0; i < s->nv; i++) {
-        if (i == 0 || vrec_pos_cmp(r + i - 1, r + i) != 0) rep = r[i].id;
-        map[r[i].id] = rep;
-    }
+    /* map[id] is the smallest id at the same position; number the survivors in order of first
+     * appearance so the output follows the file. */
     int n = 0;
     for (int i = 0; i < s->nv; i++) {
         if (map[i] == i) {
@@ -341,7 +316,6 @@ static mlc_status merge_vertices(surf *s, const char *path, mlc_err *err) {
     V = NULL;
     s->nv = s->vcap = n;
 done:
-    mlc_free(r);
     mlc_free(map);
     mlc_free(V);
     return st;
@@ -748,9 +722,93 @@ done:
     return st;
 }
 
+/* ---- Checking the surface before tetgen ---------------------------------------------------- */
+/* A vertex for messages: its number in the file's own numbering (OBJ counts from 1; STL has no
+ * numbers, its vertices are merged by position) and its position. */
+static void vertex_text(const surf *s, const char *fmt, int v, char *out, size_t cap) {
+    const double *x = s->V + 3 * (size_t)v;
+    if (!strcmp(fmt, "stl"))
+        snprintf(out, cap, "(%.6g, %.6g, %.6g)", x[0], x[1], x[2]);
+    else
+        snprintf(out, cap, "%d (%.6g, %.6g, %.6g)", v + !strcmp(fmt, "obj"), x[0], x[1], x[2]);
+}
+
+/* Append a printf-style line to buf (cap bytes), separated from the previous one by '\n'. */
+static void __attribute__((format(printf, 3, 4)))
+add_line(char *buf, size_t cap, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used && used + 1 < cap) buf[used++] = '\n', buf[used] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Run surface_check.h on the surface about to go to tetgen, keep the result in the report, and
+ * fail with MLC_EINVAL naming every defect found, one line each, with what to do: tetgen would
+ * abort without a reason on most of them, or exit 0 having made no tets on an open surface. */
+static mlc_status check_surface(const surf *s, const char *path, const char *fmt,
+                                mlc_mesh_report *report, mlc_err *err) {
+    mlc_surface_check c;
+    if (mlc_surface_check_compute(s->nv, s->V, s->nf, s->F, &c) != MLC_OK)
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    if (report) {
+        report->surface_checked = 1;
+        report->surface = c;
+        report->dropped_triangles = s->dropped;
+    }
+    if (mlc_surface_check_ok(&c)) return MLC_OK;
+    char msg[sizeof err->msg] = "", v0[96], v1[96];
+    if (c.boundary_edges) {
+        vertex_text(s, fmt, c.boundary_vertex, v0, sizeof v0);
+        add_line(msg, sizeof msg,
+                 "%s: the surface is open: %d boundary edges (edges of only one triangle), one "
+                 "at vertex %s; close the holes in a mesh editor (Blender: Select > Select All by "
+                 "Trait > Non Manifold, then Face > Fill) or give a tet mesh",
+                 path, c.boundary_edges, v0);
+    }
+    if (c.nonmanifold_edges) {
+        vertex_text(s, fmt, c.nonmanifold_edge[0], v0, sizeof v0);
+        vertex_text(s, fmt, c.nonmanifold_edge[1], v1, sizeof v1);
+        add_line(msg, sizeof msg,
+                 "%s: the surface is not manifold: %d edges are shared by more than two "
+                 "triangles, e.g. the edge from vertex %s to vertex %s (%d triangles); separate "
+                 "the parts that meet there or delete the extra faces",
+                 path, c.nonmanifold_edges, v0, v1, c.nonmanifold_count);
+    }
+    if (c.degenerate) {
+        const int *f = s->F + 3 * (size_t)c.degenerate_triangle;
+        const double *a = s->V + 3 * (size_t)f[0], *b = s->V + 3 * (size_t)f[1],
+                     *d = s->V + 3 * (size_t)f[2];
+        add_line(msg, sizeof msg,
+                 "%s: %d degenerate triangles (zero area), e.g. the one with corners (%.6g, "
+                 "%.6g, %.6g), (%.6g, %.6g, %.6g), (%.6g, %.6g, %.6g); remove them (Blender: "
+                 "Mesh > Clean Up > Degenerate Dissolve) or give a tet mesh",
+                 path, c.degenerate, a[0], a[1], a[2], b[0], b[1], b[2], d[0], d[1], d[2]);
+    }
+    if (c.components > 1) {
+        char sizes[96] = "";
+        size_t used = 0;
+        int shown = MLC_MIN(c.components, MLC_SURFACE_CHECK_PARTS);
+        for (int i = 0; i < shown && used < sizeof sizes; i++)
+            used += (size_t)snprintf(sizes + used, sizeof sizes - used, "%s%d",
+                                     i == 0 ? "" : i + 1 < c.components ? ", " : " and ",
+                                     c.component_sizes[i]);
+        if (c.components > shown && used < sizeof sizes)
+            snprintf(sizes + used, sizeof sizes - used, ", ...");
+        add_line(msg, sizeof msg,
+                 "%s: the surface has %d separate parts (connected components) of %s triangles; "
+                 "the method needs one body: remove the small parts or join them (Blender: Mesh "
+                 "> Separate > By Loose Parts)",
+                 path, c.components, sizes);
+    }
+    return mlc_errf(err, MLC_EINVAL, "%s", msg);
+}
+
 /* ---- Entry -------------------------------------------------------------------------------------
  */
-mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m, mlc_err *err) {
+mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m,
+                             mlc_mesh_report *report, mlc_err *err) {
     char *buf = NULL;
     size_t size = 0;
     surf s;
@@ -800,6 +858,7 @@ mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m, mlc
                       "%s: the surface has %d vertices and %d triangles; a "
                       "closed surface needs at least 4 of each",
                       path, s.nv, s.nf);
+    if (st == MLC_OK) st = check_surface(&s, path, fmt, report, err);
     if (st == MLC_OK) st = tetrahedralize(&s, path, m, err);
     surf_free(&s);
     if (st != MLC_OK) mlc_mesh_free(m);

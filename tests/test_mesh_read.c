@@ -795,23 +795,47 @@ static void tiny_surface_should_be_rejected_before_tetgen(void **state) {
 static void self_intersecting_surface_should_say_so(void **state) {
     (void)state;
     SKIP_WITHOUT_TETGEN();
-    /* Two overlapping cubes in one OFF. */
-    char text[4096];
-    int n = snprintf(text, sizeof text, "OFF\n16 24 0\n");
-    for (int c = 0; c < 2; c++)
-        for (int i = 0; i < 8; i++)
-            n += snprintf(text + n, sizeof text - n, "%g %g %g\n", cube_v[i][0] + 0.5 * c,
-                          cube_v[i][1] + 0.5 * c, cube_v[i][2] + 0.5 * c);
-    for (int c = 0; c < 2; c++)
-        for (int t = 0; t < 12; t++) {
-            int v[3];
-            cube_tri(t, v);
-            n += snprintf(text + n, sizeof text - n, "3 %d %d %d\n", v[0] + 8 * c, v[1] + 8 * c,
-                          v[2] + 8 * c);
-        }
-    expect_error(write_text("mesh_two_cubes.off", text), MLC_EINVAL, "surface self-intersects (");
-    expect_error(tpath("mesh_two_cubes.off"), MLC_EINVAL,
-                 "pairs of faces intersect); repair the surface");
+    /* Closed, manifold and in one part, so it passes the surface check and reaches tetgen. */
+    const char *p = MLC_TEST_DATA "/surface_self_intersecting.off";
+    expect_error(p, MLC_EINVAL, "surface self-intersects (");
+    expect_error(p, MLC_EINVAL, "pairs of faces intersect); repair the surface");
+}
+
+/* Surface defects are found before tetgen runs (MLC_TETGEN points nowhere), one line each. */
+static void surface_defect(const char *name, const char *needle) {
+    setenv("MLC_TETGEN", "/nonexistent/tetgen", 1);
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", MLC_TEST_DATA, name);
+    expect_error(p, MLC_EINVAL, needle);
+    unsetenv("MLC_TETGEN");
+}
+
+static void open_surface_should_name_a_vertex_on_the_hole(void **state) {
+    (void)state;
+    surface_defect("surface_open.off",
+                   "surface_open.off: the surface is open: 3 boundary edges (edges of only one "
+                   "triangle), one at vertex 3 (0, 1, 0); close the holes");
+}
+
+static void nonmanifold_edge_should_be_named(void **state) {
+    (void)state;
+    surface_defect("surface_nonmanifold.off",
+                   "the surface is not manifold: 1 edges are shared by more than two triangles, "
+                   "e.g. the edge from vertex 0 (0, 0, 0) to vertex 1 (1, 0, 0) (4 triangles)");
+}
+
+static void degenerate_triangle_should_be_named(void **state) {
+    (void)state;
+    surface_defect("surface_degenerate.off",
+                   "1 degenerate triangles (zero area), e.g. the one with corners (0, 0, 0), "
+                   "(1, 0, 0), (0.5, 0, 0); remove them");
+}
+
+static void separate_parts_should_be_counted(void **state) {
+    (void)state;
+    surface_defect("surface_two_parts.off",
+                   "the surface has 2 separate parts (connected components) of 12 and 12 "
+                   "triangles; the method needs one body");
 }
 
 static void missing_tetgen_should_give_the_install_hint(void **state) {
@@ -945,6 +969,10 @@ int main(void) {
         cmocka_unit_test(unsupported_variants_should_say_what_to_do),
         cmocka_unit_test(tiny_surface_should_be_rejected_before_tetgen),
         cmocka_unit_test(self_intersecting_surface_should_say_so),
+        cmocka_unit_test(open_surface_should_name_a_vertex_on_the_hole),
+        cmocka_unit_test(nonmanifold_edge_should_be_named),
+        cmocka_unit_test(degenerate_triangle_should_be_named),
+        cmocka_unit_test(separate_parts_should_be_counted),
         cmocka_unit_test(missing_tetgen_should_give_the_install_hint),
         cmocka_unit_test(failing_tetgen_should_report_its_log),
         cmocka_unit_test(mutated_files_should_fail_cleanly),

@@ -42,7 +42,8 @@ typedef enum {
 /* Short description of a status ("out of memory"). Never NULL. */
 const char *mlc_strerror(mlc_status s);
 
-/* Error detail filled by fallible functions. `msg` is one line, no trailing newline. */
+/* Error detail filled by fallible functions. `msg` is one line per problem (usually one),
+ * lines separated by '\n', no trailing newline. */
 typedef struct mlc_err {
     mlc_status code;
     char msg[1024];

@@ -8,6 +8,7 @@
 #define MODALLOCO_MESH_H
 
 #include "modalloco/base.h"
+#include "modalloco/surface_check.h"
 
 typedef struct mlc_mesh {
     int nv;      /* number of vertices (after dropping unreferenced ones) */
@@ -26,6 +27,11 @@ typedef struct mlc_mesh_report {
     int dropped_vertices;     /* unreferenced vertices that were removed */
     int components;           /* connected components (tet face/vertex connectivity); 1 if valid */
     double min_volume_threshold; /* threshold used for the zero-volume check (absolute, m^3) */
+    /* Surfaces only (tetrahedralized == 1): */
+    int dropped_triangles;    /* triangles with a repeated vertex index, dropped before tetgen */
+    int surface_checked;      /* 1 when `surface` holds the check of the input surface */
+    mlc_surface_check surface; /* what surface_check.h found (no defect when the read succeeded;
+                                * misoriented_edges may be nonzero) */
 } mlc_mesh_report;
 
 /* Transform of mesh preparation: x_prepared = scale * R x_input + translate, where R (3×3,
