@@ -260,6 +260,14 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "output.viewer", .type_name = "bool", .default_json = "false", .range = "",
      .meaning = "simulate and optimize also write view.html (as `modalloco view DIR`)",
      .type = MLC_CFG_BOOL, FIELD(output.viewer)},
+    {.name = "output.vtk", .type_name = "bool", .default_json = "false", .range = "",
+     .meaning = "simulate and optimize also write frames.pvd and frames/frame_NNNN.vtp, the "
+                "surface of every output frame (output.every), for ParaView",
+     .type = MLC_CFG_BOOL, FIELD(output.vtk)},
+    {.name = "output.vtk_volume", .type_name = "bool", .default_json = "false", .range = "",
+     .meaning = "with output.vtk, also volume.pvd and frames/frame_NNNN.vtu, the whole tet "
+                "mesh of every output frame",
+     .type = MLC_CFG_BOOL, FIELD(output.vtk_volume)},
 
     {.name = "parallel.threads", .type_name = "int", .default_json = "0", .range = ">= 0",
      .meaning = "worker threads, 0 = all cores",
@@ -267,7 +275,7 @@ const mlc_config_key mlc_config_keys[] = {
 };
 const int mlc_config_nkeys = (int)(sizeof mlc_config_keys / sizeof mlc_config_keys[0]);
 
-#define MAX_KEYS 64 /* bound for per-load bookkeeping; checked against mlc_config_nkeys */
+#define MAX_KEYS 96 /* bound for per-load bookkeeping; checked against mlc_config_nkeys */
 
 const mlc_config_key *mlc_config_key_find(const char *name) {
     for (int i = 0; i < mlc_config_nkeys; i++)
@@ -347,6 +355,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     strcpy(cfg->output.dir, "modalloco-out");
     cfg->output.every = 1;
     cfg->output.viewer = 0;
+    cfg->output.vtk = 0;
+    cfg->output.vtk_volume = 0;
 
     cfg->parallel.threads = 0;
 }

@@ -444,8 +444,9 @@ mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F
 
 /* ---- VTK ---------------------------------------------------------------------------------- */
 
-/* Legacy VTK names are whitespace-delimited tokens; keep them to a safe character set. */
-static int vtk_name_ok(const char *s) {
+/* Legacy VTK names are whitespace-delimited tokens and XML names are attribute values; keep
+ * both to a safe character set. */
+int mlc_vtk_name_ok(const char *s) {
     if (!s || !*s) return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
@@ -462,10 +463,10 @@ mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T
     mlc_status s = check_indices(path, T, nt, 4, nv, "tet", err);
     if (s != MLC_OK) return s;
     for (int a = 0; a < npoint; a++)
-        if (!vtk_name_ok(point[a].name) || !point[a].values)
+        if (!mlc_vtk_name_ok(point[a].name) || !point[a].values)
             return mlc_errf(err, MLC_EINVAL, "%s: point field %d: name must be non-empty "
                             "letters, digits, '_', '-', '.' and values non-NULL", path, a);
-    if (cell_data && !vtk_name_ok(cell_name))
+    if (cell_data && !mlc_vtk_name_ok(cell_name))
         return mlc_errf(err, MLC_EINVAL, "%s: cell field name must be non-empty letters, "
                         "digits, '_', '-', '.'", path);
     mlc_afile af;

@@ -1,5 +1,6 @@
 /* rollout_io.c: run one rollout and write what `simulate` (and `optimize`, for the best gait)
- * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (README "Commands"). */
+ * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (README "Output files"),
+ * and with output.vtk the ParaView series (vtkxml.h) of the same output frames. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,22 @@
 #include "modalloco/credibility.h"
 #include "modalloco/output.h"
 #include "modalloco/viewer.h"
+#include "modalloco/vtkxml.h"
+
+/* The ParaView series of one rollout: per output frame the skinned surface (the points of
+ * animation.pc2's frame) and, with output.vtk_volume, every mesh vertex, each with its
+ * displacement from rest and the contact-sample flag. Buffers are sized once, before the
+ * rollout. */
+typedef struct vtk_frames {
+    mlc_vtk_series series;
+    const mlc_mesh *mesh;
+    int nsv, nf;
+    const int *sf;          /* 3×nf surface triangles into the nsv compacted vertices */
+    double *rest;           /* 3×nsv rest surface positions */
+    double *disp;           /* 3×nsv surface displacements, then 3×nv with volume */
+    unsigned char *sample;  /* nsv surface flags, then nv with volume: 1 on a contact sample */
+    double *xv;             /* 3×nv skinned positions of every vertex (volume only) */
+} vtk_frames;
 
 typedef struct frame_writer {
     const mlc_model *model;
@@ -19,9 +36,31 @@ typedef struct frame_writer {
     const int *sv;
     double *xyz; /* 3×nsv scratch for skinned surface positions */
     int every;
+    vtk_frames *vtk; /* NULL unless output.vtk */
     mlc_status status;
     mlc_err err;
 } frame_writer;
+
+/* Write one output frame of the series; fw->xyz holds the skinned surface. */
+static mlc_status vtk_frame(frame_writer *fw, double time, const double *z) {
+    vtk_frames *v = fw->vtk;
+    for (int i = 0; i < 3 * v->nsv; i++) v->disp[i] = fw->xyz[i] - v->rest[i];
+    mlc_vtk_field sf[2] = {{"displacement", 3, v->disp, NULL}, {"contact_sample", 1, NULL,
+                                                                 v->sample}};
+    mlc_vtk_piece surf = {fw->xyz, v->nsv, v->sf, v->nf, sf, 2};
+    mlc_vtk_piece vol = {0};
+    mlc_vtk_field vf[2];
+    if (v->xv) {
+        const mlc_mesh *m = v->mesh;
+        double *dv = v->disp + 3 * (size_t)v->nsv;
+        mlc_model_skin(fw->model, z, m->nv, NULL, v->xv);
+        for (size_t i = 0; i < 3 * (size_t)m->nv; i++) dv[i] = v->xv[i] - m->X[i];
+        vf[0] = (mlc_vtk_field){"displacement", 3, dv, NULL};
+        vf[1] = (mlc_vtk_field){"contact_sample", 1, NULL, v->sample + v->nsv};
+        vol = (mlc_vtk_piece){v->xv, m->nv, m->T, m->nt, vf, 2};
+    }
+    return mlc_vtk_series_frame(&v->series, time, &surf, v->xv ? &vol : NULL, &fw->err);
+}
 
 static void on_frame(void *user, int frame, double time, const double *z, const double com[3],
                      const double forward[3], int contacts) {
@@ -37,11 +76,56 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
     if (frame % fw->every == 0) {
         mlc_model_skin(fw->model, z, fw->nsv, fw->sv, fw->xyz);
         fw->status = mlc_pc2_frame(fw->pc2, fw->xyz, &fw->err);
+        if (fw->status == MLC_OK && fw->vtk) fw->status = vtk_frame(fw, time, z);
     }
 }
 
 static void path_join(char *out, size_t cap, const char *dir, const char *name) {
     snprintf(out, cap, "%s/%s", dir, name);
+}
+
+static void vtk_frames_free(vtk_frames *v) {
+    mlc_vtk_series_free(&v->series);
+    mlc_free(v->rest);
+    mlc_free(v->disp);
+    mlc_free(v->sample);
+    mlc_free(v->xv);
+    memset(v, 0, sizeof *v);
+}
+
+/* Size the buffers and create DIR/frames. rest is the compacted rest surface (3×nsv, copied),
+ * sv its vertex indices into the mesh. */
+static mlc_status vtk_frames_init(vtk_frames *v, const mlc_pipeline *p, const mlc_config *cfg,
+                                  const char *dir, int nsv, const int *sv, const int *sf,
+                                  const double *rest, mlc_err *err) {
+    memset(v, 0, sizeof *v);
+    const mlc_mesh *m = &p->mesh;
+    int volume = cfg->output.vtk_volume;
+    size_t nall = (size_t)nsv + (volume ? (size_t)m->nv : 0);
+    v->mesh = m, v->nsv = nsv, v->nf = m->nf, v->sf = sf;
+    v->rest = mlc_malloc(3 * (size_t)nsv * sizeof(double));
+    v->disp = mlc_malloc(3 * nall * sizeof(double));
+    v->sample = mlc_calloc(nall, 1);
+    v->xv = volume ? mlc_malloc(3 * (size_t)m->nv * sizeof(double)) : NULL;
+    if (!v->rest || !v->disp || !v->sample || (volume && !v->xv)) {
+        vtk_frames_free(v);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory preparing the VTK frames");
+    }
+    memcpy(v->rest, rest, 3 * (size_t)nsv * sizeof(double));
+    /* Contact samples are mesh vertices on the boundary; sv is ascending (mesh.h), so each
+     * one's surface index is found by bisection. */
+    for (int k = 0; k < p->sub.ns; k++) {
+        int vert = p->sub.samples[k], lo = 0, hi = nsv - 1;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (sv[mid] < vert) lo = mid + 1; else hi = mid;
+        }
+        if (nsv > 0 && sv[lo] == vert) v->sample[lo] = 1;
+        if (volume) v->sample[nsv + vert] = 1;
+    }
+    mlc_status s = mlc_vtk_series_begin(&v->series, dir, volume, err);
+    if (s != MLC_OK) vtk_frames_free(v);
+    return s;
 }
 
 void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
@@ -121,6 +205,8 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_afile csv = {0};
     mlc_pc2_writer pc2;
     memset(&pc2, 0, sizeof pc2);
+    vtk_frames vtk;
+    memset(&vtk, 0, sizeof vtk);
 
     if ((s = mlc_mesh_surface(&p->mesh, &nsv, &sv, &sf)) != MLC_OK) {
         mlc_errf(err, s, "out of memory extracting the surface");
@@ -144,8 +230,12 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
                     "up_x,up_y,up_z\n");
     path_join(path, sizeof path, dir, "animation.pc2");
     if ((s = mlc_pc2_begin(&pc2, path, nsv, err)) != MLC_OK) goto done;
+    if (cfg->output.vtk &&
+        (s = vtk_frames_init(&vtk, p, cfg, dir, nsv, sv, sf, xyz, err)) != MLC_OK)
+        goto done;
 
-    frame_writer fw = {p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every, MLC_OK, {0}};
+    frame_writer fw = {p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every,
+                       cfg->output.vtk ? &vtk : NULL, MLC_OK, {0}};
     mlc_objective_settings obj;
     mlc_pipeline_objective_settings(cfg, &obj);
     /* The files and the credibility measures come from the same rollout. */
@@ -158,6 +248,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
         goto done;
     }
     if ((s = mlc_pc2_end(&pc2, err)) != MLC_OK) goto done;
+    if (cfg->output.vtk && (s = mlc_vtk_series_end(&vtk.series, err)) != MLC_OK) goto done;
     if ((s = mlc_afile_commit(&csv, err)) != MLC_OK) goto done;
     char *rj = mlc_result_json(res, cred, with_found ? mlc_credibility_found(res, cred) : -1);
     if (!rj) {
@@ -168,6 +259,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
     s = mlc_write_text_atomic(path, rj, err);
     mlc_free(rj);
 done:
+    vtk_frames_free(&vtk);
     mlc_pc2_abort(&pc2);
     mlc_afile_abort(&csv);
     mlc_free(xyz);

@@ -149,6 +149,8 @@ typedef struct mlc_config_output {
     char dir[MLC_CONFIG_PATH_MAX]; /* output.dir: output directory, nonempty */
     int every;                     /* output.every: every n-th frame to the cache, ≥ 1 */
     int viewer;                    /* output.viewer (bool): also write DIR/view.html */
+    int vtk;        /* output.vtk (bool): DIR/frames.pvd and a VTK file per output frame */
+    int vtk_volume; /* output.vtk_volume (bool): with vtk, the tet mesh too (volume.pvd) */
 } mlc_config_output;
 
 typedef struct mlc_config_parallel {
