@@ -25,8 +25,11 @@
 #                      generations as precompute + 200 × (mean generation time), and the
 #                      header says so.
 #   BENCH_THREADS      --threads of the table rows (default 0 = all cores)
-#   BENCH_MESHES       directory of the shared meshes (default /work/shared/meshes); rows
-#                      whose mesh is missing fall back to the bundled data/critter.mesh
+#   BENCH_MESHES       optional directory of pre-tetrahedralized meshes (NAME/NAME.ele, and
+#                      koala/koala.ele.gz for the koala row); without it the rows use the
+#                      surfaces bundled in data/ (NAME.off.gz, tetrahedralized on load the
+#                      same way) and skip koala; a row whose mesh is missing in both falls
+#                      back to data/critter.mesh
 #   BENCH_TMP          scratch directory for generated meshes and runs (default
 #                      /tmp/modalloco-bench); never inside the repository
 #   BENCH_SKIP_KOALA=1 skip the koala stress row (its precompute alone takes about a minute)
@@ -46,7 +49,7 @@ fi
 BIN=$BUILD/modalloco
 GENS=${BENCH_GENERATIONS:-200}
 THREADS=${BENCH_THREADS:-0}
-MESHES=${BENCH_MESHES:-/work/shared/meshes}
+MESHES=${BENCH_MESHES:-}
 TMP=${BENCH_TMP:-/tmp/modalloco-bench}
 PARTS=${BENCH_PARTS:-"table indep threads"}
 export OPENBLAS_NUM_THREADS=1
@@ -59,24 +62,38 @@ mesh_path() { # name -> path (generated or unpacked into $TMP when needed)
     case $1 in
     critter) echo "$ROOT/data/critter.mesh" ;;
     cat | spot | penguin)
-        if [ -f "$MESHES/$1/$1.ele" ]; then echo "$MESHES/$1/$1.ele"; else echo "$ROOT/data/critter.mesh"; fi ;;
+        if [ -n "$MESHES" ] && [ -f "$MESHES/$1/$1.ele" ]; then echo "$MESHES/$1/$1.ele"
+        elif [ -f "$ROOT/data/$1.off.gz" ]; then echo "$ROOT/data/$1.off.gz"
+        else echo "$ROOT/data/critter.mesh"; fi ;;
     spot_mid | spot_fine)
         local a=1.2e-5; [ "$1" = spot_fine ] && a=8e-6
-        if [ ! -f "$MESHES/spot/spot.off" ]; then echo "$ROOT/data/critter.mesh"; return; fi
         if [ ! -f "$TMP/$1.1.ele" ]; then
-            cp "$MESHES/spot/spot.off" "$TMP/$1.off"
+            if [ -n "$MESHES" ] && [ -f "$MESHES/spot/spot.off" ]; then cp "$MESHES/spot/spot.off" "$TMP/$1.off"
+            elif [ -f "$ROOT/data/spot.off.gz" ]; then gunzip -c "$ROOT/data/spot.off.gz" > "$TMP/$1.off"
+            else echo "$ROOT/data/critter.mesh"; return; fi
             (cd "$TMP" && tetgen -pYq1.414a$a -zQ "$1.off" > /dev/null)
         fi
         echo "$TMP/$1.1.ele" ;;
     koala)
-        if [ ! -f "$MESHES/koala/koala.ele.gz" ]; then echo ""; return; fi
+        if [ -z "$MESHES" ] || [ ! -f "$MESHES/koala/koala.ele.gz" ]; then echo ""; return; fi
         for f in node ele face; do
             [ -f "$TMP/koala.$f" ] || gunzip -c "$MESHES/koala/koala.$f.gz" > "$TMP/koala.$f"
         done
         echo "$TMP/koala.ele" ;;
     esac
 }
-tets() { head -1 "${1%.ele}.ele" 2>/dev/null | awk '{print $1}'; }
+verts() { # same for the vertex count
+    case $1 in
+    *.ele) head -1 "${1%.ele}.node" | awk '{print $1}' ;;
+    *) "$BIN" info "$1" 2>/dev/null | awk '$1 == "vertices" {print $2}' ;;
+    esac
+}
+tets() { # a TetGen file's header, else what `info` says (a surface is tetrahedralized first)
+    case $1 in
+    *.ele) head -1 "$1" | awk '{print $1}' ;;
+    *) "$BIN" info "$1" 2>/dev/null | awk '$1 == "tets" {print $2}' ;;
+    esac
+}
 
 # ---- one optimize run -> "precompute gen_s rollouts_per_s per_step_us total_s rss_mb J" ----
 run_opt() { # tag mesh m k w cp ns steps threads
@@ -138,7 +155,7 @@ if [[ " $PARTS " == *" indep "* ]]; then
         mesh=$(mesh_path "$mname")
         line=$("$BUILD/bench_sim" 5 --mesh "$mesh" --config 5,3,10,20 | tail -1)
         read -r us cpu sub <<< "$(echo "$line" | awk '{print $(NF-2), $(NF-1), $NF}')"
-        nv=$(head -1 "${mesh%.ele}.node" | awk '{print $1}')
+        nv=$(verts "$mesh")
         [ -z "$base_t" ] && base_t=$sub && base_n=$nv
         nl=$(awk -v n="$nv" -v b="$base_n" -v t="$sub" -v t0="$base_t" \
             'BEGIN { printf "%.2f (time x%.2f)", (n * log(n)) / (b * log(b)), t / t0 }')

@@ -17,7 +17,8 @@
 # its displacement beside the reduced one.
 #
 # Environment:
-#   BENCH_MESHES       directory of the shared meshes (default /work/shared/meshes)
+#   BENCH_MESHES       optional directory of pre-tetrahedralized meshes (NAME/NAME.node);
+#                      default: the surfaces bundled in data/ (NAME.off.gz)
 #   BENCH_TMP          scratch directory (default /tmp/modalloco-credible); outside the repo
 #   BENCH_GENERATIONS  generations (default 200, the paper's)
 #   BENCH_SEEDS        seeds (default "1 2 3")
@@ -33,7 +34,11 @@ if [ -z "$BUILD" ]; then
 fi
 [ -n "$BUILD" ] && [ -x "$BUILD/modalloco" ] || { echo "bench_credible.sh: no built modalloco" >&2; exit 2; }
 BIN=$BUILD/modalloco
-MESHES=${BENCH_MESHES:-/work/shared/meshes}
+MESHES=${BENCH_MESHES:-}
+mesh_of() { # name -> the mesh file of that character
+    if [ -n "$MESHES" ] && [ -f "$MESHES/$1/$1.node" ]; then echo "$MESHES/$1/$1.node"
+    else echo "$ROOT/data/$1.off.gz"; fi
+}
 TMP=${BENCH_TMP:-/tmp/modalloco-credible}
 GENS=${BENCH_GENERATIONS:-200}
 SEEDS=${BENCH_SEEDS:-"1 2 3"}
@@ -46,10 +51,10 @@ command -v python3 >/dev/null || { echo "bench_credible.sh: needs python3" >&2; 
 
 row_args() { # row -> example, paper seconds, extra --set arguments
     case $1 in
-    cat) echo "$ROOT/examples/table1_bat.json 900 --set mesh.path=$MESHES/cat/cat.node" ;;
-    spot) echo "$ROOT/examples/table1_couch.json 984 --set mesh.path=$MESHES/spot/spot.node --set objective.direction=[0,0,-1]" ;;
-    blub) echo "$ROOT/examples/table1_treefrog.json 1280 --set mesh.path=$MESHES/blub/blub.node" ;;
-    penguin) echo "$ROOT/examples/table1_bat.json 900 --set mesh.path=$MESHES/penguin/penguin.node" ;;
+    cat) echo "$ROOT/examples/table1_bat.json 900 --set mesh.path=$(mesh_of cat)" ;;
+    spot) echo "$ROOT/examples/table1_couch.json 984 --set mesh.path=$(mesh_of spot) --set objective.direction=[0,0,-1]" ;;
+    blub) echo "$ROOT/examples/table1_treefrog.json 1280 --set mesh.path=$(mesh_of blub)" ;;
+    penguin) echo "$ROOT/examples/table1_bat.json 900 --set mesh.path=$(mesh_of penguin)" ;;
     demo) echo "$ROOT/examples/quadruped_demo.json 0" ;;
     *) echo "bench_credible.sh: unknown row $1" >&2; exit 2 ;;
     esac

@@ -3,7 +3,7 @@
 # Packages already present are skipped, so this is quick on a prepared machine.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config gfortran libsuitesparse-dev liblapacke-dev
-      libopenblas-dev libarpack2-dev libcjson-dev libcmocka-dev tetgen
+      libopenblas-dev libarpack2-dev libcjson-dev libcmocka-dev zlib1g-dev tetgen
       libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do

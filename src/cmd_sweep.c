@@ -14,8 +14,10 @@
  *              "options": ["--time=02:00:00", ...]}}        (optional; for --slurm)
  * Runs: every grid point × every list entry × every seed, in that nesting (the grid's first
  * key varies slowest, seeds fastest); run i goes to ROOT/run_%04d. Its --set overrides are, in
- * order: args, the grid values, the list entry's values, cmaes.seed. Paths (base, mesh.path)
- * are taken relative to the working directory, like everywhere else in modalloco.
+ * order: args, the grid values, the list entry's values, cmaes.seed. Paths in the sweep file
+ * (base, mesh.path in an inline base or a --set) are taken relative to the working directory,
+ * like command-line paths; a base configuration file resolves its own mesh.path relative to
+ * itself (mlc_config_load_file).
  *
  * Files in ROOT: sweep.json (the sweep as read), runs.csv (run, dir, seed and one column per
  * swept key), manifest.tsv (line i+1: the arguments of run i's `modalloco optimize`, tab

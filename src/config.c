@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- The key table ---------------------------------------------------------------------- */
 #define FIELD(f) .offset = offsetof(mlc_config, f)
@@ -1027,6 +1028,38 @@ static mlc_status syntax_error(const char *path, const char *text, size_t len, s
                     near);
 }
 
+/* A relative mesh.path written in a configuration file is looked up next to the configuration
+ * first, so a config and its mesh travel together and run from any directory
+ * (examples/table1_bat.json says "../data/cat.off.gz"), the way #include resolves. It becomes
+ * DIR/PATH, DIR being the config's directory as given, so the result is again relative to the
+ * working directory like every other path. When nothing is there the path stays relative to
+ * the working directory: that is how the configurations modalloco writes (config.json, the
+ * "config" of a params.json) record it, and how earlier versions read it, so both keep
+ * working (`--resume DIR` loads DIR/config.json). Paths from the command line (--set, a mesh
+ * argument) are never rewritten. */
+static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const char *path,
+                                    mlc_err *err) {
+    const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(root, "mesh");
+    const cJSON *mp = mesh ? cJSON_GetObjectItemCaseSensitive(mesh, "path") : NULL;
+    if (!cJSON_IsString(mp) || !mp->valuestring[0] || mp->valuestring[0] == '/') return MLC_OK;
+    const char *slash = strrchr(path, '/');
+    if (!slash) return MLC_OK; /* the config is in the working directory */
+    int dir_len = (int)(slash - path) + 1; /* keep the slash ("/x.json" -> "/") */
+    char joined[sizeof cfg->mesh.path];
+    int n = snprintf(joined, sizeof joined, "%.*s%s", dir_len, path, mp->valuestring);
+    if (n < 0 || (size_t)n >= sizeof joined)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: mesh.path taken relative to the configuration's directory is "
+                        "longer than %zu bytes; give a shorter or absolute path",
+                        path, sizeof joined - 1);
+    /* A TetGen stem ("body.1") names body.1.node. */
+    char node[sizeof joined + 8];
+    snprintf(node, sizeof node, "%s.node", joined);
+    if (access(joined, F_OK) == 0 || access(node, F_OK) == 0)
+        memcpy(cfg->mesh.path, joined, (size_t)n + 1);
+    return MLC_OK;
+}
+
 mlc_status mlc_config_load_file(mlc_config *cfg, const char *path, mlc_err *err) {
     char *text = NULL;
     size_t len = 0;
@@ -1043,6 +1076,7 @@ mlc_status mlc_config_load_file(mlc_config *cfg, const char *path, mlc_err *err)
         s = syntax_error(path, text, len, pos, err);
     } else {
         s = mlc_config_apply_json(cfg, root, path, err);
+        if (s == MLC_OK) s = resolve_mesh_path(cfg, root, path, err);
         cJSON_Delete(root);
     }
     mlc_free(text);

@@ -13,8 +13,10 @@
 #define MLC__MAX_FILE_BYTES ((size_t)4 << 30)
 
 /* Read the whole file into a fresh buffer (*buf, NUL-terminated, *size bytes without the NUL,
- * owned, mlc_free). MLC_EIO with strerror when it cannot be opened or read, MLC_EINVAL when it
- * is larger than 4 GiB or not a regular file. */
+ * owned, mlc_free). A name ending in ".gz" is decompressed (gzip.h) and the buffer holds the
+ * decompressed bytes. MLC_EIO with strerror when it cannot be opened or read, MLC_EINVAL when
+ * it (or its decompressed content) is larger than 4 GiB or not a regular file, MLC_EPARSE for
+ * a damaged .gz. */
 mlc_status mlc__file_load(const char *path, char **buf, size_t *size, mlc_err *err);
 
 /* Tokenizer over [p, end). Tokens are runs of non-whitespace bytes; `comment` (e.g. '#', or 0

@@ -10,6 +10,8 @@
  * "path:line: expected ..." (or a byte offset inside binary data). */
 #include "mesh_internal.h"
 
+#include "modalloco/gzip.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,9 @@
 
 /* ---- Whole-file loading ----------------------------------------------------------------- */
 mlc_status mlc__file_load(const char *path, char **buf, size_t *size, mlc_err *err) {
+    /* Every reader loads through here, so NAME.EXT.gz works for every format. */
+    if (mlc_gz_name(path))
+        return mlc_gz_read_all(path, MLC__MAX_FILE_BYTES, "simplify the mesh", buf, size, err);
     return mlc_file_read_all(path, MLC__MAX_FILE_BYTES, "simplify the mesh", buf, size, err);
 }
 
@@ -860,22 +865,30 @@ static int file_exists(const char *p) {
     return stat(p, &st) == 0;
 }
 
-/* Build stem + ext into a fresh string (mlc_free). */
-static char *join(const char *stem, size_t stem_len, const char *ext) {
-    size_t el = strlen(ext);
-    char *s = mlc_malloc(stem_len + el + 1);
-    if (!s) return NULL;
-    memcpy(s, stem, stem_len);
-    memcpy(s + stem_len, ext, el + 1);
-    return s;
+/* The file of a TetGen pair: stem + ext, compressed like the file the user named (gz) when
+ * that exists, else the other way (foo.ele.gz finds foo.node.gz, or foo.node if only that is
+ * there). Fresh string (mlc_free); NULL when out of memory. */
+static char *tetgen_partner(const char *stem, size_t stem_len, const char *ext, int gz) {
+    size_t n = stem_len + strlen(ext);
+    char *t = mlc_malloc(n + 4);
+    if (!t) return NULL;
+    memcpy(t, stem, stem_len);
+    memcpy(t + stem_len, ext, n - stem_len);
+    memcpy(t + n, ".gz", 4); /* t is the compressed name; t[n] = 0 makes it the plain one */
+    if (!gz) t[n] = '\0';
+    if (!file_exists(t)) {
+        char keep = t[n];
+        t[n] = gz ? '\0' : '.';
+        if (!file_exists(t)) t[n] = keep;
+    }
+    return t;
 }
 
-static mlc_status read_tetgen_path(const char *path, const char *ext, mlc_mesh *m, mlc_err *err) {
-    size_t len = strlen(path), stem_len = ext ? (size_t)(ext - path) : len;
+static mlc_status read_tetgen_path(const char *path, size_t stem_len, int upper, int gz,
+                                   mlc_mesh *m, mlc_err *err) {
     /* Keep the case of the given extension for its partner (CUBE.NODE -> CUBE.ELE). */
-    int upper = ext && isupper((unsigned char)ext[1]);
-    char *node = join(path, stem_len, upper ? ".NODE" : ".node");
-    char *ele = join(path, stem_len, upper ? ".ELE" : ".ele");
+    char *node = tetgen_partner(path, stem_len, upper ? ".NODE" : ".node", gz);
+    char *ele = tetgen_partner(path, stem_len, upper ? ".ELE" : ".ele", gz);
     mlc_status st;
     if (!node || !ele)
         st = mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
@@ -893,20 +906,28 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
     memset(mesh, 0, sizeof *mesh);
     if (!path || !*path) return mlc_errf(err, MLC_EINVAL, "no mesh path given");
 
-    const char *slash = strrchr(path, '/');
-    const char *ext = strrchr(slash ? slash + 1 : path, '.');
+    /* The format is the extension before a final ".gz" (cube.off.gz is an OFF file). */
+    int gz = mlc_gz_name(path);
+    size_t name_len = strlen(path) - (gz ? 3 : 0);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *ext = NULL;
+    for (const char *q = base; q < path + name_len; q++)
+        if (*q == '.') ext = q;
+    size_t ext_len = ext ? (size_t)(path + name_len - ext) - 1 : 0;
     char lower[8] = "";
-    if (ext && strlen(ext + 1) < sizeof lower) {
-        for (size_t i = 0; ext[1 + i]; i++)
+    if (ext && ext_len < sizeof lower) {
+        for (size_t i = 0; i < ext_len; i++)
             lower[i] = (char)tolower((unsigned char)ext[1 + i]);
-        lower[strlen(ext + 1)] = '\0';
+        lower[ext_len] = '\0';
     }
     mlc_status st;
     char *buf = NULL;
     size_t size = 0;
     if (!strcmp(lower, "node") || !strcmp(lower, "ele")) {
         snprintf(report->format, sizeof report->format, "tetgen");
-        st = read_tetgen_path(path, ext, mesh, err);
+        st = read_tetgen_path(path, (size_t)(ext - path), isupper((unsigned char)ext[1]), gz,
+                              mesh, err);
     } else if (!strcmp(lower, "mesh") || !strcmp(lower, "msh")) {
         st = mlc__file_load(path, &buf, &size, err);
         if (st == MLC_OK && lower[1] == 'e') {
@@ -922,18 +943,23 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
         report->tetrahedralized = 1;
         st = mlc__surface_read(path, lower, mesh, report, err);
     } else {
-        /* A TetGen stem such as "cube.1" names cube.1.node + cube.1.ele. */
-        char *node = join(path, strlen(path), ".node");
-        if (!node) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-        int stem = file_exists(node);
+        /* A TetGen stem such as "cube.1" names cube.1.node + cube.1.ele (or their .gz). */
+        char *node = gz ? NULL : tetgen_partner(path, strlen(path), ".node", 0);
+        int stem = node && file_exists(node);
         mlc_free(node);
+        if (!stem && gz && !ext)
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: a compressed file needs the format's extension before .gz "
+                            "(e.g. body.off.gz); supported: %s",
+                            path, supported);
         if (!stem)
             return mlc_errf(err, MLC_EINVAL,
-                            "%s: unknown mesh file extension '%s'; supported: "
-                            "%s",
-                            path, ext ? ext : "(none)", supported);
+                            "%s: unknown mesh file extension '%.*s%s'; supported: "
+                            "%s, each also compressed as NAME.EXT.gz",
+                            path, ext ? (int)ext_len + 1 : 6, ext ? ext : "(none)",
+                            gz ? ".gz" : "", supported);
         snprintf(report->format, sizeof report->format, "tetgen");
-        st = read_tetgen_path(path, NULL, mesh, err);
+        st = read_tetgen_path(path, strlen(path), 0, 0, mesh, err);
     }
     if (st == MLC_OK) st = mlc_mesh_finalize(mesh, path, report, err);
     if (st != MLC_OK) mlc_mesh_free(mesh);

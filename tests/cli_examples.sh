@@ -1,21 +1,58 @@
 #!/usr/bin/env bash
 # cli_examples.sh BIN SRCDIR: every example configuration still loads and runs, with its
-# budget cut to one short generation (so none of them rots). Table 1 examples run on the
-# bundled sample mesh here; their comments name the mesh to use for the real experiment.
+# budget cut to one short generation (so none of them rots), on the mesh it names: the
+# Table 1 examples name bundled characters in data/ by paths relative to the example file, so
+# they must run from a clean checkout, from any directory, without any file outside the tree.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 cd "$SRC" || exit 1
+ROOT=$(pwd -P)
+short=(--quiet --set cmaes.generations=1 --set cmaes.population=4 --set sim.steps=20)
+# inside_tree DIR: the mesh the run in DIR read (its config.json) is in the source tree.
+inside_tree() {
+  local p
+  p=$(sed -n 's/^[[:space:]]*"path":[[:space:]]*"\(.*\)",\{0,1\}$/\1/p' "$1/config.json" | head -1)
+  [ -z "$p" ] && return 0 # the bundled sample mesh
+  p=$(realpath -e "$p" 2>/dev/null) || return 1
+  case "$p" in "$ROOT"/*) return 0 ;; *) return 1 ;; esac
+}
 n=0
 for f in examples/*.json; do
   case "$f" in examples/sweep*.json) continue ;; esac
   n=$((n + 1))
-  grep -q '"comment"' "$f" || { echo "FAIL: $f has no comment block"; fails=$((fails + 1)); }
-  if opt_ok "$BIN" optimize "$f" --out "$T/$(basename "$f" .json)" --quiet \
-       --set cmaes.generations=1 --set cmaes.population=4 --set sim.steps=20 >/dev/null 2>"$T/err"; then
-    [ -s "$T/$(basename "$f" .json)/params.json" ] && echo "ok: $f" \
-      || { echo "FAIL: $f wrote no params.json"; fails=$((fails + 1)); }
+  out=$T/$(basename "$f" .json)
+  grep -q '"comment"' "$f" || fail "$f has no comment block"
+  grep -q 'shared/' "$f" && fail "$f refers to a folder outside the repository"
+  if opt_ok "$BIN" optimize "$f" --out "$out" "${short[@]}" >/dev/null 2>"$T/err"; then
+    if [ ! -s "$out/params.json" ]; then fail "$f wrote no params.json"
+    elif ! inside_tree "$out"; then fail "$f read a mesh outside the source tree"
+    else ok "$f"; fi
   else
-    echo "FAIL: $f"; sed 's/^/  /' "$T/err" | head -3; fails=$((fails + 1))
+    fail "$f"; sed 's/^/  /' "$T/err" | head -3
   fi
 done
-[ "$n" -ge 17 ] || { echo "FAIL: expected at least 17 examples, found $n"; fails=$((fails + 1)); }
+[ "$n" -ge 17 ] || fail "expected at least 17 examples, found $n"
+grep -q '"path": "../data/' examples/table1_bat.json || fail "table1_bat.json names no bundled mesh"
+
+# A relative mesh.path in a config is relative to the config's directory, not to the working
+# directory: the same example from a scratch directory reads the same mesh (same checksum).
+mkdir -p "$T/elsewhere" && cd "$T/elsewhere" || exit 1
+rel=$(realpath --relative-to=. "$SRC/examples/table1_bearded_dragon.json")
+if opt_ok "$BIN" optimize "$rel" --out run "${short[@]}" >/dev/null 2>"$T/err" &&
+   [ "$(grep -m1 '"checksum"' run/params.json)" = \
+     "$(grep -m1 '"checksum"' "$T/table1_bearded_dragon/params.json")" ]; then
+  ok "an example run from another directory reads its bundled mesh"
+else
+  fail "an example run from another directory"; sed 's/^/  /' "$T/err" | head -3
+fi
+# --set mesh.path stays relative to the working directory.
+cp "$SRC/data/quadruped.mesh" here.mesh
+check "--set mesh.path is relative to the working directory" 0 \
+  "$BIN" optimize "$rel" --set mesh.path=here.mesh --out run2 "${short[@]}"
+grep -q '"path":[[:space:]]*"here.mesh"' run2/config.json || fail "--set mesh.path was rewritten"
+cd "$SRC" || exit 1
+
+# Sweeps: list the runs only (a sweep is many optimize runs).
+for f in examples/sweep*.json; do
+  check "$f lists its runs" 0 "$BIN" sweep "$f" --dry-run --out "$T/sweep"
+done
 finish

@@ -8,6 +8,12 @@ P=$T/prefix
 [ -x "$P/bin/modalloco" ] || fail "bin/modalloco not installed"
 [ -s "$P/share/modalloco/data/quadruped.mesh" ] || fail "sample mesh not installed"
 [ -s "$P/share/modalloco/examples/table1_bat.json" ] || fail "examples not installed"
+# The examples name the bundled characters relative to themselves; the layout keeps that.
+for f in "$P"/share/modalloco/examples/*.json; do
+  m=$(sed -n 's/.*"mesh": {"path": "\([^"]*\)"}.*/\1/p' "$f")
+  [ -z "$m" ] || [ -s "$(dirname "$f")/$m" ] || fail "$(basename "$f"): $m not installed"
+done
+grep -q "CC BY 4.0" "$P/share/modalloco/data/README.md" || fail "data/README.md (licenses) not installed"
 MAN=$(find "$P" -name modalloco.1 | head -1)
 [ -n "$MAN" ] || fail "man page not installed"
 if [ -n "$MAN" ]; then

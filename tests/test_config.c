@@ -182,6 +182,38 @@ static void make_unusual(mlc_config *c) {
     assert_int_equal(mlc_config_validate(c, &err), MLC_OK);
 }
 
+/* A relative mesh.path in a config file names a file next to the config when one is there,
+ * else stays relative to the working directory (how config.json records it). */
+static void mesh_path_should_be_found_next_to_the_config(void **state) {
+    (void)state;
+    char dir[] = "/tmp/mlc-test-config-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cfgp[128], meshp[128];
+    snprintf(cfgp, sizeof cfgp, "%s/run.json", dir);
+    snprintf(meshp, sizeof meshp, "%s/body.off", dir);
+    FILE *f = fopen(cfgp, "w");
+    assert_non_null(f);
+    fputs("{\"mesh\": {\"path\": \"body.off\"}}\n", f);
+    fclose(f);
+    mlc_config c;
+    mlc_err err;
+    mlc_config_defaults(&c);
+    assert_int_equal(mlc_config_load_file(&c, cfgp, &err), MLC_OK);
+    assert_string_equal(c.mesh.path, "body.off"); /* nothing next to it: unchanged */
+    f = fopen(meshp, "w");
+    assert_non_null(f);
+    fclose(f);
+    mlc_config_defaults(&c);
+    assert_int_equal(mlc_config_load_file(&c, cfgp, &err), MLC_OK);
+    assert_string_equal(c.mesh.path, meshp);
+    /* --set is relative to the working directory, never rewritten. */
+    assert_int_equal(mlc_config_set(&c, "mesh.path=body.off", &err), MLC_OK);
+    assert_string_equal(c.mesh.path, "body.off");
+    unlink(meshp);
+    unlink(cfgp);
+    rmdir(dir);
+}
+
 static void json_round_trip_should_reproduce_the_struct(void **state) {
     (void)state;
     for (int variant = 0; variant < 2; variant++) {
@@ -688,6 +720,7 @@ int main(void) {
         cmocka_unit_test(defaults_should_match_interface_table),
         cmocka_unit_test(key_table_defaults_should_agree_with_defaults),
         cmocka_unit_test(json_round_trip_should_reproduce_the_struct),
+        cmocka_unit_test(mesh_path_should_be_found_next_to_the_config),
         cmocka_unit_test(set_should_parse_each_type),
         cmocka_unit_test(unknown_keys_should_suggest_the_closest),
         cmocka_unit_test(mesh_up_should_take_names_and_vectors),

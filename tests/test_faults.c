@@ -94,11 +94,11 @@ static void mesh_formats_should_fail_cleanly_at_every_allocation(void **state) {
         "fuzz_mesh_gmsh/cube5_v22_bin.msh", "fuzz_mesh_gmsh/cube5_v41.msh",
         "fuzz_mesh_off/quads.off",          "fuzz_mesh_obj/cube.obj",
         "fuzz_mesh_stl/cube_ascii.stl",     "fuzz_mesh_stl/cube_bin.stl",
-        "fuzz_mesh_ply/cube.ply"};
+        "fuzz_mesh_ply/cube.ply",          "fuzz_mesh_gz/cube5.mesh.gz"};
     int tg = have_tetgen();
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         const char *ext = strrchr(seeds[i], '.');
-        int surface = strcmp(ext, ".mesh") && strcmp(ext, ".msh");
+        int surface = strcmp(ext, ".mesh") && strcmp(ext, ".msh") && strcmp(ext, ".gz");
         if (surface && !tg) {
             printf("# skipping %s: tetgen not installed\n", seeds[i]);
             continue;

@@ -5,10 +5,13 @@
  * line) without leaks or crashes, including every truncation of a valid file. */
 #include "test_util.h"
 
+#include "modalloco/gzip.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char tmpdir[512];
 
@@ -590,6 +593,172 @@ static void truncated_files_should_fail_with_a_location(void **state) {
                  "mesh_trunc.stl:byte 0: expected an STL file");
 }
 
+/* ---- Compressed input ------------------------------------------------------------------- */
+/* Write `src` gzip-compressed as tmpdir/name (with zlib's own writer, as gzip(1) would). */
+static const char *gzip_file(const char *src, const char *name) {
+    size_t n;
+    char *data = slurp(src, &n);
+    const char *p = tpath(name);
+    gzFile g = gzopen(p, "wb9");
+    assert_non_null(g);
+    assert_int_equal(gzwrite(g, data, (unsigned)n), (int)n);
+    assert_int_equal(gzclose(g), Z_OK);
+    free(data);
+    return p;
+}
+
+static uint64_t checksum_of(const char *path, char *format) {
+    mlc_mesh m = {0};
+    mlc_mesh_report r;
+    read_ok(path, &m, &r);
+    if (format) snprintf(format, sizeof r.format, "%s", r.format);
+    uint64_t c = mlc_mesh_checksum(&m);
+    mlc_mesh_free(&m);
+    return c;
+}
+
+/* Same mesh (checksum) and format whether a file is read plain or as NAME.EXT.gz. */
+static void expect_same_as_gz(const char *plain, const char *gz) {
+    char f1[32], f2[32];
+    uint64_t a = checksum_of(plain, f1), b = checksum_of(gz, f2);
+    if (a != b) fail_msg("%s and %s differ: %016llx vs %016llx", plain, gz,
+                         (unsigned long long)a, (unsigned long long)b);
+    assert_string_equal(f1, f2);
+}
+
+/* Compress the file just written at `plain` as tmpdir/gz_name and compare the two. */
+static void plain_and_gz(const char *plain, const char *gz_name) {
+    expect_same_as_gz(plain, gzip_file(plain, gz_name));
+}
+
+static void gz_input_should_equal_plain_input(void **state) {
+    (void)state;
+    long live = mlc_alloc_live();
+    mlc_mesh box = {0};
+    test_box_mesh(2, 3, 2, 0.5, &box);
+    plain_and_gz(write_medit("gz_box.mesh", &box), "gz_box.mesh.gz");
+    plain_and_gz(write_msh2("gz_box2.msh", &box), "gz_box2.msh.gz");
+    plain_and_gz(write_msh2_binary("gz_box2b.msh", &box), "gz_box2b.msh.gz");
+    plain_and_gz(write_msh4("gz_box4.msh", &box), "gz_box4.msh.gz");
+    /* TetGen: either file of the pair names both; each finds its compressed partner. */
+    write_tetgen("gz_box", &box, 1);
+    gzip_file(tpath("gz_box.node"), "gzt.node.gz");
+    gzip_file(tpath("gz_box.ele"), "gzt.ele.gz");
+    expect_same_as_gz(tpath("gz_box.ele"), tpath("gzt.ele.gz"));
+    expect_same_as_gz(tpath("gz_box.node"), tpath("gzt.node.gz"));
+    /* ... or the plain one when only that is there. */
+    gzip_file(tpath("gz_box.ele"), "gz_box.ele.gz");
+    expect_same_as_gz(tpath("gz_box.ele"), tpath("gz_box.ele.gz"));
+    mlc_mesh_free(&box);
+    /* The committed test meshes. */
+    const char *files[] = {"mesh_cube5.mesh", "mesh_cube5.msh", "mesh_cube5.ele"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char p[1024], name[64];
+        snprintf(p, sizeof p, "%s/%s", MLC_TEST_DATA, files[i]);
+        snprintf(name, sizeof name, "%s.gz", files[i]);
+        if (i == 2) {
+            char q[1024];
+            snprintf(q, sizeof q, "%s/mesh_cube5.node", MLC_TEST_DATA);
+            gzip_file(q, "mesh_cube5.node.gz");
+        }
+        expect_same_as_gz(p, gzip_file(p, name));
+    }
+    if (!tetgen_available()) {
+        skip();
+        return;
+    }
+    /* Surfaces: the .gz is decompressed before parsing, tetgen sees the same surface. */
+    plain_and_gz(write_cube_off("gz_cube.off", 0), "gz_cube.off.gz");
+    plain_and_gz(write_cube_obj("gz_cube.obj"), "gz_cube.obj.gz");
+    plain_and_gz(write_cube_stl_ascii("gz_cube.stl"), "gz_cube.stl.gz");
+    plain_and_gz(write_cube_stl_binary("gz_cubeb.stl"), "gz_cubeb.STL.GZ");
+    plain_and_gz(write_cube_ply("gz_cube.ply"), "gz_cube.ply.gz");
+    assert_int_equal(mlc_alloc_live(), live);
+}
+
+/* A damaged .gz is refused with a message naming the file and saying what is wrong; every
+ * truncation of a valid one is refused too (never parsed as a shorter mesh). */
+static void damaged_gz_should_be_refused_cleanly(void **state) {
+    (void)state;
+    long live = mlc_alloc_live();
+    mlc_mesh box = {0};
+    test_box_mesh(1, 1, 2, 1.0, &box);
+    size_t n;
+    char *gz = slurp(gzip_file(write_medit("dmg.mesh", &box), "dmg.mesh.gz"), &n);
+    mlc_mesh_free(&box);
+    for (size_t len = 0; len < n; len++) {
+        const char *p = write_bytes("cut.mesh.gz", gz, len);
+        mlc_mesh m = {0};
+        mlc_err err = {0};
+        mlc_status s = mlc_mesh_read(p, &m, NULL, &err);
+        if (s != MLC_EPARSE) fail_msg("cut.mesh.gz of %zu/%zu bytes: status %d (%s)", len, n, s, err.msg);
+        assert_non_null(strstr(err.msg, "cut.mesh.gz"));
+        if (len >= 10) assert_non_null(strstr(err.msg, "truncated gzip file"));
+        mlc_mesh_free(&m);
+    }
+    /* A flipped byte in the deflate data or in the CRC. */
+    gz[n / 2] ^= 0x55;
+    expect_error(write_bytes("flip.mesh.gz", gz, n), MLC_EPARSE, "flip.mesh.gz: corrupt gzip data");
+    gz[n / 2] ^= 0x55;
+    gz[n - 6] ^= 0x01;
+    expect_error(write_bytes("crc.mesh.gz", gz, n), MLC_EPARSE, "crc.mesh.gz: corrupt gzip data");
+    gz[n - 6] ^= 0x01;
+    /* Garbage after the stream; a plain file named .gz; a name with no format before .gz. */
+    char *more = malloc(n + 4);
+    memcpy(more, gz, n);
+    memcpy(more + n, "junk", 4);
+    expect_error(write_bytes("junk.mesh.gz", more, n + 4), MLC_EPARSE, "data after the end");
+    free(more);
+    expect_error(write_text("plain.mesh.gz", "MeshVersionFormatted 1\n"), MLC_EPARSE,
+                 "plain.mesh.gz: not a gzip file");
+    expect_error(write_bytes("noformat.gz", gz, n), MLC_EINVAL, "extension before .gz");
+    free(gz);
+    /* A zlib stream (what compress2 writes) is not a gzip file. */
+    enum { ZEROS = 1 << 12 };
+    char *zeros = calloc(ZEROS, 1);
+    uLongf cap = compressBound(ZEROS);
+    unsigned char *z = malloc(cap);
+    assert_int_equal(compress2(z, &cap, (const Bytef *)zeros, ZEROS, 9), Z_OK);
+    free(zeros);
+    char *out = NULL;
+    size_t size = 0;
+    mlc_err err = {0};
+    assert_int_equal(mlc_gz_inflate("z.gz", z, cap, 1 << 20, NULL, &out, &size, &err),
+                     MLC_EPARSE);
+    assert_non_null(strstr(err.msg, "not a gzip file"));
+    free(z);
+    assert_int_equal(mlc_alloc_live(), live);
+}
+
+/* A small file that decompresses to more than the limit (a "zip bomb") stops there instead of
+ * allocating it all. */
+static void gz_output_should_stop_at_the_limit(void **state) {
+    (void)state;
+    long live = mlc_alloc_live();
+    enum { N = 1 << 20 };
+    char *zeros = calloc(N, 1);
+    const char *p = tpath("zeros.gz");
+    gzFile g = gzopen(p, "wb9");
+    assert_non_null(g);
+    assert_int_equal(gzwrite(g, zeros, N), N);
+    assert_int_equal(gzclose(g), Z_OK);
+    free(zeros);
+    size_t n;
+    char *gz = slurp(p, &n);
+    char *out = NULL;
+    size_t size = 0;
+    mlc_err err = {0};
+    assert_int_equal(mlc_gz_inflate(p, (unsigned char *)gz, n, N - 1, "test", &out, &size, &err),
+                     MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "decompresses to more than"));
+    assert_null(out);
+    assert_int_equal(mlc_gz_inflate(p, (unsigned char *)gz, n, N, "test", &out, &size, &err), MLC_OK);
+    assert_int_equal(size, N);
+    mlc_free(out);
+    free(gz);
+    assert_int_equal(mlc_alloc_live(), live);
+}
+
 static void malformed_numbers_should_name_line_and_token(void **state) {
     (void)state;
     expect_error(write_text("mesh_bad.node", "4 3 0 0\n0 0 0 0\n1 1.5.3 0 0\n2 0 1 0\n3 0 0 1\n"),
@@ -977,6 +1146,9 @@ int main(void) {
         cmocka_unit_test(failing_tetgen_should_report_its_log),
         cmocka_unit_test(mutated_files_should_fail_cleanly),
         cmocka_unit_test(allocation_failures_should_be_clean),
+        cmocka_unit_test(gz_input_should_equal_plain_input),
+        cmocka_unit_test(damaged_gz_should_be_refused_cleanly),
+        cmocka_unit_test(gz_output_should_stop_at_the_limit),
     };
     return cmocka_run_group_tests_name("mesh_read", tests, setup, teardown);
 }

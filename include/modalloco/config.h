@@ -228,6 +228,9 @@ void mlc_config_defaults(mlc_config *cfg);
 
 /* Read a JSON file and apply it on top of *cfg (see mlc_config_apply_json). Messages start
  * with `path`; malformed JSON is reported as "PATH:LINE:COL: malformed JSON near '...'".
+ * A relative mesh.path in a configuration (not in a params.json) that names an existing file
+ * next to the configuration becomes DIR/PATH ("examples/../data/cat.off.gz"); otherwise it
+ * stays relative to the working directory (as config.json records it, and as before).
  * Returns MLC_OK, MLC_EPARSE (malformed) or MLC_EINVAL (unreadable file, bad settings). */
 mlc_status mlc_config_load_file(mlc_config *cfg, const char *path, mlc_err *err);
 
