@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -597,6 +598,28 @@ static void log_tail(const char *log, char *out, size_t cap) {
     mlc_free(buf);
 }
 
+/* tetgen's own account of a failed run: the run is repeated without -Q and with unbuffered
+ * output (coreutils' stdbuf, when it is there: tetgen's stdio buffer is lost when it aborts,
+ * and with it the reason it printed), and the last lines of that log are returned in `out`
+ * (empty when nothing could be learned). */
+static void tetgen_reason(const char *prog, const char *off, const char *dir, const char *path,
+                          char *out, size_t cap) {
+    char vlog[TG_PATH], sb[TG_PATH];
+    out[0] = '\0';
+    if (snprintf(vlog, sizeof vlog, "%s/verbose.log", dir) >= (int)sizeof vlog) return;
+    char a_flags[] = "-pYq1.414", a_z[] = "-z", a_o[] = "-o0", a_e[] = "-e0";
+    char *progc = (char *)(uintptr_t)prog, *offc = (char *)(uintptr_t)off;
+    int ws = 0;
+    if (find_program("stdbuf", sb)) {
+        char *argv[] = {sb, a_o, a_e, progc, a_flags, a_z, offc, NULL};
+        if (run_program(sb, argv, vlog, &ws, path, NULL) != MLC_OK) return;
+    } else {
+        char *argv[] = {progc, a_flags, a_z, offc, NULL};
+        if (run_program(prog, argv, vlog, &ws, path, NULL) != MLC_OK) return;
+    }
+    log_tail(vlog, out, cap);
+}
+
 /* "!! Found K pairs of faces are intersecting." in a `tetgen -d` log; -1 when absent. */
 static long count_intersections(const char *log) {
     char *buf = NULL;
@@ -685,7 +708,7 @@ static mlc_status tetrahedralize(const surf *s, const char *path, mlc_mesh *m, m
         }
         goto done;
     }
-    char tail[512];
+    char tail[512], reason[512];
     log_tail(log, tail, sizeof tail);
     int sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
     int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
@@ -706,17 +729,15 @@ static mlc_status tetrahedralize(const surf *s, const char *path, mlc_mesh *m, m
                           path, k);
             goto done;
         }
-        st = mlc_errf(err, MLC_ETOOL,
-                      "%s: tetgen %s %d; the surface may be open, "
-                      "non-manifold or degenerate; last lines of its log: %s",
-                      path, sig ? "was killed by signal" : "aborted with exit status",
-                      sig ? sig : code, tail);
+        tetgen_reason(prog, off, dir, path, reason, sizeof reason);
+        st = mlc_errf(err, MLC_ETOOL, "%s: tetgen %s %d; tetgen says: %s", path,
+                      sig ? "was killed by signal" : "aborted with exit status", sig ? sig : code,
+                      reason[0] ? reason : tail);
         goto done;
     }
-    st = mlc_errf(err, MLC_ETOOL,
-                  "%s: tetgen failed with exit status %d; last lines of its log: "
-                  "%s",
-                  path, code, tail);
+    tetgen_reason(prog, off, dir, path, reason, sizeof reason);
+    st = mlc_errf(err, MLC_ETOOL, "%s: tetgen failed with exit status %d; tetgen says: %s", path,
+                  code, reason[0] ? reason : tail);
 done:
     remove_dir(dir);
     return st;

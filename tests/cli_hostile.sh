@@ -52,6 +52,14 @@ if [ $have_tetgen = 1 ]; then
     || fail "self-intersecting surface: exit $rc $(cat "$T/err")"
   MLC_TETGEN=/bin/false "$BIN" info "$D/cube ü.off" >/dev/null 2>&1
   [ $? -eq 1 ] && ok "tetgen exiting with an error: exit 1" || fail "MLC_TETGEN=/bin/false"
+  # A tetgen that explains itself and then aborts: its own reason reaches the user (the quiet
+  # first run says nothing; the unbuffered verbose rerun is quoted).
+  printf '#!/bin/sh\ncase "$*" in *-Q*) exit 1;; esac\necho "Delaunizing vertices."\necho "Error:  A facet is degenerate (vertex 7 repeats)."\nexit 1\n' > "$D/fake-tetgen"
+  chmod +x "$D/fake-tetgen"
+  MLC_TETGEN="$D/fake-tetgen" "$BIN" info "$D/cube ü.off" >/dev/null 2>"$T/err"
+  rc=$?
+  [ $rc -eq 1 ] && grep -q "tetgen says: .*A facet is degenerate (vertex 7 repeats)" "$T/err" \
+    && ok "tetgen's own reason is quoted" || fail "tetgen reason: exit $rc $(cat "$T/err")"
 fi
 left=$(find "$TMPDIR" -mindepth 1 | head -5)
 [ -z "$left" ] && ok "no leftovers in TMPDIR" || fail "leftovers in TMPDIR: $left"

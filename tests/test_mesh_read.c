@@ -1032,7 +1032,7 @@ static void failing_tetgen_should_report_its_log(void **state) {
     const char *p = write_cube_off("mesh_cube_fail.off", 0);
     setenv("MLC_TETGEN", tool, 1);
     expect_error(p, MLC_ETOOL,
-                 "tetgen failed with exit status 3; last lines of its log: "
+                 "tetgen failed with exit status 3; tetgen says: "
                  "Opening file. | Error:  A segment and a facet intersect.");
     unsetenv("MLC_TETGEN");
 }
