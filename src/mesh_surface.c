@@ -609,11 +609,12 @@ static void tetgen_reason(const char *prog, const char *off, const char *dir, co
     if (snprintf(vlog, sizeof vlog, "%s/verbose.log", dir) >= (int)sizeof vlog) return;
     char a_flags[] = "-pYq1.414", a_z[] = "-z", a_o[] = "-o0", a_e[] = "-e0";
     char *progc = (char *)(uintptr_t)prog, *offc = (char *)(uintptr_t)off;
-    int ws = 0;
+    int ws = 0, ran = 0;
     if (find_program("stdbuf", sb)) {
         char *argv[] = {sb, a_o, a_e, progc, a_flags, a_z, offc, NULL};
-        if (run_program(sb, argv, vlog, &ws, path, NULL) != MLC_OK) return;
-    } else {
+        ran = run_program(sb, argv, vlog, &ws, path, NULL) == MLC_OK;
+    }
+    if (!ran) { /* no stdbuf, or it could not be started: tetgen alone (buffered) */
         char *argv[] = {progc, a_flags, a_z, offc, NULL};
         if (run_program(prog, argv, vlog, &ws, path, NULL) != MLC_OK) return;
     }

@@ -54,7 +54,7 @@ if [ $have_tetgen = 1 ]; then
   [ $? -eq 1 ] && ok "tetgen exiting with an error: exit 1" || fail "MLC_TETGEN=/bin/false"
   # A tetgen that explains itself and then aborts: its own reason reaches the user (the quiet
   # first run says nothing; the unbuffered verbose rerun is quoted).
-  printf '#!/bin/sh\ncase "$*" in *-Q*) exit 1;; esac\necho "Delaunizing vertices."\necho "Error:  A facet is degenerate (vertex 7 repeats)."\nexit 1\n' > "$D/fake-tetgen"
+  printf '#!/bin/sh\nfor a; do [ "$a" = -Q ] && exit 1; done\necho "Delaunizing vertices."\necho "Error:  A facet is degenerate (vertex 7 repeats)."\nexit 1\n' > "$D/fake-tetgen"
   chmod +x "$D/fake-tetgen"
   MLC_TETGEN="$D/fake-tetgen" "$BIN" info "$D/cube ü.off" >/dev/null 2>"$T/err"
   rc=$?
