@@ -1,22 +1,22 @@
 /* base.c: statuses, error detail, counted allocation, monotonic clock, xoshiro256**, FNV-1a. */
 #include "modalloco/base.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
-#include <time.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *mlc_strerror(mlc_status s) {
     switch (s) {
-#define MLC_STATUS_CASE(name, value, text)                                                 \
-    case name:                                                                             \
+#define MLC_STATUS_CASE(name, value, text)                                                         \
+    case name:                                                                                     \
         return text;
         MLC_STATUS_MAP(MLC_STATUS_CASE)
 #undef MLC_STATUS_CASE
@@ -37,11 +37,15 @@ mlc_status mlc_errf(mlc_err *err, mlc_status code, const char *fmt, ...) {
 
 int mlc_exit_code(mlc_status s) {
     switch (s) {
-    case MLC_OK: return 0;
+    case MLC_OK:
+        return 0;
     case MLC_EINVAL:
-    case MLC_EPARSE: return 2;
-    case MLC_EINTR: return 130;
-    default: return 1;
+    case MLC_EPARSE:
+        return 2;
+    case MLC_EINTR:
+        return 130;
+    default:
+        return 1;
     }
 }
 
@@ -101,9 +105,15 @@ char *mlc_strdup(const char *s) {
     return d;
 }
 
-long mlc_alloc_live(void) { return atomic_load(&live_blocks); }
-long mlc_alloc_count(void) { return atomic_load(&total_allocs); }
-void mlc_alloc_fail_after(long n) { atomic_store(&fail_countdown, n > 0 ? n : 0); }
+long mlc_alloc_live(void) {
+    return atomic_load(&live_blocks);
+}
+long mlc_alloc_count(void) {
+    return atomic_load(&total_allocs);
+}
+void mlc_alloc_fail_after(long n) {
+    atomic_store(&fail_countdown, n > 0 ? n : 0);
+}
 
 /* ---- Files ---------------------------------------------------------------------------- */
 mlc_status mlc_file_read_all(const char *path, size_t max_bytes, const char *what, char **buf,
@@ -131,9 +141,10 @@ mlc_status mlc_file_read_all(const char *path, size_t max_bytes, const char *wha
             snprintf(lim, sizeof lim, "%zu MiB", max_bytes >> 20);
         else
             snprintf(lim, sizeof lim, "%zu bytes", max_bytes);
-        return mlc_errf(err, MLC_EINVAL, "%s: the file is %lld bytes; files larger than %s are "
-                        "not supported (%s)", path, (long long)st.st_size, lim,
-                        what ? what : "is it the right file?");
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: the file is %lld bytes; files larger than %s are "
+                        "not supported (%s)",
+                        path, (long long)st.st_size, lim, what ? what : "is it the right file?");
     }
     size_t n = (size_t)st.st_size;
     char *b = mlc_malloc(n + 1);
@@ -178,12 +189,15 @@ static uint64_t splitmix64(uint64_t *x) {
 
 void mlc_rng_seed(mlc_rng *rng, uint64_t seed) {
     uint64_t x = seed;
-    for (int i = 0; i < 4; i++) rng->s[i] = splitmix64(&x);
+    for (int i = 0; i < 4; i++)
+        rng->s[i] = splitmix64(&x);
     rng->has_spare = 0;
     rng->spare = 0.0;
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t mlc_rng_u64(mlc_rng *rng) {
     uint64_t *s = rng->s;
@@ -198,7 +212,9 @@ uint64_t mlc_rng_u64(mlc_rng *rng) {
     return result;
 }
 
-double mlc_rng_uniform(mlc_rng *rng) { return (double)(mlc_rng_u64(rng) >> 11) * 0x1.0p-53; }
+double mlc_rng_uniform(mlc_rng *rng) {
+    return (double)(mlc_rng_u64(rng) >> 11) * 0x1.0p-53;
+}
 
 double mlc_rng_normal(mlc_rng *rng) {
     if (rng->has_spare) {
@@ -219,7 +235,8 @@ int mlc_rng_below(mlc_rng *rng, int n) {
     uint64_t bound = (uint64_t)n;
     uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
     uint64_t x;
-    do x = mlc_rng_u64(rng);
+    do
+        x = mlc_rng_u64(rng);
     while (x >= limit);
     return (int)(x % bound);
 }

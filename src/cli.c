@@ -144,8 +144,7 @@ int mlc_cli_fail(mlc_status s, const mlc_err *err) {
 static int usage_error(const char *command, const char *fmt, const char *arg) {
     fprintf(stderr, "modalloco: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'modalloco %s%s--help'.\n", command ? command : "",
-            command ? " " : "");
+    fprintf(stderr, "\nTry 'modalloco %s%s--help'.\n", command ? command : "", command ? " " : "");
     return 2;
 }
 
@@ -231,14 +230,22 @@ int mlc_cli_main(int argc, char **argv) {
     opt.command = argv[1];
     const char *help = NULL;
     int (*run)(const mlc_cli_options *) = NULL;
-    if (!strcmp(opt.command, "info")) help = info_help, run = mlc_cmd_info;
-    else if (!strcmp(opt.command, "modes")) help = modes_help, run = mlc_cmd_modes;
-    else if (!strcmp(opt.command, "simulate")) help = simulate_help, run = mlc_cmd_simulate;
-    else if (!strcmp(opt.command, "optimize")) help = optimize_help, run = mlc_cmd_optimize;
-    else if (!strcmp(opt.command, "sweep")) help = sweep_help, run = mlc_cmd_sweep;
-    else if (!strcmp(opt.command, "summarize")) help = summarize_help, run = mlc_cmd_summarize;
-    else if (!strcmp(opt.command, "view")) help = view_help, run = mlc_cmd_view;
-    else return usage_error(NULL, "unknown command '%s'", opt.command);
+    if (!strcmp(opt.command, "info"))
+        help = info_help, run = mlc_cmd_info;
+    else if (!strcmp(opt.command, "modes"))
+        help = modes_help, run = mlc_cmd_modes;
+    else if (!strcmp(opt.command, "simulate"))
+        help = simulate_help, run = mlc_cmd_simulate;
+    else if (!strcmp(opt.command, "optimize"))
+        help = optimize_help, run = mlc_cmd_optimize;
+    else if (!strcmp(opt.command, "sweep"))
+        help = sweep_help, run = mlc_cmd_sweep;
+    else if (!strcmp(opt.command, "summarize"))
+        help = summarize_help, run = mlc_cmd_summarize;
+    else if (!strcmp(opt.command, "view"))
+        help = view_help, run = mlc_cmd_view;
+    else
+        return usage_error(NULL, "unknown command '%s'", opt.command);
 
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -253,12 +260,12 @@ int mlc_cli_main(int argc, char **argv) {
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
-#define NEED_VALUE()                                                                       \
-    do {                                                                                   \
-        if (!val) {                                                                        \
-            if (i + 1 >= argc) return usage_error(opt.command, "option %s needs a value", name); \
-            val = argv[++i];                                                               \
-        }                                                                                  \
+#define NEED_VALUE()                                                                               \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            if (i + 1 >= argc) return usage_error(opt.command, "option %s needs a value", name);   \
+            val = argv[++i];                                                                       \
+        }                                                                                          \
     } while (0)
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             fputs(help, stdout);
@@ -310,8 +317,7 @@ int mlc_cli_main(int argc, char **argv) {
             errno = 0;
             opt.tolerance = strtod(val, &end);
             if (errno || end == val || *end || !(opt.tolerance >= 0) || !isfinite(opt.tolerance))
-                return usage_error(opt.command, "--tolerance expects a number >= 0, got '%s'",
-                                   val);
+                return usage_error(opt.command, "--tolerance expects a number >= 0, got '%s'", val);
             opt.tolerance_set = 1;
         } else if (!strcmp(name, "--full-space") && !strcmp(opt.command, "simulate")) {
             opt.full_space = 1;

@@ -74,7 +74,8 @@ static mlc_status face_neighbors(const mlc_mesh *mesh, int *nbr) {
             k->tet = 4 * e + f;
         }
     qsort(keys, (size_t)4 * nt, sizeof *keys, face_key_cmp);
-    for (int i = 0; i < 4 * nt; i++) nbr[i] = -1;
+    for (int i = 0; i < 4 * nt; i++)
+        nbr[i] = -1;
     for (int i = 0; i + 1 < 4 * nt; i++) {
         const face_key *a = keys + i, *b = keys + i + 1;
         if (a->v[0] == b->v[0] && a->v[1] == b->v[1] && a->v[2] == b->v[2]) {
@@ -116,10 +117,12 @@ static void kmeanspp_seed(const double *P, int n, int d, int k, mlc_rng *rng, do
                           double *D2) {
     int first = mlc_rng_below(rng, n);
     memcpy(C, P + (size_t)first * d, (size_t)d * sizeof *C);
-    for (int i = 0; i < n; i++) D2[i] = dist2(P + (size_t)i * d, C, d);
+    for (int i = 0; i < n; i++)
+        D2[i] = dist2(P + (size_t)i * d, C, d);
     for (int c = 1; c < k; c++) {
         double total = 0;
-        for (int i = 0; i < n; i++) total += D2[i];
+        for (int i = 0; i < n; i++)
+            total += D2[i];
         int pick;
         if (!(total > 0)) {
             /* Every point coincides with a centre: any choice is equivalent; the empty-cluster
@@ -146,8 +149,7 @@ static void kmeanspp_seed(const double *P, int n, int d, int k, mlc_rng *rng, do
 
 /* Give every empty cluster the point farthest from its own centre among clusters with more
  * than one point (ties: smallest index). Needs k <= n. Returns 1 if anything moved. */
-static int repair_empty(const double *P, int n, int d, int k, double *C, int *assign,
-                        int *count) {
+static int repair_empty(const double *P, int n, int d, int k, double *C, int *assign, int *count) {
     int moved = 0;
     for (int c = 0; c < k; c++) {
         if (count[c] > 0) continue;
@@ -169,9 +171,9 @@ static int repair_empty(const double *P, int n, int d, int k, double *C, int *as
 }
 
 /* Lloyd's algorithm from the seeded centres C (k×d). assign[n] out. Scratch: count[k]. */
-static void kmeans_lloyd(const double *P, int n, int d, int k, double *C, int *assign,
-                         int *count) {
-    for (int i = 0; i < n; i++) assign[i] = -1;
+static void kmeans_lloyd(const double *P, int n, int d, int k, double *C, int *assign, int *count) {
+    for (int i = 0; i < n; i++)
+        assign[i] = -1;
     for (int it = 0; it < KMEANS_MAX_ITER; it++) {
         int changed = 0;
         memset(count, 0, (size_t)k * sizeof *count);
@@ -187,10 +189,12 @@ static void kmeans_lloyd(const double *P, int n, int d, int k, double *C, int *a
         for (int i = 0; i < n; i++) {
             double *cc = C + (size_t)assign[i] * d;
             const double *p = P + (size_t)i * d;
-            for (int j = 0; j < d; j++) cc[j] += p[j];
+            for (int j = 0; j < d; j++)
+                cc[j] += p[j];
         }
         for (int c = 0; c < k; c++)
-            for (int j = 0; j < d; j++) C[(size_t)c * d + j] /= count[c];
+            for (int j = 0; j < d; j++)
+                C[(size_t)c * d + j] /= count[c];
     }
 }
 
@@ -199,7 +203,8 @@ static void kmeans_lloyd(const double *P, int n, int d, int k, double *C, int *a
 /* Label face-connected components of equal `lab`; comp[nt] out, numbered by first tet.
  * Scratch: stack[nt]. Returns the number of components. */
 static int split_components(int nt, const int *nbr, const int *lab, int *comp, int *stack) {
-    for (int e = 0; e < nt; e++) comp[e] = -1;
+    for (int e = 0; e < nt; e++)
+        comp[e] = -1;
     int nc = 0;
     for (int s = 0; s < nt; s++) {
         if (comp[s] >= 0) continue;
@@ -234,7 +239,8 @@ static double tet_volume(const mlc_mesh *mesh, int e) {
     const double *a = mesh->X + 3 * t[0], *b = mesh->X + 3 * t[1], *c = mesh->X + 3 * t[2],
                  *d = mesh->X + 3 * t[3];
     double u[3], v[3], w[3];
-    for (int i = 0; i < 3; i++) u[i] = b[i] - a[i], v[i] = c[i] - a[i], w[i] = d[i] - a[i];
+    for (int i = 0; i < 3; i++)
+        u[i] = b[i] - a[i], v[i] = c[i] - a[i], w[i] = d[i] - a[i];
     double det = u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
                  u[2] * (v[0] * w[1] - v[1] * w[0]);
     return fabs(det) / 6.0;
@@ -246,21 +252,21 @@ static mlc_status merge_small(const mlc_mesh *mesh, const mlc_fem *fem, const in
                               const int *km, const int *comp, int nc, int *label, int *ncluster) {
     const int nt = mesh->nt;
     mlc_status st = MLC_ENOMEM;
-    double *cvol = mlc_calloc((size_t)nc, sizeof *cvol);  /* component volume */
-    double *kvol = mlc_calloc((size_t)k, sizeof *kvol);   /* k-means cluster volume */
-    int *ckm = mlc_malloc((size_t)nc * sizeof *ckm);      /* k-means label of a component */
+    double *cvol = mlc_calloc((size_t)nc, sizeof *cvol); /* component volume */
+    double *kvol = mlc_calloc((size_t)k, sizeof *kvol);  /* k-means cluster volume */
+    int *ckm = mlc_malloc((size_t)nc * sizeof *ckm);     /* k-means label of a component */
     int *parent = mlc_malloc((size_t)nc * sizeof *parent);
     unsigned char *small = mlc_calloc((size_t)nc, 1);
     int *shared = mlc_calloc((size_t)nc, sizeof *shared); /* faces shared with each root */
     int *touched = mlc_malloc((size_t)nc * sizeof *touched);
     int *members = mlc_malloc((size_t)nt * sizeof *members); /* tets grouped by component */
     int *start = mlc_calloc((size_t)nc + 1, sizeof *start);
-    if (!cvol || !kvol || !ckm || !parent || !small || !shared || !touched ||
-        !members || !start)
+    if (!cvol || !kvol || !ckm || !parent || !small || !shared || !touched || !members || !start)
         goto done;
 
     const int use_fem = fem && fem->vol && fem->nt == nt;
-    for (int c = 0; c < nc; c++) parent[c] = c;
+    for (int c = 0; c < nc; c++)
+        parent[c] = c;
     for (int e = 0; e < nt; e++) {
         double v = use_fem ? fem->vol[e] : tet_volume(mesh, e);
         cvol[comp[e]] += v;
@@ -268,14 +274,18 @@ static mlc_status merge_small(const mlc_mesh *mesh, const mlc_fem *fem, const in
         ckm[comp[e]] = km[e];
         start[comp[e] + 1]++;
     }
-    for (int c = 0; c < nc; c++) start[c + 1] += start[c];
+    for (int c = 0; c < nc; c++)
+        start[c + 1] += start[c];
     {
         /* Bucket the tets by component (counting sort), so each component's faces are cheap
          * to walk. `touched` doubles as the fill cursor here. */
-        for (int c = 0; c < nc; c++) touched[c] = start[c];
-        for (int e = 0; e < nt; e++) members[touched[comp[e]]++] = e;
+        for (int c = 0; c < nc; c++)
+            touched[c] = start[c];
+        for (int e = 0; e < nt; e++)
+            members[touched[comp[e]]++] = e;
     }
-    for (int c = 0; c < nc; c++) small[c] = cvol[c] < MERGE_FRACTION * kvol[ckm[c]];
+    for (int c = 0; c < nc; c++)
+        small[c] = cvol[c] < MERGE_FRACTION * kvol[ckm[c]];
 
     /* Components are visited in first-tet order; a merged component points at its target. */
     for (int c = 0; c < nc; c++) {
@@ -297,17 +307,18 @@ static mlc_status merge_small(const mlc_mesh *mesh, const mlc_fem *fem, const in
             for (int t = 0; t < ntouched; t++) {
                 int r = touched[t];
                 if (pass == 0 && small[r]) continue;
-                if (best < 0 || shared[r] > shared[best] ||
-                    (shared[r] == shared[best] && r < best))
+                if (best < 0 || shared[r] > shared[best] || (shared[r] == shared[best] && r < best))
                     best = r;
             }
-        for (int t = 0; t < ntouched; t++) shared[touched[t]] = 0;
+        for (int t = 0; t < ntouched; t++)
+            shared[touched[t]] = 0;
         /* No neighbour only if the component is the whole mesh, which is never small. */
         if (best >= 0) parent[c] = best;
     }
 
     /* Renumber roots in order of first tet. `touched` now maps root -> final label. */
-    for (int c = 0; c < nc; c++) touched[c] = -1;
+    for (int c = 0; c < nc; c++)
+        touched[c] = -1;
     int n = 0;
     for (int e = 0; e < nt; e++) {
         int r = find_root(parent, comp[e]);
@@ -332,14 +343,16 @@ done:
 /* ---- Public: passive clusters ------------------------------------------------------------- */
 
 mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const double *W, int w,
-                                const double *eval, int k, uint64_t seed, int *label,
-                                int *ncluster, mlc_err *err) {
+                                const double *eval, int k, uint64_t seed, int *label, int *ncluster,
+                                mlc_err *err) {
     /* check */
     if (!mesh || !label || !ncluster || mesh->nt <= 0 || !mesh->T)
         return mlc_errf(err, MLC_EINVAL, "clusters: empty mesh");
     if (k < 1)
-        return mlc_errf(err, MLC_EINVAL, "clusters: the number of clusters is %d; set "
-                        "subspace.passive_clusters to 1 or more", k);
+        return mlc_errf(err, MLC_EINVAL,
+                        "clusters: the number of clusters is %d; set "
+                        "subspace.passive_clusters to 1 or more",
+                        k);
     if (w < 1) return mlc_errf(err, MLC_EINVAL, "clusters: %d skinning weights (need >= 1)", w);
     const int nt = mesh->nt, nv = mesh->nv, d = w - 1;
     if (k > nt) k = nt;
@@ -347,7 +360,8 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
     if (d == 0 || k == 1) {
         /* No features or a single cluster: the mesh is one connected component (finalize
          * guarantees it), so one label is already face-connected. */
-        for (int e = 0; e < nt; e++) label[e] = 0;
+        for (int e = 0; e < nt; e++)
+            label[e] = 0;
         *ncluster = 1;
         return MLC_OK;
     }
@@ -361,10 +375,10 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
 
     /* workspace */
     mlc_status st = MLC_OK;
-    double *P = mlc_malloc((size_t)nt * d * sizeof *P);       /* features, d per tet */
-    double *C = mlc_malloc((size_t)k * d * sizeof *C);        /* centres */
+    double *P = mlc_malloc((size_t)nt * d * sizeof *P); /* features, d per tet */
+    double *C = mlc_malloc((size_t)k * d * sizeof *C);  /* centres */
     double *D2 = mlc_malloc((size_t)nt * sizeof *D2);
-    int *km = mlc_malloc((size_t)nt * sizeof *km);            /* k-means labels */
+    int *km = mlc_malloc((size_t)nt * sizeof *km); /* k-means labels */
     int *count = mlc_malloc((size_t)k * sizeof *count);
     int *nbr = mlc_malloc((size_t)4 * nt * sizeof *nbr);
     int *comp = mlc_malloc((size_t)nt * sizeof *comp);
@@ -385,8 +399,10 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
     }
     for (size_t i = 0; i < (size_t)nt * d; i++)
         if (!isfinite(P[i])) {
-            st = mlc_errf(err, MLC_ENUMERIC, "clusters: non-finite skinning weight feature "
-                          "on tet %d", (int)(i / d));
+            st = mlc_errf(err, MLC_ENUMERIC,
+                          "clusters: non-finite skinning weight feature "
+                          "on tet %d",
+                          (int)(i / d));
             goto fail;
         }
 
@@ -465,8 +481,10 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
         mlc_free(low);
         return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
     }
-    for (int i = 0; i < nv; i++) dist[i] = -1;
-    for (int i = 0; i < 3 * mesh->nf; i++) dist[mesh->F[i]] = HUGE_VAL;
+    for (int i = 0; i < nv; i++)
+        dist[i] = -1;
+    for (int i = 0; i < 3 * mesh->nf; i++)
+        dist[mesh->F[i]] = HUGE_VAL;
 
     int cur = -1;
     double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
@@ -496,7 +514,8 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
             double fn[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
                             u[0] * v[1] - u[1] * v[0]};
             for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++) nrm[3 * t[k] + j] += fn[j];
+                for (int j = 0; j < 3; j++)
+                    nrm[3 * t[k] + j] += fn[j];
         }
         const double shares[2] = {MLC_CONTACT_BAND_SHARE, MLC_CONTACT_BAND_SHARE_WIDE};
         int goal = 0;
@@ -506,8 +525,8 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
                 const double *m = nrm + 3 * i; /* n_y < −|n|/2 */
                 low[i] = dist[i] >= 0 &&
                          (stage == 0 ? mesh->X[3 * i + 1] <= top
-                                     : m[1] < 0 && 4 * m[1] * m[1] > m[0] * m[0] + m[1] * m[1] +
-                                                                         m[2] * m[2]);
+                                     : m[1] < 0 && 4 * m[1] * m[1] >
+                                                       m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
             }
             goal += (int)(shares[stage] * count + 0.5);
             n = farthest_points(mesh, dist, low, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),

@@ -475,8 +475,7 @@ static mlc_status start_run(mlc_cmaes *es, int k) {
     es->hmed = dalloc((size_t)es->hist_cap);
     es->hwork = dalloc((size_t)es->hist_cap);
     if (!es->Z || !es->Y || !es->XG || !es->XP || !es->fs || !es->fsort || !es->gs || !es->idx ||
-        !es->idx2 ||
-        !es->fhist || !es->hbest || !es->hmed || !es->hwork)
+        !es->idx2 || !es->fhist || !es->hbest || !es->hmed || !es->hwork)
         return MLC_ENOMEM;
     memset(es->Z, 0, nl * sizeof(double));
     memset(es->Y, 0, nl * sizeof(double));
@@ -915,8 +914,7 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
     for (int k = 0; k < lam; k++)
         es->fsort[k] = es->fs[es->idx[k]];
     int ib = es->idx[0];
-    if (!isnan(f[ib]) &&
-        (f[ib] < es->best_f || (f[ib] == es->best_f && es->gs[ib] < es->best_g))) {
+    if (!isnan(f[ib]) && (f[ib] < es->best_f || (f[ib] == es->best_f && es->gs[ib] < es->best_g))) {
         es->best_f = f[ib];
         es->best_g = es->gs[ib];
         memcpy(es->best_x, es->XP + (size_t)ib * ld, ld * sizeof(double));
@@ -1213,9 +1211,8 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
          * (n^2 each) must all be in it. */
         size_t nmax = (s->len - s->pos) / sizeof(double);
         if (set->n < 1 || set->n > MAX_N || (*has_lb != 0 && *has_lb != 1) ||
-            (set->early_stop != 0 && set->early_stop != 1) ||
-            (*has_ub != 0 && *has_ub != 1) || (size_t)set->n * 3 > nmax ||
-            (size_t)set->n * (size_t)set->n > nmax / 2) {
+            (set->early_stop != 0 && set->early_stop != 1) || (*has_ub != 0 && *has_ub != 1) ||
+            (size_t)set->n * 3 > nmax || (size_t)set->n * (size_t)set->n > nmax / 2) {
             s->bad = 1;
             return;
         }
@@ -1293,9 +1290,8 @@ static void ser_state(ser *s, mlc_cmaes *es) {
                  es->gen >= 0 && es->iter >= 0 && es->iter <= es->gen && isfinite(es->sigma) &&
                  es->sigma > 0 && es->eig_iter >= 0 && es->eig_iter <= es->iter &&
                  (es->c_dirty == 0 || es->c_dirty == 1) && !isnan(es->cond) && !isnan(es->best_f) &&
-                 !isnan(es->best_g) &&
-                 es->best_eval >= 0 && es->best_eval <= es->evals && es->fhist_n >= 0 &&
-                 es->fhist_n <= es->fhist_len && es->fhist_pos >= 0 &&
+                 !isnan(es->best_g) && es->best_eval >= 0 && es->best_eval <= es->evals &&
+                 es->fhist_n >= 0 && es->fhist_n <= es->fhist_len && es->fhist_pos >= 0 &&
                  es->fhist_pos < es->fhist_len && es->hist_n >= 0 && es->hist_n <= es->hist_cap &&
                  (es->stag_flag == 0 || es->stag_flag == 1) && es->anchor_iter >= 0 &&
                  es->anchor_iter <= es->iter && es->flat_count >= 0 &&

@@ -10,7 +10,8 @@
 
 static cJSON *vec3(const double *v) {
     cJSON *a = cJSON_CreateArray();
-    for (int k = 0; k < 3; k++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
+    for (int k = 0; k < 3; k++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
     return a;
 }
 
@@ -60,8 +61,8 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
     double t_read = mlc_now() - t0;
     mlc_mesh_stats st;
     mlc_mesh_compute_stats(&mesh, &st);
-    mlc_transform tf = mlc_mesh_prepare_transform(&mesh, cfg.mesh.up_vector, cfg.mesh.normalize,
-                                                  cfg.mesh.extent);
+    mlc_transform tf =
+        mlc_mesh_prepare_transform(&mesh, cfg.mesh.up_vector, cfg.mesh.normalize, cfg.mesh.extent);
     char checksum[32];
     snprintf(checksum, sizeof checksum, "%016" PRIx64, mlc_mesh_oriented_checksum(&mesh, &tf));
     char up[96];
@@ -74,13 +75,16 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
     }
     /* Warn only when the body tips over on the configured axis and clearly stands on another. */
     double ext = 0;
-    for (int k = 0; k < 3; k++) ext = MLC_MAX(ext, st.bbox_max[k] - st.bbox_min[k]);
+    for (int k = 0; k < 3; k++)
+        ext = MLC_MAX(ext, st.bbox_max[k] - st.bbox_min[k]);
     int clear = sup[best].margin > SUPPORT_MIN_MARGIN * ext;
     if (!(sup_up.margin > 0) && clear)
-        fprintf(stderr, "modalloco: warning: %s: with mesh.up = %s the body tips over (its "
+        fprintf(stderr,
+                "modalloco: warning: %s: with mesh.up = %s the body tips over (its "
                 "centre of mass is outside its support); the mesh may stand on %c%c: try --set "
-                "mesh.up=%s\n", opt->input, up, axis_names[best][0] == '+' ? '-' : '+',
-                axis_names[best][1], axis_names[best]);
+                "mesh.up=%s\n",
+                opt->input, up, axis_names[best][0] == '+' ? '-' : '+', axis_names[best][1],
+                axis_names[best]);
     if (opt->json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "file", opt->input);
@@ -175,9 +179,10 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         else
             printf("transform         x' = %.9g R x + (%.9g, %.9g, %.9g)%s,\n"
                    "                  R = [[%.9g, %.9g, %.9g], [%.9g, %.9g, %.9g], "
-                   "[%.9g, %.9g, %.9g]]\n", tf.scale, tf.translate[0], tf.translate[1],
-                   tf.translate[2], cfg.mesh.normalize ? "" : " (mesh.normalize = false)", R[0],
-                   R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]);
+                   "[%.9g, %.9g, %.9g]]\n",
+                   tf.scale, tf.translate[0], tf.translate[1], tf.translate[2],
+                   cfg.mesh.normalize ? "" : " (mesh.normalize = false)", R[0], R[1], R[2], R[3],
+                   R[4], R[5], R[6], R[7], R[8]);
         printf("checksum          %s\n", checksum);
     }
     mlc_mesh_free(&mesh);

@@ -14,12 +14,14 @@
 
 static cJSON *num_array(const double *v, int n) {
     cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
     return a;
 }
 static cJSON *int_array(const int *v, int n) {
     cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
     return a;
 }
 
@@ -38,8 +40,8 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     double fr[64], amax[64];
     /* Eigenvalues are for unit μ and unit density: ω² = λ μ / ρ for the material given. */
     for (int i = 0; i < s->m && i < 64; i++) {
-        fr[i] = sqrt(fmax(s->vib_eval[i], 0) * cfg->material.mu / cfg->material.density) /
-                (2 * MLC_PI);
+        fr[i] =
+            sqrt(fmax(s->vib_eval[i], 0) * cfg->material.mu / cfg->material.density) / (2 * MLC_PI);
         amax[i] = cfg->actuation.amplitude_p / s->grad_max[i];
     }
     cJSON_AddItemToObject(o, "frequencies_hz", num_array(fr, s->m));
@@ -103,7 +105,8 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     rgb = mlc_malloc(3 * (size_t)MLC_MAX(nsv, m->nv) * sizeof(unsigned char));
     if (!xyz || !rest || !scal || !rgb) goto oom;
     for (int i = 0; i < nsv; i++)
-        for (int k = 0; k < 3; k++) rest[3 * i + k] = m->X[3 * sv[i] + k];
+        for (int k = 0; k < 3; k++)
+            rest[3 * i + k] = m->X[3 * sv[i] + k];
     snprintf(path, sizeof path, "%s/surface.obj", dir);
     if ((s = mlc_obj_write(path, rest, nsv, sf, m->nf, "modalloco rest surface", &err)) != MLC_OK)
         goto fail;
@@ -130,7 +133,8 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     }
     /* Skinning weights and clusters as vertex colours on the surface. */
     for (int b = 0; b < sub->w; b++) {
-        for (int v = 0; v < nsv; v++) scal[v] = sub->W[(size_t)b * m->nv + sv[v]];
+        for (int v = 0; v < nsv; v++)
+            scal[v] = sub->W[(size_t)b * m->nv + sv[v]];
         mlc_colors_from_scalars(scal, nsv, 0, 0, rgb);
         snprintf(path, sizeof path, "%s/weight_%d.ply", dir, b);
         if ((s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err)) != MLC_OK) goto fail;
@@ -145,11 +149,13 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
             mlc_free(fl);
             goto oom;
         }
-        for (int v = 0; v < m->nv; v++) vl[v] = -1;
+        for (int v = 0; v < m->nv; v++)
+            vl[v] = -1;
         for (int e = 0; e < m->nt; e++)
             for (int c = 0; c < 4; c++)
                 if (vl[m->T[4 * e + c]] < 0) vl[m->T[4 * e + c]] = sub->cluster[e];
-        for (int v = 0; v < nsv; v++) fl[v] = vl[sv[v]];
+        for (int v = 0; v < nsv; v++)
+            fl[v] = vl[sv[v]];
         mlc_colors_from_labels(fl, nsv, rgb);
         snprintf(path, sizeof path, "%s/clusters.ply", dir);
         s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err);
@@ -172,11 +178,14 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
             goto fail;
     }
     printf("skinning eigenvalues:");
-    for (int b = 0; b < sub->w; b++) printf(" %.6g", sub->skin_eval[b]);
+    for (int b = 0; b < sub->w; b++)
+        printf(" %.6g", sub->skin_eval[b]);
     printf("\nvibration modes:");
-    for (int i = 0; i < sub->m; i++) printf(" %d", sub->mode_index[i]);
+    for (int i = 0; i < sub->m; i++)
+        printf(" %d", sub->mode_index[i]);
     printf("\nvibration eigenvalues:");
-    for (int i = 0; i < sub->m; i++) printf(" %.6g", sub->vib_eval[i]);
+    for (int i = 0; i < sub->m; i++)
+        printf(" %.6g", sub->vib_eval[i]);
     printf("\npassive clusters: %d, actuation clusters: %d, contact samples: %d\n", sub->ncp,
            sub->nca, sub->ns);
     if (!opt->quiet)

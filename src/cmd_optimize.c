@@ -41,8 +41,8 @@
 #include "modalloco/commands.h"
 #include "modalloco/dist.h"
 #include "modalloco/gait.h"
-#include "modalloco/perturb.h"
 #include "modalloco/output.h"
+#include "modalloco/perturb.h"
 
 /* ---- Signals: finish the generation, save, exit 130 ------------------------------------- */
 static volatile sig_atomic_t interrupted;
@@ -59,10 +59,10 @@ typedef struct history_row {
     double median_J; /* median of this generation */
     double sigma;
     double best_ever_J;
-    int failed;      /* nominal rollouts of this generation's candidates that blew up */
-    double seconds;  /* wall clock since the run started (not reproducible) */
-    double mean_J;   /* score of the distribution mean this generation sampled around */
-    long rollouts;   /* rollouts so far: candidates, means and replays (the run's cost) */
+    int failed;     /* nominal rollouts of this generation's candidates that blew up */
+    double seconds; /* wall clock since the run started (not reproducible) */
+    double mean_J;  /* score of the distribution mean this generation sampled around */
+    long rollouts;  /* rollouts so far: candidates, means and replays (the run's cost) */
 } history_row;
 
 static int cmp_double(const void *a, const void *b) {
@@ -82,9 +82,9 @@ static void history_header(FILE *f) {
                "rollouts\n");
 }
 static void history_line(FILE *f, const history_row *r) {
-    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld\n", r->generation,
-            r->evaluations, r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J,
-            r->failed, r->mean_J, r->rollouts);
+    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld\n", r->generation, r->evaluations,
+            r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed, r->mean_J,
+            r->rollouts);
 }
 
 /* ---- Resume compatibility: everything that changes results, and nothing that does not -- */
@@ -104,9 +104,8 @@ static uint64_t config_fingerprint(const mlc_config *cfg) {
 #define CKPT_MAGIC "MLCCKPT2"
 #define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
 
-static mlc_status checkpoint_write(const char *path, uint64_t fingerprint,
-                                   const history_row *hist, int nhist, const mlc_cmaes *es,
-                                   mlc_err *err) {
+static mlc_status checkpoint_write(const char *path, uint64_t fingerprint, const history_row *hist,
+                                   int nhist, const mlc_cmaes *es, mlc_err *err) {
     unsigned char *blob = NULL;
     size_t blen = 0;
     if (mlc_cmaes_save(es, &blob, &blen) != MLC_OK)
@@ -119,10 +118,10 @@ static mlc_status checkpoint_write(const char *path, uint64_t fingerprint,
     }
     uint64_t h = MLC_HASH_INIT;
     uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
-#define PUT(ptr, len)                                                                      \
-    do {                                                                                   \
-        fwrite((ptr), 1, (len), af.fp);                                                    \
-        h = mlc_hash64(h, (ptr), (len));                                                   \
+#define PUT(ptr, len)                                                                              \
+    do {                                                                                           \
+        fwrite((ptr), 1, (len), af.fp);                                                            \
+        h = mlc_hash64(h, (ptr), (len));                                                           \
     } while (0)
     PUT(CKPT_MAGIC, 8);
     PUT(&fingerprint, 8);
@@ -140,7 +139,8 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
                                   int *nhist, mlc_cmaes **es, mlc_err *err) {
     struct stat st;
     if (stat(path, &st) != 0)
-        return mlc_errf(err, MLC_EINVAL, "--resume: %s: no checkpoint there (the run never "
+        return mlc_errf(err, MLC_EINVAL,
+                        "--resume: %s: no checkpoint there (the run never "
                         "finished a generation, or this is not an optimize output directory)",
                         path);
     char *text = NULL;
@@ -160,11 +160,12 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
     size_t L = len, off = 0;
     uint64_t fp, n64, b64, sum;
     char whybuf[200]; /* messages that name a byte offset */
-    if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' &&
-        buf[7] < CKPT_MAGIC[7]) {
-        snprintf(whybuf, sizeof whybuf, "checkpoint format %c, written by an earlier version "
+    if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' && buf[7] < CKPT_MAGIC[7]) {
+        snprintf(whybuf, sizeof whybuf,
+                 "checkpoint format %c, written by an earlier version "
                  "of modalloco; this version reads format %c and cannot continue that run "
-                 "(start it again without --resume)", buf[7], CKPT_MAGIC[7]);
+                 "(start it again without --resume)",
+                 buf[7], CKPT_MAGIC[7]);
         why = whybuf;
         goto out;
     }
@@ -182,8 +183,10 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
     memcpy(&n64, buf + off, 8), off += 8;
     if (n64 > (L - off) / sizeof(history_row) ||
         off + (size_t)n64 * sizeof(history_row) + 8 > L - 8) {
-        snprintf(whybuf, sizeof whybuf, "byte 16: the history count %" PRIu64 " needs more "
-                 "bytes than the file's %zu (corrupt checkpoint)", n64, L);
+        snprintf(whybuf, sizeof whybuf,
+                 "byte 16: the history count %" PRIu64 " needs more "
+                 "bytes than the file's %zu (corrupt checkpoint)",
+                 n64, L);
         why = whybuf;
         goto out;
     }
@@ -192,16 +195,20 @@ static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, histor
     off += hbytes;
     memcpy(&b64, buf + off, 8), off += 8;
     if (b64 != L - 8 - off) {
-        snprintf(whybuf, sizeof whybuf, "byte %zu: expected the optimizer state length %zu, "
-                 "found %" PRIu64 " (corrupt checkpoint)", off - 8, L - 8 - off, b64);
+        snprintf(whybuf, sizeof whybuf,
+                 "byte %zu: expected the optimizer state length %zu, "
+                 "found %" PRIu64 " (corrupt checkpoint)",
+                 off - 8, L - 8 - off, b64);
         why = whybuf;
         goto out;
     }
     if (fp != fingerprint) {
         s = MLC_EINVAL;
-        mlc_errf(err, MLC_EINVAL, "--resume: %s was written by a run with another "
+        mlc_errf(err, MLC_EINVAL,
+                 "--resume: %s was written by a run with another "
                  "configuration; resume with the same configuration and settings (only "
-                 "output.dir and parallel.threads may differ)", path);
+                 "output.dir and parallel.threads may differ)",
+                 path);
         mlc_free(buf);
         return s;
     }
@@ -234,8 +241,10 @@ out:
  * epsilon, which can drop the last bit; replaying a gait bit for bit needs all 17. */
 static cJSON *exact_number(double v) {
     char buf[40];
-    if (isfinite(v)) snprintf(buf, sizeof buf, "%.17g", v);
-    else snprintf(buf, sizeof buf, "null");
+    if (isfinite(v))
+        snprintf(buf, sizeof buf, "%.17g", v);
+    else
+        snprintf(buf, sizeof buf, "null");
     return cJSON_CreateRaw(buf);
 }
 static void add_exact(cJSON *o, const char *name, double v) {
@@ -279,7 +288,8 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
         cJSON_AddItemToArray(modes, cJSON_CreateNumber(p->sub.mode_index[i]));
     if (g->q > 0) {
         cJSON *part = cJSON_AddArrayToObject(o, "participation");
-        for (int i = 0; i < g->m; i++) cJSON_AddItemToArray(part, exact_number(u[i]));
+        for (int i = 0; i < g->m; i++)
+            cJSON_AddItemToArray(part, exact_number(u[i]));
     }
     int driven[MLC_GAIT_MAX_MODES];
     int nd = mlc_gait_driven_modes(g, u, driven);
@@ -337,9 +347,8 @@ static uint64_t replay_seed(int seed, int gen, int point, int replay) {
  * tie[i] = -align_min (smaller = further from tumbling); returns how many candidates' nominal
  * rollouts blew up. Allocation-free; threads over rollouts. */
 static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
-                     const mlc_objective_settings *obj, const double *X, const int *pts,
-                     int ncand, int r0, int nrep, int seed, int gen, int lo, int hi, double *J,
-                     double *tie) {
+                     const mlc_objective_settings *obj, const double *X, const int *pts, int ncand,
+                     int r0, int nrep, int seed, int gen, int lo, int hi, double *J, double *tie) {
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) reduction(+ : failed)
     for (int i = lo; i < hi; i++) {
@@ -376,15 +385,19 @@ static double score_point(const mlc_gait_space *g, worker *workers, int nthreads
     double score = J[0];
     if (R > 0 && score < 0) {
         run_batch(g, workers, nthreads, obj, u, &zero, 0, 1, R, seed, gen, 0, R, J + 1, tie + 1);
-        for (int r = 1; r <= R; r++) score = fmax(score, J[r]);
+        for (int r = 1; r <= R; r++)
+            score = fmax(score, J[r]);
     }
     return score;
 }
 
 static void format_eta(double s, char *buf, size_t cap) {
-    if (!(s >= 0) || s > 1e7) snprintf(buf, cap, "?");
-    else if (s < 60) snprintf(buf, cap, "%.0fs", s);
-    else snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    if (!(s >= 0) || s > 1e7)
+        snprintf(buf, cap, "?");
+    else if (s < 60)
+        snprintf(buf, cap, "%.0fs", s);
+    else
+        snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
 /* ---- Several processes: setup agreement and the shared precompute ------------------------ */
@@ -438,12 +451,12 @@ static mlc_status model_root(mlc_pipeline *p, const mlc_config *cfg, mlc_err *er
     *pc = *cfg;
     if ((s = shared_cache_path(cfg, pc->subspace.cache, sizeof pc->subspace.cache, err)) ==
             MLC_OK &&
-        (s = mlc_mkdir_p(cfg->output.dir, err)) == MLC_OK &&
-        (s = test_fail_hook(err)) == MLC_OK)
+        (s = mlc_mkdir_p(cfg->output.dir, err)) == MLC_OK && (s = test_fail_hook(err)) == MLC_OK)
         s = mlc_pipeline_model(p, pc, err);
     /* The pipeline only warns when it cannot write the cache; here the other ranks need it. */
     if (s == MLC_OK && !p->cache_used && access(pc->subspace.cache, R_OK) != 0)
-        s = mlc_errf(err, MLC_EIO, "could not write the precompute cache %s that the other "
+        s = mlc_errf(err, MLC_EIO,
+                     "could not write the precompute cache %s that the other "
                      "processes read; check that the directory is writable",
                      pc->subspace.cache);
     mlc_free(pc);
@@ -466,9 +479,11 @@ static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, mlc_err *
     mlc_err cerr;
     if (mlc_subspace_cache_read(cache, mlc_subspace_cache_key(&p->mesh, &ss), &p->sub, &cerr) !=
         MLC_OK)
-        return mlc_errf(err, MLC_EIO, "cannot use the precompute cache %s that rank 0 wrote "
+        return mlc_errf(err, MLC_EIO,
+                        "cannot use the precompute cache %s that rank 0 wrote "
                         "(%s); the output directory must be on a file system every process "
-                        "sees", cache, cerr.msg);
+                        "sees",
+                        cache, cerr.msg);
     p->cache_used = 1;
     return mlc_pipeline_model(p, cfg, err);
 }
@@ -508,8 +523,10 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     }
     if ((s = mlc_cli_load_config(&opt, &cfg, &err)) != MLC_OK) goto fail;
     if (opt.resume && strcmp(cfg.output.dir, opt.resume) != 0) {
-        s = mlc_errf(&err, MLC_EINVAL, "--resume %s conflicts with output.dir %s; they must be "
-                     "the same directory", opt.resume, cfg.output.dir);
+        s = mlc_errf(&err, MLC_EINVAL,
+                     "--resume %s conflicts with output.dir %s; they must be "
+                     "the same directory",
+                     opt.resume, cfg.output.dir);
         goto fail;
     }
     if (in_setup && (rc = settle(MLC_OK, &err)) != 0) goto done;
@@ -615,8 +632,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
                    mlc_model_dim(p.model), g.m, g.k, g.n);
             printf("rollouts %ld ((population %d + mean) x %d replays x %d generations), steps "
-                   "per rollout %d\n", rollouts, cfg.cmaes.population, R + 1,
-                   cfg.cmaes.generations, cfg.sim.steps);
+                   "per rollout %d\n",
+                   rollouts, cfg.cmaes.population, R + 1, cfg.cmaes.generations, cfg.sim.steps);
             printf("precompute %.3f s%s\n", t_pre, p.cache_used ? " (cache)" : "");
             printf("rollout %.4f s per rollout at %d thread%s x %d process%s (%.2f us per step)\n",
                    per, nthreads, nthreads == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es",
@@ -629,7 +646,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
 
     /* Optimizer (rank 0 only): fresh or resumed. */
     int nhist = 0;
-    long rollouts = 0; /* rollouts of the run so far (history.csv) */
+    long rollouts = 0;   /* rollouts of the run so far (history.csv) */
     double t_offset = 0; /* wall time of earlier sessions of a resumed run */
     if (rank == 0) {
         if (opt.resume) {
@@ -639,7 +656,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             /* The fingerprint is only a hash: a doctored state of another size must not be
              * read as this run's population. */
             if (mlc_cmaes_dim(es) != g.n) {
-                s = mlc_errf(&err, MLC_EPARSE, "--resume: %s: the optimizer state has %d "
+                s = mlc_errf(&err, MLC_EPARSE,
+                             "--resume: %s: the optimizer state has %d "
                              "parameters, this configuration has %d (corrupt checkpoint)",
                              path, mlc_cmaes_dim(es), g.n);
                 goto fail;
@@ -648,15 +666,15 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
                 t_offset = hist[nhist - 1].seconds;
                 rollouts = hist[nhist - 1].rollouts;
             }
-            if (!quiet)
-                fprintf(stderr, "modalloco: resuming %s at generation %d\n", dir, nhist);
+            if (!quiet) fprintf(stderr, "modalloco: resuming %s at generation %d\n", dir, nhist);
         } else {
             mlc_cmaes_settings cs;
             mlc_cmaes_settings_default(&cs, g.n);
             double *x0 = mlc_malloc(3 * (size_t)g.n * sizeof(double));
             if (!x0) goto oom;
             double *lo = x0 + g.n, *hi = x0 + 2 * g.n;
-            for (int i = 0; i < g.n; i++) x0[i] = 0.5, lo[i] = 0.0, hi[i] = 1.0;
+            for (int i = 0; i < g.n; i++)
+                x0[i] = 0.5, lo[i] = 0.0, hi[i] = 1.0;
             cs.lambda = cfg.cmaes.population;
             cs.sigma0 = cfg.cmaes.sigma0;
             cs.x0 = x0;
@@ -680,7 +698,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             goto fail;
         }
         history_header(hf);
-        for (int i = 0; i < nhist; i++) history_line(hf, &hist[i]);
+        for (int i = 0; i < nhist; i++)
+            history_line(hf, &hist[i]);
         fflush(hf);
 
         int cap_hist = nhist + cfg.cmaes.generations + 1;
@@ -694,11 +713,13 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     if (!quiet) {
         char procs[48] = "";
         if (nproc > 1) snprintf(procs, sizeof procs, "%d processes x ", nproc);
-        fprintf(stderr, "modalloco: %d vertices, %d tets; r = %d, %d modes x %d sinusoids, %d "
-                        "parameters; population %d, %d generations, %s%d thread%s; precompute "
-                        "%.2f s%s\n", p.mesh.nv, p.mesh.nt, mlc_model_dim(p.model), g.m, g.k,
-                g.n, cfg.cmaes.population, cfg.cmaes.generations, procs, nthreads,
-                nthreads == 1 ? "" : "s", t_pre, p.cache_used ? " (cache)" : "");
+        fprintf(stderr,
+                "modalloco: %d vertices, %d tets; r = %d, %d modes x %d sinusoids, %d "
+                "parameters; population %d, %d generations, %s%d thread%s; precompute "
+                "%.2f s%s\n",
+                p.mesh.nv, p.mesh.nt, mlc_model_dim(p.model), g.m, g.k, g.n, cfg.cmaes.population,
+                cfg.cmaes.generations, procs, nthreads, nthreads == 1 ? "" : "s", t_pre,
+                p.cache_used ? " (cache)" : "");
     }
 
     struct sigaction sa, old_int, old_term;
@@ -746,12 +767,13 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         /* Phase 1: every point's nominal rollout. Rollout values are gathered by index,
          * whatever rank computed them. */
         const int npts = lam + 1;
-        for (int q = 0; q < npts; q++) pts[q] = q;
+        for (int q = 0; q < npts; q++)
+            pts[q] = q;
         int c_lo, c_hi;
         mlc_dist_block(npts, rank, nproc, &c_lo, &c_hi);
         double t_roll = mlc_now(), t_comm = 0;
-        int failed = run_batch(&g, workers, nthreads, &obj, Xbuf, pts, lam, 0, 1,
-                               cfg.cmaes.seed, gen_before, c_lo, c_hi, J0, T0);
+        int failed = run_batch(&g, workers, nthreads, &obj, Xbuf, pts, lam, 0, 1, cfg.cmaes.seed,
+                               gen_before, c_lo, c_hi, J0, T0);
         double t_c = mlc_now();
         mlc_dist_gather_blocks(J0 + c_lo, J0, npts);
         mlc_dist_gather_blocks(T0 + c_lo, T0, npts);
@@ -797,10 +819,13 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
         /* Scores: the worst J over a point's rollouts (f[lam] is the mean's); ties are broken
          * by the nominal rollout's alignment. */
-        for (int q = 0; q < npts; q++) f[q] = J0[q];
+        for (int q = 0; q < npts; q++)
+            f[q] = J0[q];
         for (int w = 0; w < nwalk; w++)
-            for (int r = 0; r < R; r++) f[pts[w]] = fmax(f[pts[w]], J2[(size_t)w * R + r]);
-        for (int c = 0; c < lam; c++) tie[c] = T0[c];
+            for (int r = 0; r < R; r++)
+                f[pts[w]] = fmax(f[pts[w]], J2[(size_t)w * R + r]);
+        for (int c = 0; c < lam; c++)
+            tie[c] = T0[c];
         rollouts += npts + (long)nwalk * R;
         if ((s = mlc_cmaes_tell_ties(es, f, tie)) != MLC_OK) {
             mlc_errf(&err, s, "optimizer update failed");
@@ -811,7 +836,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         r->generation = mlc_cmaes_generation(es);
         r->evaluations = mlc_cmaes_evaluations(es);
         double bj = f[0];
-        for (int c = 1; c < lam; c++) bj = fmin(bj, f[c]);
+        for (int c = 1; c < lam; c++)
+            bj = fmin(bj, f[c]);
         r->best_J = bj;
         r->median_J = median(f, lam, scratch);
         r->sigma = mlc_cmaes_sigma(es);
@@ -832,15 +858,17 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             char eta[32];
             format_eta(per * (cfg.cmaes.generations - r->generation), eta, sizeof eta);
             if (tty)
-                fprintf(stderr, "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
-                                "%-11.5g sigma %-9.3g %6.1fs  left %s   ", r->generation,
-                        cfg.cmaes.generations, r->evaluations, r->best_ever_J, r->mean_J,
-                        r->median_J, r->sigma, r->seconds, eta);
+                fprintf(stderr,
+                        "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
+                        "%-11.5g sigma %-9.3g %6.1fs  left %s   ",
+                        r->generation, cfg.cmaes.generations, r->evaluations, r->best_ever_J,
+                        r->mean_J, r->median_J, r->sigma, r->seconds, eta);
             else
-                fprintf(stderr, "gen %d/%d evals %ld best %.6g mean %.6g median %.6g sigma "
-                                "%.4g %.1fs left %s\n", r->generation, cfg.cmaes.generations,
-                        r->evaluations, r->best_ever_J, r->mean_J, r->median_J, r->sigma,
-                        r->seconds, eta);
+                fprintf(stderr,
+                        "gen %d/%d evals %ld best %.6g mean %.6g median %.6g sigma "
+                        "%.4g %.1fs left %s\n",
+                        r->generation, cfg.cmaes.generations, r->evaluations, r->best_ever_J,
+                        r->mean_J, r->median_J, r->sigma, r->seconds, eta);
         }
     }
     in_loop = 0;
@@ -852,15 +880,18 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     hf = NULL;
     if (!quiet && gens_this_session > 0 && (nproc > 1 || getenv("MLC_TIMING"))) {
         double n = gens_this_session;
-        fprintf(stderr, "modalloco: timing per generation: %.4f s total, rollouts %.4f s "
-                        "(slowest of %d process%s; mean %.4f s), communication %.6f s, "
-                        "waiting for the slowest %.4f s\n", sum_gen / n, sum_roll_max / n,
-                nproc, nproc == 1 ? "" : "es", sum_roll_mean / n, fmax(sum_comm, 0) / n,
-                sum_wait / n);
+        fprintf(stderr,
+                "modalloco: timing per generation: %.4f s total, rollouts %.4f s "
+                "(slowest of %d process%s; mean %.4f s), communication %.6f s, "
+                "waiting for the slowest %.4f s\n",
+                sum_gen / n, sum_roll_max / n, nproc, nproc == 1 ? "" : "es", sum_roll_mean / n,
+                fmax(sum_comm, 0) / n, sum_wait / n);
     }
     if (interrupted) {
-        fprintf(stderr, "modalloco: interrupted after generation %d; checkpoint saved. Continue "
-                        "with: modalloco optimize --resume %s\n", nhist, dir);
+        fprintf(stderr,
+                "modalloco: interrupted after generation %d; checkpoint saved. Continue "
+                "with: modalloco optimize --resume %s\n",
+                nhist, dir);
         rc = 130;
         goto done;
     }
@@ -905,11 +936,10 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
         mlc_rollout_result res;
         mlc_credibility cred;
-        if ((s = mlc_write_rollout(&p, &cfg, &act, dir, 1, &res, &cred, &err)) != MLC_OK)
-            goto fail;
+        if ((s = mlc_write_rollout(&p, &cfg, &act, dir, 1, &res, &cred, &err)) != MLC_OK) goto fail;
         const int found = mlc_credibility_found(&res, &cred);
-        char *pj = params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es, J_mean,
-                               chose_mean);
+        char *pj =
+            params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es, J_mean, chose_mean);
         if (!pj) goto oom;
         snprintf(path, sizeof path, "%s/params.json", dir);
         s = mlc_write_text_atomic(path, pj, &err);
@@ -935,24 +965,27 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         const char *reason = NULL;
         mlc_cmaes_stop(es, &reason);
         printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n"
-               "generations %d\nevaluations %ld\n", res.J, res.J_disp, res.J_align, res.J_work,
-               res.displacement, mlc_cmaes_generation(es), mlc_cmaes_evaluations(es));
+               "generations %d\nevaluations %ld\n",
+               res.J, res.J_disp, res.J_align, res.J_work, res.displacement,
+               mlc_cmaes_generation(es), mlc_cmaes_evaluations(es));
         mlc_print_credibility(stdout, &cred);
         printf("found %s\n", found ? "true" : "false");
         if (!quiet)
-            fprintf(stderr, "modalloco: done in %.1f s (%s); outputs in %s\n",
-                    mlc_now() - t_start, reason ? reason : "budget", dir);
+            fprintf(stderr, "modalloco: done in %.1f s (%s); outputs in %s\n", mlc_now() - t_start,
+                    reason ? reason : "budget", dir);
         /* Ran to the end but nothing credible that gains: say so plainly, exit 3. */
         if (!found) {
             char why[512];
             mlc_credibility_explain(&cred, obj.jump, why, sizeof why);
             if (!(res.J < 0))
-                fprintf(stderr, "modalloco: no credible gait found: the best gait does not "
-                                "gain (J = %.6g); outputs are written with \"found\": false\n",
+                fprintf(stderr,
+                        "modalloco: no credible gait found: the best gait does not "
+                        "gain (J = %.6g); outputs are written with \"found\": false\n",
                         res.J);
             else
-                fprintf(stderr, "modalloco: no credible gait found: the best gait (J = %.6g) "
-                                "fails %s; outputs are written with \"found\": false\n",
+                fprintf(stderr,
+                        "modalloco: no credible gait found: the best gait (J = %.6g) "
+                        "fails %s; outputs are written with \"found\": false\n",
                         res.J, why);
             rc = 3;
         }

@@ -7,8 +7,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "modalloco/commands.h"
 #include "modalloco/clusters.h"
+#include "modalloco/commands.h"
 #include "modalloco/fullspace.h"
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
@@ -16,24 +16,27 @@
 /* Map actuation.parameters onto the subspace's modes (A, T, th are m×k, k = *k_out). Any
  * physically valid values are simulated (the loader has checked: finite, periods > 0); values
  * outside the optimizer's search box (docs/method.md §4, App. H; gait.h) only draw a warning. */
-static mlc_status params_to_actuation(mlc_pipeline *p, const mlc_config *cfg,
-                                      const char *source, double *A, double *T, double *th,
-                                      int *k_out, mlc_err *err) {
+static mlc_status params_to_actuation(mlc_pipeline *p, const mlc_config *cfg, const char *source,
+                                      double *A, double *T, double *th, int *k_out, mlc_err *err) {
     const mlc_config_actuation *ac = &cfg->actuation;
     const mlc_subspace *sub = &p->sub;
     int k = 1;
-    for (int q = 0; q < ac->nparameters; q++) k = MLC_MAX(k, ac->parameters[q].nsinusoids);
+    for (int q = 0; q < ac->nparameters; q++)
+        k = MLC_MAX(k, ac->parameters[q].nsinusoids);
     *k_out = k;
-    for (int i = 0; i < sub->m * k; i++) A[i] = 0, T[i] = 1, th[i] = 0;
+    for (int i = 0; i < sub->m * k; i++)
+        A[i] = 0, T[i] = 1, th[i] = 0;
     for (int q = 0; q < ac->nparameters; q++) {
         const mlc_config_param *pp = &ac->parameters[q];
         int pos = -1;
         for (int i = 0; i < sub->m; i++)
             if (sub->mode_index[i] == pp->mode) pos = i;
         if (pos < 0)
-            return mlc_errf(err, MLC_EINVAL, "%s: parameters[%d] drives mode %d, which is not "
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: parameters[%d] drives mode %d, which is not "
                             "among the %d actuated modes; raise actuation.modes or list it in "
-                            "actuation.mode_list", source, q, pp->mode, sub->m);
+                            "actuation.mode_list",
+                            source, q, pp->mode, sub->m);
         for (int j = 0; j < pp->nsinusoids; j++) {
             A[pos * k + j] = pp->sinusoids[j].amplitude;
             T[pos * k + j] = pp->sinusoids[j].period;
@@ -46,8 +49,10 @@ static mlc_status params_to_actuation(mlc_pipeline *p, const mlc_config *cfg,
     if (s != MLC_OK) return s;
     char why[300];
     if (mlc_gait_outside(&g, k, A, T, th, sub->mode_index, why, sizeof why))
-        fprintf(stderr, "modalloco: warning: %s: the parameters lie outside the optimizer's "
-                        "search box (%s); simulating them anyway\n", source, why);
+        fprintf(stderr,
+                "modalloco: warning: %s: the parameters lie outside the optimizer's "
+                "search box (%s); simulating them anyway\n",
+                source, why);
     return MLC_OK;
 }
 
@@ -69,15 +74,18 @@ static mlc_status check_params_origin(const char *path, const mlc_pipeline *p, i
         char mine[32];
         snprintf(mine, sizeof mine, "%016" PRIx64, p->mesh_checksum);
         if (strcmp(mine, sum->valuestring) != 0)
-            s = mlc_errf(err, MLC_EINVAL, "%s: these parameters were optimized on a mesh with "
+            s = mlc_errf(err, MLC_EINVAL,
+                         "%s: these parameters were optimized on a mesh with "
                          "checksum %s, but %s has checksum %s; replay them on the same mesh "
                          "with the same mesh.up",
                          path, sum->valuestring, p->mesh_path, mine);
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (s == MLC_OK && cJSON_IsString(ver) && strncmp(ver->valuestring, MLC_VERSION, 2) != 0)
-        s = mlc_errf(err, MLC_EINVAL, "%s: written by modalloco %s, which is incompatible with "
-                     "this version %s; re-run optimize", path, ver->valuestring, MLC_VERSION);
+        s = mlc_errf(err, MLC_EINVAL,
+                     "%s: written by modalloco %s, which is incompatible with "
+                     "this version %s; re-run optimize",
+                     path, ver->valuestring, MLC_VERSION);
     cJSON_Delete(root);
     return s;
 }
@@ -104,15 +112,17 @@ static void measure_full(void *user, int frame, double time, const double *x, co
 
 /* --full-space: the full-space reference simulator (fullspace.h, one ARAP rotation per tet)
  * with the reduced model's physical settings, its own stopping rule (reference.*) and the same
- * actuation; prints the comparison and writes DIR/fullspace.json. The full-space rollout is judged like the reduced one (`cred`), except
- * that its robustness is the reduced model's: eight more full-space rollouts would multiply
- * the cost of the slowest part. */
+ * actuation; prints the comparison and writes DIR/fullspace.json. The full-space rollout is judged
+ * like the reduced one (`cred`), except that its robustness is the reduced model's: eight more
+ * full-space rollouts would multiply the cost of the slowest part. */
 static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                                  const mlc_actuation *act, const mlc_credibility *cred,
                                  mlc_err *err) {
-    fprintf(stderr, "modalloco: full-space reference on %d vertices and %d tets, each step "
-                    "iterated to %g of the extent (one sparse solve per iteration: slow on large "
-                    "meshes)\n", p->mesh.nv, p->mesh.nt, cfg->reference.tolerance);
+    fprintf(stderr,
+            "modalloco: full-space reference on %d vertices and %d tets, each step "
+            "iterated to %g of the extent (one sparse solve per iteration: slow on large "
+            "meshes)\n",
+            p->mesh.nv, p->mesh.nt, cfg->reference.tolerance);
     /* Its own, denser contact samples (reference.contact_samples): between samples a full-space
      * surface has nothing to hold it up, unlike the smooth reduced one. */
     mlc_subspace sub = p->sub;
@@ -129,8 +139,8 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
         sub.samples = samples;
     }
     mlc_fullspace *fs = NULL;
-    mlc_status s = mlc_fullspace_create(&p->mesh, &p->fem, &sub, mlc_model_settings(p->model),
-                                        1, &fs, err);
+    mlc_status s =
+        mlc_fullspace_create(&p->mesh, &p->fem, &sub, mlc_model_settings(p->model), 1, &fs, err);
     mlc_free(samples); /* the reference keeps its own copy */
     if (s != MLC_OK) return s;
     mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
@@ -157,10 +167,12 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_credibility_judge(&fcred, obj.jump);
     double rel = c.extent > 0 ? c.vertex_error_max / c.extent : 0;
     printf("full_J %.9g\nfull_J_disp %.9g\nfull_J_align %.9g\nfull_J_work %.9g\n"
-           "full_displacement %.9g\ncom_error_max %.9g\nvertex_error_relative %.9g\n", c.full.J,
-           c.full.J_disp, c.full.J_align, c.full.J_work, c.full.displacement, c.com_error_max, rel);
+           "full_displacement %.9g\ncom_error_max %.9g\nvertex_error_relative %.9g\n",
+           c.full.J, c.full.J_disp, c.full.J_align, c.full.J_work, c.full.displacement,
+           c.com_error_max, rel);
     printf("full_rise %.6g\nfull_airborne %.6g\nfull_penetration %.6g\nfull_up_min %.6g\n"
-           "full_credible %s\n", fcred.rise, fcred.airborne, fcred.penetration, fcred.up_min,
+           "full_credible %s\n",
+           fcred.rise, fcred.airborne, fcred.penetration, fcred.up_min,
            fcred.credible ? "true" : "false");
     const mlc_fullspace_convergence *cv = &c.convergence;
     double it_mean = cv->steps > 0 ? (double)cv->iterations / (double)cv->steps : 0;
@@ -170,11 +182,12 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
         fprintf(stderr, "modalloco: the full-space rollout blew up after %d steps\n",
                 c.full.steps_done);
     if (cv->guard_steps > 0 && stop.tolerance > 0)
-        fprintf(stderr, "modalloco: warning: %d of %ld full-space steps stopped at "
-                        "reference.max_iterations = %d before reaching reference.tolerance = %g "
-                        "(largest last change %.3g of the extent); the reference is not "
-                        "converged there\n", cv->guard_steps, cv->steps, stop.max_iterations,
-                stop.tolerance, cv->worst_change);
+        fprintf(stderr,
+                "modalloco: warning: %d of %ld full-space steps stopped at "
+                "reference.max_iterations = %d before reaching reference.tolerance = %g "
+                "(largest last change %.3g of the extent); the reference is not "
+                "converged there\n",
+                cv->guard_steps, cv->steps, stop.max_iterations, stop.tolerance, cv->worst_change);
     cJSON *o = cJSON_CreateObject();
     cJSON *r = cJSON_AddObjectToObject(o, "reduced"), *f = cJSON_AddObjectToObject(o, "full");
     const mlc_rollout_result *res[2] = {&c.reduced, &c.full};
@@ -237,9 +250,14 @@ static mlc_status check_expected(const char *path, const mlc_rollout_result *res
         cJSON_Delete(root);
         return mlc_errf(err, MLC_EINVAL, "--expect %s: not a result.json (malformed JSON)", path);
     }
-    struct { const char *name; double got; } q[] = {
-        {"J", res->J}, {"J_disp", res->J_disp}, {"J_align", res->J_align},
-        {"J_work", res->J_work}, {"displacement", res->displacement}};
+    struct {
+        const char *name;
+        double got;
+    } q[] = {{"J", res->J},
+             {"J_disp", res->J_disp},
+             {"J_align", res->J_align},
+             {"J_work", res->J_work},
+             {"displacement", res->displacement}};
     int checked = 0;
     *differ = 0;
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
@@ -258,7 +276,8 @@ static mlc_status check_expected(const char *path, const mlc_rollout_result *res
         checked++;
         for (int k = 0; k < 3; k++) {
             const cJSON *v = cJSON_GetArrayItem(c1, k);
-            double want = cJSON_IsNumber(v) ? v->valuedouble : (double)NAN, d = fabs(res->com1[k] - want);
+            double want = cJSON_IsNumber(v) ? v->valuedouble : (double)NAN,
+                   d = fabs(res->com1[k] - want);
             if (!(d <= tol * fmax(1.0, fabs(want)))) {
                 printf("differs: com_end[%d] expected %.17g got %.17g (|diff| %.3g)\n", k, want,
                        res->com1[k], d);
@@ -268,8 +287,10 @@ static mlc_status check_expected(const char *path, const mlc_rollout_result *res
     }
     cJSON_Delete(root);
     if (checked == 0)
-        return mlc_errf(err, MLC_EINVAL, "--expect %s: no J or com_end to compare (is it a "
-                        "result.json?)", path);
+        return mlc_errf(err, MLC_EINVAL,
+                        "--expect %s: no J or com_end to compare (is it a "
+                        "result.json?)",
+                        path);
     printf("%s: %s (tolerance %g)\n", path, *differ ? "DIFFERS" : "matches", tol);
     if (*differ)
         fprintf(stderr, "modalloco: the rollout differs from %s beyond the tolerance %g\n", path,
@@ -309,8 +330,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
         goto fail;
     }
     int k;
-    if ((s = params_to_actuation(&p, &cfg, source, A, A + mk, A + 2 * mk, &k, &err)) !=
-        MLC_OK)
+    if ((s = params_to_actuation(&p, &cfg, source, A, A + mk, A + 2 * mk, &k, &err)) != MLC_OK)
         goto fail;
     if (cfg.actuation.nparameters == 0)
         fprintf(stderr, "modalloco: no actuation.parameters given; simulating the passive "
@@ -323,8 +343,8 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     if ((s = mlc_write_rollout(&p, &cfg, &act, cfg.output.dir, 0, &res, &cred, &err)) != MLC_OK)
         goto fail;
     double t_roll = mlc_now() - t0;
-    printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J,
-           res.J_disp, res.J_align, res.J_work, res.displacement);
+    printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J, res.J_disp,
+           res.J_align, res.J_work, res.displacement);
     mlc_print_credibility(stdout, &cred);
     if (!cred.credible) {
         char why[512];
@@ -334,14 +354,16 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
         fprintf(stderr, "modalloco: warning: this gait is not credible (%s)\n", why);
     }
     if (res.failed)
-        fprintf(stderr, "modalloco: the rollout blew up after %d of %d steps (NaN or runaway "
-                        "state); try a smaller sim.dt or smaller amplitudes\n",
+        fprintf(stderr,
+                "modalloco: the rollout blew up after %d of %d steps (NaN or runaway "
+                "state); try a smaller sim.dt or smaller amplitudes\n",
                 res.steps_done, cfg.sim.steps);
     if (!opt->quiet)
-        fprintf(stderr, "modalloco: precompute %.2f s (%s), rollout of %d steps and its "
-                        "credibility %.3f s, outputs in %s\n",
-                p.t_mesh + p.t_fem + p.t_subspace + p.t_model,
-                p.cache_used ? "cache" : "computed", cfg.sim.steps, t_roll, cfg.output.dir);
+        fprintf(stderr,
+                "modalloco: precompute %.2f s (%s), rollout of %d steps and its "
+                "credibility %.3f s, outputs in %s\n",
+                p.t_mesh + p.t_fem + p.t_subspace + p.t_model, p.cache_used ? "cache" : "computed",
+                cfg.sim.steps, t_roll, cfg.output.dir);
     if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &cred, &err)) != MLC_OK) goto fail;
     if (cfg.output.viewer && (s = mlc_write_viewer(cfg.output.dir, &err)) != MLC_OK) goto fail;
     if (opt->expect) {

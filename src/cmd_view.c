@@ -11,8 +11,10 @@
 
 int mlc_cmd_view(const mlc_cli_options *opt) {
     if (opt->out || opt->nsets) {
-        fprintf(stderr, "modalloco: view writes DIR/view.html (or --png FILE) and takes no "
-                        "%s\nTry 'modalloco view --help'.\n", opt->out ? "--out" : "--set");
+        fprintf(stderr,
+                "modalloco: view writes DIR/view.html (or --png FILE) and takes no "
+                "%s\nTry 'modalloco view --help'.\n",
+                opt->out ? "--out" : "--set");
         return 2;
     }
     if (opt->frames && !opt->png) {

@@ -29,250 +29,553 @@
 #define BETWEEN(lk, a, b, hk) .lo_kind = (lk), .lo = (a), .hi = (b), .hi_kind = (hk)
 
 const mlc_config_key mlc_config_keys[] = {
-    {.name = "mesh.path", .type_name = "string", .default_json = "\"\"", .range = "",
+    {.name = "mesh.path",
+     .type_name = "string",
+     .default_json = "\"\"",
+     .range = "",
      .meaning = "tet mesh or surface mesh (tetrahedralized with tetgen); \"\" = the bundled "
                 "sample mesh",
-     .type = MLC_CFG_STRING, FIELD(mesh.path), BYTES(mesh.path)},
-    {.name = "mesh.normalize", .type_name = "bool", .default_json = "true", .range = "",
+     .type = MLC_CFG_STRING,
+     FIELD(mesh.path),
+     BYTES(mesh.path)},
+    {.name = "mesh.normalize",
+     .type_name = "bool",
+     .default_json = "true",
+     .range = "",
      .meaning = "centre in x,z, min y = 0, scale to mesh.extent",
-     .type = MLC_CFG_BOOL, FIELD(mesh.normalize)},
-    {.name = "mesh.extent", .type_name = "number", .default_json = "2.0", .range = "> 0",
+     .type = MLC_CFG_BOOL,
+     FIELD(mesh.normalize)},
+    {.name = "mesh.extent",
+     .type_name = "number",
+     .default_json = "2.0",
+     .range = "> 0",
      .meaning = "largest bounding-box extent after normalizing",
-     .type = MLC_CFG_NUMBER, FIELD(mesh.extent), GT(0)},
-    {.name = "mesh.up", .type_name = "string or [x,y,z]", .default_json = "\"+y\"",
+     .type = MLC_CFG_NUMBER,
+     FIELD(mesh.extent),
+     GT(0)},
+    {.name = "mesh.up",
+     .type_name = "string or [x,y,z]",
+     .default_json = "\"+y\"",
      .range = "+x, -x, +y, -y, +z, -z or a nonzero [x,y,z]",
      .meaning = "the mesh's up axis, rotated to +y before preparation",
-     .type = MLC_CFG_AXIS, FIELD(mesh.up), BYTES(mesh.up), .count_offset =
-     offsetof(mlc_config, mesh.up_vector), .choices = "+x|-x|+y|-y|+z|-z"},
+     .type = MLC_CFG_AXIS,
+     FIELD(mesh.up),
+     BYTES(mesh.up),
+     .count_offset = offsetof(mlc_config, mesh.up_vector),
+     .choices = "+x|-x|+y|-y|+z|-z"},
 
-    {.name = "material.density", .type_name = "number", .default_json = "1000", .range = "> 0",
-     .meaning = "density ρ", .type = MLC_CFG_NUMBER, FIELD(material.density), GT(0)},
-    {.name = "material.mu", .type_name = "number", .default_json = "1e6", .range = "> 0",
-     .meaning = "passive ARAP stiffness μ", .type = MLC_CFG_NUMBER, FIELD(material.mu), GT(0)},
-    {.name = "material.gamma", .type_name = "number", .default_json = "1e6", .range = "> 0",
-     .meaning = "actuation stiffness γ", .type = MLC_CFG_NUMBER, FIELD(material.gamma), GT(0)},
-    {.name = "material.poisson_modes", .type_name = "number", .default_json = "0.25",
+    {.name = "material.density",
+     .type_name = "number",
+     .default_json = "1000",
+     .range = "> 0",
+     .meaning = "density ρ",
+     .type = MLC_CFG_NUMBER,
+     FIELD(material.density),
+     GT(0)},
+    {.name = "material.mu",
+     .type_name = "number",
+     .default_json = "1e6",
+     .range = "> 0",
+     .meaning = "passive ARAP stiffness μ",
+     .type = MLC_CFG_NUMBER,
+     FIELD(material.mu),
+     GT(0)},
+    {.name = "material.gamma",
+     .type_name = "number",
+     .default_json = "1e6",
+     .range = "> 0",
+     .meaning = "actuation stiffness γ",
+     .type = MLC_CFG_NUMBER,
+     FIELD(material.gamma),
+     GT(0)},
+    {.name = "material.poisson_modes",
+     .type_name = "number",
+     .default_json = "0.25",
      .range = "in (-1, 0.5)",
      .meaning = "Poisson ratio of the Hessian whose modes drive actuation",
-     .type = MLC_CFG_NUMBER, FIELD(material.poisson_modes), BETWEEN('(', -1, 0.5, ')')},
+     .type = MLC_CFG_NUMBER,
+     FIELD(material.poisson_modes),
+     BETWEEN('(', -1, 0.5, ')')},
 
-    {.name = "subspace.skinning_modes", .type_name = "int", .default_json = "5",
-     .range = "1..32", .meaning = "skinning modes w (reduced size r = 12w)",
-     .type = MLC_CFG_INT, FIELD(subspace.skinning_modes), BETWEEN('[', 1, 32, ']')},
-    {.name = "subspace.passive_clusters", .type_name = "int", .default_json = "10",
-     .range = ">= 1", .meaning = "passive clusters |C_p| before component splitting",
-     .type = MLC_CFG_INT, FIELD(subspace.passive_clusters), GE(1)},
-    {.name = "subspace.actuation_clusters", .type_name = "int", .default_json = "1",
-     .range = ">= 1", .meaning = "actuation clusters |C_a|",
-     .type = MLC_CFG_INT, FIELD(subspace.actuation_clusters), GE(1)},
-    {.name = "subspace.contact_samples", .type_name = "int", .default_json = "64",
-     .range = ">= 1", .meaning = "contact samples |I|",
-     .type = MLC_CFG_INT, FIELD(subspace.contact_samples), GE(1)},
-    {.name = "subspace.contact_band", .type_name = "number", .default_json = "0.01",
+    {.name = "subspace.skinning_modes",
+     .type_name = "int",
+     .default_json = "5",
+     .range = "1..32",
+     .meaning = "skinning modes w (reduced size r = 12w)",
+     .type = MLC_CFG_INT,
+     FIELD(subspace.skinning_modes),
+     BETWEEN('[', 1, 32, ']')},
+    {.name = "subspace.passive_clusters",
+     .type_name = "int",
+     .default_json = "10",
+     .range = ">= 1",
+     .meaning = "passive clusters |C_p| before component splitting",
+     .type = MLC_CFG_INT,
+     FIELD(subspace.passive_clusters),
+     GE(1)},
+    {.name = "subspace.actuation_clusters",
+     .type_name = "int",
+     .default_json = "1",
+     .range = ">= 1",
+     .meaning = "actuation clusters |C_a|",
+     .type = MLC_CFG_INT,
+     FIELD(subspace.actuation_clusters),
+     GE(1)},
+    {.name = "subspace.contact_samples",
+     .type_name = "int",
+     .default_json = "64",
+     .range = ">= 1",
+     .meaning = "contact samples |I|",
+     .type = MLC_CFG_INT,
+     FIELD(subspace.contact_samples),
+     GE(1)},
+    {.name = "subspace.contact_band",
+     .type_name = "number",
+     .default_json = "0.01",
      .range = "in [0, 0.1]",
      .meaning = "half of the contact samples go to the soles, the boundary vertices at most "
                 "this × extent above the lowest one, a quarter to the surface facing down (0 = "
                 "farthest-point over the whole surface)",
-     .type = MLC_CFG_NUMBER, FIELD(subspace.contact_band), BETWEEN('[', 0, 0.1, ']')},
-    {.name = "subspace.cache", .type_name = "string", .default_json = "\"\"", .range = "",
+     .type = MLC_CFG_NUMBER,
+     FIELD(subspace.contact_band),
+     BETWEEN('[', 0, 0.1, ']')},
+    {.name = "subspace.cache",
+     .type_name = "string",
+     .default_json = "\"\"",
+     .range = "",
      .meaning = "precompute cache file (\"\" = none)",
-     .type = MLC_CFG_STRING, FIELD(subspace.cache), BYTES(subspace.cache)},
+     .type = MLC_CFG_STRING,
+     FIELD(subspace.cache),
+     BYTES(subspace.cache)},
 
-    {.name = "actuation.modes", .type_name = "int", .default_json = "10", .range = "1..64",
+    {.name = "actuation.modes",
+     .type_name = "int",
+     .default_json = "10",
+     .range = "1..64",
      .meaning = "m, the first m non-rigid vibration modes",
-     .type = MLC_CFG_INT, FIELD(actuation.modes), BETWEEN('[', 1, 64, ']')},
-    {.name = "actuation.mode_list", .type_name = "int array", .default_json = "[]",
+     .type = MLC_CFG_INT,
+     FIELD(actuation.modes),
+     BETWEEN('[', 1, 64, ']')},
+    {.name = "actuation.mode_list",
+     .type_name = "int array",
+     .default_json = "[]",
      .range = "at most 64 distinct indices, each >= 0",
      .meaning = "explicit mode indices (0 = first non-rigid), overrides actuation.modes",
-     .type = MLC_CFG_INT_ARRAY, FIELD(actuation.mode_list), COUNT(actuation.nmode_list),
-     ELEMS(actuation.mode_list), GE(0)},
-    {.name = "actuation.sinusoids", .type_name = "int", .default_json = "2", .range = "1..8",
+     .type = MLC_CFG_INT_ARRAY,
+     FIELD(actuation.mode_list),
+     COUNT(actuation.nmode_list),
+     ELEMS(actuation.mode_list),
+     GE(0)},
+    {.name = "actuation.sinusoids",
+     .type_name = "int",
+     .default_json = "2",
+     .range = "1..8",
      .meaning = "k, sinusoids per mode",
-     .type = MLC_CFG_INT, FIELD(actuation.sinusoids), BETWEEN('[', 1, 8, ']')},
-    {.name = "actuation.period_range", .type_name = "[min,max]", .default_json = "[0.2, 0.6]",
-     .range = "0 < min <= max", .meaning = "bounds of the periods T, seconds",
-     .type = MLC_CFG_RANGE, FIELD(actuation.period_range), GT(0),
+     .type = MLC_CFG_INT,
+     FIELD(actuation.sinusoids),
+     BETWEEN('[', 1, 8, ']')},
+    {.name = "actuation.period_range",
+     .type_name = "[min,max]",
+     .default_json = "[0.2, 0.6]",
+     .range = "0 < min <= max",
+     .meaning = "bounds of the periods T, seconds",
+     .type = MLC_CFG_RANGE,
+     FIELD(actuation.period_range),
+     GT(0),
      .check = MLC_CFG_CHECK_ORDERED},
-    {.name = "actuation.phase_range", .type_name = "[min,max]",
-     .default_json = "[0, 1.5707963]", .range = "min <= max",
+    {.name = "actuation.phase_range",
+     .type_name = "[min,max]",
+     .default_json = "[0, 1.5707963]",
+     .range = "min <= max",
      .meaning = "bounds of the phases θ, cycles (as Eq. 6 is written)",
-     .type = MLC_CFG_RANGE, FIELD(actuation.phase_range), .check = MLC_CFG_CHECK_ORDERED},
-    {.name = "actuation.amplitude_p", .type_name = "number", .default_json = "0.3",
-     .range = "> 0", .meaning = "p of App. H (the paper uses 1)",
-     .type = MLC_CFG_NUMBER, FIELD(actuation.amplitude_p), GT(0)},
-    {.name = "actuation.amplitude_bound", .type_name = "string",
-     .default_json = "\"combined\"", .range = "\"combined\" or \"per_signal\"",
+     .type = MLC_CFG_RANGE,
+     FIELD(actuation.phase_range),
+     .check = MLC_CFG_CHECK_ORDERED},
+    {.name = "actuation.amplitude_p",
+     .type_name = "number",
+     .default_json = "0.3",
+     .range = "> 0",
+     .meaning = "p of App. H (the paper uses 1)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(actuation.amplitude_p),
+     GT(0)},
+    {.name = "actuation.amplitude_bound",
+     .type_name = "string",
+     .default_json = "\"combined\"",
+     .range = "\"combined\" or \"per_signal\"",
      .meaning = "what p bounds: \"combined\" (the strain of all signals together in the worst "
                 "tet, Eq. 76; amplitudes are scaled down when their sum could exceed p) or "
                 "\"per_signal\" (the paper's a_max,i: each sinusoid of each mode alone)",
-     .type = MLC_CFG_STRING, FIELD(actuation.amplitude_bound), BYTES(actuation.amplitude_bound),
+     .type = MLC_CFG_STRING,
+     FIELD(actuation.amplitude_bound),
+     BYTES(actuation.amplitude_bound),
      .choices = "combined|per_signal"},
-    {.name = "actuation.ramp", .type_name = "number", .default_json = "0", .range = ">= 0",
+    {.name = "actuation.ramp",
+     .type_name = "number",
+     .default_json = "0",
+     .range = ">= 0",
      .meaning = "seconds over which the actuation ramps in smoothly from 0 (C² smoothstep "
                 "factor on every a_i(t)); 0 = off",
-     .type = MLC_CFG_NUMBER, FIELD(actuation.ramp), GE(0)},
-    {.name = "actuation.fixed_periods", .type_name = "number array", .default_json = "[]",
+     .type = MLC_CFG_NUMBER,
+     FIELD(actuation.ramp),
+     GE(0)},
+    {.name = "actuation.fixed_periods",
+     .type_name = "number array",
+     .default_json = "[]",
      .range = "each > 0; 0, 1 or m*k values",
      .meaning = "fix T: one value for all, or one per mode and sinusoid (mode-major)",
-     .type = MLC_CFG_NUMBER_ARRAY, FIELD(actuation.fixed_periods),
-     COUNT(actuation.nfixed_periods), ELEMS(actuation.fixed_periods), GT(0)},
-    {.name = "actuation.select", .type_name = "int", .default_json = "0", .range = "0..m",
+     .type = MLC_CFG_NUMBER_ARRAY,
+     FIELD(actuation.fixed_periods),
+     COUNT(actuation.nfixed_periods),
+     ELEMS(actuation.fixed_periods),
+     GT(0)},
+    {.name = "actuation.select",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "0..m",
      .meaning = "q > 0: co-optimize which q modes are driven",
-     .type = MLC_CFG_INT, FIELD(actuation.select), GE(0)},
-    {.name = "actuation.parameters", .type_name = "array", .default_json = "[]",
+     .type = MLC_CFG_INT,
+     FIELD(actuation.select),
+     GE(0)},
+    {.name = "actuation.parameters",
+     .type_name = "array",
+     .default_json = "[]",
      .range = "at most 64 entries with distinct modes >= 0, 1..8 sinusoids, periods > 0",
      .meaning = "explicit parameters for simulate (same layout as in params.json)",
-     .type = MLC_CFG_PARAMETERS, FIELD(actuation.parameters), COUNT(actuation.nparameters),
+     .type = MLC_CFG_PARAMETERS,
+     FIELD(actuation.parameters),
+     COUNT(actuation.nparameters),
      ELEMS(actuation.parameters)},
 
-    {.name = "sim.dt", .type_name = "number", .default_json = "0.01", .range = "> 0",
-     .meaning = "time step h, seconds", .type = MLC_CFG_NUMBER, FIELD(sim.dt), GT(0)},
-    {.name = "sim.steps", .type_name = "int", .default_json = "300", .range = ">= 1",
-     .meaning = "number of steps S", .type = MLC_CFG_INT, FIELD(sim.steps), GE(1)},
-    {.name = "sim.iterations", .type_name = "int", .default_json = "10", .range = ">= 1",
+    {.name = "sim.dt",
+     .type_name = "number",
+     .default_json = "0.01",
+     .range = "> 0",
+     .meaning = "time step h, seconds",
+     .type = MLC_CFG_NUMBER,
+     FIELD(sim.dt),
+     GT(0)},
+    {.name = "sim.steps",
+     .type_name = "int",
+     .default_json = "300",
+     .range = ">= 1",
+     .meaning = "number of steps S",
+     .type = MLC_CFG_INT,
+     FIELD(sim.steps),
+     GE(1)},
+    {.name = "sim.iterations",
+     .type_name = "int",
+     .default_json = "10",
+     .range = ">= 1",
      .meaning = "local-global iterations per step (the most)",
-     .type = MLC_CFG_INT, FIELD(sim.iterations), GE(1)},
-    {.name = "sim.tolerance", .type_name = "number", .default_json = "0", .range = ">= 0",
+     .type = MLC_CFG_INT,
+     FIELD(sim.iterations),
+     GE(1)},
+    {.name = "sim.tolerance",
+     .type_name = "number",
+     .default_json = "0",
+     .range = ">= 0",
      .meaning = "stop a step's iterations when ‖Δz‖ is below it (0 = never)",
-     .type = MLC_CFG_NUMBER, FIELD(sim.tolerance), GE(0)},
-    {.name = "sim.initial_guess", .type_name = "string", .default_json = "\"inertial\"",
+     .type = MLC_CFG_NUMBER,
+     FIELD(sim.tolerance),
+     GE(0)},
+    {.name = "sim.initial_guess",
+     .type_name = "string",
+     .default_json = "\"inertial\"",
      .range = "\"inertial\" or \"previous\"",
      .meaning = "start of a step's iterations: \"inertial\" (q) or \"previous\" (z_n)",
-     .type = MLC_CFG_STRING, FIELD(sim.initial_guess), BYTES(sim.initial_guess),
+     .type = MLC_CFG_STRING,
+     FIELD(sim.initial_guess),
+     BYTES(sim.initial_guess),
      .choices = "inertial|previous"},
-    {.name = "sim.rayleigh", .type_name = "[α,β]", .default_json = "[0, 0]",
+    {.name = "sim.rayleigh",
+     .type_name = "[α,β]",
+     .default_json = "[0, 0]",
      .range = "each >= 0",
      .meaning = "Rayleigh damping: force −(α M + β K) v, α in 1/s, β in s (K: rest stiffness)",
-     .type = MLC_CFG_RANGE, FIELD(sim.rayleigh), GE(0)},
-    {.name = "sim.gravity", .type_name = "[x,y,z]", .default_json = "[0, -9.81, 0]",
-     .range = "", .meaning = "gravity, m/s²", .type = MLC_CFG_VEC3, FIELD(sim.gravity)},
+     .type = MLC_CFG_RANGE,
+     FIELD(sim.rayleigh),
+     GE(0)},
+    {.name = "sim.gravity",
+     .type_name = "[x,y,z]",
+     .default_json = "[0, -9.81, 0]",
+     .range = "",
+     .meaning = "gravity, m/s²",
+     .type = MLC_CFG_VEC3,
+     FIELD(sim.gravity)},
 
-    {.name = "contact.enabled", .type_name = "bool", .default_json = "true", .range = "",
-     .meaning = "ground contact", .type = MLC_CFG_BOOL, FIELD(contact.enabled)},
-    {.name = "contact.damping", .type_name = "number", .default_json = "0",
+    {.name = "contact.enabled",
+     .type_name = "bool",
+     .default_json = "true",
+     .range = "",
+     .meaning = "ground contact",
+     .type = MLC_CFG_BOOL,
+     FIELD(contact.enabled)},
+    {.name = "contact.damping",
+     .type_name = "number",
+     .default_json = "0",
      .range = "in [0, 1)",
      .meaning = "μ_c of Eq. 49: fraction of tangential velocity kept",
-     .type = MLC_CFG_NUMBER, FIELD(contact.damping), BETWEEN('[', 0, 1, ')')},
-    {.name = "contact.projection", .type_name = "string", .default_json = "\"position\"",
+     .type = MLC_CFG_NUMBER,
+     FIELD(contact.damping),
+     BETWEEN('[', 0, 1, ')')},
+    {.name = "contact.projection",
+     .type_name = "string",
+     .default_json = "\"position\"",
      .range = "\"position\" or \"velocity\"",
      .meaning = "\"position\" (active samples end the step on the ground) or \"velocity\" "
                 "(paper: normal velocity 0)",
-     .type = MLC_CFG_STRING, FIELD(contact.projection), BYTES(contact.projection),
+     .type = MLC_CFG_STRING,
+     FIELD(contact.projection),
+     BYTES(contact.projection),
      .choices = "position|velocity"},
-    {.name = "contact.model", .type_name = "string", .default_json = "\"complementarity\"",
+    {.name = "contact.model",
+     .type_name = "string",
+     .default_json = "\"complementarity\"",
      .range = "\"complementarity\" or \"equality\"",
      .meaning = "\"complementarity\" (forces only push, solved exactly) or \"equality\" "
                 "(the paper's constraints, which can pull; for comparisons)",
-     .type = MLC_CFG_STRING, FIELD(contact.model), BYTES(contact.model),
+     .type = MLC_CFG_STRING,
+     FIELD(contact.model),
+     BYTES(contact.model),
      .choices = "complementarity|equality"},
-    {.name = "contact.push_speed", .type_name = "number", .default_json = "0.1",
+    {.name = "contact.push_speed",
+     .type_name = "number",
+     .default_json = "0.1",
      .range = ">= 0",
      .meaning = "m/s: the fastest a sample below the ground is pushed back out",
-     .type = MLC_CFG_NUMBER, FIELD(contact.push_speed), GE(0)},
-    {.name = "contact.friction", .type_name = "number", .default_json = "0.5", .range = ">= 0",
+     .type = MLC_CFG_NUMBER,
+     FIELD(contact.push_speed),
+     GE(0)},
+    {.name = "contact.friction",
+     .type_name = "number",
+     .default_json = "0.5",
+     .range = ">= 0",
      .meaning = "Coulomb limit μ_f: friction force ≤ μ_f × normal force (0 = the paper's "
                 "damping alone, unbounded)",
-     .type = MLC_CFG_NUMBER, FIELD(contact.friction), GE(0)},
-    {.name = "contact.ground_height", .type_name = "number", .default_json = "0", .range = "",
+     .type = MLC_CFG_NUMBER,
+     FIELD(contact.friction),
+     GE(0)},
+    {.name = "contact.ground_height",
+     .type_name = "number",
+     .default_json = "0",
+     .range = "",
      .meaning = "y of the ground plane",
-     .type = MLC_CFG_NUMBER, FIELD(contact.ground_height)},
+     .type = MLC_CFG_NUMBER,
+     FIELD(contact.ground_height)},
 
-    {.name = "reference.tolerance", .type_name = "number", .default_json = "1e-6",
+    {.name = "reference.tolerance",
+     .type_name = "number",
+     .default_json = "1e-6",
      .range = ">= 0",
      .meaning = "simulate --full-space: the reference iterates each step until no coordinate "
                 "changes by more than this × the body extent in an iteration (0 = always "
                 "reference.max_iterations); sim.iterations is the reduced model's",
-     .type = MLC_CFG_NUMBER, FIELD(reference.tolerance), GE(0)},
-    {.name = "reference.max_iterations", .type_name = "int", .default_json = "1000",
+     .type = MLC_CFG_NUMBER,
+     FIELD(reference.tolerance),
+     GE(0)},
+    {.name = "reference.max_iterations",
+     .type_name = "int",
+     .default_json = "1000",
      .range = ">= 1",
      .meaning = "simulate --full-space: the most iterations a step of the reference may take "
                 "(steps that stop here are counted in fullspace.json)",
-     .type = MLC_CFG_INT, FIELD(reference.max_iterations), GE(1)},
-    {.name = "reference.contact_samples", .type_name = "int", .default_json = "512",
+     .type = MLC_CFG_INT,
+     FIELD(reference.max_iterations),
+     GE(1)},
+    {.name = "reference.contact_samples",
+     .type_name = "int",
+     .default_json = "512",
      .range = ">= 0",
      .meaning = "simulate --full-space: contact samples of the reference, placed like the "
                 "reduced model's (subspace.contact_band) but denser, because a full-space body "
                 "has no smoothness between them (0 = the reduced model's samples)",
-     .type = MLC_CFG_INT, FIELD(reference.contact_samples), GE(0)},
+     .type = MLC_CFG_INT,
+     FIELD(reference.contact_samples),
+     GE(0)},
 
-    {.name = "objective.kind", .type_name = "string", .default_json = "\"locomotion\"",
-     .range = "\"locomotion\" or \"jump\"", .meaning = "what J measures",
-     .type = MLC_CFG_STRING, FIELD(objective.kind), BYTES(objective.kind),
+    {.name = "objective.kind",
+     .type_name = "string",
+     .default_json = "\"locomotion\"",
+     .range = "\"locomotion\" or \"jump\"",
+     .meaning = "what J measures",
+     .type = MLC_CFG_STRING,
+     FIELD(objective.kind),
+     BYTES(objective.kind),
      .choices = "locomotion|jump"},
-    {.name = "objective.direction", .type_name = "[x,y,z]", .default_json = "[1, 0, 0]",
-     .range = "nonzero length", .meaning = "target direction v̂",
-     .type = MLC_CFG_VEC3, FIELD(objective.direction), .check = MLC_CFG_CHECK_NONZERO},
-    {.name = "objective.forward", .type_name = "[x,y,z] or null", .default_json = "null",
+    {.name = "objective.direction",
+     .type_name = "[x,y,z]",
+     .default_json = "[1, 0, 0]",
+     .range = "nonzero length",
+     .meaning = "target direction v̂",
+     .type = MLC_CFG_VEC3,
+     FIELD(objective.direction),
+     .check = MLC_CFG_CHECK_NONZERO},
+    {.name = "objective.forward",
+     .type_name = "[x,y,z] or null",
+     .default_json = "null",
      .range = "null or nonzero length",
      .meaning = "body forward û₀ at rest (null = objective.direction)",
-     .type = MLC_CFG_VEC3_OR_NULL, FIELD(objective.forward), COUNT(objective.forward_set),
+     .type = MLC_CFG_VEC3_OR_NULL,
+     FIELD(objective.forward),
+     COUNT(objective.forward_set),
      .check = MLC_CFG_CHECK_NONZERO},
-    {.name = "objective.align", .type_name = "bool", .default_json = "true", .range = "",
-     .meaning = "multiply by J_align", .type = MLC_CFG_BOOL, FIELD(objective.align)},
-    {.name = "objective.work_penalty", .type_name = "number", .default_json = "0",
-     .range = ">= 0", .meaning = "work penalty α (J += α Σ_s h·work_s, Eq. 18)",
-     .type = MLC_CFG_NUMBER, FIELD(objective.work_penalty), GE(0)},
-    {.name = "objective.align_mode", .type_name = "string", .default_json = "\"min\"",
+    {.name = "objective.align",
+     .type_name = "bool",
+     .default_json = "true",
+     .range = "",
+     .meaning = "multiply by J_align",
+     .type = MLC_CFG_BOOL,
+     FIELD(objective.align)},
+    {.name = "objective.work_penalty",
+     .type_name = "number",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "work penalty α (J += α Σ_s h·work_s, Eq. 18)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(objective.work_penalty),
+     GE(0)},
+    {.name = "objective.align_mode",
+     .type_name = "string",
+     .default_json = "\"min\"",
      .range = "\"min\" or \"mean\"",
      .meaning = "J_align as the paper's max(0, min over frames) or the mean over frames of "
                 "max(0, alignment), which rarely ties at 0; not in the paper",
-     .type = MLC_CFG_STRING, FIELD(objective.align_mode), BYTES(objective.align_mode),
+     .type = MLC_CFG_STRING,
+     FIELD(objective.align_mode),
+     BYTES(objective.align_mode),
      .choices = "min|mean"},
-    {.name = "objective.credible_gate", .type_name = "bool", .default_json = "true", .range = "",
+    {.name = "objective.credible_gate",
+     .type_name = "bool",
+     .default_json = "true",
+     .range = "",
      .meaning = "J fades to 0 as the centre of mass rises or the body flies toward the "
                 "credibility limits (rise 0.25 extents, airborne 25% of the frames); not in the "
                 "paper",
-     .type = MLC_CFG_BOOL, FIELD(objective.credible_gate)},
-    {.name = "objective.upright", .type_name = "bool", .default_json = "true", .range = "",
+     .type = MLC_CFG_BOOL,
+     FIELD(objective.credible_gate)},
+    {.name = "objective.upright",
+     .type_name = "bool",
+     .default_json = "true",
+     .range = "",
      .meaning = "J_align also takes the minimum of the body's up axis R(t)ŷ · ŷ (no rolling "
                 "over); not in the paper",
-     .type = MLC_CFG_BOOL, FIELD(objective.upright)},
-    {.name = "objective.work_abs", .type_name = "bool", .default_json = "false", .range = "",
-     .meaning = "penalize absolute work", .type = MLC_CFG_BOOL, FIELD(objective.work_abs)},
+     .type = MLC_CFG_BOOL,
+     FIELD(objective.upright)},
+    {.name = "objective.work_abs",
+     .type_name = "bool",
+     .default_json = "false",
+     .range = "",
+     .meaning = "penalize absolute work",
+     .type = MLC_CFG_BOOL,
+     FIELD(objective.work_abs)},
 
-    {.name = "cmaes.population", .type_name = "int", .default_json = "16", .range = ">= 2",
-     .meaning = "population λ", .type = MLC_CFG_INT, FIELD(cmaes.population), GE(2)},
-    {.name = "cmaes.generations", .type_name = "int", .default_json = "200", .range = ">= 1",
-     .meaning = "generation budget", .type = MLC_CFG_INT, FIELD(cmaes.generations), GE(1)},
-    {.name = "cmaes.sigma0", .type_name = "number", .default_json = "0.3", .range = "> 0",
+    {.name = "cmaes.population",
+     .type_name = "int",
+     .default_json = "16",
+     .range = ">= 2",
+     .meaning = "population λ",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.population),
+     GE(2)},
+    {.name = "cmaes.generations",
+     .type_name = "int",
+     .default_json = "200",
+     .range = ">= 1",
+     .meaning = "generation budget",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.generations),
+     GE(1)},
+    {.name = "cmaes.sigma0",
+     .type_name = "number",
+     .default_json = "0.3",
+     .range = "> 0",
      .meaning = "initial step size in the normalized [0,1] box",
-     .type = MLC_CFG_NUMBER, FIELD(cmaes.sigma0), GT(0)},
-    {.name = "cmaes.seed", .type_name = "int", .default_json = "1", .range = "",
-     .meaning = "seed of everything random", .type = MLC_CFG_INT, FIELD(cmaes.seed)},
-    {.name = "cmaes.restarts", .type_name = "int", .default_json = "0", .range = ">= 0",
+     .type = MLC_CFG_NUMBER,
+     FIELD(cmaes.sigma0),
+     GT(0)},
+    {.name = "cmaes.seed",
+     .type_name = "int",
+     .default_json = "1",
+     .range = "",
+     .meaning = "seed of everything random",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.seed)},
+    {.name = "cmaes.restarts",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= 0",
      .meaning = "IPOP restarts (they begin when a run stops early: need cmaes.early_stop)",
-     .type = MLC_CFG_INT, FIELD(cmaes.restarts), GE(0)},
-    {.name = "cmaes.early_stop", .type_name = "bool", .default_json = "false", .range = "",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.restarts),
+     GE(0)},
+    {.name = "cmaes.early_stop",
+     .type_name = "bool",
+     .default_json = "false",
+     .range = "",
      .meaning = "let pycma's stop criteria (tolfun, tolx, tolflatfitness, ...) end a run "
                 "before the generation budget",
-     .type = MLC_CFG_BOOL, FIELD(cmaes.early_stop)},
-    {.name = "cmaes.robust_samples", .type_name = "int", .default_json = "0", .range = "0..16",
+     .type = MLC_CFG_BOOL,
+     FIELD(cmaes.early_stop)},
+    {.name = "cmaes.robust_samples",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "0..16",
      .meaning = "R: a candidate that walks scores the worst J of its rollout and R replays "
                 "with perturbed parameters (robust gaits; costs up to R more rollouts each)",
-     .type = MLC_CFG_INT, FIELD(cmaes.robust_samples), BETWEEN('[', 0, 16, ']')},
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.robust_samples),
+     BETWEEN('[', 0, 16, ']')},
 
-    {.name = "output.dir", .type_name = "string", .default_json = "\"modalloco-out\"",
-     .range = "nonempty", .meaning = "output directory",
-     .type = MLC_CFG_STRING, FIELD(output.dir), BYTES(output.dir),
+    {.name = "output.dir",
+     .type_name = "string",
+     .default_json = "\"modalloco-out\"",
+     .range = "nonempty",
+     .meaning = "output directory",
+     .type = MLC_CFG_STRING,
+     FIELD(output.dir),
+     BYTES(output.dir),
      .check = MLC_CFG_CHECK_NONEMPTY},
-    {.name = "output.every", .type_name = "int", .default_json = "1", .range = ">= 1",
+    {.name = "output.every",
+     .type_name = "int",
+     .default_json = "1",
+     .range = ">= 1",
      .meaning = "write every n-th frame to the vertex cache",
-     .type = MLC_CFG_INT, FIELD(output.every), GE(1)},
-    {.name = "output.viewer", .type_name = "bool", .default_json = "false", .range = "",
+     .type = MLC_CFG_INT,
+     FIELD(output.every),
+     GE(1)},
+    {.name = "output.viewer",
+     .type_name = "bool",
+     .default_json = "false",
+     .range = "",
      .meaning = "simulate and optimize also write view.html (as `modalloco view DIR`)",
-     .type = MLC_CFG_BOOL, FIELD(output.viewer)},
-    {.name = "output.vtk", .type_name = "bool", .default_json = "false", .range = "",
+     .type = MLC_CFG_BOOL,
+     FIELD(output.viewer)},
+    {.name = "output.vtk",
+     .type_name = "bool",
+     .default_json = "false",
+     .range = "",
      .meaning = "simulate and optimize also write frames.pvd and frames/frame_NNNN.vtp, the "
                 "surface of every output frame (output.every), for ParaView",
-     .type = MLC_CFG_BOOL, FIELD(output.vtk)},
-    {.name = "output.vtk_volume", .type_name = "bool", .default_json = "false", .range = "",
+     .type = MLC_CFG_BOOL,
+     FIELD(output.vtk)},
+    {.name = "output.vtk_volume",
+     .type_name = "bool",
+     .default_json = "false",
+     .range = "",
      .meaning = "with output.vtk, also volume.pvd and frames/frame_NNNN.vtu, the whole tet "
                 "mesh of every output frame",
-     .type = MLC_CFG_BOOL, FIELD(output.vtk_volume)},
+     .type = MLC_CFG_BOOL,
+     FIELD(output.vtk_volume)},
 
-    {.name = "parallel.threads", .type_name = "int", .default_json = "0", .range = ">= 0",
+    {.name = "parallel.threads",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= 0",
      .meaning = "worker threads, 0 = all cores",
-     .type = MLC_CFG_INT, FIELD(parallel.threads), GE(0)},
+     .type = MLC_CFG_INT,
+     FIELD(parallel.threads),
+     GE(0)},
 };
 const int mlc_config_nkeys = (int)(sizeof mlc_config_keys / sizeof mlc_config_keys[0]);
 
@@ -364,7 +667,9 @@ void mlc_config_defaults(mlc_config *cfg) {
 
 /* ---- Small helpers ---------------------------------------------------------------------- */
 /* Field access through the table's offsets. */
-static void *field(mlc_config *cfg, size_t off) { return (char *)cfg + off; }
+static void *field(mlc_config *cfg, size_t off) {
+    return (char *)cfg + off;
+}
 static const void *cfield(const mlc_config *cfg, size_t off) {
     return (const char *)cfg + off;
 }
@@ -440,8 +745,7 @@ static mlc_status type_error(const load_ctx *c, const char *label, const char *w
 
 /* ---- Leaf parsers ----------------------------------------------------------------------- */
 /* A JSON number that is finite. cJSON turns overflowing literals (1e999) into ±inf. */
-static mlc_status get_number(const load_ctx *c, const char *label, const cJSON *it,
-                             double *out) {
+static mlc_status get_number(const load_ctx *c, const char *label, const cJSON *it, double *out) {
     if (!cJSON_IsNumber(it)) return type_error(c, label, "a number", it);
     if (!isfinite(it->valuedouble))
         return failf(c, MLC_EINVAL, "key '%s' is not a finite number (the literal overflows)",
@@ -472,8 +776,7 @@ static mlc_status get_int(const load_ctx *c, const char *label, const cJSON *it,
 /* A fixed-length array of numbers ([min,max], [x,y,z]). */
 static mlc_status get_fixed_vec(const load_ctx *c, const char *label, const cJSON *it, int n,
                                 const char *want, double *out) {
-    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n)
-        return type_error(c, label, want, it);
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n) return type_error(c, label, want, it);
     double tmp[3];
     int i = 0;
     const cJSON *e;
@@ -524,8 +827,8 @@ static mlc_status get_param(const load_ctx *c, const char *label, const cJSON *i
         char slab[240];
         snprintf(slab, sizeof slab, "%s[%d]", lab, j);
         if (!cJSON_IsObject(sj))
-            return type_error(c, slab,
-                              "an object {\"amplitude\": A, \"period\": T, \"phase\": θ}", sj);
+            return type_error(c, slab, "an object {\"amplitude\": A, \"period\": T, \"phase\": θ}",
+                              sj);
         static const char *const names[3] = {"amplitude", "period", "phase"};
         double *dst[3] = {&p->sinusoids[j].amplitude, &p->sinusoids[j].period,
                           &p->sinusoids[j].phase};
@@ -591,8 +894,7 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
     case MLC_CFG_STRING: {
         const char *s = f;
         if (k->choices && !has_choice(k->choices, s)) {
-            snprintf(msg, n, "key '%s' = \"%.100s\" is invalid; valid: %s", k->name, s,
-                     k->range);
+            snprintf(msg, n, "key '%s' = \"%.100s\" is invalid; valid: %s", k->name, s, k->range);
             return 1;
         }
         if (k->check == MLC_CFG_CHECK_NONEMPTY && s[0] == '\0') {
@@ -601,7 +903,8 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         }
         return 0;
     }
-    case MLC_CFG_BOOL: return 0;
+    case MLC_CFG_BOOL:
+        return 0;
     case MLC_CFG_INT: {
         int x = *(const int *)f;
         if (!in_bounds(k, x)) {
@@ -624,14 +927,14 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         int cnt = *(const int *)cfield(cfg, k->count_offset);
         for (int i = 0; i < cnt; i++) {
             if (!in_bounds(k, a[i])) {
-                snprintf(msg, n, "key '%s[%d]' = %d is out of range; valid: %s", k->name, i,
-                         a[i], k->range);
+                snprintf(msg, n, "key '%s[%d]' = %d is out of range; valid: %s", k->name, i, a[i],
+                         k->range);
                 return 1;
             }
             for (int j = 0; j < i; j++)
                 if (a[j] == a[i]) {
-                    snprintf(msg, n, "key '%s' lists %d twice (at %d and %d); valid: %s",
-                             k->name, a[i], j, i, k->range);
+                    snprintf(msg, n, "key '%s' lists %d twice (at %d and %d); valid: %s", k->name,
+                             a[i], j, i, k->range);
                     return 1;
                 }
         }
@@ -680,16 +983,17 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         const char *name = f;
         if (name[0]) {
             if (!has_choice(k->choices, name) || !axis_vector(name, want)) {
-                snprintf(msg, n, "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. --set "
-                         "%s=+z for a mesh whose up axis is z)", k->name, name, k->range,
-                         k->name);
+                snprintf(msg, n,
+                         "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. --set "
+                         "%s=+z for a mesh whose up axis is z)",
+                         k->name, name, k->range, k->name);
                 return 1;
             }
             /* Preparation reads the vector; a name that disagrees with it would be a lie in
              * config.json. */
             if (a[0] != want[0] || a[1] != want[1] || a[2] != want[2]) {
-                snprintf(msg, n, "key '%s' = \"%s\" disagrees with its vector %s", k->name,
-                         name, fmt_vec(a, 3, v, sizeof v));
+                snprintf(msg, n, "key '%s' = \"%s\" disagrees with its vector %s", k->name, name,
+                         fmt_vec(a, 3, v, sizeof v));
                 return 1;
             }
             return 0;
@@ -707,19 +1011,19 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         int cnt = *(const int *)cfield(cfg, k->count_offset);
         for (int i = 0; i < cnt; i++) {
             if (p[i].mode < 0) {
-                snprintf(msg, n, "key '%s[%d].mode' = %d is out of range; valid: >= 0", k->name,
-                         i, p[i].mode);
+                snprintf(msg, n, "key '%s[%d].mode' = %d is out of range; valid: >= 0", k->name, i,
+                         p[i].mode);
                 return 1;
             }
             for (int j = 0; j < i; j++)
                 if (p[j].mode == p[i].mode) {
-                    snprintf(msg, n, "key '%s' gives mode %d twice (entries %d and %d)",
-                             k->name, p[i].mode, j, i);
+                    snprintf(msg, n, "key '%s' gives mode %d twice (entries %d and %d)", k->name,
+                             p[i].mode, j, i);
                     return 1;
                 }
             if (p[i].nsinusoids < 1 || p[i].nsinusoids > MLC_CONFIG_MAX_SINUSOIDS) {
-                snprintf(msg, n, "key '%s[%d].sinusoids' has %d entries; valid: 1..%d",
-                         k->name, i, p[i].nsinusoids, MLC_CONFIG_MAX_SINUSOIDS);
+                snprintf(msg, n, "key '%s[%d].sinusoids' has %d entries; valid: 1..%d", k->name, i,
+                         p[i].nsinusoids, MLC_CONFIG_MAX_SINUSOIDS);
                 return 1;
             }
             for (int j = 0; j < p[i].nsinusoids; j++) {
@@ -752,8 +1056,8 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
         if (!cJSON_IsString(it)) return type_error(c, label, "a string", it);
         size_t len = strlen(it->valuestring);
         if (len >= (size_t)k->capacity)
-            return failf(c, MLC_EINVAL, "key '%s' is too long (%zu bytes; at most %d)", label,
-                         len, k->capacity - 1);
+            return failf(c, MLC_EINVAL, "key '%s' is too long (%zu bytes; at most %d)", label, len,
+                         k->capacity - 1);
         memset(f, 0, (size_t)k->capacity); /* keep the tail zero: configs compare by bytes */
         memcpy(f, it->valuestring, len);
         break;
@@ -762,8 +1066,12 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
         if (!cJSON_IsBool(it)) return type_error(c, label, "a boolean (true or false)", it);
         *(int *)f = cJSON_IsTrue(it) ? 1 : 0;
         break;
-    case MLC_CFG_INT: s = get_int(c, label, it, f); break;
-    case MLC_CFG_NUMBER: s = get_number(c, label, it, f); break;
+    case MLC_CFG_INT:
+        s = get_int(c, label, it, f);
+        break;
+    case MLC_CFG_NUMBER:
+        s = get_number(c, label, it, f);
+        break;
     case MLC_CFG_INT_ARRAY:
     case MLC_CFG_NUMBER_ARRAY:
     case MLC_CFG_PARAMETERS: {
@@ -809,7 +1117,9 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
     case MLC_CFG_RANGE:
         s = get_fixed_vec(c, label, it, 2, "[min, max] (an array of 2 numbers)", f);
         break;
-    case MLC_CFG_VEC3: s = get_fixed_vec(c, label, it, 3, "[x, y, z] (3 numbers)", f); break;
+    case MLC_CFG_VEC3:
+        s = get_fixed_vec(c, label, it, 3, "[x, y, z] (3 numbers)", f);
+        break;
     case MLC_CFG_VEC3_OR_NULL: {
         int *set = field(cfg, k->count_offset);
         if (cJSON_IsNull(it)) {
@@ -827,14 +1137,14 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
         if (cJSON_IsString(it)) {
             const char *name = it->valuestring;
             if (strlen(name) >= (size_t)k->capacity || !axis_vector(name, vec))
-                return failf(c, MLC_EINVAL, "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. "
-                             "--set %s=+z for a mesh whose up axis is z)", label, name,
-                             k->range, label);
+                return failf(c, MLC_EINVAL,
+                             "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. "
+                             "--set %s=+z for a mesh whose up axis is z)",
+                             label, name, k->range, label);
             memcpy(f, name, strlen(name));
             break;
         }
-        s = get_fixed_vec(c, label, it, 3, "an axis name (\"+z\") or [x, y, z] (3 numbers)",
-                          vec);
+        s = get_fixed_vec(c, label, it, 3, "an axis name (\"+z\") or [x, y, z] (3 numbers)", vec);
         break;
     }
     }
@@ -851,7 +1161,8 @@ static int levenshtein(const char *a, const char *b) {
     size_t na = strlen(a), nb = strlen(b);
     if (na > MAXLEN || nb > MAXLEN) return INT_MAX / 2;
     int prev[MAXLEN + 1], cur[MAXLEN + 1];
-    for (size_t j = 0; j <= nb; j++) prev[j] = (int)j;
+    for (size_t j = 0; j <= nb; j++)
+        prev[j] = (int)j;
     for (size_t i = 1; i <= na; i++) {
         cur[0] = (int)i;
         for (size_t j = 1; j <= nb; j++) {
@@ -1011,7 +1322,8 @@ static mlc_status syntax_error(const char *path, const char *text, size_t len, s
     /* cJSON reports the byte where it gave up, which is often just past the culprit (after
      * "0.01,}" it points at the newline), so show a little of the line before it too. */
     size_t line_start = pos;
-    while (line_start > 0 && text[line_start - 1] != '\n') line_start--;
+    while (line_start > 0 && text[line_start - 1] != '\n')
+        line_start--;
     size_t from = pos - MLC_MIN(pos - line_start, (size_t)12);
     char near[40];
     size_t m = 0;
@@ -1022,10 +1334,9 @@ static mlc_status syntax_error(const char *path, const char *text, size_t len, s
     }
     near[m] = '\0';
     if (m == 0 && pos >= len)
-        return mlc_errf(err, MLC_EPARSE, "%s:%d:%d: malformed JSON near end of input", path,
-                        line, col);
-    return mlc_errf(err, MLC_EPARSE, "%s:%d:%d: malformed JSON near '%s'", path, line, col,
-                    near);
+        return mlc_errf(err, MLC_EPARSE, "%s:%d:%d: malformed JSON near end of input", path, line,
+                        col);
+    return mlc_errf(err, MLC_EPARSE, "%s:%d:%d: malformed JSON near '%s'", path, line, col, near);
 }
 
 /* A relative mesh.path written in a configuration file is looked up next to the configuration
@@ -1043,7 +1354,7 @@ static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const ch
     const cJSON *mp = mesh ? cJSON_GetObjectItemCaseSensitive(mesh, "path") : NULL;
     if (!cJSON_IsString(mp) || !mp->valuestring[0] || mp->valuestring[0] == '/') return MLC_OK;
     const char *slash = strrchr(path, '/');
-    if (!slash) return MLC_OK; /* the config is in the working directory */
+    if (!slash) return MLC_OK;             /* the config is in the working directory */
     int dir_len = (int)(slash - path) + 1; /* keep the slash ("/x.json" -> "/") */
     char joined[sizeof cfg->mesh.path];
     int n = snprintf(joined, sizeof joined, "%.*s%s", dir_len, path, mp->valuestring);
@@ -1173,8 +1484,8 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
 /* Add `item` to `obj`; deletes it and returns 0 when either allocation failed. */
 static int add(cJSON *obj, const char *name, cJSON *item) {
     if (!item) return 0;
-    if (obj == NULL || !(name ? cJSON_AddItemToObject(obj, name, item)
-                              : cJSON_AddItemToArray(obj, item))) {
+    if (obj == NULL ||
+        !(name ? cJSON_AddItemToObject(obj, name, item) : cJSON_AddItemToArray(obj, item))) {
         cJSON_Delete(item);
         return 0;
     }
@@ -1208,8 +1519,7 @@ static cJSON *params_to_cjson(const mlc_config_param *p, int n, int exact) {
         cJSON *o = cJSON_CreateObject();
         if (!add(arr, NULL, o)) goto fail;
         cJSON *sins = cJSON_CreateArray();
-        if (!add(o, "mode", cJSON_CreateNumber(p[i].mode)) || !add(o, "sinusoids", sins))
-            goto fail;
+        if (!add(o, "mode", cJSON_CreateNumber(p[i].mode)) || !add(o, "sinusoids", sins)) goto fail;
         for (int j = 0; j < p[i].nsinusoids; j++) {
             const mlc_config_sinusoid *s = &p[i].sinusoids[j];
             cJSON *so = cJSON_CreateObject();
@@ -1228,10 +1538,14 @@ fail:
 static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int exact) {
     const void *f = cfield(cfg, k->offset);
     switch (k->type) {
-    case MLC_CFG_STRING: return cJSON_CreateString(f);
-    case MLC_CFG_BOOL: return cJSON_CreateBool(*(const int *)f != 0);
-    case MLC_CFG_INT: return cJSON_CreateNumber(*(const int *)f);
-    case MLC_CFG_NUMBER: return num(*(const double *)f, exact);
+    case MLC_CFG_STRING:
+        return cJSON_CreateString(f);
+    case MLC_CFG_BOOL:
+        return cJSON_CreateBool(*(const int *)f != 0);
+    case MLC_CFG_INT:
+        return cJSON_CreateNumber(*(const int *)f);
+    case MLC_CFG_NUMBER:
+        return num(*(const double *)f, exact);
     case MLC_CFG_INT_ARRAY: {
         const int *a = f;
         int n = *(const int *)cfield(cfg, k->count_offset);
@@ -1245,8 +1559,10 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
     }
     case MLC_CFG_NUMBER_ARRAY:
         return number_array(f, *(const int *)cfield(cfg, k->count_offset), exact);
-    case MLC_CFG_RANGE: return number_array(f, 2, exact);
-    case MLC_CFG_VEC3: return number_array(f, 3, exact);
+    case MLC_CFG_RANGE:
+        return number_array(f, 2, exact);
+    case MLC_CFG_VEC3:
+        return number_array(f, 3, exact);
     case MLC_CFG_VEC3_OR_NULL:
         if (!*(const int *)cfield(cfg, k->count_offset)) return cJSON_CreateNull();
         return number_array(f, 3, exact);
@@ -1283,7 +1599,9 @@ fail:
     return NULL;
 }
 
-cJSON *mlc_config_to_cjson(const mlc_config *cfg) { return to_tree(cfg, 0); }
+cJSON *mlc_config_to_cjson(const mlc_config *cfg) {
+    return to_tree(cfg, 0);
+}
 
 char *mlc_config_to_json(const mlc_config *cfg) {
     cJSON *root = to_tree(cfg, 1);

@@ -24,7 +24,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     cs->friction = friction;
     size_t n = (size_t)(ns > 0 ? ns : 1);
     double dmax = 0;
-    for (int s = 0; s < ns; s++) dmax = fmax(dmax, D[(size_t)s * (n + 1)]);
+    for (int s = 0; s < ns; s++)
+        dmax = fmax(dmax, D[(size_t)s * (n + 1)]);
     cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
     ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
@@ -45,9 +46,11 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
 void mlc_contact_destroy(mlc_contact *cs) {
     if (!cs) return;
     double *bufs[] = {cs->lam, cs->L, cs->A, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mlc_free(bufs[i]);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand};
-    for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++) mlc_free(ibufs[i]);
+    for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
+        mlc_free(ibufs[i]);
     memset(cs, 0, sizeof *cs);
 }
 
@@ -69,15 +72,18 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = (size_t)cs->ns;
     for (int j = 0; j < np; j++) {
         double *Lj = cs->L + ld * (size_t)j;
-        for (int i = j; i < np; i++) Lj[i] = entry(cs, P[i], P[j]);
+        for (int i = j; i < np; i++)
+            Lj[i] = entry(cs, P[i], P[j]);
         for (int k = 0; k < j; k++) {
             const double *Lk = cs->L + ld * (size_t)k;
             double l = Lk[j];
-            for (int i = j; i < np; i++) Lj[i] -= l * Lk[i];
+            for (int i = j; i < np; i++)
+                Lj[i] -= l * Lk[i];
         }
         double ipiv = 1 / (Lj[j] > cs->eps ? sqrt(Lj[j]) : sqrt(cs->eps));
         Lj[j] = ipiv;
-        for (int i = j + 1; i < np; i++) Lj[i] *= ipiv;
+        for (int i = j + 1; i < np; i++)
+            Lj[i] *= ipiv;
     }
 }
 
@@ -88,12 +94,14 @@ static void solve_factored(const mlc_contact *cs, int np, double *x) {
         const double *Lj = cs->L + ld * (size_t)j;
         double xj = x[j] * Lj[j];
         x[j] = xj;
-        for (int i = j + 1; i < np; i++) x[i] -= Lj[i] * xj;
+        for (int i = j + 1; i < np; i++)
+            x[i] -= Lj[i] * xj;
     }
     for (int j = np - 1; j >= 0; j--) {
         const double *Lj = cs->L + ld * (size_t)j;
         double v = x[j];
-        for (int i = j + 1; i < np; i++) v -= Lj[i] * x[i];
+        for (int i = j + 1; i < np; i++)
+            v -= Lj[i] * x[i];
         x[j] = v * Lj[j];
     }
 }
@@ -101,7 +109,8 @@ static void solve_factored(const mlc_contact *cs, int np, double *x) {
 /* s = −A_PP⁻¹ c_P (P's order), refactoring A_PP. */
 static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
     factor_set(cs, P, np);
-    for (int a = 0; a < np; a++) cs->s[a] = -cs->c[P[a]];
+    for (int a = 0; a < np; a++)
+        cs->s[a] = -cs->c[P[a]];
     solve_factored(cs, np, cs->s);
 }
 
@@ -121,10 +130,13 @@ static int lcp_solve(mlc_contact *cs, int n) {
         if (np == 0) continue;
         minimize_on_set(cs, P, np);
         int ok = 1;
-        for (int a = 0; a < np; a++) ok &= s[a] > 0;
-        for (int i = 0; i < n; i++) l[i] = 0;
+        for (int a = 0; a < np; a++)
+            ok &= s[a] > 0;
+        for (int i = 0; i < n; i++)
+            l[i] = 0;
         if (ok)
-            for (int a = 0; a < np; a++) l[P[a]] = s[a];
+            for (int a = 0; a < np; a++)
+                l[P[a]] = s[a];
         else
             np = 0;
     }
@@ -136,22 +148,26 @@ static int lcp_solve(mlc_contact *cs, int n) {
         for (int i = 0; i < n; i++) {
             if (l[i] > 0) continue;
             double w = cs->c[i];
-            for (int a = 0; a < np; a++) w += entry(cs, i, P[a]) * l[P[a]];
+            for (int a = 0; a < np; a++)
+                w += entry(cs, i, P[a]) * l[P[a]];
             if (w < worst) worst = w, enter = i;
         }
         if (enter < 0) break;
         /* Keep P ascending, so the factor's order (and its rounding) depends only on the set. */
         int pos = np;
-        while (pos > 0 && P[pos - 1] > enter) P[pos] = P[pos - 1], pos--;
+        while (pos > 0 && P[pos - 1] > enter)
+            P[pos] = P[pos - 1], pos--;
         P[pos] = enter;
         np++;
         changes++;
         for (;;) {
             minimize_on_set(cs, P, np);
             int feasible = 1;
-            for (int a = 0; a < np; a++) feasible &= s[a] > 0;
+            for (int a = 0; a < np; a++)
+                feasible &= s[a] > 0;
             if (feasible) {
-                for (int a = 0; a < np; a++) l[P[a]] = s[a];
+                for (int a = 0; a < np; a++)
+                    l[P[a]] = s[a];
                 break;
             }
             /* Walk from λ toward s until the first force reaches zero; drop it (and any other
@@ -215,7 +231,8 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
             if (y < g[s] - tol) cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
         }
         if (!added) break;
-        for (int a = 0; a < nc; a++) lamy[cs->cand[a]] = cs->l[a];
+        for (int a = 0; a < nc; a++)
+            lamy[cs->cand[a]] = cs->l[a];
     }
     /* x and z keep the last forces as the friction solves' warm start, unless nothing is in
      * contact (then no friction solve follows) */
@@ -235,12 +252,15 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
     return np;
 }
 
-static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+static inline double clamp(double x, double lo, double hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
 
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
     const int np = cs->np, ns = cs->ns;
     double *x = cs->x, *lamk = cs->lam + (size_t)k * ns, *lamy = cs->lam + ns;
-    for (int b = 0; b < np; b++) x[b] = rhs[b];
+    for (int b = 0; b < np; b++)
+        x[b] = rhs[b];
     solve_factored(cs, np, x); /* L holds the factor of the final contact set */
     if (cs->friction > 0) {
         /* Coulomb box |λ_t| ≤ μ_f λ_n: when the unconstrained (sticking) forces are inside
@@ -256,13 +276,15 @@ void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
             const double *A = cs->A; /* np×np, A_PP of the contact set */
             /* Start from the previous solve's forces (the last local-global iteration's: they
              * differ little), clamped to the new box. */
-            for (int b = 0; b < np; b++) x[b] = clamp(lamk[cs->contact[b]], -bound[b], bound[b]);
+            for (int b = 0; b < np; b++)
+                x[b] = clamp(lamk[cs->contact[b]], -bound[b], bound[b]);
             for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++) {
                 double change = 0, size = 0;
                 for (int b = 0; b < np; b++) {
                     const double *Ab = A + (size_t)np * b; /* column b = row b (symmetric) */
                     double r = rhs[b];
-                    for (int e = 0; e < np; e++) r -= Ab[e] * x[e];
+                    for (int e = 0; e < np; e++)
+                        r -= Ab[e] * x[e];
                     double v = clamp(x[b] + r * cs->t[b], -bound[b], bound[b]);
                     change += fabs(v - x[b]), size += fabs(v);
                     x[b] = v;
@@ -272,6 +294,8 @@ void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
         }
     }
     /* Only the contact set carries friction. */
-    for (int s = 0; s < ns; s++) lamk[s] = 0;
-    for (int b = 0; b < np; b++) lamk[cs->contact[b]] = x[b];
+    for (int s = 0; s < ns; s++)
+        lamk[s] = 0;
+    for (int b = 0; b < np; b++)
+        lamk[cs->contact[b]] = x[b];
 }

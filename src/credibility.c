@@ -21,8 +21,8 @@ struct mlc_cred_meter {
     double com_y0, rise, depth, up_min;
 };
 
-mlc_status mlc_cred_meter_create(const mlc_model *model, const mlc_mesh *mesh,
-                                 mlc_cred_meter **out, mlc_err *err) {
+mlc_status mlc_cred_meter_create(const mlc_model *model, const mlc_mesh *mesh, mlc_cred_meter **out,
+                                 mlc_err *err) {
     *out = NULL;
     mlc_cred_meter *m = mlc_calloc(1, sizeof *m);
     int *sf = NULL;
@@ -72,8 +72,8 @@ void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, dou
     m->frames++;
 }
 
-void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
-                          const double com[3], const double forward[3], int contacts) {
+void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z, const double com[3],
+                          const double forward[3], int contacts) {
     MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
     mlc_cred_meter *m = meter;
     double R[9];
@@ -106,7 +106,8 @@ mlc_status mlc_credibility_robustness(const mlc_model *model, const mlc_actuatio
                                       mlc_credibility *out, double *J_replay, mlc_err *err) {
     enum { NR = MLC_CRED_REPLAYS };
     double Jr[NR];
-    for (int r = 0; r < NR; r++) Jr[r] = (double)NAN;
+    for (int r = 0; r < NR; r++)
+        Jr[r] = (double)NAN;
     out->kept = 0;
     out->robustness = 0;
     int m = act ? act->m : 0, k = act ? act->k : 0;
@@ -149,7 +150,8 @@ mlc_status mlc_credibility_robustness(const mlc_model *model, const mlc_actuatio
         mlc_rollout_run(mine, &pa, obj, NULL, NULL, &rr);
         Jr[r] = rr.J;
     }
-    for (int r = 0; r < NR; r++) out->kept += Jr[r] <= 0.5 * J;
+    for (int r = 0; r < NR; r++)
+        out->kept += Jr[r] <= 0.5 * J;
     out->robustness = (double)out->kept / NR;
     if (J_replay) memcpy(J_replay, Jr, sizeof Jr);
     goto done;
@@ -157,7 +159,8 @@ oom:
     s = mlc_errf(err, MLC_ENOMEM, "out of memory for the robustness replays");
 done:
     if (ro)
-        for (int t = 0; t < threads; t++) mlc_rollout_destroy(ro[t]);
+        for (int t = 0; t < threads; t++)
+            mlc_rollout_destroy(ro[t]);
     mlc_free(ro);
     mlc_free(par);
     return s;
@@ -174,16 +177,16 @@ void mlc_credibility_explain(const mlc_credibility *c, int jump, char *buf, size
     size_t n = 0;
     if (cap == 0) return;
     buf[0] = 0;
-#define ADD(...)                                                                           \
-    do {                                                                                   \
-        if (n < cap) {                                                                     \
-            int w_ = snprintf(buf + n, cap - n, "%s", n ? ", " : "");                      \
-            if (w_ > 0) n += (size_t)w_;                                                   \
-        }                                                                                  \
-        if (n < cap) {                                                                     \
-            int w_ = snprintf(buf + n, cap - n, __VA_ARGS__);                              \
-            if (w_ > 0) n += (size_t)w_;                                                   \
-        }                                                                                  \
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (n < cap) {                                                                             \
+            int w_ = snprintf(buf + n, cap - n, "%s", n ? ", " : "");                              \
+            if (w_ > 0) n += (size_t)w_;                                                           \
+        }                                                                                          \
+        if (n < cap) {                                                                             \
+            int w_ = snprintf(buf + n, cap - n, __VA_ARGS__);                                      \
+            if (w_ > 0) n += (size_t)w_;                                                           \
+        }                                                                                          \
     } while (0)
     if (c->failed) ADD("the rollout blew up");
     if (!jump && !(c->rise <= MLC_CRED_RISE_MAX))

@@ -39,14 +39,22 @@ double mlc_eigen_default_shift(const cholmod_sparse *K, const double *mass) {
 
 static const char *ordering_name(int ord) {
     switch (ord) {
-    case CHOLMOD_NATURAL: return "natural";
-    case CHOLMOD_GIVEN: return "given";
-    case CHOLMOD_AMD: return "amd";
-    case CHOLMOD_METIS: return "metis";
-    case CHOLMOD_NESDIS: return "nesdis";
-    case CHOLMOD_COLAMD: return "colamd";
-    case CHOLMOD_POSTORDERED: return "postordered";
-    default: return "unknown";
+    case CHOLMOD_NATURAL:
+        return "natural";
+    case CHOLMOD_GIVEN:
+        return "given";
+    case CHOLMOD_AMD:
+        return "amd";
+    case CHOLMOD_METIS:
+        return "metis";
+    case CHOLMOD_NESDIS:
+        return "nesdis";
+    case CHOLMOD_COLAMD:
+        return "colamd";
+    case CHOLMOD_POSTORDERED:
+        return "postordered";
+    default:
+        return "unknown";
     }
 }
 
@@ -76,7 +84,8 @@ static void finish_pairs(int n, int nev, const double *mass, double *evals, doub
         }
         double s = 1.0 / sqrt(nrm);
         if (x[ib] < 0) s = -s;
-        for (int i = 0; i < n; i++) x[i] *= s;
+        for (int i = 0; i < n; i++)
+            x[i] *= s;
     }
 }
 
@@ -138,10 +147,10 @@ done:
 }
 
 mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                           double *evals, double *evecs, mlc_eigen_info *info,
-                           cholmod_common *cc, mlc_err *err) {
-    return mlc_eigen_solve_ordered(K, mass, nev, sigma, NULL, NULL, NULL, 0, evals, evecs, info,
-                                   cc, err);
+                           double *evals, double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                           mlc_err *err) {
+    return mlc_eigen_solve_ordered(K, mass, nev, sigma, NULL, NULL, NULL, 0, evals, evecs, info, cc,
+                                   err);
 }
 
 /* x ← x − Z (Zᵀ M x): M-orthogonal projection onto the complement of the M-orthonormal n×nz
@@ -151,8 +160,10 @@ static void deflate(double *x, const double *Z, int nz, const double *mass, int 
         for (int j = 0; j < nz; j++) {
             const double *zj = Z + (size_t)n * j;
             double d = 0;
-            for (int i = 0; i < n; i++) d += zj[i] * mass[i] * x[i];
-            for (int i = 0; i < n; i++) x[i] -= d * zj[i];
+            for (int i = 0; i < n; i++)
+                d += zj[i] * mass[i] * x[i];
+            for (int i = 0; i < n; i++)
+                x[i] -= d * zj[i];
         }
 }
 
@@ -171,8 +182,10 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                         "storage (stype != 0)");
     int n = (int)K->ncol;
     if (nev < 1 || nev >= n)
-        return mlc_errf(err, MLC_EINVAL, "eigen: asked for %d eigenpairs of a %d×%d problem "
-                        "(need 1 <= nev < n)", nev, n, n);
+        return mlc_errf(err, MLC_EINVAL,
+                        "eigen: asked for %d eigenpairs of a %d×%d problem "
+                        "(need 1 <= nev < n)",
+                        nev, n, n);
     if (!isfinite(sigma)) return mlc_errf(err, MLC_EINVAL, "eigen: shift is not finite");
     for (int i = 0; i < n; i++)
         if (!(mass[i] > 0) || !isfinite(mass[i]))
@@ -183,8 +196,10 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
     if (info) info->sigma = sigma;
     if (!Z) nz = 0;
     if (nz < 0 || nev + nz >= n)
-        return mlc_errf(err, MLC_EINVAL, "eigen: %d eigenpairs and %d deflated vectors do not fit "
-                        "a %d×%d problem", nev, nz, n, n);
+        return mlc_errf(err, MLC_EINVAL,
+                        "eigen: %d eigenpairs and %d deflated vectors do not fit "
+                        "a %d×%d problem",
+                        nev, nz, n, n);
     if (n < 3 * (nev + nz) + 20) {
         if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
         /* Dense is exact, so no degeneracy problem: take the nz smallest pairs as the deflated
@@ -217,8 +232,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
     /* dseupd reads select[] as workspace even with howmny = "A": must be initialized. */
     a_int *select = mlc_calloc((size_t)ncv, sizeof(a_int));
     if (!resid || !V || !workd || !workl || !d || !select) {
-        st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n,
-                      ncv);
+        st =
+            mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n, ncv);
         goto done;
     }
     double t0 = mlc_now();
@@ -320,7 +335,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
     {
         mlc_rng rng;
         mlc_rng_seed(&rng, EIGEN_START_SEED);
-        for (int i = 0; i < n; i++) resid[i] = 2.0 * mlc_rng_uniform(&rng) - 1.0;
+        for (int i = 0; i < n; i++)
+            resid[i] = 2.0 * mlc_rng_uniform(&rng) - 1.0;
         deflate(resid, Z, nz, mass, n);
     }
     a_int ido = 0, ainfo = 1; /* ainfo = 1: use resid as the start vector */
@@ -333,7 +349,7 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
      * triples the solves (132 against 46 on a 47k-DOF mesh) for no visible gain: 1e-12 gives
      * eigenvalues to ~1e-12 relative and M-orthonormality to rounding. */
     const double tol = 1e-12;
-    cholmod_dense B = {0};     /* header over ARPACK's workd: no copy into CHOLMOD memory */
+    cholmod_dense B = {0}; /* header over ARPACK's workd: no copy into CHOLMOD memory */
     B.nrow = (size_t)n;
     B.ncol = 1;
     B.nzmax = (size_t)n;
@@ -349,7 +365,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
             /* y = (K − σM)⁻¹ M x; for ido = 1, M x is already at ipntr[2]. */
             double *bx = workd + ipntr[2] - 1;
             if (ido == -1) {
-                for (int i = 0; i < n; i++) y[i] = mass[i] * x[i];
+                for (int i = 0; i < n; i++)
+                    y[i] = mass[i] * x[i];
                 bx = y;
             }
             B.x = bx;
@@ -365,7 +382,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
             deflate(y, Z, nz, mass, n);
             solves++;
         } else if (ido == 2) {
-            for (int i = 0; i < n; i++) y[i] = mass[i] * x[i];
+            for (int i = 0; i < n; i++)
+                y[i] = mass[i] * x[i];
         } else {
             break;
         }
@@ -408,8 +426,8 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
 
     /* ---- extract ---------------------------------------------------------------------- */
     a_int ierr = 0;
-    dseupd_c(1, "A", select, d, evecs, n, sigma, "G", n, "LM", nev, tol, resid, ncv, V, n,
-             iparam, ipntr, workd, workl, lworkl, &ierr);
+    dseupd_c(1, "A", select, d, evecs, n, sigma, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam,
+             ipntr, workd, workl, lworkl, &ierr);
     if (ierr != 0) {
         st = mlc_errf(err, ierr == -14 ? MLC_ENOCONV : MLC_ENUMERIC,
                       "eigen: dseupd returned info %d (%s; n = %d, nev = %d)", (int)ierr,

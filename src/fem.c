@@ -55,7 +55,8 @@ mlc_status mlc_fem_init(mlc_fem *fem, const mlc_mesh *mesh, mlc_err *err) {
         double D[9]; /* column-major Dm: D[k + 3c] = (X_{c+1} − X_0)_k */
         for (int c = 0; c < 3; c++) {
             const double *xc = mesh->X + 3 * (size_t)t[c + 1];
-            for (int k = 0; k < 3; k++) D[k + 3 * c] = xc[k] - x0[k];
+            for (int k = 0; k < 3; k++)
+                D[k + 3 * c] = xc[k] - x0[k];
         }
         /* Cofactors of Dm, row by row (det by expansion along row 0). */
         double c00 = D[4] * D[8] - D[7] * D[5], c01 = D[7] * D[2] - D[1] * D[8],
@@ -87,7 +88,8 @@ mlc_status mlc_fem_init(mlc_fem *fem, const mlc_mesh *mesh, mlc_err *err) {
         }
         double V = det / 6.0;
         fem->vol[e] = V;
-        for (int a = 0; a < 4; a++) fem->vmass[t[a]] += 0.25 * V;
+        for (int a = 0; a < 4; a++)
+            fem->vmass[t[a]] += 0.25 * V;
     }
     return MLC_OK;
 }
@@ -164,14 +166,16 @@ cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *
     return triplet_finish(T, cc);
 }
 
-void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e,
-                                  const double *x, double F[9]) {
+void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e, const double *x,
+                                  double F[9]) {
     const int *t = mesh->T + 4 * (size_t)e;
     const double *g = fem->grad + 12 * (size_t)e;
-    for (int i = 0; i < 9; i++) F[i] = 0;
+    for (int i = 0; i < 9; i++)
+        F[i] = 0;
     for (int a = 0; a < 4; a++) {
         const double *xa = x + 3 * (size_t)t[a];
         for (int l = 0; l < 3; l++)
-            for (int k = 0; k < 3; k++) F[k + 3 * l] += xa[k] * g[3 * a + l];
+            for (int k = 0; k < 3; k++)
+                F[k + 3 * l] += xa[k] * g[3 * a + l];
     }
 }

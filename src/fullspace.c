@@ -42,44 +42,44 @@ struct mlc_fullspace {
     mlc_sim_settings set;
     mlc_fullspace_stop stop;
     int nv, nt, m, ma, nca, ns;
-    int npr;            /* passive rotations: nt (per tet) or the subspace's ncp */
-    int *T;             /* 4×nt */
-    int *pcl, *acl;     /* nt: passive rotation index, actuation cluster */
-    int *samples;       /* ns contact vertices */
-    double *X;          /* 3×nv rest positions */
-    double *vol;        /* nt */
-    double *grad;       /* 12×nt shape gradients (fem.h layout) */
-    double *mass;       /* nv: ρ × lumped volume */
-    double *Yhat;       /* nt × m × 9: ∇(D_i)_e, so Y_e(ā) = I + Σ_i a_i Yhat[e, i] */
-    double *gb;         /* 3×nv: Σ_{e∋v} V_e ∇φ_v, so Σ_e V_e F_e = Σ_v x_v gb_vᵀ */
-    double *GS;         /* nv×ns: Q⁻¹ M Q⁻¹ e_{v_s} (one coordinate block) */
-    double *Gss;        /* ns×ns: its rows at the samples (Gram matrix of the contact system) */
-    double *QiE;        /* nv×ns: Q⁻¹ e_{v_s}, the motion per unit force on sample s (one block) */
-    double *Dss;        /* ns×ns: its rows at the samples, the Delassus matrix (contact.h) */
+    int npr;        /* passive rotations: nt (per tet) or the subspace's ncp */
+    int *T;         /* 4×nt */
+    int *pcl, *acl; /* nt: passive rotation index, actuation cluster */
+    int *samples;   /* ns contact vertices */
+    double *X;      /* 3×nv rest positions */
+    double *vol;    /* nt */
+    double *grad;   /* 12×nt shape gradients (fem.h layout) */
+    double *mass;   /* nv: ρ × lumped volume */
+    double *Yhat;   /* nt × m × 9: ∇(D_i)_e, so Y_e(ā) = I + Σ_i a_i Yhat[e, i] */
+    double *gb;     /* 3×nv: Σ_{e∋v} V_e ∇φ_v, so Σ_e V_e F_e = Σ_v x_v gb_vᵀ */
+    double *GS;     /* nv×ns: Q⁻¹ M Q⁻¹ e_{v_s} (one coordinate block) */
+    double *Gss;    /* ns×ns: its rows at the samples (Gram matrix of the contact system) */
+    double *QiE;    /* nv×ns: Q⁻¹ e_{v_s}, the motion per unit force on sample s (one block) */
+    double *Dss;    /* ns×ns: its rows at the samples, the Delassus matrix (contact.h) */
     double total_mass, extent, ground_tol, com_rest[3];
     cholmod_common cc;
     int cc_started;
-    cholmod_factor *L;  /* of the nv×nv block of Q */
-    cholmod_sparse *K;  /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
-    cholmod_dense *Xn, *KX; /* nv×3: x_n and K x_n (Rayleigh β) */
-    cholmod_dense *B;   /* nv×3 right-hand side (coordinate blocks) */
+    cholmod_factor *L; /* of the nv×nv block of Q */
+    cholmod_sparse *K; /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
+    cholmod_dense *Xn, *KX;        /* nv×3: x_n and K x_n (Rayleigh β) */
+    cholmod_dense *B;              /* nv×3 right-hand side (coordinate blocks) */
     cholmod_dense *Xs, *Ysw, *Esw; /* solution and cholmod_solve2 workspace (reused) */
     /* state */
     int step, contacts, last_iterations;
-    double last_work, last_change;    /* last_change: ‖Δx‖_∞ / extent of the last iteration */
-    mlc_fullspace_convergence conv;   /* since the last reset */
-    double *xc, *xp, *xn; /* 3×nv current, previous, next (rotated by pointer swap) */
-    double *q, *b0, *xi;  /* 3×nv prediction, nv×3 constant rhs, previous iterate */
-    double *abar;         /* ma */
-    double *Ye;           /* nt×9 actuation targets of this step */
-    double *Fp;           /* npr×9 passive cluster sums (when not per tet) */
-    double *Rp, *qp;      /* npr×9 rotations, npr×4 warm-start quaternions */
-    double *Hc, *Om, *qa; /* nca×9, nca×9, nca×4 */
+    double last_work, last_change;  /* last_change: ‖Δx‖_∞ / extent of the last iteration */
+    mlc_fullspace_convergence conv; /* since the last reset */
+    double *xc, *xp, *xn;           /* 3×nv current, previous, next (rotated by pointer swap) */
+    double *q, *b0, *xi;            /* 3×nv prediction, nv×3 constant rhs, previous iterate */
+    double *abar;                   /* ma */
+    double *Ye;                     /* nt×9 actuation targets of this step */
+    double *Fp;                     /* npr×9 passive cluster sums (when not per tet) */
+    double *Rp, *qp;                /* npr×9 rotations, npr×4 warm-start quaternions */
+    double *Hc, *Om, *qa;           /* nca×9, nca×9, nca×4 */
     double qbody[4];
-    double *xsc, *xsp;    /* 3×ns sample positions at x_n and x_{n−1} */
-    int *active;          /* ns */
-    double *ys, *Gm, *Ym; /* ns, ns×ns, ns×3 */
-    mlc_contact cs;       /* complementarity contact */
+    double *xsc, *xsp;     /* 3×ns sample positions at x_n and x_{n−1} */
+    int *active;           /* ns */
+    double *ys, *Gm, *Ym;  /* ns, ns×ns, ns×3 */
+    mlc_contact cs;        /* complementarity contact */
     double *yst, *yt, *ct; /* ns each: y at x*, normal targets, friction right-hand sides */
     mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
     void *observer_user;
@@ -100,12 +100,12 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
         cholmod_free_dense(&fs->Esw, &fs->cc);
         cholmod_finish(&fs->cc);
     }
-    double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb, fs->GS,
-                      fs->Gss, fs->xc, fs->xp,  fs->xn,   fs->q,    fs->b0,   fs->xi,
-                      fs->abar, fs->Ye, fs->Fp, fs->Rp,   fs->qp,   fs->Hc,   fs->Om,
-                      fs->qa,  fs->xsc, fs->xsp, fs->ys,  fs->Gm,   fs->Ym,
-                      fs->QiE, fs->Dss, fs->yst, fs->yt, fs->ct};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
+    double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb,  fs->GS,   fs->Gss,
+                      fs->xc, fs->xp,  fs->xn,   fs->q,    fs->b0,   fs->xi,  fs->abar, fs->Ye,
+                      fs->Fp, fs->Rp,  fs->qp,   fs->Hc,   fs->Om,   fs->qa,  fs->xsc,  fs->xsp,
+                      fs->ys, fs->Gm,  fs->Ym,   fs->QiE,  fs->Dss,  fs->yst, fs->yt,   fs->ct};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mlc_free(bufs[i]);
     mlc_free(fs->T);
     mlc_free(fs->pcl);
     mlc_free(fs->acl);
@@ -117,13 +117,12 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
 
 static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                                const mlc_sim_settings *s, int per_tet, mlc_err *err) {
-    if (!mesh || !fem || !sub || !s)
-        return mlc_errf(err, MLC_EINVAL, "fullspace: NULL argument");
+    if (!mesh || !fem || !sub || !s) return mlc_errf(err, MLC_EINVAL, "fullspace: NULL argument");
     if (fem->nv != mesh->nv || fem->nt != mesh->nt || sub->nv != mesh->nv || sub->nt != mesh->nt)
         return mlc_errf(err, MLC_EINVAL,
                         "fullspace: mesh (%d vertices, %d tets), FEM data (%d, %d) and subspace "
-                        "(%d, %d) disagree", mesh->nv, mesh->nt, fem->nv, fem->nt, sub->nv,
-                        sub->nt);
+                        "(%d, %d) disagree",
+                        mesh->nv, mesh->nt, fem->nv, fem->nt, sub->nv, sub->nt);
     if (sub->m < 0 || (sub->m > 0 && !sub->D))
         return mlc_errf(err, MLC_EINVAL, "fullspace: subspace has %d modes but no mode data",
                         sub->m);
@@ -145,7 +144,8 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         !isfinite(s->mu) || !isfinite(s->gamma) || !(s->mu + s->gamma > 0))
         return mlc_errf(err, MLC_EINVAL,
                         "fullspace: need density > 0, mu >= 0, gamma >= 0, mu + gamma > 0 "
-                        "(got %g, %g, %g)", s->density, s->mu, s->gamma);
+                        "(got %g, %g, %g)",
+                        s->density, s->mu, s->gamma);
     if (!(s->damping >= 0 && s->damping < 1))
         return mlc_errf(err, MLC_EINVAL, "fullspace: contact damping %g must be in [0, 1)",
                         s->damping);
@@ -158,8 +158,10 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
 static mlc_status cholmod_fail(mlc_fullspace *fs, mlc_err *err, const char *what) {
     int st = fs->cc.status;
     if (st == CHOLMOD_NOT_POSDEF)
-        return mlc_errf(err, MLC_ENOTSPD, "fullspace: %s: the system matrix is not positive "
-                        "definite (CHOLMOD, column %d)", what, fs->L ? (int)fs->L->minor : -1);
+        return mlc_errf(err, MLC_ENOTSPD,
+                        "fullspace: %s: the system matrix is not positive "
+                        "definite (CHOLMOD, column %d)",
+                        what, fs->L ? (int)fs->L->minor : -1);
     return mlc_errf(err, st == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
                     "fullspace: %s failed (CHOLMOD status %d)", what, st);
 }
@@ -174,7 +176,8 @@ static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const m
     /* Rayleigh damping adds (αM + βK)/h (sim.h). */
     const double ra = fs->set.rayleigh[0] / fs->set.dt, rb = fs->set.rayleigh[1] / fs->set.dt;
     for (int j = 0; j < fs->nv; j++)
-        for (int p = Ap[j]; p < Ap[j + 1]; p++) Ax[p] *= k;
+        for (int p = Ap[j]; p < Ap[j + 1]; p++)
+            Ax[p] *= k;
     if (rb != 0) {
         fs->K = cholmod_copy_sparse(A, &fs->cc);
         fs->Xn = cholmod_zeros((size_t)fs->nv, 3, CHOLMOD_REAL, &fs->cc);
@@ -210,7 +213,8 @@ static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
     cholmod_dense *E = cholmod_zeros((size_t)nv, (size_t)ns, CHOLMOD_REAL, &fs->cc);
     if (!E) return cholmod_fail(fs, err, "allocating the contact columns");
     double *Ex = E->x;
-    for (int s = 0; s < ns; s++) Ex[fs->samples[s] + (size_t)nv * s] = 1;
+    for (int s = 0; s < ns; s++)
+        Ex[fs->samples[s] + (size_t)nv * s] = 1;
     cholmod_dense *Y = cholmod_solve(CHOLMOD_A, fs->L, E, &fs->cc);
     cholmod_free_dense(&E, &fs->cc);
     if (!Y) return cholmod_fail(fs, err, "solving for the contact columns");
@@ -220,7 +224,8 @@ static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
         for (int u = 0; u < ns; u++)
             fs->Dss[u + (size_t)ns * s] = fs->QiE[fs->samples[u] + (size_t)nv * s];
     for (int s = 0; s < ns; s++)
-        for (int i = 0; i < nv; i++) Yx[i + (size_t)nv * s] *= fs->mass[i];
+        for (int i = 0; i < nv; i++)
+            Yx[i + (size_t)nv * s] *= fs->mass[i];
     cholmod_dense *G = cholmod_solve(CHOLMOD_A, fs->L, Y, &fs->cc);
     cholmod_free_dense(&Y, &fs->cc);
     if (!G) return cholmod_fail(fs, err, "solving for the contact columns");
@@ -291,7 +296,8 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
     memcpy(fs->grad, fem->grad, sizeof(double) * 12 * (size_t)nt);
     memcpy(fs->acl, sub->acluster, sizeof(int) * (size_t)nt);
     if (ns > 0) memcpy(fs->samples, sub->samples, sizeof(int) * (size_t)ns);
-    for (int e = 0; e < nt; e++) fs->pcl[e] = passive_per_tet ? e : sub->cluster[e];
+    for (int e = 0; e < nt; e++)
+        fs->pcl[e] = passive_per_tet ? e : sub->cluster[e];
 
     /* ---- per-vertex mass, body map, extent; per-tet target gradients ---- */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -307,12 +313,14 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
         for (int a = 0; a < 4; a++) {
             int v = mesh->T[4 * e + a];
             const double *g = fem->grad + 12 * e + 3 * a;
-            for (int j = 0; j < 3; j++) fs->gb[3 * v + j] += fem->vol[e] * g[j];
+            for (int j = 0; j < 3; j++)
+                fs->gb[3 * v + j] += fem->vol[e] * g[j];
             for (int i = 0; i < m; i++) { /* Yhat[l + 3j] = ∂(D_i)_l/∂X_j (Eq. 5 per tet) */
                 const double *Di = sub->D + v3 * i;
                 double *Y = fs->Yhat + ((size_t)e * m + i) * 9;
                 for (int l = 0; l < 3; l++)
-                    for (int j = 0; j < 3; j++) Y[l + 3 * j] += Di[3 * v + l] * g[j];
+                    for (int j = 0; j < 3; j++)
+                        Y[l + 3 * j] += Di[3 * v + l] * g[j];
             }
         }
 
@@ -342,9 +350,15 @@ fail:
     return st;
 }
 
-int mlc_fullspace_nv(const mlc_fullspace *fs) { return fs->nv; }
-int mlc_fullspace_last_iterations(const mlc_fullspace *fs) { return fs->last_iterations; }
-double mlc_fullspace_last_change(const mlc_fullspace *fs) { return fs->last_change; }
+int mlc_fullspace_nv(const mlc_fullspace *fs) {
+    return fs->nv;
+}
+int mlc_fullspace_last_iterations(const mlc_fullspace *fs) {
+    return fs->last_iterations;
+}
+double mlc_fullspace_last_change(const mlc_fullspace *fs) {
+    return fs->last_change;
+}
 void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out) {
     *out = fs->conv;
 }
@@ -354,18 +368,24 @@ void mlc_fullspace_stop_default(mlc_fullspace_stop *stop) {
     stop->max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
 }
 
-mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop,
-                                  mlc_err *err) {
+mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop, mlc_err *err) {
     if (!(stop->tolerance >= 0) || !isfinite(stop->tolerance) || stop->max_iterations < 1)
-        return mlc_errf(err, MLC_EINVAL, "fullspace: need a finite tolerance >= 0 and "
-                        "max_iterations >= 1 (got %g, %d)", stop->tolerance,
-                        stop->max_iterations);
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: need a finite tolerance >= 0 and "
+                        "max_iterations >= 1 (got %g, %d)",
+                        stop->tolerance, stop->max_iterations);
     fs->stop = *stop;
     return MLC_OK;
 }
-const double *mlc_fullspace_state(const mlc_fullspace *fs) { return fs->xc; }
-int mlc_fullspace_contacts(const mlc_fullspace *fs) { return fs->contacts; }
-double mlc_fullspace_last_work(const mlc_fullspace *fs) { return fs->last_work; }
+const double *mlc_fullspace_state(const mlc_fullspace *fs) {
+    return fs->xc;
+}
+int mlc_fullspace_contacts(const mlc_fullspace *fs) {
+    return fs->contacts;
+}
+double mlc_fullspace_last_work(const mlc_fullspace *fs) {
+    return fs->last_work;
+}
 
 static void reset_rotations(mlc_fullspace *fs) {
     for (int c = 0; c < fs->npr; c++)
@@ -399,8 +419,10 @@ void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x
 void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]) {
     double c[3] = {0, 0, 0};
     for (int i = 0; i < fs->nv; i++)
-        for (int k = 0; k < 3; k++) c[k] += fs->mass[i] * x[3 * i + k];
-    for (int k = 0; k < 3; k++) com[k] = c[k] / fs->total_mass;
+        for (int k = 0; k < 3; k++)
+            c[k] += fs->mass[i] * x[3 * i + k];
+    for (int k = 0; k < 3; k++)
+        com[k] = c[k] / fs->total_mass;
 }
 
 /* Σ_e V_e F_e(x) = Σ_v x_v gb_vᵀ (3×3 column-major): the body rotation's matrix of Eq. 17. */
@@ -408,7 +430,8 @@ static void body_matrix(const mlc_fullspace *fs, const double *x, double A[9]) {
     memset(A, 0, 9 * sizeof(double));
     for (int i = 0; i < fs->nv; i++)
         for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) A[k + 3 * j] += x[3 * i + k] * fs->gb[3 * i + j];
+            for (int k = 0; k < 3; k++)
+                A[k + 3 * j] += x[3 * i + k] * fs->gb[3 * i + j];
 }
 
 void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]) {
@@ -423,11 +446,13 @@ void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9
 static inline void tet_F(const mlc_fullspace *fs, const double *restrict x, int e, double F[9]) {
     const int *t = fs->T + 4 * (size_t)e;
     const double *g = fs->grad + 12 * (size_t)e;
-    for (int i = 0; i < 9; i++) F[i] = 0;
+    for (int i = 0; i < 9; i++)
+        F[i] = 0;
     for (int a = 0; a < 4; a++) {
         const double *xa = x + 3 * t[a], *ga = g + 3 * a;
         for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) F[k + 3 * j] += xa[k] * ga[j];
+            for (int k = 0; k < 3; k++)
+                F[k + 3 * j] += xa[k] * ga[j];
     }
 }
 
@@ -454,7 +479,8 @@ static inline void tet_scatter(const mlc_fullspace *fs, int e, const double P[9]
 
 static int finite_vec(const double *x, size_t n) {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
+    for (size_t i = 0; i < n; i++)
+        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
     return s == 0;
 }
 
@@ -476,7 +502,8 @@ static int contact_complementarity(mlc_fullspace *fs, const double *xs, double *
                 g = fmin(g, yn + set->push_speed * set->dt);
             fs->yt[s] = g;
         }
-    for (int s = 0; s < ns; s++) fs->yst[s] = xs[fs->samples[s] + nvs];
+    for (int s = 0; s < ns; s++)
+        fs->yst[s] = xs[fs->samples[s] + nvs];
     mlc_contact *cs = &fs->cs;
     int np = mlc_contact_solve_normal(cs, fs->yst, fs->yt);
     for (int k = 0; k < 3 && np > 0; k += 2) {
@@ -492,7 +519,8 @@ static int contact_complementarity(mlc_fullspace *fs, const double *xs, double *
         const double *g = fs->QiE + nvs * s;
         for (int k = 0; k < 3; k++) {
             double f = cs->lam[(size_t)k * ns + s];
-            for (int i = 0; i < nv; i++) x[3 * i + k] += g[i] * f;
+            for (int i = 0; i < nv; i++)
+                x[3 * i + k] += g[i] * f;
         }
     }
     return np;
@@ -512,7 +540,8 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
             mlc_polar(F, fs->qp + 4 * e, fs->Rp + 9 * e);
         } else {
             double *Fc = fs->Fp + 9 * fs->pcl[e];
-            for (int i = 0; i < 9; i++) Fc[i] += V * F[i];
+            for (int i = 0; i < 9; i++)
+                Fc[i] += V * F[i];
         }
         double *H = fs->Hc + 9 * fs->acl[e]; /* H_c += V F Yᵀ (unit γ: polar ignores scale) */
         const double *Y = fs->Ye + 9 * e;
@@ -521,14 +550,17 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
                 H[i + 3 * j] += V * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
     }
     if (!per_tet)
-        for (int c = 0; c < fs->npr; c++) mlc_polar(fs->Fp + 9 * c, fs->qp + 4 * c, fs->Rp + 9 * c);
-    for (int c = 0; c < nca; c++) mlc_polar(fs->Hc + 9 * c, fs->qa + 4 * c, fs->Om + 9 * c);
+        for (int c = 0; c < fs->npr; c++)
+            mlc_polar(fs->Fp + 9 * c, fs->qp + 4 * c, fs->Rp + 9 * c);
+    for (int c = 0; c < nca; c++)
+        mlc_polar(fs->Hc + 9 * c, fs->qa + 4 * c, fs->Om + 9 * c);
     memcpy(b, fs->b0, sizeof(double) * 3 * (size_t)fs->nv);
     for (int e = 0; e < nt; e++) {
         double P[9], OY[9];
         const double *R = fs->Rp + 9 * fs->pcl[e];
         mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
-        for (int i = 0; i < 9; i++) P[i] = mu * R[i] + gam * OY[i];
+        for (int i = 0; i < 9; i++)
+            P[i] = mu * R[i] + gam * OY[i];
         tet_scatter(fs, e, P, fs->vol[e], b);
     }
 }
@@ -546,15 +578,18 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     mlc_actuation_eval(act, m, t, set->ramp, fs->abar);
     for (int e = 0; e < nt; e++) {
         double *Y = fs->Ye + 9 * e;
-        for (int i = 0; i < 9; i++) Y[i] = (i % 4 == 0) * fs->abar[m];
+        for (int i = 0; i < 9; i++)
+            Y[i] = (i % 4 == 0) * fs->abar[m];
         for (int i = 0; i < m; i++) {
             double ai = fs->abar[i];
             if (ai == 0) continue;
             const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
-            for (int l = 0; l < 9; l++) Y[l] += ai * Yh[l];
+            for (int l = 0; l < 9; l++)
+                Y[l] += ai * Yh[l];
         }
     }
-    for (size_t i = 0; i < v3; i++) fs->q[i] = 2 * xc[i] - xp[i];
+    for (size_t i = 0; i < v3; i++)
+        fs->q[i] = 2 * xc[i] - xp[i];
     const double ra = set->rayleigh[0] / set->dt, rb = set->rayleigh[1] / set->dt;
     for (int i = 0; i < nv; i++)
         for (int k = 0; k < 3; k++)
@@ -563,10 +598,12 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     if (fs->K) { /* + β K x_n / h */
         double *xn = fs->Xn->x, one[2] = {1, 0}, zero[2] = {0, 0};
         for (int i = 0; i < nv; i++)
-            for (int k = 0; k < 3; k++) xn[i + nvs * k] = xc[3 * i + k];
+            for (int k = 0; k < 3; k++)
+                xn[i + nvs * k] = xc[3 * i + k];
         if (!cholmod_sdmult(fs->K, 0, one, zero, fs->Xn, fs->KX, &fs->cc)) return MLC_ENOMEM;
         const double *kx = fs->KX->x;
-        for (size_t i = 0; i < 3 * nvs; i++) fs->b0[i] += rb * kx[i];
+        for (size_t i = 0; i < 3 * nvs; i++)
+            fs->b0[i] += rb * kx[i];
     }
     int contact = set->contact && ns > 0;
     if (contact)
@@ -576,7 +613,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 fs->xsp[3 * s + k] = xp[3 * fs->samples[s] + k];
             }
 
-    /* ---- local-global iterations (order of docs/method.md §6), from q, to the stopping rule ---- */
+    /* ---- local-global iterations (order of docs/method.md §6), from q, to the stopping rule ----
+     */
     memcpy(x, fs->q, sizeof(double) * v3);
     const double stop_at = fs->stop.tolerance * fs->extent;
     double change = INFINITY;
@@ -591,7 +629,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
         memcpy(fs->xi, x, sizeof(double) * v3);
         for (int i = 0; i < nv; i++)
-            for (int k = 0; k < 3; k++) x[3 * i + k] = xs[i + nvs * k];
+            for (int k = 0; k < 3; k++)
+                x[3 * i + k] = xs[i + nvs * k];
         na = 0;
         if (contact && !set->contact_equality) {
             na = contact_complementarity(fs, xs, x, it == 0);
@@ -620,35 +659,41 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             }
             /* Damped pseudo-inverse, as sim_step.c: Cholesky of L M Lᵀ + εI. */
             double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
-            for (int a = 0; a < na; a++) Gm[a + (size_t)ns * a] += eps;
+            for (int a = 0; a < na; a++)
+                Gm[a + (size_t)ns * a] += eps;
             for (int c = 0; c < na; c++) {
                 double *colc = Gm + (size_t)ns * c;
                 for (int p = 0; p < c; p++) {
                     const double *colp = Gm + (size_t)ns * p;
                     double l = colp[c];
-                    for (int a = c; a < na; a++) colc[a] -= l * colp[a];
+                    for (int a = c; a < na; a++)
+                        colc[a] -= l * colp[a];
                 }
                 double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps);
                 colc[c] = piv;
-                for (int a = c + 1; a < na; a++) colc[a] /= piv;
+                for (int a = c + 1; a < na; a++)
+                    colc[a] /= piv;
             }
             for (int k = 0; k < 3; k++) {
                 double *yk = Y + (size_t)ns * k;
                 for (int c = 0; c < na; c++) {
                     const double *col = Gm + (size_t)ns * c;
                     yk[c] /= col[c];
-                    for (int a = c + 1; a < na; a++) yk[a] -= col[a] * yk[c];
+                    for (int a = c + 1; a < na; a++)
+                        yk[a] -= col[a] * yk[c];
                 }
                 for (int c = na - 1; c >= 0; c--) {
                     const double *col = Gm + (size_t)ns * c;
                     double sum = yk[c];
-                    for (int a = c + 1; a < na; a++) sum -= col[a] * yk[a];
+                    for (int a = c + 1; a < na; a++)
+                        sum -= col[a] * yk[a];
                     yk[c] = sum / col[c];
                 }
                 for (int a = 0; a < na; a++) {
                     const double *g = fs->GS + nvs * fs->active[a];
                     double ya = yk[a];
-                    for (int i = 0; i < nv; i++) x[3 * i + k] += g[i] * ya;
+                    for (int i = 0; i < nv; i++)
+                        x[3 * i + k] += g[i] * ya;
                 }
             }
         }
@@ -656,7 +701,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
          * at most this much), independent of the mesh resolution, unlike ‖Δx‖₂. NaN counts
          * as not converged. */
         change = 0;
-        for (size_t i = 0; i < v3; i++) change = fmax(change, fabs(x[i] - fs->xi[i]));
+        for (size_t i = 0; i < v3; i++)
+            change = fmax(change, fabs(x[i] - fs->xi[i]));
         if (!isfinite(change)) change = INFINITY;
         if (fs->stop.tolerance > 0 && change <= stop_at) {
             it++;
@@ -679,12 +725,14 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         double F[9], OY[9];
         tet_F(fs, x, e, F);
         mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
-        for (int i = 0; i < 9; i++) OY[i] -= F[i];
+        for (int i = 0; i < 9; i++)
+            OY[i] -= F[i];
         tet_scatter(fs, e, OY, set->gamma * fs->vol[e], b);
     }
     double work = 0;
     for (int i = 0; i < nv; i++)
-        for (int k = 0; k < 3; k++) work += (x[3 * i + k] - xc[3 * i + k]) * b[i + nvs * k];
+        for (int k = 0; k < 3; k++)
+            work += (x[3 * i + k] - xc[3 * i + k]) * b[i + nvs * k];
     fs->last_work = work;
 
     /* ---- advance ---- */
@@ -695,11 +743,13 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     if (!finite_vec(x, v3)) return 1;
     double com[3], d2 = 0;
     mlc_fullspace_com(fs, x, com);
-    for (int k = 0; k < 3; k++) d2 += (com[k] - fs->com_rest[k]) * (com[k] - fs->com_rest[k]);
+    for (int k = 0; k < 3; k++)
+        d2 += (com[k] - fs->com_rest[k]) * (com[k] - fs->com_rest[k]);
     return d2 > 1e6 * fs->extent * fs->extent; /* runaway, as sim_step.c */
 }
 
-/* ---- rollout, scored by the shared objective accumulator (objective.h) ---------------------------------------- */
+/* ---- rollout, scored by the shared objective accumulator (objective.h)
+ * ---------------------------------------- */
 
 static void body_rotation(mlc_fullspace *fs, const double *x, double R[9]) {
     double A[9];
@@ -730,8 +780,10 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
     for (s = 1; s <= S; s++) {
         int rc = mlc_fullspace_step(fs, act);
         if (rc < 0)
-            return mlc_errf(err, (mlc_status)rc, "fullspace: sparse solve failed at step %d "
-                            "(CHOLMOD status %d)", s, fs->cc.status);
+            return mlc_errf(err, (mlc_status)rc,
+                            "fullspace: sparse solve failed at step %d "
+                            "(CHOLMOD status %d)",
+                            s, fs->cc.status);
         if (rc) {
             failed = 1;
             break;
@@ -739,11 +791,11 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
         mlc_fullspace_com(fs, fs->xc, com);
         body_rotation(fs, fs->xc, R);
         double lowest = INFINITY;
-        for (int i = 0; i < fs->ns; i++) lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
+        for (int i = 0; i < fs->ns; i++)
+            lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
         mlc_objective_frame(&acc, com, R, fs->last_work, lowest, fwd);
         if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
-        if (fs->observer)
-            fs->observer(fs->observer_user, s, s * h, fs->xc, com, fwd, fs->contacts);
+        if (fs->observer) fs->observer(fs->observer_user, s, s * h, fs->xc, com, fwd, fs->contacts);
     }
     mlc_objective_end(&acc, S, s - 1, failed);
     return MLC_OK;
@@ -780,9 +832,10 @@ mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
     memset(out, 0, sizeof *out);
     const mlc_sim_settings *ms = mlc_model_settings(model);
     if (ms->steps != fs->set.steps || ms->dt != fs->set.dt)
-        return mlc_errf(err, MLC_EINVAL, "fullspace: the reduced model (%d steps of %g s) and "
-                        "the full-space simulator (%d of %g s) disagree", ms->steps, ms->dt,
-                        fs->set.steps, fs->set.dt);
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: the reduced model (%d steps of %g s) and "
+                        "the full-space simulator (%d of %g s) disagree",
+                        ms->steps, ms->dt, fs->set.steps, fs->set.dt);
     int S = fs->set.steps, nv = fs->nv;
     mlc_status st = MLC_OK;
     mlc_rollout *ro = NULL;
@@ -803,8 +856,7 @@ mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
     }
     out->t_reduced = mlc_now() - t0;
     t0 = mlc_now();
-    if ((st = mlc_fullspace_run(fs, act, obj, log_full, &lf, &out->full, err)) != MLC_OK)
-        goto done;
+    if ((st = mlc_fullspace_run(fs, act, obj, log_full, &lf, &out->full, err)) != MLC_OK) goto done;
     out->t_full = mlc_now() - t0;
     out->convergence = fs->conv;
     out->frames = MLC_MIN(lr.n, lf.n);
@@ -823,7 +875,8 @@ mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
     double sum2 = 0;
     for (int i = 0; i < nv; i++) {
         double d2 = 0;
-        for (int k = 0; k < 3; k++) d2 += (xr[3 * i + k] - xf[3 * i + k]) * (xr[3 * i + k] - xf[3 * i + k]);
+        for (int k = 0; k < 3; k++)
+            d2 += (xr[3 * i + k] - xf[3 * i + k]) * (xr[3 * i + k] - xf[3 * i + k]);
         out->vertex_error_max = fmax(out->vertex_error_max, sqrt(d2));
         sum2 += d2;
     }

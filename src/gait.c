@@ -18,32 +18,41 @@ mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const dou
         return mlc_errf(err, MLC_EINVAL, "actuation.sinusoids: %d, expected 1..%d", k,
                         MLC_GAIT_MAX_SINUSOIDS);
     if (q < 0 || q > m)
-        return mlc_errf(err, MLC_EINVAL, "actuation.select: %d slots but only %d modes; use "
-                        "0..%d", q, m, m);
+        return mlc_errf(err, MLC_EINVAL,
+                        "actuation.select: %d slots but only %d modes; use "
+                        "0..%d",
+                        q, m, m);
     if (!(T_min > 0) || !(T_max >= T_min))
-        return mlc_errf(err, MLC_EINVAL, "actuation.period_range: [%g, %g] must satisfy "
-                        "0 < min <= max", T_min, T_max);
+        return mlc_errf(err, MLC_EINVAL,
+                        "actuation.period_range: [%g, %g] must satisfy "
+                        "0 < min <= max",
+                        T_min, T_max);
     if (!(th_max >= th_min))
-        return mlc_errf(err, MLC_EINVAL, "actuation.phase_range: [%g, %g] must satisfy "
-                        "min <= max", th_min, th_max);
+        return mlc_errf(err, MLC_EINVAL,
+                        "actuation.phase_range: [%g, %g] must satisfy "
+                        "min <= max",
+                        th_min, th_max);
     if (nfixed != 0 && nfixed != 1 && nfixed != m * k)
-        return mlc_errf(err, MLC_EINVAL, "actuation.fixed_periods: %d values; give none, one "
-                        "for all, or one per mode and sinusoid (%d × %d = %d)", nfixed, m, k,
-                        m * k);
+        return mlc_errf(err, MLC_EINVAL,
+                        "actuation.fixed_periods: %d values; give none, one "
+                        "for all, or one per mode and sinusoid (%d × %d = %d)",
+                        nfixed, m, k, m * k);
     for (int i = 0; i < nfixed; i++)
         if (!(fixed_periods[i] > 0))
             return mlc_errf(err, MLC_EINVAL, "actuation.fixed_periods[%d] = %g must be > 0", i,
                             fixed_periods[i]);
     for (int i = 0; i < m; i++)
         if (!(a_max[i] > 0))
-            return mlc_errf(err, MLC_EINVAL, "amplitude limit of mode %d is %g; the mode has "
-                            "no strain (check the mesh)", i, a_max[i]);
+            return mlc_errf(err, MLC_EINVAL,
+                            "amplitude limit of mode %d is %g; the mode has "
+                            "no strain (check the mesh)",
+                            i, a_max[i]);
     g->m = m;
     g->k = k;
     g->q = q;
     g->fixed = nfixed > 0;
-    for (int i = 0; i < m * k; i++) g->T_fixed[i] = nfixed == 1 ? fixed_periods[0]
-                                                   : nfixed > 1 ? fixed_periods[i] : 0.0;
+    for (int i = 0; i < m * k; i++)
+        g->T_fixed[i] = nfixed == 1 ? fixed_periods[0] : nfixed > 1 ? fixed_periods[i] : 0.0;
     g->T_min = T_min;
     g->T_max = T_max;
     g->th_min = th_min;
@@ -57,8 +66,7 @@ mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const dou
 mlc_status mlc_gait_space_set_strain(mlc_gait_space *g, int nt, const double *strain, double p,
                                      int combined, mlc_err *err) {
     if (nt < 1 || !strain)
-        return mlc_errf(err, MLC_EINVAL, "amplitude bound: no per-tet mode strains (%d tets)",
-                        nt);
+        return mlc_errf(err, MLC_EINVAL, "amplitude bound: no per-tet mode strains (%d tets)", nt);
     if (!(p > 0) || !isfinite(p))
         return mlc_errf(err, MLC_EINVAL, "actuation.amplitude_p = %g must be > 0", p);
     g->nt = nt;
@@ -74,13 +82,15 @@ double mlc_gait_strain_bound(const mlc_gait_space *g, int k2, const double *A) {
     int idx[MLC_GAIT_MAX_MODES], na = 0;
     for (int i = 0; i < m; i++) {
         double s = 0;
-        for (int j = 0; j < k2; j++) s += fabs(A[i * k2 + j]);
+        for (int j = 0; j < k2; j++)
+            s += fabs(A[i * k2 + j]);
         if (s > 0) alpha[na] = s, idx[na++] = i;
     }
     if (na == 0) return 0.0;
     if (!g->strain) { /* no per-tet data: the looser sum of per-mode maxima (p / a_max,i) */
         double S = 0;
-        for (int c = 0; c < na; c++) S += alpha[c] * g->p / g->a_max[idx[c]];
+        for (int c = 0; c < na; c++)
+            S += alpha[c] * g->p / g->a_max[idx[c]];
         return S;
     }
     /* Only the driven modes enter the tet loop (selection drives few of many). */
@@ -88,7 +98,8 @@ double mlc_gait_strain_bound(const mlc_gait_space *g, int k2, const double *A) {
     for (int e = 0; e < g->nt; e++) {
         const double *n = g->strain + (size_t)e * m;
         double s = 0;
-        for (int c = 0; c < na; c++) s += alpha[c] * n[idx[c]];
+        for (int c = 0; c < na; c++)
+            s += alpha[c] * n[idx[c]];
         S = fmax(S, s);
     }
     return S;
@@ -110,28 +121,33 @@ int mlc_gait_outside(const mlc_gait_space *g, int k2, const double *A, const dou
             if (a == 0) continue;
             on = 1;
             if (fabs(a) > g->a_max[i] * (1 + tol)) {
-                snprintf(msg, cap, "amplitude %g of mode %d, sinusoid %d exceeds its limit "
-                         "a_max = %g (actuation.amplitude_p = %g)", a, name, j, g->a_max[i],
-                         g->p);
+                snprintf(msg, cap,
+                         "amplitude %g of mode %d, sinusoid %d exceeds its limit "
+                         "a_max = %g (actuation.amplitude_p = %g)",
+                         a, name, j, g->a_max[i], g->p);
                 return 1;
             }
             double Tw = g->fixed ? g->T_fixed[i * g->k + j] : 0;
             if (g->fixed && fabs(T[i * k2 + j] - Tw) > tol * Tw) {
-                snprintf(msg, cap, "period %g of mode %d, sinusoid %d differs from "
-                         "actuation.fixed_periods", T[i * k2 + j], name, j);
+                snprintf(msg, cap,
+                         "period %g of mode %d, sinusoid %d differs from "
+                         "actuation.fixed_periods",
+                         T[i * k2 + j], name, j);
                 return 1;
             }
-            if (!g->fixed && (T[i * k2 + j] < g->T_min * (1 - tol) ||
-                              T[i * k2 + j] > g->T_max * (1 + tol))) {
-                snprintf(msg, cap, "period %g of mode %d, sinusoid %d is outside "
-                         "actuation.period_range [%g, %g]", T[i * k2 + j], name, j, g->T_min,
-                         g->T_max);
+            if (!g->fixed &&
+                (T[i * k2 + j] < g->T_min * (1 - tol) || T[i * k2 + j] > g->T_max * (1 + tol))) {
+                snprintf(msg, cap,
+                         "period %g of mode %d, sinusoid %d is outside "
+                         "actuation.period_range [%g, %g]",
+                         T[i * k2 + j], name, j, g->T_min, g->T_max);
                 return 1;
             }
             if (theta[i * k2 + j] < g->th_min - tol || theta[i * k2 + j] > g->th_max + tol) {
-                snprintf(msg, cap, "phase %g of mode %d, sinusoid %d is outside "
-                         "actuation.phase_range [%g, %g]", theta[i * k2 + j], name, j, g->th_min,
-                         g->th_max);
+                snprintf(msg, cap,
+                         "phase %g of mode %d, sinusoid %d is outside "
+                         "actuation.phase_range [%g, %g]",
+                         theta[i * k2 + j], name, j, g->th_min, g->th_max);
                 return 1;
             }
         }
@@ -144,9 +160,11 @@ int mlc_gait_outside(const mlc_gait_space *g, int k2, const double *A, const dou
     if (g->combined) {
         double S = mlc_gait_strain_bound(g, k2, A);
         if (S > g->p * (1 + tol)) {
-            snprintf(msg, cap, "the combined actuation may reach strain %g in the worst tet, "
+            snprintf(msg, cap,
+                     "the combined actuation may reach strain %g in the worst tet, "
                      "above actuation.amplitude_p = %g (actuation.amplitude_bound = "
-                     "\"combined\")", S, g->p);
+                     "\"combined\")",
+                     S, g->p);
             return 1;
         }
     }
@@ -155,7 +173,8 @@ int mlc_gait_outside(const mlc_gait_space *g, int k2, const double *A, const dou
 
 int mlc_gait_driven_modes(const mlc_gait_space *g, const double *u, int *modes) {
     if (g->q == 0) {
-        for (int i = 0; i < g->m; i++) modes[i] = i;
+        for (int i = 0; i < g->m; i++)
+            modes[i] = i;
         return g->m;
     }
     /* Selection of the q largest participations; insertion order keeps ties by index. */
@@ -164,7 +183,8 @@ int mlc_gait_driven_modes(const mlc_gait_space *g, const double *u, int *modes) 
         int best = -1;
         for (int i = 0; i < g->m; i++) {
             int taken = 0;
-            for (int c = 0; c < chosen; c++) taken |= modes[c] == i;
+            for (int c = 0; c < chosen; c++)
+                taken |= modes[c] == i;
             if (taken) continue;
             if (best < 0 || u[i] > u[best]) best = i;
         }
@@ -203,7 +223,8 @@ void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double
         double S = mlc_gait_strain_bound(g, k, A);
         if (S > g->p) {
             double c = g->p / S;
-            for (int i = 0; i < m * k; i++) A[i] *= c;
+            for (int i = 0; i < m * k; i++)
+                A[i] *= c;
         }
     }
 }

@@ -98,7 +98,8 @@ mlc_status mlc_gz_inflate(const char *path, const unsigned char *in, size_t n, s
         if (zs == Z_STREAM_END) {
             /* gzip(1) concatenates members (`cat a.gz b.gz`); tar-like tools pad with zeros. */
             size_t k = consumed;
-            while (k < n && in[k] == 0) k++;
+            while (k < n && in[k] == 0)
+                k++;
             if (k == n) break;
             if (n - consumed >= 2 && in[consumed] == 0x1f && in[consumed + 1] == 0x8b) {
                 inflateReset(&z);

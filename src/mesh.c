@@ -27,7 +27,8 @@ static double signed_volume6(const double *X, const int *t) {
 }
 
 static void bbox(const mlc_mesh *m, double lo[3], double hi[3]) {
-    for (int k = 0; k < 3; k++) lo[k] = hi[k] = m->nv > 0 ? m->X[k] : 0.0;
+    for (int k = 0; k < 3; k++)
+        lo[k] = hi[k] = m->nv > 0 ? m->X[k] : 0.0;
     for (int i = 0; i < m->nv; i++)
         for (int k = 0; k < 3; k++) {
             double x = m->X[3 * i + k];
@@ -66,14 +67,16 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
     for (int e = 0; e < m->nt; e++)
         for (int j = 0; j < 4; j++) {
             face_rec *r = f + 4 * (size_t)e + j;
-            for (int k = 0; k < 3; k++) r->v[k] = r->key[k] = m->T[4 * e + tet_faces[j][k]];
+            for (int k = 0; k < 3; k++)
+                r->v[k] = r->key[k] = m->T[4 * e + tet_faces[j][k]];
             sort3(r->key);
         }
     qsort(f, nfaces, sizeof *f, face_cmp);
     size_t nb = 0;
     for (size_t i = 0; i < nfaces;) {
         size_t j = i + 1;
-        while (j < nfaces && face_cmp(f + i, f + j) == 0) j++;
+        while (j < nfaces && face_cmp(f + i, f + j) == 0)
+            j++;
         if (j - i > 2) {
             int a = f[i].key[0], b = f[i].key[1], c = f[i].key[2];
             mlc_free(f);
@@ -92,7 +95,8 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
         return mlc_errf(err, MLC_ENOMEM, "%s: out of memory extracting the boundary", source);
     }
     for (size_t i = 0; i < nb; i++)
-        for (int k = 0; k < 3; k++) m->F[3 * i + k] = f[i].v[k];
+        for (int k = 0; k < 3; k++)
+            m->F[3 * i + k] = f[i].v[k];
     m->nf = (int)nb;
     mlc_free(f);
     return MLC_OK;
@@ -108,7 +112,8 @@ static int uf_find(int *p, int x) {
 }
 
 static int count_components(const mlc_mesh *m, int *parent) {
-    for (int i = 0; i < m->nv; i++) parent[i] = i;
+    for (int i = 0; i < m->nv; i++)
+        parent[i] = i;
     for (int e = 0; e < m->nt; e++) {
         int r0 = uf_find(parent, m->T[4 * e]);
         for (int k = 1; k < 4; k++) {
@@ -117,7 +122,8 @@ static int count_components(const mlc_mesh *m, int *parent) {
         }
     }
     int n = 0;
-    for (int i = 0; i < m->nv; i++) n += uf_find(parent, i) == i;
+    for (int i = 0; i < m->nv; i++)
+        n += uf_find(parent, i) == i;
     return n;
 }
 
@@ -129,22 +135,30 @@ mlc_status mlc_mesh_finalize(mlc_mesh *m, const char *source, mlc_mesh_report *r
     report->components = 0;
     if (!source) source = "mesh";
     if (m->nv < 4 || m->nt < 1)
-        return mlc_errf(err, MLC_EINVAL, "%s: the mesh has %d vertices and %d tets; at least 4 "
-                        "vertices and 1 tet are needed", source, m->nv, m->nt);
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: the mesh has %d vertices and %d tets; at least 4 "
+                        "vertices and 1 tet are needed",
+                        source, m->nv, m->nt);
     for (int i = 0; i < 3 * m->nv; i++)
         if (!isfinite(m->X[i]))
-            return mlc_errf(err, MLC_EINVAL, "%s: vertex %d has a non-finite coordinate (NaN or "
-                            "Inf); fix the file", source, i / 3);
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: vertex %d has a non-finite coordinate (NaN or "
+                            "Inf); fix the file",
+                            source, i / 3);
     for (int e = 0; e < m->nt; e++) {
         const int *t = m->T + 4 * e;
         for (int k = 0; k < 4; k++) {
             if (t[k] < 0 || t[k] >= m->nv)
-                return mlc_errf(err, MLC_EINVAL, "%s: tet %d refers to vertex %d, but vertices "
-                                "are numbered 0..%d", source, e, t[k], m->nv - 1);
+                return mlc_errf(err, MLC_EINVAL,
+                                "%s: tet %d refers to vertex %d, but vertices "
+                                "are numbered 0..%d",
+                                source, e, t[k], m->nv - 1);
             for (int j = 0; j < k; j++)
                 if (t[j] == t[k])
-                    return mlc_errf(err, MLC_EINVAL, "%s: tet %d uses vertex %d twice; remove "
-                                    "the degenerate tet", source, e, t[k]);
+                    return mlc_errf(err, MLC_EINVAL,
+                                    "%s: tet %d uses vertex %d twice; remove "
+                                    "the degenerate tet",
+                                    source, e, t[k]);
         }
     }
     /* Zero-volume threshold relative to the bounding box, so it is unit-independent. */
@@ -157,9 +171,11 @@ mlc_status mlc_mesh_finalize(mlc_mesh *m, const char *source, mlc_mesh_report *r
         int *t = m->T + 4 * e;
         double v6 = signed_volume6(m->X, t);
         if (fabs(v6) / 6.0 <= thr)
-            return mlc_errf(err, MLC_EINVAL, "%s: tet %d (vertices %d %d %d %d) has volume %.3g, "
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: tet %d (vertices %d %d %d %d) has volume %.3g, "
                             "at or below the threshold %.3g (1e-12 × largest extent³); remove or "
-                            "re-mesh it", source, e, t[0], t[1], t[2], t[3], fabs(v6) / 6.0, thr);
+                            "re-mesh it",
+                            source, e, t[0], t[1], t[2], t[3], fabs(v6) / 6.0, thr);
         if (v6 < 0) {
             int tmp = t[2];
             t[2] = t[3];
@@ -170,25 +186,30 @@ mlc_status mlc_mesh_finalize(mlc_mesh *m, const char *source, mlc_mesh_report *r
     /* Drop unreferenced vertices, keeping the order of the rest. */
     int *map = mlc_malloc((size_t)m->nv * sizeof(int));
     if (!map) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", source);
-    for (int i = 0; i < m->nv; i++) map[i] = -1;
-    for (int i = 0; i < 4 * m->nt; i++) map[m->T[i]] = 0;
+    for (int i = 0; i < m->nv; i++)
+        map[i] = -1;
+    for (int i = 0; i < 4 * m->nt; i++)
+        map[m->T[i]] = 0;
     int nv = 0;
     for (int i = 0; i < m->nv; i++)
         if (map[i] == 0) {
             map[i] = nv;
-            for (int k = 0; k < 3; k++) m->X[3 * nv + k] = m->X[3 * i + k];
+            for (int k = 0; k < 3; k++)
+                m->X[3 * nv + k] = m->X[3 * i + k];
             nv++;
         }
     report->dropped_vertices = m->nv - nv;
-    for (int i = 0; i < 4 * m->nt; i++) m->T[i] = map[m->T[i]];
+    for (int i = 0; i < 4 * m->nt; i++)
+        m->T[i] = map[m->T[i]];
     m->nv = nv;
     int nc = count_components(m, map);
     mlc_free(map);
     report->components = nc;
     if (nc != 1)
-        return mlc_errf(err, MLC_EINVAL, "%s: the mesh has %d connected components; the method "
-                        "needs one body (keep the largest component or join the parts)", source,
-                        nc);
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: the mesh has %d connected components; the method "
+                        "needs one body (keep the largest component or join the parts)",
+                        source, nc);
     return extract_boundary(m, source, err);
 }
 
@@ -249,7 +270,8 @@ mlc_transform mlc_mesh_prepare_transform(const mlc_mesh *m, const double up[3], 
     if (mlc_transform_is_unrotated(&tf)) {
         bbox(m, lo, hi);
     } else {
-        for (int k = 0; k < 3; k++) lo[k] = HUGE_VAL, hi[k] = -HUGE_VAL;
+        for (int k = 0; k < 3; k++)
+            lo[k] = HUGE_VAL, hi[k] = -HUGE_VAL;
         if (m->nv == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
         for (int i = 0; i < m->nv; i++) {
             double y[3];
@@ -278,7 +300,8 @@ void mlc_mesh_apply_transform(mlc_mesh *m, mlc_transform tf) {
             rotate3(tf.rotate, x, y);
             memcpy(x, y, sizeof y);
         }
-        for (int k = 0; k < 3; k++) x[k] = tf.scale * x[k] + tf.translate[k];
+        for (int k = 0; k < 3; k++)
+            x[k] = tf.scale * x[k] + tf.translate[k];
     }
 }
 
@@ -300,11 +323,13 @@ static int convex_hull(double *p, int n, double *hull) {
     qsort(p, (size_t)n, 2 * sizeof *p, cmp_xy);
     int k = 0;
     for (int i = 0; i < n; i++) { /* lower chain */
-        while (k >= 2 && turn(hull + 2 * (k - 2), hull + 2 * (k - 1), p + 2 * i) <= 0) k--;
+        while (k >= 2 && turn(hull + 2 * (k - 2), hull + 2 * (k - 1), p + 2 * i) <= 0)
+            k--;
         memcpy(hull + 2 * k++, p + 2 * i, 2 * sizeof *p);
     }
     for (int i = n - 2, lo = k + 1; i >= 0; i--) { /* upper chain */
-        while (k >= lo && turn(hull + 2 * (k - 2), hull + 2 * (k - 1), p + 2 * i) <= 0) k--;
+        while (k >= lo && turn(hull + 2 * (k - 2), hull + 2 * (k - 1), p + 2 * i) <= 0)
+            k--;
         memcpy(hull + 2 * k++, p + 2 * i, 2 * sizeof *p);
     }
     return k - 1; /* the last point repeats the first */
@@ -320,15 +345,18 @@ mlc_status mlc_mesh_support_compute(const mlc_mesh *m, const double up[3], doubl
     double e1[3] = {0, 0, 0}, e2[3];
     e1[fabs(u[0]) < 0.6 ? 0 : 2] = 1;
     double d = e1[0] * u[0] + e1[1] * u[1] + e1[2] * u[2];
-    for (int k = 0; k < 3; k++) e1[k] -= d * u[k];
+    for (int k = 0; k < 3; k++)
+        e1[k] -= d * u[k];
     double l1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
-    for (int k = 0; k < 3; k++) e1[k] /= l1;
+    for (int k = 0; k < 3; k++)
+        e1[k] /= l1;
     cross(u, e1, e2);
     double lo[3], hi[3];
     bbox(m, lo, hi);
     double ext = MLC_MAX(hi[0] - lo[0], MLC_MAX(hi[1] - lo[1], hi[2] - lo[2]));
     double h_min = HUGE_VAL;
-    for (int i = 0; i < m->nv; i++) h_min = MLC_MIN(h_min, dot3(m->X + 3 * i, u));
+    for (int i = 0; i < m->nv; i++)
+        h_min = MLC_MIN(h_min, dot3(m->X + 3 * i, u));
     double limit = h_min + band * ext;
 
     double *pts = mlc_malloc(2 * (size_t)m->nv * sizeof *pts);
@@ -353,7 +381,8 @@ mlc_status mlc_mesh_support_compute(const mlc_mesh *m, const double up[3], doubl
         const int *t = m->T + 4 * e;
         double v = signed_volume6(m->X, t);
         for (int q = 0; q < 4; q++)
-            for (int k = 0; k < 3; k++) com[k] += 0.25 * v * m->X[3 * t[q] + k];
+            for (int k = 0; k < 3; k++)
+                com[k] += 0.25 * v * m->X[3 * t[q] + k];
         vol += v;
     }
     double g[2] = {vol > 0 ? dot3(com, e1) / vol : 0, vol > 0 ? dot3(com, e2) / vol : 0};
@@ -439,8 +468,10 @@ mlc_status mlc_mesh_surface(const mlc_mesh *m, int *nsv, int **sv, int **sf) {
     int *map = mlc_malloc((size_t)(m->nv ? m->nv : 1) * sizeof(int));
     int *faces = mlc_malloc((size_t)(m->nf ? m->nf : 1) * 3 * sizeof(int));
     if (!map || !faces) goto fail;
-    for (int i = 0; i < m->nv; i++) map[i] = -1;
-    for (int i = 0; i < 3 * m->nf; i++) map[m->F[i]] = 0;
+    for (int i = 0; i < m->nv; i++)
+        map[i] = -1;
+    for (int i = 0; i < 3 * m->nf; i++)
+        map[m->F[i]] = 0;
     int n = 0;
     for (int i = 0; i < m->nv; i++)
         if (map[i] == 0) map[i] = n++;
@@ -448,7 +479,8 @@ mlc_status mlc_mesh_surface(const mlc_mesh *m, int *nsv, int **sv, int **sf) {
     if (!verts) goto fail;
     for (int i = 0; i < m->nv; i++)
         if (map[i] >= 0) verts[map[i]] = i;
-    for (int i = 0; i < 3 * m->nf; i++) faces[i] = map[m->F[i]];
+    for (int i = 0; i < 3 * m->nf; i++)
+        faces[i] = map[m->F[i]];
     mlc_free(map);
     *nsv = n;
     *sv = verts;

@@ -926,8 +926,8 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
     size_t size = 0;
     if (!strcmp(lower, "node") || !strcmp(lower, "ele")) {
         snprintf(report->format, sizeof report->format, "tetgen");
-        st = read_tetgen_path(path, (size_t)(ext - path), isupper((unsigned char)ext[1]), gz,
-                              mesh, err);
+        st = read_tetgen_path(path, (size_t)(ext - path), isupper((unsigned char)ext[1]), gz, mesh,
+                              err);
     } else if (!strcmp(lower, "mesh") || !strcmp(lower, "msh")) {
         st = mlc__file_load(path, &buf, &size, err);
         if (st == MLC_OK && lower[1] == 'e') {
@@ -956,8 +956,8 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
             return mlc_errf(err, MLC_EINVAL,
                             "%s: unknown mesh file extension '%.*s%s'; supported: "
                             "%s, each also compressed as NAME.EXT.gz",
-                            path, ext ? (int)ext_len + 1 : 6, ext ? ext : "(none)",
-                            gz ? ".gz" : "", supported);
+                            path, ext ? (int)ext_len + 1 : 6, ext ? ext : "(none)", gz ? ".gz" : "",
+                            supported);
         snprintf(report->format, sizeof report->format, "tetgen");
         st = read_tetgen_path(path, strlen(path), 0, 0, mesh, err);
     }

@@ -1,5 +1,6 @@
 /* mesh_surface.c: surface meshes (.off, .obj, .stl ASCII/binary, .ply ASCII) and their
- * tetrahedralization by the external `tetgen` program (which aborts on bad surfaces: checked first).
+ * tetrahedralization by the external `tetgen` program (which aborts on bad surfaces: checked
+ * first).
  *
  * A surface is parsed into triangles (polygons fan-triangulated), checked (at least 4 vertices
  * and 4 faces, indices in range, finite coordinates), checked for the defects that would stop
@@ -20,9 +21,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -814,7 +815,9 @@ static mlc_status check_surface(const surf *s, const char *path, const char *fmt
         int shown = MLC_MIN(c.components, MLC_SURFACE_CHECK_PARTS);
         for (int i = 0; i < shown && used < sizeof sizes; i++)
             used += (size_t)snprintf(sizes + used, sizeof sizes - used, "%s%d",
-                                     i == 0 ? "" : i + 1 < c.components ? ", " : " and ",
+                                     i == 0                 ? ""
+                                     : i + 1 < c.components ? ", "
+                                                            : " and ",
                                      c.component_sizes[i]);
         if (c.components > shown && used < sizeof sizes)
             snprintf(sizes + used, sizeof sizes - used, ", ...");

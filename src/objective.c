@@ -13,13 +13,15 @@ static void normalize3(const double in[3], double out[3]) {
         out[0] = 1, out[1] = out[2] = 0;
         return;
     }
-    for (int k = 0; k < 3; k++) out[k] = in[k] / n;
+    for (int k = 0; k < 3; k++)
+        out[k] = in[k] / n;
 }
 
 /* Alignment of one frame; also hands back R û₀ for the caller's frame callback. */
 static double frame_alignment(const mlc_objective_acc *acc, const double R[9], double fwd[3]) {
     const double *u0 = acc->u0, *v = acc->v;
-    for (int k = 0; k < 3; k++) fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
+    for (int k = 0; k < 3; k++)
+        fwd[k] = R[k] * u0[0] + R[k + 3] * u0[1] + R[k + 6] * u0[2];
     double a = fwd[0] * v[0] + fwd[1] * v[1] + fwd[2] * v[2];
     /* (R ŷ)·ŷ is R_11: how far the body's up axis still points up. */
     return acc->obj->upright ? fmin(a, R[4]) : a;
@@ -79,7 +81,8 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
         return;
     }
     double disp = 0;
-    for (int k = 0; k < 3; k++) disp += (res->com1[k] - res->com0[k]) * acc->v[k];
+    for (int k = 0; k < 3; k++)
+        disp += (res->com1[k] - res->com0[k]) * acc->v[k];
     res->displacement = disp;
     res->J_disp = -disp;
     double align = obj->align_mean ? acc->align_sum / acc->frames : fmax(0.0, acc->align);

@@ -51,8 +51,10 @@ mlc_status mlc_afile_open(mlc_afile *af, const char *path, mlc_err *err) {
     if (fd < 0) {
         int e = errno;
         afile_release(af);
-        return mlc_errf(err, MLC_EIO, "%s: cannot create a temporary file beside it: %s (does "
-                        "the directory exist and is it writable?)", path, strerror(e));
+        return mlc_errf(err, MLC_EIO,
+                        "%s: cannot create a temporary file beside it: %s (does "
+                        "the directory exist and is it writable?)",
+                        path, strerror(e));
     }
     /* mkstemp makes the file 0600; results are meant to be shared like any other file. */
     (void)fchmod(fd, 0644);
@@ -102,16 +104,18 @@ mlc_status mlc_afile_commit(mlc_afile *af, mlc_err *err) {
     }
     const char *what = NULL;
     int e = 0;
-    if (fflush(af->fp) != 0 || ferror(af->fp)) what = "write failed", e = errno;
-    else if (fsync(fileno(af->fp)) != 0) what = "fsync failed", e = errno;
+    if (fflush(af->fp) != 0 || ferror(af->fp))
+        what = "write failed", e = errno;
+    else if (fsync(fileno(af->fp)) != 0)
+        what = "fsync failed", e = errno;
     int closed = fclose(af->fp);
     af->fp = NULL;
     if (!what && closed != 0) what = "close failed", e = errno;
     if (!what && rename(af->tmp, af->path) != 0) what = "rename failed", e = errno;
     if (what) {
         unlink(af->tmp);
-        mlc_status s = mlc_errf(err, MLC_EIO, "%s: %s: %s (disk full or not writable?)",
-                                af->path, what, e ? strerror(e) : "unknown error");
+        mlc_status s = mlc_errf(err, MLC_EIO, "%s: %s: %s (disk full or not writable?)", af->path,
+                                what, e ? strerror(e) : "unknown error");
         afile_release(af);
         return s;
     }
@@ -159,8 +163,8 @@ static mlc_status check_indices(const char *path, const int *idx, int n, int per
                                 const char *what, mlc_err *err) {
     for (int i = 0; i < n * per; i++)
         if (idx[i] < 0 || idx[i] >= nv)
-            return mlc_errf(err, MLC_EINVAL, "%s: %s %d has vertex index %d outside [0, %d)",
-                            path, what, i / per, idx[i], nv);
+            return mlc_errf(err, MLC_EINVAL, "%s: %s %d has vertex index %d outside [0, %d)", path,
+                            what, i / per, idx[i], nv);
     return MLC_OK;
 }
 
@@ -174,12 +178,15 @@ mlc_status mlc_obj_write(const char *path, const double *X, int nv, const int *F
     if (s != MLC_OK) return s;
     unsigned char *used = mlc_calloc((size_t)nv, 1);
     if (!used) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-    for (int i = 0; i < 3 * nf; i++) used[F[i]] = 1;
+    for (int i = 0; i < 3 * nf; i++)
+        used[F[i]] = 1;
     for (int i = 0; i < nv; i++)
         if (!used[i]) {
             mlc_free(used);
-            return mlc_errf(err, MLC_EINVAL, "%s: vertex %d is used by no face; Blender would "
-                            "drop it and the point cache would not match", path, i);
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: vertex %d is used by no face; Blender would "
+                            "drop it and the point cache would not match",
+                            path, i);
         }
     mlc_free(used);
 
@@ -255,7 +262,8 @@ static mlc_status pc2_frame(mlc_pc2_writer *w, const double *x, const int *idx, 
         int n = MLC_MIN(BLOCK, w->npoints - i0);
         for (int i = 0; i < n; i++) {
             const double *p = x + 3 * (size_t)(idx ? idx[i0 + i] : i0 + i);
-            for (int k = 0; k < 3; k++) put_f32le(buf + 12 * i + 4 * k, (float)p[k]);
+            for (int k = 0; k < 3; k++)
+                put_f32le(buf + 12 * i + 4 * k, (float)p[k]);
         }
         if (fwrite(buf, 12, (size_t)n, w->file.fp) != (size_t)n)
             return mlc_errf(err, MLC_EIO, "%s: write failed: %s", w->file.path, strerror(errno));
@@ -268,8 +276,7 @@ mlc_status mlc_pc2_frame(mlc_pc2_writer *w, const double *xyz, mlc_err *err) {
     return pc2_frame(w, xyz, NULL, err);
 }
 
-mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx,
-                                 mlc_err *err) {
+mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx, mlc_err *err) {
     return pc2_frame(w, x, idx, err);
 }
 
@@ -278,8 +285,8 @@ mlc_status mlc_pc2_end(mlc_pc2_writer *w, mlc_err *err) {
     unsigned char c[4];
     put_u32le(c, (uint32_t)w->nsamples);
     if (fseek(w->file.fp, PC2_COUNT_OFFSET, SEEK_SET) != 0 || fwrite(c, 1, 4, w->file.fp) != 4) {
-        mlc_status s = mlc_errf(err, MLC_EIO, "%s: cannot patch the sample count: %s",
-                                w->file.path, strerror(errno));
+        mlc_status s = mlc_errf(err, MLC_EIO, "%s: cannot patch the sample count: %s", w->file.path,
+                                strerror(errno));
         mlc_pc2_abort(w);
         return s;
     }
@@ -294,8 +301,8 @@ void mlc_pc2_abort(mlc_pc2_writer *w) {
     memset(w, 0, sizeof *w);
 }
 
-mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *start,
-                        float *rate, float **xyz, mlc_err *err) {
+mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *start, float *rate,
+                        float **xyz, mlc_err *err) {
     *xyz = NULL;
     *npoints = *nsamples = 0;
     FILE *fp = fopen(path, "rb");
@@ -313,20 +320,23 @@ mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *st
         goto done;
     }
     if (memcmp(h, "POINTCACHE2", 12) != 0) {
-        s = mlc_errf(err, MLC_EPARSE, "%s: not a PC2 file (signature must be "
-                     "\"POINTCACHE2\" and a NUL byte)", path);
+        s = mlc_errf(err, MLC_EPARSE,
+                     "%s: not a PC2 file (signature must be "
+                     "\"POINTCACHE2\" and a NUL byte)",
+                     path);
         goto done;
     }
     uint32_t version = get_u32le(h + 12), np = get_u32le(h + 16), ns = get_u32le(h + 28);
     if (version != 1) {
-        s = mlc_errf(err, MLC_EPARSE, "%s: PC2 version %u (expected 1)", path,
-                     (unsigned)version);
+        s = mlc_errf(err, MLC_EPARSE, "%s: PC2 version %u (expected 1)", path, (unsigned)version);
         goto done;
     }
     if (np > INT32_MAX || ns > INT32_MAX ||
         (uint64_t)PC2_HEADER + (uint64_t)12 * np * ns != (uint64_t)size) {
-        s = mlc_errf(err, MLC_EPARSE, "%s: header says %u points × %u samples = %llu bytes, "
-                     "the file has %ld (truncated or corrupt)", path, (unsigned)np, (unsigned)ns,
+        s = mlc_errf(err, MLC_EPARSE,
+                     "%s: header says %u points × %u samples = %llu bytes, "
+                     "the file has %ld (truncated or corrupt)",
+                     path, (unsigned)np, (unsigned)ns,
                      (unsigned long long)(PC2_HEADER + (uint64_t)12 * np * ns), size);
         goto done;
     }
@@ -347,7 +357,8 @@ mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *st
         s = mlc_errf(err, MLC_EIO, "%s: read failed", path);
         goto done;
     }
-    for (size_t i = 0; i < count; i++) out[i] = get_f32le(raw + 4 * i);
+    for (size_t i = 0; i < count; i++)
+        out[i] = get_f32le(raw + 4 * i);
     mlc_free(raw);
     *xyz = out;
     *npoints = (int)np;
@@ -362,15 +373,15 @@ done:
 /* Nine anchors of a viridis-like ramp (dark purple, blue, teal, green, yellow): monotone in
  * lightness so that a scalar reads correctly in grey scale and for colour-blind viewers. */
 static const unsigned char ramp[9][3] = {
-    {68, 1, 84},    {71, 44, 122},  {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
-    {39, 173, 129}, {92, 200, 99},  {170, 220, 50}, {253, 231, 37},
+    {68, 1, 84},    {71, 44, 122}, {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
+    {39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37},
 };
 
 /* Twelve categorical colours with distinct hues, mid-to-high saturation, no near-greys. */
 static const unsigned char palette[12][3] = {
-    {31, 119, 180}, {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
-    {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {188, 189, 34},
-    {23, 190, 207}, {255, 187, 120}, {152, 223, 138}, {174, 199, 232},
+    {31, 119, 180},  {255, 127, 14},  {44, 160, 44},   {214, 39, 40},
+    {148, 103, 189}, {140, 86, 75},   {227, 119, 194}, {188, 189, 34},
+    {23, 190, 207},  {255, 187, 120}, {152, 223, 138}, {174, 199, 232},
 };
 
 void mlc_colormap(double t, unsigned char rgb[3]) {
@@ -408,7 +419,8 @@ void mlc_colors_from_scalars(const double *s, int n, double lo, double hi, unsig
 }
 
 void mlc_colors_from_labels(const int *label, int n, unsigned char *rgb) {
-    for (int i = 0; i < n; i++) mlc_color_label(label[i], rgb + 3 * i);
+    for (int i = 0; i < n; i++)
+        mlc_color_label(label[i], rgb + 3 * i);
 }
 
 /* ---- PLY ---------------------------------------------------------------------------------- */
@@ -423,8 +435,7 @@ mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
     FILE *fp = af.fp;
     fprintf(fp, "ply\nformat ascii 1.0\ncomment modalloco %s\n", MLC_VERSION);
-    fprintf(fp, "element vertex %d\nproperty double x\nproperty double y\nproperty double z\n",
-            nv);
+    fprintf(fp, "element vertex %d\nproperty double x\nproperty double y\nproperty double z\n", nv);
     if (vrgb) fputs("property uchar red\nproperty uchar green\nproperty uchar blue\n", fp);
     fprintf(fp, "element face %d\nproperty list uchar int vertex_indices\n", nf);
     if (frgb) fputs("property uchar red\nproperty uchar green\nproperty uchar blue\n", fp);
@@ -464,33 +475,42 @@ mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T
     if (s != MLC_OK) return s;
     for (int a = 0; a < npoint; a++)
         if (!mlc_vtk_name_ok(point[a].name) || !point[a].values)
-            return mlc_errf(err, MLC_EINVAL, "%s: point field %d: name must be non-empty "
-                            "letters, digits, '_', '-', '.' and values non-NULL", path, a);
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: point field %d: name must be non-empty "
+                            "letters, digits, '_', '-', '.' and values non-NULL",
+                            path, a);
     if (cell_data && !mlc_vtk_name_ok(cell_name))
-        return mlc_errf(err, MLC_EINVAL, "%s: cell field name must be non-empty letters, "
-                        "digits, '_', '-', '.'", path);
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: cell field name must be non-empty letters, "
+                        "digits, '_', '-', '.'",
+                        path);
     mlc_afile af;
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
     FILE *fp = af.fp;
-    fprintf(fp, "# vtk DataFile Version 3.0\nmodalloco %s tet mesh\nASCII\n"
-                "DATASET UNSTRUCTURED_GRID\nPOINTS %d double\n", MLC_VERSION, nv);
+    fprintf(fp,
+            "# vtk DataFile Version 3.0\nmodalloco %s tet mesh\nASCII\n"
+            "DATASET UNSTRUCTURED_GRID\nPOINTS %d double\n",
+            MLC_VERSION, nv);
     for (int i = 0; i < nv; i++)
         fprintf(fp, "%.15g %.15g %.15g\n", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
     fprintf(fp, "CELLS %d %lld\n", nt, 5LL * nt);
     for (int e = 0; e < nt; e++)
         fprintf(fp, "4 %d %d %d %d\n", T[4 * e], T[4 * e + 1], T[4 * e + 2], T[4 * e + 3]);
     fprintf(fp, "CELL_TYPES %d\n", nt);
-    for (int e = 0; e < nt; e++) fputs("10\n", fp); /* VTK_TETRA */
+    for (int e = 0; e < nt; e++)
+        fputs("10\n", fp); /* VTK_TETRA */
     if (npoint > 0) {
         fprintf(fp, "POINT_DATA %d\n", nv);
         for (int a = 0; a < npoint; a++) {
             fprintf(fp, "SCALARS %s double 1\nLOOKUP_TABLE default\n", point[a].name);
-            for (int i = 0; i < nv; i++) fprintf(fp, "%.15g\n", point[a].values[i]);
+            for (int i = 0; i < nv; i++)
+                fprintf(fp, "%.15g\n", point[a].values[i]);
         }
     }
     if (cell_data) {
         fprintf(fp, "CELL_DATA %d\nSCALARS %s int 1\nLOOKUP_TABLE default\n", nt, cell_name);
-        for (int e = 0; e < nt; e++) fprintf(fp, "%d\n", cell_data[e]);
+        for (int e = 0; e < nt; e++)
+            fprintf(fp, "%d\n", cell_data[e]);
     }
     return mlc_afile_commit(&af, err);
 }
@@ -500,10 +520,10 @@ mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T
 /* Plot geometry (SVG user units = pixels). */
 #define SVG_W 720.0
 #define SVG_H 440.0
-#define SVG_L 80.0  /* left margin: y tick labels */
+#define SVG_L 80.0 /* left margin: y tick labels */
 #define SVG_R 20.0
-#define SVG_T 50.0  /* top: title */
-#define SVG_B 60.0  /* bottom: x tick labels and axis label */
+#define SVG_T 50.0 /* top: title */
+#define SVG_B 60.0 /* bottom: x tick labels and axis label */
 
 /* A "nice" tick step (1, 2 or 5 × 10^k) giving about `target` intervals over `span` > 0. */
 static double nice_step(double span, int target) {
@@ -526,13 +546,26 @@ static double axis_range(double *lo, double *hi, int target) {
 }
 
 static void xml_escape(FILE *fp, const char *s) {
-    for (; *s; s++) switch (*s) {
-        case '&': fputs("&amp;", fp); break;
-        case '<': fputs("&lt;", fp); break;
-        case '>': fputs("&gt;", fp); break;
-        case '"': fputs("&quot;", fp); break;
-        case '\n': case '\r': fputc(' ', fp); break;
-        default: fputc(*s, fp);
+    for (; *s; s++)
+        switch (*s) {
+        case '&':
+            fputs("&amp;", fp);
+            break;
+        case '<':
+            fputs("&lt;", fp);
+            break;
+        case '>':
+            fputs("&gt;", fp);
+            break;
+        case '"':
+            fputs("&quot;", fp);
+            break;
+        case '\n':
+        case '\r':
+            fputc(' ', fp);
+            break;
+        default:
+            fputc(*s, fp);
         }
 }
 
@@ -571,15 +604,16 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
     }
     double ystep = axis_range(&ylo, &yhi, 6);
     const double pw = SVG_W - SVG_L - SVG_R, ph = SVG_H - SVG_T - SVG_B;
-#define PX(x) (SVG_L + ((x) - xlo) / (xhi - xlo) * pw)
+#define PX(x) (SVG_L + ((x)-xlo) / (xhi - xlo) * pw)
 #define PY(y) (SVG_T + (yhi - (y)) / (yhi - ylo) * ph)
 
     mlc_afile af;
     mlc_status st = mlc_afile_open(&af, path, err);
     if (st != MLC_OK) return st;
     FILE *fp = af.fp;
-    fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-                "viewBox=\"0 0 %g %g\" font-family=\"sans-serif\" font-size=\"12\">\n",
+    fprintf(fp,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+            "viewBox=\"0 0 %g %g\" font-family=\"sans-serif\" font-size=\"12\">\n",
             SVG_W, SVG_H, SVG_W, SVG_H);
     fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fputs("<text x=\"360\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">", fp);
@@ -598,8 +632,8 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
     fputs("</g>\n<g fill=\"#333333\">\n", fp);
     for (long k = lround(xlo / xstep); k * xstep <= xhi + 1e-9 * xstep; k++) {
         tick_label(lab, sizeof lab, k * xstep, xstep);
-        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n",
-                PX(k * xstep), SVG_T + ph + 18, lab);
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n", PX(k * xstep),
+                SVG_T + ph + 18, lab);
     }
     for (long k = lround(ylo / ystep); k * ystep <= yhi + 1e-9 * ystep; k++) {
         tick_label(lab, sizeof lab, k * ystep, ystep);
@@ -608,15 +642,18 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
     }
     fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">generation</text>\n",
             SVG_L + pw / 2, SVG_H - 15);
-    fprintf(fp, "<text x=\"18\" y=\"%.2f\" text-anchor=\"middle\" "
-                "transform=\"rotate(-90 18 %.2f)\">J</text>\n",
+    fprintf(fp,
+            "<text x=\"18\" y=\"%.2f\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 18 %.2f)\">J</text>\n",
             SVG_T + ph / 2, SVG_T + ph / 2);
     if (!have)
         fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">no finite data</text>\n",
                 SVG_L + pw / 2, SVG_T + ph / 2);
     fputs("</g>\n", fp);
-    fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
-                "stroke=\"#333333\"/>\n", SVG_L, SVG_T, pw, ph);
+    fprintf(fp,
+            "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+            "stroke=\"#333333\"/>\n",
+            SVG_L, SVG_T, pw, ph);
 
     /* The two series: one polyline each over the finite points, plus markers when a series
      * has a single point (a one-point polyline draws nothing). */
@@ -642,8 +679,10 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
     /* Legend, top right inside the plot. */
     for (int s = 0; s < 2; s++) {
         double y = SVG_T + 16 + 18 * s, x = SVG_L + pw - 120;
-        fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                    "stroke-width=\"2\"/>\n", x, y, x + 24, y, colour[s]);
+        fprintf(fp,
+                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                "stroke-width=\"2\"/>\n",
+                x, y, x + 24, y, colour[s]);
         fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\">%s</text>\n", x + 30, y + 4, name[s]);
     }
     fputs("</svg>\n", fp);

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static int file_exists(const char *path) { return access(path, R_OK) == 0; }
+static int file_exists(const char *path) {
+    return access(path, R_OK) == 0;
+}
 
 mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
     /* Installed layout: PREFIX/bin/modalloco and PREFIX/share/modalloco/data. */
@@ -38,9 +40,10 @@ mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
             return MLC_OK;
         }
     }
-    return mlc_errf(err, MLC_EIO, "the bundled sample mesh quadruped.mesh was not found (looked "
-                    "in %s and %s); give a mesh with mesh.path or as an argument", MLC_DATA_DIR,
-                    MLC_INSTALL_DATA_DIR "/data");
+    return mlc_errf(err, MLC_EIO,
+                    "the bundled sample mesh quadruped.mesh was not found (looked "
+                    "in %s and %s); give a mesh with mesh.path or as an argument",
+                    MLC_DATA_DIR, MLC_INSTALL_DATA_DIR "/data");
 }
 
 void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
@@ -70,8 +73,8 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
     o->jump = strcmp(cfg->objective.kind, "jump") == 0;
     /* The objective normalizes both vectors itself (objective.c). */
     memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
-    memcpy(o->forward, cfg->objective.forward_set ? cfg->objective.forward
-                                                  : cfg->objective.direction,
+    memcpy(o->forward,
+           cfg->objective.forward_set ? cfg->objective.forward : cfg->objective.direction,
            sizeof o->forward);
     o->align = cfg->objective.align;
     o->upright = cfg->objective.upright;
@@ -107,8 +110,8 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
     /* A mesh that cannot be read is bad input (exit 2), not a runtime failure. */
     if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
     if (s != MLC_OK) return s;
-    p->transform = mlc_mesh_prepare_transform(&p->mesh, cfg->mesh.up_vector,
-                                              cfg->mesh.normalize, cfg->mesh.extent);
+    p->transform = mlc_mesh_prepare_transform(&p->mesh, cfg->mesh.up_vector, cfg->mesh.normalize,
+                                              cfg->mesh.extent);
     p->mesh_checksum = mlc_mesh_oriented_checksum(&p->mesh, &p->transform);
     mlc_mesh_apply_transform(&p->mesh, p->transform);
     p->t_mesh = mlc_now() - t0;
@@ -152,8 +155,7 @@ mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *e
     double t0 = mlc_now();
     mlc_sim_settings ss;
     mlc_pipeline_sim_settings(cfg, &ss);
-    if ((s = mlc_model_create(&p->mesh, &p->fem, &p->sub, &ss, &p->model, err)) != MLC_OK)
-        return s;
+    if ((s = mlc_model_create(&p->mesh, &p->fem, &p->sub, &ss, &p->model, err)) != MLC_OK) return s;
     p->t_model = mlc_now() - t0;
     return MLC_OK;
 }
@@ -165,14 +167,13 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
         return mlc_errf(err, MLC_EINVAL, "actuation.modes: %d modes, expected 1..%d", sub->m,
                         MLC_GAIT_MAX_MODES);
     double amax[MLC_GAIT_MAX_MODES];
-    for (int i = 0; i < sub->m; i++) amax[i] = cfg->actuation.amplitude_p / sub->grad_max[i];
-    mlc_status s = mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids,
-                                       cfg->actuation.select, amax,
-                                       cfg->actuation.period_range[0],
-                                       cfg->actuation.period_range[1],
-                                       cfg->actuation.phase_range[0],
-                                       cfg->actuation.phase_range[1], cfg->actuation.fixed_periods,
-                                       cfg->actuation.nfixed_periods, err);
+    for (int i = 0; i < sub->m; i++)
+        amax[i] = cfg->actuation.amplitude_p / sub->grad_max[i];
+    mlc_status s =
+        mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids, cfg->actuation.select, amax,
+                            cfg->actuation.period_range[0], cfg->actuation.period_range[1],
+                            cfg->actuation.phase_range[0], cfg->actuation.phase_range[1],
+                            cfg->actuation.fixed_periods, cfg->actuation.nfixed_periods, err);
     if (s != MLC_OK) return s;
     if (!p->mode_strain) {
         p->mode_strain = mlc_malloc((size_t)sub->nt * (size_t)sub->m * sizeof(double));
@@ -180,8 +181,7 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
         mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, p->mode_strain);
     }
     return mlc_gait_space_set_strain(g, sub->nt, p->mode_strain, cfg->actuation.amplitude_p,
-                                     strcmp(cfg->actuation.amplitude_bound, "combined") == 0,
-                                     err);
+                                     strcmp(cfg->actuation.amplitude_bound, "combined") == 0, err);
 }
 
 void mlc_pipeline_free(mlc_pipeline *p) {

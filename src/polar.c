@@ -109,8 +109,8 @@ static void warm_matrix(const double A[9], const double q[4], double S[4][4]) {
     mlc_quat_to_matrix(q, R0);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            B[i + 3 * j] = R0[3 * i] * A[3 * j] + R0[3 * i + 1] * A[3 * j + 1] +
-                           R0[3 * i + 2] * A[3 * j + 2];
+            B[i + 3 * j] =
+                R0[3 * i] * A[3 * j] + R0[3 * i + 1] * A[3 * j + 1] + R0[3 * i + 2] * A[3 * j + 2];
     build_K(B, S);
 }
 
@@ -190,13 +190,15 @@ static int jacobi_top(double S[4][4], double scale, double q[4]) {
     double dot = qq[0] * a + qq[1] * b + qq[2] * c + qq[3] * d;
     double nq = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
     double sgn = (dot < 0 ? -1.0 : 1.0) / nq;
-    for (int k = 0; k < 4; k++) q[k] = sgn * qq[k];
+    for (int k = 0; k < 4; k++)
+        q[k] = sgn * qq[k];
     return sweep;
 }
 
 int mlc_polar(const double A[9], double q[4], double R[9]) {
     double nA2 = 0;
-    for (int i = 0; i < 9; i++) nA2 += A[i] * A[i];
+    for (int i = 0; i < 9; i++)
+        nA2 += A[i] * A[i];
     double qn2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (!(qn2 > 0) || !isfinite(qn2)) {
         q[0] = 1, q[1] = q[2] = q[3] = 0;
@@ -204,7 +206,8 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
         /* A quaternion returned by the previous call is unit to rounding and is used as is
          * (saves a square root on the critical path); anything else is normalized. */
         double iq = 1 / sqrt(qn2);
-        for (int k = 0; k < 4; k++) q[k] *= iq;
+        for (int k = 0; k < 4; k++)
+            q[k] *= iq;
     }
     if (!(nA2 > 0) || !isfinite(nA2)) {
         /* A = 0 (every rotation optimal) or non-finite input: keep the warm start. */
@@ -221,11 +224,14 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
          * certifies the eigenvalue (a warm restart from the result then returns the same
          * rotation to rounding). */
         double qj[4] = {q[0], q[1], q[2], q[3]}, nj = 0;
-        for (int k = 0; k < 4; k++) nj += qj[k] * qj[k];
-        for (int k = 0; k < 4; k++) qj[k] /= sqrt(nj);
+        for (int k = 0; k < 4; k++)
+            nj += qj[k] * qj[k];
+        for (int k = 0; k < 4; k++)
+            qj[k] /= sqrt(nj);
         warm_matrix(A, qj, S);
         if (newton_top(S, scale, qj) > 0)
-            for (int k = 0; k < 4; k++) q[k] = qj[k];
+            for (int k = 0; k < 4; k++)
+                q[k] = qj[k];
         n++;
     }
     mlc_quat_to_matrix(q, R);
@@ -247,7 +253,7 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * load like the step kernels (MLC_NO_AVX2=1 in the environment forces the baseline; building
  * with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elementwise lane operations only, no FMA, so
  * the copies give identical bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
     !defined(MLC_NO_KERNEL_CLONES)
 #define MLC_POLAR_AVX2 1
 #endif
@@ -265,15 +271,15 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * branch. avx selects the 4-wide form (only inlined into the AVX2 copy). */
 #if defined(__GNUC__) && defined(__x86_64__)
 typedef double mlc_p2d __attribute__((vector_size(16), aligned(8)));
-static inline __attribute__((always_inline)) void sqrt_lanes2(int PL, double *o,
-                                                             const double *x) {
+static inline __attribute__((always_inline)) void sqrt_lanes2(int PL, double *o, const double *x) {
     for (int l = 0; l < PL; l += 2)
         *(mlc_p2d *)(void *)(o + l) =
             __builtin_ia32_sqrtpd(*(const mlc_p2d *)(const void *)(x + l));
 }
 #else
 static inline void sqrt_lanes2(int PL, double *o, const double *x) {
-    for (int l = 0; l < PL; l++) o[l] = sqrt(x[l]);
+    for (int l = 0; l < PL; l++)
+        o[l] = sqrt(x[l]);
 }
 #endif
 #ifdef MLC_POLAR_AVX2
@@ -301,19 +307,23 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     (void)avx; /* only read where an AVX2 copy exists */
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
-            for (int l = 0; l < PL; l++) a[k + 3 * j][l] = A[(3 * k + j) * lda + l];
+            for (int l = 0; l < PL; l++)
+                a[k + 3 * j][l] = A[(3 * k + j) * lda + l];
     for (int k = 0; k < 4; k++)
-        for (int l = 0; l < PL; l++) qw[k][l] = q[k * ldq + l];
+        for (int l = 0; l < PL; l++)
+            qw[k][l] = q[k * ldq + l];
     /* Prelude (mlc_polar): norms, warm start check, A = 0. fabs(qn2 − 1) ≤ 1e-13 also rules
      * out qn2 ≤ 0 and non-finite qn2; 0 < nA2 ≤ DBL_MAX is "positive and finite". */
     double nA2v[PLMAX];
-    for (int l = 0; l < PL; l++) nA2v[l] = 0;
+    for (int l = 0; l < PL; l++)
+        nA2v[l] = 0;
     for (int i = 0; i < 9; i++)
-        for (int l = 0; l < PL; l++) nA2v[l] += a[i][l] * a[i][l];
+        for (int l = 0; l < PL; l++)
+            nA2v[l] += a[i][l] * a[i][l];
     for (int l = 0; l < PL; l++) {
         double nA2 = nA2v[l];
-        double qn2 = qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] +
-                     qw[3][l] * qw[3][l];
+        double qn2 =
+            qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] + qw[3][l] * qw[3][l];
         /* not warm: not a previous answer, mlc_polar decides (3); A = 0: keep q, 0 work (1) */
         long warm = -(long)(fabs(qn2 - 1) <= 1e-13);
         long nz = -(long)((nA2 > 0) & (nA2 <= 1.7976931348623157e308));
@@ -322,7 +332,8 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     }
     /* Square roots in loops of their own (SQRT_LANES above). */
     SQRT_LANES(avx, PL, scale, nA2v);
-    for (int l = 0; l < PL; l++) scale[l] = 2 * scale[l];
+    for (int l = 0; l < PL; l++)
+        scale[l] = 2 * scale[l];
     /* warm_matrix: S = K(R(q)ᵀ A), lane by lane. */
     double S00[PLMAX], S11[PLMAX], S22[PLMAX], S33[PLMAX], S01[PLMAX], S02[PLMAX], S03[PLMAX],
         S12[PLMAX], S13[PLMAX], S23[PLMAX];
@@ -347,8 +358,8 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             for (int j = 0; j < 3; j++)
                 B[i + 3 * j] = R0[3 * i] * a[3 * j][l] + R0[3 * i + 1] * a[3 * j + 1][l] +
                                R0[3 * i + 2] * a[3 * j + 2][l];
-        double a00 = B[0], a10 = B[1], a20 = B[2], a01 = B[3], a11 = B[4], a21 = B[5],
-               a02 = B[6], a12 = B[7], a22 = B[8];
+        double a00 = B[0], a10 = B[1], a20 = B[2], a01 = B[3], a11 = B[4], a21 = B[5], a02 = B[6],
+               a12 = B[7], a22 = B[8];
         S00[l] = a00 + a11 + a22;
         S11[l] = a00 - a11 - a22;
         S22[l] = -a00 + a11 - a22;
@@ -362,10 +373,12 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     }
     /* newton_top, all lanes in step; a lane's state changes exactly where newton_top returns. */
     double lam[PLMAX], X1[PLMAX], X2[PLMAX], X3[PLMAX], XX[PLMAX];
-    for (int l = 0; l < PL; l++) lam[l] = S00[l], X1[l] = X2[l] = X3[l] = XX[l] = 0;
+    for (int l = 0; l < PL; l++)
+        lam[l] = S00[l], X1[l] = X2[l] = X3[l] = XX[l] = 0;
     for (int it = 1; it <= 12; it++) {
         long active = 0;
-        for (int l = 0; l < PL; l++) active |= state[l] == 0;
+        for (int l = 0; l < PL; l++)
+            active |= state[l] == 0;
         if (!active) break;
         for (int l = 0; l < PL; l++) {
             double s1 = S01[l], s2 = S02[l], s3 = S03[l], la = lam[l];
@@ -385,8 +398,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             /* Branch-free lane logic (masks 0 / −1) so the loop vectorizes; the outcome per
              * lane is newton_top's: fail → 3, converged → 2. */
             long run = -(long)(state[l] == 0);
-            long fail = -(long)(!(m11 > piv_min) | !(c33 > piv_min * m11) |
-                                !(det > piv_min * c33));
+            long fail = -(long)(!(m11 > piv_min) | !(c33 > piv_min * m11) | !(det > piv_min * c33));
             long conv = -(long)(fabs(f) <= ftol * (1 + xx));
             long stnew = (fail & 3) | (~fail & conv & 2);
             state[l] = (run & stnew) | (~run & state[l]);
@@ -404,7 +416,8 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). Lanes still at 0 after 12
      * steps did not converge: mlc_polar decides. */
     double rt[PLMAX];
-    for (int l = 0; l < PL; l++) rt[l] = 1 + XX[l];
+    for (int l = 0; l < PL; l++)
+        rt[l] = 1 + XX[l];
     SQRT_LANES(avx, PL, rt, rt);
     for (int l = 0; l < PL; l++) {
         state[l] |= -(long)(state[l] == 0) & 3;
@@ -440,27 +453,35 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     }
     /* Fallback lanes keep their inputs until mlc_polar overwrites them below. */
     long any3 = 0;
-    for (int l = 0; l < PL; l++) any3 |= l < nl && state[l] == 3;
+    for (int l = 0; l < PL; l++)
+        any3 |= l < nl && state[l] == 3;
     double A3[9][PLMAX];
     if (any3)
         for (int i = 0; i < 9; i++)
-            for (int l = 0; l < PL; l++) A3[i][l] = a[i][l];
+            for (int l = 0; l < PL; l++)
+                A3[i][l] = a[i][l];
     for (int k = 0; k < 4; k++)
-        for (int l = 0; l < PL; l++) q[k * ldq + l] = qw[k][l];
+        for (int l = 0; l < PL; l++)
+            q[k * ldq + l] = qw[k][l];
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
-            for (int l = 0; l < PL; l++) R[(3 * k + j) * ldr + l] = Rl[k + 3 * j][l];
+            for (int l = 0; l < PL; l++)
+                R[(3 * k + j) * ldr + l] = Rl[k + 3 * j][l];
     int total = 0;
     for (int l = 0; l < nl; l++) {
         int nw = (int)n[l];
         if (state[l] == 3) {
             double Ap[9], qp[4], Rp[9];
-            for (int i = 0; i < 9; i++) Ap[i] = A3[i][l];
-            for (int k = 0; k < 4; k++) qp[k] = qw[k][l]; /* unchanged for state 3 */
+            for (int i = 0; i < 9; i++)
+                Ap[i] = A3[i][l];
+            for (int k = 0; k < 4; k++)
+                qp[k] = qw[k][l]; /* unchanged for state 3 */
             nw = mlc_polar(Ap, qp, Rp);
-            for (int k = 0; k < 4; k++) q[k * ldq + l] = qp[k];
+            for (int k = 0; k < 4; k++)
+                q[k * ldq + l] = qp[k];
             for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++) R[(3 * k + j) * ldr + l] = Rp[k + 3 * j];
+                for (int j = 0; j < 3; j++)
+                    R[(3 * k + j) * ldr + l] = Rp[k + 3 * j];
         }
         if (work) work[l] = nw;
         total += nw;
@@ -469,13 +490,13 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
 }
 
 /* All problems: blocks of 8 lanes, then blocks of 4 (the arrays have ld ≥ n rounded up to 4). */
-static inline __attribute__((always_inline)) int
-polar_lanes_body(const int avx, int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
-                 size_t ldr, int *work) {
+static inline __attribute__((always_inline)) int polar_lanes_body(const int avx, int n,
+                                                                  const double *A, size_t lda,
+                                                                  double *q, size_t ldq, double *R,
+                                                                  size_t ldr, int *work) {
     int total = 0, b = 0;
     for (; n - b > 16; b += 8)
-        total += polar_block(8, avx, 8, A + b, lda, q + b, ldq, R + b, ldr,
-                             work ? work + b : NULL);
+        total += polar_block(8, avx, 8, A + b, lda, q + b, ldq, R + b, ldr, work ? work + b : NULL);
     int nl = n - b, *wb = work ? work + b : NULL; /* the last ≤ 16 in one block */
     A += b, q += b, R += b;
     if (nl > 12) return total + polar_block(16, avx, nl, A, lda, q, ldq, R, ldr, wb);
@@ -487,8 +508,8 @@ polar_lanes_body(const int avx, int n, const double *A, size_t lda, double *q, s
 
 typedef int (*polar_lanes_fn)(int, const double *, size_t, double *, size_t, double *, size_t,
                               int *);
-static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_t ldq,
-                            double *R, size_t ldr, int *work) {
+static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
+                            size_t ldr, int *work) {
     return polar_lanes_body(0, n, A, lda, q, ldq, R, ldr, work);
 }
 static polar_lanes_fn polar_lanes_sel = polar_lanes_base;
@@ -521,14 +542,18 @@ int mlc_polar_n(int n, const double *A, double *q, double *R, int *work) {
         for (int l = 0; l < PLMAX; l++) {
             int p = b + (l < nl ? l : 0);
             for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++) At[(3 * k + j) * PLMAX + l] = A[9 * p + k + 3 * j];
-            for (int k = 0; k < 4; k++) qt[k * PLMAX + l] = q[4 * p + k];
+                for (int j = 0; j < 3; j++)
+                    At[(3 * k + j) * PLMAX + l] = A[9 * p + k + 3 * j];
+            for (int k = 0; k < 4; k++)
+                qt[k * PLMAX + l] = q[4 * p + k];
         }
         total += polar_lanes_sel(nl, At, PLMAX, qt, PLMAX, Rt, PLMAX, work ? work + b : NULL);
         for (int l = 0; l < nl; l++) {
             for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++) R[9 * (b + l) + k + 3 * j] = Rt[(3 * k + j) * PLMAX + l];
-            for (int k = 0; k < 4; k++) q[4 * (b + l) + k] = qt[k * PLMAX + l];
+                for (int j = 0; j < 3; j++)
+                    R[9 * (b + l) + k + 3 * j] = Rt[(3 * k + j) * PLMAX + l];
+            for (int k = 0; k < 4; k++)
+                q[4 * (b + l) + k] = qt[k * PLMAX + l];
         }
     }
     return total;

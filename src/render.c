@@ -113,7 +113,8 @@ long mlc_raster_triangle(mlc_image *im, const double a[3], const double b[3], co
 /* ---- Camera ---------------------------------------------------------------------------------- */
 
 static void v3_sub(const double a[3], const double b[3], double o[3]) {
-    for (int k = 0; k < 3; k++) o[k] = a[k] - b[k];
+    for (int k = 0; k < 3; k++)
+        o[k] = a[k] - b[k];
 }
 static double v3_dot(const double a[3], const double b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -126,7 +127,8 @@ static void v3_cross(const double a[3], const double b[3], double o[3]) {
 static double v3_normalize(double a[3]) {
     double n = sqrt(v3_dot(a, a));
     if (n > 0)
-        for (int k = 0; k < 3; k++) a[k] /= n;
+        for (int k = 0; k < 3; k++)
+            a[k] /= n;
     return n;
 }
 
@@ -167,8 +169,7 @@ int mlc_camera_project(const mlc_camera *cam, const double p[3], double out[3]) 
 }
 
 /* Do all eight corners of the box project inside the image minus the margin? */
-static int box_fits(const mlc_camera *cam, const double lo[3], const double hi[3],
-                    double margin) {
+static int box_fits(const mlc_camera *cam, const double lo[3], const double hi[3], double margin) {
     cam_frame cf;
     camera_frame(cam, &cf);
     for (int m = 0; m < 8; m++) {
@@ -193,17 +194,22 @@ void mlc_camera_frame_box(mlc_camera *cam, const double lo[3], const double hi[3
     cam->h = h;
     cam->fov_y = 35.0 * MLC_PI / 180.0;
     cam->up[1] = 1;
-    for (int k = 0; k < 3; k++) cam->target[k] = 0.5 * (lo[k] + hi[k]);
+    for (int k = 0; k < 3; k++)
+        cam->target[k] = 0.5 * (lo[k] + hi[k]);
     /* Bisect the distance: the box shrinks towards the image centre as the camera backs away,
      * so the smallest distance at which every corner fits is well defined. */
     double dlo = 1e-3 * radius, dhi = 1e3 * radius;
     for (int it = 0; it < 60; it++) {
         double d = 0.5 * (dlo + dhi);
-        for (int k = 0; k < 3; k++) cam->eye[k] = cam->target[k] + d * dir[k];
-        if (box_fits(cam, lo, hi, margin)) dhi = d;
-        else dlo = d;
+        for (int k = 0; k < 3; k++)
+            cam->eye[k] = cam->target[k] + d * dir[k];
+        if (box_fits(cam, lo, hi, margin))
+            dhi = d;
+        else
+            dlo = d;
     }
-    for (int k = 0; k < 3; k++) cam->eye[k] = cam->target[k] + dhi * dir[k];
+    for (int k = 0; k < 3; k++)
+        cam->eye[k] = cam->target[k] + dhi * dir[k];
 }
 
 /* ---- Scene ----------------------------------------------------------------------------------- */
@@ -222,7 +228,8 @@ void mlc_render_ground(mlc_image *im, const mlc_camera *cam, double ground_y, do
             /* Ray through the pixel centre with unit forward component, so t is the depth. */
             double sx = (i + 0.5 - 0.5 * cam->w) / cf.fpx, sy = (j + 0.5 - 0.5 * cam->h) / cf.fpx;
             double d[3];
-            for (int k = 0; k < 3; k++) d[k] = cf.f[k] + sx * cf.r[k] - sy * cf.u[k];
+            for (int k = 0; k < 3; k++)
+                d[k] = cf.f[k] + sx * cf.r[k] - sy * cf.u[k];
             if (d[1] == 0) continue;
             double t = (ground_y - cam->eye[1]) / d[1];
             if (!(t > 1e-6)) continue;
@@ -252,7 +259,8 @@ long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, 
     /* Light from above, a little from the camera's side, so faces towards the viewer are lit
      * and the top is brightest. */
     double light[3];
-    for (int k = 0; k < 3; k++) light[k] = -0.45 * cf.f[k] + 0.8 * cf.u[k] - 0.3 * cf.r[k];
+    for (int k = 0; k < 3; k++)
+        light[k] = -0.45 * cf.f[k] + 0.8 * cf.u[k] - 0.3 * cf.r[k];
     light[1] += 0.4;
     v3_normalize(light);
     long body = 0;
@@ -266,7 +274,8 @@ long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, 
                     ok = 0;
                     break;
                 }
-                for (int k = 0; k < 3; k++) p[v][k] = (double)xyz[3 * (size_t)idx + k];
+                for (int k = 0; k < 3; k++)
+                    p[v][k] = (double)xyz[3 * (size_t)idx + k];
                 /* The shadow is the vertical projection, lifted by a hair to win against the
                  * ground's depth. */
                 if (pass == 0) p[v][1] = ground_y + 1e-4;
@@ -284,7 +293,8 @@ long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, 
             v3_normalize(n);
             double lit = 0.32 + 0.68 * fabs(v3_dot(n, light));
             unsigned char col[3];
-            for (int k = 0; k < 3; k++) col[k] = (unsigned char)lrint(fmin(255.0, rgb[k] * lit));
+            for (int k = 0; k < 3; k++)
+                col[k] = (unsigned char)lrint(fmin(255.0, rgb[k] * lit));
             body += mlc_raster_triangle(im, s[0], s[1], s[2], col);
         }
     return body;
@@ -295,8 +305,10 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
                                 mlc_image *out, mlc_err *err) {
     memset(out, 0, sizeof *out);
     if (nv < 1 || nsamples < 1 || nshow < 1)
-        return mlc_errf(err, MLC_EINVAL, "film strip: nothing to draw (%d points, %d samples, "
-                        "%d panels)", nv, nsamples, nshow);
+        return mlc_errf(err, MLC_EINVAL,
+                        "film strip: nothing to draw (%d points, %d samples, "
+                        "%d panels)",
+                        nv, nsamples, nshow);
     int pw = opt && opt->panel_w > 0 ? opt->panel_w : 320;
     int ph = opt && opt->panel_h > 0 ? opt->panel_h : 240;
     double ground = opt ? opt->ground_y : 0;
@@ -304,8 +316,7 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
     if (opt && (opt->azimuth != 0 || opt->elevation != 0)) az = opt->azimuth, el = opt->elevation;
     const int sep = 2;
     if ((long)nshow * (pw + sep) > 16384)
-        return mlc_errf(err, MLC_EINVAL, "film strip of %d panels of %d px is too wide", nshow,
-                        pw);
+        return mlc_errf(err, MLC_EINVAL, "film strip of %d panels of %d px is too wide", nshow, pw);
     double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
     for (int k = 0; k < nshow; k++) {
         if (frames[k] < 0 || frames[k] >= nsamples)
@@ -325,8 +336,10 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
     double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     /* Grid spacing: a round number giving a handful of cells across the scene. */
     double spacing = pow(10.0, floor(log10(fmax(ext, 1e-9) / 4)));
-    if (ext / spacing > 20) spacing *= 5;
-    else if (ext / spacing > 8) spacing *= 2;
+    if (ext / spacing > 20)
+        spacing *= 5;
+    else if (ext / spacing > 8)
+        spacing *= 2;
 
     mlc_camera cam;
     mlc_camera_frame_box(&cam, lo, hi, az, el, 0.08, pw, ph);
@@ -360,14 +373,16 @@ uint32_t mlc_crc32(uint32_t crc, const void *data, size_t len) {
     if (!ready) {
         for (uint32_t n = 0; n < 256; n++) {
             uint32_t c = n;
-            for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            for (int k = 0; k < 8; k++)
+                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
             table[n] = c;
         }
         ready = 1;
     }
     const unsigned char *p = data;
     crc ^= 0xFFFFFFFFu;
-    for (size_t i = 0; i < len; i++) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    for (size_t i = 0; i < len; i++)
+        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
     return crc ^ 0xFFFFFFFFu;
 }
 
@@ -388,7 +403,8 @@ uint32_t mlc_adler32(uint32_t adler, const void *data, size_t len) {
     return (b << 16) | a;
 }
 
-/* ---- Deflate ----------------------------------------------------------------------------------- */
+/* ---- Deflate -----------------------------------------------------------------------------------
+ */
 
 /* Growable byte buffer with an LSB-first bit writer (deflate's bit order). */
 typedef struct bytebuf {
@@ -415,7 +431,8 @@ static void bb_byte(bytebuf *b, unsigned char v) {
 }
 static void bb_bytes(bytebuf *b, const void *data, size_t n) {
     const unsigned char *d = data;
-    for (size_t i = 0; i < n; i++) bb_byte(b, d[i]);
+    for (size_t i = 0; i < n; i++)
+        bb_byte(b, d[i]);
 }
 static void bb_u32be(bytebuf *b, uint32_t v) {
     unsigned char q[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
@@ -437,34 +454,41 @@ static void bb_align(bytebuf *b) {
 /* Huffman codes are defined MSB first, while the bit stream is LSB first: reverse. */
 static void bb_huff(bytebuf *b, uint32_t code, int len) {
     uint32_t r = 0;
-    for (int i = 0; i < len; i++) r |= ((code >> i) & 1) << (len - 1 - i);
+    for (int i = 0; i < len; i++)
+        r |= ((code >> i) & 1) << (len - 1 - i);
     bb_bits(b, r, len);
 }
 
 static void fixed_litlen(bytebuf *b, int sym) {
-    if (sym < 144) bb_huff(b, 0x30 + sym, 8);
-    else if (sym < 256) bb_huff(b, 0x190 + (sym - 144), 9);
-    else if (sym < 280) bb_huff(b, sym - 256, 7);
-    else bb_huff(b, 0xC0 + (sym - 280), 8);
+    if (sym < 144)
+        bb_huff(b, 0x30 + sym, 8);
+    else if (sym < 256)
+        bb_huff(b, 0x190 + (sym - 144), 9);
+    else if (sym < 280)
+        bb_huff(b, sym - 256, 7);
+    else
+        bb_huff(b, 0xC0 + (sym - 280), 8);
 }
 
 static const int len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                                  31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
 static const int len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                   2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const int dist_base[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
-                                  33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
+static const int dist_base[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
+                                  33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
                                   1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
 static const int dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                    6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
 static void emit_match(bytebuf *b, int len, int dist) {
     int lc = 28;
-    while (len_base[lc] > len) lc--;
+    while (len_base[lc] > len)
+        lc--;
     fixed_litlen(b, 257 + lc);
     if (len_extra[lc]) bb_bits(b, (uint32_t)(len - len_base[lc]), len_extra[lc]);
     int dc = 29;
-    while (dist_base[dc] > dist) dc--;
+    while (dist_base[dc] > dist)
+        dc--;
     bb_huff(b, (uint32_t)dc, 5);
     if (dist_extra[dc]) bb_bits(b, (uint32_t)(dist - dist_base[dc]), dist_extra[dc]);
 }
@@ -486,7 +510,8 @@ static mlc_status deflate_fixed(bytebuf *b, const unsigned char *in, size_t n) {
         mlc_free(prev);
         return MLC_ENOMEM;
     }
-    for (size_t i = 0; i < ((size_t)1 << HASH_BITS); i++) head[i] = -1;
+    for (size_t i = 0; i < ((size_t)1 << HASH_BITS); i++)
+        head[i] = -1;
     bb_bits(b, 1, 1); /* BFINAL */
     bb_bits(b, 1, 2); /* BTYPE 01: fixed Huffman */
     size_t i = 0;
@@ -501,7 +526,8 @@ static mlc_status deflate_fixed(bytebuf *b, const unsigned char *in, size_t n) {
                 size_t dist = i - (size_t)cand;
                 if (dist == 0 || dist > WINDOW - 1) break;
                 size_t l = 0;
-                while (l < maxlen && in[cand + l] == in[i + l]) l++;
+                while (l < maxlen && in[cand + l] == in[i + l])
+                    l++;
                 if ((int)l > best_len) {
                     best_len = (int)l;
                     best_dist = dist;
@@ -513,8 +539,10 @@ static mlc_status deflate_fixed(bytebuf *b, const unsigned char *in, size_t n) {
             }
         }
         size_t adv = best_len >= MIN_MATCH ? (size_t)best_len : 1;
-        if (best_len >= MIN_MATCH) emit_match(b, best_len, (int)best_dist);
-        else fixed_litlen(b, in[i]);
+        if (best_len >= MIN_MATCH)
+            emit_match(b, best_len, (int)best_dist);
+        else
+            fixed_litlen(b, in[i]);
         /* Index every position passed over, so later matches can start inside this one. */
         for (size_t k = 0; k < adv; k++, i++)
             if (i + MIN_MATCH <= n) {
@@ -536,8 +564,8 @@ static void deflate_stored(bytebuf *b, const unsigned char *in, size_t n) {
         bb_bits(b, off + k == n ? 1 : 0, 1); /* BFINAL */
         bb_bits(b, 0, 2);                    /* BTYPE 00: stored */
         bb_align(b);
-        unsigned char hdr[4] = {(unsigned char)k, (unsigned char)(k >> 8),
-                                (unsigned char)~k, (unsigned char)(~k >> 8)};
+        unsigned char hdr[4] = {(unsigned char)k, (unsigned char)(k >> 8), (unsigned char)~k,
+                                (unsigned char)(~k >> 8)};
         bb_bytes(b, hdr, 4);
         bb_bytes(b, in + off, k);
         off += k;
@@ -578,8 +606,10 @@ mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode m
     bb_byte(&z, 0x78); /* CMF: deflate, 32 KiB window */
     bb_byte(&z, 0x01); /* FLG: no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0 */
     mlc_status s = MLC_OK;
-    if (mode == MLC_PNG_STORED) deflate_stored(&z, raw, rawlen);
-    else s = deflate_fixed(&z, raw, rawlen);
+    if (mode == MLC_PNG_STORED)
+        deflate_stored(&z, raw, rawlen);
+    else
+        s = deflate_fixed(&z, raw, rawlen);
     bb_align(&z);
     bb_u32be(&z, mlc_adler32(1, raw, rawlen));
     mlc_free(raw);
@@ -591,13 +621,19 @@ mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode m
     bytebuf out = {0};
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     bb_bytes(&out, sig, 8);
-    unsigned char ihdr[13] = {(unsigned char)(w >> 24), (unsigned char)(w >> 16),
-                              (unsigned char)(w >> 8),  (unsigned char)w,
-                              (unsigned char)(h >> 24), (unsigned char)(h >> 16),
-                              (unsigned char)(h >> 8),  (unsigned char)h,
+    unsigned char ihdr[13] = {(unsigned char)(w >> 24),
+                              (unsigned char)(w >> 16),
+                              (unsigned char)(w >> 8),
+                              (unsigned char)w,
+                              (unsigned char)(h >> 24),
+                              (unsigned char)(h >> 16),
+                              (unsigned char)(h >> 8),
+                              (unsigned char)h,
                               8, /* bit depth */
                               2, /* colour type: RGB */
-                              0, 0, 0}; /* compression, filter method, no interlace */
+                              0,
+                              0,
+                              0}; /* compression, filter method, no interlace */
     png_chunk(&out, "IHDR", ihdr, sizeof ihdr);
     for (size_t off = 0; off < z.len; off += 65536)
         png_chunk(&out, "IDAT", z.p + off, MLC_MIN((size_t)65536, z.len - off));
@@ -612,8 +648,7 @@ mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode m
     return MLC_OK;
 }
 
-mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h,
-                         mlc_err *err) {
+mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h, mlc_err *err) {
     unsigned char *png;
     size_t len;
     mlc_status s = mlc_png_encode(rgb, w, h, MLC_PNG_FIXED, &png, &len, err);

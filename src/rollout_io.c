@@ -21,11 +21,11 @@ typedef struct vtk_frames {
     mlc_vtk_series series;
     const mlc_mesh *mesh;
     int nsv, nf;
-    const int *sf;          /* 3×nf surface triangles into the nsv compacted vertices */
-    double *rest;           /* 3×nsv rest surface positions */
-    double *disp;           /* 3×nsv surface displacements, then 3×nv with volume */
-    unsigned char *sample;  /* nsv surface flags, then nv with volume: 1 on a contact sample */
-    double *xv;             /* 3×nv skinned positions of every vertex (volume only) */
+    const int *sf;         /* 3×nf surface triangles into the nsv compacted vertices */
+    double *rest;          /* 3×nsv rest surface positions */
+    double *disp;          /* 3×nsv surface displacements, then 3×nv with volume */
+    unsigned char *sample; /* nsv surface flags, then nv with volume: 1 on a contact sample */
+    double *xv;            /* 3×nv skinned positions of every vertex (volume only) */
 } vtk_frames;
 
 typedef struct frame_writer {
@@ -44,9 +44,10 @@ typedef struct frame_writer {
 /* Write one output frame of the series; fw->xyz holds the skinned surface. */
 static mlc_status vtk_frame(frame_writer *fw, double time, const double *z) {
     vtk_frames *v = fw->vtk;
-    for (int i = 0; i < 3 * v->nsv; i++) v->disp[i] = fw->xyz[i] - v->rest[i];
-    mlc_vtk_field sf[2] = {{"displacement", 3, v->disp, NULL}, {"contact_sample", 1, NULL,
-                                                                 v->sample}};
+    for (int i = 0; i < 3 * v->nsv; i++)
+        v->disp[i] = fw->xyz[i] - v->rest[i];
+    mlc_vtk_field sf[2] = {{"displacement", 3, v->disp, NULL},
+                           {"contact_sample", 1, NULL, v->sample}};
     mlc_vtk_piece surf = {fw->xyz, v->nsv, v->sf, v->nf, sf, 2};
     mlc_vtk_piece vol = {0};
     mlc_vtk_field vf[2];
@@ -54,7 +55,8 @@ static mlc_status vtk_frame(frame_writer *fw, double time, const double *z) {
         const mlc_mesh *m = v->mesh;
         double *dv = v->disp + 3 * (size_t)v->nsv;
         mlc_model_skin(fw->model, z, m->nv, NULL, v->xv);
-        for (size_t i = 0; i < 3 * (size_t)m->nv; i++) dv[i] = v->xv[i] - m->X[i];
+        for (size_t i = 0; i < 3 * (size_t)m->nv; i++)
+            dv[i] = v->xv[i] - m->X[i];
         vf[0] = (mlc_vtk_field){"displacement", 3, dv, NULL};
         vf[1] = (mlc_vtk_field){"contact_sample", 1, NULL, v->sample + v->nsv};
         vol = (mlc_vtk_piece){v->xv, m->nv, m->T, m->nt, vf, 2};
@@ -70,9 +72,8 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
      * forward direction alone does not (a body rolling about v̂ keeps J_align). */
     double R[9];
     mlc_model_rotation(fw->model, z, R);
-    fprintf(fw->csv, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame,
-            time, com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, R[3], R[4],
-            R[5]);
+    fprintf(fw->csv, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame, time,
+            com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, R[3], R[4], R[5]);
     if (frame % fw->every == 0) {
         mlc_model_skin(fw->model, z, fw->nsv, fw->sv, fw->xyz);
         fw->status = mlc_pc2_frame(fw->pc2, fw->xyz, &fw->err);
@@ -118,7 +119,10 @@ static mlc_status vtk_frames_init(vtk_frames *v, const mlc_pipeline *p, const ml
         int vert = p->sub.samples[k], lo = 0, hi = nsv - 1;
         while (lo < hi) {
             int mid = lo + (hi - lo) / 2;
-            if (sv[mid] < vert) lo = mid + 1; else hi = mid;
+            if (sv[mid] < vert)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         if (nsv > 0 && sv[lo] == vert) v->sample[lo] = 1;
         if (volume) v->sample[nsv + vert] = 1;
@@ -147,14 +151,16 @@ static cJSON *exact_num(double v) {
 
 static cJSON *exact_array(const double *v, int n) {
     cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, exact_num(v[i]));
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, exact_num(v[i]));
     return a;
 }
 
 void mlc_json_add_transform(cJSON *o, const mlc_transform *tf) {
     cJSON *t = cJSON_AddObjectToObject(o, "transform");
     cJSON *rows = cJSON_AddArrayToObject(t, "rotate");
-    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(rows, exact_array(tf->rotate + 3 * i, 3));
+    for (int i = 0; i < 3; i++)
+        cJSON_AddItemToArray(rows, exact_array(tf->rotate + 3 * i, 3));
     cJSON_AddItemToObject(t, "scale", exact_num(tf->scale));
     cJSON_AddItemToObject(t, "translate", exact_array(tf->translate, 3));
 }
@@ -190,14 +196,16 @@ char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred
 }
 
 void mlc_print_credibility(FILE *f, const mlc_credibility *c) {
-    fprintf(f, "rise %.6g\nairborne %.6g\npenetration %.6g\nup_min %.6g\nrobustness %.6g\n"
-               "credible %s\n", c->rise, c->airborne, c->penetration, c->up_min, c->robustness,
+    fprintf(f,
+            "rise %.6g\nairborne %.6g\npenetration %.6g\nup_min %.6g\nrobustness %.6g\n"
+            "credible %s\n",
+            c->rise, c->airborne, c->penetration, c->up_min, c->robustness,
             c->credible ? "true" : "false");
 }
 
-mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
-                             const mlc_actuation *act, const char *dir, int with_found,
-                             mlc_rollout_result *res, mlc_credibility *cred, mlc_err *err) {
+mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const mlc_actuation *act,
+                             const char *dir, int with_found, mlc_rollout_result *res,
+                             mlc_credibility *cred, mlc_err *err) {
     char path[MLC_CONFIG_PATH_MAX + 64];
     mlc_status s;
     int nsv = 0, *sv = NULL, *sf = NULL;
@@ -219,7 +227,8 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
     }
     /* Rest surface: the prepared mesh's boundary, compacted in the order of the point cache. */
     for (int i = 0; i < nsv; i++)
-        for (int k = 0; k < 3; k++) xyz[3 * i + k] = p->mesh.X[3 * sv[i] + k];
+        for (int k = 0; k < 3; k++)
+            xyz[3 * i + k] = p->mesh.X[3 * sv[i] + k];
     path_join(path, sizeof path, dir, "surface.obj");
     if ((s = mlc_obj_write(path, xyz, nsv, sf, p->mesh.nf, "modalloco rest surface", err)) !=
         MLC_OK)
@@ -234,8 +243,9 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
         (s = vtk_frames_init(&vtk, p, cfg, dir, nsv, sv, sf, xyz, err)) != MLC_OK)
         goto done;
 
-    frame_writer fw = {p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every,
-                       cfg->output.vtk ? &vtk : NULL, MLC_OK, {0}};
+    frame_writer fw = {
+        p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every, cfg->output.vtk ? &vtk : NULL,
+        MLC_OK,   {0}};
     mlc_objective_settings obj;
     mlc_pipeline_objective_settings(cfg, &obj);
     /* The files and the credibility measures come from the same rollout. */
@@ -276,8 +286,7 @@ static char *slurp(const char *path) {
     return buf;
 }
 
-mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force,
-                               mlc_err *err) {
+mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force, mlc_err *err) {
     mlc_status s = mlc_mkdir_p(dir, err);
     if (s != MLC_OK) return s;
     char *text = mlc_config_to_json(cfg);
@@ -288,9 +297,11 @@ mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force
     if (old && strcmp(old, text) != 0 && !force) {
         mlc_free(old);
         mlc_free(text);
-        return mlc_errf(err, MLC_EINVAL, "%s holds the output of a run with another "
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s holds the output of a run with another "
                         "configuration (its config.json differs); choose another --out, or "
-                        "pass --force to overwrite it", dir);
+                        "pass --force to overwrite it",
+                        dir);
     }
     mlc_free(old);
     s = mlc_write_text_atomic(path, text, err);

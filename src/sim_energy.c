@@ -13,8 +13,8 @@
 #include "sim_internal.h"
 
 /* ½ dᵀ (I₃⊗N) d with d = a·z1 + b·z2 (+ c·z3 when z3 is not NULL). */
-static double quad_N(const mlc_model *mod, const double *z1, double a, const double *z2,
-                     double b, const double *z3, double c) {
+static double quad_N(const mlc_model *mod, const double *z1, double a, const double *z2, double b,
+                     const double *z3, double c) {
     const int n4 = mod->n4;
     double E = 0;
     for (int k = 0; k < 3; k++) {
@@ -58,7 +58,8 @@ static double passive_energy(const mlc_model *mod, const double *z) {
         double F[9], R[9], q[4] = {1, 0, 0, 0};
         mlc__block_map(z, mod->Gp + (size_t)c * n3, mod->n4, F);
         mlc_polar(F, q, R);
-        for (int i = 0; i < 9; i++) E -= R[i] * F[i];
+        for (int i = 0; i < 9; i++)
+            E -= R[i] * F[i];
     }
     return mod->set.mu * E;
 }
@@ -72,14 +73,17 @@ double mlc__energy_actuation(const mlc_model *mod, const double *z, const double
     for (int c = 0; c < mod->nca; c++) {
         memset(K, 0, sizeof(double) * n3);
         for (int v = 0; v < ma; v++)
-            for (size_t i = 0; i < n3; i++) K[i] += abar[v] * mod->Ka[((size_t)c * ma + v) * n3 + i];
+            for (size_t i = 0; i < n3; i++)
+                K[i] += abar[v] * mod->Ka[((size_t)c * ma + v) * n3 + i];
         double H[9], Om[9], q[4] = {1, 0, 0, 0};
         mlc__block_map(z, K, n4, H);
         mlc_polar(H, q, Om);
-        for (int i = 0; i < 9; i++) E -= Om[i] * H[i];
+        for (int i = 0; i < 9; i++)
+            E -= Om[i] * H[i];
         const double *Y = mod->Yg + (size_t)c * ma * ma;
         for (int u = 0; u < ma; u++)
-            for (int v = 0; v < ma; v++) E += 0.5 * abar[u] * Y[u + ma * v] * abar[v];
+            for (int v = 0; v < ma; v++)
+                E += 0.5 * abar[u] * Y[u + ma * v] * abar[v];
     }
     return mod->set.gamma * E;
 }
@@ -96,7 +100,8 @@ double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const
     const double *ra = mod->set.rayleigh;
     if (ra[0] != 0 || ra[1] != 0) {
         double *dz = ro->zi; /* scratch of the step, free between steps */
-        for (int i = 0; i < mod->r; i++) dz[i] = z[i] - ro->zc[i];
+        for (int i = 0; i < mod->r; i++)
+            dz[i] = z[i] - ro->zc[i];
         E += ra[0] / h * quad_N(mod, dz, 1, dz, 0, NULL, 0) +
              ra[1] * (mod->set.mu + mod->set.gamma) / h * quad_lap(mod, dz);
     }
@@ -155,4 +160,6 @@ void mlc__ledger_after_step(mlc_rollout *ro) {
     ledger_state(ro);
 }
 
-const double *mlc_rollout_contact_forces(const mlc_rollout *ro) { return ro->cs.lam; }
+const double *mlc_rollout_contact_forces(const mlc_rollout *ro) {
+    return ro->cs.lam;
+}

@@ -9,10 +9,10 @@
  *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
  *   cols: b_k[i] += Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact correction)
  * The contiguous dimension (c, resp. i) is split into chunks of three vectors (then two, then
- * one) whose partial sums stay in registers over the whole reduction. Every output is the same sequence of
- * products and additions, in the same order (the first term initializes in "rows"), whatever
- * VL and the chunking, so the results are bit-identical to plain loops and across paths (no
- * FMA: ISO C mode keeps contraction off and neither target enables FMA). The contiguous lengths
+ * one) whose partial sums stay in registers over the whole reduction. Every output is the same
+ * sequence of products and additions, in the same order (the first term initializes in "rows"),
+ * whatever VL and the chunking, so the results are bit-identical to plain loops and across paths
+ * (no FMA: ISO C mode keeps contraction off and neither target enables FMA). The contiguous lengths
  * must be multiples of 4 (layouts are padded). */
 
 #define KLD(p) (*(const VD *)(const void *)(p))
@@ -25,8 +25,8 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
     for (; c + 3 * VL <= nc; c += 3 * VL) { /* 9 accumulators, 3 loads, 3 scalars */
         VD g0 = KLD(M + c), g1 = KLD(M + c + VL), g2 = KLD(M + c + 2 * VL);
         double a0 = z0[0], a1 = z1[0], a2 = z2[0];
-        VD f00 = a0 * g0, f01 = a0 * g1, f02 = a0 * g2, f10 = a1 * g0, f11 = a1 * g1,
-           f12 = a1 * g2, f20 = a2 * g0, f21 = a2 * g1, f22 = a2 * g2;
+        VD f00 = a0 * g0, f01 = a0 * g1, f02 = a0 * g2, f10 = a1 * g0, f11 = a1 * g1, f12 = a1 * g2,
+           f20 = a2 * g0, f21 = a2 * g1, f22 = a2 * g2;
         for (int i = 1; i < n4; i++) {
             const double *row = M + ld * (size_t)i + c;
             g0 = KLD(row), g1 = KLD(row + VL), g2 = KLD(row + 2 * VL);
@@ -43,8 +43,7 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
     for (; c + 2 * VL <= nc; c += 2 * VL) {
         VD g0 = KLD(M + c), g1 = KLD(M + c + VL);
         double a0 = z0[0], a1 = z1[0], a2 = z2[0];
-        VD f00 = a0 * g0, f01 = a0 * g1, f10 = a1 * g0, f11 = a1 * g1, f20 = a2 * g0,
-           f21 = a2 * g1;
+        VD f00 = a0 * g0, f01 = a0 * g1, f10 = a1 * g0, f11 = a1 * g1, f20 = a2 * g0, f21 = a2 * g1;
         for (int i = 1; i < n4; i++) {
             const double *row = M + ld * (size_t)i + c;
             g0 = KLD(row), g1 = KLD(row + VL);
@@ -83,7 +82,8 @@ KATTR static void KNAME(rows1)(const double *restrict z, int n4, const double *r
     }
     for (; c < nc; c += VL) {
         VD f0 = z[0] * KLD(M + c);
-        for (int i = 1; i < n4; i++) f0 += z[i] * KLD(M + ld * (size_t)i + c);
+        for (int i = 1; i < n4; i++)
+            f0 += z[i] * KLD(M + ld * (size_t)i + c);
         KST(o + c, f0);
     }
 }
@@ -144,13 +144,15 @@ KATTR static void KNAME(contact_solve)(const double *restrict Gm, int ns, int na
     for (int a = 0; a < na; a++) {
         const double *restrict row = Gm + a;
         VD s = KLD(Y + 4 * a);
-        for (int c = 0; c < a; c++) s -= row[(size_t)ns * c] * KLD(Y + 4 * c);
+        for (int c = 0; c < a; c++)
+            s -= row[(size_t)ns * c] * KLD(Y + 4 * c);
         KST(Y + 4 * a, s * row[(size_t)ns * a]);
     }
     for (int c = na - 1; c >= 0; c--) { /* backward: Lᵀ y = w */
         const double *restrict col = Gm + (size_t)ns * c;
         VD s = KLD(Y + 4 * c);
-        for (int a = c + 1; a < na; a++) s -= col[a] * KLD(Y + 4 * a);
+        for (int a = c + 1; a < na; a++)
+            s -= col[a] * KLD(Y + 4 * a);
         KST(Y + 4 * c, s * col[c]);
     }
 #else /* lanes 0–1 in one vector, lane 2 as a scalar (lane 3 is padding, left alone) */

@@ -72,7 +72,8 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
             sub->acluster[e] >= sub->nca)
             return mlc_errf(err, MLC_EINVAL, "sim: cluster label of tet %d out of range", e);
     if (sub->ns < 0 || (sub->ns > 0 && !sub->samples))
-        return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d samples but no sample list", sub->ns);
+        return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d samples but no sample list",
+                        sub->ns);
     for (int i = 0; i < sub->ns; i++)
         if (sub->samples[i] < 0 || sub->samples[i] >= mesh->nv)
             return mlc_errf(err, MLC_EINVAL, "sim: contact sample %d names vertex %d of %d", i,
@@ -85,7 +86,8 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         !isfinite(s->mu) || !isfinite(s->gamma) || !(s->mu + s->gamma > 0))
         return mlc_errf(err, MLC_EINVAL,
                         "sim: need density > 0, mu >= 0, gamma >= 0, mu + gamma > 0 "
-                        "(got %g, %g, %g)", s->density, s->mu, s->gamma);
+                        "(got %g, %g, %g)",
+                        s->density, s->mu, s->gamma);
     if (!(s->damping >= 0 && s->damping < 1))
         return mlc_errf(err, MLC_EINVAL, "sim: contact damping %g must be in [0, 1)", s->damping);
     if (!(s->rayleigh[0] >= 0) || !(s->rayleigh[1] >= 0) || !isfinite(s->rayleigh[0]) ||
@@ -99,21 +101,24 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
                         s->push_speed, s->friction);
     if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
         return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
-    /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (docs/method.md §3). */
+    /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (docs/method.md §3).
+     */
     double w0 = sub->W[0];
     if (!(fabs(w0) > 0)) return mlc_errf(err, MLC_EINVAL, "sim: skinning weight column 0 is zero");
     for (int i = 0; i < mesh->nv; i++)
         if (fabs(sub->W[i] - w0) > 1e-9 * fabs(w0))
             return mlc_errf(err, MLC_EINVAL,
                             "sim: skinning weight column 0 is not constant (vertex %d: %g vs %g); "
-                            "the subspace must put the constant mode first", i, sub->W[i], w0);
+                            "the subspace must put the constant mode first",
+                            i, sub->W[i], w0);
     return MLC_OK;
 }
 
 /* Σ_i a[i·sa] b[i] (a strided, e.g. a matrix row). */
 static double dot_n(const double *a, int sa, const double *b, int n) {
     double s = 0;
-    for (int i = 0; i < n; i++) s += a[(size_t)i * sa] * b[i];
+    for (int i = 0; i < n; i++)
+        s += a[(size_t)i * sa] * b[i];
     return s;
 }
 
@@ -130,7 +135,8 @@ static void tet_G(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *
             double wb = sub->W[v + (size_t)nv * b];
             for (int c = 0; c < 4; c++) {
                 double s = wb * Xt[c];
-                for (int j = 0; j < 3; j++) G[4 * b + c + n4 * j] += s * g[j];
+                for (int j = 0; j < 3; j++)
+                    G[4 * b + c + n4 * j] += s * g[j];
             }
         }
     }
@@ -172,9 +178,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     mod->W = mlc_malloc(sizeof(double) * (size_t)nv * w);
     mod->X = mlc_malloc(sizeof(double) * (size_t)nv * 3);
     if (!G || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->GS || !mod->Gss ||
-        !mod->QiS || !mod->Dss ||
-        !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum || !mod->S ||
-        !mod->zrest || !mod->W || !mod->X) {
+        !mod->QiS || !mod->Dss || !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum ||
+        !mod->S || !mod->zrest || !mod->W || !mod->X) {
         st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", w, m);
         goto fail;
     }
@@ -191,10 +196,12 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
                 double s = V * G[b + n4 * j];
                 if (s == 0) continue;
                 double *col = mod->Lap + (size_t)n4 * b;
-                for (int a = 0; a <= b; a++) col[a] += s * G[a + n4 * j];
+                for (int a = 0; a <= b; a++)
+                    col[a] += s * G[a + n4 * j];
             }
         double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
-        for (size_t i = 0; i < n3; i++) gp[i] += V * G[i], mod->Gb[i] += V * G[i];
+        for (size_t i = 0; i < n3; i++)
+            gp[i] += V * G[i], mod->Gb[i] += V * G[i];
         /* Per-mode target gradients Ŷ_v = ∇(D_v)_e (Ŷ_m = I): Y_e(ā) = Σ_v ā_v Ŷ_v. */
         double *ka = mod->Ka + (size_t)sub->acluster[e] * ma * n3;
         double *yg = mod->Yg + (size_t)sub->acluster[e] * ma * ma;
@@ -211,7 +218,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         for (int v = 0; v < ma; v++) {
             double *Y = Yv + 9 * v; /* Y[l + 3j] = ∂(D_v)_l/∂X_j */
             if (v == m) {
-                for (int i = 0; i < 9; i++) Y[i] = (i % 4 == 0);
+                for (int i = 0; i < 9; i++)
+                    Y[i] = (i % 4 == 0);
             } else {
                 memset(Y, 0, sizeof(double) * 9);
                 const double *Dv = sub->D + (size_t)3 * nv * v;
@@ -219,7 +227,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
                     int vi = mesh->T[4 * e + a];
                     const double *g = fem->grad + 12 * e + 3 * a;
                     for (int l = 0; l < 3; l++)
-                        for (int j = 0; j < 3; j++) Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
+                        for (int j = 0; j < 3; j++)
+                            Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
                 }
             }
             double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
@@ -227,19 +236,22 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
                 for (int j = 0; j < 3; j++) {
                     double s = V * Y[l + 3 * j];
                     if (s == 0) continue;
-                    for (int i = 0; i < n4; i++) K[i + n4 * l] += s * G[i + n4 * j];
+                    for (int i = 0; i < n4; i++)
+                        K[i + n4 * l] += s * G[i + n4 * j];
                 }
         }
         for (int u = 0; u < ma; u++)
             for (int v = 0; v < ma; v++) {
                 double d = 0;
-                for (int i = 0; i < 9; i++) d += Yv[9 * u + i] * Yv[9 * v + i];
+                for (int i = 0; i < 9; i++)
+                    d += Yv[9 * u + i] * Yv[9 * v + i];
                 yg[u + ma * v] += V * d;
             }
         mlc_free(Yheap);
     }
     for (int b = 0; b < n4; b++)
-        for (int a = b + 1; a < n4; a++) mod->Lap[a + (size_t)n4 * b] = mod->Lap[b + (size_t)n4 * a];
+        for (int a = b + 1; a < n4; a++)
+            mod->Lap[a + (size_t)n4 * b] = mod->Lap[b + (size_t)n4 * a];
 
     /* ---- stream over vertices: N, Σ m s, extent ---- */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -264,10 +276,12 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         for (int b = 0; b < n4; b++) {
             mod->gsum[b] += mi * sp[b];
             double s2 = mi * sp[b];
-            for (int a = 0; a < n4; a++) mod->N[a + (size_t)n4 * b] += s2 * sp[a];
+            for (int a = 0; a < n4; a++)
+                mod->N[a + (size_t)n4 * b] += s2 * sp[a];
         }
         mod->mass += mi;
-        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], Xi[k]), hi[k] = fmax(hi[k], Xi[k]);
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], Xi[k]), hi[k] = fmax(hi[k], Xi[k]);
         mlc_free(sheap);
     }
     mod->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
@@ -302,7 +316,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
         goto fail;
     }
     for (int b = 0; b < n4; b++)
-        for (int a = 0; a < b; a++) mod->Lq[a + (size_t)n4 * b] = 0;
+        for (int a = 0; a < b; a++)
+            mod->Lq[a + (size_t)n4 * b] = 0;
 
     /* ---- the global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
      * + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ, so iterations need no triangular solves (§11). ---- */
@@ -374,7 +389,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
                 st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
                 goto fail;
             }
-            for (size_t i = 0; i < nn; i++) mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
+            for (size_t i = 0; i < nn; i++)
+                mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
             LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
         }
         memcpy(mod->QiN, mod->N, sizeof(double) * nn);
@@ -385,7 +401,8 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
 
     /* ---- rest state and its centre of mass ---- */
     double iw0 = 1.0 / sub->W[0];
-    for (int k = 0; k < 3; k++) mod->zrest[k * n4 + k] = iw0;
+    for (int k = 0; k < 3; k++)
+        mod->zrest[k * n4 + k] = iw0;
     mlc_model_com(mod, mod->zrest, mod->com_rest);
 
     mlc_free(G);
@@ -399,8 +416,12 @@ fail:
     return st;
 }
 
-int mlc_model_dim(const mlc_model *mod) { return mod->r; }
-const mlc_sim_settings *mlc_model_settings(const mlc_model *mod) { return &mod->set; }
+int mlc_model_dim(const mlc_model *mod) {
+    return mod->r;
+}
+const mlc_sim_settings *mlc_model_settings(const mlc_model *mod) {
+    return &mod->set;
+}
 
 void mlc_model_rest_state(const mlc_model *mod, double *z) {
     memcpy(z, mod->zrest, sizeof(double) * (size_t)mod->r);
@@ -410,7 +431,8 @@ void mlc_model_com(const mlc_model *mod, const double *z, double com[3]) {
     int n4 = mod->n4;
     for (int k = 0; k < 3; k++) {
         double c = 0;
-        for (int i = 0; i < n4; i++) c += z[k * n4 + i] * mod->gsum[i];
+        for (int i = 0; i < n4; i++)
+            c += z[k * n4 + i] * mod->gsum[i];
         com[k] = c / mod->mass;
     }
 }
@@ -420,7 +442,8 @@ void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]) 
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++) {
             double s = 0;
-            for (int i = 0; i < n4; i++) s += z[k * n4 + i] * mod->Gb[i + n4 * j];
+            for (int i = 0; i < n4; i++)
+                s += z[k * n4 + i] * mod->Gb[i + n4 * j];
             A[k + 3 * j] = s;
         }
 }
@@ -458,7 +481,8 @@ void mlc_model_angular_momentum(const mlc_model *mod, const double *z, const dou
             double s = 0;
             for (int j = 0; j < n4; j++) {
                 double vj = (z[c * n4 + j] - zp[c * n4 + j]) * ih, Nt = 0;
-                for (int i = 0; i < n4; i++) Nt += mod->N[i + (size_t)n4 * j] * z[b * n4 + i];
+                for (int i = 0; i < n4; i++)
+                    Nt += mod->N[i + (size_t)n4 * j] * z[b * n4 + i];
                 s += Nt * vj;
             }
             P[b][c] = s;

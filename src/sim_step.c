@@ -9,8 +9,8 @@
  * bᵛ_k = μ Σ_c G_c R_c[k,:]ᵀ and bᵃ_k = γ Σ_c 𝒦_c(ā) Ω_c[k,:]ᵀ (∂ tr(Rᵀ F_c)/∂t_k, §11).
  * Q = I₃ ⊗ Q₄ (sim_model.c), so a solve is three triangular solve pairs with one 4w×4w factor.
  *
- * Contact (Eq. 47–54 resolved, docs/method.md §6): after the tentative solve z* = Q⁻¹ b, a sample is
- * active when z* puts it more than 1e-9·extent below the ground while moving down (from z_n);
+ * Contact (Eq. 47–54 resolved, docs/method.md §6): after the tentative solve z* = Q⁻¹ b, a sample
+ * is active when z* puts it more than 1e-9·extent below the ground while moving down (from z_n);
  * its y ends at the ground ("position" projection) or at y_n ("velocity"), its x and z move by
  * μ_c × the previous step's tangential displacement. The contact force solves L f = d with
  * L = Jᶜ Q⁻¹ and least fᵀ N⁻¹ f: f = N Lᵀ y with (L N Lᵀ) y = d. L N Lᵀ is a na×na submatrix
@@ -59,7 +59,9 @@ void mlc_objective_settings_default(mlc_objective_settings *o) {
     o->credible_gate = 1;
 }
 
-double mlc_model_extent(const mlc_model *mod) { return mod->extent; }
+double mlc_model_extent(const mlc_model *mod) {
+    return mod->extent;
+}
 
 double mlc_actuation_ramp(double t, double ramp) {
     if (!(ramp > 0) || t >= ramp) return 1.0;
@@ -69,7 +71,8 @@ double mlc_actuation_ramp(double t, double ramp) {
 }
 
 void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, double *abar) {
-    for (int i = 0; i < m; i++) abar[i] = 0;
+    for (int i = 0; i < m; i++)
+        abar[i] = 0;
     abar[m] = 1;
     if (!act) return;
     const double env = mlc_actuation_ramp(t, ramp);
@@ -90,11 +93,11 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, 
 
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
-    double *bufs[] = {ro->zc,   ro->zp, ro->zn, ro->q,   ro->b0, ro->zs0, ro->ba,
-                      ro->zs,   ro->zi, ro->ys, ro->abar, ro->Kc, ro->QG, ro->PR,
-                      ro->qs, ro->scl, ro->xc, ro->xp,  ro->xs, ro->Fall, ro->coef,
-                      ro->GT,   ro->Gm, ro->Ym};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) mlc_free(bufs[i]);
+    double *bufs[] = {ro->zc, ro->zp, ro->zn,   ro->q,    ro->b0,   ro->zs0, ro->ba, ro->zs,
+                      ro->zi, ro->ys, ro->abar, ro->Kc,   ro->QG,   ro->PR,  ro->qs, ro->scl,
+                      ro->xc, ro->xp, ro->xs,   ro->Fall, ro->coef, ro->GT,  ro->Gm, ro->Ym};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mlc_free(bufs[i]);
     mlc_free(ro->active);
     mlc_free(ro->cact);
     mlc_contact_destroy(&ro->cs);
@@ -109,8 +112,8 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     if (!ro) return MLC_ENOMEM;
     ro->mod = mod;
     size_t r = (size_t)mod->r, n4 = (size_t)mod->n4, ns = (size_t)MLC_MAX(mod->ns, 1);
-    double **vecs[] = {&ro->zc, &ro->zp, &ro->zn, &ro->q, &ro->b0, &ro->zs0, &ro->ba, &ro->zs,
-                       &ro->zi};
+    double **vecs[] = {&ro->zc,  &ro->zp, &ro->zn, &ro->q, &ro->b0,
+                       &ro->zs0, &ro->ba, &ro->zs, &ro->zi};
     int ok = 1;
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(r, sizeof(double))) != NULL;
@@ -137,8 +140,8 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
     ok &= (ro->yt = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= (ro->ct = mlc_calloc(ns, sizeof(double))) != NULL;
-    ok &= mlc_contact_create(&ro->cs, mod->ns, mod->Dss, mod->ground_tol,
-                             mod->set.friction) == MLC_OK;
+    ok &= mlc_contact_create(&ro->cs, mod->ns, mod->Dss, mod->ground_tol, mod->set.friction) ==
+          MLC_OK;
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
@@ -151,18 +154,22 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
             for (size_t j = 0; j < 3; j++)
                 ro->GT[ldc * i + npad * j + c] = mod->GpT[ncolp * i + 3 * c + j];
     memcpy(ro->QG, mod->QiGp, sizeof(double) * ncolp * n4);
-    for (int e = 0; e < MLC_CONTACT_CACHE; e++) ro->cna[e] = -1;
+    for (int e = 0; e < MLC_CONTACT_CACHE; e++)
+        ro->cna[e] = -1;
     ro->cnext = 0;
     mlc_rollout_reset(ro);
     *out = ro;
     return MLC_OK;
 }
 
-void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p) { ro->prof = p; }
+void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p) {
+    ro->prof = p;
+}
 
 static void reset_rotations(mlc_rollout *ro) {
     for (int c = 0; c < ro->npad; c++) /* padding lanes too (their maps are zero) */
-        for (int k = 0; k < 4; k++) ro->qs[k * ro->npad + c] = k == 0;
+        for (int k = 0; k < 4; k++)
+            ro->qs[k * ro->npad + c] = k == 0;
     ro->qbody[0] = 1, ro->qbody[1] = ro->qbody[2] = ro->qbody[3] = 0;
 }
 
@@ -187,10 +194,18 @@ void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_pre
     reset_rotations(ro);
 }
 
-const double *mlc_rollout_state(const mlc_rollout *ro) { return ro->zc; }
-int mlc_rollout_contacts(const mlc_rollout *ro) { return ro->contacts; }
-int mlc_rollout_last_iterations(const mlc_rollout *ro) { return ro->last_iterations; }
-double mlc_rollout_last_work(const mlc_rollout *ro) { return ro->last_work; }
+const double *mlc_rollout_state(const mlc_rollout *ro) {
+    return ro->zc;
+}
+int mlc_rollout_contacts(const mlc_rollout *ro) {
+    return ro->contacts;
+}
+int mlc_rollout_last_iterations(const mlc_rollout *ro) {
+    return ro->last_iterations;
+}
+double mlc_rollout_last_work(const mlc_rollout *ro) {
+    return ro->last_work;
+}
 
 void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap) {
     ro->trace = buf;
@@ -199,19 +214,20 @@ void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap) {
 
 /* ---- small kernels ----------------------------------------------------------------------- */
 
-
 /* x ← Q₄⁻¹ x with the lower Cholesky factor L (column-major n×n). */
 static void chol_solve(const double *restrict L, int n, double *restrict x) {
     for (int j = 0; j < n; j++) {
         const double *col = L + (size_t)n * j;
         double xj = x[j] / col[j];
         x[j] = xj;
-        for (int i = j + 1; i < n; i++) x[i] -= col[i] * xj;
+        for (int i = j + 1; i < n; i++)
+            x[i] -= col[i] * xj;
     }
     for (int j = n - 1; j >= 0; j--) {
         const double *col = L + (size_t)n * j;
         double s = x[j];
-        for (int i = j + 1; i < n; i++) s -= col[i] * x[i];
+        for (int i = j + 1; i < n; i++)
+            s -= col[i] * x[i];
         x[j] = s / col[j];
     }
 }
@@ -222,7 +238,8 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
     for (int k = 0; k < 3; k++) {
         double c0 = s * R[k], c1 = s * R[k + 3], c2 = s * R[k + 6];
         double *bk = b + k * n4;
-        for (int i = 0; i < n4; i++) bk[i] += c0 * G[i] + c1 * G[i + n4] + c2 * G[i + 2 * n4];
+        for (int i = 0; i < n4; i++)
+            bk[i] += c0 * G[i] + c1 * G[i + n4] + c2 * G[i + 2 * n4];
     }
 }
 
@@ -247,8 +264,8 @@ typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, si
                          double *restrict, size_t);
 typedef void (*rows1_fn)(const double *restrict, int, const double *restrict, size_t, int,
                          double *restrict);
-typedef void (*cols3_fn)(double *restrict, int, const double *restrict, size_t,
-                         const int *restrict, int, const double *restrict, size_t, size_t);
+typedef void (*cols3_fn)(double *restrict, int, const double *restrict, size_t, const int *restrict,
+                         int, const double *restrict, size_t, size_t);
 typedef void (*csolve_fn)(const double *restrict, int, int, double *restrict);
 static rows3_fn rows3 = rows3_v2;
 static rows1_fn rows1 = rows1_v2;
@@ -256,7 +273,7 @@ static cols3_fn cols3 = cols3_v2;
 static csolve_fn contact_solve = contact_solve_v2;
 static const char *kernel_path = "generic (2-wide)";
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
     !defined(MLC_NO_KERNEL_CLONES)
 typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define KNAME(f) f##_v4
@@ -280,23 +297,26 @@ __attribute__((constructor)) static void select_kernels(void) {
 }
 #endif
 
-const char *mlc__sim_kernel_path(void) { return kernel_path; }
+const char *mlc__sim_kernel_path(void) {
+    return kernel_path;
+}
 
 static int finite_vec(const double *x, int n) {
     double s = 0;
-    for (int i = 0; i < n; i++) s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
+    for (int i = 0; i < n; i++)
+        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
     return s == 0;
 }
 
 /* Profiling marks: accumulate the time since the previous mark into a field (no-op unless
  * mlc_rollout_set_profile was called). */
-#define PROF_MARK(field)                                                                         \
-    do {                                                                                         \
-        if (prof) {                                                                              \
-            double t_ = mlc_now();                                                               \
-            prof->field += t_ - tprev;                                                           \
-            tprev = t_;                                                                          \
-        }                                                                                        \
+#define PROF_MARK(field)                                                                           \
+    do {                                                                                           \
+        if (prof) {                                                                                \
+            double t_ = mlc_now();                                                                 \
+            prof->field += t_ - tprev;                                                             \
+            tprev = t_;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* Damped Cholesky factor of the contact system L N Lᵀ + εI of the active set (ld ns), from the
@@ -315,23 +335,27 @@ static const double *contact_factor(mlc_rollout *ro, int na) {
     double *Gm = ro->Gm + (size_t)ns * ns * e, diag = 0;
     for (int a = 0; a < na; a++) {
         int s = ro->active[a];
-        for (int c = 0; c <= a; c++) Gm[a + (size_t)ns * c] = mod->Gss[s + (size_t)ns * ro->active[c]];
+        for (int c = 0; c <= a; c++)
+            Gm[a + (size_t)ns * c] = mod->Gss[s + (size_t)ns * ro->active[c]];
         diag += Gm[a + (size_t)ns * a];
     }
     /* Damped pseudo-inverse (MLC_SIM_CONTACT_RCOND): Cholesky of L N Lᵀ + εI. */
     double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
-    for (int a = 0; a < na; a++) Gm[a + (size_t)ns * a] += eps;
+    for (int a = 0; a < na; a++)
+        Gm[a + (size_t)ns * a] += eps;
     for (int c = 0; c < na; c++) {
         double *colc = Gm + (size_t)ns * c;
         for (int p = 0; p < c; p++) {
             const double *colp = Gm + (size_t)ns * p;
             double l = colp[c];
-            for (int a = c; a < na; a++) colc[a] -= l * colp[a];
+            for (int a = c; a < na; a++)
+                colc[a] -= l * colp[a];
         }
         double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps); /* rounding guard */
         double ipiv = 1 / piv;
         colc[c] = ipiv; /* the solves only multiply by the reciprocal pivot */
-        for (int a = c + 1; a < na; a++) colc[a] *= ipiv;
+        for (int a = c + 1; a < na; a++)
+            colc[a] *= ipiv;
     }
     memcpy(ro->cact + (size_t)ns * e, ro->active, sizeof(int) * (size_t)na);
     ro->cna[e] = na;
@@ -404,7 +428,8 @@ static inline double sample_coord(const mlc_model *mod, const double *z, int k, 
     const double *zk = z + (size_t)k * mod->n4, *col = mod->ST + s;
     const size_t nsp = (size_t)mod->nsp;
     double v = zk[0] * col[0];
-    for (int i = 1; i < mod->n4; i++) v += zk[i] * col[nsp * i];
+    for (int i = 1; i < mod->n4; i++)
+        v += zk[i] * col[nsp * i];
     return v;
 }
 
@@ -449,7 +474,8 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     for (int b = 0; b < np; b++) {
         int s = cs->contact[b];
         ro->active[b] = s;
-        for (int k = 0; k < 3; k++) Y[4 * b + k] = cs->lam[(size_t)k * ns + s];
+        for (int k = 0; k < 3; k++)
+            Y[4 * b + k] = cs->lam[(size_t)k * ns + s];
         Y[4 * b + 3] = 0;
     }
     cols3(z, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
@@ -457,8 +483,7 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
 }
 
 static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
-                                                          const mlc_actuation *act,
-                                                          int forced) {
+                                                           const mlc_actuation *act, int forced) {
     const mlc_model *mod = ro->mod;
     const mlc_sim_settings *set = &mod->set;
     const int n4 = mod->n4, r = mod->r, ns = mod->ns, ma = mod->ma, nca = mod->nca;
@@ -483,20 +508,25 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
             double av = ro->abar[v];
             if (av == 0) continue;
             const double *Kv = Kt + (size_t)v * n3, *QKv = QKt + (size_t)v * n3;
-            for (size_t i = 0; i < n3; i++) K[i] += av * Kv[i], QK[i] += av * QKv[i];
+            for (size_t i = 0; i < n3; i++)
+                K[i] += av * Kv[i], QK[i] += av * QKv[i];
         }
         /* transposed into the rows of GT, columns npad·j + ncp + c (K's values: the same sums,
          * same terms in the same order, that were recomputed here from a transposed copy) */
         for (int i = 0; i < n4; i++)
-            for (int j = 0; j < 3; j++) ro->GT[npad * j + ncp + c + ldc * (size_t)i] = K[i + n4 * j];
+            for (int j = 0; j < 3; j++)
+                ro->GT[npad * j + ncp + c + ldc * (size_t)i] = K[i + n4 * j];
     }
-    for (int i = 0; i < r; i++) ro->q[i] = 2 * zc[i] - zp[i];
+    for (int i = 0; i < r; i++)
+        ro->q[i] = 2 * zc[i] - zp[i];
     /* z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms: no solve in the step. */
     {
         double *sq = ro->zi; /* scratch: q/h² */
-        for (int i = 0; i < r; i++) sq[i] = ih2 * ro->q[i];
+        for (int i = 0; i < r; i++)
+            sq[i] = ih2 * ro->q[i];
         for (int k = 0; k < 3; k++)
-            for (int i = 0; i < n4; i++) ro->zs0[k * n4 + i] = set->gravity[k] * mod->Qig[i];
+            for (int i = 0; i < n4; i++)
+                ro->zs0[k * n4 + i] = set->gravity[k] * mod->Qig[i];
         cols3(ro->zs0, n4, mod->QiN, (size_t)n4, NULL, n4, sq, (size_t)n4, 1);
         if (mod->QiC) cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zc, (size_t)n4, 1);
     }
@@ -509,11 +539,14 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
                 if (av == 0) continue;
                 const double *Kv = mod->Ka + ((size_t)c * ma + v) * n3;
                 for (int k = 0; k < 3; k++)
-                    for (int i = 0; i < n4; i++) ro->ba[k * n4 + i] += av * Kv[i + n4 * k];
+                    for (int i = 0; i < n4; i++)
+                        ro->ba[k * n4 + i] += av * Kv[i + n4 * k];
             }
         memcpy(ro->b0, ro->ba, sizeof(double) * (size_t)r);
-        for (int k = 0; k < 3; k++) chol_solve(mod->Lq, n4, ro->b0 + k * n4);
-        for (int i = 0; i < r; i++) ro->zs0[i] += ro->b0[i];
+        for (int k = 0; k < 3; k++)
+            chol_solve(mod->Lq, n4, ro->b0 + k * n4);
+        for (int i = 0; i < r; i++)
+            ro->zs0[i] += ro->b0[i];
     }
     /* Sample positions at z_n and z_{n−1} (targets and approach test); z_{n−1}'s are the
      * previous step's z_n's when the steps are consecutive. */
@@ -529,7 +562,8 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     int it, na = 0, prev_na = ro->contacts;
     const double pscale = forced ? mu + gam : mu;
     double *scl = ro->scl; /* per lane: μ (μ + γ when forced) for passive clusters, else γ */
-    for (int c = 0; c < (int)npad; c++) scl[c] = c < ncp ? pscale : gam;
+    for (int c = 0; c < (int)npad; c++)
+        scl[c] = c < ncp ? pscale : gam;
     double *F = ro->Fall, *C = ro->coef, *PR = ro->PR;
     /* Columns of the combined maps: 3ncp passive, then 3nca actuation (not when forced). */
     const int npol = forced ? ncp : ncp + nca, ncol = 3 * npol;
@@ -568,7 +602,8 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
             memcpy(ro->trace + (size_t)it * r, z, sizeof(double) * (size_t)r);
         if (set->tolerance > 0) {
             double d2 = 0;
-            for (int i = 0; i < r; i++) d2 += (z[i] - ro->zi[i]) * (z[i] - ro->zi[i]);
+            for (int i = 0; i < r; i++)
+                d2 += (z[i] - ro->zi[i]) * (z[i] - ro->zi[i]);
             if (sqrt(d2) < set->tolerance) {
                 it++;
                 break;
@@ -578,11 +613,11 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     ro->last_iterations = it;
     if (!forced) { /* bᵃ with the last iteration's Ω_c, for the work term */
         memset(ro->ba, 0, sizeof(double) * (size_t)r);
-        for (int c = 0; c < nca; c++)
-        {
+        for (int c = 0; c < nca; c++) {
             double Om[9];
             for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++) Om[k + 3 * j] = PR[(size_t)(3 * k + j) * npad + ncp + c];
+                for (int j = 0; j < 3; j++)
+                    Om[k + 3 * j] = PR[(size_t)(3 * k + j) * npad + ncp + c];
             block_rhs(ro->ba, ro->Kc + (size_t)c * n3, n4, Om, gam);
         }
     }
@@ -593,10 +628,12 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     memset(lz, 0, sizeof(double) * (size_t)r);
     if (!forced) {
         double *gz = ro->b0; /* scratch (b0 is only used by the forced setup) */
-        for (int i = 0; i < r; i++) gz[i] = gam * z[i];
+        for (int i = 0; i < r; i++)
+            gz[i] = gam * z[i];
         cols3(lz, n4, mod->Lap, (size_t)n4, NULL, n4, gz, (size_t)n4, 1);
     }
-    for (int i = 0; i < r; i++) work += (z[i] - zc[i]) * (ro->ba[i] - lz[i]);
+    for (int i = 0; i < r; i++)
+        work += (z[i] - zc[i]) * (ro->ba[i] - lz[i]);
     ro->last_work = work;
 
     /* ---- advance: z_{n−1} ← z_n, z_n ← z ---- */
@@ -621,7 +658,8 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     double com[3];
     mlc_model_com(mod, z, com);
     double d2 = 0;
-    for (int k = 0; k < 3; k++) d2 += (com[k] - mod->com_rest[k]) * (com[k] - mod->com_rest[k]);
+    for (int k = 0; k < 3; k++)
+        d2 += (com[k] - mod->com_rest[k]) * (com[k] - mod->com_rest[k]);
     if (prof) {
         prof->steps++;
         prof->iterations += it;
@@ -637,7 +675,7 @@ static int step_base(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     return step_body(ro, act, forced);
 }
 static int (*step_impl)(mlc_rollout *, const mlc_actuation *, int) = step_base;
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
     !defined(MLC_NO_KERNEL_CLONES)
 __attribute__((target("avx2"))) static int step_avx2(mlc_rollout *ro, const mlc_actuation *act,
                                                      int forced) {
@@ -649,13 +687,15 @@ __attribute__((constructor)) static void select_step(void) {
 }
 #endif
 
-int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act) { return step_impl(ro, act, 0); }
+int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act) {
+    return step_impl(ro, act, 0);
+}
 int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act) {
     return step_impl(ro, act, 1);
 }
 
-/* ---- rollout and objective (docs/method.md §7) -------------------------------------------------- */
-
+/* ---- rollout and objective (docs/method.md §7) --------------------------------------------------
+ */
 
 /* Height of the lowest contact sample of the current state (+∞ without contact). */
 static double lowest_sample(const mlc_rollout *ro) {
@@ -663,7 +703,8 @@ static double lowest_sample(const mlc_rollout *ro) {
     if (!ro->x_valid) return INFINITY;
     const double *y = ro->xc + mod->nsp;
     double lo = INFINITY;
-    for (int s = 0; s < mod->ns; s++) lo = fmin(lo, y[s]);
+    for (int s = 0; s < mod->ns; s++)
+        lo = fmin(lo, y[s]);
     return lo;
 }
 

@@ -38,7 +38,8 @@ void mlc_subspace_free(mlc_subspace *s) {
 static double mode_tet_strain(const mlc_mesh *mesh, const mlc_fem *fem, const double *Di, int e) {
     double F[9], f2 = 0;
     mlc_fem_deformation_gradient(mesh, fem, e, Di, F);
-    for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
+    for (int q = 0; q < 9; q++)
+        f2 += F[q] * F[q];
     return sqrt(f2);
 }
 
@@ -54,7 +55,8 @@ void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const m
 static int modes_needed(const mlc_subspace_settings *st) {
     if (st->nlist <= 0) return st->m;
     int need = 0;
-    for (int i = 0; i < st->nlist; i++) need = MLC_MAX(need, st->mode_list[i] + 1);
+    for (int i = 0; i < st->nlist; i++)
+        need = MLC_MAX(need, st->mode_list[i] + 1);
     return need;
 }
 
@@ -115,10 +117,12 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
                                  int *vperm, int *have_perm, cholmod_common *cc, mlc_err *err) {
     int nv = fem->nv;
     double msum = 0;
-    for (int i = 0; i < nv; i++) msum += fem->vmass[i];
+    for (int i = 0; i < nv; i++)
+        msum += fem->vmass[i];
     double c0 = 1.0 / sqrt(msum);
     if (w == 1) { /* nothing to solve: the constant weight alone */
-        for (int i = 0; i < nv; i++) out->W[i] = c0;
+        for (int i = 0; i < nv; i++)
+            out->W[i] = c0;
         out->skin_eval[0] = 0;
         return MLC_OK;
     }
@@ -132,9 +136,9 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     int nm = cc->nmethods, ord = cc->method[0].ordering;
     cc->nmethods = 1;
     cc->method[0].ordering = CHOLMOD_METIS;
-    mlc_status st = mlc_eigen_solve_ordered(L, fem->vmass, w,
-                                            mlc_eigen_default_shift(L, fem->vmass), NULL, vperm,
-                                            NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
+    mlc_status st =
+        mlc_eigen_solve_ordered(L, fem->vmass, w, mlc_eigen_default_shift(L, fem->vmass), NULL,
+                                vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
     cc->nmethods = nm;
     cc->method[0].ordering = ord;
     *have_perm = st == MLC_OK && !info.dense;
@@ -152,7 +156,8 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
                         "`modalloco info`)",
                         out->skin_eval[0], out->skin_eval[1]);
     /* Exact constant column (docs/method.md §3: the rest state must be reproduced exactly). */
-    for (int i = 0; i < nv; i++) out->W[i] = c0;
+    for (int i = 0; i < nv; i++)
+        out->W[i] = c0;
     out->skin_eval[0] = 0;
     return MLC_OK;
 }
@@ -175,7 +180,8 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                      nev);
         goto done;
     }
-    for (int i = 0; i < nv; i++) mass[3 * i] = mass[3 * i + 1] = mass[3 * i + 2] = fem->vmass[i];
+    for (int i = 0; i < nv; i++)
+        mass[3 * i] = mass[3 * i + 1] = mass[3 * i + 2] = fem->vmass[i];
     H = mlc_fem_elasticity_hessian(mesh, fem, 1.0, lambda, cc);
     if (!H) {
         s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory assembling the Hessian");
@@ -188,7 +194,8 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
      * of the ordering time. */
     if (vperm)
         for (int i = 0; i < nv; i++)
-            for (int k = 0; k < 3; k++) perm3[3 * i + k] = 3 * vperm[i] + k;
+            for (int k = 0; k < 3; k++)
+                perm3[3 * i + k] = 3 * vperm[i] + k;
     /* The 6 rigid modes are known: translations and rotations about the centroid,
      * M-orthonormalized into evecs[0..5]. Lanczos then runs on their M-orthogonal complement
      * (deflation): a 6-fold zero eigenvalue is a cluster single-vector Lanczos can under-count
@@ -196,16 +203,19 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     {
         double c[3] = {0, 0, 0}, msum = 0;
         for (int i = 0; i < nv; i++) {
-            for (int k = 0; k < 3; k++) c[k] += fem->vmass[i] * mesh->X[3 * i + k];
+            for (int k = 0; k < 3; k++)
+                c[k] += fem->vmass[i] * mesh->X[3 * i + k];
             msum += fem->vmass[i];
         }
-        for (int k = 0; k < 3; k++) c[k] /= msum;
+        for (int k = 0; k < 3; k++)
+            c[k] /= msum;
         for (int j = 0; j < 6; j++) {
             double *z = evecs + (size_t)n * j;
             for (int i = 0; i < nv; i++) {
                 double d[3] = {mesh->X[3 * i] - c[0], mesh->X[3 * i + 1] - c[1],
                                mesh->X[3 * i + 2] - c[2]};
-                for (int k = 0; k < 3; k++) z[3 * i + k] = j < 3 ? (k == j) : 0;
+                for (int k = 0; k < 3; k++)
+                    z[3 * i + k] = j < 3 ? (k == j) : 0;
                 if (j >= 3) { /* e_a × d */
                     int a = j - 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
                     z[3 * i + b2] = d[b1];
@@ -216,12 +226,16 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                 for (int l = 0; l < j; l++) {
                     const double *zl = evecs + (size_t)n * l;
                     double dd = 0;
-                    for (int i = 0; i < n; i++) dd += zl[i] * mass[i] * z[i];
-                    for (int i = 0; i < n; i++) z[i] -= dd * zl[i];
+                    for (int i = 0; i < n; i++)
+                        dd += zl[i] * mass[i] * z[i];
+                    for (int i = 0; i < n; i++)
+                        z[i] -= dd * zl[i];
                 }
                 double nn = 0;
-                for (int i = 0; i < n; i++) nn += z[i] * mass[i] * z[i];
-                for (int i = 0; i < n; i++) z[i] /= sqrt(nn);
+                for (int i = 0; i < n; i++)
+                    nn += z[i] * mass[i] * z[i];
+                for (int i = 0; i < n; i++)
+                    z[i] /= sqrt(nn);
             }
         }
         /* Their Rayleigh quotients zᵀ H z stand in for the rigid eigenvalues (≈ 0). */
@@ -237,7 +251,8 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         }
         for (int j = 0; j < 6; j++) {
             double q = 0;
-            for (int i = 0; i < n; i++) q += evecs[(size_t)n * j + i] * ((double *)HZ->x)[(size_t)n * j + i];
+            for (int i = 0; i < n; i++)
+                q += evecs[(size_t)n * j + i] * ((double *)HZ->x)[(size_t)n * j + i];
             evals[j] = q;
         }
         cholmod_free_dense(&HZ, cc);
@@ -295,11 +310,12 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                                 const mlc_subspace_settings *settings, mlc_subspace *out,
                                 mlc_err *err) {
     memset(out, 0, sizeof *out);
-    if (!mesh || !fem || !settings)
-        return mlc_errf(err, MLC_EINVAL, "subspace: NULL argument");
+    if (!mesh || !fem || !settings) return mlc_errf(err, MLC_EINVAL, "subspace: NULL argument");
     if (fem->nv != mesh->nv || fem->nt != mesh->nt || mesh->nv <= 0)
-        return mlc_errf(err, MLC_EINVAL, "subspace: FEM data (%d vertices, %d tets) does not "
-                        "match the mesh (%d, %d)", fem->nv, fem->nt, mesh->nv, mesh->nt);
+        return mlc_errf(err, MLC_EINVAL,
+                        "subspace: FEM data (%d vertices, %d tets) does not "
+                        "match the mesh (%d, %d)",
+                        fem->nv, fem->nt, mesh->nv, mesh->nt);
     mlc_status s = validate(mesh, settings, err);
     if (s != MLC_OK) return s;
 
@@ -353,15 +369,15 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
         memset(out->acluster, 0, (size_t)nt * sizeof(int));
         out->nca = 1;
     } else {
-        s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval,
-                                 settings->actuation_clusters, settings->seed + 1, out->acluster,
-                                 &out->nca, err);
+        s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->actuation_clusters,
+                                 settings->seed + 1, out->acluster, &out->nca, err);
         if (s != MLC_OK) goto fail;
     }
     out->t_clusters = mlc_now() - t0;
 
     t0 = mlc_now();
-    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples, &out->ns, err);
+    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples,
+                            &out->ns, err);
     if (s != MLC_OK) goto fail;
     out->t_samples = mlc_now() - t0;
     return MLC_OK;

@@ -41,8 +41,12 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
     h = mlc_hash64(h, &version, sizeof version);
     uint64_t mc = mlc_mesh_checksum(mesh);
     h = mlc_hash64(h, &mc, sizeof mc);
-    int32_t v[6] = {st->w, st->nlist > 0 ? -1 : st->m, st->nlist > 0 ? st->nlist : 0,
-                    st->passive_clusters, st->actuation_clusters, st->contact_samples};
+    int32_t v[6] = {st->w,
+                    st->nlist > 0 ? -1 : st->m,
+                    st->nlist > 0 ? st->nlist : 0,
+                    st->passive_clusters,
+                    st->actuation_clusters,
+                    st->contact_samples};
     h = mlc_hash64(h, v, sizeof v);
     for (int i = 0; i < st->nlist && st->mode_list; i++) {
         int32_t q = st->mode_list[i];
@@ -74,9 +78,10 @@ mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_su
     if (!path || !s || s->nv <= 0 || s->nt <= 0 || s->w < 1 || s->w > CACHE_MAX_W || s->m < 1 ||
         s->m > CACHE_MAX_M || s->ns < 0)
         return mlc_errf(err, MLC_EINVAL, "cache write: empty or out-of-range subspace");
-    uint64_t total = CACHE_HEADER + payload_bytes((uint64_t)s->nv, (uint64_t)s->nt,
-                                                  (uint64_t)s->w, (uint64_t)s->m,
-                                                  (uint64_t)s->ns) + 8;
+    uint64_t total = CACHE_HEADER +
+                     payload_bytes((uint64_t)s->nv, (uint64_t)s->nt, (uint64_t)s->w, (uint64_t)s->m,
+                                   (uint64_t)s->ns) +
+                     8;
     unsigned char *buf = mlc_malloc((size_t)total);
     if (!buf) return mlc_errf(err, MLC_ENOMEM, "cache write %s: out of memory", path);
     memset(buf, 0, CACHE_HEADER);
@@ -86,8 +91,8 @@ mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_su
     p = put(p, &ver, 4);
     p = put(p, &endian, 4);
     p = put(p, &key, 8);
-    int32_t hdr[10] = {s->nv, s->nt, s->w, s->m, s->ncp, s->nca, s->ns, s->skin_solves,
-                       s->vib_solves, 0};
+    int32_t hdr[10] = {s->nv,  s->nt, s->w,           s->m,          s->ncp,
+                       s->nca, s->ns, s->skin_solves, s->vib_solves, 0};
     p = put(p, hdr, sizeof hdr);
     p = put(p, s->rigid_eval, sizeof s->rigid_eval);
     double t[4] = {s->t_skinning, s->t_vibration, s->t_clusters, s->t_samples};
@@ -202,8 +207,10 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     q = get(q, &fkey, 8);
     q = get(q, h, sizeof h);
     if (endian != CACHE_ENDIAN || ver != CACHE_VERSION) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: format version %u (or byte order) differs from "
-                      "this program's version %u", path, (unsigned)ver, CACHE_VERSION);
+        st = mlc_errf(err, MLC_EPARSE,
+                      "cache %s: format version %u (or byte order) differs from "
+                      "this program's version %u",
+                      path, (unsigned)ver, CACHE_VERSION);
         goto done;
     }
     if (fkey != key) {
@@ -218,18 +225,17 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
                       "cache %s:byte 24: corrupt header: expected sizes nv >= 1, nt >= 1, "
                       "w 1..%d, m 1..%d, clusters 1..nt, samples 0..nv; found nv %d, nt %d, "
                       "w %d, m %d, clusters %d and %d, samples %d",
-                      path, CACHE_MAX_W, CACHE_MAX_M, (int)nv, (int)nt, (int)w, (int)m,
-                      (int)ncp, (int)nca, (int)ns);
+                      path, CACHE_MAX_W, CACHE_MAX_M, (int)nv, (int)nt, (int)w, (int)m, (int)ncp,
+                      (int)nca, (int)ns);
         goto done;
     }
-    uint64_t total = CACHE_HEADER +
-                     payload_bytes((uint64_t)nv, (uint64_t)nt, (uint64_t)w, (uint64_t)m,
-                                   (uint64_t)ns) + 8;
+    uint64_t total =
+        CACHE_HEADER +
+        payload_bytes((uint64_t)nv, (uint64_t)nt, (uint64_t)w, (uint64_t)m, (uint64_t)ns) + 8;
     if (total != flen || total > MLC_MAX_ALLOC) {
-        st = mlc_errf(err, MLC_EPARSE,
-                      "cache %s: %s (%llu bytes, the header implies %llu)", path,
-                      flen < total ? "truncated" : "has trailing bytes",
-                      (unsigned long long)flen, (unsigned long long)total);
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: %s (%llu bytes, the header implies %llu)", path,
+                      flen < total ? "truncated" : "has trailing bytes", (unsigned long long)flen,
+                      (unsigned long long)total);
         goto done;
     }
     buf = mlc_malloc((size_t)total);
@@ -240,8 +246,7 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     memcpy(buf, hdr, CACHE_HEADER);
     if (fread(buf + CACHE_HEADER, 1, (size_t)total - CACHE_HEADER, f) !=
         (size_t)total - CACHE_HEADER) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: short read (file changed while reading?)",
-                      path);
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: short read (file changed while reading?)", path);
         goto done;
     }
     uint64_t sum;
@@ -302,8 +307,7 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     if (!all_finite(out->W, snv * sw) || !all_finite(out->skin_eval, sw) ||
         !all_finite(out->D, 3 * snv * sm) || !all_finite(out->vib_eval, sm) ||
         !all_finite(out->grad_max, sm) || !all_finite(out->rigid_eval, 6)) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)",
-                      path);
+        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)", path);
         goto done;
     }
 done:

@@ -87,9 +87,9 @@ static void uf_union(int *parent, int i, int j) {
 /* Zero area relative to the triangle's own size (see the header). */
 static int zero_area(const double *a, const double *b, const double *c) {
     double u[3], v[3], w[3];
-    for (int k = 0; k < 3; k++) u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = c[k] - b[k];
-    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                   u[0] * v[1] - u[1] * v[0]};
+    for (int k = 0; k < 3; k++)
+        u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = c[k] - b[k];
+    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
     double l2 = 0, s;
     s = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
     l2 = MLC_MAX(l2, s);
@@ -139,8 +139,7 @@ mlc_status mlc_surface_check_compute(int nv, const double *V, int nf, const int 
         const int *f = F + 3 * (size_t)t;
         int w[3] = {map[f[0]], map[f[1]], map[f[2]]};
         int repeated = w[0] == w[1] || w[1] == w[2] || w[0] == w[2];
-        if (repeated ||
-            zero_area(V + 3 * (size_t)w[0], V + 3 * (size_t)w[1], V + 3 * (size_t)w[2]))
+        if (repeated || zero_area(V + 3 * (size_t)w[0], V + 3 * (size_t)w[1], V + 3 * (size_t)w[2]))
             if (out->degenerate++ == 0) out->degenerate_triangle = t;
         if (repeated) continue;
         for (int k = 0; k < 3; k++) {
@@ -154,7 +153,8 @@ mlc_status mlc_surface_check_compute(int nv, const double *V, int nf, const int 
     qsort(e, ne, sizeof *e, ekey_cmp);
     for (size_t i = 0; i < ne;) {
         size_t j = i + 1;
-        while (j < ne && e[j].a == e[i].a && e[j].b == e[i].b) j++;
+        while (j < ne && e[j].a == e[i].a && e[j].b == e[i].b)
+            j++;
         size_t n = j - i;
         if (n == 1) {
             if (out->boundary_edges++ == 0) out->boundary_vertex = e[i].a;
@@ -180,7 +180,8 @@ mlc_status mlc_surface_check_compute(int nv, const double *V, int nf, const int 
         uf_union(map, a, f[1]);
         uf_union(map, a, f[2]);
     }
-    for (int t = 0; t < nf; t++) count[uf_find(map, F[3 * (size_t)t])]++;
+    for (int t = 0; t < nf; t++)
+        count[uf_find(map, F[3 * (size_t)t])]++;
     for (int i = 0; i < nv; i++) {
         if (count[i] == 0) continue;
         out->components++;

@@ -20,7 +20,8 @@ mlc_status mlc_mesh_from_voxels(int nx, int ny, int nz, const unsigned char *occ
     const size_t gx = (size_t)nx + 1, gy = (size_t)ny + 1, gz = (size_t)nz + 1;
     const size_t ngrid = gx * gy * gz;
     size_t nvox = 0;
-    for (size_t i = 0; i < (size_t)nx * ny * nz; i++) nvox += occ[i] != 0;
+    for (size_t i = 0; i < (size_t)nx * ny * nz; i++)
+        nvox += occ[i] != 0;
     if (nvox == 0) return mlc_errf(err, MLC_EINVAL, "voxel grid: no voxel is filled");
     if (ngrid > 0x7fffffff || nvox * 6 > 0x7fffffff)
         return mlc_errf(err, MLC_EINVAL, "voxel grid: too large");

@@ -52,11 +52,13 @@ static void b64_end(b64 *b) {
 /* ---- Little-endian values ------------------------------------------------------------------ */
 
 static void put_u32(unsigned char *p, uint32_t v) {
-    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
+    for (int k = 0; k < 4; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
 }
 
 static void put_u64(unsigned char *p, uint64_t v) {
-    for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k));
+    for (int k = 0; k < 8; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
 }
 
 static void put_f32(unsigned char *p, float f) {
@@ -96,11 +98,15 @@ static void write_array(FILE *fp, const char *name, int ncomp, const arr_src *a)
         for (size_t j = 0; j < n; j++) {
             size_t at = j0 + j;
             switch (a->kind) {
-            case ARR_F32: put_f32(buf + 4 * j, (float)a->f[at]); break;
+            case ARR_F32:
+                put_f32(buf + 4 * j, (float)a->f[at]);
+                break;
             case ARR_I32:
                 put_u32(buf + 4 * j, (uint32_t)(a->i ? a->i[at] : (int)(at + 1) * a->step));
                 break;
-            case ARR_U8: buf[j] = a->u ? a->u[at] : a->fill; break;
+            case ARR_U8:
+                buf[j] = a->u ? a->u[at] : a->fill;
+                break;
             }
         }
         b64_put(&b, buf, n * (size_t)kind_size[a->kind]);
@@ -128,9 +134,11 @@ static mlc_status check_piece(const char *path, const mlc_vtk_piece *p, int per,
         int one = (f->f != NULL) + (f->u8 != NULL) == 1;
         if (!mlc_vtk_name_ok(f->name) || !one || (f->ncomp != 1 && f->ncomp != 3) ||
             (f->u8 && f->ncomp != 1))
-            return mlc_errf(err, MLC_EINVAL, "%s: point field %d: needs a name of letters, "
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: point field %d: needs a name of letters, "
                             "digits, '_', '-', '.', 1 or 3 components, and exactly one of "
-                            "float and byte values", path, a);
+                            "float and byte values",
+                            path, a);
     }
     return MLC_OK;
 }
@@ -142,8 +150,8 @@ static void write_point_data(FILE *fp, const mlc_vtk_piece *p) {
     fputs("      <PointData>\n", fp);
     for (int a = 0; a < p->nfield; a++) {
         const mlc_vtk_field *f = &p->fields[a];
-        arr_src src = {f->u8 ? ARR_U8 : ARR_F32, (size_t)p->n * (size_t)f->ncomp, f->f, NULL, 0,
-                       f->u8, 0};
+        arr_src src = {
+            f->u8 ? ARR_U8 : ARR_F32, (size_t)p->n * (size_t)f->ncomp, f->f, NULL, 0, f->u8, 0};
         write_array(fp, f->name, f->ncomp, &src);
     }
     fputs("      </PointData>\n", fp);
@@ -170,9 +178,10 @@ static void write_cells(FILE *fp, const mlc_vtk_piece *p, int per, int with_type
 }
 
 static void write_head(FILE *fp, const char *type) {
-    fprintf(fp, "<?xml version=\"1.0\"?>\n<!-- modalloco %s -->\n"
-                "<VTKFile type=\"%s\" version=\"1.0\" byte_order=\"LittleEndian\" "
-                "header_type=\"UInt64\">\n  <%s>\n",
+    fprintf(fp,
+            "<?xml version=\"1.0\"?>\n<!-- modalloco %s -->\n"
+            "<VTKFile type=\"%s\" version=\"1.0\" byte_order=\"LittleEndian\" "
+            "header_type=\"UInt64\">\n  <%s>\n",
             MLC_VERSION, type, type);
 }
 
@@ -183,8 +192,10 @@ mlc_status mlc_vtp_write(const char *path, const mlc_vtk_piece *piece, mlc_err *
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
     FILE *fp = af.fp;
     write_head(fp, "PolyData");
-    fprintf(fp, "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
-                "NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n", piece->n, piece->ncell);
+    fprintf(fp,
+            "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
+            "NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n",
+            piece->n, piece->ncell);
     write_point_data(fp, piece);
     write_points(fp, piece);
     fputs("      <Polys>\n", fp);
@@ -200,8 +211,7 @@ mlc_status mlc_vtu_write(const char *path, const mlc_vtk_piece *piece, mlc_err *
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
     FILE *fp = af.fp;
     write_head(fp, "UnstructuredGrid");
-    fprintf(fp, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", piece->n,
-            piece->ncell);
+    fprintf(fp, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", piece->n, piece->ncell);
     write_point_data(fp, piece);
     write_points(fp, piece);
     fputs("      <Cells>\n", fp);
@@ -213,12 +223,22 @@ mlc_status mlc_vtu_write(const char *path, const mlc_vtk_piece *piece, mlc_err *
 /* ---- Collections ------------------------------------------------------------------------- */
 
 static void xml_attr(FILE *fp, const char *s) {
-    for (; *s; s++) switch (*s) {
-        case '&': fputs("&amp;", fp); break;
-        case '<': fputs("&lt;", fp); break;
-        case '>': fputs("&gt;", fp); break;
-        case '"': fputs("&quot;", fp); break;
-        default: fputc(*s, fp);
+    for (; *s; s++)
+        switch (*s) {
+        case '&':
+            fputs("&amp;", fp);
+            break;
+        case '<':
+            fputs("&lt;", fp);
+            break;
+        case '>':
+            fputs("&gt;", fp);
+            break;
+        case '"':
+            fputs("&quot;", fp);
+            break;
+        default:
+            fputc(*s, fp);
         }
 }
 
@@ -230,9 +250,11 @@ mlc_status mlc_pvd_write(const char *path, const double *time, const char *const
     mlc_status s = mlc_afile_open(&af, path, err);
     if (s != MLC_OK) return s;
     FILE *fp = af.fp;
-    fprintf(fp, "<?xml version=\"1.0\"?>\n<!-- modalloco %s -->\n"
-                "<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\" "
-                "header_type=\"UInt64\">\n  <Collection>\n", MLC_VERSION);
+    fprintf(fp,
+            "<?xml version=\"1.0\"?>\n<!-- modalloco %s -->\n"
+            "<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\" "
+            "header_type=\"UInt64\">\n  <Collection>\n",
+            MLC_VERSION);
     for (int i = 0; i < n; i++) {
         /* %.17g: distinct steps keep distinct times however small sim.dt is. */
         fprintf(fp, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", time[i]);

@@ -10,7 +10,8 @@ static double *coordinate_weights(const mlc_mesh *m, double eval[4]) {
     double *W = malloc((size_t)4 * m->nv * sizeof *W);
     for (int i = 0; i < m->nv; i++) {
         W[i] = 1;
-        for (int k = 0; k < 3; k++) W[(size_t)(k + 1) * m->nv + i] = m->X[3 * i + k];
+        for (int k = 0; k < 3; k++)
+            W[(size_t)(k + 1) * m->nv + i] = m->X[3 * i + k];
     }
     eval[0] = 0;
     eval[1] = eval[2] = eval[3] = 1;
@@ -21,7 +22,8 @@ static double *coordinate_weights(const mlc_mesh *m, double eval[4]) {
 static int share_face(const mlc_mesh *m, int a, int b) {
     int n = 0;
     for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) n += m->T[4 * a + i] == m->T[4 * b + j];
+        for (int j = 0; j < 4; j++)
+            n += m->T[4 * a + i] == m->T[4 * b + j];
     return n == 3;
 }
 
@@ -42,16 +44,20 @@ static void check_partition(const mlc_mesh *m, const int *label, int nc) {
     /* Vertex -> tets incidence (CSR), so face neighbours are found among tets sharing a
      * vertex, independently of the library's face sort. */
     int *vs = calloc((size_t)m->nv + 1, sizeof *vs), *vt = malloc((size_t)4 * m->nt * sizeof *vt);
-    for (int i = 0; i < 4 * m->nt; i++) vs[m->T[i] + 1]++;
-    for (int v = 0; v < m->nv; v++) vs[v + 1] += vs[v];
+    for (int i = 0; i < 4 * m->nt; i++)
+        vs[m->T[i] + 1]++;
+    for (int v = 0; v < m->nv; v++)
+        vs[v + 1] += vs[v];
     int *fill = malloc((size_t)m->nv * sizeof *fill);
     memcpy(fill, vs, (size_t)m->nv * sizeof *fill);
-    for (int i = 0; i < 4 * m->nt; i++) vt[fill[m->T[i]]++] = i / 4;
+    for (int i = 0; i < 4 * m->nt; i++)
+        vt[fill[m->T[i]]++] = i / 4;
     int *mark = calloc((size_t)m->nt, sizeof *mark);
     int *stack = malloc((size_t)m->nt * sizeof *stack);
     for (int c = 0; c < nc; c++) {
         int s = 0;
-        while (label[s] != c) s++;
+        while (label[s] != c)
+            s++;
         int top = 0, reached = 1;
         stack[top++] = s;
         mark[s] = 1;
@@ -70,7 +76,8 @@ static void check_partition(const mlc_mesh *m, const int *label, int nc) {
                 }
             }
         }
-        if (reached != seen[c]) fail_msg("cluster %d: %d of %d tets reachable", c, reached, seen[c]);
+        if (reached != seen[c])
+            fail_msg("cluster %d: %d of %d tets reachable", c, reached, seen[c]);
     }
     free(mark);
     free(stack);
@@ -130,7 +137,8 @@ static void identical_features_should_still_fill_every_cluster(void **state) {
     mlc_mesh m = {0};
     test_box_mesh(2, 2, 2, 1.0, &m);
     double *W = malloc((size_t)2 * m.nv * sizeof *W);
-    for (int i = 0; i < 2 * m.nv; i++) W[i] = 1.0;
+    for (int i = 0; i < 2 * m.nv; i++)
+        W[i] = 1.0;
     double ev[2] = {0, 2};
     int *lab = malloc((size_t)m.nt * sizeof *lab);
     int nc = 0;
@@ -154,7 +162,8 @@ static void degenerate_settings_should_give_one_cluster_or_an_error(void **state
     /* w == 1: no features. */
     assert_int_equal(mlc_clusters_passive(&m, NULL, W, 1, ev, 5, 1, lab, &nc, &err), MLC_OK);
     assert_int_equal(nc, 1);
-    for (int e = 0; e < m.nt; e++) assert_int_equal(lab[e], 0);
+    for (int e = 0; e < m.nt; e++)
+        assert_int_equal(lab[e], 0);
     /* k > nt is clamped: each tet its own cluster. */
     assert_int_equal(mlc_clusters_passive(&m, NULL, W, 4, ev, 1000, 1, lab, &nc, &err), MLC_OK);
     assert_int_equal(nc, m.nt);
@@ -179,8 +188,8 @@ static int bar_with_fragment(int nx, int ny, int nz, int fi, int fj, int fk, int
     double *W = malloc((size_t)2 * m.nv * sizeof *W);
     for (int i = 0; i < m.nv; i++) {
         const double *x = m.X + 3 * i;
-        int in_frag = x[0] >= fi && x[0] <= fi + 1 && x[1] >= fj && x[1] <= fj + 1 &&
-                      x[2] >= fk && x[2] <= fk + 1;
+        int in_frag = x[0] >= fi && x[0] <= fi + 1 && x[1] >= fj && x[1] <= fj + 1 && x[2] >= fk &&
+                      x[2] <= fk + 1;
         W[i] = 1;
         W[m.nv + i] = (x[0] >= nx / 2 || in_frag) ? 1.0 : 0.0;
     }
@@ -191,7 +200,8 @@ static int bar_with_fragment(int nx, int ny, int nz, int fi, int fj, int fk, int
     fem.nt = m.nt;
     fem.nv = m.nv;
     fem.vol = malloc((size_t)m.nt * sizeof *fem.vol);
-    for (int e = 0; e < m.nt; e++) fem.vol[e] = 1.0 / 6.0; /* unit voxels, 6 equal tets */
+    for (int e = 0; e < m.nt; e++)
+        fem.vol[e] = 1.0 / 6.0; /* unit voxels, 6 equal tets */
     assert_int_equal(mlc_clusters_passive(&m, &fem, W, 2, ev, 2, 3, lab, &nc, NULL), MLC_OK);
     check_partition(&m, lab, nc);
     /* Voxel (i,j,k) holds tets 6·(i + nx(j + ny k)) .. +5 (mlc_mesh_from_voxels order). */
@@ -255,7 +265,8 @@ static double covering_radius(const mlc_mesh *m, const int *s, int n) {
     for (int i = 0; i < 3 * m->nf; i++) {
         int v = m->F[i];
         double best = HUGE_VAL;
-        for (int j = 0; j < n; j++) best = fmin(best, d2(m, v, s[j]));
+        for (int j = 0; j < n; j++)
+            best = fmin(best, d2(m, v, s[j]));
         r = fmax(r, best);
     }
     return sqrt(r);
@@ -286,11 +297,13 @@ static void samples_should_start_low_and_spread_out(void **state) {
     assert_int_equal(s[0], low);
     /* Second: the boundary vertex farthest from the first. */
     double far = 0;
-    for (int i = 0; i < 3 * m.nf; i++) far = fmax(far, d2(&m, s[0], m.F[i]));
+    for (int i = 0; i < 3 * m.nf; i++)
+        far = fmax(far, d2(&m, s[0], m.F[i]));
     assert_near(d2(&m, s[0], s[1]), far, 0);
     for (int i = 0; i < n; i++) {
         assert_true(on_boundary(&m, s[i]));
-        for (int j = 0; j < i; j++) assert_int_not_equal(s[i], s[j]);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(s[i], s[j]);
     }
     /* The covering radius never grows as samples are added, and each new sample was at the
      * covering radius of the previous ones (that is what "farthest point" means). */
@@ -300,7 +313,8 @@ static void samples_should_start_low_and_spread_out(void **state) {
         assert_true(r <= prev);
         if (k < n) {
             double dk = HUGE_VAL;
-            for (int j = 0; j < k; j++) dk = fmin(dk, d2(&m, s[k], s[j]));
+            for (int j = 0; j < k; j++)
+                dk = fmin(dk, d2(&m, s[k], s[j]));
             assert_near(sqrt(dk), r, 1e-12);
         }
         prev = r;

@@ -127,8 +127,8 @@ typedef struct {
     int maxiter, tolstag;
 } ref_consts;
 
-/* Rows with lambda = 0 are pycma 4.4.0's constants's table (pycma 4.4.0); the lambda = 16 rows other
- * than N = 10 are not in that table: they come from a separate Python transcription of the
+/* Rows with lambda = 0 are pycma 4.4.0's constants's table (pycma 4.4.0); the lambda = 16 rows
+ * other than N = 10 are not in that table: they come from a separate Python transcription of the
  * same formulas, which reproduces every table row. */
 static const ref_consts REF[] = {
     {2, 0, 3, 2.028611, 0.573173, 1.573173, 0.624555, 0.1548154, 0.08559278, -1.207324, -2.207324,
@@ -696,16 +696,17 @@ static void nan_values_should_rank_worst(void **state) {
 #define PLATEAU_N 4
 static double plateau(const double *x, double *dist) {
     double d2 = 0;
-    for (int i = 0; i < PLATEAU_N; i++) d2 += (x[i] - 0.85) * (x[i] - 0.85);
+    for (int i = 0; i < PLATEAU_N; i++)
+        d2 += (x[i] - 0.85) * (x[i] - 0.85);
     *dist = sqrt(d2);
     return d2 < 0.0225 ? d2 - 0.0225 : 0.0;
 }
 
 /* Run the plateau; returns the best f, and the generations done in *gens. */
-static double run_plateau(int early_stop, int use_tie, uint64_t seed, int *gens,
-                          const char **why) {
+static double run_plateau(int early_stop, int use_tie, uint64_t seed, int *gens, const char **why) {
     double x0[PLATEAU_N], lo[PLATEAU_N], hi[PLATEAU_N], f[64], t[64];
-    for (int i = 0; i < PLATEAU_N; i++) x0[i] = 0.2, lo[i] = 0.0, hi[i] = 1.0;
+    for (int i = 0; i < PLATEAU_N; i++)
+        x0[i] = 0.2, lo[i] = 0.0, hi[i] = 1.0;
     mlc_cmaes_settings st;
     mlc_cmaes_settings_default(&st, PLATEAU_N);
     st.x0 = x0;
@@ -720,7 +721,8 @@ static double run_plateau(int early_stop, int use_tie, uint64_t seed, int *gens,
     *gens = 0;
     while (!mlc_cmaes_stop(es, NULL)) {
         const double *X = mlc_cmaes_ask(es);
-        for (int k = 0; k < mlc_cmaes_lambda(es); k++) f[k] = plateau(X + PLATEAU_N * k, &t[k]);
+        for (int k = 0; k < mlc_cmaes_lambda(es); k++)
+            f[k] = plateau(X + PLATEAU_N * k, &t[k]);
         assert_int_equal(mlc_cmaes_tell_ties(es, f, use_tie ? t : NULL), MLC_OK);
         (*gens)++;
     }
@@ -822,7 +824,8 @@ static void early_stops_should_only_happen_when_enabled(void **state) {
         assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
         while (!mlc_cmaes_stop(es, NULL)) {
             const double *X = mlc_cmaes_ask(es);
-            for (int k = 0; k < mlc_cmaes_lambda(es); k++) f[k] = f_sphere(X + 3 * k, 3);
+            for (int k = 0; k < mlc_cmaes_lambda(es); k++)
+                f[k] = f_sphere(X + 3 * k, 3);
             mlc_cmaes_tell(es, f);
         }
         const char *why;

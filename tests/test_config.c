@@ -249,13 +249,14 @@ static void mesh_up_should_take_names_and_vectors(void **state) {
         const char *set;
         double v[3];
         const char *name;
-    } ok[] = {{"mesh.up=+z", {0, 0, 1}, "+z"},   {"mesh.up=-z", {0, 0, -1}, "-z"},
-              {"mesh.up=\"-x\"", {-1, 0, 0}, "-x"}, {"mesh.up=[0,0,1]", {0, 0, 1}, ""},
+    } ok[] = {{"mesh.up=+z", {0, 0, 1}, "+z"},          {"mesh.up=-z", {0, 0, -1}, "-z"},
+              {"mesh.up=\"-x\"", {-1, 0, 0}, "-x"},     {"mesh.up=[0,0,1]", {0, 0, 1}, ""},
               {"mesh.up=[1,-2,0.5]", {1, -2, 0.5}, ""}, {"mesh.up=+y", {0, 1, 0}, "+y"}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         if (mlc_config_set(&c, ok[i].set, &err) != MLC_OK) fail_msg("%s: %s", ok[i].set, err.msg);
         assert_string_equal(c.mesh.up, ok[i].name);
-        for (int k = 0; k < 3; k++) assert_near(c.mesh.up_vector[k], ok[i].v[k], 0);
+        for (int k = 0; k < 3; k++)
+            assert_near(c.mesh.up_vector[k], ok[i].v[k], 0);
         assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
         char *text = mlc_config_to_json(&c);
         assert_non_null(text);
@@ -267,8 +268,9 @@ static void mesh_up_should_take_names_and_vectors(void **state) {
         cJSON_Delete(root);
         assert_memory_equal(&back, &c, sizeof c);
     }
-    static const char *const bad[] = {"mesh.up=z", "mesh.up=up", "mesh.up=+w", "mesh.up=5",
-                                      "mesh.up=[0,1]", "mesh.up=[0,0,0]", "mesh.up=null"};
+    static const char *const bad[] = {"mesh.up=z",   "mesh.up=up",    "mesh.up=+w",
+                                      "mesh.up=5",   "mesh.up=[0,1]", "mesh.up=[0,0,0]",
+                                      "mesh.up=null"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mlc_config before = c;
         if (mlc_config_set(&c, bad[i], &err) != MLC_EINVAL) fail_msg("%s: accepted", bad[i]);
@@ -287,22 +289,22 @@ static void set_should_parse_each_type(void **state) {
     mlc_err err;
     mlc_config_defaults(&c);
     make_unusual(&c);
-    assert_string_equal(c.mesh.path, "meshes/bat.mesh");           /* bare string */
-    assert_int_equal(c.mesh.normalize, 0);                         /* bool */
-    assert_near(c.mesh.extent, 1.25, 0);                           /* number */
-    assert_int_equal(c.subspace.skinning_modes, 7);                /* int */
-    assert_int_equal(c.actuation.nmode_list, 3);                   /* int array */
+    assert_string_equal(c.mesh.path, "meshes/bat.mesh"); /* bare string */
+    assert_int_equal(c.mesh.normalize, 0);               /* bool */
+    assert_near(c.mesh.extent, 1.25, 0);                 /* number */
+    assert_int_equal(c.subspace.skinning_modes, 7);      /* int */
+    assert_int_equal(c.actuation.nmode_list, 3);         /* int array */
     assert_int_equal(c.actuation.mode_list[2], 7);
-    assert_near(c.actuation.period_range[1], 0.5, 0);              /* range */
-    assert_int_equal(c.actuation.nfixed_periods, 9);               /* number array */
+    assert_near(c.actuation.period_range[1], 0.5, 0); /* range */
+    assert_int_equal(c.actuation.nfixed_periods, 9);  /* number array */
     assert_near(c.actuation.fixed_periods[8], 0.9, 0);
-    assert_int_equal(c.actuation.nparameters, 2);                  /* parameters */
+    assert_int_equal(c.actuation.nparameters, 2); /* parameters */
     assert_int_equal(c.actuation.parameters[1].mode, 1);
     assert_int_equal(c.actuation.parameters[1].nsinusoids, 2);
     assert_near(c.actuation.parameters[1].sinusoids[0].phase, 1e-3, 0);
     assert_near(c.actuation.parameters[0].sinusoids[0].amplitude, -0.1, 0);
-    assert_near(c.sim.gravity[1], -1.0000000000000002, 0);         /* vec3 */
-    assert_int_equal(c.objective.forward_set, 1);                  /* vec3 or null */
+    assert_near(c.sim.gravity[1], -1.0000000000000002, 0); /* vec3 */
+    assert_int_equal(c.objective.forward_set, 1);          /* vec3 or null */
     assert_near(c.objective.forward[2], 0.8, 0);
     assert_string_equal(c.output.dir, "out dir/x");
     assert_int_equal(c.cmaes.seed, -42);
@@ -400,8 +402,7 @@ static void wrong_types_should_be_named(void **state) {
         {"actuation.parameters=[{\"mode\": 0, \"sinusoids\": [{\"amplitude\": 1, \"perod\": 1, "
          "\"phase\": 0}]}]",
          "unknown member 'perod' in 'actuation.parameters[0].sinusoids[0]'"},
-        {"actuation.parameters=[{\"mode\": 0, \"sinusoids\": []}]",
-         "has 0 sinusoids; valid: 1..8"},
+        {"actuation.parameters=[{\"mode\": 0, \"sinusoids\": []}]", "has 0 sinusoids; valid: 1..8"},
         {"actuation.parameters=[{\"mode\": \"0\", \"sinusoids\": []}]",
          "key 'actuation.parameters[0].mode' must be an integer, got string"},
     };
@@ -438,8 +439,7 @@ static void malformed_json_should_give_line_and_column(void **state) {
     char path[64], want[256];
     mlc_config_defaults(&c);
     /* cJSON gives up just after the trailing comma's '}', at line 2, column 23. */
-    assert_int_equal(load_text(&c, "{\n  \"sim\": {\"dt\": 0.01,}\n}\n", path, &err),
-                     MLC_EPARSE);
+    assert_int_equal(load_text(&c, "{\n  \"sim\": {\"dt\": 0.01,}\n}\n", path, &err), MLC_EPARSE);
     snprintf(want, sizeof want, "%s:2:23: malformed JSON near '\"dt\": 0.01,}'", path);
     assert_string_equal(err.msg, want);
 
@@ -461,8 +461,8 @@ static void malformed_json_should_give_line_and_column(void **state) {
 static void out_of_range_values_should_be_refused(void **state) {
     (void)state;
     static const struct {
-        const char *set; /* the assignment */
-        const char *key; /* the key the message must name */
+        const char *set;   /* the assignment */
+        const char *key;   /* the key the message must name */
         const char *value; /* how the value appears */
     } cases[] = {
         {"mesh.extent=0", "mesh.extent", "0"},
@@ -545,9 +545,15 @@ static void out_of_range_values_should_be_refused(void **state) {
         if (!v) v = cJSON_CreateString(strchr(cases[i].set, '=') + 1);
         char *p = (char *)&c + k->offset;
         switch (k->type) {
-        case MLC_CFG_STRING: strcpy(p, v->valuestring); break;
-        case MLC_CFG_INT: *(int *)p = v->valueint; break;
-        case MLC_CFG_NUMBER: *(double *)p = v->valuedouble; break;
+        case MLC_CFG_STRING:
+            strcpy(p, v->valuestring);
+            break;
+        case MLC_CFG_INT:
+            *(int *)p = v->valueint;
+            break;
+        case MLC_CFG_NUMBER:
+            *(double *)p = v->valuedouble;
+            break;
         case MLC_CFG_RANGE:
         case MLC_CFG_VEC3:
         case MLC_CFG_VEC3_OR_NULL: {
@@ -575,7 +581,8 @@ static void out_of_range_values_should_be_refused(void **state) {
             if (cJSON_IsString(v)) {
                 strcpy(p, v->valuestring);
             } else {
-                for (int e = 0; e < 3; e++) vec[e] = cJSON_GetArrayItem(v, e)->valuedouble;
+                for (int e = 0; e < 3; e++)
+                    vec[e] = cJSON_GetArrayItem(v, e)->valuedouble;
             }
             break;
         }
@@ -591,7 +598,8 @@ static void out_of_range_values_should_be_refused(void **state) {
                 cJSON_GetObjectItem(s, "period")->valuedouble;
             break;
         }
-        default: fail_msg("%s: unhandled type", cases[i].set);
+        default:
+            fail_msg("%s: unhandled type", cases[i].set);
         }
         cJSON_Delete(v);
         assert_int_equal(mlc_config_validate(&c, &err), MLC_EINVAL);
@@ -611,7 +619,8 @@ static void params_json_should_load_config_and_parameters(void **state) {
         "  \"parameters\": [\n"
         "    {\"mode\": 0, \"sinusoids\": [{\"amplitude\": 0.5, \"period\": 0.3, \"phase\": 0.1},\n"
         "                               {\"amplitude\": -0.25, \"period\": 0.5, \"phase\": 0}]},\n"
-        "    {\"mode\": 1, \"sinusoids\": [{\"amplitude\": 0.125, \"period\": 0.4, \"phase\": 1}]}\n"
+        "    {\"mode\": 1, \"sinusoids\": [{\"amplitude\": 0.125, \"period\": 0.4, \"phase\": "
+        "1}]}\n"
         "  ]\n"
         "}\n";
     mlc_config c;
@@ -637,9 +646,9 @@ static void params_json_should_load_config_and_parameters(void **state) {
     cJSON_AddNumberToObject(doc, "J", -2);
     cJSON_AddItemToObject(doc, "config", mlc_config_to_cjson(&c));
     cJSON *all = mlc_config_to_cjson(&c);
-    cJSON_AddItemToObject(doc, "parameters",
-                          cJSON_DetachItemFromObject(cJSON_GetObjectItem(all, "actuation"),
-                                                     "parameters"));
+    cJSON_AddItemToObject(
+        doc, "parameters",
+        cJSON_DetachItemFromObject(cJSON_GetObjectItem(all, "actuation"), "parameters"));
     cJSON_Delete(all);
     mlc_config d;
     mlc_config_defaults(&d);
@@ -661,7 +670,8 @@ static void fixed_periods_count_should_be_0_1_or_m_times_k(void **state) {
     int counts_ok[] = {0, 1, 20};
     for (int i = 0; i < 3; i++) {
         c.actuation.nfixed_periods = counts_ok[i];
-        for (int j = 0; j < counts_ok[i]; j++) c.actuation.fixed_periods[j] = 0.3;
+        for (int j = 0; j < counts_ok[i]; j++)
+            c.actuation.fixed_periods[j] = 0.3;
         assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
     }
     c.actuation.nfixed_periods = 3;
@@ -691,8 +701,9 @@ static void comment_should_be_ignored_but_type_checked(void **state) {
     mlc_config_defaults(&cfg);
     mlc_config_defaults(&ref);
     ref.sim.steps = 7;
-    assert_int_equal(load_text(&cfg, "{\"comment\": [\"what\", \"why\"], \"sim\": {\"steps\": 7}}",
-                               path, &err), MLC_OK);
+    assert_int_equal(
+        load_text(&cfg, "{\"comment\": [\"what\", \"why\"], \"sim\": {\"steps\": 7}}", path, &err),
+        MLC_OK);
     assert_memory_equal(&cfg, &ref, sizeof cfg);
     assert_int_equal(load_text(&cfg, "{\"comment\": \"one line\"}", path, &err), MLC_OK);
     assert_int_equal(load_text(&cfg, "{\"comment\": 3}", path, &err), MLC_EINVAL);

@@ -22,14 +22,17 @@ static void random_problem(unsigned *seed, int ns, int rank, double *D, double *
     double J[16 * 16];
     /* Column 0 is constant, like a rigid translation along the normal: every problem is then
      * feasible (raising all samples at once is always possible), as in a simulation. */
-    for (int i = 0; i < ns * rank; i++) J[i] = i < ns ? 0.3 : (double)rand_r(seed) / RAND_MAX - 0.5;
+    for (int i = 0; i < ns * rank; i++)
+        J[i] = i < ns ? 0.3 : (double)rand_r(seed) / RAND_MAX - 0.5;
     for (int i = 0; i < ns; i++)
         for (int j = 0; j < ns; j++) {
             double s = 0;
-            for (int k = 0; k < rank; k++) s += J[i + ns * k] * J[j + ns * k];
+            for (int k = 0; k < rank; k++)
+                s += J[i + ns * k] * J[j + ns * k];
             D[i + ns * j] = s;
         }
-    for (int i = 0; i < ns; i++) c[i] = (double)rand_r(seed) / RAND_MAX - 0.6;
+    for (int i = 0; i < ns; i++)
+        c[i] = (double)rand_r(seed) / RAND_MAX - 0.6;
 }
 
 /* min ½λᵀ(D+εI)λ + cᵀλ over λ ≥ 0 by trying every support set (the exact answer). */
@@ -42,18 +45,22 @@ static double brute_force(int ns, const double *D, double eps, const double *c, 
         double A[256], x[16];
         for (int a = 0; a < n; a++) {
             x[a] = -c[idx[a]];
-            for (int b = 0; b < n; b++) A[a + n * b] = D[idx[a] + ns * idx[b]] + (a == b) * eps;
+            for (int b = 0; b < n; b++)
+                A[a + n * b] = D[idx[a] + ns * idx[b]] + (a == b) * eps;
         }
         if (n > 0 && LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, A, n, x, n) != 0) continue;
         int ok = 1;
-        for (int a = 0; a < n; a++) ok &= x[a] >= 0;
+        for (int a = 0; a < n; a++)
+            ok &= x[a] >= 0;
         if (!ok) continue;
         double lam[16] = {0};
-        for (int a = 0; a < n; a++) lam[idx[a]] = x[a];
+        for (int a = 0; a < n; a++)
+            lam[idx[a]] = x[a];
         double f = 0;
         for (int i = 0; i < ns; i++) {
             f += c[i] * lam[i] + 0.5 * eps * lam[i] * lam[i];
-            for (int j = 0; j < ns; j++) f += 0.5 * lam[i] * D[i + ns * j] * lam[j];
+            for (int j = 0; j < ns; j++)
+                f += 0.5 * lam[i] * D[i + ns * j] * lam[j];
         }
         if (f < fbest) fbest = f, memcpy(best, lam, sizeof(double) * ns);
     }
@@ -69,12 +76,14 @@ static void lcp_should_match_enumeration(void **state) {
         double D[16 * 16], c[16], ystar[16], g[16], lam_ref[16];
         random_problem(&seed, ns, rank, D, c);
         /* gaps c = y* − g with g = 0 */
-        for (int i = 0; i < ns; i++) ystar[i] = c[i], g[i] = 0;
+        for (int i = 0; i < ns; i++)
+            ystar[i] = c[i], g[i] = 0;
         mlc_contact cs;
         assert_int_equal(mlc_contact_create(&cs, ns, D, 1e-12, 0), MLC_OK);
         /* A stale warm start must not matter. */
         if (trial % 3 == 1)
-            for (int i = 0; i < ns; i++) cs.lam[ns + i] = (double)(i % 2);
+            for (int i = 0; i < ns; i++)
+                cs.lam[ns + i] = (double)(i % 2);
         mlc_contact_solve_normal(&cs, ystar, g);
         const double *lam = cs.lam + ns;
         double f = 0;
@@ -82,12 +91,14 @@ static void lcp_should_match_enumeration(void **state) {
             /* λ ≥ 0, y = y* + Dλ ≥ −tol, complementarity */
             assert_true(lam[i] >= 0);
             double y = ystar[i];
-            for (int j = 0; j < ns; j++) y += D[i + ns * j] * lam[j];
+            for (int j = 0; j < ns; j++)
+                y += D[i + ns * j] * lam[j];
             assert_true(y >= -1e-9);
             if (lam[i] > 0) assert_true(fabs(y) < 1e-9);
             worst_gap = fmax(worst_gap, fabs(lam[i] * y));
             f += c[i] * lam[i] + 0.5 * cs.eps * lam[i] * lam[i];
-            for (int j = 0; j < ns; j++) f += 0.5 * lam[i] * D[i + ns * j] * lam[j];
+            for (int j = 0; j < ns; j++)
+                f += 0.5 * lam[i] * D[i + ns * j] * lam[j];
         }
         double fref = brute_force(ns, D, cs.eps, c, lam_ref);
         assert_true(f <= fref + 1e-10 * (1 + fabs(fref)));
@@ -106,8 +117,10 @@ static void friction_should_respect_the_coulomb_box(void **state) {
         int ns = 3 + trial % 6;
         double D[16 * 16], c[16], g[16] = {0}, rhs[16];
         random_problem(&seed, ns, ns, D, c);
-        for (int i = 0; i < ns; i++) c[i] = -fabs(c[i]) - 0.1; /* all penetrating */
-        for (int i = 0; i < ns; i++) rhs[i] = (double)rand_r(&seed) / RAND_MAX - 0.5;
+        for (int i = 0; i < ns; i++)
+            c[i] = -fabs(c[i]) - 0.1; /* all penetrating */
+        for (int i = 0; i < ns; i++)
+            rhs[i] = (double)rand_r(&seed) / RAND_MAX - 0.5;
         for (int limited = 0; limited < 2; limited++) {
             mlc_contact cs;
             assert_int_equal(mlc_contact_create(&cs, ns, D, 1e-12, limited ? 0.3 : 0), MLC_OK);
@@ -121,7 +134,8 @@ static void friction_should_respect_the_coulomb_box(void **state) {
                     assert_true(fabs(f) <= 0.3 * fn * (1 + 1e-12));
                 } else { /* (D + εI)_PP x = rhs */
                     double r = rhs[b] - cs.eps * f;
-                    for (int e = 0; e < np; e++) r -= D[s + ns * cs.contact[e]] * cs.lam[cs.contact[e]];
+                    for (int e = 0; e < np; e++)
+                        r -= D[s + ns * cs.contact[e]] * cs.lam[cs.contact[e]];
                     assert_true(fabs(r) < 1e-9);
                 }
             }
@@ -143,7 +157,8 @@ static double lowest_vertex(const tsim *t, const double *z) {
     int nv = t->mesh.nv;
     double *x = malloc(sizeof(double) * 3 * (size_t)nv), lo = INFINITY;
     mlc_model_skin(t->model, z, nv, NULL, x);
-    for (int f = 0; f < 3 * t->mesh.nf; f++) lo = fmin(lo, x[3 * t->mesh.F[f] + 1]);
+    for (int f = 0; f < 3 * t->mesh.nf; f++)
+        lo = fmin(lo, x[3 * t->mesh.F[f] + 1]);
     free(x);
     return lo;
 }
@@ -155,7 +170,8 @@ static void drop(tsim *t, double vx, int steps, drop_run *out) {
     out->first_contact_time = -1;
     out->min_normal = INFINITY;
     const int r = mlc_model_dim(t->model), n4 = r / 3, ns = t->sub.ns;
-    const double dt = mlc_model_settings(t->model)->dt, ground = mlc_model_settings(t->model)->ground;
+    const double dt = mlc_model_settings(t->model)->dt,
+                 ground = mlc_model_settings(t->model)->ground;
     mlc_rollout_reset(t->ro);
     if (vx != 0) { /* a uniform velocity: z_{−1} = z_0 shifted back by vx·h (t_x's translation) */
         double *z = malloc(sizeof(double) * r), *zp = malloc(sizeof(double) * r);
@@ -174,10 +190,12 @@ static void drop(tsim *t, double vx, int steps, drop_run *out) {
     for (int s = 1; s <= steps; s++) {
         assert_int_equal(mlc_rollout_step(t->ro, NULL), 0);
         const double *f = mlc_rollout_contact_forces(t->ro);
-        for (int i = 0; i < ns; i++) out->min_normal = fmin(out->min_normal, f[ns + i]);
+        for (int i = 0; i < ns; i++)
+            out->min_normal = fmin(out->min_normal, f[ns + i]);
         out->max_energy_rise = fmax(out->max_energy_rise, L.total - prev_total);
         out->max_step_contact_work = fmax(out->max_step_contact_work, L.contact_work_step);
-        out->max_step_normal_work = fmax(out->max_step_normal_work, L.contact_work_normal - prev_normal);
+        out->max_step_normal_work =
+            fmax(out->max_step_normal_work, L.contact_work_normal - prev_normal);
         prev_normal = L.contact_work_normal;
         prev_total = L.total;
         double lo = lowest_vertex(t, mlc_rollout_state(t->ro)) - ground;
@@ -211,7 +229,8 @@ static double full_space_rebound(tsim *t, const mlc_sim_settings *set0, int step
         assert_int_equal(mlc_fullspace_step(fs, NULL), 0);
         const double *x = mlc_fullspace_state(fs);
         double lo = INFINITY;
-        for (int f = 0; f < 3 * t->mesh.nf; f++) lo = fmin(lo, x[3 * t->mesh.F[f] + 1]);
+        for (int f = 0; f < 3 * t->mesh.nf; f++)
+            lo = fmin(lo, x[3 * t->mesh.F[f] + 1]);
         if (landed < 0 && mlc_fullspace_contacts(fs) > 0) landed = s;
         if (landed > 0 && s > landed + 5) rebound = fmax(rebound, lo - set.ground);
     }
@@ -245,13 +264,13 @@ static void dropped_body_should_land_without_gaining_energy(void **state) {
                       d.max_energy_rise, d.contact_work, d.max_step_contact_work,
                       d.max_step_normal_work, d.dissipated);
         assert_true(d.first_contact_time > 0);
-        assert_true(d.min_normal >= 0);              /* forces only push */
-        assert_true(d.max_energy_rise <= 1e-6);      /* joules, for ~6e3 J in play */
-        assert_true(d.max_step_normal_work <= 1e-6); /* the ground never pushes energy in */
+        assert_true(d.min_normal >= 0);               /* forces only push */
+        assert_true(d.max_energy_rise <= 1e-6);       /* joules, for ~6e3 J in play */
+        assert_true(d.max_step_normal_work <= 1e-6);  /* the ground never pushes energy in */
         assert_true(d.max_step_contact_work <= 1e-6); /* Coulomb friction only resists */
         assert_true(d.contact_work < 0);
         assert_true(d.dissipated > 0);
-        assert_true(d.lowest > -0.01 * extent);      /* resting, nothing sunk */
+        assert_true(d.lowest > -0.01 * extent); /* resting, nothing sunk */
         assert_true(d.final_kinetic < 1e-3 * d.dissipated);
         if (damped) {
             assert_true(d.rebound < 0.05 * h);
@@ -290,9 +309,9 @@ static void sliding_body_should_stop(void **state) {
         double travel = c1[0] - c0[0], block = v * v / (2 * 0.5 * 9.81);
         print_message("slide at 2 m/s%s: travelled %.3f m (a Coulomb block: %.3f), kinetic "
                       "%.2e -> %.2e J, contact work %.3e J, largest step normal work %.2e J, "
-                      "lowest vertex %.2e\n", coulomb ? " (Coulomb 0.5, no damping)" : "",
-                      travel, block, d.initial_kinetic, d.final_kinetic, d.contact_work,
-                      d.max_step_normal_work, d.lowest);
+                      "lowest vertex %.2e\n",
+                      coulomb ? " (Coulomb 0.5, no damping)" : "", travel, block, d.initial_kinetic,
+                      d.final_kinetic, d.contact_work, d.max_step_normal_work, d.lowest);
         assert_true(d.final_kinetic < 1e-4 * d.initial_kinetic);
         assert_true(d.max_step_normal_work <= 1e-6);
         assert_true(d.contact_work < 0);
@@ -317,7 +336,8 @@ static void ledger_should_balance_while_walking(void **state) {
     mlc_sim_settings_default(&set);
     tsim_init(&t, &set, 5, 4, 8, 40);
     double A[8], T[8], th[8];
-    for (int i = 0; i < 8; i++) A[i] = 0.15 / t.sub.grad_max[i / 2], T[i] = 0.3 + 0.05 * i, th[i] = 0.1 * i;
+    for (int i = 0; i < 8; i++)
+        A[i] = 0.15 / t.sub.grad_max[i / 2], T[i] = 0.3 + 0.05 * i, th[i] = 0.1 * i;
     mlc_actuation act = {4, 2, A, T, th};
     mlc_energy_ledger L;
     mlc_rollout_reset(t.ro);
@@ -330,8 +350,8 @@ static void ledger_should_balance_while_walking(void **state) {
         scale = fmax(scale, fabs(L.total));
     }
     print_message("walking: actuation work %.3e J, contact work %.3e J, dissipated %.3e J, "
-                  "smallest step dissipation %.3e J (energies up to %.3e J)\n", L.actuation_work,
-                  L.contact_work, L.dissipated, min_step, scale);
+                  "smallest step dissipation %.3e J (energies up to %.3e J)\n",
+                  L.actuation_work, L.contact_work, L.dissipated, min_step, scale);
     assert_true(L.actuation_work != 0);
     assert_true(L.dissipated > 0);
     assert_true(min_step > -1e-9 * scale);

@@ -41,7 +41,8 @@ static double skin_y(const tsim *t, const double *z, int i) {
 static void rederive(const tsim *t, const store *st, double ground, mlc_credibility *c) {
     int nv = t->mesh.nv;
     unsigned char *bnd = calloc((size_t)nv, 1);
-    for (int f = 0; f < 3 * t->mesh.nf; f++) bnd[t->mesh.F[f]] = 1;
+    for (int f = 0; f < 3 * t->mesh.nf; f++)
+        bnd[t->mesh.F[f]] = 1;
     double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
     for (int i = 0; i < nv; i++)
         for (int k = 0; k < 3; k++)
@@ -100,7 +101,8 @@ static void quad_init(tsim *t, int steps, double ground, const double g[3]) {
     mlc_sim_settings_default(&set);
     set.steps = steps;
     set.ground = ground;
-    for (int k = 0; k < 3; k++) set.gravity[k] = g[k];
+    for (int k = 0; k < 3; k++)
+        set.gravity[k] = g[k];
     test_quadruped_mesh(0.25, &t->mesh);
     tsim_init(t, &set, 4, 3, 6, 12);
 }
@@ -137,9 +139,9 @@ static void check_scenario(double ground, const double g[3], double amp, int jum
     mlc_rollout_result res, res2;
     mlc_credibility c, d;
     mlc_err err;
-    assert_int_equal(mlc_credibility_evaluate(t.model, &t.mesh, &act, &obj, 2, store_frame, &st,
-                                              &res, &c, &err),
-                     MLC_OK);
+    assert_int_equal(
+        mlc_credibility_evaluate(t.model, &t.mesh, &act, &obj, 2, store_frame, &st, &res, &c, &err),
+        MLC_OK);
     assert_int_equal(st.n, res.steps_done + 1);
     assert_int_equal(c.frames, st.n);
     /* The frames were those of an ordinary rollout. */
@@ -160,8 +162,9 @@ static void check_scenario(double ground, const double g[3], double amp, int jum
     mlc_credibility_judge(&j, jump);
     assert_int_equal(c.credible, j.credible);
     printf("ground %g, g (%g %g %g), amplitude %g: J %.4g rise %.4g airborne %.4g penetration "
-           "%.4g up_min %.4g robustness %.3g credible %d\n", ground, g[0], g[1], g[2], amp, res.J,
-           c.rise, c.airborne, c.penetration, c.up_min, c.robustness, c.credible);
+           "%.4g up_min %.4g robustness %.3g credible %d\n",
+           ground, g[0], g[1], g[2], amp, res.J, c.rise, c.airborne, c.penetration, c.up_min,
+           c.robustness, c.credible);
     *out = c;
     free(st.z);
     tsim_free(&t);
@@ -191,7 +194,8 @@ static void robustness_should_not_depend_on_the_thread_count(void **state) {
     const double down[3] = {0, -9.81, 0};
     quad_init(&t, 80, 0, down);
     double A[6], T[6], th[6];
-    for (int i = 0; i < 6; i++) A[i] = 0.4 / t.sub.grad_max[i / 2], T[i] = 0.4, th[i] = 0.1 * i;
+    for (int i = 0; i < 6; i++)
+        A[i] = 0.4 / t.sub.grad_max[i / 2], T[i] = 0.4, th[i] = 0.1 * i;
     mlc_actuation act = {3, 2, A, T, th};
     mlc_objective_settings obj;
     mlc_objective_settings_default(&obj);
@@ -202,17 +206,18 @@ static void robustness_should_not_depend_on_the_thread_count(void **state) {
     /* J = −1e-9 asks every replay to reach J ≤ −5e-10: whatever they score, they all run. */
     assert_int_equal(mlc_credibility_robustness(t.model, &act, &obj, -1e-9, 1, &c1, J1, &err),
                      MLC_OK);
-    for (int r = 0; r < MLC_CRED_REPLAYS; r++) assert_true(isfinite(J1[r]));
+    for (int r = 0; r < MLC_CRED_REPLAYS; r++)
+        assert_true(isfinite(J1[r]));
     for (int threads = 2; threads <= 4; threads++) {
-        assert_int_equal(mlc_credibility_robustness(t.model, &act, &obj, -1e-9, threads, &cn, Jn,
-                                                    &err),
-                         MLC_OK);
+        assert_int_equal(
+            mlc_credibility_robustness(t.model, &act, &obj, -1e-9, threads, &cn, Jn, &err), MLC_OK);
         assert_memory_equal(J1, Jn, sizeof J1);
         assert_int_equal(c1.kept, cn.kept);
     }
     /* The replays differ from each other (the noise reaches the rollout). */
     int distinct = 0;
-    for (int r = 1; r < MLC_CRED_REPLAYS; r++) distinct += J1[r] != J1[0];
+    for (int r = 1; r < MLC_CRED_REPLAYS; r++)
+        distinct += J1[r] != J1[0];
     assert_true(distinct > 0);
     /* No gain to keep: robustness 0 and nothing replayed. */
     for (int i = 0; i < 2; i++) {
@@ -220,7 +225,8 @@ static void robustness_should_not_depend_on_the_thread_count(void **state) {
         assert_int_equal(mlc_credibility_robustness(t.model, &act, &obj, J, 2, &cn, Jn, &err),
                          MLC_OK);
         assert_true(cn.robustness == 0 && cn.kept == 0);
-        for (int r = 0; r < MLC_CRED_REPLAYS; r++) assert_true(isnan(Jn[r]));
+        for (int r = 0; r < MLC_CRED_REPLAYS; r++)
+            assert_true(isnan(Jn[r]));
     }
     tsim_free(&t);
 }
@@ -235,7 +241,11 @@ static void judge_should_apply_each_limit(void **state) {
     mlc_credibility_explain(&c, 0, why, sizeof why);
     assert_string_equal(why, "");
     /* Each limit alone, at and beyond its threshold. */
-    struct { double *field; double ok, bad; int jump_exempt; } lim[] = {
+    struct {
+        double *field;
+        double ok, bad;
+        int jump_exempt;
+    } lim[] = {
         {&c.rise, MLC_CRED_RISE_MAX, 0.26, 1},
         {&c.airborne, MLC_CRED_AIRBORNE_MAX, 0.26, 1},
         {&c.penetration, MLC_CRED_PENETRATION_MAX, 0.021, 0},
@@ -297,7 +307,8 @@ static void perturbation_should_have_the_documented_statistics(void **state) {
             assert_true(oT[i] > 0);
             double z[3] = {(oA[i] - A[i]) / (0.01 * fabs(A[i]) + 0.001 * big),
                            (oT[i] / T[i] - 1) / 0.005, (oth[i] - th[i]) / 0.005};
-            for (int q = 0; q < 3; q++) s1[q][i] += z[q], s2[q][i] += z[q] * z[q];
+            for (int q = 0; q < 3; q++)
+                s1[q][i] += z[q], s2[q][i] += z[q] * z[q];
         }
     }
     /* Standard normals: mean within 4.5 standard errors of 0, variance within 10% of 1. */
@@ -322,12 +333,14 @@ static void perturbation_should_have_the_documented_statistics(void **state) {
     mlc_rng_seed(&r1, 11);
     mlc_rng_seed(&r2, 11);
     mlc_gait_perturb(&r1, M, K, A, T, th, oA, oT, oth);
-    for (int i = 0; i < 3 * N; i++) mlc_rng_normal(&r2);
+    for (int i = 0; i < 3 * N; i++)
+        mlc_rng_normal(&r2);
     assert_true(mlc_rng_normal(&r1) == mlc_rng_normal(&r2));
     /* All-zero amplitudes stay zero (no largest amplitude to scale by). */
     const double Z[N] = {0};
     mlc_gait_perturb(&r1, M, K, Z, T, th, oA, oT, oth);
-    for (int i = 0; i < N; i++) assert_true(oA[i] == 0);
+    for (int i = 0; i < N; i++)
+        assert_true(oA[i] == 0);
 }
 
 int main(void) {

@@ -35,7 +35,8 @@ static void problem_make(problem *p, int kind, int quadruped, double mu) {
         p->n = 3 * nv;
         p->K = mlc_fem_elasticity_hessian(&p->mesh, &p->fem, mu, 1.0, &p->cc);
         p->mass = malloc(3 * nv * sizeof(double));
-        for (int i = 0; i < 3 * nv; i++) p->mass[i] = p->fem.vmass[i / 3];
+        for (int i = 0; i < 3 * nv; i++)
+            p->mass[i] = p->fem.vmass[i / 3];
     }
     assert_non_null(p->K);
 }
@@ -68,7 +69,8 @@ static void dense_reference(const problem *p, double *w, double *Z) {
 
 static double mdot(const double *m, const double *x, const double *y, int n) {
     double s = 0;
-    for (int i = 0; i < n; i++) s += m[i] * x[i] * y[i];
+    for (int i = 0; i < n; i++)
+        s += m[i] * x[i] * y[i];
     return s;
 }
 
@@ -81,7 +83,8 @@ static void check_against_dense(const problem *p, int nev, const double *ev, con
     dense_reference(p, w, Z);
     /* Null eigenvalues are compared absolutely, to 1e-12 of the largest one asked for. */
     double floor_ = 1e-4 * w[nev - 1];
-    for (int a = 0; a < nev; a++) assert_rel(ev[a], w[a], 1e-8, floor_);
+    for (int a = 0; a < nev; a++)
+        assert_rel(ev[a], w[a], 1e-8, floor_);
     for (int a = 0; a < nev; a++) {
         const double *x = X + (size_t)a * n;
         /* Eigenspace of w[a]: reference eigenvalues within 1e-6 relative (or both ≈ 0). */
@@ -101,7 +104,8 @@ static void check_against_dense(const problem *p, int nev, const double *ev, con
             if (fabs(x[i]) > fabs(x[ib])) ib = i;
         assert_true(x[ib] > 0);
     }
-    for (int a = 1; a < nev; a++) assert_true(ev[a] >= ev[a - 1]);
+    for (int a = 1; a < nev; a++)
+        assert_true(ev[a] >= ev[a - 1]);
     free(w);
     free(Z);
 }
@@ -147,9 +151,9 @@ static void elasticity_modes_should_match_dense_and_be_deterministic(void **stat
     assert_int_equal(info.dense, 0);
     check_against_dense(&p, nev, ev, X);
     /* 6 rigid modes, far below the first elastic one. */
-    for (int a = 0; a < 6; a++) assert_true(fabs(ev[a]) < 1e-9 * ev[6]);
-    assert_int_equal(mlc_eigen_solve(p.K, p.mass, nev, sigma, ev2, X2, NULL, &p.cc, &err),
-                     MLC_OK);
+    for (int a = 0; a < 6; a++)
+        assert_true(fabs(ev[a]) < 1e-9 * ev[6]);
+    assert_int_equal(mlc_eigen_solve(p.K, p.mass, nev, sigma, ev2, X2, NULL, &p.cc, &err), MLC_OK);
     assert_memory_equal(ev, ev2, nev * sizeof(double));
     assert_memory_equal(X, X2, (size_t)p.n * nev * sizeof(double));
     free(ev);
@@ -195,8 +199,7 @@ static void bad_inputs_should_fail_with_a_reason(void **state) {
     assert_int_equal(mlc_alloc_live(), live);
     assert_int_equal(mlc_eigen_solve(p.K, p.mass, p.n, -1e-3, ev, X, NULL, &p.cc, &err),
                      MLC_EINVAL);
-    assert_int_equal(mlc_eigen_solve(p.K, p.mass, 0, -1e-3, ev, X, NULL, &p.cc, &err),
-                     MLC_EINVAL);
+    assert_int_equal(mlc_eigen_solve(p.K, p.mass, 0, -1e-3, ev, X, NULL, &p.cc, &err), MLC_EINVAL);
     p.mass[5] = 0;
     assert_int_equal(mlc_eigen_solve(p.K, p.mass, nev, -1e-3, ev, X, NULL, &p.cc, &err),
                      MLC_EINVAL);

@@ -90,11 +90,11 @@ static int have_tetgen(void) {
 static void mesh_formats_should_fail_cleanly_at_every_allocation(void **state) {
     (void)state;
     static const char *const seeds[] = {
-        "fuzz_mesh_medit/cube5.mesh",      "fuzz_mesh_gmsh/cube5_v22.msh",
+        "fuzz_mesh_medit/cube5.mesh",       "fuzz_mesh_gmsh/cube5_v22.msh",
         "fuzz_mesh_gmsh/cube5_v22_bin.msh", "fuzz_mesh_gmsh/cube5_v41.msh",
         "fuzz_mesh_off/quads.off",          "fuzz_mesh_obj/cube.obj",
         "fuzz_mesh_stl/cube_ascii.stl",     "fuzz_mesh_stl/cube_bin.stl",
-        "fuzz_mesh_ply/cube.ply",          "fuzz_mesh_gz/cube5.mesh.gz"};
+        "fuzz_mesh_ply/cube.ply",           "fuzz_mesh_gz/cube5.mesh.gz"};
     int tg = have_tetgen();
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         const char *ext = strrchr(seeds[i], '.');
@@ -158,8 +158,8 @@ static mlc_status op_subspace(void *ctx, mlc_err *err) {
 static mlc_status op_clusters(void *ctx, mlc_err *err) {
     precompute *p = ctx;
     int *label = malloc((size_t)p->mesh.nt * sizeof(int)), nc = 0;
-    mlc_status st = mlc_clusters_passive(&p->mesh, &p->fem, p->sub.W, p->sub.w,
-                                         p->sub.skin_eval, 3, 1, label, &nc, err);
+    mlc_status st = mlc_clusters_passive(&p->mesh, &p->fem, p->sub.W, p->sub.w, p->sub.skin_eval, 3,
+                                         1, label, &nc, err);
     free(label);
     return st;
 }
@@ -199,8 +199,10 @@ static void precompute_should_fail_cleanly_at_every_allocation(void **state) {
     struct {
         const char *name;
         op_fn op;
-    } ops[] = {{"fem", op_fem},           {"subspace (eigen, clusters, samples)", op_subspace},
-               {"clusters", op_clusters}, {"contact samples", op_samples},
+    } ops[] = {{"fem", op_fem},
+               {"subspace (eigen, clusters, samples)", op_subspace},
+               {"clusters", op_clusters},
+               {"contact samples", op_samples},
                {"model create", op_model}};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
         int sites = fail_each_allocation(ops[i].name, ops[i].op, p);

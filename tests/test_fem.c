@@ -51,7 +51,8 @@ static void indep_grad(const mlc_mesh *m, int e, const double *u, int ncomp, dou
     if (info != 0) fail_msg("dgesv info %d", info);
     /* B[l + 3k] = ∂u_k/∂X_l */
     for (int k = 0; k < ncomp; k++)
-        for (int l = 0; l < 3; l++) G[k + 3 * l] = B[l + 3 * k];
+        for (int l = 0; l < 3; l++)
+            G[k + 3 * l] = B[l + 3 * k];
 }
 
 /* Linear-elastic energy Σ_e V_e (μ ε:ε + λ/2 tr(ε)²) with volumes from the determinant. */
@@ -66,7 +67,8 @@ static double elastic_energy(const mlc_mesh *m, const double *u, double mu, doub
             c[k] = m->X[3 * t[3] + k] - m->X[3 * t[0] + k];
         }
         double V = (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                    a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+                    a[2] * (b[0] * c[1] - b[1] * c[0])) /
+                   6.0;
         double G[9], ee = 0, tr = 0;
         indep_grad(m, e, u, 3, G);
         for (int k = 0; k < 3; k++)
@@ -97,7 +99,8 @@ static void perturbed_box(int nx, int ny, int nz, double h, mlc_mesh *m) {
     test_box_mesh(nx, ny, nz, h, m);
     mlc_rng rng;
     mlc_rng_seed(&rng, 7);
-    for (int i = 0; i < 3 * m->nv; i++) m->X[i] += 0.1 * h * (2 * mlc_rng_uniform(&rng) - 1);
+    for (int i = 0; i < 3 * m->nv; i++)
+        m->X[i] += 0.1 * h * (2 * mlc_rng_uniform(&rng) - 1);
 }
 
 /* ---- tests ---------------------------------------------------------------------------- */
@@ -109,15 +112,18 @@ static void mass_should_sum_to_volume_and_gradients_to_zero(void **state) {
     test_box_mesh(3, 2, 2, 0.5, &m);
     assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
     double mv = 0, vv = 0;
-    for (int i = 0; i < m.nv; i++) mv += fem.vmass[i];
-    for (int e = 0; e < m.nt; e++) vv += fem.vol[e];
+    for (int i = 0; i < m.nv; i++)
+        mv += fem.vmass[i];
+    for (int e = 0; e < m.nt; e++)
+        vv += fem.vol[e];
     assert_near(mv, 1.5, 1e-13);
     assert_near(vv, 1.5, 1e-13);
     /* Partition of unity: Σ_a ∇φ_a = 0 and Σ_a X_a ∇φ_aᵀ = I (identity deformation). */
     for (int e = 0; e < m.nt; e++) {
         double F[9];
         mlc_fem_deformation_gradient(&m, &fem, e, m.X, F);
-        for (int q = 0; q < 9; q++) assert_near(F[q], (q % 4 == 0) ? 1.0 : 0.0, 1e-13);
+        for (int q = 0; q < 9; q++)
+            assert_near(F[q], (q % 4 == 0) ? 1.0 : 0.0, 1e-13);
         for (int k = 0; k < 3; k++) {
             const double *g = fem.grad + 12 * e;
             assert_near(g[k] + g[3 + k] + g[6 + k] + g[9 + k], 0.0, 1e-12);
@@ -141,9 +147,11 @@ static void laplacian_should_annihilate_constants_and_match_energy_hessian(void 
     assert_int_equal(L->stype, 1);
     int n = m.nv;
     double *one = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
-    for (int i = 0; i < n; i++) one[i] = 1;
+    for (int i = 0; i < n; i++)
+        one[i] = 1;
     spmv(L, one, y, &cc);
-    for (int i = 0; i < n; i++) assert_near(y[i], 0.0, 1e-12);
+    for (int i = 0; i < n; i++)
+        assert_near(y[i], 0.0, 1e-12);
     /* Hessian of the Dirichlet energy by central second differences (exact for a quadratic up
      * to rounding). */
     double *Ld = dense_of(L), *f = calloc(n, sizeof(double)), d = 1e-3;
@@ -162,10 +170,12 @@ static void laplacian_should_annihilate_constants_and_match_energy_hessian(void 
         }
     /* Per-tet μ scales the operator linearly. */
     double *mu = malloc(m.nt * sizeof(double));
-    for (int e = 0; e < m.nt; e++) mu[e] = 3.0;
+    for (int e = 0; e < m.nt; e++)
+        mu[e] = 3.0;
     cholmod_sparse *L3 = mlc_fem_laplacian(&m, &fem, mu, &cc);
     double *L3d = dense_of(L3);
-    for (int q = 0; q < n * n; q++) assert_near(L3d[q], 3 * Ld[q], 1e-12);
+    for (int q = 0; q < n * n; q++)
+        assert_near(L3d[q], 3 * Ld[q], 1e-12);
     free(L3d);
     free(mu);
     free(Ld);
@@ -212,9 +222,11 @@ static void hessian_should_annihilate_six_rigid_modes(void **state) {
         if (hscale == 0) {
             const int *Ap = H->p;
             const double *Ax = H->x;
-            for (int p = 0; p < Ap[n]; p++) hscale = fmax(hscale, fabs(Ax[p]));
+            for (int p = 0; p < Ap[n]; p++)
+                hscale = fmax(hscale, fabs(Ax[p]));
         }
-        for (int i = 0; i < n; i++) assert_near(y[i], 0.0, 1e-12 * hscale);
+        for (int i = 0; i < n; i++)
+            assert_near(y[i], 0.0, 1e-12 * hscale);
     }
     free(u);
     free(y);
@@ -239,22 +251,26 @@ static void hessian_should_be_symmetric_and_match_energy_derivatives(void **stat
     assert_int_equal(H->stype, 1);
     const int *Ap = H->p, *Ai = H->i;
     for (int j = 0; j < n; j++)
-        for (int p = Ap[j]; p < Ap[j + 1]; p++) assert_true(Ai[p] <= j);
+        for (int p = Ap[j]; p < Ap[j + 1]; p++)
+            assert_true(Ai[p] <= j);
     double *Hd = dense_of(H);
     /* Symmetry through the product: uᵀ(Hv) = vᵀ(Hu). */
     double *u = malloc(n * sizeof(double)), *v = malloc(n * sizeof(double));
     double *Hu = malloc(n * sizeof(double)), *Hv = malloc(n * sizeof(double));
     mlc_rng rng;
     mlc_rng_seed(&rng, 3);
-    for (int i = 0; i < n; i++) u[i] = mlc_rng_normal(&rng), v[i] = mlc_rng_normal(&rng);
+    for (int i = 0; i < n; i++)
+        u[i] = mlc_rng_normal(&rng), v[i] = mlc_rng_normal(&rng);
     spmv(H, u, Hu, &cc);
     spmv(H, v, Hv, &cc);
     double uHv = 0, vHu = 0;
-    for (int i = 0; i < n; i++) uHv += u[i] * Hv[i], vHu += v[i] * Hu[i];
+    for (int i = 0; i < n; i++)
+        uHv += u[i] * Hv[i], vHu += v[i] * Hu[i];
     assert_rel(uHv, vHu, 1e-13, 1e-12);
     /* Energy ½uᵀHu equals the independent energy; gradient H u by central differences. */
     double e_ind = elastic_energy(&m, u, mu, lambda), e_h = 0;
-    for (int i = 0; i < n; i++) e_h += 0.5 * u[i] * Hu[i];
+    for (int i = 0; i < n; i++)
+        e_h += 0.5 * u[i] * Hu[i];
     assert_rel(e_h, e_ind, 1e-12, 1e-12);
     double d = 1e-4;
     for (int i = 0; i < n; i++) {
@@ -306,12 +322,14 @@ static void linear_field_should_pass_the_patch_test(void **state) {
     for (int i = 0; i < m.nv; i++)
         for (int k = 0; k < 3; k++) {
             u[3 * i + k] = b[k];
-            for (int l = 0; l < 3; l++) u[3 * i + k] += A[k + 3 * l] * m.X[3 * i + l];
+            for (int l = 0; l < 3; l++)
+                u[3 * i + k] += A[k + 3 * l] * m.X[3 * i + l];
         }
     for (int e = 0; e < m.nt; e++) {
         double F[9];
         mlc_fem_deformation_gradient(&m, &fem, e, u, F);
-        for (int q = 0; q < 9; q++) assert_near(F[q], A[q], 1e-12);
+        for (int q = 0; q < 9; q++)
+            assert_near(F[q], A[q], 1e-12);
     }
     cholmod_common cc;
     cholmod_start(&cc);
@@ -319,12 +337,14 @@ static void linear_field_should_pass_the_patch_test(void **state) {
     spmv(H, u, f, &cc);
     /* Constant stress: the internal forces cancel at every interior vertex. */
     unsigned char *bnd = calloc(m.nv, 1);
-    for (int q = 0; q < 3 * m.nf; q++) bnd[m.F[q]] = 1;
+    for (int q = 0; q < 3 * m.nf; q++)
+        bnd[m.F[q]] = 1;
     int interior = 0;
     for (int i = 0; i < m.nv; i++) {
         if (bnd[i]) continue;
         interior++;
-        for (int k = 0; k < 3; k++) assert_near(f[3 * i + k], 0.0, 1e-12);
+        for (int k = 0; k < 3; k++)
+            assert_near(f[3 * i + k], 0.0, 1e-12);
     }
     assert_int_equal(interior, 8); /* (3+1-2)³ interior vertices */
     free(bnd);

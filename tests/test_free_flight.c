@@ -17,7 +17,8 @@
 static double rotation_distance(const double Ra[9], const double Rb[9]) {
     double M[9], Rt[9];
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) Rt[i + 3 * j] = Ra[j + 3 * i];
+        for (int j = 0; j < 3; j++)
+            Rt[i + 3 * j] = Ra[j + 3 * i];
     mat3_mul(Rt, Rb, M);
     double c = (M[0] + M[4] + M[8] - 1) / 2;
     double sx = M[5] - M[7], sy = M[6] - M[2], sz = M[1] - M[3];
@@ -31,10 +32,10 @@ typedef struct ref {
     const mlc_subspace *sub;
     mlc_sim_settings set;
     int nv, nt, r, n4;
-    double *B;   /* 3nv×r: x_{3i+k} = Σ B z */
-    double *L;   /* r×r Cholesky factor of Q = N/h² + (μ+γ) Bᵀ(L_v ⊗ I₃)B */
-    double *N;   /* r×r: Bᵀ M B */
-    double *Yh;  /* nt × (m+1) × 9: per-tet mode gradients ∇D_v (v < m), I (v = m) */
+    double *B;  /* 3nv×r: x_{3i+k} = Σ B z */
+    double *L;  /* r×r Cholesky factor of Q = N/h² + (μ+γ) Bᵀ(L_v ⊗ I₃)B */
+    double *N;  /* r×r: Bᵀ M B */
+    double *Yh; /* nt × (m+1) × 9: per-tet mode gradients ∇D_v (v < m), I (v = m) */
     double *x, *f, *rhs, *zq;
 } ref;
 
@@ -50,7 +51,8 @@ static void ref_init(ref *rf, const mlc_mesh *mesh, const mlc_fem *fem, const ml
             double wb = sub->W[i + (size_t)nv * b];
             double Xt[4] = {mesh->X[3 * i], mesh->X[3 * i + 1], mesh->X[3 * i + 2], 1};
             for (int k = 0; k < 3; k++)
-                for (int c = 0; c < 4; c++) rf->B[3 * i + k + n3v * (k * n4 + 4 * b + c)] = wb * Xt[c];
+                for (int c = 0; c < 4; c++)
+                    rf->B[3 * i + k + n3v * (k * n4 + 4 * b + c)] = wb * Xt[c];
         }
     /* H = M/h² + (μ+γ) L_v ⊗ I₃ per vertex DOF, then Q = Bᵀ H B and N = Bᵀ M B. */
     double *H = calloc(n3v * n3v, sizeof(double)), *Mv = calloc(n3v * n3v, sizeof(double));
@@ -67,7 +69,8 @@ static void ref_init(ref *rf, const mlc_mesh *mesh, const mlc_fem *fem, const ml
                 const double *ga = fem->grad + 12 * e + 3 * a, *gc = fem->grad + 12 * e + 3 * c;
                 double v = stiff * fem->vol[e] * (ga[0] * gc[0] + ga[1] * gc[1] + ga[2] * gc[2]);
                 for (int k = 0; k < 3; k++)
-                    H[3 * (size_t)mesh->T[4 * e + a] + k + n3v * (3 * (size_t)mesh->T[4 * e + c] + k)] += v;
+                    H[3 * (size_t)mesh->T[4 * e + a] + k +
+                      n3v * (3 * (size_t)mesh->T[4 * e + c] + k)] += v;
             }
     double *HB = malloc(sizeof(double) * n3v * r), *MB = malloc(sizeof(double) * n3v * r);
     rf->L = malloc(sizeof(double) * (size_t)r * r);
@@ -83,7 +86,8 @@ static void ref_init(ref *rf, const mlc_mesh *mesh, const mlc_fem *fem, const ml
         for (int i = 0; i < r; i++) {
             double s = 0, t = 0;
             for (size_t l = 0; l < n3v; l++)
-                s += rf->B[l + n3v * i] * HB[l + n3v * j], t += rf->B[l + n3v * i] * MB[l + n3v * j];
+                s += rf->B[l + n3v * i] * HB[l + n3v * j],
+                    t += rf->B[l + n3v * i] * MB[l + n3v * j];
             rf->L[i + (size_t)r * j] = s, rf->N[i + (size_t)r * j] = t;
         }
     if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', r, rf->L, r) != 0) fail_msg("reference: Q not SPD");
@@ -100,7 +104,8 @@ static void ref_init(ref *rf, const mlc_mesh *mesh, const mlc_fem *fem, const ml
                 int vi = mesh->T[4 * e + a];
                 const double *g = fem->grad + 12 * e + 3 * a, *D = sub->D + 3 * (size_t)nv * v;
                 for (int l = 0; l < 3; l++)
-                    for (int j = 0; j < 3; j++) Y[l + 3 * j] += D[3 * vi + l] * g[j];
+                    for (int j = 0; j < 3; j++)
+                        Y[l + 3 * j] += D[3 * vi + l] * g[j];
             }
         }
     rf->x = malloc(sizeof(double) * n3v);
@@ -118,7 +123,8 @@ static void ref_positions(ref *rf, const double *z) {
     size_t n3v = 3 * (size_t)rf->nv;
     for (size_t i = 0; i < n3v; i++) {
         double s = 0;
-        for (int j = 0; j < rf->r; j++) s += rf->B[i + n3v * j] * z[j];
+        for (int j = 0; j < rf->r; j++)
+            s += rf->B[i + n3v * j] * z[j];
         rf->x[i] = s;
     }
 }
@@ -128,7 +134,8 @@ static void ref_F(const ref *rf, int e, double F[9]) { /* F[k + 3j] = Σ_a x_{a,
     for (int a = 0; a < 4; a++) {
         const double *xa = rf->x + 3 * rf->mesh->T[4 * e + a], *g = rf->fem->grad + 12 * e + 3 * a;
         for (int k = 0; k < 3; k++)
-            for (int j = 0; j < 3; j++) F[k + 3 * j] += xa[k] * g[j];
+            for (int j = 0; j < 3; j++)
+                F[k + 3 * j] += xa[k] * g[j];
     }
 }
 
@@ -138,7 +145,8 @@ static void ref_body_rotation(ref *rf, const double *z, double R[9]) {
     ref_positions(rf, z);
     for (int e = 0; e < rf->nt; e++) {
         ref_F(rf, e, F);
-        for (int i = 0; i < 9; i++) A[i] += rf->fem->vol[e] * F[i];
+        for (int i = 0; i < 9; i++)
+            A[i] += rf->fem->vol[e] * F[i];
     }
     svd_rotation(A, R, NULL);
 }
@@ -149,15 +157,18 @@ static void ref_step(ref *rf, const mlc_actuation *act, double t, double *z, dou
     int r = rf->r, m = sub->m, nt = rf->nt, ncp = sub->ncp, nca = sub->nca;
     double abar[16];
     mlc_actuation_eval(act, m, t, 0.0, abar);
-    double *Fc = calloc((size_t)(ncp + nca) * 9, sizeof(double)), *Rc = calloc((size_t)(ncp + nca) * 9, sizeof(double));
+    double *Fc = calloc((size_t)(ncp + nca) * 9, sizeof(double)),
+           *Rc = calloc((size_t)(ncp + nca) * 9, sizeof(double));
     double *Ye = malloc(sizeof(double) * 9 * (size_t)nt);
     for (int e = 0; e < nt; e++) { /* Y_e(ā) = Σ_v ā_v Ŷ_v */
         double *Y = Ye + 9 * e;
         memset(Y, 0, 9 * sizeof(double));
         for (int v = 0; v <= m; v++)
-            for (int i = 0; i < 9; i++) Y[i] += abar[v] * rf->Yh[((size_t)e * (m + 1) + v) * 9 + i];
+            for (int i = 0; i < 9; i++)
+                Y[i] += abar[v] * rf->Yh[((size_t)e * (m + 1) + v) * 9 + i];
     }
-    for (int i = 0; i < r; i++) rf->zq[i] = 2 * z[i] - zp[i];
+    for (int i = 0; i < r; i++)
+        rf->zq[i] = 2 * z[i] - zp[i];
     memcpy(zp, z, sizeof(double) * r);
     memcpy(z, rf->zq, sizeof(double) * r);
     double ih2 = 1 / (rf->set.dt * rf->set.dt);
@@ -170,18 +181,22 @@ static void ref_step(ref *rf, const mlc_actuation *act, double t, double *z, dou
             double F[9], FYt[9], Yt[9], V = rf->fem->vol[e];
             ref_F(rf, e, F);
             for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) Yt[i + 3 * j] = Ye[9 * e + j + 3 * i];
+                for (int j = 0; j < 3; j++)
+                    Yt[i + 3 * j] = Ye[9 * e + j + 3 * i];
             mat3_mul(F, Yt, FYt);
             double *P = Fc + 9 * sub->cluster[e], *H = Fc + 9 * (ncp + sub->acluster[e]);
-            for (int i = 0; i < 9; i++) P[i] += V * F[i], H[i] += V * FYt[i];
+            for (int i = 0; i < 9; i++)
+                P[i] += V * F[i], H[i] += V * FYt[i];
         }
-        for (int c = 0; c < ncp + nca; c++) svd_rotation(Fc + 9 * c, Rc + 9 * c, NULL);
+        for (int c = 0; c < ncp + nca; c++)
+            svd_rotation(Fc + 9 * c, Rc + 9 * c, NULL);
         /* global: Q z = N q/h² + Bᵀ Σ_e V (μ R_c + γ Ω_c Y_e) ∇φᵀ (vertex forces) */
         memset(rf->f, 0, sizeof(double) * n3v);
         for (int e = 0; e < nt; e++) {
             double P[9], OY[9], V = rf->fem->vol[e];
             mat3_mul(Rc + 9 * (ncp + sub->acluster[e]), Ye + 9 * e, OY);
-            for (int i = 0; i < 9; i++) P[i] = rf->set.mu * Rc[9 * sub->cluster[e] + i] + rf->set.gamma * OY[i];
+            for (int i = 0; i < 9; i++)
+                P[i] = rf->set.mu * Rc[9 * sub->cluster[e] + i] + rf->set.gamma * OY[i];
             for (int a = 0; a < 4; a++) {
                 const double *g = rf->fem->grad + 12 * e + 3 * a;
                 double *fa = rf->f + 3 * rf->mesh->T[4 * e + a];
@@ -191,8 +206,10 @@ static void ref_step(ref *rf, const mlc_actuation *act, double t, double *z, dou
         }
         for (int j = 0; j < r; j++) {
             double s = 0, u = 0;
-            for (size_t l = 0; l < n3v; l++) s += rf->B[l + n3v * j] * rf->f[l];
-            for (int l = 0; l < r; l++) u += rf->N[j + (size_t)r * l] * rf->zq[l];
+            for (size_t l = 0; l < n3v; l++)
+                s += rf->B[l + n3v * j] * rf->f[l];
+            for (int l = 0; l < r; l++)
+                u += rf->N[j + (size_t)r * l] * rf->zq[l];
             rf->rhs[j] = s + ih2 * u;
         }
         LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', r, 1, rf->L, r, rf->rhs, r);
@@ -232,7 +249,8 @@ static void spinning_free_flight_should_match_an_svd_reference(void **state) {
     mlc_model_com(t.model, z, c0);
     double ax[3] = {1, 2, 3}, na = sqrt(14.0), h = -3.0 * set.dt / 2; /* z_{−1}: rotated back */
     q[0] = cos(h);
-    for (int k = 0; k < 3; k++) q[k + 1] = sin(h) * ax[k] / na;
+    for (int k = 0; k < 3; k++)
+        q[k + 1] = sin(h) * ax[k] / na;
     mlc_quat_to_matrix(q, Rspin);
     rotate_state(Rspin, c0, t.sub.W[0], n4, z, zp);
     mlc_rollout_set_state(t.ro, z, zp);
@@ -249,7 +267,8 @@ static void spinning_free_flight_should_match_an_svd_reference(void **state) {
             worst_z = fmax(worst_z, fabs(zs[i] - z[i])), zscale = fmax(zscale, fabs(z[i]));
         mlc_model_com(t.model, zs, c);
         mlc_model_com(t.model, z, cr);
-        for (int k = 0; k < 3; k++) worst_com = fmax(worst_com, fabs(c[k] - cr[k]));
+        for (int k = 0; k < 3; k++)
+            worst_com = fmax(worst_com, fabs(c[k] - cr[k]));
         mlc_model_rotation(t.model, zs, R);
         ref_body_rotation(&rf, z, Rr);
         worst_rot = fmax(worst_rot, rotation_distance(R, Rr));
@@ -259,8 +278,8 @@ static void spinning_free_flight_should_match_an_svd_reference(void **state) {
     print_message("free flight vs SVD reference, 200 steps (body turned %.1f deg): orientation "
                   "%.3e rad, centre of mass %.3e extents, max |dz| %.3e of max |z|\n",
                   total * 180 / MLC_PI, worst_rot, worst_com / ext, worst_z / zscale);
-    assert_true(total > 0.5);            /* it did spin */
-    assert_true(worst_rot < 1e-9);       /* radians */
+    assert_true(total > 0.5);      /* it did spin */
+    assert_true(worst_rot < 1e-9); /* radians */
     assert_true(worst_com < 1e-9 * ext);
     assert_true(worst_z < 1e-9 * zscale);
     ref_free(&rf);

@@ -42,17 +42,21 @@ static void box_at_rest_should_stay_on_the_ground(void **state) {
     for (int s = 1; s <= 400; s++) {
         assert_int_equal(mlc_fullspace_step(fs, NULL), 0);
         const double *x = mlc_fullspace_state(fs);
-        for (int i = 0; i < t.sub.ns; i++) minY = fmin(minY, x[3 * t.sub.samples[i] + 1]);
+        for (int i = 0; i < t.sub.ns; i++)
+            minY = fmin(minY, x[3 * t.sub.samples[i] + 1]);
         double c[3];
         mlc_fullspace_com(fs, x, c);
         if (s == 200) memcpy(c_settled, c, sizeof c);
         if (s > 200)
-            for (int k = 0; k < 3; k++) drift = fmax(drift, fabs(c[k] - c_settled[k]));
+            for (int k = 0; k < 3; k++)
+                drift = fmax(drift, fabs(c[k] - c_settled[k]));
         if (s == 400)
-            for (int i = 0; i < 3 * nv; i++) sag = fmax(sag, fabs(x[i] - t.mesh.X[i]));
+            for (int i = 0; i < 3 * nv; i++)
+                sag = fmax(sag, fabs(x[i] - t.mesh.X[i]));
     }
     print_message("full space at rest: min sample y = %.3e, CoM drift after settling %.3e, "
-                  "max vertex displacement %.3e (height %.2f)\n", minY, drift, sag, height);
+                  "max vertex displacement %.3e (height %.2f)\n",
+                  minY, drift, sag, height);
     assert_true(minY > -0.01 * height);
     assert_true(drift < 0.01 * height);
     assert_true(sag < 0.02 * height);
@@ -60,7 +64,8 @@ static void box_at_rest_should_stay_on_the_ground(void **state) {
     tsim_free(&t);
 }
 
-/* ---- (b) reduced → full as w grows ------------------------------------------------------------- */
+/* ---- (b) reduced → full as w grows -------------------------------------------------------------
+ */
 
 typedef struct curve_point {
     int w;
@@ -125,7 +130,8 @@ static void reduced_should_approach_full_space_in_free_flight(void **state) {
     curve_point pts[NW];
     error_curve("free flight, no gravity, 4 modes at p = 0.3", &set, 0.3, 16, curve_w, NW, pts);
     const curve_point *first = &pts[0], *last = &pts[NW - 1];
-    for (int j = 0; j < NW; j++) assert_true(pts[j].com_err < 1e-9);
+    for (int j = 0; j < NW; j++)
+        assert_true(pts[j].com_err < 1e-9);
     assert_true(last->vert_err < first->vert_err / 20);
     assert_true(last->vert_err < 5e-3);
     assert_rel(last->J_reduced, last->J_full, 0.01, 1e-9);
@@ -164,7 +170,8 @@ static void set_stop(mlc_fullspace *fs, double tol, int max_it) {
 
 static double max_diff(const double *a, const double *b, int n) {
     double d = 0;
-    for (int i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    for (int i = 0; i < n; i++)
+        d = fmax(d, fabs(a[i] - b[i]));
     return d;
 }
 
@@ -230,8 +237,8 @@ static void full_space_steps_should_converge_to_their_tolerance(void **state) {
     }
     print_message("%d steps (%d in contact): iterations mean %.1f, max %d; worst last change "
                   "%.2e of the extent; distance of a step to its fixed point %.2e (tolerance "
-                  "1e-6), %.2e (1e-4)\n", steps, contact_steps, (double)its / steps, its_max,
-                  worst_change, err_a, err_b);
+                  "1e-6), %.2e (1e-4)\n",
+                  steps, contact_steps, (double)its / steps, its_max, worst_change, err_a, err_b);
     mlc_fullspace_convergence cv;
     mlc_fullspace_convergence_get(fa, &cv);
     assert_int_equal(cv.steps, steps);
@@ -285,7 +292,8 @@ static void tighter_tolerance_should_change_a_rollout_less(void **state) {
         prev = dx;
     }
     assert_true(fabs(J[2] - J[3]) < fabs(J[0] - J[3]));
-    for (int j = 0; j < 4; j++) free(x[j]);
+    for (int j = 0; j < 4; j++)
+        free(x[j]);
     mlc_fullspace_destroy(fs);
     tsim_free(&t);
 }

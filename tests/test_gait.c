@@ -17,7 +17,8 @@ static void decode_should_map_the_unit_box_onto_the_parameter_bounds(void **stat
     mlc_rng rng;
     mlc_rng_seed(&rng, 7);
     for (int trial = 0; trial < 200; trial++) {
-        for (int i = 0; i < 18; i++) u[i] = trial < 2 ? (double)trial : mlc_rng_uniform(&rng);
+        for (int i = 0; i < 18; i++)
+            u[i] = trial < 2 ? (double)trial : mlc_rng_uniform(&rng);
         mlc_gait_decode(&g, u, A, T, th);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 2; j++) {
@@ -27,7 +28,8 @@ static void decode_should_map_the_unit_box_onto_the_parameter_bounds(void **stat
             }
     }
     /* The box centre is zero amplitude, mid period, mid phase. */
-    for (int i = 0; i < 18; i++) u[i] = 0.5;
+    for (int i = 0; i < 18; i++)
+        u[i] = 0.5;
     mlc_gait_decode(&g, u, A, T, th);
     for (int i = 0; i < 6; i++) {
         assert_near(A[i], 0.0, 0.0);
@@ -44,7 +46,8 @@ static void fixed_periods_should_remove_period_coordinates(void **state) {
     assert_int_equal(g.n, 8);
     double u[8] = {1, 0.5, 0, 0.5, 0.5, 0.5, 0.5, 0.5}, A[4], T[4], th[4];
     mlc_gait_decode(&g, u, A, T, th);
-    for (int i = 0; i < 4; i++) assert_near(T[i], Tf[i], 0);
+    for (int i = 0; i < 4; i++)
+        assert_near(T[i], Tf[i], 0);
     assert_near(A[0], 1.0, 0);
     assert_near(A[1], -1.0, 0);
     mlc_err err;
@@ -57,8 +60,7 @@ static void selection_should_drive_the_modes_with_largest_participation(void **s
     (void)state;
     mlc_gait_space g;
     double amax[4] = {1, 1, 1, 1};
-    assert_int_equal(mlc_gait_space_init(&g, 4, 1, 2, amax, 0.2, 0.6, 0, 1, NULL, 0, NULL),
-                     MLC_OK);
+    assert_int_equal(mlc_gait_space_init(&g, 4, 1, 2, amax, 0.2, 0.6, 0, 1, NULL, 0, NULL), MLC_OK);
     assert_int_equal(g.n, 4 + 3 * 2);
     double u[10] = {0.1, 0.9, 0.3, 0.9, /* slot 0 */ 1, 0.5, 0.5, /* slot 1 */ 0, 0.5, 0.5};
     int modes[4];
@@ -86,7 +88,6 @@ static void inconsistent_bounds_should_be_rejected(void **state) {
     assert_non_null(strstr(err.msg, "actuation.select"));
 }
 
-
 /* Realized worst-tet strain max_e ‖Σ_i a_i ∇(D_i)_e‖_F for the coefficients a (m), computed
  * from the mode vectors and the shape gradients directly (not from the stored norms). */
 static double worst_tet_strain(const tsim *t, const double *a) {
@@ -98,9 +99,11 @@ static double worst_tet_strain(const tsim *t, const double *a) {
             for (int v = 0; v < 4; v++)
                 for (int l = 0; l < 3; l++)
                     for (int j = 0; j < 3; j++)
-                        Y[l + 3 * j] += a[i] * t->sub.D[(size_t)n * i + 3 * t->mesh.T[4 * e + v] + l] *
+                        Y[l + 3 * j] += a[i] *
+                                        t->sub.D[(size_t)n * i + 3 * t->mesh.T[4 * e + v] + l] *
                                         t->fem.grad[12 * e + 3 * v + j];
-        for (int q = 0; q < 9; q++) f += Y[q] * Y[q];
+        for (int q = 0; q < 9; q++)
+            f += Y[q] * Y[q];
         worst = fmax(worst, sqrt(f));
     }
     return worst;
@@ -128,7 +131,8 @@ static void combined_bound_should_hold_for_the_realized_strain_in_every_tet(void
     mlc_subspace_mode_strains(&t.mesh, &t.fem, &t.sub, strain);
     for (int i = 0; i < M; i++) {
         double g = 0;
-        for (int e = 0; e < t.mesh.nt; e++) g = fmax(g, strain[(size_t)e * M + i]);
+        for (int e = 0; e < t.mesh.nt; e++)
+            g = fmax(g, strain[(size_t)e * M + i]);
         assert_near(g, t.sub.grad_max[i], 1e-12 * g);
         amax[i] = p / t.sub.grad_max[i];
     }
@@ -169,14 +173,15 @@ static void combined_bound_should_hold_for_the_realized_strain_in_every_tet(void
         }
     qsort(corner, SAMPLES, sizeof(double), cmp_double);
     print_message("realized strain / p: worst %.4f; corners median %.4f, min %.4f; per-signal "
-                  "corners up to %.3f\n", worst_ratio, corner[SAMPLES / 2], corner[0],
-                  per_signal_max);
+                  "corners up to %.3f\n",
+                  worst_ratio, corner[SAMPLES / 2], corner[0], per_signal_max);
     assert_true(worst_ratio <= 1 + 1e-12);
     assert_true(corner[SAMPLES / 2] > 0.25); /* sizeable: not crushed by the bound */
     assert_true(per_signal_max > 1.5);       /* why the per-signal limits are not the default */
 
     /* A single signal alone still reaches its a_max (the bound is S = p, not scaled). */
-    for (int i = 0; i < g.n; i++) u[i] = 0.5;
+    for (int i = 0; i < g.n; i++)
+        u[i] = 0.5;
     u[3 * (2 * K + 1)] = 1.0; /* mode 2, sinusoid 1: amplitude coordinate at its top */
     mlc_gait_decode(&g, u, A, T, th);
     assert_near(A[2 * K + 1], amax[2], 1e-15 * amax[2]);
@@ -184,17 +189,20 @@ static void combined_bound_should_hold_for_the_realized_strain_in_every_tet(void
 
     /* The map is continuous: a tiny step in u moves the amplitudes by about as little. */
     double A2[M * K];
-    for (int i = 0; i < g.n; i++) u[i] = mlc_rng_uniform(&rng);
+    for (int i = 0; i < g.n; i++)
+        u[i] = mlc_rng_uniform(&rng);
     mlc_gait_decode(&g, u, A, T, th);
     u[0] += 1e-9;
     mlc_gait_decode(&g, u, A2, T, th);
-    for (int i = 0; i < M * K; i++) assert_true(fabs(A2[i] - A[i]) <= 1e-7 * amax[i / K]);
+    for (int i = 0; i < M * K; i++)
+        assert_true(fabs(A2[i] - A[i]) <= 1e-7 * amax[i / K]);
 
     /* Bounds checks for simulate: inside after decoding, outside when doubled. */
     char why[300];
     mlc_gait_decode(&g, u, A, T, th);
     assert_false(mlc_gait_outside(&g, K, A, T, th, NULL, why, sizeof why));
-    for (int i = 0; i < M * K; i++) A[i] *= 2;
+    for (int i = 0; i < M * K; i++)
+        A[i] *= 2;
     assert_true(mlc_gait_outside(&g, K, A, T, th, NULL, why, sizeof why));
     free(strain);
     tsim_free(&t);
@@ -230,7 +238,8 @@ static void ramp_should_start_at_rest_and_end_in_the_signal(void **state) {
         prev = e;
     }
     assert_near(prev, 1.0, 0.0);
-    double h = 1e-6, left = (mlc_actuation_ramp(ramp, ramp) - mlc_actuation_ramp(ramp - h, ramp)) / h;
+    double h = 1e-6,
+           left = (mlc_actuation_ramp(ramp, ramp) - mlc_actuation_ramp(ramp - h, ramp)) / h;
     assert_true(fabs(left) < 1e-4);
     assert_near(mlc_actuation_ramp(0.3, 0.0), 1.0, 0.0); /* ramp 0: off */
 }

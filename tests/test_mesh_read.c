@@ -621,8 +621,9 @@ static uint64_t checksum_of(const char *path, char *format) {
 static void expect_same_as_gz(const char *plain, const char *gz) {
     char f1[32], f2[32];
     uint64_t a = checksum_of(plain, f1), b = checksum_of(gz, f2);
-    if (a != b) fail_msg("%s and %s differ: %016llx vs %016llx", plain, gz,
-                         (unsigned long long)a, (unsigned long long)b);
+    if (a != b)
+        fail_msg("%s and %s differ: %016llx vs %016llx", plain, gz, (unsigned long long)a,
+                 (unsigned long long)b);
     assert_string_equal(f1, f2);
 }
 
@@ -691,7 +692,8 @@ static void damaged_gz_should_be_refused_cleanly(void **state) {
         mlc_mesh m = {0};
         mlc_err err = {0};
         mlc_status s = mlc_mesh_read(p, &m, NULL, &err);
-        if (s != MLC_EPARSE) fail_msg("cut.mesh.gz of %zu/%zu bytes: status %d (%s)", len, n, s, err.msg);
+        if (s != MLC_EPARSE)
+            fail_msg("cut.mesh.gz of %zu/%zu bytes: status %d (%s)", len, n, s, err.msg);
         assert_non_null(strstr(err.msg, "cut.mesh.gz"));
         if (len >= 10) assert_non_null(strstr(err.msg, "truncated gzip file"));
         mlc_mesh_free(&m);
@@ -723,8 +725,7 @@ static void damaged_gz_should_be_refused_cleanly(void **state) {
     char *out = NULL;
     size_t size = 0;
     mlc_err err = {0};
-    assert_int_equal(mlc_gz_inflate("z.gz", z, cap, 1 << 20, NULL, &out, &size, &err),
-                     MLC_EPARSE);
+    assert_int_equal(mlc_gz_inflate("z.gz", z, cap, 1 << 20, NULL, &out, &size, &err), MLC_EPARSE);
     assert_non_null(strstr(err.msg, "not a gzip file"));
     free(z);
     assert_int_equal(mlc_alloc_live(), live);
@@ -752,7 +753,8 @@ static void gz_output_should_stop_at_the_limit(void **state) {
                      MLC_EINVAL);
     assert_non_null(strstr(err.msg, "decompresses to more than"));
     assert_null(out);
-    assert_int_equal(mlc_gz_inflate(p, (unsigned char *)gz, n, N, "test", &out, &size, &err), MLC_OK);
+    assert_int_equal(mlc_gz_inflate(p, (unsigned char *)gz, n, N, "test", &out, &size, &err),
+                     MLC_OK);
     assert_int_equal(size, N);
     mlc_free(out);
     free(gz);

@@ -6,8 +6,8 @@
 
 #define QUADRUPED MLC_DATA_DIR "/quadruped.mesh"
 
-static const double axes[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
-                                  {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+static const double axes[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                  {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
 
 static double det3(const double *R) {
     return R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
@@ -19,7 +19,8 @@ static void check_rotation(const double up[3], const double R[9], double tol) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double s = 0;
-            for (int k = 0; k < 3; k++) s += R[3 * k + i] * R[3 * k + j];
+            for (int k = 0; k < 3; k++)
+                s += R[3 * k + i] * R[3 * k + j];
             assert_near(s, i == j ? 1.0 : 0.0, tol);
         }
     assert_near(det3(R), 1.0, tol);
@@ -34,10 +35,9 @@ static void axis_rotations_should_be_exact_signed_permutations(void **state) {
     (void)state;
     /* Written out by hand: +x: (x,y,z) → (−y, x, z); −x: (y, −x, z); +y: identity;
      * −y: (x, −y, −z); +z: (x, z, −y); −z: (x, −z, y). */
-    static const double want[6][9] = {
-        {0, -1, 0, 1, 0, 0, 0, 0, 1}, {0, 1, 0, -1, 0, 0, 0, 0, 1},
-        {1, 0, 0, 0, 1, 0, 0, 0, 1},  {1, 0, 0, 0, -1, 0, 0, 0, -1},
-        {1, 0, 0, 0, 0, 1, 0, -1, 0}, {1, 0, 0, 0, 0, -1, 0, 1, 0}};
+    static const double want[6][9] = {{0, -1, 0, 1, 0, 0, 0, 0, 1}, {0, 1, 0, -1, 0, 0, 0, 0, 1},
+                                      {1, 0, 0, 0, 1, 0, 0, 0, 1},  {1, 0, 0, 0, -1, 0, 0, 0, -1},
+                                      {1, 0, 0, 0, 0, 1, 0, -1, 0}, {1, 0, 0, 0, 0, -1, 0, 1, 0}};
     for (int a = 0; a < 6; a++) {
         double R[9];
         mlc_mesh_up_rotation(axes[a], R);
@@ -54,8 +54,8 @@ static void axis_rotations_should_be_exact_signed_permutations(void **state) {
 
 static void vector_rotations_should_be_proper_even_next_to_minus_y(void **state) {
     (void)state;
-    static const double ups[][3] = {{1, 1, 0},      {0.3, -0.2, 0.9},   {-2, 5, 1e-3},
-                                    {1e-9, -1, 0},  {0, -1, 1e-12},     {1e-300, -1, 0},
+    static const double ups[][3] = {{1, 1, 0},         {0.3, -0.2, 0.9}, {-2, 5, 1e-3},
+                                    {1e-9, -1, 0},     {0, -1, 1e-12},   {1e-300, -1, 0},
                                     {-0.7, -0.7, 0.1}, {1e-8, 1, -1e-8}};
     for (size_t i = 0; i < sizeof ups / sizeof ups[0]; i++) {
         double R[9];
@@ -86,7 +86,8 @@ static double min_signed_volume(const mlc_mesh *m) {
         const double *a = m->X + 3 * m->T[4 * e], *b = m->X + 3 * m->T[4 * e + 1];
         const double *c = m->X + 3 * m->T[4 * e + 2], *d = m->X + 3 * m->T[4 * e + 3];
         double u[3], v[3], w[3];
-        for (int k = 0; k < 3; k++) u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = d[k] - a[k];
+        for (int k = 0; k < 3; k++)
+            u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = d[k] - a[k];
         double s = u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
                    u[2] * (v[0] * w[1] - v[1] * w[0]);
         if (s < v_min) v_min = s;
@@ -108,10 +109,9 @@ static void declared_up_should_undo_a_hand_rotation(void **state) {
     mlc_mesh_apply_transform(&ref, tf0);
 
     /* Q takes +y to the axis: the inverses of the permutations above, written independently. */
-    static const double Q[6][9] = {
-        {0, 1, 0, -1, 0, 0, 0, 0, 1}, {0, -1, 0, 1, 0, 0, 0, 0, 1},
-        {1, 0, 0, 0, 1, 0, 0, 0, 1},  {1, 0, 0, 0, -1, 0, 0, 0, -1},
-        {1, 0, 0, 0, 0, -1, 0, 1, 0}, {1, 0, 0, 0, 0, 1, 0, -1, 0}};
+    static const double Q[6][9] = {{0, 1, 0, -1, 0, 0, 0, 0, 1}, {0, -1, 0, 1, 0, 0, 0, 0, 1},
+                                   {1, 0, 0, 0, 1, 0, 0, 0, 1},  {1, 0, 0, 0, -1, 0, 0, 0, -1},
+                                   {1, 0, 0, 0, 0, -1, 0, 1, 0}, {1, 0, 0, 0, 0, 1, 0, -1, 0}};
     uint64_t seen[7];
     for (int a = 0; a <= 6; a++) {
         mlc_mesh m = {0};
@@ -125,7 +125,8 @@ static void declared_up_should_undo_a_hand_rotation(void **state) {
             double R[9];
             mlc_mesh_up_rotation(up, R);
             for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) Rt[3 * i + j] = R[3 * j + i];
+                for (int j = 0; j < 3; j++)
+                    Rt[3 * i + j] = R[3 * j + i];
             rotate_mesh(&m, Rt);
         }
         mlc_transform tf = mlc_mesh_prepare_transform(&m, up, 1, 2.0);
@@ -140,7 +141,8 @@ static void declared_up_should_undo_a_hand_rotation(void **state) {
     }
     /* Different orientations are different meshes for params.json. */
     for (int a = 0; a <= 6; a++)
-        for (int b = 0; b < a; b++) assert_true(seen[a] != seen[b]);
+        for (int b = 0; b < a; b++)
+            assert_true(seen[a] != seen[b]);
     mlc_mesh_free(&ref);
 }
 

@@ -54,7 +54,7 @@ static void objective_terms_should_match_their_definitions(void **state) {
     mlc_actuation act = {4, 1, A, T, th};
     mlc_objective_settings obj;
     mlc_objective_settings_default(&obj);
-    obj.credible_gate = 0; /* checked below */
+    obj.credible_gate = 0;                          /* checked below */
     obj.direction[0] = 0.6, obj.direction[2] = 0.8; /* a diagonal target */
     obj.forward[0] = 1;
     frames f = {.model = t.model, .u0 = {1, 0, 0}, .v = {0.6, 0, 0.8}};
@@ -62,7 +62,8 @@ static void objective_terms_should_match_their_definitions(void **state) {
     assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, on_frame, &f, &plain), MLC_OK);
     assert_false(plain.failed);
     double disp = 0;
-    for (int k = 0; k < 3; k++) disp += (f.c1[k] - f.c0[k]) * f.v[k];
+    for (int k = 0; k < 3; k++)
+        disp += (f.c1[k] - f.c0[k]) * f.v[k];
     assert_near(plain.displacement, disp, 1e-12);
     assert_near(plain.J_disp, -disp, 1e-12);
     assert_near(plain.J_align, fmax(0.0, f.min_fwd), 1e-9);
@@ -118,7 +119,8 @@ static void work_penalty_should_carry_the_time_step(void **state) {
         set.dt = run ? 0.005 : 0.01;
         set.steps = run ? 80 : 40;
         tsim_init(&t, &set, 3, 4, 4, 12);
-        for (int i = 0; i < 4; i++) A[i] = 0.1 / t.sub.grad_max[i], T[i] = 0.3, th[i] = 0.1 * i;
+        for (int i = 0; i < 4; i++)
+            A[i] = 0.1 / t.sub.grad_max[i], T[i] = 0.3, th[i] = 0.1 * i;
         mlc_actuation act = {4, 1, A, T, th};
         mlc_objective_settings obj;
         mlc_objective_settings_default(&obj);

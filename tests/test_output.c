@@ -81,7 +81,8 @@ static int count_entries(const char *dir) {
 
 static int count_substr(const char *s, const char *sub) {
     int n = 0;
-    for (const char *p = strstr(s, sub); p; p = strstr(p + 1, sub)) n++;
+    for (const char *p = strstr(s, sub); p; p = strstr(p + 1, sub))
+        n++;
     return n;
 }
 
@@ -157,7 +158,8 @@ static void pc2_should_round_trip_with_the_exact_layout(void **state) {
     snprintf(path, sizeof path, "%s", in_dir(state, "animation.pc2"));
     double x[FRAMES][3 * N];
     for (int f = 0; f < FRAMES; f++)
-        for (int i = 0; i < 3 * N; i++) x[f][i] = 0.1 * i - 0.37 * f + 1e-3 * i * f;
+        for (int i = 0; i < 3 * N; i++)
+            x[f][i] = 0.1 * i - 0.37 * f + 1e-3 * i * f;
     mlc_pc2_writer w;
     mlc_err err;
     assert_int_equal(mlc_pc2_begin(&w, path, N, &err), MLC_OK);
@@ -197,7 +199,8 @@ static void pc2_should_round_trip_with_the_exact_layout(void **state) {
     assert_int_equal(ns, FRAMES);
     assert_true(start == 0.0f && rate == 1.0f);
     for (int f = 0; f < FRAMES; f++)
-        for (int i = 0; i < 3 * N; i++) assert_true(data[3 * N * f + i] == (float)x[f][i]);
+        for (int i = 0; i < 3 * N; i++)
+            assert_true(data[3 * N * f + i] == (float)x[f][i]);
     mlc_free(data);
     assert_int_equal(count_entries(((tmpdir *)*state)->dir), 1);
 }
@@ -239,7 +242,8 @@ static void obj_should_reference_every_vertex_with_1_based_indices(void **state)
     int nsv, *sv, *sf;
     assert_int_equal(mlc_mesh_surface(&m, &nsv, &sv, &sf), MLC_OK);
     double *P = calloc((size_t)3 * (nsv + 1), sizeof *P); /* one spare vertex */
-    for (int i = 0; i < nsv; i++) memcpy(P + 3 * i, m.X + 3 * sv[i], 3 * sizeof(double));
+    for (int i = 0; i < nsv; i++)
+        memcpy(P + 3 * i, m.X + 3 * sv[i], 3 * sizeof(double));
     char path[512];
     snprintf(path, sizeof path, "%s", in_dir(state, "surface.obj"));
     mlc_err err;
@@ -273,7 +277,8 @@ static void obj_should_reference_every_vertex_with_1_based_indices(void **state)
     }
     assert_int_equal(nvl, nsv);
     assert_int_equal(nfl, m.nf);
-    for (int i = 0; i < nsv; i++) assert_true(used[i]);
+    for (int i = 0; i < nsv; i++)
+        assert_true(used[i]);
     free(used);
     free(text);
 
@@ -311,9 +316,11 @@ static void colormaps_should_hit_their_ends_and_be_distinct(void **state) {
         memcpy(prev, c, 3);
     }
     unsigned char pal[12][3];
-    for (int i = 0; i < 12; i++) mlc_color_label(i, pal[i]);
     for (int i = 0; i < 12; i++)
-        for (int j = 0; j < i; j++) assert_memory_not_equal(pal[i], pal[j], 3);
+        mlc_color_label(i, pal[i]);
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < i; j++)
+            assert_memory_not_equal(pal[i], pal[j], 3);
     mlc_color_label(12, c);
     assert_memory_equal(c, pal[0], 3);
     double s[4] = {2, 4, (double)NAN, 3};
@@ -354,15 +361,16 @@ static void vtk_should_write_tets_with_point_and_cell_data(void **state) {
     mlc_mesh m = {0};
     test_box_mesh(1, 1, 2, 1.0, &m);
     double *w0 = malloc((size_t)m.nv * sizeof *w0), *w1 = malloc((size_t)m.nv * sizeof *w1);
-    for (int i = 0; i < m.nv; i++) w0[i] = m.X[3 * i + 2], w1[i] = -1;
+    for (int i = 0; i < m.nv; i++)
+        w0[i] = m.X[3 * i + 2], w1[i] = -1;
     int *lab = malloc((size_t)m.nt * sizeof *lab);
-    for (int e = 0; e < m.nt; e++) lab[e] = e / 6;
+    for (int e = 0; e < m.nt; e++)
+        lab[e] = e / 6;
     mlc_vtk_scalars f[2] = {{"weight_1", w0}, {"weight_2", w1}};
     char path[512];
     snprintf(path, sizeof path, "%s", in_dir(state, "mesh.vtk"));
     mlc_err err;
-    assert_int_equal(mlc_vtk_write(path, m.X, m.nv, m.T, m.nt, f, 2, "cluster", lab, &err),
-                     MLC_OK);
+    assert_int_equal(mlc_vtk_write(path, m.X, m.nv, m.T, m.nt, f, 2, "cluster", lab, &err), MLC_OK);
     char *t = slurp(path, NULL);
     char want[128];
     assert_true(strncmp(t, "# vtk DataFile Version 3.0\n", 27) == 0);
@@ -375,8 +383,7 @@ static void vtk_should_write_tets_with_point_and_cell_data(void **state) {
     assert_non_null(strstr(t, "CELL_DATA 12\nSCALARS cluster int 1\n"));
     free(t);
     f[1].name = "bad name";
-    assert_int_equal(mlc_vtk_write(path, m.X, m.nv, m.T, m.nt, f, 2, NULL, NULL, &err),
-                     MLC_EINVAL);
+    assert_int_equal(mlc_vtk_write(path, m.X, m.nv, m.T, m.nt, f, 2, NULL, NULL, &err), MLC_EINVAL);
     free(w0);
     free(w1);
     free(lab);
@@ -436,21 +443,20 @@ static void svg_should_be_well_formed_with_nan_constant_and_single_points(void *
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(
-            atomic_write_should_leave_no_temp_and_abort_should_keep_old, setup, teardown),
+        cmocka_unit_test_setup_teardown(atomic_write_should_leave_no_temp_and_abort_should_keep_old,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(atomic_open_should_fail_in_a_missing_directory, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(mkdir_p_should_create_nested_dirs_and_reject_files,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(mkdir_p_should_create_nested_dirs_and_reject_files, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(pc2_should_round_trip_with_the_exact_layout, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(pc2_reader_should_reject_truncated_and_foreign_files,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(pc2_reader_should_reject_truncated_and_foreign_files, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(obj_should_reference_every_vertex_with_1_based_indices,
                                         setup, teardown),
         cmocka_unit_test(colormaps_should_hit_their_ends_and_be_distinct),
-        cmocka_unit_test_setup_teardown(ply_should_carry_vertex_and_face_colours, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(ply_should_carry_vertex_and_face_colours, setup, teardown),
         cmocka_unit_test_setup_teardown(vtk_should_write_tets_with_point_and_cell_data, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

@@ -10,14 +10,18 @@
 #include "modalloco/polar.h"
 
 static void random_problem(mlc_rng *rng, int kind, double A[9], double q[4]) {
-    for (int i = 0; i < 9; i++) A[i] = mlc_rng_normal(rng);
+    for (int i = 0; i < 9; i++)
+        A[i] = mlc_rng_normal(rng);
     if (kind == 1) /* near the identity, as in a simulation step */
-        for (int i = 0; i < 9; i++) A[i] = 0.05 * A[i] + (i % 4 == 0);
+        for (int i = 0; i < 9; i++)
+            A[i] = 0.05 * A[i] + (i % 4 == 0);
     if (kind == 2) /* rank one */
         for (int j = 0; j < 3; j++)
-            for (int i = 0; i < 3; i++) A[i + 3 * j] = A[i] * A[3 + j];
+            for (int i = 0; i < 3; i++)
+                A[i + 3 * j] = A[i] * A[3 + j];
     if (kind == 3) /* reflected */
-        for (int i = 0; i < 3; i++) A[i] = -A[i];
+        for (int i = 0; i < 3; i++)
+            A[i] = -A[i];
     if (kind == 4) memset(A, 0, 9 * sizeof(double));
     q[0] = 1, q[1] = q[2] = q[3] = 0;
     if (kind == 1) q[0] = 1, q[1] = 0.01 * mlc_rng_normal(rng), q[2] = 0.02, q[3] = -0.01;
@@ -31,10 +35,12 @@ static void batched_should_equal_single_bit_for_bit(void **state) {
     double A[9 * N], q1[4 * N], qn[4 * N], R1[9 * N], Rn[9 * N];
     int w1[N], wn[N];
     for (int n = 1; n <= N; n++) {
-        for (int p = 0; p < n; p++) random_problem(&rng, (p * 7 + n) % 5, A + 9 * p, q1 + 4 * p);
+        for (int p = 0; p < n; p++)
+            random_problem(&rng, (p * 7 + n) % 5, A + 9 * p, q1 + 4 * p);
         memcpy(qn, q1, sizeof(double) * 4 * (size_t)n);
         int total = 0;
-        for (int p = 0; p < n; p++) total += w1[p] = mlc_polar(A + 9 * p, q1 + 4 * p, R1 + 9 * p);
+        for (int p = 0; p < n; p++)
+            total += w1[p] = mlc_polar(A + 9 * p, q1 + 4 * p, R1 + 9 * p);
         assert_int_equal(mlc_polar_n(n, A, qn, Rn, wn), total);
         assert_memory_equal(R1, Rn, sizeof(double) * 9 * (size_t)n);
         assert_memory_equal(q1, qn, sizeof(double) * 4 * (size_t)n);
@@ -54,7 +60,8 @@ static void rotations_should_be_proper_and_optimal(void **state) {
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 double d = 0;
-                for (int k = 0; k < 3; k++) d += R[k + 3 * i] * R[k + 3 * j];
+                for (int k = 0; k < 3; k++)
+                    d += R[k + 3 * i] * R[k + 3 * j];
                 assert_near(d, i == j, 1e-12);
             }
         double det = R[0] * (R[4] * R[8] - R[7] * R[5]) - R[3] * (R[1] * R[8] - R[7] * R[2]) +
@@ -62,7 +69,8 @@ static void rotations_should_be_proper_and_optimal(void **state) {
         assert_near(det, 1.0, 1e-12);
         /* Optimal: no small rotation of R increases tr(Rᵀ A). */
         double best = 0;
-        for (int i = 0; i < 9; i++) best += R[i] * A[i];
+        for (int i = 0; i < 9; i++)
+            best += R[i] * A[i];
         for (int axis = 0; axis < 3; axis++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
                 double th = sgn * 1e-3, c = cos(th), s = sin(th), G[9] = {0}, RG[9];
@@ -72,10 +80,12 @@ static void rotations_should_be_proper_and_optimal(void **state) {
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++) {
                         RG[i + 3 * j] = 0;
-                        for (int k = 0; k < 3; k++) RG[i + 3 * j] += R[i + 3 * k] * G[k + 3 * j];
+                        for (int k = 0; k < 3; k++)
+                            RG[i + 3 * j] += R[i + 3 * k] * G[k + 3 * j];
                     }
                 double tr = 0;
-                for (int i = 0; i < 9; i++) tr += RG[i] * A[i];
+                for (int i = 0; i < 9; i++)
+                    tr += RG[i] * A[i];
                 assert_true(tr <= best + 1e-12 * (1 + fabs(best)));
             }
     }
@@ -85,10 +95,10 @@ static void rotations_should_be_proper_and_optimal(void **state) {
  * Reference (svd_rotation): A = U Σ Vᵀ by LAPACK, R_svd = U diag(1, 1, d) Vᵀ, d = det(UVᵀ).
  * Write the signed singular values s1 ≥ s2 ≥ |s3| (s3 = d σ3). The rotation factor is unique
  * iff s2 + s3 > 0, and a perturbation δA moves it by about 2‖δA‖/(s2 + s3) at most (the
- * condition number of the polar factor, σ3 signed for SO(3)); equivalently the top eigenvalue of Horn's K(A) is
- * separated from the next by 2(s2 + s3). So the bound used is ‖R − R_exact‖_F ≤ C ε κ with
- * κ = σ1/(s2 + s3), asserted where κ ≤ 1e8. Beyond that the rotation itself is ill-posed (rank
- * one, or a reflection with σ2 ≈ σ3) and what remains meaningful is asserted: proper
+ * condition number of the polar factor, σ3 signed for SO(3)); equivalently the top eigenvalue of
+ * Horn's K(A) is separated from the next by 2(s2 + s3). So the bound used is ‖R − R_exact‖_F ≤ C ε
+ * κ with κ = σ1/(s2 + s3), asserted where κ ≤ 1e8. Beyond that the rotation itself is ill-posed
+ * (rank one, or a reflection with σ2 ≈ σ3) and what remains meaningful is asserted: proper
  * orthogonality and the optimal value tr(Rᵀ A) = s1 + s2 + s3 to a few ε‖A‖.
  * LAPACK's UVᵀ is itself off by up to ~70 ε κ on these matrices (U and V are separately
  * ill-conditioned when singular values cluster, as near a rotation), so the tight bound is
@@ -97,8 +107,10 @@ static void rotations_should_be_proper_and_optimal(void **state) {
 
 static void rand_quat(mlc_rng *rng, double q[4]) {
     double n = 0;
-    for (int k = 0; k < 4; k++) q[k] = mlc_rng_normal(rng), n += q[k] * q[k];
-    for (int k = 0; k < 4; k++) q[k] /= sqrt(n);
+    for (int k = 0; k < 4; k++)
+        q[k] = mlc_rng_normal(rng), n += q[k] * q[k];
+    for (int k = 0; k < 4; k++)
+        q[k] /= sqrt(n);
 }
 
 /* Extended-precision reference: top eigenvector of K(A) by cyclic Jacobi in long double until
@@ -145,15 +157,15 @@ static void ld_polar(const double A[9], double Rout[9]) {
     ld R[9] = {1 - s * (y * y + z * z), s * (x * y + w * z),     s * (x * z - w * y),
                s * (x * y - w * z),     1 - s * (x * x + z * z), s * (y * z + w * x),
                s * (x * z + w * y),     s * (y * z - w * x),     1 - s * (x * x + y * y)};
-    for (int i = 0; i < 9; i++) Rout[i] = (double)R[i];
+    for (int i = 0; i < 9; i++)
+        Rout[i] = (double)R[i];
 }
 
 /* Test matrices by kind, A = scale · U diag(σ) Vᵀ (U, V random rotations), and warm starts. */
 enum { KINDS = 11 };
-static const char *kind_name[KINDS] = {"gaussian",    "near rotation", "stale warm start",
-                                       "anisotropic", "rank two",      "rank one",
-                                       "reflection",  "ill reflection", "tiny (1e-6)",
-                                       "huge (1e6)",  "extreme scales"};
+static const char *kind_name[KINDS] = {
+    "gaussian",   "near rotation",  "stale warm start", "anisotropic", "rank two",      "rank one",
+    "reflection", "ill reflection", "tiny (1e-6)",      "huge (1e6)",  "extreme scales"};
 
 static void make_problem(mlc_rng *rng, int kind, double A[9], double q[4]) {
     double qu[4], qv[4], U[9], V[9], Vt[9], sg[3], SV[9] = {0}, T[9];
@@ -162,23 +174,45 @@ static void make_problem(mlc_rng *rng, int kind, double A[9], double q[4]) {
     double u1 = mlc_rng_uniform(rng), u2 = mlc_rng_uniform(rng), scale = 1;
     sg[0] = 1, sg[1] = 0.1 + 0.9 * u1, sg[2] = sg[1] * (0.1 + 0.9 * u2);
     switch (kind) {
-    case 1: sg[0] = 1 + 1e-3 * u1, sg[1] = 1, sg[2] = 1 - 1e-3 * u2; break;
-    case 3: sg[1] = pow(10, -3 - 3 * u1), sg[2] = sg[1] * pow(10, -3 * u2); break;
-    case 4: sg[2] = 1e-16 * u2; break;
-    case 5: sg[1] = 1e-12 * u1, sg[2] = 1e-13 * u2; break;
-    case 6: sg[2] = -sg[2]; break;
-    case 7: sg[2] = -sg[1] * (1 - pow(10, -6 - 8 * u2)); break; /* s2 + s3 from 1e-6 to 1e-14 */
-    case 8: scale = 1e-6; break;
-    case 9: scale = 1e6; break;
-    case 10: scale = pow(10, -150 + 300 * u1); break;
+    case 1:
+        sg[0] = 1 + 1e-3 * u1, sg[1] = 1, sg[2] = 1 - 1e-3 * u2;
+        break;
+    case 3:
+        sg[1] = pow(10, -3 - 3 * u1), sg[2] = sg[1] * pow(10, -3 * u2);
+        break;
+    case 4:
+        sg[2] = 1e-16 * u2;
+        break;
+    case 5:
+        sg[1] = 1e-12 * u1, sg[2] = 1e-13 * u2;
+        break;
+    case 6:
+        sg[2] = -sg[2];
+        break;
+    case 7:
+        sg[2] = -sg[1] * (1 - pow(10, -6 - 8 * u2));
+        break; /* s2 + s3 from 1e-6 to 1e-14 */
+    case 8:
+        scale = 1e-6;
+        break;
+    case 9:
+        scale = 1e6;
+        break;
+    case 10:
+        scale = pow(10, -150 + 300 * u1);
+        break;
     }
-    for (int i = 0; i < 3; i++) SV[i + 3 * i] = sg[i];
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) Vt[i + 3 * j] = V[j + 3 * i];
+        SV[i + 3 * i] = sg[i];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Vt[i + 3 * j] = V[j + 3 * i];
     mat3_mul(U, SV, T), mat3_mul(T, Vt, A);
-    for (int i = 0; i < 9; i++) A[i] *= scale;
+    for (int i = 0; i < 9; i++)
+        A[i] *= scale;
     if (kind == 0)
-        for (int i = 0; i < 9; i++) A[i] = mlc_rng_normal(rng);
+        for (int i = 0; i < 9; i++)
+            A[i] = mlc_rng_normal(rng);
     /* qa: a quaternion of U Vᵀ (the answer when det = +1; some nearby rotation otherwise). */
     double qa[4], UVt[9];
     mat3_mul(U, Vt, UVt);
@@ -192,11 +226,16 @@ static void make_problem(mlc_rng *rng, int kind, double A[9], double q[4]) {
      * same rotation), or unnormalized. "Stale" problems get only the far ones. */
     int ws = kind == 2 ? 2 + mlc_rng_below(rng, 2) : mlc_rng_below(rng, 6);
     switch (ws) {
-    case 0: q[0] = 1, q[1] = q[2] = q[3] = 0; break;
-    case 1:
-        for (int k = 0; k < 4; k++) q[k] = qa[k] + 1e-3 * mlc_rng_normal(rng);
+    case 0:
+        q[0] = 1, q[1] = q[2] = q[3] = 0;
         break;
-    case 2: rand_quat(rng, q); break;
+    case 1:
+        for (int k = 0; k < 4; k++)
+            q[k] = qa[k] + 1e-3 * mlc_rng_normal(rng);
+        break;
+    case 2:
+        rand_quat(rng, q);
+        break;
     case 3: { /* qa ⊗ p, p a rotation by 179° about a random axis n */
         double n[4], p[4];
         rand_quat(rng, n);
@@ -210,10 +249,12 @@ static void make_problem(mlc_rng *rng, int kind, double A[9], double q[4]) {
         break;
     }
     case 4:
-        for (int k = 0; k < 4; k++) q[k] = -qa[k];
+        for (int k = 0; k < 4; k++)
+            q[k] = -qa[k];
         break;
     default:
-        for (int k = 0; k < 4; k++) q[k] = 1e3 * qa[k] + mlc_rng_normal(rng);
+        for (int k = 0; k < 4; k++)
+            q[k] = 1e3 * qa[k] + mlc_rng_normal(rng);
         break;
     }
 }
@@ -234,17 +275,21 @@ static void polar_should_match_svd_to_rounding(void **state) {
     /* The padding lanes (B..LD) are scratch for mlc_polar_lanes: give them defined values. */
     memset(Al, 0, sizeof Al), memset(ql, 0, sizeof ql), memset(Rl, 0, sizeof Rl);
     for (int t = 0; t < N; t += B) {
-        for (int p = 0; p < B; p++) make_problem(&rng, (t + p) % KINDS, A + 9 * p, q0 + 4 * p);
+        for (int p = 0; p < B; p++)
+            make_problem(&rng, (t + p) % KINDS, A + 9 * p, q0 + 4 * p);
         memcpy(q1, q0, sizeof q1), memcpy(qn, q0, sizeof qn);
-        for (int p = 0; p < B; p++) mlc_polar(A + 9 * p, q1 + 4 * p, R1 + 9 * p);
+        for (int p = 0; p < B; p++)
+            mlc_polar(A + 9 * p, q1 + 4 * p, R1 + 9 * p);
         /* The batched forms give the same bits. */
         mlc_polar_n(B, A, qn, Rn, NULL);
         assert_memory_equal(R1, Rn, sizeof Rn);
         assert_memory_equal(q1, qn, sizeof qn);
         for (int p = 0; p < B; p++) {
             for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++) Al[(3 * k + j) * LD + p] = A[9 * p + k + 3 * j];
-            for (int k = 0; k < 4; k++) ql[k * LD + p] = q0[4 * p + k];
+                for (int j = 0; j < 3; j++)
+                    Al[(3 * k + j) * LD + p] = A[9 * p + k + 3 * j];
+            for (int k = 0; k < 4; k++)
+                ql[k * LD + p] = q0[4 * p + k];
         }
         mlc_polar_lanes(B, Al, LD, ql, LD, Rl, LD, NULL);
         for (int p = 0; p < B; p++) {
@@ -268,7 +313,8 @@ static void polar_should_match_svd_to_rounding(void **state) {
             nA = sqrt(nA), ds = sqrt(ds), dx = sqrt(dx);
             /* a proper rotation to rounding */
             for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) Rt[i + 3 * j] = R[j + 3 * i];
+                for (int j = 0; j < 3; j++)
+                    Rt[i + 3 * j] = R[j + 3 * i];
             mat3_mul(Rt, R, RtR);
             for (int i = 0; i < 9; i++)
                 worst_orth = fmax(worst_orth, fabs(RtR[i] - (i % 4 == 0)) / eps);
@@ -292,9 +338,11 @@ static void polar_should_match_svd_to_rounding(void **state) {
             double qw[4] = {q1[4 * p], q1[4 * p + 1], q1[4 * p + 2], q1[4 * p + 3]}, R2[9], d2 = 0;
             int work = mlc_polar(Ap, qw, R2);
             if (kappa < 1e6 && kind != 10) assert_int_equal(work, 1);
-            for (int i = 0; i < 9; i++) d2 += (R2[i] - R[i]) * (R2[i] - R[i]);
+            for (int i = 0; i < 9; i++)
+                d2 += (R2[i] - R[i]) * (R2[i] - R[i]);
             if (!(sqrt(d2) <= C_exact * eps * kappa))
-                fail_msg("%s: restart moved R by %.3g ε κ", kind_name[kind], sqrt(d2) / (eps * kappa));
+                fail_msg("%s: restart moved R by %.3g ε κ", kind_name[kind],
+                         sqrt(d2) / (eps * kappa));
         }
     }
     for (int k = 0; k < KINDS; k++)

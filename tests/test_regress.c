@@ -57,13 +57,20 @@ static void load_expectations(void) {
 
 static const char *status_name(mlc_status s) {
     switch (s) {
-    case MLC_OK: return "OK";
-    case MLC_ENOMEM: return "ENOMEM";
-    case MLC_EINVAL: return "EINVAL";
-    case MLC_EIO: return "EIO";
-    case MLC_EPARSE: return "EPARSE";
-    case MLC_ETOOL: return "ETOOL";
-    default: return "OTHER";
+    case MLC_OK:
+        return "OK";
+    case MLC_ENOMEM:
+        return "ENOMEM";
+    case MLC_EINVAL:
+        return "EINVAL";
+    case MLC_EIO:
+        return "EIO";
+    case MLC_EPARSE:
+        return "EPARSE";
+    case MLC_ETOOL:
+        return "ETOOL";
+    default:
+        return "OTHER";
     }
 }
 
@@ -159,17 +166,22 @@ static void every_regression_input_should_be_rejected_cleanly(void **state) {
     int files = 0, failures = 0;
     while ((de = readdir(d)) != NULL) {
         const char *name = de->d_name, *ext = strrchr(name, '.');
-        if (name[0] == '.' || !ext || !strcmp(name, "expect.txt") || !strcmp(ext, ".md"))
-            continue;
+        if (name[0] == '.' || !ext || !strcmp(name, "expect.txt") || !strcmp(ext, ".md")) continue;
         char path[800];
         snprintf(path, sizeof path, "%s/%s", REGRESS_DIR, name);
         mlc_status (*reader)(const char *, mlc_err *) = NULL;
-        if (!strcmp(ext, ".json")) reader = read_config;
-        else if (!strcmp(ext, ".cache")) reader = read_cache;
-        else if (!strcmp(ext, ".ckpt")) reader = read_checkpoint;
-        else if (!strcmp(ext, ".tetgen")) reader = read_tetgen;
-        else if (strstr(".mesh.msh.off.obj.stl.ply", ext)) reader = read_mesh;
-        else fail_msg("%s: no reader for the extension '%s'", name, ext);
+        if (!strcmp(ext, ".json"))
+            reader = read_config;
+        else if (!strcmp(ext, ".cache"))
+            reader = read_cache;
+        else if (!strcmp(ext, ".ckpt"))
+            reader = read_checkpoint;
+        else if (!strcmp(ext, ".tetgen"))
+            reader = read_tetgen;
+        else if (strstr(".mesh.msh.off.obj.stl.ply", ext))
+            reader = read_mesh;
+        else
+            fail_msg("%s: no reader for the extension '%s'", name, ext);
         mlc_err err;
         memset(&err, 0, sizeof err);
         long live = mlc_alloc_live();

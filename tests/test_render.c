@@ -23,7 +23,8 @@ static uint32_t crc_bitwise(const unsigned char *p, size_t n) {
     uint32_t c = 0xFFFFFFFFu;
     for (size_t i = 0; i < n; i++) {
         c ^= p[i];
-        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
     }
     return ~c;
 }
@@ -41,12 +42,14 @@ static int getbit(bits *b) {
 }
 static unsigned getbits(bits *b, int n) { /* LSB first */
     unsigned v = 0;
-    for (int i = 0; i < n; i++) v |= (unsigned)getbit(b) << i;
+    for (int i = 0; i < n; i++)
+        v |= (unsigned)getbit(b) << i;
     return v;
 }
 static unsigned gethuff(bits *b, int n) { /* Huffman codes arrive MSB first */
     unsigned v = 0;
-    for (int i = 0; i < n; i++) v = (v << 1) | (unsigned)getbit(b);
+    for (int i = 0; i < n; i++)
+        v = (v << 1) | (unsigned)getbit(b);
     return v;
 }
 
@@ -77,9 +80,9 @@ static size_t inflate_simple(const unsigned char *z, size_t zn, unsigned char *o
     static const int dext[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                  6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
     assert_true(zn >= 6);
-    assert_int_equal(z[0] & 0x0F, 8);                 /* CM = deflate */
-    assert_int_equal((z[0] * 256 + z[1]) % 31, 0);    /* FCHECK */
-    assert_int_equal(z[1] & 0x20, 0);                 /* no preset dictionary */
+    assert_int_equal(z[0] & 0x0F, 8);              /* CM = deflate */
+    assert_int_equal((z[0] * 256 + z[1]) % 31, 0); /* FCHECK */
+    assert_int_equal(z[1] & 0x20, 0);              /* no preset dictionary */
     bits b = {z + 2, zn - 6, 0};
     size_t n = 0;
     int final = 0;
@@ -114,7 +117,8 @@ static size_t inflate_simple(const unsigned char *z, size_t zn, unsigned char *o
                     assert_true(dc < 30);
                     size_t dist = (size_t)dbase[dc] + getbits(&b, dext[dc]);
                     assert_true(dist <= n && dist <= 32768 && n + len <= cap);
-                    for (size_t k = 0; k < len; k++, n++) out[n] = out[n - dist];
+                    for (size_t k = 0; k < len; k++, n++)
+                        out[n] = out[n - dist];
                 }
             }
         } else {
@@ -184,17 +188,25 @@ static unsigned char *png_decode(const unsigned char *png, size_t len, int *w, i
             unsigned a = x >= 3 ? o[x - 3] : 0, b = up ? up[x] : 0;
             unsigned c = x >= 3 && up ? up[x - 3] : 0, v = r[1 + x];
             switch (r[0]) {
-            case 0: break;
-            case 1: v += a; break;
-            case 2: v += b; break;
-            case 3: v += (a + b) / 2; break;
+            case 0:
+                break;
+            case 1:
+                v += a;
+                break;
+            case 2:
+                v += b;
+                break;
+            case 3:
+                v += (a + b) / 2;
+                break;
             case 4: {
                 int p = (int)a + (int)b - (int)c, pa = abs(p - (int)a), pb = abs(p - (int)b),
                     pc = abs(p - (int)c);
                 v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
                 break;
             }
-            default: fail_msg("bad filter type %d in row %d", r[0], j);
+            default:
+                fail_msg("bad filter type %d in row %d", r[0], j);
             }
             o[x] = (unsigned char)v;
         }
@@ -213,7 +225,8 @@ static unsigned char *test_picture(int w, int h) {
             if (i < w / 3) {
                 p[0] = 30, p[1] = 200, p[2] = 90;
             } else if (i < 2 * w / 3) {
-                p[0] = (unsigned char)(i * 3), p[1] = (unsigned char)(j * 5), p[2] = (unsigned char)(i + j);
+                p[0] = (unsigned char)(i * 3), p[1] = (unsigned char)(j * 5),
+                p[2] = (unsigned char)(i + j);
             } else {
                 for (int k = 0; k < 3; k++) {
                     seed = seed * 1664525u + 1013904223u;
@@ -268,7 +281,8 @@ static void checksums_known_values(void **state) {
     static unsigned char ff[100000];
     memset(ff, 0xFF, sizeof ff);
     uint32_t a = 1, b = 0;
-    for (size_t i = 0; i < sizeof ff; i++) a = (a + 255) % 65521, b = (b + a) % 65521;
+    for (size_t i = 0; i < sizeof ff; i++)
+        a = (a + 255) % 65521, b = (b + a) % 65521;
     assert_int_equal(mlc_adler32(1, ff, sizeof ff), (b << 16) | a);
 }
 
@@ -286,7 +300,8 @@ static const unsigned char black[3] = {0, 0, 0}, red[3] = {255, 0, 0}, blue[3] =
 
 static long count_colour(const mlc_image *im, const unsigned char c[3]) {
     long n = 0;
-    for (long i = 0; i < (long)im->w * im->h; i++) n += !memcmp(im->rgb + 3 * i, c, 3);
+    for (long i = 0; i < (long)im->w * im->h; i++)
+        n += !memcmp(im->rgb + 3 * i, c, 3);
     return n;
 }
 
@@ -312,7 +327,8 @@ static void raster_area_matches(void **state) {
             v[k][1] = 4 + 120.0 * (seed >> 8) / 16777216.0;
             v[k][2] = 0;
         }
-        for (long i = 0; i < 128L * 128; i++) im.depth[i] = INFINITY;
+        for (long i = 0; i < 128L * 128; i++)
+            im.depth[i] = INFINITY;
         long m = mlc_raster_triangle(&im, v[0], v[1], v[2], red);
         double ar = 0.5 * fabs((v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) -
                                (v[1][1] - v[0][1]) * (v[2][0] - v[0][0]));
@@ -336,15 +352,18 @@ static void raster_shared_edge_once(void **state) {
                p01[3] = {x0, y0 + s, 0};
         /* With the depth buffer reset in between, both triangles write every pixel they
          * cover: the counts add up to the square only if no pixel is claimed twice ... */
-        for (long i = 0; i < 64L * 64; i++) im.depth[i] = INFINITY;
+        for (long i = 0; i < 64L * 64; i++)
+            im.depth[i] = INFINITY;
         long n1 = mlc_raster_triangle(&im, p00, p10, p11, red);
-        for (long i = 0; i < 64L * 64; i++) im.depth[i] = INFINITY;
+        for (long i = 0; i < 64L * 64; i++)
+            im.depth[i] = INFINITY;
         long n2 = mlc_raster_triangle(&im, p00, p11, p01, blue);
         assert_int_equal(n1 + n2, (long)(s * s));
         /* ... and with it kept (equal depth fails the test), the union is the square: no
          * pixel is missed. */
         memset(im.rgb, 0, 3 * 64 * 64);
-        for (long i = 0; i < 64L * 64; i++) im.depth[i] = INFINITY;
+        for (long i = 0; i < 64L * 64; i++)
+            im.depth[i] = INFINITY;
         mlc_raster_triangle(&im, p00, p10, p11, red);
         mlc_raster_triangle(&im, p01, p00, p11, blue); /* other winding, same triangle */
         assert_int_equal(count_colour(&im, red) + count_colour(&im, blue), (long)(s * s));
@@ -357,7 +376,7 @@ static void raster_depth_test(void **state) {
     mlc_image im;
     mlc_err err;
     assert_int_equal(mlc_image_init(&im, 40, 40, black, &err), MLC_OK);
-    double n0[3] = {0, 0, 1}, n1[3] = {40, 0, 1}, n2[3] = {0, 40, 1};  /* near: depth 1 */
+    double n0[3] = {0, 0, 1}, n1[3] = {40, 0, 1}, n2[3] = {0, 40, 1};   /* near: depth 1 */
     double f0[3] = {40, 40, 2}, f1[3] = {0, 40, 2}, f2[3] = {40, 0, 2}; /* far: depth 2 */
     mlc_raster_triangle(&im, n0, n1, n2, red);
     long far_written = mlc_raster_triangle(&im, f0, f1, f2, blue);
@@ -380,7 +399,8 @@ static void raster_depth_test(void **state) {
     mlc_image_free(&im2);
 }
 
-/* ---- Film strip -------------------------------------------------------------------------------- */
+/* ---- Film strip --------------------------------------------------------------------------------
+ */
 
 /* A unit cube standing on y = 0, as 8 points and 12 outward triangles. */
 static const int cube_faces[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
@@ -450,7 +470,8 @@ static void write_cube_run(const char *dir, int nframes, int corrupt_pc2) {
     double X[24];
     float xyz[3 * 8 * 4];
     cube_frames(xyz, 4);
-    for (int i = 0; i < 24; i++) X[i] = (double)xyz[i];
+    for (int i = 0; i < 24; i++)
+        X[i] = (double)xyz[i];
     snprintf(path, sizeof path, "%s/surface.obj", dir);
     assert_int_equal(mlc_obj_write(path, X, 8, cube_faces, 12, NULL, &err), MLC_OK);
     snprintf(path, sizeof path, "%s/animation.pc2", dir);
@@ -459,7 +480,8 @@ static void write_cube_run(const char *dir, int nframes, int corrupt_pc2) {
     assert_int_equal(mlc_pc2_begin(&w, path, 8, &err), MLC_OK);
     for (int f = 0; f < nframes; f++) {
         double x[24];
-        for (int i = 0; i < 24; i++) x[i] = (double)xyz[24 * (f % 4) + i];
+        for (int i = 0; i < 24; i++)
+            x[i] = (double)xyz[24 * (f % 4) + i];
         assert_int_equal(mlc_pc2_frame(&w, x, &err), MLC_OK);
     }
     assert_int_equal(mlc_pc2_end(&w, &err), MLC_OK);
@@ -490,8 +512,11 @@ static void viewer_load_errors(void **state) {
     /* A malformed trajectory.csv names its line. */
     write_cube_run(dir, 3, 0);
     snprintf(path, sizeof path, "%s/trajectory.csv", dir);
-    assert_int_equal(mlc_write_text_atomic(path, "frame,time,com_x,com_y,com_z\n0,0,1,2,3\n"
-                                           "1,0.01,x,2,3\n", &err), MLC_OK);
+    assert_int_equal(mlc_write_text_atomic(path,
+                                           "frame,time,com_x,com_y,com_z\n0,0,1,2,3\n"
+                                           "1,0.01,x,2,3\n",
+                                           &err),
+                     MLC_OK);
     assert_int_equal(mlc_run_load(dir, &run, &err), MLC_EPARSE);
     assert_non_null(strstr(err.msg, "trajectory.csv:3"));
     assert_int_equal(unlink(path), 0);
@@ -521,8 +546,10 @@ static void viewer_html_budget(void **state) {
     assert_int_equal(mlc_mkdir_p(dir, &err), MLC_OK);
     write_cube_run(dir, 40, 0);
     snprintf(path, sizeof path, "%s/trajectory.csv", dir);
-    assert_int_equal(mlc_write_text_atomic(path, "frame,time,com_x,com_y,com_z,contacts\n"
-                                           "0,0,0.5,0.5,0.5,0\n1,0.01,0.6,0.5,0.5,4\n", &err),
+    assert_int_equal(mlc_write_text_atomic(path,
+                                           "frame,time,com_x,com_y,com_z,contacts\n"
+                                           "0,0,0.5,0.5,0.5,0\n1,0.01,0.6,0.5,0.5,4\n",
+                                           &err),
                      MLC_OK);
     assert_int_equal(mlc_run_load(dir, &run, &err), MLC_OK);
     assert_int_equal(run.nv, 8);

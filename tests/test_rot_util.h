@@ -26,7 +26,8 @@ static inline void svd_rotation(const double A[9], double R[9], double *s) {
     if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, Ac, 3, sv, U, 3, Vt, 3, sup) != 0)
         fail_msg("dgesvd failed");
     double d = mat3_det(U) * mat3_det(Vt) < 0 ? -1 : 1;
-    for (int i = 0; i < 3; i++) U[i + 6] *= d;
+    for (int i = 0; i < 3; i++)
+        U[i + 6] *= d;
     mat3_mul(U, Vt, R);
     if (s) s[0] = sv[0], s[1] = sv[1], s[2] = d * sv[2];
 }

@@ -19,12 +19,15 @@ static void polar_should_match_svd_with_det_fix(void **state) {
     double worst = 0;
     for (int trial = 0; trial < 2000; trial++) {
         double A[9], U[9], Vt[9], sv[3], sup[2], Ac[9];
-        for (int i = 0; i < 9; i++) A[i] = mlc_rng_normal(&rng);
+        for (int i = 0; i < 9; i++)
+            A[i] = mlc_rng_normal(&rng);
         if (trial % 4 == 1) /* rank deficient (built in place) */
             for (int j = 0; j < 3; j++)
-                for (int i = 0; i < 3; i++) A[i + 3 * j] = A[i] * A[3 * j + 1];
+                for (int i = 0; i < 3; i++)
+                    A[i + 3 * j] = A[i] * A[3 * j + 1];
         if (trial % 4 == 2) /* near identity, warm-start regime */
-            for (int i = 0; i < 9; i++) A[i] = (i % 4 == 0) + 1e-3 * A[i];
+            for (int i = 0; i < 9; i++)
+                A[i] = (i % 4 == 0) + 1e-3 * A[i];
         memcpy(Ac, A, sizeof A);
         LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, Ac, 3, sv, U, 3, Vt, 3, sup);
         double R[9], Rs[9], q[4] = {1, 0, 0, 0};
@@ -33,30 +36,36 @@ static void polar_should_match_svd_with_det_fix(void **state) {
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 double UV = 0;
-                for (int k = 0; k < 3; k++) UV += U[i + 3 * k] * Vt[k + 3 * j];
+                for (int k = 0; k < 3; k++)
+                    UV += U[i + 3 * k] * Vt[k + 3 * j];
                 Rs[i + 3 * j] = UV;
             }
-        double det = Rs[0] * (Rs[4] * Rs[8] - Rs[7] * Rs[5]) - Rs[3] * (Rs[1] * Rs[8] - Rs[7] * Rs[2]) +
+        double det = Rs[0] * (Rs[4] * Rs[8] - Rs[7] * Rs[5]) -
+                     Rs[3] * (Rs[1] * Rs[8] - Rs[7] * Rs[2]) +
                      Rs[6] * (Rs[1] * Rs[5] - Rs[4] * Rs[2]);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 double UV = 0;
-                for (int k = 0; k < 3; k++) UV += U[i + 3 * k] * (k == 2 ? det : 1) * Vt[k + 3 * j];
+                for (int k = 0; k < 3; k++)
+                    UV += U[i + 3 * k] * (k == 2 ? det : 1) * Vt[k + 3 * j];
                 Rs[i + 3 * j] = UV;
             }
-        for (int i = 0; i < 9; i++) tr += R[i] * A[i], trs += Rs[i] * A[i];
+        for (int i = 0; i < 9; i++)
+            tr += R[i] * A[i], trs += Rs[i] * A[i];
         /* The maximum of tr(Rᵀ A) is unique unless σ2 + σ3·det ≈ 0 (rank one): compare values. */
         assert_near(tr, trs, 1e-12 * (1 + fabs(trs)));
         int gap = sv[1] + det * sv[2] > 1e-3 * sv[0]; /* top eigenvalue of K simple */
         if (gap) {
-            for (int i = 0; i < 9; i++) d = fmax(d, fabs(R[i] - Rs[i]));
+            for (int i = 0; i < 9; i++)
+                d = fmax(d, fabs(R[i] - Rs[i]));
             worst = fmax(worst, d);
         }
         double RtR[9];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 RtR[i + 3 * j] = 0;
-                for (int k = 0; k < 3; k++) RtR[i + 3 * j] += R[k + 3 * i] * R[k + 3 * j];
+                for (int k = 0; k < 3; k++)
+                    RtR[i + 3 * j] += R[k + 3 * i] * R[k + 3 * j];
                 assert_near(RtR[i + 3 * j], i == j, 1e-14);
             }
         double detR = R[0] * (R[4] * R[8] - R[7] * R[5]) - R[3] * (R[1] * R[8] - R[7] * R[2]) +
@@ -66,10 +75,13 @@ static void polar_should_match_svd_with_det_fix(void **state) {
          * otherwise another optimal one). */
         double R2[9], tr2 = 0;
         int sweeps = mlc_polar(A, q, R2);
-        if (gap && sweeps > 2) fail_msg("trial %d: %d sweeps (sv %g %g %g)", trial, sweeps, sv[0], sv[1], sv[2]);
+        if (gap && sweeps > 2)
+            fail_msg("trial %d: %d sweeps (sv %g %g %g)", trial, sweeps, sv[0], sv[1], sv[2]);
         if (gap)
-            for (int i = 0; i < 9; i++) assert_near(R2[i], R[i], 1e-13);
-        for (int i = 0; i < 9; i++) tr2 += R2[i] * A[i];
+            for (int i = 0; i < 9; i++)
+                assert_near(R2[i], R[i], 1e-13);
+        for (int i = 0; i < 9; i++)
+            tr2 += R2[i] * A[i];
         assert_near(tr2, trs, 1e-12 * (1 + fabs(trs)));
     }
     assert_true(worst < 1e-10);
@@ -93,12 +105,14 @@ static void box_at_rest_should_settle_on_the_ground(void **state) {
         assert_int_equal(mlc_rollout_step(t.ro, NULL), 0);
         const double *z = mlc_rollout_state(t.ro);
         mlc_model_skin(t.model, z, t.sub.ns, t.sub.samples, xs);
-        for (int i = 0; i < t.sub.ns; i++) minY = fmin(minY, xs[3 * i + 1]);
+        for (int i = 0; i < t.sub.ns; i++)
+            minY = fmin(minY, xs[3 * i + 1]);
         double com[3];
         mlc_model_com(t.model, z, com);
         if (s == 200) memcpy(com_settled, com, sizeof com);
         if (s > 200)
-            for (int k = 0; k < 3; k++) maxdev = fmax(maxdev, fabs(com[k] - com_settled[k]));
+            for (int k = 0; k < 3; k++)
+                maxdev = fmax(maxdev, fabs(com[k] - com_settled[k]));
     }
     print_message("rest: min sample y = %.3e (height %.2f), CoM drift after settling = %.3e\n",
                   minY, height, maxdev);
@@ -118,7 +132,8 @@ static void velocity_projection_should_also_rest(void **state) {
     tsim_init(&t, &set, 4, 0, 3, 10);
     double com[3], c0[3];
     mlc_model_com(t.model, mlc_rollout_state(t.ro), c0);
-    for (int s = 0; s < 300; s++) assert_int_equal(mlc_rollout_step(t.ro, NULL), 0);
+    for (int s = 0; s < 300; s++)
+        assert_int_equal(mlc_rollout_step(t.ro, NULL), 0);
     mlc_model_com(t.model, mlc_rollout_state(t.ro), com);
     assert_true(fabs(com[1] - c0[1]) < 0.01 * 0.5);
     tsim_free(&t);
@@ -146,10 +161,12 @@ static void fly(tsim *t, const mlc_actuation *act, int forced, double out[4]) {
     for (int s = 0; s < 300; s++) {
         memcpy(zprev, mlc_rollout_state(t->ro), sizeof(double) * r);
         const mlc_actuation *a = s < 200 ? act : NULL; /* then let the shape relax */
-        assert_int_equal(forced ? mlc_rollout_step_forced(t->ro, a) : mlc_rollout_step(t->ro, a), 0);
+        assert_int_equal(forced ? mlc_rollout_step_forced(t->ro, a) : mlc_rollout_step(t->ro, a),
+                         0);
         const double *z = mlc_rollout_state(t->ro);
         mlc_model_com(t->model, z, c);
-        for (int k = 0; k < 3; k++) out[0] = fmax(out[0], fabs(c[k] - c0[k]));
+        for (int k = 0; k < 3; k++)
+            out[0] = fmax(out[0], fabs(c[k] - c0[k]));
         mlc_model_rotation(t->model, z, R);
         out[1] = rot_angle_deg(R); /* net rotation at the end */
         mlc_model_angular_momentum(t->model, z, zprev, L);
@@ -163,7 +180,8 @@ static void fly(tsim *t, const mlc_actuation *act, int forced, double out[4]) {
         for (int i = 0; i < nv; i++) {
             double d = 0, v = 0;
             for (int k = 0; k < 3; k++)
-                d += pow(x1[3 * i + k] - c[k], 2), v += pow((x1[3 * i + k] - x0[3 * i + k]) / 0.01, 2);
+                d += pow(x1[3 * i + k] - c[k], 2),
+                    v += pow((x1[3 * i + k] - x0[3 * i + k]) / 0.01, 2);
             sc += 1000 * t->fem.vmass[i] * sqrt(d * v);
         }
         out[3] = fmax(out[3], sc);
@@ -184,7 +202,8 @@ static void free_flight_should_conserve_momentum_unlike_force_actuation(void **s
     double A[8], T[8], th[8];
     mlc_actuation act;
     strong_actuation(&t.sub, A, T, th, &act);
-    for (int i = 0; i < act.m; i++) A[i] *= 0.3; /* p = 0.3 per mode, all modes at once */
+    for (int i = 0; i < act.m; i++)
+        A[i] *= 0.3; /* p = 0.3 per mode, all modes at once */
     /* One mode (a straight path in shape space, so no "falling cat" reorientation is
      * possible with zero angular momentum): 200 actuated steps, 100 to relax. */
     double A1[8] = {0}, o1[4], f1[4];
@@ -220,7 +239,8 @@ static void transform_state(const double R[9], const double p[3], double w0, int
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < n4; i++)
             out[k * n4 + i] = R[k] * z[i] + R[k + 3] * z[n4 + i] + R[k + 6] * z[2 * n4 + i];
-    for (int k = 0; k < 3; k++) out[k * n4 + 3] += p[k] / w0;
+    for (int k = 0; k < 3; k++)
+        out[k * n4 + 3] += p[k] / w0;
 }
 
 static void trajectory_should_be_rigid_motion_equivariant(void **state) {
@@ -242,7 +262,8 @@ static void trajectory_should_be_rigid_motion_equivariant(void **state) {
     mlc_model_rest_state(t.model, z0);
     mlc_rng rng;
     mlc_rng_seed(&rng, 3);
-    for (int i = 0; i < r; i++) zp[i] = z0[i] + 1e-3 * mlc_rng_normal(&rng); /* moving start */
+    for (int i = 0; i < r; i++)
+        zp[i] = z0[i] + 1e-3 * mlc_rng_normal(&rng); /* moving start */
     mlc_rollout_set_state(t.ro, z0, zp);
     for (int s = 0; s < 100; s++) {
         assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
@@ -259,7 +280,8 @@ static void trajectory_should_be_rigid_motion_equivariant(void **state) {
         assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
         transform_state(R, p, t.sub.W[0], n4, traj + (size_t)s * r, zt);
         const double *z = mlc_rollout_state(t.ro);
-        for (int i = 0; i < r; i++) err = fmax(err, fabs(z[i] - zt[i])), scale = fmax(scale, fabs(zt[i]));
+        for (int i = 0; i < r; i++)
+            err = fmax(err, fabs(z[i] - zt[i])), scale = fmax(scale, fabs(zt[i]));
     }
     print_message("equivariance: max |z' - (R z + p)| = %.3e (max |z| %.3g)\n", err, scale);
     assert_true(err < 1e-9 * scale);
@@ -288,7 +310,8 @@ static void local_global_iterations_should_not_increase_energy(void **state) {
     mlc_model_rest_state(t.model, zp);
     double worst = 0, total_drop = 0;
     for (int s = 0; s < 60; s++) {
-        for (int i = 0; i < r; i++) q[i] = 2 * zn[i] - zp[i];
+        for (int i = 0; i < r; i++)
+            q[i] = 2 * zn[i] - zp[i];
         assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
         double E = mlc_rollout_energy(twin, &act, q), E0 = E;
         for (int j = 0; j < set.iterations; j++) {
@@ -301,8 +324,9 @@ static void local_global_iterations_should_not_increase_energy(void **state) {
         memcpy(zp, zn, sizeof(double) * r);
         memcpy(zn, mlc_rollout_state(t.ro), sizeof(double) * r);
     }
-    print_message("energy: largest relative increase over an iteration %.3e (total decrease %.3e)\n",
-                  worst, total_drop);
+    print_message(
+        "energy: largest relative increase over an iteration %.3e (total decrease %.3e)\n", worst,
+        total_drop);
     assert_true(worst <= 1e-12);
     assert_true(total_drop > 0);
     mlc_rollout_destroy(twin);
@@ -321,7 +345,8 @@ static void step_should_not_allocate_and_rollouts_should_be_deterministic(void *
     double A[8], T[8], th[8];
     mlc_actuation act;
     strong_actuation(&t.sub, A, T, th, &act);
-    for (int i = 0; i < act.m; i++) A[i] *= 0.3;
+    for (int i = 0; i < act.m; i++)
+        A[i] *= 0.3;
     long before = mlc_alloc_count();
     int contacts = 0;
     for (int s = 0; s < 200; s++) {

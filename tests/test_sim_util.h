@@ -24,12 +24,13 @@ static inline void tsub_free(mlc_subspace *s) {
 static inline void tsub_geig(int n, double *A, const double *b, int il, int iu, double *evec,
                              double *eval) {
     double *B = calloc((size_t)n * n, sizeof(double));
-    for (int i = 0; i < n; i++) B[i + (size_t)n * i] = b[i];
+    for (int i = 0; i < n; i++)
+        B[i + (size_t)n * i] = b[i];
     int found = 0;
     int *ifail = malloc(sizeof(int) * (size_t)n);
     double *wv = malloc(sizeof(double) * (size_t)n);
-    int info = LAPACKE_dsygvx(LAPACK_COL_MAJOR, 1, 'V', 'I', 'U', n, A, n, B, n, 0, 0, il, iu,
-                              0.0, &found, wv, evec, n, ifail);
+    int info = LAPACKE_dsygvx(LAPACK_COL_MAJOR, 1, 'V', 'I', 'U', n, A, n, B, n, 0, 0, il, iu, 0.0,
+                              &found, wv, evec, n, ifail);
     if (info != 0 || found != iu - il + 1) fail_msg("dsygvx failed: info %d", info);
     for (int j = 0; j < found; j++) {
         eval[j] = wv[j];
@@ -38,7 +39,8 @@ static inline void tsub_geig(int n, double *A, const double *b, int il, int iu, 
         for (int i = 1; i < n; i++)
             if (fabs(v[i]) > fabs(v[im]) + 1e-12) im = i;
         if (v[im] < 0)
-            for (int i = 0; i < n; i++) v[i] = -v[i];
+            for (int i = 0; i < n; i++)
+                v[i] = -v[i];
     }
     free(B), free(ifail), free(wv);
 }
@@ -62,14 +64,17 @@ static inline void tsub_build(const mlc_mesh *mesh, const mlc_fem *fem, int w, i
     s->skin_eval = mlc_malloc(sizeof(double) * (size_t)w);
     tsub_geig(nv, L, fem->vmass, 1, w, s->W, s->skin_eval);
     double msum = 0;
-    for (int i = 0; i < nv; i++) msum += fem->vmass[i];
-    for (int i = 0; i < nv; i++) s->W[i] = 1 / sqrt(msum);
+    for (int i = 0; i < nv; i++)
+        msum += fem->vmass[i];
+    for (int i = 0; i < nv; i++)
+        s->W[i] = 1 / sqrt(msum);
     free(L);
     /* Vibration modes of linear elasticity (μ = 1, λ = 1), 6 rigid modes dropped. */
     if (m > 0) {
         int n = 3 * nv;
         double *H = calloc((size_t)n * n, sizeof(double)), *mv = malloc(sizeof(double) * n);
-        for (int i = 0; i < n; i++) mv[i] = fem->vmass[i / 3];
+        for (int i = 0; i < n; i++)
+            mv[i] = fem->vmass[i / 3];
         for (int e = 0; e < nt; e++)
             for (int a = 0; a < 4; a++)
                 for (int c = 0; c < 4; c++) {
@@ -77,14 +82,16 @@ static inline void tsub_build(const mlc_mesh *mesh, const mlc_fem *fem, int w, i
                     double gg = ga[0] * gc[0] + ga[1] * gc[1] + ga[2] * gc[2];
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            H[3 * mesh->T[4 * e + a] + i + (size_t)n * (3 * mesh->T[4 * e + c] + j)] +=
+                            H[3 * mesh->T[4 * e + a] + i +
+                              (size_t)n * (3 * mesh->T[4 * e + c] + j)] +=
                                 fem->vol[e] * ((i == j) * gg + ga[j] * gc[i] + ga[i] * gc[j]);
                 }
         s->D = mlc_malloc(sizeof(double) * (size_t)n * m);
         s->vib_eval = mlc_malloc(sizeof(double) * (size_t)m);
         s->mode_index = mlc_malloc(sizeof(int) * (size_t)m);
         tsub_geig(n, H, mv, 7, 6 + m, s->D, s->vib_eval);
-        for (int i = 0; i < m; i++) s->mode_index[i] = i;
+        for (int i = 0; i < m; i++)
+            s->mode_index[i] = i;
         free(H), free(mv);
         s->grad_max = mlc_calloc((size_t)m, sizeof(double));
         for (int i = 0; i < m; i++)
@@ -96,7 +103,8 @@ static inline void tsub_build(const mlc_mesh *mesh, const mlc_fem *fem, int w, i
                             Y[l + 3 * j] += s->D[(size_t)n * i + 3 * mesh->T[4 * e + a] + l] *
                                             fem->grad[12 * e + 3 * a + j];
                 double f = 0;
-                for (int k = 0; k < 9; k++) f += Y[k] * Y[k];
+                for (int k = 0; k < 9; k++)
+                    f += Y[k] * Y[k];
                 if (sqrt(f) > s->grad_max[i]) s->grad_max[i] = sqrt(f);
             }
     }
@@ -105,34 +113,41 @@ static inline void tsub_build(const mlc_mesh *mesh, const mlc_fem *fem, int w, i
     s->acluster = mlc_calloc((size_t)nt, sizeof(int));
     s->nca = 1;
     double lo = 1e300, hi = -1e300;
-    for (int i = 0; i < nv; i++) lo = fmin(lo, mesh->X[3 * i]), hi = fmax(hi, mesh->X[3 * i]);
+    for (int i = 0; i < nv; i++)
+        lo = fmin(lo, mesh->X[3 * i]), hi = fmax(hi, mesh->X[3 * i]);
     if (ncp < 0) {
         s->ncp = nt;
-        for (int e = 0; e < nt; e++) s->cluster[e] = e;
+        for (int e = 0; e < nt; e++)
+            s->cluster[e] = e;
     } else {
         int used[256] = {0};
         for (int e = 0; e < nt; e++) {
             double cx = 0;
-            for (int a = 0; a < 4; a++) cx += mesh->X[3 * mesh->T[4 * e + a]] / 4;
+            for (int a = 0; a < 4; a++)
+                cx += mesh->X[3 * mesh->T[4 * e + a]] / 4;
             int c = (int)((cx - lo) / (hi - lo) * ncp);
             s->cluster[e] = MLC_MIN(MLC_MAX(c, 0), ncp - 1);
             used[s->cluster[e]] = 1;
         }
         int map[256], k = 0; /* drop empty slabs */
-        for (int c = 0; c < ncp; c++) map[c] = used[c] ? k++ : -1;
-        for (int e = 0; e < nt; e++) s->cluster[e] = map[s->cluster[e]];
+        for (int c = 0; c < ncp; c++)
+            map[c] = used[c] ? k++ : -1;
+        for (int e = 0; e < nt; e++)
+            s->cluster[e] = map[s->cluster[e]];
         s->ncp = k;
     }
     /* Farthest-point samples on boundary vertices from the lowest one (ties by index). */
     unsigned char *bnd = calloc((size_t)nv, 1);
-    for (int f = 0; f < 3 * mesh->nf; f++) bnd[mesh->F[f]] = 1;
+    for (int f = 0; f < 3 * mesh->nf; f++)
+        bnd[mesh->F[f]] = 1;
     double *dist = malloc(sizeof(double) * (size_t)nv);
     s->samples = mlc_malloc(sizeof(int) * (size_t)(ns > 0 ? ns : 1));
     s->ns = ns;
     int first = -1;
     for (int i = 0; i < nv; i++)
         if (bnd[i] && (first < 0 || mesh->X[3 * i + 1] < mesh->X[3 * first + 1])) first = i;
-    for (int i = 0; i < nv; i++) dist[i] = 1e300;
+    for (int i = 0; i < nv; i++)
+        dist[i] = 1e300;
     int cur = first;
     for (int k = 0; k < ns; k++) {
         s->samples[k] = cur;
@@ -140,7 +155,8 @@ static inline void tsub_build(const mlc_mesh *mesh, const mlc_fem *fem, int w, i
         for (int i = 0; i < nv; i++) {
             if (!bnd[i]) continue;
             double d = 0;
-            for (int j = 0; j < 3; j++) d += pow(mesh->X[3 * i + j] - mesh->X[3 * cur + j], 2);
+            for (int j = 0; j < 3; j++)
+                d += pow(mesh->X[3 * i + j] - mesh->X[3 * cur + j], 2);
             dist[i] = fmin(dist[i], d);
             if (best < 0 || dist[i] > dist[best]) best = i;
         }

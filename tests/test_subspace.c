@@ -1,5 +1,5 @@
-/* test_subspace.c: the precomputation of docs/method.md §3–6 (skinning and vibration modes, amplitude
- * limits, clusters, samples) and its cache file. */
+/* test_subspace.c: the precomputation of docs/method.md §3–6 (skinning and vibration modes,
+ * amplitude limits, clusters, samples) and its cache file. */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -18,8 +18,8 @@ static mlc_subspace_settings default_settings(void) {
     return st;
 }
 
-static void compute_or_fail(const mlc_mesh *m, const mlc_fem *fem,
-                            const mlc_subspace_settings *st, mlc_subspace *out) {
+static void compute_or_fail(const mlc_mesh *m, const mlc_fem *fem, const mlc_subspace_settings *st,
+                            mlc_subspace *out) {
     mlc_err err = {0};
     mlc_status s = mlc_subspace_compute(m, fem, st, out, &err);
     if (s != MLC_OK) fail_msg("mlc_subspace_compute: %s", err.msg);
@@ -57,20 +57,25 @@ static void subspace_should_have_exact_constant_weight_and_six_rigid_modes(void 
     mlc_subspace s = {0};
     compute_or_fail(&m, &fem, &st, &s);
     double msum = 0;
-    for (int i = 0; i < m.nv; i++) msum += fem.vmass[i];
+    for (int i = 0; i < m.nv; i++)
+        msum += fem.vmass[i];
     double c0 = 1.0 / sqrt(msum);
-    for (int i = 0; i < m.nv; i++) assert_true(s.W[i] == c0); /* exactly */
+    for (int i = 0; i < m.nv; i++)
+        assert_true(s.W[i] == c0); /* exactly */
     assert_true(s.skin_eval[0] == 0.0);
-    for (int b = 1; b < s.w; b++) assert_true(s.skin_eval[b] > 0 && s.skin_eval[b] >= s.skin_eval[b - 1]);
+    for (int b = 1; b < s.w; b++)
+        assert_true(s.skin_eval[b] > 0 && s.skin_eval[b] >= s.skin_eval[b - 1]);
     /* Wᵀ M_s W = I. */
     for (int a = 0; a < s.w; a++)
         for (int b = 0; b < s.w; b++) {
             double d = 0;
-            for (int i = 0; i < m.nv; i++) d += fem.vmass[i] * s.W[i + a * m.nv] * s.W[i + b * m.nv];
+            for (int i = 0; i < m.nv; i++)
+                d += fem.vmass[i] * s.W[i + a * m.nv] * s.W[i + b * m.nv];
             assert_near(d, a == b ? 1.0 : 0.0, 1e-10);
         }
     /* Exactly 6 dropped rigid eigenvalues, tiny against the first kept one. */
-    for (int r = 0; r < 6; r++) assert_true(fabs(s.rigid_eval[r]) < 1e-6 * s.vib_eval[0]);
+    for (int r = 0; r < 6; r++)
+        assert_true(fabs(s.rigid_eval[r]) < 1e-6 * s.vib_eval[0]);
     assert_true(s.vib_eval[0] > 0);
     int n = 3 * m.nv;
     for (int a = 0; a < s.m; a++) {
@@ -79,7 +84,8 @@ static void subspace_should_have_exact_constant_weight_and_six_rigid_modes(void 
         if (a) assert_true(s.vib_eval[a] >= s.vib_eval[a - 1]);
         for (int b = 0; b < s.m; b++) {
             double d = 0;
-            for (int i = 0; i < n; i++) d += fem.vmass[i / 3] * s.D[i + a * n] * s.D[i + b * n];
+            for (int i = 0; i < n; i++)
+                d += fem.vmass[i / 3] * s.D[i + a * n] * s.D[i + b * n];
             assert_near(d, a == b ? 1.0 : 0.0, 1e-10);
         }
     }
@@ -88,7 +94,8 @@ static void subspace_should_have_exact_constant_weight_and_six_rigid_modes(void 
     for (int e = 0; e < m.nt; e++) {
         double F[9], f2 = 0;
         mlc_fem_deformation_gradient(&m, &fem, e, s.D, F);
-        for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
+        for (int q = 0; q < 9; q++)
+            f2 += F[q] * F[q];
         g = fmax(g, sqrt(f2));
     }
     assert_near(s.grad_max[0], g, 1e-14 * g);
@@ -98,7 +105,8 @@ static void subspace_should_have_exact_constant_weight_and_six_rigid_modes(void 
         assert_true(s.cluster[e] >= 0 && s.cluster[e] < s.ncp);
         assert_int_equal(s.acluster[e], 0);
     }
-    for (int i = 0; i < s.ns; i++) assert_true(s.samples[i] >= 0 && s.samples[i] < m.nv);
+    for (int i = 0; i < s.ns; i++)
+        assert_true(s.samples[i] >= 0 && s.samples[i] < m.nv);
     assert_true(s.ordering[0] != '\0');
     assert_true(s.vib_solves > 0 && s.skin_solves > 0);
     mlc_subspace_free(&s);
@@ -162,7 +170,8 @@ static void refinement_should_converge(void **state) {
         st.m = 4;
         mlc_subspace s = {0};
         compute_or_fail(&m, &fem, &st, &s);
-        for (int i = 0; i < 4; i++) ev[r][i] = s.vib_eval[i];
+        for (int i = 0; i < 4; i++)
+            ev[r][i] = s.vib_eval[i];
         mlc_subspace_free(&s);
         mlc_fem_free(&fem);
         mlc_mesh_free(&m);
@@ -186,9 +195,9 @@ static void bad_settings_should_name_the_setting(void **state) {
         int value;
         const char *key;
     } cases[] = {
-        {0, 0, "subspace.skinning_modes"}, {0, 12, "subspace.skinning_modes"},
-        {0, 33, "subspace.skinning_modes"}, {1, 0, "actuation.modes"},
-        {1, 30, "actuation.modes"},       {2, 0, "subspace.contact_samples"},
+        {0, 0, "subspace.skinning_modes"},   {0, 12, "subspace.skinning_modes"},
+        {0, 33, "subspace.skinning_modes"},  {1, 0, "actuation.modes"},
+        {1, 30, "actuation.modes"},          {2, 0, "subspace.contact_samples"},
         {3, 0, "subspace.passive_clusters"}, {4, 0, "subspace.actuation_clusters"},
     };
     long live = mlc_alloc_live();
@@ -202,7 +211,8 @@ static void bad_settings_should_name_the_setting(void **state) {
         mlc_subspace s = {0};
         mlc_err err = {0};
         assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_EINVAL);
-        if (!strstr(err.msg, cases[c].key)) fail_msg("case %zu: '%s' lacks %s", c, err.msg, cases[c].key);
+        if (!strstr(err.msg, cases[c].key))
+            fail_msg("case %zu: '%s' lacks %s", c, err.msg, cases[c].key);
         assert_null(s.W);
     }
     mlc_subspace_settings st = default_settings();
@@ -346,14 +356,31 @@ static void cache_key_should_depend_on_every_setting(void **state) {
     for (int c = 0; c < 8; c++) {
         mlc_subspace_settings t = st;
         switch (c) {
-        case 0: t.w++; break;
-        case 1: t.m++; break;
-        case 2: t.poisson = 0.3; break;
-        case 3: t.passive_clusters++; break;
-        case 4: t.actuation_clusters++; break;
-        case 5: t.contact_samples++; break;
-        case 6: t.seed++; break;
-        case 7: t.mode_list = list; t.nlist = 1; break;
+        case 0:
+            t.w++;
+            break;
+        case 1:
+            t.m++;
+            break;
+        case 2:
+            t.poisson = 0.3;
+            break;
+        case 3:
+            t.passive_clusters++;
+            break;
+        case 4:
+            t.actuation_clusters++;
+            break;
+        case 5:
+            t.contact_samples++;
+            break;
+        case 6:
+            t.seed++;
+            break;
+        case 7:
+            t.mode_list = list;
+            t.nlist = 1;
+            break;
         }
         assert_true(mlc_subspace_cache_key(&f->mesh, &t) != k0);
     }

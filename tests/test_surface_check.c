@@ -93,7 +93,7 @@ static void collinear_and_repeated_corners_should_be_degenerate(void **state) {
     /* Split the front quad's triangle (0, 1, 5) at the midpoint m of edge 0-1 and close the
      * gap with the needle (0, 1, m): still closed, but one triangle has no area. */
     int m = add_vertex(&s, 0.5, 0, 0);
-    s.F[3 * 4 + 1] = m;  /* (0, m, 5) */
+    s.F[3 * 4 + 1] = m; /* (0, m, 5) */
     add_tri(&s, m, 1, 5);
     add_tri(&s, 0, 1, m);
     mlc_surface_check c = check(&s);
@@ -135,12 +135,14 @@ static void equal_positions_should_be_welded(void **state) {
     for (int i = 0; i < 4; i++)
         copy[i] = add_vertex(&s, s.V[3 * (4 + i)], s.V[3 * (4 + i) + 1], s.V[3 * (4 + i) + 2]);
     for (int t = 2; t < 4; t++)
-        for (int k = 0; k < 3; k++) s.F[3 * t + k] = copy[s.F[3 * t + k] - 4];
+        for (int k = 0; k < 3; k++)
+            s.F[3 * t + k] = copy[s.F[3 * t + k] - 4];
     mlc_surface_check c = check(&s);
     assert_true(mlc_surface_check_ok(&c));
     int map[64];
     assert_int_equal(mlc_surface_weld_map(s.nv, s.V, map), MLC_OK);
-    for (int i = 0; i < 4; i++) assert_int_equal(map[copy[i]], 4 + i);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(map[copy[i]], 4 + i);
     assert_int_equal(map[0], 0);
 }
 

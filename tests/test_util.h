@@ -15,22 +15,22 @@
 
 #include "modalloco/mesh.h"
 
-#define assert_near(a, b, tol)                                                               \
-    do {                                                                                     \
-        double a_ = (a), b_ = (b), t_ = (tol);                                               \
-        if (!(fabs(a_ - b_) <= t_))                                                          \
-            fail_msg("%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g", #a, a_, #b, b_,         \
-                     fabs(a_ - b_), t_);                                                     \
+#define assert_near(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
+        if (!(fabs(a_ - b_) <= t_))                                                                \
+            fail_msg("%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g", #a, a_, #b, b_,               \
+                     fabs(a_ - b_), t_);                                                           \
     } while (0)
 
 /* Relative comparison: |a-b| <= tol * max(|a|, |b|, floor). */
-#define assert_rel(a, b, tol, floor_)                                                        \
-    do {                                                                                     \
-        double a_ = (a), b_ = (b);                                                           \
-        double s_ = fmax(fmax(fabs(a_), fabs(b_)), (floor_));                                \
-        if (!(fabs(a_ - b_) <= (tol) * s_))                                                  \
-            fail_msg("%s = %.17g, %s = %.17g, rel diff = %.3g > %.3g", #a, a_, #b, b_,       \
-                     fabs(a_ - b_) / s_, (double)(tol));                                     \
+#define assert_rel(a, b, tol, floor_)                                                              \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        double s_ = fmax(fmax(fabs(a_), fabs(b_)), (floor_));                                      \
+        if (!(fabs(a_ - b_) <= (tol)*s_))                                                          \
+            fail_msg("%s = %.17g, %s = %.17g, rel diff = %.3g > %.3g", #a, a_, #b, b_,             \
+                     fabs(a_ - b_) / s_, (double)(tol));                                           \
     } while (0)
 
 /* A solid box of nx×ny×nz voxels of edge h, min corner at origin, 6 tets per voxel. */

@@ -7,7 +7,8 @@ static double vol6(const mlc_mesh *m, int e) {
     const double *a = m->X + 3 * t[0], *b = m->X + 3 * t[1], *c = m->X + 3 * t[2],
                  *d = m->X + 3 * t[3];
     double u[3], v[3], w[3];
-    for (int k = 0; k < 3; k++) u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = d[k] - a[k];
+    for (int k = 0; k < 3; k++)
+        u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = d[k] - a[k];
     return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
            u[2] * (v[0] * w[1] - v[1] * w[0]);
 }
@@ -41,13 +42,15 @@ static void boundary_should_be_closed_and_outward(void **state) {
         const double *a = m.X + 3 * m.F[3 * f], *b = m.X + 3 * m.F[3 * f + 1],
                      *c = m.X + 3 * m.F[3 * f + 2];
         double u[3], v[3], n[3];
-        for (int k = 0; k < 3; k++) u[k] = b[k] - a[k], v[k] = c[k] - a[k];
+        for (int k = 0; k < 3; k++)
+            u[k] = b[k] - a[k], v[k] = c[k] - a[k];
         n[0] = u[1] * v[2] - u[2] * v[1];
         n[1] = u[2] * v[0] - u[0] * v[2];
         n[2] = u[0] * v[1] - u[1] * v[0];
         flux += (a[0] * n[0] + a[1] * n[1] + a[2] * n[2]) / 6.0;
     }
-    for (int e = 0; e < m.nt; e++) vol += vol6(&m, e) / 6;
+    for (int e = 0; e < m.nt; e++)
+        vol += vol6(&m, e) / 6;
     assert_near(flux, vol, 1e-12);
     mlc_mesh_free(&m);
 }

@@ -39,7 +39,8 @@ static long array_bytes(const char *xml, const char *name, unsigned char *out, s
     const char *p = strstr(xml, key);
     if (!p || !(p = strchr(p, '>'))) return -1;
     p++;
-    while (*p == ' ' || *p == '\n') p++;
+    while (*p == ' ' || *p == '\n')
+        p++;
     size_t n = 0;
     unsigned v = 0;
     int bits = 0;
@@ -60,13 +61,13 @@ static long array_bytes(const char *xml, const char *name, unsigned char *out, s
 
 static uint64_t get_u64(const unsigned char *p) {
     uint64_t v = 0;
-    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+    for (int k = 7; k >= 0; k--)
+        v = v << 8 | p[k];
     return v;
 }
 
 static float get_f32(const unsigned char *p) {
-    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                 (uint32_t)p[3] << 24;
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
@@ -93,7 +94,8 @@ static void polydata_should_encode_header_and_values(void **state) {
     unsigned char b[256];
     assert_int_equal(array_bytes(xml, "Points", b, sizeof b), 8 + 48);
     assert_int_equal(get_u64(b), 48);
-    for (int i = 0; i < 12; i++) assert_true(get_f32(b + 8 + 4 * i) == (float)X[i]);
+    for (int i = 0; i < 12; i++)
+        assert_true(get_f32(b + 8 + 4 * i) == (float)X[i]);
     assert_int_equal(array_bytes(xml, "connectivity", b, sizeof b), 8 + 24);
     for (int i = 0; i < 6; i++) {
         const unsigned char *q = b + 8 + 4 * i;

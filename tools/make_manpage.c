@@ -10,9 +10,12 @@
 /* roff needs backslashes doubled and a leading '.' or '\'' escaped. */
 static void roff(const char *s) {
     for (; *s; s++) {
-        if (*s == '\\') fputs("\\e", stdout);
-        else if (*s == '-') fputs("\\-", stdout);
-        else putchar(*s);
+        if (*s == '\\')
+            fputs("\\e", stdout);
+        else if (*s == '-')
+            fputs("\\-", stdout);
+        else
+            putchar(*s);
     }
 }
 
@@ -30,7 +33,8 @@ static const char *head =
     "[\\fB\\-\\-set\\fR \\fIKEY\\fR=\\fIVALUE\\fR]... [\\fB\\-\\-seed\\fR \\fIN\\fR] "
     "[\\fB\\-\\-threads\\fR \\fIN\\fR] [\\fB\\-\\-resume\\fR \\fIDIR\\fR] [\\fB\\-\\-quiet\\fR] "
     "[\\fB\\-\\-dry\\-run\\fR]\n.br\n"
-    ".B modalloco\n\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fICOMMAND\\fR \\fB\\-\\-help\\fR\n"
+    ".B modalloco\n\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR | \\fICOMMAND\\fR "
+    "\\fB\\-\\-help\\fR\n"
     ".SH DESCRIPTION\n"
     "modalloco makes soft\\-body characters walk. From a tetrahedral mesh (or a closed surface,\n"
     "tetrahedralized with tetgen) it builds a simulation subspace of skinning eigenmodes and an\n"
@@ -38,20 +42,26 @@ static const char *head =
     "CMA\\-ES, scoring each candidate with a reduced local\\-global soft\\-body simulation with\n"
     "ground contact. Results go to stdout, diagnostics and progress to stderr.\n"
     ".SH COMMANDS\n"
-    ".TP\n.B info\nRead, validate and repair a mesh; print vertices, tets, boundary faces, volume,\n"
+    ".TP\n.B info\nRead, validate and repair a mesh; print vertices, tets, boundary faces, "
+    "volume,\n"
     "bounding box, tet volumes, smallest dihedral angle, flipped tets, components and the\n"
     "preparation transform (\\fB\\-\\-json\\fR: one JSON object).\n"
-    ".TP\n.B modes\nCompute the subspaces and write modes.json, mode_I.pc2 (one oscillation cycle per\n"
+    ".TP\n.B modes\nCompute the subspaces and write modes.json, mode_I.pc2 (one oscillation cycle "
+    "per\n"
     "vibration mode, with surface.obj), weight_B.ply, clusters.ply and subspace.vtk.\n"
-    ".TP\n.B simulate\nRun one rollout with the parameters of a params.json written by optimize, or of\n"
+    ".TP\n.B simulate\nRun one rollout with the parameters of a params.json written by optimize, "
+    "or of\n"
     "actuation.parameters in a configuration; write trajectory.csv, surface.obj,\n"
     "animation.pc2 and result.json. Without \\fB\\-\\-out\\fR, DIR/params.json replays into\n"
     "DIR/replay. \\fB\\-\\-full\\-space\\fR also runs the full\\-space reference simulator;\n"
-    "\\fB\\-\\-expect\\fR \\fIRESULT.json\\fR [\\fB\\-\\-tolerance\\fR \\fIT\\fR] compares the rollout "
-    "with a stored result\n(J, its terms, the final centre of mass) and exits 1, naming what differs.\n"
+    "\\fB\\-\\-expect\\fR \\fIRESULT.json\\fR [\\fB\\-\\-tolerance\\fR \\fIT\\fR] compares the "
+    "rollout "
+    "with a stored result\n(J, its terms, the final centre of mass) and exits 1, naming what "
+    "differs.\n"
     "Prints the objective terms and the gait's credibility, and warns when it is not "
     "credible.\n"
-    ".TP\n.B optimize\nSearch a gait; write params.json, history.csv (as the run goes), history.svg,\n"
+    ".TP\n.B optimize\nSearch a gait; write params.json, history.csv (as the run goes), "
+    "history.svg,\n"
     "checkpoint.bin and the best gait's rollout. SIGINT and SIGTERM save a checkpoint and exit\n"
     "with 130; \\fB\\-\\-resume\\fR \\fIDIR\\fR continues and ends with exactly the result of an\n"
     "uninterrupted run. The same seed gives the same result for any \\fB\\-\\-threads\\fR.\n"
@@ -71,10 +81,12 @@ static const char *head =
     "write DIR/view.html, a self\\-contained WebGL player of the gait, or render N frames into "
     "a PNG film strip.\n"
     ".SH OPTIONS\n"
-    ".TP\n\\fB\\-\\-set\\fR \\fIKEY\\fR=\\fIVALUE\\fR\nOverride one setting (repeatable, applied in "
+    ".TP\n\\fB\\-\\-set\\fR \\fIKEY\\fR=\\fIVALUE\\fR\nOverride one setting (repeatable, applied "
+    "in "
     "order after the configuration file). VALUE is JSON when it parses (3, true, [0,\\-1,0]),\n"
     "else a bare string.\n"
-    ".TP\n\\fB\\-\\-out\\fR \\fIDIR\\fR\nOutput directory (output.dir). A directory holding a run with "
+    ".TP\n\\fB\\-\\-out\\fR \\fIDIR\\fR\nOutput directory (output.dir). A directory holding a run "
+    "with "
     "another configuration is refused unless \\fB\\-\\-force\\fR is given.\n"
     ".TP\n\\fB\\-\\-seed\\fR \\fIN\\fR, \\fB\\-\\-threads\\fR \\fIN\\fR\ncmaes.seed and "
     "parallel.threads.\n"
@@ -110,7 +122,8 @@ int main(void) {
     fputs(head, stdout);
     fputs(".SH CONFIGURATION\n"
           "A JSON object of sections; every key optional (defaults below). A top\\-level\n"
-          "\"comment\" (string or array of strings) is ignored.\n", stdout);
+          "\"comment\" (string or array of strings) is ignored.\n",
+          stdout);
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         fputs(".TP\n.B ", stdout);

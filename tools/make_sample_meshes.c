@@ -43,7 +43,9 @@ static unsigned char *cell(grid *g, int i, int j, int k) {
     return g->occ + i + (size_t)g->nx * (j + (size_t)g->ny * k);
 }
 
-static int filled(grid *g, int i, int j, int k) { return in_grid(g, i, j, k) && *cell(g, i, j, k); }
+static int filled(grid *g, int i, int j, int k) {
+    return in_grid(g, i, j, k) && *cell(g, i, j, k);
+}
 
 /* Fill the half-open voxel box [i0,i1) × [j0,j1) × [k0,k1) (clipped to the grid). */
 static void fill_box(grid *g, int i0, int i1, int j0, int j1, int k0, int k1) {
@@ -70,7 +72,8 @@ static void fill_ellipsoid(grid *g, const double c[3], const double r[3]) {
  * -1. Returns the number of pieces. */
 static int window_pieces(int set, int comp[8]) {
     int n = 0;
-    for (int b = 0; b < 8; b++) comp[b] = -1;
+    for (int b = 0; b < 8; b++)
+        comp[b] = -1;
     for (int b = 0; b < 8; b++) {
         if (!(set >> b & 1) || comp[b] >= 0) continue;
         int stack[8], top = 0;
@@ -191,10 +194,10 @@ static int build_critter(grid *g) {
         int x0 = leg_x[l] - 1, x1 = leg_x[l] + 2; /* 3 voxels wide */
         for (int side = -1; side <= 1; side += 2) {
             /* Voxel z ranges mirrored about the midplane zc = 15. */
-            int zin = side < 0 ? 6 : 19, zout = side < 0 ? 11 : 24;  /* upper leg: 5 out */
-            int fin = side < 0 ? 4 : 23, fout = side < 0 ? 7 : 26;   /* lower leg: 3 wide */
-            fill_box(g, x0, x1, 6, 9, zin, zout);                      /* upper leg */
-            fill_box(g, x0, x1, 0, 9, fin, fout);                      /* lower leg */
+            int zin = side < 0 ? 6 : 19, zout = side < 0 ? 11 : 24; /* upper leg: 5 out */
+            int fin = side < 0 ? 4 : 23, fout = side < 0 ? 7 : 26;  /* lower leg: 3 wide */
+            fill_box(g, x0, x1, 6, 9, zin, zout);                   /* upper leg */
+            fill_box(g, x0, x1, 0, 9, fin, fout);                   /* lower leg */
             fill_box(g, x0 - 1, x1 + 1, 0, 1, fin - (side < 0), fout + (side > 0)); /* foot */
         }
     }
@@ -203,8 +206,7 @@ static int build_critter(grid *g) {
 
 /* ---- output ---------------------------------------------------------------------------------- */
 
-static mlc_status write_medit(const char *path, const mlc_mesh *m, const char *what,
-                              mlc_err *err) {
+static mlc_status write_medit(const char *path, const mlc_mesh *m, const char *what, mlc_err *err) {
     mlc_afile af;
     mlc_status s = mlc_afile_open(&af, path, err);
     if (s != MLC_OK) return s;
@@ -215,8 +217,8 @@ static mlc_status write_medit(const char *path, const mlc_mesh *m, const char *w
         fprintf(af.fp, "%.10g %.10g %.10g 0\n", m->X[3 * i], m->X[3 * i + 1], m->X[3 * i + 2]);
     fprintf(af.fp, "\nTetrahedra\n%d\n", m->nt);
     for (int e = 0; e < m->nt; e++)
-        fprintf(af.fp, "%d %d %d %d 0\n", m->T[4 * e] + 1, m->T[4 * e + 1] + 1,
-                m->T[4 * e + 2] + 1, m->T[4 * e + 3] + 1);
+        fprintf(af.fp, "%d %d %d %d 0\n", m->T[4 * e] + 1, m->T[4 * e + 1] + 1, m->T[4 * e + 2] + 1,
+                m->T[4 * e + 3] + 1);
     fputs("\nEnd\n", af.fp);
     return mlc_afile_commit(&af, err);
 }
@@ -243,10 +245,10 @@ static int emit(const char *dir, const char *name, grid *g, double h) {
             lo[k] = x < lo[k] ? x : lo[k];
             hi[k] = x > hi[k] ? x : hi[k];
         }
-    printf("%s: %d vertices, %d tets, %d boundary triangles, %d voxels (%d added for a manifold surface), "
+    printf("%s: %d vertices, %d tets, %d boundary triangles, %d voxels (%d added for a manifold "
+           "surface), "
            "extent %.3g x %.3g x %.3g\n",
-           path, m.nv, m.nt, m.nf, m.nt / 6, bridged, hi[0] - lo[0], hi[1] - lo[1],
-           hi[2] - lo[2]);
+           path, m.nv, m.nt, m.nf, m.nt / 6, bridged, hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
     mlc_mesh_free(&m);
     return 1;
 }

@@ -21,16 +21,16 @@
 #endif
 
 /* X-macro table: name, value, short description. */
-#define MLC_STATUS_MAP(X)                                                                  \
-    X(MLC_OK, 0, "success")                                                                \
-    X(MLC_ENOMEM, -1, "out of memory")                                                     \
-    X(MLC_EINVAL, -2, "invalid argument or setting")                                       \
-    X(MLC_EIO, -3, "input/output error")                                                   \
-    X(MLC_EPARSE, -4, "malformed input file")                                              \
-    X(MLC_ENOTSPD, -5, "matrix is not symmetric positive definite")                        \
-    X(MLC_ENOCONV, -6, "iterative solver did not converge")                                \
-    X(MLC_ENUMERIC, -7, "numerical breakdown")                                             \
-    X(MLC_ETOOL, -8, "external tool failed")                                               \
+#define MLC_STATUS_MAP(X)                                                                          \
+    X(MLC_OK, 0, "success")                                                                        \
+    X(MLC_ENOMEM, -1, "out of memory")                                                             \
+    X(MLC_EINVAL, -2, "invalid argument or setting")                                               \
+    X(MLC_EIO, -3, "input/output error")                                                           \
+    X(MLC_EPARSE, -4, "malformed input file")                                                      \
+    X(MLC_ENOTSPD, -5, "matrix is not symmetric positive definite")                                \
+    X(MLC_ENOCONV, -6, "iterative solver did not converge")                                        \
+    X(MLC_ENUMERIC, -7, "numerical breakdown")                                                     \
+    X(MLC_ETOOL, -8, "external tool failed")                                                       \
     X(MLC_EINTR, -9, "interrupted")
 
 typedef enum {
@@ -89,14 +89,14 @@ double mlc_now(void); /* monotonic seconds */
 /* ---- Deterministic random numbers (xoshiro256**, seeded by splitmix64) ------------------ */
 typedef struct mlc_rng {
     uint64_t s[4];
-    int has_spare;   /* Box-Muller spare */
+    int has_spare; /* Box-Muller spare */
     double spare;
 } mlc_rng;
 void mlc_rng_seed(mlc_rng *rng, uint64_t seed);
 uint64_t mlc_rng_u64(mlc_rng *rng);
-double mlc_rng_uniform(mlc_rng *rng);         /* in [0, 1), 53 random bits */
-double mlc_rng_normal(mlc_rng *rng);          /* standard normal */
-int mlc_rng_below(mlc_rng *rng, int n);       /* uniform integer in [0, n), n > 0 */
+double mlc_rng_uniform(mlc_rng *rng);   /* in [0, 1), 53 random bits */
+double mlc_rng_normal(mlc_rng *rng);    /* standard normal */
+int mlc_rng_below(mlc_rng *rng, int n); /* uniform integer in [0, n), n > 0 */
 
 /* ---- Hashing (FNV-1a 64, for checksums and cache keys) --------------------------------- */
 #define MLC_HASH_INIT 0xcbf29ce484222325ULL

@@ -14,8 +14,8 @@
  * most faces. Writes label[nt] in [0, *ncluster), numbered in order of first tet, none empty.
  * With w == 1 (no features) or k == 1 every tet is in cluster 0. k is clamped to nt. */
 mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const double *W, int w,
-                                const double *eval, int k, uint64_t seed, int *label,
-                                int *ncluster, mlc_err *err);
+                                const double *eval, int k, uint64_t seed, int *label, int *ncluster,
+                                mlc_err *err);
 
 /* Contact samples: farthest-point sampling (Euclidean) over boundary vertices, starting from
  * the lowest vertex (min y; ties by smallest index). With band > 0 the sampling runs in three

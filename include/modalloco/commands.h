@@ -17,24 +17,24 @@
 
 typedef struct mlc_cli_options {
     const char *command;
-    const char *input;              /* CONFIG, PARAMS or MESH positional (may be NULL) */
-    const char *out;                /* --out DIR */
+    const char *input;                  /* CONFIG, PARAMS or MESH positional (may be NULL) */
+    const char *out;                    /* --out DIR */
     const char *sets[MLC_CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
     int nsets;
-    long long seed;                 /* --seed N */
+    long long seed; /* --seed N */
     int seed_set;
-    int threads;                    /* --threads N */
+    int threads; /* --threads N */
     int threads_set;
-    const char *resume;             /* --resume DIR */
+    const char *resume; /* --resume DIR */
     int quiet, json, full_space, force, dry_run;
-    const char *expect;             /* simulate --expect RESULT.json */
-    double tolerance;               /* simulate --tolerance T (relative; default 1e-9) */
+    const char *expect; /* simulate --expect RESULT.json */
+    double tolerance;   /* simulate --tolerance T (relative; default 1e-9) */
     int tolerance_set;
-    const char *slurm;              /* sweep --slurm FILE */
+    const char *slurm;                    /* sweep --slurm FILE */
     const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
     int ninputs;
-    const char *png;                /* view --png FILE */
-    int frames;                     /* view --frames N (0 = default) */
+    const char *png; /* view --png FILE */
+    int frames;      /* view --frames N (0 = default) */
 } mlc_cli_options;
 
 /* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the
@@ -45,9 +45,9 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
  * into `dir` (which must exist), fill `res`, and judge the rollout (credibility.h, with
  * parallel.threads for the replays) into `cred`, which result.json carries; with_found adds
  * optimize's "found" (mlc_credibility_found). */
-mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg,
-                             const mlc_actuation *act, const char *dir, int with_found,
-                             mlc_rollout_result *res, mlc_credibility *cred, mlc_err *err);
+mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const mlc_actuation *act,
+                             const char *dir, int with_found, mlc_rollout_result *res,
+                             mlc_credibility *cred, mlc_err *err);
 
 /* Create `dir` if needed and write config.json. If `dir` already holds a config.json of
  * another configuration and `force` is 0, fail (MLC_EINVAL) instead of overwriting a

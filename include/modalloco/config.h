@@ -27,10 +27,10 @@
 
 #include "modalloco/base.h"
 
-#define MLC_CONFIG_PATH_MAX 4096    /* bytes of a path, including the terminating NUL */
-#define MLC_CONFIG_WORD_MAX 16      /* bytes of an enumerated string ("locomotion") + NUL */
-#define MLC_CONFIG_MAX_MODES 64     /* m, len(mode_list), number of parameter entries */
-#define MLC_CONFIG_MAX_SINUSOIDS 8  /* k */
+#define MLC_CONFIG_PATH_MAX 4096   /* bytes of a path, including the terminating NUL */
+#define MLC_CONFIG_WORD_MAX 16     /* bytes of an enumerated string ("locomotion") + NUL */
+#define MLC_CONFIG_MAX_MODES 64    /* m, len(mode_list), number of parameter entries */
+#define MLC_CONFIG_MAX_SINUSOIDS 8 /* k */
 #define MLC_CONFIG_MAX_FIXED_PERIODS (MLC_CONFIG_MAX_MODES * MLC_CONFIG_MAX_SINUSOIDS)
 
 /* One sinusoid of Eq. 6: A sin(2π (t / T + θ)). */
@@ -42,8 +42,8 @@ typedef struct mlc_config_sinusoid {
 
 /* One entry of actuation.parameters / params.json "parameters". */
 typedef struct mlc_config_param {
-    int mode;                     /* vibration mode index (0 = first non-rigid), ≥ 0 */
-    int nsinusoids;               /* 1..MLC_CONFIG_MAX_SINUSOIDS */
+    int mode;       /* vibration mode index (0 = first non-rigid), ≥ 0 */
+    int nsinusoids; /* 1..MLC_CONFIG_MAX_SINUSOIDS */
     mlc_config_sinusoid sinusoids[MLC_CONFIG_MAX_SINUSOIDS]; /* first nsinusoids used */
 } mlc_config_param;
 
@@ -65,59 +65,59 @@ typedef struct mlc_config_material {
 } mlc_config_material;
 
 typedef struct mlc_config_subspace {
-    int skinning_modes;             /* subspace.skinning_modes: w (r = 12w), 1..32 */
-    int passive_clusters;           /* subspace.passive_clusters: |C_p| before splitting, ≥ 1 */
-    int actuation_clusters;         /* subspace.actuation_clusters: |C_a|, ≥ 1 */
-    int contact_samples;            /* subspace.contact_samples: |I|, ≥ 1 */
-    double contact_band;            /* subspace.contact_band: × extent, in [0, 1] */
+    int skinning_modes;              /* subspace.skinning_modes: w (r = 12w), 1..32 */
+    int passive_clusters;            /* subspace.passive_clusters: |C_p| before splitting, ≥ 1 */
+    int actuation_clusters;          /* subspace.actuation_clusters: |C_a|, ≥ 1 */
+    int contact_samples;             /* subspace.contact_samples: |I|, ≥ 1 */
+    double contact_band;             /* subspace.contact_band: × extent, in [0, 1] */
     char cache[MLC_CONFIG_PATH_MAX]; /* subspace.cache: precompute cache file, "" = none */
 } mlc_config_subspace;
 
 typedef struct mlc_config_actuation {
-    int modes;                                /* actuation.modes: m, 1..64 */
-    int mode_list[MLC_CONFIG_MAX_MODES];      /* actuation.mode_list: explicit indices, ≥ 0 */
-    int nmode_list;                           /* its length; > 0 overrides `modes` */
-    int sinusoids;                            /* actuation.sinusoids: k, 1..8 */
-    double period_range[2];                   /* actuation.period_range: [min, max] s */
-    double phase_range[2];                    /* actuation.phase_range: [min, max] cycles */
-    double amplitude_p;                       /* actuation.amplitude_p: p of App. H, > 0 */
-    char amplitude_bound[16];                 /* actuation.amplitude_bound: "combined" (p
-                                               * bounds the sum of all signals, gait.h) or
-                                               * "per_signal" (the paper: each signal) */
-    double ramp;                              /* actuation.ramp: ramp-in seconds, ≥ 0 (0 off) */
+    int modes;                           /* actuation.modes: m, 1..64 */
+    int mode_list[MLC_CONFIG_MAX_MODES]; /* actuation.mode_list: explicit indices, ≥ 0 */
+    int nmode_list;                      /* its length; > 0 overrides `modes` */
+    int sinusoids;                       /* actuation.sinusoids: k, 1..8 */
+    double period_range[2];              /* actuation.period_range: [min, max] s */
+    double phase_range[2];               /* actuation.phase_range: [min, max] cycles */
+    double amplitude_p;                  /* actuation.amplitude_p: p of App. H, > 0 */
+    char amplitude_bound[16];            /* actuation.amplitude_bound: "combined" (p
+                                          * bounds the sum of all signals, gait.h) or
+                                          * "per_signal" (the paper: each signal) */
+    double ramp;                         /* actuation.ramp: ramp-in seconds, ≥ 0 (0 off) */
     double fixed_periods[MLC_CONFIG_MAX_FIXED_PERIODS]; /* actuation.fixed_periods, > 0 each;
-                                                 * one for all, or mode-major [i*k + j] */
-    int nfixed_periods;                       /* its length: 0, 1 or m·k */
-    int select;                               /* actuation.select: q, 0 = off, ≤ m */
-    mlc_config_param parameters[MLC_CONFIG_MAX_MODES]; /* actuation.parameters */
-    int nparameters;                          /* its length, 0 = none */
+                                                         * one for all, or mode-major [i*k + j] */
+    int nfixed_periods;                                 /* its length: 0, 1 or m·k */
+    int select;                                         /* actuation.select: q, 0 = off, ≤ m */
+    mlc_config_param parameters[MLC_CONFIG_MAX_MODES];  /* actuation.parameters */
+    int nparameters;                                    /* its length, 0 = none */
 } mlc_config_actuation;
 
 typedef struct mlc_config_sim {
-    double dt;                                 /* sim.dt: h, seconds, > 0 */
-    int steps;                                 /* sim.steps: S, ≥ 1 */
-    int iterations;                            /* sim.iterations: local-global per step, ≥ 1 */
-    double tolerance;                          /* sim.tolerance: ‖Δz‖ stop, ≥ 0 (0 = never) */
-    char initial_guess[MLC_CONFIG_WORD_MAX];   /* sim.initial_guess: "inertial" | "previous" */
-    double gravity[3];                         /* sim.gravity: m/s² */
-    double rayleigh[2];                        /* sim.rayleigh: [α 1/s, β s], each ≥ 0 */
+    double dt;                               /* sim.dt: h, seconds, > 0 */
+    int steps;                               /* sim.steps: S, ≥ 1 */
+    int iterations;                          /* sim.iterations: local-global per step, ≥ 1 */
+    double tolerance;                        /* sim.tolerance: ‖Δz‖ stop, ≥ 0 (0 = never) */
+    char initial_guess[MLC_CONFIG_WORD_MAX]; /* sim.initial_guess: "inertial" | "previous" */
+    double gravity[3];                       /* sim.gravity: m/s² */
+    double rayleigh[2];                      /* sim.rayleigh: [α 1/s, β s], each ≥ 0 */
 } mlc_config_sim;
 
 typedef struct mlc_config_contact {
-    int enabled;                            /* contact.enabled (bool) */
-    double damping;                         /* contact.damping: μ_c in [0, 1) */
-    char projection[MLC_CONFIG_WORD_MAX];   /* contact.projection: "position" | "velocity" */
-    char model[MLC_CONFIG_WORD_MAX];        /* contact.model: "complementarity" | "equality" */
-    double push_speed;                      /* contact.push_speed: m/s, ≥ 0 */
-    double friction;                        /* contact.friction: Coulomb μ_f, ≥ 0 (0 = off) */
-    double ground_height;                   /* contact.ground_height: y of the ground */
+    int enabled;                          /* contact.enabled (bool) */
+    double damping;                       /* contact.damping: μ_c in [0, 1) */
+    char projection[MLC_CONFIG_WORD_MAX]; /* contact.projection: "position" | "velocity" */
+    char model[MLC_CONFIG_WORD_MAX];      /* contact.model: "complementarity" | "equality" */
+    double push_speed;                    /* contact.push_speed: m/s, ≥ 0 */
+    double friction;                      /* contact.friction: Coulomb μ_f, ≥ 0 (0 = off) */
+    double ground_height;                 /* contact.ground_height: y of the ground */
 } mlc_config_contact;
 
 /* The full-space reference of `simulate --full-space` (fullspace.h): its own stopping rule,
  * independent of sim.iterations, which is the reduced model's. */
 typedef struct mlc_config_reference {
-    double tolerance;   /* reference.tolerance: stop when max |Δx| ≤ it × extent, ≥ 0 */
-    int max_iterations; /* reference.max_iterations: guard per step, ≥ 1 */
+    double tolerance;    /* reference.tolerance: stop when max |Δx| ≤ it × extent, ≥ 0 */
+    int max_iterations;  /* reference.max_iterations: guard per step, ≥ 1 */
     int contact_samples; /* reference.contact_samples: its own samples, ≥ 0 (0 = the model's) */
 } mlc_config_reference;
 
@@ -128,20 +128,20 @@ typedef struct mlc_config_objective {
     int forward_set;                /* 0: objective.forward is null (use direction) */
     int align;                      /* objective.align (bool): multiply by J_align */
     char align_mode[MLC_CONFIG_WORD_MAX]; /* objective.align_mode: "min" (paper) | "mean" */
-    int upright;                    /* objective.upright (bool): J_align also gates on the
-                                     * body's up axis staying up (no rolling over) */
-    int credible_gate;              /* objective.credible_gate (bool) */
-    double work_penalty;            /* objective.work_penalty: α, ≥ 0 */
-    int work_abs;                   /* objective.work_abs (bool): penalize absolute work */
+    int upright;                          /* objective.upright (bool): J_align also gates on the
+                                           * body's up axis staying up (no rolling over) */
+    int credible_gate;                    /* objective.credible_gate (bool) */
+    double work_penalty;                  /* objective.work_penalty: α, ≥ 0 */
+    int work_abs;                         /* objective.work_abs (bool): penalize absolute work */
 } mlc_config_objective;
 
 typedef struct mlc_config_cmaes {
-    int population;  /* cmaes.population: λ, ≥ 2 */
-    int generations; /* cmaes.generations: ≥ 1 */
-    double sigma0;   /* cmaes.sigma0: in the normalized box, > 0 */
-    int seed;        /* cmaes.seed: seed of everything random */
-    int restarts;    /* cmaes.restarts: IPOP restarts, ≥ 0 */
-    int early_stop;  /* cmaes.early_stop: pycma's early stops end a run (bool) */
+    int population;     /* cmaes.population: λ, ≥ 2 */
+    int generations;    /* cmaes.generations: ≥ 1 */
+    double sigma0;      /* cmaes.sigma0: in the normalized box, > 0 */
+    int seed;           /* cmaes.seed: seed of everything random */
+    int restarts;       /* cmaes.restarts: IPOP restarts, ≥ 0 */
+    int early_stop;     /* cmaes.early_stop: pycma's early stops end a run (bool) */
     int robust_samples; /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
 } mlc_config_cmaes;
 
@@ -197,22 +197,22 @@ typedef enum {
 } mlc_config_check;
 
 typedef struct mlc_config_key {
-    const char *name;          /* dotted key, "sim.dt" */
-    const char *type_name;     /* as docs/config.md writes it: "int", "[x,y,z] or null" ... */
-    const char *default_json;  /* the default as JSON text, e.g. "[0, -9.81, 0]" */
-    const char *range;         /* valid values in words ("> 0", "1..32"); "" = any */
-    const char *meaning;       /* one line */
+    const char *name;         /* dotted key, "sim.dt" */
+    const char *type_name;    /* as docs/config.md writes it: "int", "[x,y,z] or null" ... */
+    const char *default_json; /* the default as JSON text, e.g. "[0, -9.81, 0]" */
+    const char *range;        /* valid values in words ("> 0", "1..32"); "" = any */
+    const char *meaning;      /* one line */
     /* For config.c: how to reach and check the field. */
     mlc_config_type type;
-    size_t offset;             /* of the value within mlc_config */
-    size_t count_offset;       /* of the int count or flag (arrays, VEC3_OR_NULL), or of the
-                                * double[3] vector (AXIS) */
-    int capacity;              /* array elements, or char array bytes for strings */
-    char lo_kind, hi_kind;     /* '[' / '(' and ']' / ')' bounds on numbers (elementwise
-                                * for arrays); 0 = unbounded on that side */
+    size_t offset;         /* of the value within mlc_config */
+    size_t count_offset;   /* of the int count or flag (arrays, VEC3_OR_NULL), or of the
+                            * double[3] vector (AXIS) */
+    int capacity;          /* array elements, or char array bytes for strings */
+    char lo_kind, hi_kind; /* '[' / '(' and ']' / ')' bounds on numbers (elementwise
+                            * for arrays); 0 = unbounded on that side */
     double lo, hi;
     mlc_config_check check;
-    const char *choices;       /* strings, axes: "a|b" allowed names, NULL = any */
+    const char *choices; /* strings, axes: "a|b" allowed names, NULL = any */
 } mlc_config_key;
 
 extern const mlc_config_key mlc_config_keys[]; /* in docs/config.md's order */

@@ -43,15 +43,15 @@
 #define MLC_CRED_ROBUSTNESS_MIN 0.75  /* fraction of replays */
 #define MLC_CRED_CLEARANCE 0.01       /* a frame is airborne above ground + this × extent */
 #define MLC_CRED_REPLAYS 8
-#define MLC_CRED_SEED 20240613ULL     /* generator seed of the robustness noise */
+#define MLC_CRED_SEED 20240613ULL /* generator seed of the robustness noise */
 
 typedef struct mlc_credibility {
     double rise, airborne, penetration, up_min; /* as above */
-    double robustness; /* kept / MLC_CRED_REPLAYS; NaN when not computed */
-    int kept;          /* replays that kept half of J (−1 when not computed) */
-    int frames;        /* frames measured (S' + 1) */
-    int failed;        /* the measured rollout blew up */
-    int credible;      /* 1 when every limit holds (robustness included) */
+    double robustness;                          /* kept / MLC_CRED_REPLAYS; NaN when not computed */
+    int kept;     /* replays that kept half of J (−1 when not computed) */
+    int frames;   /* frames measured (S' + 1) */
+    int failed;   /* the measured rollout blew up */
+    int credible; /* 1 when every limit holds (robustness included) */
 } mlc_credibility;
 
 /* ---- Frame measures (rise, airborne, penetration, up_min) -------------------------------- */
@@ -61,15 +61,15 @@ typedef struct mlc_credibility {
 typedef struct mlc_cred_meter mlc_cred_meter;
 
 /* The mesh must be the one the model was created from (its boundary is measured). */
-mlc_status mlc_cred_meter_create(const mlc_model *model, const mlc_mesh *mesh,
-                                 mlc_cred_meter **out, mlc_err *err);
+mlc_status mlc_cred_meter_create(const mlc_model *model, const mlc_mesh *mesh, mlc_cred_meter **out,
+                                 mlc_err *err);
 void mlc_cred_meter_destroy(mlc_cred_meter *m);
 /* Forget every frame (a new rollout begins). */
 void mlc_cred_meter_reset(mlc_cred_meter *m);
 /* Measure one frame of reduced state z (frame 0 must come first after a reset). Its
  * signature is mlc_frame_fn's, with the meter as `user`. Allocation-free. */
-void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
-                          const double com[3], const double forward[3], int contacts);
+void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z, const double com[3],
+                          const double forward[3], int contacts);
 /* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
  * surface height (e.g. from a full-space rollout). */
 void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,

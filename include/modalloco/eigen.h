@@ -20,18 +20,18 @@
 
 /* What the solver did (diagnostics only). */
 typedef struct mlc_eigen_info {
-    int dense;          /* 1 when the dense LAPACKE_dsygvd fallback was used */
-    int solves;         /* applications of (K − σM)⁻¹ (0 for dense) */
-    int iterations;     /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
-    int nconv;          /* converged Ritz values reported by ARPACK */
-    int ncv;            /* Lanczos basis size used */
-    double sigma;       /* shift used */
-    double factor_nnz;  /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
-    double t_analyze;   /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
-    double t_factor;    /* seconds in cholmod_analyze + cholmod_factorize */
-    double t_iterate;   /* seconds in the ARPACK loop and dseupd (or in dsygvd) */
-    char ordering[16];  /* fill-reducing ordering CHOLMOD selected: "amd", "metis", "nesdis",
-                           "natural", "given", "colamd", "postordered"; "dense" for dsygvd */
+    int dense;         /* 1 when the dense LAPACKE_dsygvd fallback was used */
+    int solves;        /* applications of (K − σM)⁻¹ (0 for dense) */
+    int iterations;    /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
+    int nconv;         /* converged Ritz values reported by ARPACK */
+    int ncv;           /* Lanczos basis size used */
+    double sigma;      /* shift used */
+    double factor_nnz; /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
+    double t_analyze;  /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
+    double t_factor;   /* seconds in cholmod_analyze + cholmod_factorize */
+    double t_iterate;  /* seconds in the ARPACK loop and dseupd (or in dsygvd) */
+    char ordering[16]; /* fill-reducing ordering CHOLMOD selected: "amd", "metis", "nesdis",
+                          "natural", "given", "colamd", "postordered"; "dense" for dsygvd */
 } mlc_eigen_info;
 
 /* Default shift for a singular, positive semi-definite K: σ = −1e-2 · s · n^(−2/3) with
@@ -56,8 +56,8 @@ double mlc_eigen_default_shift(const cholmod_sparse *K, const double *mass);
  * e.g. inverted elements, or σ not below the spectrum), MLC_ENOCONV (ARPACK did not converge
  * or ran out of shifts), MLC_ENUMERIC (ARPACK/LAPACK internal failure), MLC_ENOMEM. */
 mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                           double *evals, double *evecs, mlc_eigen_info *info,
-                           cholmod_common *cc, mlc_err *err);
+                           double *evals, double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                           mlc_err *err);
 
 /* mlc_eigen_solve with control of the fill-reducing ordering of K − σM and with deflation:
  *  perm:     NULL (CHOLMOD chooses, as mlc_eigen_solve), or n entries used as given

@@ -35,7 +35,7 @@ cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *
                                            double lambda, cholmod_common *cc);
 
 /* Deformation gradient F (3×3 column-major) of tet e for positions x (3×nv). */
-void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e,
-                                  const double *x, double F[9]);
+void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e, const double *x,
+                                  double F[9]);
 
 #endif

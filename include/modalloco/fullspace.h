@@ -55,12 +55,12 @@ void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
 /* How the stopping rule went, over the steps since the last reset (mlc_fullspace_run resets,
  * so after a run: that rollout). */
 typedef struct mlc_fullspace_convergence {
-    long steps;            /* steps taken */
-    long iterations;       /* iterations, all steps together */
-    int most_iterations;   /* the most iterations one step took */
-    int guard_steps;       /* steps that ran max_iterations without meeting the tolerance */
-    double worst_change;   /* largest last-iteration change over the steps, relative to the
-                              extent (≤ tolerance unless a step hit the guard) */
+    long steps;          /* steps taken */
+    long iterations;     /* iterations, all steps together */
+    int most_iterations; /* the most iterations one step took */
+    int guard_steps;     /* steps that ran max_iterations without meeting the tolerance */
+    double worst_change; /* largest last-iteration change over the steps, relative to the
+                            extent (≤ tolerance unless a step hit the guard) */
 } mlc_fullspace_convergence;
 
 /* Build the full-space simulator for a prepared mesh. From the subspace it takes only the
@@ -94,16 +94,15 @@ void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x
  * (|Δ CoM| > 1e3 × extent, as sim.h); a negative mlc_status when a CHOLMOD solve failed. */
 int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act);
 const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */
-int mlc_fullspace_contacts(const mlc_fullspace *fs);       /* active samples, last step */
-double mlc_fullspace_last_work(const mlc_fullspace *fs);   /* Δxᵀ(bᵃ − Qᵃx), last step */
+int mlc_fullspace_contacts(const mlc_fullspace *fs);        /* active samples, last step */
+double mlc_fullspace_last_work(const mlc_fullspace *fs);    /* Δxᵀ(bᵃ − Qᵃx), last step */
 /* Mass-weighted centre of mass and body rotation polar(Σ_e V_e F_e(x)) of positions x. */
 void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]);
 void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]);
 
 /* Called for frame 0 (rest) and after every step with the full positions x (3×nv). */
 typedef void (*mlc_fullspace_frame_fn)(void *user, int frame, double time, const double *x,
-                                       const double com[3], const double forward[3],
-                                       int contacts);
+                                       const double com[3], const double forward[3], int contacts);
 
 /* A whole rollout from rest with the objective bookkeeping of mlc_rollout_run (docs/method.md §7),
  * so the two results are directly comparable. Blow-ups go to result->failed; a CHOLMOD
@@ -120,12 +119,12 @@ void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *u
 
 typedef struct mlc_fullspace_comparison {
     mlc_rollout_result reduced, full; /* objective terms of both rollouts */
-    double com_error_max;  /* max over frames of |c_reduced(t) − c_full(t)| (metres) */
-    double com_error_final;/* the same at the last frame */
-    double vertex_error_max;  /* max over vertices of |B z_S − x_S| at the last frame */
-    double vertex_error_rms;  /* root mean square of the same */
-    double extent;         /* largest bounding-box extent of the rest mesh (error scale) */
-    int frames;            /* frames compared (steps + 1 unless a rollout failed) */
+    double com_error_max;             /* max over frames of |c_reduced(t) − c_full(t)| (metres) */
+    double com_error_final;           /* the same at the last frame */
+    double vertex_error_max;          /* max over vertices of |B z_S − x_S| at the last frame */
+    double vertex_error_rms;          /* root mean square of the same */
+    double extent;            /* largest bounding-box extent of the rest mesh (error scale) */
+    int frames;               /* frames compared (steps + 1 unless a rollout failed) */
     double t_reduced, t_full; /* seconds per rollout */
     mlc_fullspace_convergence convergence; /* of the full-space rollout */
 } mlc_fullspace_comparison;

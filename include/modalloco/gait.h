@@ -28,18 +28,18 @@
 #define MLC_GAIT_MAX_SINUSOIDS 8
 
 typedef struct mlc_gait_space {
-    int m, k;                /* modes of the subspace, sinusoids per mode */
-    int q;                   /* selection slots (0 = every mode driven) */
-    int fixed;               /* 1 when periods are fixed */
+    int m, k;  /* modes of the subspace, sinusoids per mode */
+    int q;     /* selection slots (0 = every mode driven) */
+    int fixed; /* 1 when periods are fixed */
     double T_fixed[MLC_GAIT_MAX_MODES * MLC_GAIT_MAX_SINUSOIDS]; /* m×k periods when fixed */
-    double T_min, T_max;     /* seconds */
-    double th_min, th_max;   /* cycles */
-    double a_max[MLC_GAIT_MAX_MODES]; /* per-mode amplitude limits */
-    int n;                   /* dimension of u */
+    double T_min, T_max;                                         /* seconds */
+    double th_min, th_max;                                       /* cycles */
+    double a_max[MLC_GAIT_MAX_MODES];                            /* per-mode amplitude limits */
+    int n;                                                       /* dimension of u */
     /* Combined bound (mlc_gait_space_set_strain): p, and the per-tet strain of every mode,
      * strain[e·m + i] = ‖∇(D_i)_e‖_F (nt×m, tet-major, borrowed: the caller keeps it alive
      * as long as the space is used). strain = NULL: no combined bound. */
-    int combined;            /* 1: scale decoded amplitudes so that S(A) ≤ p */
+    int combined; /* 1: scale decoded amplitudes so that S(A) ≤ p */
     double p;
     int nt;
     const double *strain;
@@ -70,8 +70,7 @@ int mlc_gait_outside(const mlc_gait_space *g, int k2, const double *A, const dou
 
 /* Decode u (n) into A, T, θ (m×k each, index i*k+j). Allocation-free; O(nt·m) with the
  * combined bound. */
-void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double *T,
-                     double *theta);
+void mlc_gait_decode(const mlc_gait_space *g, const double *u, double *A, double *T, double *theta);
 
 /* Modes driven by u (selection): writes up to q mode positions (0..m-1) into `modes`,
  * returns the count (m when q == 0, listing all modes). */

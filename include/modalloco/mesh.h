@@ -11,25 +11,25 @@
 #include "modalloco/surface_check.h"
 
 typedef struct mlc_mesh {
-    int nv;      /* number of vertices (after dropping unreferenced ones) */
-    int nt;      /* number of tets */
-    int nf;      /* number of boundary triangles */
-    double *X;   /* 3×nv column-major rest positions (x0 y0 z0 x1 ...), metres after prepare */
-    int *T;      /* 4×nt vertex indices, every tet positively oriented: det[b-a,c-a,d-a] > 0 */
-    int *F;      /* 3×nf boundary triangles (vertex indices), wound outward (right-hand rule) */
+    int nv;    /* number of vertices (after dropping unreferenced ones) */
+    int nt;    /* number of tets */
+    int nf;    /* number of boundary triangles */
+    double *X; /* 3×nv column-major rest positions (x0 y0 z0 x1 ...), metres after prepare */
+    int *T;    /* 4×nt vertex indices, every tet positively oriented: det[b-a,c-a,d-a] > 0 */
+    int *F;    /* 3×nf boundary triangles (vertex indices), wound outward (right-hand rule) */
 } mlc_mesh;
 
 /* What reading and repairing did; filled by mlc_mesh_read. */
 typedef struct mlc_mesh_report {
-    char format[16];          /* "medit", "tetgen", "gmsh2", "gmsh4", "off", "obj", "stl", "ply" */
-    int tetrahedralized;      /* 1 when the input was a surface run through tetgen */
-    int flipped_tets;         /* tets with negative orientation that were flipped */
-    int dropped_vertices;     /* unreferenced vertices that were removed */
-    int components;           /* connected components (tet face/vertex connectivity); 1 if valid */
+    char format[16];      /* "medit", "tetgen", "gmsh2", "gmsh4", "off", "obj", "stl", "ply" */
+    int tetrahedralized;  /* 1 when the input was a surface run through tetgen */
+    int flipped_tets;     /* tets with negative orientation that were flipped */
+    int dropped_vertices; /* unreferenced vertices that were removed */
+    int components;       /* connected components (tet face/vertex connectivity); 1 if valid */
     double min_volume_threshold; /* threshold used for the zero-volume check (absolute, m^3) */
     /* Surfaces only (tetrahedralized == 1): */
-    int dropped_triangles;    /* triangles with a repeated vertex index, dropped before tetgen */
-    int surface_checked;      /* 1 when `surface` holds the check of the input surface */
+    int dropped_triangles;     /* triangles with a repeated vertex index, dropped before tetgen */
+    int surface_checked;       /* 1 when `surface` holds the check of the input surface */
     mlc_surface_check surface; /* what surface_check.h found (no defect when the read succeeded;
                                 * misoriented_edges may be nonzero) */
 } mlc_mesh_report;
@@ -94,10 +94,10 @@ int mlc_transform_is_unrotated(const mlc_transform *tf);
 
 /* Statistics for `modalloco info`. */
 typedef struct mlc_mesh_stats {
-    double volume;              /* total volume */
+    double volume; /* total volume */
     double bbox_min[3], bbox_max[3];
     double min_tet_volume, max_tet_volume;
-    double min_dihedral_deg;    /* smallest dihedral angle over all tets, degrees */
+    double min_dihedral_deg; /* smallest dihedral angle over all tets, degrees */
     double max_dihedral_deg;
 } mlc_mesh_stats;
 void mlc_mesh_compute_stats(const mlc_mesh *mesh, mlc_mesh_stats *stats);

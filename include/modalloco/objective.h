@@ -27,11 +27,11 @@ typedef struct mlc_objective_acc {
     double v[3], u0[3];                /* normalized direction and body forward */
     double dt;                         /* h, the weight of each step's work */
     double align, work, ysum;
-    double align_sum;                  /* Σ_t max(0, a(t)), for align_mode "mean" */
+    double align_sum; /* Σ_t max(0, a(t)), for align_mode "mean" */
     int frames;
-    double extent, ground;             /* body scale and ground height (credibility gate) */
-    double rise;                       /* highest c_y(t) − c_y(t₀) so far */
-    int airborne_frames;               /* frames whose lowest contact point is off the ground */
+    double extent, ground; /* body scale and ground height (credibility gate) */
+    double rise;           /* highest c_y(t) − c_y(t₀) so far */
+    int airborne_frames;   /* frames whose lowest contact point is off the ground */
 } mlc_objective_acc;
 
 /* Start with the rest frame (frame 0): zeroes *res, records c(t₀). dt is the time step h.

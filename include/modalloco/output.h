@@ -75,8 +75,7 @@ mlc_status mlc_pc2_begin(mlc_pc2_writer *w, const char *path, int npoints, mlc_e
 mlc_status mlc_pc2_frame(mlc_pc2_writer *w, const double *xyz, mlc_err *err);
 /* Same, gathering point i from x[3*idx[i] .. 3*idx[i]+2] (e.g. idx = the surface vertex list
  * of mlc_mesh_surface and x the full 3×nv positions). Does not allocate. */
-mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx,
-                                 mlc_err *err);
+mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx, mlc_err *err);
 /* Patch the sample count into the header and commit. Releases the writer in all cases (on
  * failure the temp file is removed). */
 mlc_status mlc_pc2_end(mlc_pc2_writer *w, mlc_err *err);
@@ -86,8 +85,8 @@ void mlc_pc2_abort(mlc_pc2_writer *w);
 /* Read a PC2 file (for tests and tools). Checks the signature, version 1, and that the file
  * length is exactly 32 + 12·points·samples (MLC_EPARSE otherwise). *xyz (owned, mlc_free) gets
  * 3·points·samples floats, sample-major. start/rate may be NULL. */
-mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *start,
-                        float *rate, float **xyz, mlc_err *err);
+mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *start, float *rate,
+                        float **xyz, mlc_err *err);
 
 /* ---- Colours, PLY --------------------------------------------------------------------------- */
 

@@ -18,16 +18,16 @@
 
 typedef struct mlc_pipeline {
     char mesh_path[MLC_CONFIG_PATH_MAX]; /* the file actually read (sample resolved) */
-    mlc_mesh mesh;             /* prepared (transformed) mesh */
+    mlc_mesh mesh;                       /* prepared (transformed) mesh */
     mlc_mesh_report report;
-    uint64_t mesh_checksum;    /* of the mesh as read and repaired, with the mesh.up rotation
-                                * (mlc_mesh_oriented_checksum) */
-    mlc_transform transform;   /* applied by preparation */
+    uint64_t mesh_checksum;  /* of the mesh as read and repaired, with the mesh.up rotation
+                              * (mlc_mesh_oriented_checksum) */
+    mlc_transform transform; /* applied by preparation */
     mlc_fem fem;
     mlc_subspace sub;
-    int cache_used;            /* 1: subspaces came from the cache file */
+    int cache_used; /* 1: subspaces came from the cache file */
     mlc_model *model;
-    double *mode_strain;       /* nt×m per-tet mode strains (mlc_pipeline_gait_space), or NULL */
+    double *mode_strain; /* nt×m per-tet mode strains (mlc_pipeline_gait_space), or NULL */
     /* Seconds per stage. */
     double t_mesh, t_fem, t_subspace, t_model;
 } mlc_pipeline;

@@ -84,7 +84,7 @@ long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, 
  * camera frames the union of the bounding boxes of the shown samples (seen from the side and
  * above), so the travel shows as displacement against the ground grid. */
 typedef struct mlc_filmstrip_options {
-    int panel_w, panel_h;  /* 0 = 320 × 240 */
+    int panel_w, panel_h; /* 0 = 320 × 240 */
     double ground_y;
     double azimuth, elevation; /* radians; both 0 = defaults (0.45, 0.42) */
 } mlc_filmstrip_options;
@@ -114,7 +114,6 @@ typedef enum { MLC_PNG_STORED = 0, MLC_PNG_FIXED = 1 } mlc_png_mode;
 mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode mode,
                           unsigned char **png, size_t *len, mlc_err *err);
 /* Encode (fixed Huffman) and write atomically to `path` (MLC_EIO naming the path on failure). */
-mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h,
-                         mlc_err *err);
+mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h, mlc_err *err);
 
 #endif

@@ -18,41 +18,41 @@
 #include "modalloco/subspace.h"
 
 typedef struct mlc_sim_settings {
-    double dt;            /* h, seconds */
-    int steps;            /* S */
-    int iterations;       /* local-global iterations per step (max) */
-    double tolerance;     /* stop iterating when ‖Δz‖ < tolerance (0 = never) */
-    int guess_previous;   /* 0: start iterations from q = 2z_n - z_{n-1}; 1: from z_n */
-    double gravity[3];    /* m/s² */
-    int contact;          /* ground contact on/off */
-    double damping;       /* μ_c ∈ [0,1): fraction of tangential velocity kept per step */
+    double dt;               /* h, seconds */
+    int steps;               /* S */
+    int iterations;          /* local-global iterations per step (max) */
+    double tolerance;        /* stop iterating when ‖Δz‖ < tolerance (0 = never) */
+    int guess_previous;      /* 0: start iterations from q = 2z_n - z_{n-1}; 1: from z_n */
+    double gravity[3];       /* m/s² */
+    int contact;             /* ground contact on/off */
+    double damping;          /* μ_c ∈ [0,1): fraction of tangential velocity kept per step */
     int projection_velocity; /* 0: "position" projection (default); 1: "velocity" (paper) */
-    int contact_equality; /* 0: complementarity (default: forces only push, contact.h);
-                             1: the paper's equality-constrained solve (for comparisons) */
-    double push_speed;    /* m/s: the fastest a penetrating sample is pushed back out (position
-                             projection, complementarity); bounds the energy a deep
-                             penetration can give back */
-    double friction;      /* Coulomb coefficient μ_f: tangential force ≤ μ_f × normal force per
-                             sample and axis (complementarity); 0 = unbounded (the paper's
-                             damping alone) */
-    double ground;        /* y of the ground plane */
+    int contact_equality;    /* 0: complementarity (default: forces only push, contact.h);
+                                1: the paper's equality-constrained solve (for comparisons) */
+    double push_speed;       /* m/s: the fastest a penetrating sample is pushed back out (position
+                                projection, complementarity); bounds the energy a deep
+                                penetration can give back */
+    double friction; /* Coulomb coefficient μ_f: tangential force ≤ μ_f × normal force per
+                        sample and axis (complementarity); 0 = unbounded (the paper's
+                        damping alone) */
+    double ground;   /* y of the ground plane */
     double density, mu, gamma; /* ρ, passive μ, actuation γ */
-    double rayleigh[2];   /* Rayleigh damping [α (1/s), β (s)]: force −(αM + βK) v with K the
-                             rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant
-                             (Q += (αN + βK)/h). Not co-rotational: β also slows a spin */
-    double ramp;          /* actuation ramp-in, seconds (0 = off): see mlc_actuation_eval */
+    double rayleigh[2]; /* Rayleigh damping [α (1/s), β (s)]: force −(αM + βK) v with K the
+                           rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant
+                           (Q += (αN + βK)/h). Not co-rotational: β also slows a spin */
+    double ramp;        /* actuation ramp-in, seconds (0 = off): see mlc_actuation_eval */
 } mlc_sim_settings;
 
 typedef struct mlc_objective_settings {
-    int jump;             /* 0: locomotion J = J_disp·J_align; 1: jump */
-    double direction[3];  /* v̂ (normalized by the model) */
-    double forward[3];    /* û₀ (normalized) */
-    int align;            /* multiply by J_align */
-    int upright;          /* J_align = max(0, min_t min((R û₀)·v̂, (R ŷ)·ŷ)): also no rolling */
-    int align_mean;       /* J_align = mean_t max(0, a(t)) instead of max(0, min_t a(t)) */
-    double work_penalty;  /* α */
-    int work_abs;         /* penalize |work| per step */
-    int credible_gate;    /* J ×= J_gate (objective.h): leaps and flights do not pay */
+    int jump;            /* 0: locomotion J = J_disp·J_align; 1: jump */
+    double direction[3]; /* v̂ (normalized by the model) */
+    double forward[3];   /* û₀ (normalized) */
+    int align;           /* multiply by J_align */
+    int upright;    /* J_align = max(0, min_t min((R û₀)·v̂, (R ŷ)·ŷ)): also no rolling */
+    int align_mean; /* J_align = mean_t max(0, a(t)) instead of max(0, min_t a(t)) */
+    double work_penalty; /* α */
+    int work_abs;        /* penalize |work| per step */
+    int credible_gate;   /* J ×= J_gate (objective.h): leaps and flights do not pay */
 } mlc_objective_settings;
 
 /* Per-mode actuation signals (Eq. 6): a_i(t) = Σ_j A[i*k+j] sin(2π(t/T[i*k+j] + θ[i*k+j])),
@@ -64,16 +64,16 @@ typedef struct mlc_actuation {
 
 typedef struct mlc_rollout_result {
     double J, J_disp, J_align, J_work; /* objective and its terms (J_work = α·work) */
-    double J_gate;         /* credibility gate (1 when off) */
-    double displacement;   /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
-    double height_gain;    /* mean_t c_y(t) - c_y(t0) (jump) */
+    double J_gate;                     /* credibility gate (1 when off) */
+    double displacement; /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
+    double height_gain;  /* mean_t c_y(t) - c_y(t0) (jump) */
     double com0[3], com1[3];
-    int steps_done;        /* < steps when the rollout blew up */
-    int failed;            /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
-    double align_min;      /* min over frames of the alignment a(t), not clamped at 0 (with
-                              `upright` also of R_yy): how far a tumbling rollout, whose
-                              J_align is 0, was from staying aligned (the optimizer's
-                              tie-breaker); up to the failing frame when failed */
+    int steps_done;   /* < steps when the rollout blew up */
+    int failed;       /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
+    double align_min; /* min over frames of the alignment a(t), not clamped at 0 (with
+                         `upright` also of R_yy): how far a tumbling rollout, whose
+                         J_align is 0, was from staying aligned (the optimizer's
+                         tie-breaker); up to the failing frame when failed */
 } mlc_rollout_result;
 
 #define MLC_SIM_FAIL_PENALTY 1e3
@@ -87,7 +87,7 @@ typedef struct mlc_rollout mlc_rollout;
 mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                             const mlc_sim_settings *settings, mlc_model **out, mlc_err *err);
 void mlc_model_destroy(mlc_model *model);
-int mlc_model_dim(const mlc_model *model);            /* r = 12w */
+int mlc_model_dim(const mlc_model *model); /* r = 12w */
 const mlc_sim_settings *mlc_model_settings(const mlc_model *model);
 /* Rest state z (r values). */
 void mlc_model_rest_state(const mlc_model *model, double *z);
@@ -96,8 +96,7 @@ void mlc_model_com(const mlc_model *model, const double *z, double com[3]);
 void mlc_model_rotation(const mlc_model *model, const double *z, double R[9]);
 /* Full-space positions of selected vertices (n indices into the mesh) for output frames:
  * out is 3×n column-major; verts = NULL means vertices 0..n−1. Cost O(n·w). */
-void mlc_model_skin(const mlc_model *model, const double *z, int n, const int *verts,
-                    double *out);
+void mlc_model_skin(const mlc_model *model, const double *z, int n, const int *verts, double *out);
 
 mlc_status mlc_rollout_create(const mlc_model *model, mlc_rollout **out);
 void mlc_rollout_destroy(mlc_rollout *ro);
@@ -180,10 +179,10 @@ double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const
  * complementarity model only (the equality model's multipliers are not forces). */
 typedef struct mlc_energy_ledger {
     double kinetic, gravity, elastic_passive, elastic_actuation; /* of the current state */
-    double total;            /* their sum */
-    double initial;          /* the total at t_0 (the last reset, or when the ledger started) */
+    double total;                                                /* their sum */
+    double initial; /* the total at t_0 (the last reset, or when the ledger started) */
     double actuation_work, contact_work, contact_work_normal; /* accumulated */
-    double dissipated;       /* initial + actuation_work + contact_work − total */
+    double dissipated;        /* initial + actuation_work + contact_work − total */
     double contact_work_step; /* contact work of the last step */
 } mlc_energy_ledger;
 /* Keep a ledger from now on (NULL stops): it is filled with the current state's energies and
@@ -206,12 +205,12 @@ double mlc_rollout_last_work(const mlc_rollout *ro);
 /* Where the time of subsequent steps goes (seconds, accumulated; for bench_sim --profile).
  * Timing costs a few clock reads per iteration, so profiled steps run somewhat slower. */
 typedef struct mlc_step_profile {
-    double t_setup;    /* per-step constants: ā, 𝒦_c(ā), q, Q⁻¹b0, sample positions */
-    double t_maps;     /* F_c = Σ μV F_e and H_c of every cluster from z (local step, part 1) */
-    double t_polar;    /* the polar decompositions R_c, Ω_c (local step, part 2) */
-    double t_rhs;      /* rotation terms of the right-hand side, i.e. the tentative z* */
-    double t_contact;  /* active set, contact system (factor when the set changed), correction */
-    double t_finish;   /* work term, state advance, blow-up check */
+    double t_setup;   /* per-step constants: ā, 𝒦_c(ā), q, Q⁻¹b0, sample positions */
+    double t_maps;    /* F_c = Σ μV F_e and H_c of every cluster from z (local step, part 1) */
+    double t_polar;   /* the polar decompositions R_c, Ω_c (local step, part 2) */
+    double t_rhs;     /* rotation terms of the right-hand side, i.e. the tentative z* */
+    double t_contact; /* active set, contact system (factor when the set changed), correction */
+    double t_finish;  /* work term, state advance, blow-up check */
     long steps, iterations, polar_calls, polar_iterations, contact_factorizations;
 } mlc_step_profile;
 /* p = NULL stops profiling. p is not reset. */

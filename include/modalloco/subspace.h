@@ -13,36 +13,36 @@
 #include "modalloco/mesh.h"
 
 typedef struct mlc_subspace_settings {
-    int w;                 /* skinning modes, including the constant one (>= 1) */
-    int m;                 /* vibration modes kept: the first m non-rigid (ignored if nlist>0) */
-    const int *mode_list;  /* nlist explicit non-rigid mode indices (0 = first non-rigid) */
+    int w;                /* skinning modes, including the constant one (>= 1) */
+    int m;                /* vibration modes kept: the first m non-rigid (ignored if nlist>0) */
+    const int *mode_list; /* nlist explicit non-rigid mode indices (0 = first non-rigid) */
     int nlist;
-    double poisson;        /* Poisson ratio ν of the Hessian whose modes drive actuation */
-    int passive_clusters;  /* k-means k for |C_p| before component splitting */
-    int actuation_clusters;/* |C_a| (1 = whole body) */
-    int contact_samples;   /* |I| */
-    double contact_band;   /* lower band of the contact samples, × extent (clusters.h) */
-    uint64_t seed;         /* k-means++ seed */
+    double poisson;         /* Poisson ratio ν of the Hessian whose modes drive actuation */
+    int passive_clusters;   /* k-means k for |C_p| before component splitting */
+    int actuation_clusters; /* |C_a| (1 = whole body) */
+    int contact_samples;    /* |I| */
+    double contact_band;    /* lower band of the contact samples, × extent (clusters.h) */
+    uint64_t seed;          /* k-means++ seed */
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
-    int nv, nt;            /* mesh sizes it was computed for */
-    int w;                 /* skinning modes */
-    double *W;             /* nv×w column-major weights; Wᵀ M_s W = I with M_s = fem.vmass
-                              (unit density); column 0 is exactly 1/sqrt(Σ M_s) */
-    double *skin_eval;     /* w eigenvalues of L W = M_s W Λ (unit μ), ascending, [0] = 0 */
-    int m;                 /* vibration modes kept */
-    double *D;             /* 3nv×m column-major, DOF 3i+k; Dᵀ M D = I (M = vmass per DOF) */
-    double *vib_eval;      /* m eigenvalues (unit μ, λ = 2μν/(1-2ν), unit density) */
-    int *mode_index;       /* m: index among the non-rigid modes (0 = first non-rigid) */
-    double rigid_eval[6];  /* the 6 dropped near-zero eigenvalues */
-    double *grad_max;      /* m: max over tets of ‖∇(D_i)_e‖_F; a_max,i = p / grad_max[i] */
-    int ncp;               /* passive clusters after splitting into face-connected parts */
-    int *cluster;          /* nt passive cluster label in [0, ncp) */
-    int nca;               /* actuation clusters */
-    int *acluster;         /* nt actuation cluster label in [0, nca) */
-    int ns;                /* contact samples */
-    int *samples;          /* ns boundary vertex indices (farthest-point order) */
+    int nv, nt;           /* mesh sizes it was computed for */
+    int w;                /* skinning modes */
+    double *W;            /* nv×w column-major weights; Wᵀ M_s W = I with M_s = fem.vmass
+                             (unit density); column 0 is exactly 1/sqrt(Σ M_s) */
+    double *skin_eval;    /* w eigenvalues of L W = M_s W Λ (unit μ), ascending, [0] = 0 */
+    int m;                /* vibration modes kept */
+    double *D;            /* 3nv×m column-major, DOF 3i+k; Dᵀ M D = I (M = vmass per DOF) */
+    double *vib_eval;     /* m eigenvalues (unit μ, λ = 2μν/(1-2ν), unit density) */
+    int *mode_index;      /* m: index among the non-rigid modes (0 = first non-rigid) */
+    double rigid_eval[6]; /* the 6 dropped near-zero eigenvalues */
+    double *grad_max;     /* m: max over tets of ‖∇(D_i)_e‖_F; a_max,i = p / grad_max[i] */
+    int ncp;              /* passive clusters after splitting into face-connected parts */
+    int *cluster;         /* nt passive cluster label in [0, ncp) */
+    int nca;              /* actuation clusters */
+    int *acluster;        /* nt actuation cluster label in [0, nca) */
+    int ns;               /* contact samples */
+    int *samples;         /* ns boundary vertex indices (farthest-point order) */
     /* Diagnostics (not part of the physics): seconds per stage, CHOLMOD ordering used. */
     double t_skinning, t_vibration, t_clusters, t_samples;
     int skin_solves, vib_solves; /* ARPACK operator applications */
@@ -70,8 +70,7 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
  * checksum matches and its key equals `key`; otherwise a non-OK status with the reason in err
  * (missing file: MLC_EIO; stale key, truncated, corrupt or foreign: MLC_EPARSE). Callers
  * recompute on any failure. Never trusts sizes without checking them against the file. */
-mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace *out,
-                                   mlc_err *err);
+mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace *out, mlc_err *err);
 /* Write atomically (temporary file in the same directory, then rename). */
 mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_subspace *s,
                                     mlc_err *err);

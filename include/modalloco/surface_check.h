@@ -18,7 +18,7 @@
 typedef struct mlc_surface_check {
     /* Edges of exactly one triangle: the surface is open (a hole or a missing face). */
     int boundary_edges;
-    int boundary_vertex;   /* a vertex on one of them; -1 when there are none */
+    int boundary_vertex; /* a vertex on one of them; -1 when there are none */
     /* Edges of three or more triangles: the surface is not a manifold there. */
     int nonmanifold_edges;
     int nonmanifold_edge[2]; /* one of them, as two vertices; -1 -1 when there are none */

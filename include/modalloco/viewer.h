@@ -41,11 +41,11 @@ void mlc_run_free(mlc_run *run);
 
 /* What mlc_view_html_write decided. */
 typedef struct mlc_view_html_info {
-    size_t bytes;     /* size of the page */
+    size_t bytes;      /* size of the page */
     size_t data_bytes; /* base64 characters of the embedded surface data */
-    int frames;       /* frames embedded */
-    int step;         /* every step-th sample of the PC2 embedded (1 = all) */
-    int quantized;    /* positions as int16 over the bounding box instead of float32 */
+    int frames;        /* frames embedded */
+    int step;          /* every step-th sample of the PC2 embedded (1 = all) */
+    int quantized;     /* positions as int16 over the bounding box instead of float32 */
 } mlc_view_html_info;
 
 /* Default budget of embedded surface data (base64 characters): keeps the page loadable. */

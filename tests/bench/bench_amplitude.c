@@ -38,12 +38,15 @@ static double realized(const mlc_gait_space *g, const double *G, const double *n
         memcpy(a, abar, sizeof(double) * (size_t)m);
         for (int e = 0; e < nt; e++) {
             double ub = 0;
-            for (int i = 0; i < m; i++) ub += fabs(a[i]) * nrm[(size_t)e * m + i];
+            for (int i = 0; i < m; i++)
+                ub += fabs(a[i]) * nrm[(size_t)e * m + i];
             if (ub <= best) continue;
             double F[9] = {0}, f2 = 0;
             for (int i = 0; i < m; i++)
-                for (int q = 0; q < 9; q++) F[q] += a[i] * G[((size_t)e * m + i) * 9 + q];
-            for (int q = 0; q < 9; q++) f2 += F[q] * F[q];
+                for (int q = 0; q < 9; q++)
+                    F[q] += a[i] * G[((size_t)e * m + i) * 9 + q];
+            for (int q = 0; q < 9; q++)
+                f2 += F[q] * F[q];
             best = fmax(best, sqrt(f2));
         }
     }
@@ -84,9 +87,8 @@ int main(int argc, char **argv) {
     double *T = A + m * k, *th = A + 2 * m * k, *frac = malloc(sizeof(double) * samples);
     double *gain = malloc(sizeof(double) * samples);
     const char *kinds[3] = {"uniform", "corner", "cma-gen1"};
-    printf("mesh %s: %d tets, m %d, k %d, p %g, bound %s, %d steps of %g s\n", p.mesh_path, nt,
-           m, k, cfg.actuation.amplitude_p, cfg.actuation.amplitude_bound, cfg.sim.steps,
-           cfg.sim.dt);
+    printf("mesh %s: %d tets, m %d, k %d, p %g, bound %s, %d steps of %g s\n", p.mesh_path, nt, m,
+           k, cfg.actuation.amplitude_p, cfg.actuation.amplitude_bound, cfg.sim.steps, cfg.sim.dt);
     mlc_rng rng;
     mlc_rng_seed(&rng, 1);
     for (int kind = 0; kind < 3; kind++) {
@@ -102,16 +104,16 @@ int main(int argc, char **argv) {
             double S = mlc_gait_strain_bound(&g, k, A), Sg = 0;
             smax = fmax(smax, S / g.p);
             for (int i = 0; i < m; i++)
-                for (int j = 0; j < k; j++) Sg += fabs(A[i * k + j]) * p.sub.grad_max[i];
+                for (int j = 0; j < k; j++)
+                    Sg += fabs(A[i * k + j]) * p.sub.grad_max[i];
             gain[c] = Sg > 0 ? Sg / S : 1;
-            frac[c] = realized(&g, G, p.mode_strain, nt, A, T, th, cfg.sim.dt, cfg.sim.steps) /
-                      g.p;
+            frac[c] = realized(&g, G, p.mode_strain, nt, A, T, th, cfg.sim.dt, cfg.sim.steps) / g.p;
         }
         qsort(frac, (size_t)samples, sizeof(double), cmp_double);
         qsort(gain, (size_t)samples, sizeof(double), cmp_double);
         printf("%-9s realized strain / p: max %.4f, median %.4f, min %.4f; bound S/p max %.4f; "
-               "per-tet gain median %.3f\n", kinds[kind], frac[samples - 1], frac[samples / 2],
-               frac[0], smax, gain[samples / 2]);
+               "per-tet gain median %.3f\n",
+               kinds[kind], frac[samples - 1], frac[samples / 2], frac[0], smax, gain[samples / 2]);
     }
     free(G), free(u), free(A), free(frac), free(gain);
     mlc_pipeline_free(&p);

@@ -1,7 +1,7 @@
 /* bench_cmaes.c: CMA-ES overhead per generation (ask + tell, objective time excluded), as in
- * the CMA-ES timing protocol below: f = sphere, all termination tests off, G generations per repetition, median
- * and minimum over R repetitions. Targets: < 0.05 ms at N = 18 and < 1 ms at N = 100
- * (lambda = 16), CPU time. Usage: bench_cmaes [reps]. Prints one line per case and exits 1 if a
+ * the CMA-ES timing protocol below: f = sphere, all termination tests off, G generations per
+ * repetition, median and minimum over R repetitions. Targets: < 0.05 ms at N = 18 and < 1 ms at N =
+ * 100 (lambda = 16), CPU time. Usage: bench_cmaes [reps]. Prints one line per case and exits 1 if a
  * target is missed. */
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 
 #include "modalloco/cmaes.h"
 
-/* CPU time of the process (as the CMA-ES timing protocol below): on a shared machine wall time mostly measures the
- * neighbours. */
+/* CPU time of the process (as the CMA-ES timing protocol below): on a shared machine wall time
+ * mostly measures the neighbours. */
 static double cpu_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);

@@ -1,6 +1,6 @@
-/* bench_precompute.c: wall time of the precomputation (docs/method.md §2–6) per stage: FEM operators,
- * skinning eigenmodes, vibration modes, clusters, contact samples; median over N runs, plus the
- * CHOLMOD ordering, the ARPACK solve counts and the peak resident set size.
+/* bench_precompute.c: wall time of the precomputation (docs/method.md §2–6) per stage: FEM
+ * operators, skinning eigenmodes, vibration modes, clusters, contact samples; median over N runs,
+ * plus the CHOLMOD ordering, the ARPACK solve counts and the peak resident set size.
  *
  *   bench_precompute MESH [--runs N] [--w W] [--m M] [--clusters K] [--samples S]
  *   bench_precompute --box NX NY NZ [...]      (a generated voxel box of unit cells)
@@ -44,7 +44,8 @@ int main(int argc, char **argv) {
     st.seed = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--box") && i + 3 < argc) {
-            for (int k = 0; k < 3; k++) box[k] = atoi(argv[++i]);
+            for (int k = 0; k < 3; k++)
+                box[k] = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             runs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--w") && i + 1 < argc) {
@@ -97,7 +98,8 @@ int main(int argc, char **argv) {
            path ? path : "voxel box", mesh.nv, mesh.nt, t_read, st.w, st.m, runs);
 
     double *t[7];
-    for (int k = 0; k < 7; k++) t[k] = calloc((size_t)runs, sizeof(double));
+    for (int k = 0; k < 7; k++)
+        t[k] = calloc((size_t)runs, sizeof(double));
     mlc_subspace sub = {0};
     for (int r = 0; r < runs; r++) {
         mlc_fem fem = {0};
@@ -131,8 +133,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_precompute: %s\n", err.msg);
         return 1;
     }
-    const char *names[7] = {"fem", "skinning eig", "vibration eig", "clusters", "samples",
-                            "total", "model"};
+    const char *names[7] = {"fem",     "skinning eig", "vibration eig", "clusters",
+                            "samples", "total",        "model"};
     int order[7] = {0, 1, 2, 3, 4, 6, 5};
     for (int i = 0; i < 7; i++)
         printf("  %-14s %9.3f s (median)\n", names[order[i]], median(t[order[i]], runs));
@@ -154,13 +156,14 @@ int main(int argc, char **argv) {
         cc.print = 0;
         double nu = st.poisson;
         if (mlc_fem_init(&fem, &mesh, &err) == MLC_OK) {
-            cholmod_sparse *H = mlc_fem_elasticity_hessian(&mesh, &fem, 1.0, 2 * nu / (1 - 2 * nu),
-                                                           &cc);
+            cholmod_sparse *H =
+                mlc_fem_elasticity_hessian(&mesh, &fem, 1.0, 2 * nu / (1 - 2 * nu), &cc);
             int n = 3 * mesh.nv, nev = 6 + st.m;
             double *mass = malloc((size_t)n * sizeof(double));
             double *ev = malloc((size_t)nev * sizeof(double));
             double *X = malloc((size_t)n * nev * sizeof(double));
-            for (int i = 0; i < n; i++) mass[i] = fem.vmass[i / 3];
+            for (int i = 0; i < n; i++)
+                mass[i] = fem.vmass[i / 3];
             mlc_eigen_info info;
             double sigma = mlc_eigen_default_shift(H, mass);
             /* the subspace's ordering: METIS on the vertex graph, expanded to 3×3 blocks */
@@ -176,11 +179,12 @@ int main(int argc, char **argv) {
             cc.nmethods = 0;
             cc.method[0].ordering = CHOLMOD_GIVEN;
             for (int i = 0; i < mesh.nv; i++)
-                for (int k = 0; k < 3; k++) p3[3 * i + k] = 3 * vp[i] + k;
+                for (int k = 0; k < 3; k++)
+                    p3[3 * i + k] = 3 * vp[i] + k;
             to = mlc_now() - to;
             if (H && mass && ev && X &&
-                mlc_eigen_solve_ordered(H, mass, nev, sigma, p3, NULL, NULL, 0, ev, X, &info, &cc, &err) ==
-                    MLC_OK)
+                mlc_eigen_solve_ordered(H, mass, nev, sigma, p3, NULL, NULL, 0, ev, X, &info, &cc,
+                                        &err) == MLC_OK)
                 printf("  vibration detail: n = %d, nnz(H upper) = %zu, sigma = %.3g, "
                        "nnz(L) = %.3g, vertex ordering %.3f s, analyze %.3f s, analyze+factor "
                        "%.3f s, Lanczos %.3f s, %d solves, %d restarts, ncv %d\n",
@@ -198,7 +202,8 @@ int main(int argc, char **argv) {
         mlc_fem_free(&fem);
         cholmod_finish(&cc);
     }
-    for (int k = 0; k < 7; k++) free(t[k]);
+    for (int k = 0; k < 7; k++)
+        free(t[k]);
     mlc_subspace_free(&sub);
     mlc_mesh_free(&mesh);
     return 0;

@@ -36,17 +36,28 @@
 static double poly(const double *x, int j) { /* 1, x, y, z, x², y², z², xy, yz, zx, x³, ... */
     double a = x[0], b = x[1], c = x[2];
     switch (j) {
-    case 0: return 1;
-    case 1: return a;
-    case 2: return b;
-    case 3: return c;
-    case 4: return a * a;
-    case 5: return b * b;
-    case 6: return c * c;
-    case 7: return a * b;
-    case 8: return b * c;
-    case 9: return c * a;
-    default: return pow(a, 1 + j % 3) * pow(b + 0.5, j % 2) * cos(c * j);
+    case 0:
+        return 1;
+    case 1:
+        return a;
+    case 2:
+        return b;
+    case 3:
+        return c;
+    case 4:
+        return a * a;
+    case 5:
+        return b * b;
+    case 6:
+        return c * c;
+    case 7:
+        return a * b;
+    case 8:
+        return b * c;
+    case 9:
+        return c * a;
+    default:
+        return pow(a, 1 + j % 3) * pow(b + 0.5, j % 2) * cos(c * j);
     }
 }
 
@@ -58,12 +69,16 @@ static void orthonormalize(double *V, int n, int ncol, const double *mass) {
             for (int i = 0; i < j; i++) {
                 const double *u = V + (size_t)n * i;
                 double d = 0;
-                for (int k = 0; k < n; k++) d += u[k] * mass[k] * v[k];
-                for (int k = 0; k < n; k++) v[k] -= d * u[k];
+                for (int k = 0; k < n; k++)
+                    d += u[k] * mass[k] * v[k];
+                for (int k = 0; k < n; k++)
+                    v[k] -= d * u[k];
             }
         double nn = 0;
-        for (int k = 0; k < n; k++) nn += v[k] * mass[k] * v[k];
-        for (int k = 0; k < n; k++) v[k] /= sqrt(nn);
+        for (int k = 0; k < n; k++)
+            nn += v[k] * mass[k] * v[k];
+        for (int k = 0; k < n; k++)
+            v[k] /= sqrt(nn);
     }
 }
 
@@ -91,12 +106,16 @@ static void synthetic_subspace(const mlc_mesh *mesh, const mlc_fem *fem, int w, 
     for (int j = 0; j < w; j++)
         for (int i = 0; i < nv; i++) { /* polynomials would make W_b X̃_c products collide */
             const double *x = mesh->X + 3 * i;
-            sub.W[i + nv * j] = j == 0 ? 1 : exp(0.6 * j * x[0] - 0.4 * (j % 3) * x[1] + 0.3 * ((j % 2) ? 1 : -1) * x[2]);
+            sub.W[i + nv * j] =
+                j == 0
+                    ? 1
+                    : exp(0.6 * j * x[0] - 0.4 * (j % 3) * x[1] + 0.3 * ((j % 2) ? 1 : -1) * x[2]);
         }
     orthonormalize(sub.W, nv, w, fem->vmass);
     sub.D = malloc(sizeof(double) * 3 * nv * m);
     double *m3 = malloc(sizeof(double) * 3 * nv);
-    for (int i = 0; i < 3 * nv; i++) m3[i] = fem->vmass[i / 3];
+    for (int i = 0; i < 3 * nv; i++)
+        m3[i] = fem->vmass[i / 3];
     for (int j = 0; j < m; j++)
         for (int i = 0; i < nv; i++)
             for (int k = 0; k < 3; k++)
@@ -112,21 +131,25 @@ static void synthetic_subspace(const mlc_mesh *mesh, const mlc_fem *fem, int w, 
                     for (int k = 0; k < 3; k++)
                         Y[l + 3 * k] += sub.D[3 * nv * j + 3 * mesh->T[4 * e + a] + l] *
                                         fem->grad[12 * e + 3 * a + k];
-            for (int k = 0; k < 9; k++) f += Y[k] * Y[k];
+            for (int k = 0; k < 9; k++)
+                f += Y[k] * Y[k];
             if (sqrt(f) > sub.grad_max[j]) sub.grad_max[j] = sqrt(f);
         }
     }
     sub.cluster = malloc(sizeof(int) * nt);
     sub.acluster = calloc(nt, sizeof(int));
     sub.ncp = ncp, sub.nca = 1;
-    for (int e = 0; e < nt; e++) sub.cluster[e] = e % ncp; /* sizes only matter */
+    for (int e = 0; e < nt; e++)
+        sub.cluster[e] = e % ncp; /* sizes only matter */
     sub.ns = ns;
     sub.samples = malloc(sizeof(int) * ns);
     int nbot = 0, got = 0; /* spread over the bottom face, so the body rests on them */
-    for (int i = 0; i < nv; i++) nbot += mesh->X[3 * i + 1] == 0;
+    for (int i = 0; i < nv; i++)
+        nbot += mesh->X[3 * i + 1] == 0;
     for (int i = 0, b = 0; i < nv && got < ns; i++)
         if (mesh->X[3 * i + 1] == 0 && b++ % (nbot / ns) == (nbot / ns) / 2) sub.samples[got++] = i;
-    for (int i = 0; got < ns; i++) sub.samples[got++] = i;
+    for (int i = 0; got < ns; i++)
+        sub.samples[got++] = i;
     free(m3);
     *out = sub;
 }
@@ -177,18 +200,22 @@ static double bench(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace
         double ts = mlc_now();
         for (int r = 0; r < runs; r++) {
             mlc_rollout_reset(ro);
-            for (int s = 0; s < 300; s++) mlc_rollout_step(ro, &act);
+            for (int s = 0; s < 300; s++)
+                mlc_rollout_step(ro, &act);
         }
         double tot = mlc_now() - ts, st = (double)prof.steps;
         mlc_rollout_set_profile(ro, NULL);
-        double parts[6] = {prof.t_setup, prof.t_maps, prof.t_polar, prof.t_rhs, prof.t_contact,
-                           prof.t_finish};
-        const char *names[6] = {"step setup (ā, 𝒦(ā), q, Q⁻¹b0)", "cluster maps F_c, H_c",
-                                "polar decompositions", "rhs rotation terms (z*)",
+        double parts[6] = {prof.t_setup, prof.t_maps,    prof.t_polar,
+                           prof.t_rhs,   prof.t_contact, prof.t_finish};
+        const char *names[6] = {"step setup (ā, 𝒦(ā), q, Q⁻¹b0)",
+                                "cluster maps F_c, H_c",
+                                "polar decompositions",
+                                "rhs rotation terms (z*)",
                                 "contact (active set, solve, correction)",
                                 "finish (work term, advance)"};
         double sum = 0;
-        for (int k = 0; k < 6; k++) sum += parts[k];
+        for (int k = 0; k < 6; k++)
+            sum += parts[k];
         printf("    profile over %ld steps (%.2f us/step profiled, %.2f iterations/step):\n",
                prof.steps, tot / st * 1e6, (double)prof.iterations / st);
         for (int k = 0; k < 6; k++)
@@ -196,7 +223,8 @@ static double bench(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace
                    100 * parts[k] / sum);
         printf("      polar: %.1f calls/step, %.2f iterations/call; contact factorizations: "
                "%.3f/step, active samples %.1f/step\n",
-               (double)prof.polar_calls / st, (double)prof.polar_iterations / (double)prof.polar_calls,
+               (double)prof.polar_calls / st,
+               (double)prof.polar_iterations / (double)prof.polar_calls,
                (double)prof.contact_factorizations / st, (double)contacts / (300.0 * runs));
     }
     for (int i = 1; i < runs; i++) /* insertion sort for the median */
@@ -248,8 +276,10 @@ int main(int argc, char **argv) {
         } else if (argv[i][0] != '-') {
             runs = atoi(argv[i]);
         } else {
-            fprintf(stderr, "usage: %s [runs] [--only I] [--profile] [--mesh PATH] "
-                            "[--config W,M,CP,NS[,ITER]]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [runs] [--only I] [--profile] [--mesh PATH] "
+                    "[--config W,M,CP,NS[,ITER]]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -280,8 +310,12 @@ int main(int argc, char **argv) {
     printf("kernels: %s\n", mlc__sim_kernel_path());
     printf("mesh: %s, %d vertices, %d tets; %s subspace; 300-step rollouts, median of %d runs\n",
            path ? path : "voxel box", mesh.nv, mesh.nt, path ? "computed" : "synthetic", runs);
-    printf("%-44s %10s %10s %12s\n", "configuration", "us/step", "cpu us", path ? "subspace s" : "model s");
-    struct { int w, m, ncp, ns, it; const char *name; } cfg[] = {
+    printf("%-44s %10s %10s %12s\n", "configuration", "us/step", "cpu us",
+           path ? "subspace s" : "model s");
+    struct {
+        int w, m, ncp, ns, it;
+        const char *name;
+    } cfg[] = {
         {5, 3, 10, 20, 10, "Bat: w=5 (r=60) m=3 k=2 |Cp|=10 |I|=20"},
         {6, 3, 10, 20, 10, "r=72"},
         {7, 3, 10, 20, 10, "r=84"},
@@ -303,7 +337,8 @@ int main(int argc, char **argv) {
         if (path) {
             mlc_subspace_settings st = {0};
             st.w = cfg[c].w, st.m = cfg[c].m, st.poisson = 0.25, st.passive_clusters = cfg[c].ncp;
-            st.actuation_clusters = 1, st.contact_samples = cfg[c].ns, st.contact_band = 0.01, st.seed = 1;
+            st.actuation_clusters = 1, st.contact_samples = cfg[c].ns, st.contact_band = 0.01,
+            st.seed = 1;
             double t0 = mlc_now();
             if (mlc_subspace_compute(&mesh, &fem, &st, &sub, &err) != MLC_OK) {
                 fprintf(stderr, "subspace: %s\n", err.msg);

@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!f) abort();
             for (int j = 0; j < lam; j++) {
                 f[j] = 0;
-                for (int i = 0; i < n; i++) f[j] += X[(size_t)j * n + i] * X[(size_t)j * n + i];
+                for (int i = 0; i < n; i++)
+                    f[j] += X[(size_t)j * n + i] * X[(size_t)j * n + i];
             }
             mlc_cmaes_tell(es, f);
             free(f);
