@@ -1,5 +1,6 @@
 /* mesh.c: validation and repair shared by every reader, boundary extraction, the preparation
- * transform (docs/method.md §1), statistics and checksums. File formats live in mesh_read.c. */
+ * transform (docs/method.md §1), statistics and checksums. File formats live in mesh_read.c
+ * (dispatch), mesh_tet.c, mesh_surface.c and mesh_lexer.c. */
 #include "modalloco/mesh.h"
 
 #include <math.h>

@@ -1,7 +1,6 @@
-/* mesh_internal.h: private helpers shared by the mesh readers (mesh_read.c, mesh_surface.c):
- * loading a whole file into memory, a bounded tokenizer over that buffer that tracks line
- * numbers for messages, checked number conversion, and the raw readers that fill X/T without
- * finalizing. Not part of the public API. */
+/* mesh_internal.h: the mesh readers' entry points, called by the dispatch (mesh_read.c): the
+ * tetrahedral formats (mesh_tet.c) and the surfaces (mesh_surface.c). Each fills m->X, m->T
+ * only; the dispatch finalizes. Not part of the public API. */
 #ifndef MODALLOCO_MESH_INTERNAL_H
 #define MODALLOCO_MESH_INTERNAL_H
 
@@ -9,66 +8,19 @@
 
 #include <stddef.h>
 
-/* Largest file the readers accept (larger ones are refused with MLC_EINVAL). */
-#define MLC__MAX_FILE_BYTES ((size_t)4 << 30)
-
-/* Read the whole file into a fresh buffer (*buf, NUL-terminated, *size bytes without the NUL,
- * owned, mlc_free). A name ending in ".gz" is decompressed (gzip.h) and the buffer holds the
- * decompressed bytes. MLC_EIO with strerror when it cannot be opened or read, MLC_EINVAL when
- * it (or its decompressed content) is larger than 4 GiB or not a regular file, MLC_EPARSE for
- * a damaged .gz. */
-mlc_status mlc__file_load(const char *path, char **buf, size_t *size, mlc_err *err);
-
-/* Tokenizer over [p, end). Tokens are runs of non-whitespace bytes; `comment` (e.g. '#', or 0
- * for none) starts a comment that runs to the end of the line. `line` is the 1-based line of
- * the cursor. Never reads outside [p, end). */
-typedef struct mlc__lex {
-    const char *p, *end;
-    const char *begin; /* start of the buffer, for byte offsets */
-    const char *path;  /* for messages */
-    long line;
-    char comment;
-} mlc__lex;
-
-typedef struct mlc__tok {
-    const char *s; /* not NUL-terminated */
-    size_t n;
-    long line;
-} mlc__tok;
-
-void mlc__lex_init(mlc__lex *lx, const char *buf, size_t size, const char *path, char comment);
-/* Next token anywhere (crossing line ends and comments); 0 at end of buffer. */
-int mlc__lex_next(mlc__lex *lx, mlc__tok *t);
-/* Next token on the current line only; 0 at the end of the line (the newline is not consumed). */
-int mlc__lex_inline(mlc__lex *lx, mlc__tok *t);
-/* Skip the rest of the current line, including its newline. */
-void mlc__lex_skip_line(mlc__lex *lx);
-/* Case-insensitive comparison of a token with a NUL-terminated word. */
-int mlc__tok_is(const mlc__tok *t, const char *word);
-
-/* Checked conversions. `inline_only` restricts the search to the current line. `what` names
- * the expected item in the message ("path:line: expected <what>, found ..."). Doubles must be
- * finite. Integers must fit in a long long. All fail with MLC_EPARSE. */
-mlc_status mlc__lex_double(mlc__lex *lx, int inline_only, const char *what, double *out,
+/* Parse a MEDIT .mesh held in buf[0..size) (path for messages) into m->X, m->T. Does not
+ * finalize. */
+mlc_status mlc__medit_read(const char *path, const char *buf, size_t size, mlc_mesh *m,
                            mlc_err *err);
-mlc_status mlc__lex_ll(mlc__lex *lx, int inline_only, const char *what, long long *out,
-                       mlc_err *err);
-/* Convert one token (already taken) to a long long / double, same rules and messages. */
-mlc_status mlc__tok_ll(const mlc__lex *lx, const mlc__tok *t, const char *what, long long *out,
-                       mlc_err *err);
-mlc_status mlc__tok_double(const mlc__lex *lx, const mlc__tok *t, const char *what, double *out,
-                           mlc_err *err);
-/* Expect a specific keyword (case-insensitive) as the next token. */
-mlc_status mlc__lex_expect(mlc__lex *lx, const char *word, mlc_err *err);
 
-/* A header count `n` of items that each take `tokens` tokens in an ASCII file must fit in the
- * bytes left (each token needs at least one byte plus a separator) and in an int index space.
- * This is what keeps a lying header from sizing an allocation. MLC_EPARSE otherwise. */
-mlc_status mlc__check_count(const mlc__lex *lx, long line, long long n, int tokens,
-                            const char *what, mlc_err *err);
+/* Parse a Gmsh .msh (2.2 ASCII or binary, 4.1 ASCII) held in buf[0..size) into m->X, m->T and
+ * write "gmsh2" or "gmsh4" to format. Does not finalize. */
+mlc_status mlc__gmsh_read(const char *path, const char *buf, size_t size, mlc_mesh *m,
+                          char format[16], mlc_err *err);
 
 /* Read a TetGen .node/.ele pair into m->X, m->T (0-based; firstnumber detected from the first
- * data row of .node). Does not finalize. On failure m is freed. */
+ * data row of .node). Does not finalize. On failure m is freed. The surface reader reads tetgen's
+ * output through it too. */
 mlc_status mlc__tetgen_read(const char *node_path, const char *ele_path, mlc_mesh *m, mlc_err *err);
 
 /* Read a surface (`fmt` is "off", "obj", "stl" or "ply"), check it (surface_check.h: MLC_EINVAL

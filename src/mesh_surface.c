@@ -11,6 +11,7 @@
  * TetGen aborts without explanation on self-intersecting input, so on an abnormal end we run
  * `tetgen -d` to count the intersecting face pairs and say so. */
 #include "mesh_internal.h"
+#include "mesh_lexer.h"
 #include "modalloco/surface_check.h"
 
 #include <dirent.h>
