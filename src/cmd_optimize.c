@@ -43,6 +43,7 @@
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
 #include "modalloco/perturb.h"
+#include "modalloco/rollout_io.h"
 
 /* ---- Signals: finish the generation, save, exit 130 ------------------------------------- */
 static volatile sig_atomic_t interrupted;
