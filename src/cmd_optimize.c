@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -37,6 +36,7 @@
 #include <omp.h>
 #endif
 
+#include "modalloco/checkpoint.h"
 #include "modalloco/cmaes.h"
 #include "modalloco/commands.h"
 #include "modalloco/dist.h"
@@ -52,19 +52,7 @@ static void on_signal(int sig) {
     interrupted = 1;
 }
 
-/* ---- History rows ------------------------------------------------------------------------ */
-typedef struct history_row {
-    int generation;
-    long evaluations;
-    double best_J;   /* best of this generation */
-    double median_J; /* median of this generation */
-    double sigma;
-    double best_ever_J;
-    int failed;     /* nominal rollouts of this generation's candidates that blew up */
-    double seconds; /* wall clock since the run started (not reproducible) */
-    double mean_J;  /* score of the distribution mean this generation sampled around */
-    long rollouts;  /* rollouts so far: candidates, means and replays (the run's cost) */
-} history_row;
+/* ---- History rows (mlc_history_row, checkpoint.h) ---------------------------------------- */
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -82,159 +70,10 @@ static void history_header(FILE *f) {
     fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
                "rollouts\n");
 }
-static void history_line(FILE *f, const history_row *r) {
+static void history_line(FILE *f, const mlc_history_row *r) {
     fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld\n", r->generation, r->evaluations,
             r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed, r->mean_J,
             r->rollouts);
-}
-
-/* ---- Resume compatibility: everything that changes results, and nothing that does not -- */
-static uint64_t config_fingerprint(const mlc_config *cfg) {
-    mlc_config c = *cfg;
-    memset(c.output.dir, 0, sizeof c.output.dir);
-    c.parallel.threads = 0;
-    char *text = mlc_config_to_json(&c);
-    uint64_t h = mlc_hash64(MLC_HASH_INIT, text ? text : "", text ? strlen(text) : 0);
-    mlc_free(text);
-    return h;
-}
-
-/* ---- Checkpoint: magic, fingerprint, history, CMA-ES state, checksum --------------------- */
-/* The history rows are stored as raw bytes: a change of history_row is a new magic. Format 2
- * added mean_J. */
-#define CKPT_MAGIC "MLCCKPT2"
-#define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
-
-static mlc_status checkpoint_write(const char *path, uint64_t fingerprint, const history_row *hist,
-                                   int nhist, const mlc_cmaes *es, mlc_err *err) {
-    unsigned char *blob = NULL;
-    size_t blen = 0;
-    if (mlc_cmaes_save(es, &blob, &blen) != MLC_OK)
-        return mlc_errf(err, MLC_ENOMEM, "out of memory saving the optimizer state");
-    mlc_afile af = {0};
-    mlc_status s = mlc_afile_open(&af, path, err);
-    if (s != MLC_OK) {
-        mlc_free(blob);
-        return s;
-    }
-    uint64_t h = MLC_HASH_INIT;
-    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
-#define PUT(ptr, len)                                                                              \
-    do {                                                                                           \
-        fwrite((ptr), 1, (len), af.fp);                                                            \
-        h = mlc_hash64(h, (ptr), (len));                                                           \
-    } while (0)
-    PUT(CKPT_MAGIC, 8);
-    PUT(&fingerprint, 8);
-    PUT(&n64, 8);
-    if (nhist) PUT(hist, (size_t)nhist * sizeof *hist);
-    PUT(&b64, 8);
-    PUT(blob, blen);
-#undef PUT
-    fwrite(&h, 1, 8, af.fp);
-    mlc_free(blob);
-    return mlc_afile_commit(&af, err);
-}
-
-static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, history_row **hist,
-                                  int *nhist, mlc_cmaes **es, mlc_err *err) {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return mlc_errf(err, MLC_EINVAL,
-                        "--resume: %s: no checkpoint there (the run never "
-                        "finished a generation, or this is not an optimize output directory)",
-                        path);
-    char *text = NULL;
-    size_t nbytes = 0;
-    mlc_err rerr;
-    if (mlc_file_read_all(path, (size_t)1 << 30, "not a checkpoint", &text, &nbytes, &rerr) !=
-        MLC_OK)
-        return mlc_errf(err, MLC_EPARSE, "--resume: %s", rerr.msg);
-    if (nbytes == 0) {
-        mlc_free(text);
-        return mlc_errf(err, MLC_EPARSE, "--resume: %s: unreadable or empty checkpoint", path);
-    }
-    unsigned char *buf = (unsigned char *)text;
-    size_t len = nbytes;
-    mlc_status s = MLC_EPARSE;
-    const char *why = "truncated";
-    size_t L = len, off = 0;
-    uint64_t fp, n64, b64, sum;
-    char whybuf[200]; /* messages that name a byte offset */
-    if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' && buf[7] < CKPT_MAGIC[7]) {
-        snprintf(whybuf, sizeof whybuf,
-                 "checkpoint format %c, written by an earlier version "
-                 "of modalloco; this version reads format %c and cannot continue that run "
-                 "(start it again without --resume)",
-                 buf[7], CKPT_MAGIC[7]);
-        why = whybuf;
-        goto out;
-    }
-    if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
-        why = "not a modalloco checkpoint";
-        goto out;
-    }
-    memcpy(&sum, buf + L - 8, 8);
-    if (mlc_hash64(MLC_HASH_INIT, buf, L - 8) != sum) {
-        why = "checksum mismatch (corrupt or truncated)";
-        goto out;
-    }
-    off = 8;
-    memcpy(&fp, buf + off, 8), off += 8;
-    memcpy(&n64, buf + off, 8), off += 8;
-    if (n64 > (L - off) / sizeof(history_row) ||
-        off + (size_t)n64 * sizeof(history_row) + 8 > L - 8) {
-        snprintf(whybuf, sizeof whybuf,
-                 "byte 16: the history count %" PRIu64 " needs more "
-                 "bytes than the file's %zu (corrupt checkpoint)",
-                 n64, L);
-        why = whybuf;
-        goto out;
-    }
-    size_t hbytes = (size_t)n64 * sizeof(history_row);
-    const unsigned char *hp = buf + off;
-    off += hbytes;
-    memcpy(&b64, buf + off, 8), off += 8;
-    if (b64 != L - 8 - off) {
-        snprintf(whybuf, sizeof whybuf,
-                 "byte %zu: expected the optimizer state length %zu, "
-                 "found %" PRIu64 " (corrupt checkpoint)",
-                 off - 8, L - 8 - off, b64);
-        why = whybuf;
-        goto out;
-    }
-    if (fp != fingerprint) {
-        s = MLC_EINVAL;
-        mlc_errf(err, MLC_EINVAL,
-                 "--resume: %s was written by a run with another "
-                 "configuration; resume with the same configuration and settings (only "
-                 "output.dir and parallel.threads may differ)",
-                 path);
-        mlc_free(buf);
-        return s;
-    }
-    *hist = mlc_malloc(hbytes ? hbytes : 1);
-    if (!*hist) {
-        s = MLC_ENOMEM;
-        why = "out of memory";
-        goto out;
-    }
-    memcpy(*hist, hp, hbytes);
-    *nhist = (int)n64;
-    mlc_err cerr;
-    if ((s = mlc_cmaes_load(buf + off, (size_t)b64, es, &cerr)) != MLC_OK) {
-        mlc_free(*hist);
-        *hist = NULL;
-        why = cerr.msg;
-        s = MLC_EPARSE;
-        goto out;
-    }
-    mlc_free(buf);
-    return MLC_OK;
-out:
-    mlc_errf(err, s, "--resume: %s: %s", path, why);
-    mlc_free(buf);
-    return s;
 }
 
 /* ---- params.json ---------------------------------------------------------------------------- */
@@ -497,7 +336,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     memset(&p, 0, sizeof p);
     mlc_cmaes *es = NULL;
     worker *workers = NULL;
-    history_row *hist = NULL;
+    mlc_history_row *hist = NULL;
     double *f = NULL, *scratch = NULL, *best = NULL, *Xbuf = NULL, *stats = NULL;
     double *tie = NULL, *Jv = NULL;
     int *pts = NULL;
@@ -531,7 +370,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         goto fail;
     }
     if (in_setup && (rc = settle(MLC_OK, &err)) != 0) goto done;
-    const uint64_t fingerprint = config_fingerprint(&cfg);
+    const uint64_t fingerprint = mlc_checkpoint_fingerprint(&cfg);
     const char *dir = cfg.output.dir;
     const int quiet = opt.quiet || rank != 0; /* one voice: rank 0's */
 
@@ -652,7 +491,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     if (rank == 0) {
         if (opt.resume) {
             snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-            if ((s = checkpoint_read(path, fingerprint, &hist, &nhist, &es, &err)) != MLC_OK)
+            if ((s = mlc_checkpoint_read(path, fingerprint, &hist, &nhist, &es, &err)) != MLC_OK)
                 goto fail;
             /* The fingerprint is only a hash: a doctored state of another size must not be
              * read as this run's population. */
@@ -704,7 +543,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         fflush(hf);
 
         int cap_hist = nhist + cfg.cmaes.generations + 1;
-        history_row *nh = mlc_realloc(hist, (size_t)cap_hist * sizeof *hist);
+        mlc_history_row *nh = mlc_realloc(hist, (size_t)cap_hist * sizeof *hist);
         if (!nh) goto oom;
         hist = nh;
     }
@@ -832,7 +671,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
             mlc_errf(&err, s, "optimizer update failed");
             goto fail_restore;
         }
-        history_row *r = &hist[nhist++];
+        mlc_history_row *r = &hist[nhist++];
         memset(r, 0, sizeof *r); /* padding too: the checkpoint hashes these bytes */
         r->generation = mlc_cmaes_generation(es);
         r->evaluations = mlc_cmaes_evaluations(es);
@@ -850,7 +689,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
         history_line(hf, r);
         fflush(hf);
         snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-        if ((s = checkpoint_write(path, fingerprint, hist, nhist, es, &err)) != MLC_OK)
+        if ((s = mlc_checkpoint_write(path, fingerprint, hist, nhist, es, &err)) != MLC_OK)
             goto fail_restore;
         gens_this_session++;
         sum_gen += mlc_now() - t_gen;
