@@ -7,6 +7,7 @@
 
 #include "modalloco/commands.h"
 #include "modalloco/mesh.h"
+#include "modalloco/rollout_io.h"
 
 static cJSON *vec3(const double *v) {
     cJSON *a = cJSON_CreateArray();

@@ -9,6 +9,7 @@
 
 #include "modalloco/commands.h"
 #include "modalloco/output.h"
+#include "modalloco/rollout_io.h"
 
 #define MODE_FRAMES 48 /* frames of one oscillation cycle in mode_I.pc2 */
 

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -37,12 +36,14 @@
 #include <omp.h>
 #endif
 
+#include "modalloco/checkpoint.h"
 #include "modalloco/cmaes.h"
 #include "modalloco/commands.h"
 #include "modalloco/dist.h"
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
 #include "modalloco/perturb.h"
+#include "modalloco/rollout_io.h"
 
 /* ---- Signals: finish the generation, save, exit 130 ------------------------------------- */
 static volatile sig_atomic_t interrupted;
@@ -51,19 +52,7 @@ static void on_signal(int sig) {
     interrupted = 1;
 }
 
-/* ---- History rows ------------------------------------------------------------------------ */
-typedef struct history_row {
-    int generation;
-    long evaluations;
-    double best_J;   /* best of this generation */
-    double median_J; /* median of this generation */
-    double sigma;
-    double best_ever_J;
-    int failed;     /* nominal rollouts of this generation's candidates that blew up */
-    double seconds; /* wall clock since the run started (not reproducible) */
-    double mean_J;  /* score of the distribution mean this generation sampled around */
-    long rollouts;  /* rollouts so far: candidates, means and replays (the run's cost) */
-} history_row;
+/* ---- History rows (mlc_history_row, checkpoint.h) ---------------------------------------- */
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -81,159 +70,10 @@ static void history_header(FILE *f) {
     fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
                "rollouts\n");
 }
-static void history_line(FILE *f, const history_row *r) {
+static void history_line(FILE *f, const mlc_history_row *r) {
     fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld\n", r->generation, r->evaluations,
             r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed, r->mean_J,
             r->rollouts);
-}
-
-/* ---- Resume compatibility: everything that changes results, and nothing that does not -- */
-static uint64_t config_fingerprint(const mlc_config *cfg) {
-    mlc_config c = *cfg;
-    memset(c.output.dir, 0, sizeof c.output.dir);
-    c.parallel.threads = 0;
-    char *text = mlc_config_to_json(&c);
-    uint64_t h = mlc_hash64(MLC_HASH_INIT, text ? text : "", text ? strlen(text) : 0);
-    mlc_free(text);
-    return h;
-}
-
-/* ---- Checkpoint: magic, fingerprint, history, CMA-ES state, checksum --------------------- */
-/* The history rows are stored as raw bytes: a change of history_row is a new magic. Format 2
- * added mean_J. */
-#define CKPT_MAGIC "MLCCKPT2"
-#define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
-
-static mlc_status checkpoint_write(const char *path, uint64_t fingerprint, const history_row *hist,
-                                   int nhist, const mlc_cmaes *es, mlc_err *err) {
-    unsigned char *blob = NULL;
-    size_t blen = 0;
-    if (mlc_cmaes_save(es, &blob, &blen) != MLC_OK)
-        return mlc_errf(err, MLC_ENOMEM, "out of memory saving the optimizer state");
-    mlc_afile af = {0};
-    mlc_status s = mlc_afile_open(&af, path, err);
-    if (s != MLC_OK) {
-        mlc_free(blob);
-        return s;
-    }
-    uint64_t h = MLC_HASH_INIT;
-    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
-#define PUT(ptr, len)                                                                              \
-    do {                                                                                           \
-        fwrite((ptr), 1, (len), af.fp);                                                            \
-        h = mlc_hash64(h, (ptr), (len));                                                           \
-    } while (0)
-    PUT(CKPT_MAGIC, 8);
-    PUT(&fingerprint, 8);
-    PUT(&n64, 8);
-    if (nhist) PUT(hist, (size_t)nhist * sizeof *hist);
-    PUT(&b64, 8);
-    PUT(blob, blen);
-#undef PUT
-    fwrite(&h, 1, 8, af.fp);
-    mlc_free(blob);
-    return mlc_afile_commit(&af, err);
-}
-
-static mlc_status checkpoint_read(const char *path, uint64_t fingerprint, history_row **hist,
-                                  int *nhist, mlc_cmaes **es, mlc_err *err) {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return mlc_errf(err, MLC_EINVAL,
-                        "--resume: %s: no checkpoint there (the run never "
-                        "finished a generation, or this is not an optimize output directory)",
-                        path);
-    char *text = NULL;
-    size_t nbytes = 0;
-    mlc_err rerr;
-    if (mlc_file_read_all(path, (size_t)1 << 30, "not a checkpoint", &text, &nbytes, &rerr) !=
-        MLC_OK)
-        return mlc_errf(err, MLC_EPARSE, "--resume: %s", rerr.msg);
-    if (nbytes == 0) {
-        mlc_free(text);
-        return mlc_errf(err, MLC_EPARSE, "--resume: %s: unreadable or empty checkpoint", path);
-    }
-    unsigned char *buf = (unsigned char *)text;
-    size_t len = nbytes;
-    mlc_status s = MLC_EPARSE;
-    const char *why = "truncated";
-    size_t L = len, off = 0;
-    uint64_t fp, n64, b64, sum;
-    char whybuf[200]; /* messages that name a byte offset */
-    if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' && buf[7] < CKPT_MAGIC[7]) {
-        snprintf(whybuf, sizeof whybuf,
-                 "checkpoint format %c, written by an earlier version "
-                 "of modalloco; this version reads format %c and cannot continue that run "
-                 "(start it again without --resume)",
-                 buf[7], CKPT_MAGIC[7]);
-        why = whybuf;
-        goto out;
-    }
-    if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
-        why = "not a modalloco checkpoint";
-        goto out;
-    }
-    memcpy(&sum, buf + L - 8, 8);
-    if (mlc_hash64(MLC_HASH_INIT, buf, L - 8) != sum) {
-        why = "checksum mismatch (corrupt or truncated)";
-        goto out;
-    }
-    off = 8;
-    memcpy(&fp, buf + off, 8), off += 8;
-    memcpy(&n64, buf + off, 8), off += 8;
-    if (n64 > (L - off) / sizeof(history_row) ||
-        off + (size_t)n64 * sizeof(history_row) + 8 > L - 8) {
-        snprintf(whybuf, sizeof whybuf,
-                 "byte 16: the history count %" PRIu64 " needs more "
-                 "bytes than the file's %zu (corrupt checkpoint)",
-                 n64, L);
-        why = whybuf;
-        goto out;
-    }
-    size_t hbytes = (size_t)n64 * sizeof(history_row);
-    const unsigned char *hp = buf + off;
-    off += hbytes;
-    memcpy(&b64, buf + off, 8), off += 8;
-    if (b64 != L - 8 - off) {
-        snprintf(whybuf, sizeof whybuf,
-                 "byte %zu: expected the optimizer state length %zu, "
-                 "found %" PRIu64 " (corrupt checkpoint)",
-                 off - 8, L - 8 - off, b64);
-        why = whybuf;
-        goto out;
-    }
-    if (fp != fingerprint) {
-        s = MLC_EINVAL;
-        mlc_errf(err, MLC_EINVAL,
-                 "--resume: %s was written by a run with another "
-                 "configuration; resume with the same configuration and settings (only "
-                 "output.dir and parallel.threads may differ)",
-                 path);
-        mlc_free(buf);
-        return s;
-    }
-    *hist = mlc_malloc(hbytes ? hbytes : 1);
-    if (!*hist) {
-        s = MLC_ENOMEM;
-        why = "out of memory";
-        goto out;
-    }
-    memcpy(*hist, hp, hbytes);
-    *nhist = (int)n64;
-    mlc_err cerr;
-    if ((s = mlc_cmaes_load(buf + off, (size_t)b64, es, &cerr)) != MLC_OK) {
-        mlc_free(*hist);
-        *hist = NULL;
-        why = cerr.msg;
-        s = MLC_EPARSE;
-        goto out;
-    }
-    mlc_free(buf);
-    return MLC_OK;
-out:
-    mlc_errf(err, s, "--resume: %s: %s", path, why);
-    mlc_free(buf);
-    return s;
 }
 
 /* ---- params.json ---------------------------------------------------------------------------- */
@@ -325,7 +165,7 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     return copy;
 }
 
-/* ---- The command --------------------------------------------------------------------------- */
+/* ---- Workers: a rollout and the decoded parameters, one per thread ------------------------ */
 typedef struct worker {
     mlc_rollout *ro;
     double *A, *T, *th; /* m×k each */
@@ -373,22 +213,6 @@ static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
         if (r == 0 && pt < ncand) failed += res.failed;
     }
     return failed;
-}
-
-/* Robust scores of `npts` points (columns of X), all of them in this process (the final mean):
- * the nominal rollouts, then the replays of the walkers, as the generation loop does it. */
-static double score_point(const mlc_gait_space *g, worker *workers, int nthreads,
-                          const mlc_objective_settings *obj, const double *u, int R, int seed,
-                          int gen, double *J, double *tie) {
-    int zero = 0;
-    run_batch(g, workers, nthreads, obj, u, &zero, 0, 0, 1, seed, gen, 0, 1, J, tie);
-    double score = J[0];
-    if (R > 0 && score < 0) {
-        run_batch(g, workers, nthreads, obj, u, &zero, 0, 1, R, seed, gen, 0, R, J + 1, tie + 1);
-        for (int r = 1; r <= R; r++)
-            score = fmax(score, J[r]);
-    }
-    return score;
 }
 
 static void format_eta(double s, char *buf, size_t cap) {
@@ -488,240 +312,391 @@ static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, mlc_err *
     return mlc_pipeline_model(p, cfg, err);
 }
 
-int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
-    mlc_cli_options opt = *opt_in;
-    mlc_err err = {0};
+/* ---- The command: setup, the generation loop, the finish --------------------------------- */
+/* One run of the command, shared by its phases. Rank 0 alone owns the optimizer, the history
+ * and the files. */
+typedef struct optimize_run {
+    mlc_cli_options opt;
+    char resume_cfg[MLC_CONFIG_PATH_MAX + 64]; /* opt.input of --resume DIR without a config */
+    mlc_err err;
     mlc_config cfg;
     mlc_pipeline p;
-    memset(&p, 0, sizeof p);
-    mlc_cmaes *es = NULL;
-    worker *workers = NULL;
-    history_row *hist = NULL;
-    double *f = NULL, *scratch = NULL, *best = NULL, *Xbuf = NULL, *stats = NULL;
-    double *tie = NULL, *Jv = NULL;
-    int *pts = NULL;
-    FILE *hf = NULL;
-    int nworkers = 0, rc = 0;
-    mlc_status s;
+    mlc_gait_space g;
+    mlc_objective_settings obj;
+    mlc_cmaes *es;
+    worker *workers; /* one per thread */
+    int nworkers, nthreads;
+    int rank, nproc, quiet;
+    const char *dir;
+    uint64_t fingerprint;
+    int lam_max; /* the largest population, restarts included */
+    int R;       /* replays of each point that walks */
+    /* Per point (the population, then the mean; lam_max + 1 at most): scores f, median scratch
+     * and ties; the rollout values, nominal J0 and tie T0 per point, then J2 and T2 per replay
+     * (all in Jv). */
+    double *f, *scratch, *tie, *Jv, *J0, *T0, *J2, *T2;
+    int *pts;      /* the points of a batch */
+    double *Xbuf;  /* the points as scored (the population, then the mean) and broadcast */
+    double *stats; /* several processes: per rank its failure count and rollout seconds */
+    mlc_history_row *hist;
+    int nhist;
+    long rollouts;   /* rollouts of the run so far (history.csv) */
+    double t_offset; /* wall time of earlier sessions of a resumed run */
+    double t_start, t_pre;
+    FILE *hf; /* history.csv */
     char path[MLC_CONFIG_PATH_MAX + 64];
-    char resume_cfg[MLC_CONFIG_PATH_MAX + 64];
+    int gens_this_session;
+    /* Timing of this session's generations (rank 0): rollouts of the slowest rank, their mean
+     * over ranks, and rank 0's time inside broadcasts and gathers. */
+    double sum_roll_max, sum_roll_mean, sum_comm, sum_wait, sum_gen;
     /* With several processes, failures before the loop are settled collectively (settle), and
      * a failure of rank 0 inside the loop aborts the job (the others wait in a broadcast). */
-    int in_setup = 0, in_loop = 0;
+    int in_setup, in_loop;
+    int stop, rc; /* stop: the run ends here with exit code rc, nothing to report */
+} optimize_run;
 
-    if ((s = mlc_dist_init(&err)) != MLC_OK) goto fail;
-    const int rank = mlc_dist_rank(), nproc = mlc_dist_size();
-    in_setup = nproc > 1;
+static mlc_status out_of_memory(optimize_run *o) {
+    return mlc_errf(&o->err, MLC_ENOMEM, "out of memory");
+}
 
-    /* --resume DIR without a config: take the configuration the run wrote. */
-    if (opt.resume) {
-        if (!opt.out) opt.out = opt.resume;
-        if (!opt.input) {
-            snprintf(resume_cfg, sizeof resume_cfg, "%s/config.json", opt.resume);
-            opt.input = resume_cfg;
+/* settle() of a step every rank passed: 1 (and the run stops) when another rank failed. */
+static int settled(optimize_run *o) {
+    if ((o->rc = settle(MLC_OK, &o->err)) != 0) o->stop = 1;
+    return o->stop;
+}
+
+/* Score `npts` points (columns of X: the first `ncand` candidates, the others distribution
+ * means) in generation `gen` (tells before it): every point's nominal rollout, then R perturbed
+ * replays of each point that walks (nominal J < 0). With `dist` the rollouts are shared out
+ * among the processes and gathered by index, whatever rank computed them; without it this
+ * process runs them all. On rank 0, f[q] is then point q's score, the worst J of its rollouts
+ * (a point that does not walk keeps its nominal J either way: replays could only raise it
+ * further above the walkers), and T0[q] its nominal rollout's tie-breaker. Returns how many of
+ * this process's nominal candidate rollouts blew up; *nwalk is the number of points that walk,
+ * *seconds this process's time in rollouts. */
+static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int gen, int dist,
+                    int *nwalk, double *seconds) {
+    const int rank = dist ? o->rank : 0, nproc = dist ? o->nproc : 1, R = o->R;
+    const int seed = o->cfg.cmaes.seed;
+    int *pts = o->pts;
+    for (int q = 0; q < npts; q++)
+        pts[q] = q;
+    int c_lo, c_hi;
+    mlc_dist_block(npts, rank, nproc, &c_lo, &c_hi);
+    double t_roll = mlc_now(), t_comm = 0;
+    int failed = run_batch(&o->g, o->workers, o->nthreads, &o->obj, X, pts, ncand, 0, 1, seed, gen,
+                           c_lo, c_hi, o->J0, o->T0);
+    double t_c = mlc_now();
+    if (dist) {
+        mlc_dist_gather_blocks(o->J0 + c_lo, o->J0, npts);
+        mlc_dist_gather_blocks(o->T0 + c_lo, o->T0, npts);
+    }
+    int nw = 0;
+    if (R > 0) {
+        if (rank == 0)
+            for (int q = 0; q < npts; q++)
+                if (o->J0[q] < 0) pts[nw++] = q;
+        if (dist) mlc_dist_bcast_int(&nw, 1, 0);
+        if (nw > 0) {
+            if (dist) mlc_dist_bcast_int(pts, nw, 0);
+            t_comm += mlc_now() - t_c;
+            mlc_dist_block(nw * R, rank, nproc, &c_lo, &c_hi);
+            run_batch(&o->g, o->workers, o->nthreads, &o->obj, X, pts, ncand, 1, R, seed, gen, c_lo,
+                      c_hi, o->J2, o->T2);
+            t_c = mlc_now();
+            if (dist) mlc_dist_gather_blocks(o->J2 + c_lo, o->J2, nw * R);
         }
     }
-    if ((s = mlc_cli_load_config(&opt, &cfg, &err)) != MLC_OK) goto fail;
-    if (opt.resume && strcmp(cfg.output.dir, opt.resume) != 0) {
-        s = mlc_errf(&err, MLC_EINVAL,
-                     "--resume %s conflicts with output.dir %s; they must be "
-                     "the same directory",
-                     opt.resume, cfg.output.dir);
-        goto fail;
+    t_comm += mlc_now() - t_c;
+    *seconds = mlc_now() - t_roll - t_comm;
+    *nwalk = nw;
+    if (rank == 0) {
+        for (int q = 0; q < npts; q++)
+            o->f[q] = o->J0[q];
+        for (int w = 0; w < nw; w++)
+            for (int r = 0; r < R; r++)
+                o->f[pts[w]] = fmax(o->f[pts[w]], o->J2[(size_t)w * R + r]);
     }
-    if (in_setup && (rc = settle(MLC_OK, &err)) != 0) goto done;
-    const uint64_t fingerprint = config_fingerprint(&cfg);
-    const char *dir = cfg.output.dir;
-    const int quiet = opt.quiet || rank != 0; /* one voice: rank 0's */
+    return failed;
+}
 
-    double t_start = mlc_now();
-    if (nproc == 1) {
-        if ((s = test_fail_hook(&err)) != MLC_OK ||
-            (s = mlc_pipeline_model(&p, &cfg, &err)) != MLC_OK)
-            goto fail;
+/* Setup: the configuration (with --resume DIR and no config, the one the run wrote), the model
+ * (with several processes rank 0 precomputes and the others read its cache), the search space,
+ * a worker per thread and the buffers of a generation. */
+static mlc_status setup(optimize_run *o) {
+    mlc_status s;
+    mlc_cli_options *opt = &o->opt;
+    mlc_config *cfg = &o->cfg;
+    if ((s = mlc_dist_init(&o->err)) != MLC_OK) return s;
+    o->rank = mlc_dist_rank(), o->nproc = mlc_dist_size();
+    o->in_setup = o->nproc > 1;
+
+    /* --resume DIR without a config: take the configuration the run wrote. */
+    if (opt->resume) {
+        if (!opt->out) opt->out = opt->resume;
+        if (!opt->input) {
+            snprintf(o->resume_cfg, sizeof o->resume_cfg, "%s/config.json", opt->resume);
+            opt->input = o->resume_cfg;
+        }
+    }
+    if ((s = mlc_cli_load_config(opt, cfg, &o->err)) != MLC_OK) return s;
+    if (opt->resume && strcmp(cfg->output.dir, opt->resume) != 0)
+        return mlc_errf(&o->err, MLC_EINVAL,
+                        "--resume %s conflicts with output.dir %s; they must be "
+                        "the same directory",
+                        opt->resume, cfg->output.dir);
+    if (o->in_setup && settled(o)) return MLC_OK;
+    o->fingerprint = mlc_checkpoint_fingerprint(cfg);
+    o->dir = cfg->output.dir;
+    o->quiet = opt->quiet || o->rank != 0; /* one voice: rank 0's */
+
+    o->t_start = mlc_now();
+    if (o->nproc == 1) {
+        if ((s = test_fail_hook(&o->err)) != MLC_OK ||
+            (s = mlc_pipeline_model(&o->p, cfg, &o->err)) != MLC_OK)
+            return s;
     } else {
         /* Rank 0 precomputes and writes the cache; after the agreement (a barrier) the others
          * read it. */
-        if (rank == 0 && (s = model_root(&p, &cfg, &err)) != MLC_OK) goto fail;
-        if ((rc = settle(MLC_OK, &err)) != 0) goto done;
-        if (rank != 0 && (s = model_worker(&p, &cfg, &err)) != MLC_OK) goto fail;
-        if ((rc = settle(MLC_OK, &err)) != 0) goto done;
+        if (o->rank == 0 && (s = model_root(&o->p, cfg, &o->err)) != MLC_OK) return s;
+        if (settled(o)) return MLC_OK;
+        if (o->rank != 0 && (s = model_worker(&o->p, cfg, &o->err)) != MLC_OK) return s;
+        if (settled(o)) return MLC_OK;
     }
-    double t_pre = mlc_now() - t_start;
+    o->t_pre = mlc_now() - o->t_start;
 
     /* Search space. */
-    mlc_gait_space g;
-    if ((s = mlc_pipeline_gait_space(&p, &cfg, &g, &err)) != MLC_OK) goto fail;
+    mlc_gait_space *g = &o->g;
+    if ((s = mlc_pipeline_gait_space(&o->p, cfg, g, &o->err)) != MLC_OK) return s;
+    mlc_pipeline_objective_settings(cfg, &o->obj);
 
     /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
      * its cores unless --threads says otherwise. */
-    int nthreads = cfg.parallel.threads;
+    int nthreads = cfg->parallel.threads;
 #ifdef _OPENMP
     if (nthreads <= 0) nthreads = MLC_MAX(1, omp_get_num_procs() / mlc_dist_local_size());
 #else
     nthreads = 1;
 #endif
-    nworkers = nthreads;
-    workers = mlc_calloc((size_t)nworkers, sizeof *workers);
-    if (!workers) goto oom;
-    const size_t mk = (size_t)g.m * (size_t)g.k;
-    for (int t = 0; t < nworkers; t++) {
-        workers[t].A = mlc_malloc(3 * mk * sizeof(double));
-        if (!workers[t].A || mlc_rollout_create(p.model, &workers[t].ro) != MLC_OK) goto oom;
-        workers[t].T = workers[t].A + mk;
-        workers[t].th = workers[t].A + 2 * mk;
+    o->nthreads = o->nworkers = nthreads;
+    o->workers = mlc_calloc((size_t)o->nworkers, sizeof *o->workers);
+    if (!o->workers) return out_of_memory(o);
+    const size_t mk = (size_t)g->m * (size_t)g->k;
+    for (int t = 0; t < o->nworkers; t++) {
+        worker *w = &o->workers[t];
+        w->A = mlc_malloc(3 * mk * sizeof(double));
+        if (!w->A || mlc_rollout_create(o->p.model, &w->ro) != MLC_OK) return out_of_memory(o);
+        w->T = w->A + mk;
+        w->th = w->A + 2 * mk;
     }
-    int lam_max = cfg.cmaes.population << MLC_MIN(cfg.cmaes.restarts, 20);
-    const int R = cfg.cmaes.robust_samples;
+    o->lam_max = cfg->cmaes.population << MLC_MIN(cfg->cmaes.restarts, 20);
+    const int R = o->R = cfg->cmaes.robust_samples;
     /* A generation scores lam candidates and the distribution mean (points): one nominal
      * rollout each, then R replays of each point that walks. */
-    const size_t npts_max = (size_t)lam_max + 1;
-    f = mlc_malloc((3 * npts_max) * sizeof(double)); /* scores (npts), median scratch, ties */
-    Jv = mlc_malloc(2 * npts_max * (size_t)(R + 1) * sizeof(double));
-    pts = mlc_malloc(npts_max * sizeof(int));
-    /* The points as scored (the population, then the mean) and broadcast. */
-    Xbuf = mlc_malloc(npts_max * (size_t)g.n * sizeof(double));
-    if (!f || !Jv || !pts || !Xbuf) goto oom;
-    scratch = f + npts_max;
-    tie = f + 2 * npts_max;
-    /* Rollout values: nominal J and tie per point, then J and tie per replay. */
-    double *J0 = Jv, *T0 = Jv + npts_max, *J2 = Jv + 2 * npts_max;
-    double *T2 = J2 + npts_max * (size_t)R;
-    if (nproc > 1) {
-        /* Per rank its failure count and rollout seconds. */
-        stats = mlc_malloc(2 * (size_t)nproc * sizeof(double));
-        if (!stats) goto oom;
+    const size_t npts_max = (size_t)o->lam_max + 1;
+    o->f = mlc_malloc((3 * npts_max) * sizeof(double)); /* scores (npts), median scratch, ties */
+    o->Jv = mlc_malloc(2 * npts_max * (size_t)(R + 1) * sizeof(double));
+    o->pts = mlc_malloc(npts_max * sizeof(int));
+    o->Xbuf = mlc_malloc(npts_max * (size_t)g->n * sizeof(double));
+    if (!o->f || !o->Jv || !o->pts || !o->Xbuf) return out_of_memory(o);
+    o->scratch = o->f + npts_max;
+    o->tie = o->f + 2 * npts_max;
+    o->J0 = o->Jv, o->T0 = o->Jv + npts_max, o->J2 = o->Jv + 2 * npts_max;
+    o->T2 = o->J2 + npts_max * (size_t)R;
+    if (o->nproc > 1) {
+        o->stats = mlc_malloc(2 * (size_t)o->nproc * sizeof(double));
+        if (!o->stats) return out_of_memory(o);
     }
+    return MLC_OK;
+}
 
-    /* --dry-run: everything above has validated the settings and run (or read) the
-     * precompute; time a batch of rollouts at the requested thread count, estimate the whole
-     * run, and stop before writing anything. */
-    if (opt.dry_run) {
-        if (rank == 0) {
-            const int nbatch = MLC_MAX(cfg.cmaes.population, 2 * nthreads); /* one generation */
-            mlc_rng rng;
-            mlc_rng_seed(&rng, (uint64_t)(int64_t)cfg.cmaes.seed);
-            double *U = mlc_malloc((size_t)nbatch * (size_t)g.n * sizeof(double));
-            if (!U) goto oom;
-            /* Candidates like a first generation: around the box centre, sigma0 wide. */
-            for (size_t i = 0; i < (size_t)nbatch * (size_t)g.n; i++) {
-                double u = 0.5 + cfg.cmaes.sigma0 * mlc_rng_normal(&rng);
-                U[i] = u < 0 ? 0 : u > 1 ? 1 : u;
-            }
-            mlc_objective_settings dobj;
-            mlc_pipeline_objective_settings(&cfg, &dobj);
-            double t0 = mlc_now();
+/* --dry-run: setup has validated the settings and run (or read) the precompute; time a batch
+ * of rollouts at the requested thread count, estimate the whole run, and stop before writing
+ * anything. */
+static mlc_status dry_run(optimize_run *o) {
+    const mlc_config *cfg = &o->cfg;
+    const mlc_gait_space *g = &o->g;
+    const int nthreads = o->nthreads, nproc = o->nproc, R = o->R;
+    o->stop = 1, o->rc = 0;
+    if (o->rank != 0) return MLC_OK;
+    const int nbatch = MLC_MAX(cfg->cmaes.population, 2 * nthreads); /* one generation */
+    mlc_rng rng;
+    mlc_rng_seed(&rng, (uint64_t)(int64_t)cfg->cmaes.seed);
+    double *U = mlc_malloc((size_t)nbatch * (size_t)g->n * sizeof(double));
+    if (!U) return out_of_memory(o);
+    /* Candidates like a first generation: around the box centre, sigma0 wide. */
+    for (size_t i = 0; i < (size_t)nbatch * (size_t)g->n; i++) {
+        double u = 0.5 + cfg->cmaes.sigma0 * mlc_rng_normal(&rng);
+        U[i] = u < 0 ? 0 : u > 1 ? 1 : u;
+    }
+    double t0 = mlc_now();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-            for (int c = 0; c < nbatch; c++) {
+    for (int c = 0; c < nbatch; c++) {
 #ifdef _OPENMP
-                worker *w = &workers[omp_get_thread_num()];
+        worker *w = &o->workers[omp_get_thread_num()];
 #else
-                worker *w = &workers[0];
+        worker *w = &o->workers[0];
 #endif
-                mlc_gait_decode(&g, U + (size_t)c * g.n, w->A, w->T, w->th);
-                mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
-                mlc_rollout_result r;
-                mlc_rollout_run(w->ro, &act, &dobj, NULL, NULL, &r);
-            }
-            double per = (mlc_now() - t0) / nbatch; /* wall seconds per rollout, all threads */
-            mlc_free(U);
-            /* Each generation: the candidates and the mean, R + 1 rollouts each. */
-            long rollouts = ((long)cfg.cmaes.population + 1) * (R + 1) * cfg.cmaes.generations;
-            double est = t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
-            printf("mesh %s: %d vertices, %d tets\n", p.mesh_path, p.mesh.nv, p.mesh.nt);
-            printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
-                   mlc_model_dim(p.model), g.m, g.k, g.n);
-            printf("rollouts %ld ((population %d + mean) x %d replays x %d generations), steps "
-                   "per rollout %d\n",
-                   rollouts, cfg.cmaes.population, R + 1, cfg.cmaes.generations, cfg.sim.steps);
-            printf("precompute %.3f s%s\n", t_pre, p.cache_used ? " (cache)" : "");
-            printf("rollout %.4f s per rollout at %d thread%s x %d process%s (%.2f us per step)\n",
-                   per, nthreads, nthreads == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es",
-                   1e6 * per * nthreads / cfg.sim.steps);
-            printf("estimated wall time %.1f s\n", est);
-        }
-        rc = 0;
-        goto done;
+        mlc_gait_decode(g, U + (size_t)c * g->n, w->A, w->T, w->th);
+        mlc_actuation act = {g->m, g->k, w->A, w->T, w->th};
+        mlc_rollout_result r;
+        mlc_rollout_run(w->ro, &act, &o->obj, NULL, NULL, &r);
     }
+    double per = (mlc_now() - t0) / nbatch; /* wall seconds per rollout, all threads */
+    mlc_free(U);
+    /* Each generation: the candidates and the mean, R + 1 rollouts each. */
+    long rollouts = ((long)cfg->cmaes.population + 1) * (R + 1) * cfg->cmaes.generations;
+    double est = o->t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
+    printf("mesh %s: %d vertices, %d tets\n", o->p.mesh_path, o->p.mesh.nv, o->p.mesh.nt);
+    printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
+           mlc_model_dim(o->p.model), g->m, g->k, g->n);
+    printf("rollouts %ld ((population %d + mean) x %d replays x %d generations), steps "
+           "per rollout %d\n",
+           rollouts, cfg->cmaes.population, R + 1, cfg->cmaes.generations, cfg->sim.steps);
+    printf("precompute %.3f s%s\n", o->t_pre, o->p.cache_used ? " (cache)" : "");
+    printf("rollout %.4f s per rollout at %d thread%s x %d process%s (%.2f us per step)\n", per,
+           nthreads, nthreads == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es",
+           1e6 * per * nthreads / cfg->sim.steps);
+    printf("estimated wall time %.1f s\n", est);
+    return MLC_OK;
+}
 
-    /* Optimizer (rank 0 only): fresh or resumed. */
-    int nhist = 0;
-    long rollouts = 0;   /* rollouts of the run so far (history.csv) */
-    double t_offset = 0; /* wall time of earlier sessions of a resumed run */
-    if (rank == 0) {
-        if (opt.resume) {
-            snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-            if ((s = checkpoint_read(path, fingerprint, &hist, &nhist, &es, &err)) != MLC_OK)
-                goto fail;
+/* The optimizer (rank 0 only), fresh or resumed from the checkpoint, the output directory and
+ * history.csv (a resumed run's rows first); then the end of setup, which every rank agrees on. */
+static mlc_status start(optimize_run *o) {
+    mlc_status s;
+    const mlc_config *cfg = &o->cfg;
+    const int n = o->g.n;
+    if (o->rank == 0) {
+        if (o->opt.resume) {
+            snprintf(o->path, sizeof o->path, "%s/checkpoint.bin", o->dir);
+            if ((s = mlc_checkpoint_read(o->path, o->fingerprint, &o->hist, &o->nhist, &o->es,
+                                         &o->err)) != MLC_OK)
+                return s;
             /* The fingerprint is only a hash: a doctored state of another size must not be
              * read as this run's population. */
-            if (mlc_cmaes_dim(es) != g.n) {
-                s = mlc_errf(&err, MLC_EPARSE,
-                             "--resume: %s: the optimizer state has %d "
-                             "parameters, this configuration has %d (corrupt checkpoint)",
-                             path, mlc_cmaes_dim(es), g.n);
-                goto fail;
+            if (mlc_cmaes_dim(o->es) != n)
+                return mlc_errf(&o->err, MLC_EPARSE,
+                                "--resume: %s: the optimizer state has %d "
+                                "parameters, this configuration has %d (corrupt checkpoint)",
+                                o->path, mlc_cmaes_dim(o->es), n);
+            if (o->nhist > 0) {
+                o->t_offset = o->hist[o->nhist - 1].seconds;
+                o->rollouts = o->hist[o->nhist - 1].rollouts;
             }
-            if (nhist > 0) {
-                t_offset = hist[nhist - 1].seconds;
-                rollouts = hist[nhist - 1].rollouts;
-            }
-            if (!quiet) fprintf(stderr, "modalloco: resuming %s at generation %d\n", dir, nhist);
+            if (!o->quiet)
+                fprintf(stderr, "modalloco: resuming %s at generation %d\n", o->dir, o->nhist);
         } else {
             mlc_cmaes_settings cs;
-            mlc_cmaes_settings_default(&cs, g.n);
-            double *x0 = mlc_malloc(3 * (size_t)g.n * sizeof(double));
-            if (!x0) goto oom;
-            double *lo = x0 + g.n, *hi = x0 + 2 * g.n;
-            for (int i = 0; i < g.n; i++)
+            mlc_cmaes_settings_default(&cs, n);
+            double *x0 = mlc_malloc(3 * (size_t)n * sizeof(double));
+            if (!x0) return out_of_memory(o);
+            double *lo = x0 + n, *hi = x0 + 2 * n;
+            for (int i = 0; i < n; i++)
                 x0[i] = 0.5, lo[i] = 0.0, hi[i] = 1.0;
-            cs.lambda = cfg.cmaes.population;
-            cs.sigma0 = cfg.cmaes.sigma0;
+            cs.lambda = cfg->cmaes.population;
+            cs.sigma0 = cfg->cmaes.sigma0;
             cs.x0 = x0;
             cs.lower = lo;
             cs.upper = hi;
-            cs.seed = (uint64_t)(int64_t)cfg.cmaes.seed;
-            cs.max_generations = cfg.cmaes.generations;
-            cs.restarts = cfg.cmaes.restarts;
-            cs.early_stop = cfg.cmaes.early_stop;
-            s = mlc_cmaes_create(&cs, &es, &err);
+            cs.seed = (uint64_t)(int64_t)cfg->cmaes.seed;
+            cs.max_generations = cfg->cmaes.generations;
+            cs.restarts = cfg->cmaes.restarts;
+            cs.early_stop = cfg->cmaes.early_stop;
+            s = mlc_cmaes_create(&cs, &o->es, &o->err);
             mlc_free(x0);
-            if (s != MLC_OK) goto fail;
+            if (s != MLC_OK) return s;
         }
 
-        if ((s = mlc_prepare_out_dir(dir, &cfg, opt.force || opt.resume, &err)) != MLC_OK)
-            goto fail;
-        snprintf(path, sizeof path, "%s/history.csv", dir);
-        hf = fopen(path, "w");
-        if (!hf) {
-            s = mlc_errf(&err, MLC_EIO, "cannot write %s", path);
-            goto fail;
-        }
-        history_header(hf);
-        for (int i = 0; i < nhist; i++)
-            history_line(hf, &hist[i]);
-        fflush(hf);
+        if ((s = mlc_prepare_out_dir(o->dir, cfg, o->opt.force || o->opt.resume, &o->err)) !=
+            MLC_OK)
+            return s;
+        snprintf(o->path, sizeof o->path, "%s/history.csv", o->dir);
+        o->hf = fopen(o->path, "w");
+        if (!o->hf) return mlc_errf(&o->err, MLC_EIO, "cannot write %s", o->path);
+        history_header(o->hf);
+        for (int i = 0; i < o->nhist; i++)
+            history_line(o->hf, &o->hist[i]);
+        fflush(o->hf);
 
-        int cap_hist = nhist + cfg.cmaes.generations + 1;
-        history_row *nh = mlc_realloc(hist, (size_t)cap_hist * sizeof *hist);
-        if (!nh) goto oom;
-        hist = nh;
+        int cap_hist = o->nhist + cfg->cmaes.generations + 1;
+        mlc_history_row *nh = mlc_realloc(o->hist, (size_t)cap_hist * sizeof *o->hist);
+        if (!nh) return out_of_memory(o);
+        o->hist = nh;
     }
-    if (in_setup && (rc = settle(MLC_OK, &err)) != 0) goto done;
-    in_setup = 0;
+    if (o->in_setup && settled(o)) return MLC_OK;
+    o->in_setup = 0;
 
-    if (!quiet) {
+    if (!o->quiet) {
         char procs[48] = "";
-        if (nproc > 1) snprintf(procs, sizeof procs, "%d processes x ", nproc);
+        if (o->nproc > 1) snprintf(procs, sizeof procs, "%d processes x ", o->nproc);
         fprintf(stderr,
                 "modalloco: %d vertices, %d tets; r = %d, %d modes x %d sinusoids, %d "
                 "parameters; population %d, %d generations, %s%d thread%s; precompute "
                 "%.2f s%s\n",
-                p.mesh.nv, p.mesh.nt, mlc_model_dim(p.model), g.m, g.k, g.n, cfg.cmaes.population,
-                cfg.cmaes.generations, procs, nthreads, nthreads == 1 ? "" : "s", t_pre,
-                p.cache_used ? " (cache)" : "");
+                o->p.mesh.nv, o->p.mesh.nt, mlc_model_dim(o->p.model), o->g.m, o->g.k, n,
+                cfg->cmaes.population, cfg->cmaes.generations, procs, o->nthreads,
+                o->nthreads == 1 ? "" : "s", o->t_pre, o->p.cache_used ? " (cache)" : "");
     }
+    return MLC_OK;
+}
 
+/* Rank 0, after a generation's tell: its history row (history.csv and the checkpoint) and the
+ * progress line. */
+static mlc_status record_generation(optimize_run *o, int lam, int failed, double t_gen,
+                                    double t_loop, int tty) {
+    mlc_status s;
+    mlc_history_row *r = &o->hist[o->nhist++];
+    memset(r, 0, sizeof *r); /* padding too: the checkpoint hashes these bytes */
+    r->generation = mlc_cmaes_generation(o->es);
+    r->evaluations = mlc_cmaes_evaluations(o->es);
+    double bj = o->f[0];
+    for (int c = 1; c < lam; c++)
+        bj = fmin(bj, o->f[c]);
+    r->best_J = bj;
+    r->median_J = median(o->f, lam, o->scratch);
+    r->sigma = mlc_cmaes_sigma(o->es);
+    r->best_ever_J = mlc_cmaes_best_f(o->es);
+    r->failed = failed;
+    r->seconds = o->t_offset + (mlc_now() - o->t_start);
+    r->mean_J = o->f[lam];
+    r->rollouts = o->rollouts;
+    history_line(o->hf, r);
+    fflush(o->hf);
+    snprintf(o->path, sizeof o->path, "%s/checkpoint.bin", o->dir);
+    if ((s = mlc_checkpoint_write(o->path, o->fingerprint, o->hist, o->nhist, o->es, &o->err)) !=
+        MLC_OK)
+        return s;
+    o->gens_this_session++;
+    o->sum_gen += mlc_now() - t_gen;
+    if (!o->quiet) {
+        const int gens = o->cfg.cmaes.generations;
+        double per = (mlc_now() - t_loop) / o->gens_this_session;
+        char eta[32];
+        format_eta(per * (gens - r->generation), eta, sizeof eta);
+        if (tty)
+            fprintf(stderr,
+                    "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
+                    "%-11.5g sigma %-9.3g %6.1fs  left %s   ",
+                    r->generation, gens, r->evaluations, r->best_ever_J, r->mean_J, r->median_J,
+                    r->sigma, r->seconds, eta);
+        else
+            fprintf(stderr,
+                    "gen %d/%d evals %ld best %.6g mean %.6g median %.6g sigma "
+                    "%.4g %.1fs left %s\n",
+                    r->generation, gens, r->evaluations, r->best_ever_J, r->mean_J, r->median_J,
+                    r->sigma, r->seconds, eta);
+    }
+    return MLC_OK;
+}
+
+/* The generation loop, on every rank: rank 0 asks CMA-ES for a population and broadcasts it
+ * with its mean, every rank scores its share, rank 0 tells, records and saves the checkpoint.
+ * Ends on the budget, a stop criterion or SIGINT/SIGTERM (after the generation: a checkpoint
+ * is always saved). */
+static mlc_status generations(optimize_run *o) {
+    mlc_status s = MLC_OK;
+    const int rank = o->rank, nproc = o->nproc, n = o->g.n;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -730,295 +705,248 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     const int tty = isatty(STDERR_FILENO);
-    mlc_objective_settings obj;
-    mlc_pipeline_objective_settings(&cfg, &obj);
     double t_loop = mlc_now();
-    int gens_this_session = 0;
-    /* Timing of this session's generations (rank 0): rollouts of the slowest rank, their mean
-     * over ranks, and rank 0's time inside broadcasts and gathers. */
-    double sum_roll_max = 0, sum_roll_mean = 0, sum_comm = 0, sum_wait = 0, sum_gen = 0;
-    in_loop = nproc > 1;
+    o->in_loop = nproc > 1;
 
     for (;;) {
         /* Rank 0 decides whether to go on (budget, stop criteria, a signal) and hands out
          * the population; lam = 0 ends every rank's loop. */
         double t_gen = mlc_now(), comm0 = mlc_dist_comm_seconds();
         int head[2] = {0, 0}; /* population size (0 = stop), generations told before */
-        if (rank == 0 && !mlc_cmaes_stop(es, NULL) && !interrupted) {
-            const double *X = mlc_cmaes_ask(es);
-            head[0] = X ? mlc_cmaes_lambda(es) : 0;
-            head[1] = mlc_cmaes_generation(es);
-            if (head[0] > 0 && head[0] <= lam_max) {
+        if (rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !interrupted) {
+            const double *X = mlc_cmaes_ask(o->es);
+            head[0] = X ? mlc_cmaes_lambda(o->es) : 0;
+            head[1] = mlc_cmaes_generation(o->es);
+            if (head[0] > 0 && head[0] <= o->lam_max) {
                 /* The population, then the mean it was sampled around (after ask: a pending
                  * restart moves it). */
-                memcpy(Xbuf, X, (size_t)head[0] * (size_t)g.n * sizeof(double));
-                memcpy(Xbuf + (size_t)head[0] * g.n, mlc_cmaes_mean(es),
-                       (size_t)g.n * sizeof(double));
+                memcpy(o->Xbuf, X, (size_t)head[0] * (size_t)n * sizeof(double));
+                memcpy(o->Xbuf + (size_t)head[0] * n, mlc_cmaes_mean(o->es),
+                       (size_t)n * sizeof(double));
             }
         }
         mlc_dist_bcast_int(head, 2, 0);
         const int lam = head[0], gen_before = head[1];
         if (lam == 0) break;
-        if (lam > lam_max) {
-            s = mlc_errf(&err, MLC_EINVAL, "population grew beyond %d", lam_max);
-            goto fail_restore;
+        if (lam > o->lam_max) {
+            s = mlc_errf(&o->err, MLC_EINVAL, "population grew beyond %d", o->lam_max);
+            break;
         }
-        if (nproc > 1) mlc_dist_bcast_double(Xbuf, ((size_t)lam + 1) * (size_t)g.n, 0);
-        /* Phase 1: every point's nominal rollout. Rollout values are gathered by index,
-         * whatever rank computed them. */
+        if (nproc > 1) mlc_dist_bcast_double(o->Xbuf, ((size_t)lam + 1) * (size_t)n, 0);
         const int npts = lam + 1;
-        for (int q = 0; q < npts; q++)
-            pts[q] = q;
-        int c_lo, c_hi;
-        mlc_dist_block(npts, rank, nproc, &c_lo, &c_hi);
-        double t_roll = mlc_now(), t_comm = 0;
-        int failed = run_batch(&g, workers, nthreads, &obj, Xbuf, pts, lam, 0, 1, cfg.cmaes.seed,
-                               gen_before, c_lo, c_hi, J0, T0);
-        double t_c = mlc_now();
-        mlc_dist_gather_blocks(J0 + c_lo, J0, npts);
-        mlc_dist_gather_blocks(T0 + c_lo, T0, npts);
-        /* Phase 2: R perturbed replays of the points that walk (nominal J < 0). The score is
-         * the worst J of a point's rollouts, so a point that does not walk keeps its nominal
-         * J either way: replays could only raise it further above the walkers. */
-        int nwalk = 0;
-        if (R > 0) {
-            if (rank == 0)
-                for (int q = 0; q < npts; q++)
-                    if (J0[q] < 0) pts[nwalk++] = q;
-            mlc_dist_bcast_int(&nwalk, 1, 0);
-            if (nwalk > 0) {
-                mlc_dist_bcast_int(pts, nwalk, 0);
-                t_comm += mlc_now() - t_c;
-                mlc_dist_block(nwalk * R, rank, nproc, &c_lo, &c_hi);
-                run_batch(&g, workers, nthreads, &obj, Xbuf, pts, lam, 1, R, cfg.cmaes.seed,
-                          gen_before, c_lo, c_hi, J2, T2);
-                t_c = mlc_now();
-                mlc_dist_gather_blocks(J2 + c_lo, J2, nwalk * R);
-            }
-        }
-        t_comm += mlc_now() - t_c;
-        /* Per rank its failure count and rollout seconds. */
-        double mine[2] = {(double)failed, mlc_now() - t_roll - t_comm};
-        if (nproc > 1) mlc_dist_gather_fixed(mine, stats, 2);
+        int nwalk;
+        double mine[2]; /* this rank's failure count and rollout seconds */
+        mine[0] = evaluate(o, o->Xbuf, npts, lam, gen_before, 1, &nwalk, &mine[1]);
+        if (nproc > 1) mlc_dist_gather_fixed(mine, o->stats, 2);
         if (rank != 0) continue;
+        int failed = (int)mine[0];
         double roll_max = mine[1], roll_sum = mine[1];
         if (nproc > 1) {
             failed = 0;
             roll_max = roll_sum = 0;
             for (int q = 0; q < nproc; q++) {
-                failed += (int)stats[2 * q];
-                roll_max = fmax(roll_max, stats[2 * q + 1]);
-                roll_sum += stats[2 * q + 1];
+                failed += (int)o->stats[2 * q];
+                roll_max = fmax(roll_max, o->stats[2 * q + 1]);
+                roll_sum += o->stats[2 * q + 1];
             }
         }
-        sum_roll_max += roll_max;
-        sum_roll_mean += roll_sum / nproc;
+        o->sum_roll_max += roll_max;
+        o->sum_roll_mean += roll_sum / nproc;
         /* Rank 0's time in collectives includes its wait for the slowest rank, which is load
          * imbalance rather than communication: count it apart. */
-        sum_wait += roll_max - mine[1];
-        sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
-        /* Scores: the worst J over a point's rollouts (f[lam] is the mean's); ties are broken
-         * by the nominal rollout's alignment. */
-        for (int q = 0; q < npts; q++)
-            f[q] = J0[q];
-        for (int w = 0; w < nwalk; w++)
-            for (int r = 0; r < R; r++)
-                f[pts[w]] = fmax(f[pts[w]], J2[(size_t)w * R + r]);
+        o->sum_wait += roll_max - mine[1];
+        o->sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
+        /* Scores (f[lam] is the mean's); ties are broken by the nominal rollout's alignment. */
         for (int c = 0; c < lam; c++)
-            tie[c] = T0[c];
-        rollouts += npts + (long)nwalk * R;
-        if ((s = mlc_cmaes_tell_ties(es, f, tie)) != MLC_OK) {
-            mlc_errf(&err, s, "optimizer update failed");
-            goto fail_restore;
+            o->tie[c] = o->T0[c];
+        o->rollouts += npts + (long)nwalk * o->R;
+        if ((s = mlc_cmaes_tell_ties(o->es, o->f, o->tie)) != MLC_OK) {
+            mlc_errf(&o->err, s, "optimizer update failed");
+            break;
         }
-        history_row *r = &hist[nhist++];
-        memset(r, 0, sizeof *r); /* padding too: the checkpoint hashes these bytes */
-        r->generation = mlc_cmaes_generation(es);
-        r->evaluations = mlc_cmaes_evaluations(es);
-        double bj = f[0];
-        for (int c = 1; c < lam; c++)
-            bj = fmin(bj, f[c]);
-        r->best_J = bj;
-        r->median_J = median(f, lam, scratch);
-        r->sigma = mlc_cmaes_sigma(es);
-        r->best_ever_J = mlc_cmaes_best_f(es);
-        r->failed = failed;
-        r->seconds = t_offset + (mlc_now() - t_start);
-        r->mean_J = f[lam];
-        r->rollouts = rollouts;
-        history_line(hf, r);
-        fflush(hf);
-        snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-        if ((s = checkpoint_write(path, fingerprint, hist, nhist, es, &err)) != MLC_OK)
-            goto fail_restore;
-        gens_this_session++;
-        sum_gen += mlc_now() - t_gen;
-        if (!quiet) {
-            double per = (mlc_now() - t_loop) / gens_this_session;
-            char eta[32];
-            format_eta(per * (cfg.cmaes.generations - r->generation), eta, sizeof eta);
-            if (tty)
-                fprintf(stderr,
-                        "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
-                        "%-11.5g sigma %-9.3g %6.1fs  left %s   ",
-                        r->generation, cfg.cmaes.generations, r->evaluations, r->best_ever_J,
-                        r->mean_J, r->median_J, r->sigma, r->seconds, eta);
-            else
-                fprintf(stderr,
-                        "gen %d/%d evals %ld best %.6g mean %.6g median %.6g sigma "
-                        "%.4g %.1fs left %s\n",
-                        r->generation, cfg.cmaes.generations, r->evaluations, r->best_ever_J,
-                        r->mean_J, r->median_J, r->sigma, r->seconds, eta);
-        }
+        if ((s = record_generation(o, lam, failed, t_gen, t_loop, tty)) != MLC_OK) break;
     }
-    in_loop = 0;
-    if (!quiet && tty) fputc('\n', stderr);
+    if (s == MLC_OK) {
+        o->in_loop = 0;
+        if (!o->quiet && tty) fputc('\n', stderr);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rank != 0) goto done; /* the files and the report are rank 0's */
-    fclose(hf);
-    hf = NULL;
-    if (!quiet && gens_this_session > 0 && (nproc > 1 || getenv("MLC_TIMING"))) {
-        double n = gens_this_session;
+    return s;
+}
+
+/* The gait returned: the best-ever point when it is a credible gain; else the final
+ * distribution mean when that one is (the search's centre, whose neighbourhood every
+ * generation sampled, is often the steadier gait); else the best-ever point, reported as
+ * not found. */
+static mlc_status choose_gait(optimize_run *o, const double **u, int *chose_mean) {
+    mlc_status s;
+    const mlc_gait_space *g = &o->g;
+    worker *w = &o->workers[0];
+    mlc_rollout_result r1;
+    mlc_credibility c1;
+    *u = mlc_cmaes_best_x(o->es);
+    *chose_mean = 0;
+    mlc_gait_decode(g, *u, w->A, w->T, w->th);
+    mlc_actuation a1 = {g->m, g->k, w->A, w->T, w->th};
+    if ((s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a1, &o->obj, o->nthreads, NULL, NULL,
+                                      &r1, &c1, &o->err)) != MLC_OK)
+        return s;
+    if (mlc_credibility_found(&r1, &c1)) return MLC_OK;
+    mlc_gait_decode(g, mlc_cmaes_mean(o->es), w->A, w->T, w->th);
+    if ((s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a1, &o->obj, o->nthreads, NULL, NULL,
+                                      &r1, &c1, &o->err)) != MLC_OK)
+        return s;
+    if (mlc_credibility_found(&r1, &c1)) {
+        *u = mlc_cmaes_mean(o->es), *chose_mean = 1;
+        if (!o->quiet)
+            fprintf(stderr, "modalloco: the best-ever point is not a credible gait; "
+                            "returning the final distribution mean, which is\n");
+    }
+    return MLC_OK;
+}
+
+/* The outputs of gait u: its rollout (mlc_write_rollout), params.json, history.svg and the
+ * viewer; the summary on stdout, and exit code 3 when it is not a credible gait that gains. */
+static mlc_status write_results(optimize_run *o, const double *u, double J_mean, int chose_mean) {
+    mlc_status s;
+    const mlc_config *cfg = &o->cfg;
+    const mlc_gait_space *g = &o->g;
+    const int nhist = o->nhist;
+    worker *w = &o->workers[0];
+    mlc_gait_decode(g, u, w->A, w->T, w->th);
+    mlc_actuation act = {g->m, g->k, w->A, w->T, w->th};
+    mlc_rollout_result res;
+    mlc_credibility cred;
+    if ((s = mlc_write_rollout(&o->p, cfg, &act, o->dir, 1, &res, &cred, &o->err)) != MLC_OK)
+        return s;
+    const int found = mlc_credibility_found(&res, &cred);
+    char *pj =
+        params_json(cfg, &o->p, g, u, w->A, w->T, w->th, &res, found, o->es, J_mean, chose_mean);
+    if (!pj) return out_of_memory(o);
+    snprintf(o->path, sizeof o->path, "%s/params.json", o->dir);
+    s = mlc_write_text_atomic(o->path, pj, &o->err);
+    mlc_free(pj);
+    if (s != MLC_OK) return s;
+    int *gen = mlc_malloc((size_t)(nhist ? nhist : 1) * sizeof(int));
+    double *best = mlc_malloc(2 * (size_t)(nhist ? nhist : 1) * sizeof(double));
+    if (!gen || !best) {
+        mlc_free(gen);
+        mlc_free(best);
+        return out_of_memory(o);
+    }
+    for (int i = 0; i < nhist; i++) {
+        gen[i] = o->hist[i].generation;
+        best[i] = o->hist[i].best_J;
+        best[nhist + i] = o->hist[i].median_J;
+    }
+    snprintf(o->path, sizeof o->path, "%s/history.svg", o->dir);
+    s = mlc_history_svg_write(o->path, gen, best, best + nhist, nhist,
+                              "modalloco: best and median J per generation", &o->err);
+    mlc_free(gen);
+    mlc_free(best);
+    if (s != MLC_OK) return s;
+    if (cfg->output.viewer && (s = mlc_write_viewer(o->dir, &o->err)) != MLC_OK) return s;
+    const char *reason = NULL;
+    mlc_cmaes_stop(o->es, &reason);
+    printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n"
+           "generations %d\nevaluations %ld\n",
+           res.J, res.J_disp, res.J_align, res.J_work, res.displacement,
+           mlc_cmaes_generation(o->es), mlc_cmaes_evaluations(o->es));
+    mlc_print_credibility(stdout, &cred);
+    printf("found %s\n", found ? "true" : "false");
+    if (!o->quiet)
+        fprintf(stderr, "modalloco: done in %.1f s (%s); outputs in %s\n", mlc_now() - o->t_start,
+                reason ? reason : "budget", o->dir);
+    /* Ran to the end but nothing credible that gains: say so plainly, exit 3. */
+    if (!found) {
+        char why[512];
+        mlc_credibility_explain(&cred, o->obj.jump, why, sizeof why);
+        if (!(res.J < 0))
+            fprintf(stderr,
+                    "modalloco: no credible gait found: the best gait does not "
+                    "gain (J = %.6g); outputs are written with \"found\": false\n",
+                    res.J);
+        else
+            fprintf(stderr,
+                    "modalloco: no credible gait found: the best gait (J = %.6g) "
+                    "fails %s; outputs are written with \"found\": false\n",
+                    res.J, why);
+        o->rc = 3;
+    }
+    return MLC_OK;
+}
+
+/* The finish (rank 0; the files and the report are its own): close the history, report the
+ * timing, and unless interrupted (exit 130, the checkpoint is saved) score the final mean,
+ * choose the gait and write the results. */
+static mlc_status finish(optimize_run *o) {
+    mlc_status s;
+    if (o->rank != 0) return MLC_OK;
+    fclose(o->hf);
+    o->hf = NULL;
+    const int nproc = o->nproc;
+    if (!o->quiet && o->gens_this_session > 0 && (nproc > 1 || getenv("MLC_TIMING"))) {
+        double n = o->gens_this_session;
         fprintf(stderr,
                 "modalloco: timing per generation: %.4f s total, rollouts %.4f s "
                 "(slowest of %d process%s; mean %.4f s), communication %.6f s, "
                 "waiting for the slowest %.4f s\n",
-                sum_gen / n, sum_roll_max / n, nproc, nproc == 1 ? "" : "es", sum_roll_mean / n,
-                fmax(sum_comm, 0) / n, sum_wait / n);
+                o->sum_gen / n, o->sum_roll_max / n, nproc, nproc == 1 ? "" : "es",
+                o->sum_roll_mean / n, fmax(o->sum_comm, 0) / n, o->sum_wait / n);
     }
     if (interrupted) {
         fprintf(stderr,
                 "modalloco: interrupted after generation %d; checkpoint saved. Continue "
                 "with: modalloco optimize --resume %s\n",
-                nhist, dir);
-        rc = 130;
-        goto done;
+                o->nhist, o->dir);
+        o->rc = 130;
+        return MLC_OK;
     }
 
-    /* The final distribution mean's score (params.json J_mean), as the generations score it. */
-    const double J_mean = score_point(&g, workers, nthreads, &obj, mlc_cmaes_mean(es), R,
-                                      cfg.cmaes.seed, mlc_cmaes_generation(es), J0, T0);
+    /* The final distribution mean's score (params.json J_mean), as the generations score it,
+     * all in this process. */
+    int nwalk;
+    double seconds;
+    evaluate(o, mlc_cmaes_mean(o->es), 1, 0, mlc_cmaes_generation(o->es), 0, &nwalk, &seconds);
+    const double J_mean = o->f[0];
 
-    /* The gait returned: the best-ever point when it is a credible gain; else the final
-     * distribution mean when that one is (the search's centre, whose neighbourhood every
-     * generation sampled, is often the steadier gait); else the best-ever point, reported as
-     * not found. */
-    const double *u = mlc_cmaes_best_x(es);
-    int chose_mean = 0;
-    {
-        worker *w = &workers[0];
-        mlc_rollout_result r1;
-        mlc_credibility c1;
-        mlc_gait_decode(&g, u, w->A, w->T, w->th);
-        mlc_actuation a1 = {g.m, g.k, w->A, w->T, w->th};
-        if ((s = mlc_credibility_evaluate(p.model, &p.mesh, &a1, &obj, nthreads, NULL, NULL, &r1,
-                                          &c1, &err)) != MLC_OK)
-            goto fail;
-        if (!mlc_credibility_found(&r1, &c1)) {
-            mlc_gait_decode(&g, mlc_cmaes_mean(es), w->A, w->T, w->th);
-            if ((s = mlc_credibility_evaluate(p.model, &p.mesh, &a1, &obj, nthreads, NULL, NULL,
-                                              &r1, &c1, &err)) != MLC_OK)
-                goto fail;
-            if (mlc_credibility_found(&r1, &c1)) {
-                u = mlc_cmaes_mean(es), chose_mean = 1;
-                if (!quiet)
-                    fprintf(stderr, "modalloco: the best-ever point is not a credible gait; "
-                                    "returning the final distribution mean, which is\n");
-            }
-        }
-    }
+    const double *u;
+    int chose_mean;
+    if ((s = choose_gait(o, &u, &chose_mean)) != MLC_OK) return s;
+    return write_results(o, u, J_mean, chose_mean);
+}
 
-    /* Outputs: the chosen gait's rollout, params.json, history.svg. */
-    {
-        worker *w = &workers[0];
-        mlc_gait_decode(&g, u, w->A, w->T, w->th);
-        mlc_actuation act = {g.m, g.k, w->A, w->T, w->th};
-        mlc_rollout_result res;
-        mlc_credibility cred;
-        if ((s = mlc_write_rollout(&p, &cfg, &act, dir, 1, &res, &cred, &err)) != MLC_OK) goto fail;
-        const int found = mlc_credibility_found(&res, &cred);
-        char *pj =
-            params_json(&cfg, &p, &g, u, w->A, w->T, w->th, &res, found, es, J_mean, chose_mean);
-        if (!pj) goto oom;
-        snprintf(path, sizeof path, "%s/params.json", dir);
-        s = mlc_write_text_atomic(path, pj, &err);
-        mlc_free(pj);
-        if (s != MLC_OK) goto fail;
-        int *gen = mlc_malloc((size_t)(nhist ? nhist : 1) * sizeof(int));
-        best = mlc_malloc(2 * (size_t)(nhist ? nhist : 1) * sizeof(double));
-        if (!gen || !best) {
-            mlc_free(gen);
-            goto oom;
-        }
-        for (int i = 0; i < nhist; i++) {
-            gen[i] = hist[i].generation;
-            best[i] = hist[i].best_J;
-            best[nhist + i] = hist[i].median_J;
-        }
-        snprintf(path, sizeof path, "%s/history.svg", dir);
-        s = mlc_history_svg_write(path, gen, best, best + nhist, nhist,
-                                  "modalloco: best and median J per generation", &err);
-        mlc_free(gen);
-        if (s != MLC_OK) goto fail;
-        if (cfg.output.viewer && (s = mlc_write_viewer(dir, &err)) != MLC_OK) goto fail;
-        const char *reason = NULL;
-        mlc_cmaes_stop(es, &reason);
-        printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n"
-               "generations %d\nevaluations %ld\n",
-               res.J, res.J_disp, res.J_align, res.J_work, res.displacement,
-               mlc_cmaes_generation(es), mlc_cmaes_evaluations(es));
-        mlc_print_credibility(stdout, &cred);
-        printf("found %s\n", found ? "true" : "false");
-        if (!quiet)
-            fprintf(stderr, "modalloco: done in %.1f s (%s); outputs in %s\n", mlc_now() - t_start,
-                    reason ? reason : "budget", dir);
-        /* Ran to the end but nothing credible that gains: say so plainly, exit 3. */
-        if (!found) {
-            char why[512];
-            mlc_credibility_explain(&cred, obj.jump, why, sizeof why);
-            if (!(res.J < 0))
-                fprintf(stderr,
-                        "modalloco: no credible gait found: the best gait does not "
-                        "gain (J = %.6g); outputs are written with \"found\": false\n",
-                        res.J);
-            else
-                fprintf(stderr,
-                        "modalloco: no credible gait found: the best gait (J = %.6g) "
-                        "fails %s; outputs are written with \"found\": false\n",
-                        res.J, why);
-            rc = 3;
+int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
+    optimize_run run;
+    memset(&run, 0, sizeof run);
+    optimize_run *o = &run;
+    o->opt = *opt_in;
+    mlc_status s = setup(o);
+    if (s == MLC_OK && !o->stop) s = o->opt.dry_run ? dry_run(o) : start(o);
+    if (s == MLC_OK && !o->stop) s = generations(o);
+    if (s == MLC_OK && !o->stop) s = finish(o);
+    if (s != MLC_OK) {
+        if (o->in_setup) {
+            o->rc = settle(s, &o->err);
+        } else {
+            o->rc = mlc_cli_fail(s, &o->err);
+            if (o->in_loop) mlc_dist_abort(o->rc); /* the other ranks wait in a collective */
         }
     }
-    goto done;
-oom:
-    s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
-    goto fail;
-fail_restore:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-fail:
-    if (in_setup) {
-        rc = settle(s, &err);
-        goto done;
+    if (o->hf) fclose(o->hf);
+    for (int t = 0; t < o->nworkers; t++) {
+        mlc_rollout_destroy(o->workers[t].ro);
+        mlc_free(o->workers[t].A);
     }
-    rc = mlc_cli_fail(s, &err);
-    if (in_loop) mlc_dist_abort(rc); /* the other ranks wait in a collective */
-done:
-    if (hf) fclose(hf);
-    for (int t = 0; t < nworkers; t++) {
-        mlc_rollout_destroy(workers[t].ro);
-        mlc_free(workers[t].A);
-    }
-    mlc_free(workers);
-    mlc_free(hist);
-    mlc_free(f);
-    mlc_free(Xbuf);
-    mlc_free(Jv);
-    mlc_free(pts);
-    mlc_free(stats);
-    mlc_free(best);
-    mlc_cmaes_destroy(es);
-    mlc_pipeline_free(&p);
-    return rc;
+    mlc_free(o->workers);
+    mlc_free(o->hist);
+    mlc_free(o->f);
+    mlc_free(o->Xbuf);
+    mlc_free(o->Jv);
+    mlc_free(o->pts);
+    mlc_free(o->stats);
+    mlc_cmaes_destroy(o->es);
+    mlc_pipeline_free(&o->p);
+    return o->rc;
 }

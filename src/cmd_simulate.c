@@ -12,6 +12,7 @@
 #include "modalloco/fullspace.h"
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
+#include "modalloco/rollout_io.h"
 
 /* Map actuation.parameters onto the subspace's modes (A, T, th are m×k, k = *k_out). Any
  * physically valid values are simulated (the loader has checked: finite, periods > 0); values

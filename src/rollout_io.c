@@ -7,9 +7,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "modalloco/commands.h"
 #include "modalloco/credibility.h"
 #include "modalloco/output.h"
+#include "modalloco/rollout_io.h"
 #include "modalloco/viewer.h"
 #include "modalloco/vtkxml.h"
 

@@ -10,15 +10,13 @@
  * Every file must be read without a crash or leak and end in OK or an input-error status with
  * a message. tests/data/regress/expect.txt pins the outcome of listed files (status and a
  * piece of the message): those lines are the tests of the params, checkpoint and cache rows of
- * docs/errors.md. The checkpoint reader is a static function of src/cmd_optimize.c, so that
- * file is compiled in here (see tests/fuzz/fuzz_checkpoint.c). */
-#include "../src/cmd_optimize.c"
-
+ * docs/errors.md. */
 #include "test_util.h"
 
 #include <dirent.h>
 #include <unistd.h>
 
+#include "modalloco/checkpoint.h"
 #include "modalloco/config.h"
 #include "modalloco/subspace.h"
 
@@ -148,10 +146,10 @@ static mlc_status read_checkpoint(const char *path, mlc_err *err) {
     uint64_t fp = 0;
     if (n >= 16) memcpy(&fp, b + 8, 8);
     free(b);
-    history_row *hist = NULL;
+    mlc_history_row *hist = NULL;
     int nhist = 0;
     mlc_cmaes *es = NULL;
-    mlc_status st = checkpoint_read(path, fp, &hist, &nhist, &es, err);
+    mlc_status st = mlc_checkpoint_read(path, fp, &hist, &nhist, &es, err);
     mlc_cmaes_destroy(es);
     mlc_free(hist);
     return st;

@@ -1,11 +1,12 @@
 /* fuzz_checkpoint.c: libFuzzer target for the optimize checkpoint reader (checkpoint.bin,
- * read by `optimize --resume`). The reader is a static function of src/cmd_optimize.c, so the
- * harness compiles that file into itself (as cJSON's tests include cJSON.c): the linker then
- * takes every symbol of that file from here and never pulls its copy from the core library.
- * As in fuzz_cache.c the fingerprint is taken from the input (bytes 8..15) and the trailing
- * FNV checksum is recomputed, so the fuzzer reaches the history and optimizer-state parsing.
- * A checkpoint that loads is then driven for a few generations, as a resumed run would. */
-#include "../../src/cmd_optimize.c"
+ * read by `optimize --resume`, checkpoint.h). As in fuzz_cache.c the fingerprint is taken from the
+ * input (bytes 8..15) and the trailing FNV checksum is recomputed, so the fuzzer reaches the
+ * history and optimizer-state parsing. A checkpoint that loads is then driven for a few
+ * generations, as a resumed run would. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modalloco/checkpoint.h"
 
 #include "fuzz_util.h"
 
@@ -23,11 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fuzz_write("in.bin", copy, size);
     free(copy);
     long live = mlc_alloc_live();
-    history_row *hist = NULL;
+    mlc_history_row *hist = NULL;
     int nhist = 0;
     mlc_cmaes *es = NULL;
     mlc_err err = {0};
-    mlc_status st = checkpoint_read(path, fp, &hist, &nhist, &es, &err);
+    mlc_status st = mlc_checkpoint_read(path, fp, &hist, &nhist, &es, &err);
     fuzz_check_msg(st, &err, "checkpoint");
     if (st != MLC_OK && st != MLC_EPARSE && st != MLC_EINVAL) abort();
     if (st == MLC_OK) {
