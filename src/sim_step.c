@@ -730,18 +730,20 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
     body_rotation(ro, ro->zc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     mlc_objective_set_body(&acc, mod->extent, mod->set.ground);
-    if (frame) frame(user, 0, 0.0, ro->zc, com, fwd, 0);
-    int s, failed = 0;
-    for (s = 1; s <= S; s++) {
+    mlc_status st = frame ? frame(user, 0, 0.0, ro->zc, com, fwd, 0) : MLC_OK;
+    int done = 0, failed = st != MLC_OK; /* a frame function's status stops the rollout */
+    for (int s = 1; s <= S && !failed; s++) {
         if (mlc_rollout_step(ro, act)) {
             failed = 1;
             break;
         }
+        done = s;
         mlc_model_com(mod, ro->zc, com);
         body_rotation(ro, ro->zc, R);
         mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), lowest_sample(ro), fwd);
-        if (frame) frame(user, s, s * h, ro->zc, com, fwd, ro->contacts);
+        if (frame && (st = frame(user, s, s * h, ro->zc, com, fwd, ro->contacts)) != MLC_OK)
+            failed = 1;
     }
-    mlc_objective_end(&acc, S, s - 1, failed);
-    return MLC_OK;
+    mlc_objective_end(&acc, S, done, failed);
+    return st;
 }

@@ -111,12 +111,15 @@ int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act);
 const double *mlc_rollout_state(const mlc_rollout *ro); /* current z (r) */
 int mlc_rollout_contacts(const mlc_rollout *ro);        /* active samples in the last step */
 
-/* Called for frame 0 (rest) and after every step. */
-typedef void (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
-                             const double com[3], const double forward[3], int contacts);
+/* Called for frame 0 (rest) and after every step. Returns MLC_OK to go on; any other status
+ * (e.g. a failed frame write) stops the rollout, which returns that status. */
+typedef mlc_status (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
+                                   const double com[3], const double forward[3], int contacts);
 
 /* Run a whole rollout from rest: S steps, objective bookkeeping (docs/method.md §7). `frame` may
- * be NULL. Failures (blow-up) are reported in result->failed, not as a status. */
+ * be NULL. Failures of the simulation (blow-up) are reported in result->failed, not as a status.
+ * Returns MLC_OK, or the status of a frame function that stopped the rollout (then result covers
+ * the steps done and is marked failed). */
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
                            const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
                            mlc_rollout_result *result);
