@@ -81,6 +81,12 @@ typedef struct mlc_rollout_result {
 typedef struct mlc_model mlc_model;
 typedef struct mlc_rollout mlc_rollout;
 
+/* Largest subspace a model accepts: w skinning weights and m actuation modes (the energy
+ * evaluation keeps fixed buffers of these sizes; the configuration allows w ≤ 32 and m ≤ 64).
+ * mlc_model_create rejects a larger subspace with MLC_EINVAL. */
+#define MLC_SIM_MAX_W 64
+#define MLC_SIM_MAX_MODES 256
+
 /* Precompute the reduced model (one streaming pass over the tets, never a dense 9|T|×r
  * matrix): Qᵛ, Qᵃ, N blocks, gravity, passive and actuation cluster tensors, centre-of-mass
  * and body-rotation maps, contact rows, and the Cholesky factor of the 4w×4w block of Q. */
