@@ -35,6 +35,7 @@
  */
 #include "modalloco/polar.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -325,7 +326,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] + qw[3][l] * qw[3][l];
         /* not warm: not a previous answer, mlc_polar decides (3); A = 0: keep q, 0 work (1) */
         long warm = -(long)(fabs(qn2 - 1) <= 1e-13);
-        long nz = -(long)((nA2 > 0) & (nA2 <= 1.7976931348623157e308));
+        long nz = -(long)((nA2 > 0) & (nA2 <= DBL_MAX));
         state[l] = (warm & ~nz & 1) | (~warm & 3);
         n[l] = 0;
     }
