@@ -437,10 +437,8 @@ static void free_run_arrays(mlc_cmaes *es) {
     es->idx = es->idx2 = NULL;
 }
 
-/* Start run k (0 = first): population, constants, fresh distribution at x0. Allocates the
- * population-sized arrays (the only allocation after create). */
 /* Population of run k: the given lambda for the first run, else floor(lambda0 incpopsize^k)
- * with lambda0 unrounded (pycma's IPOP). */
+ * with lambda0 unrounded (pycma's IPOP); *real (when not NULL) gets lambda0 incpopsize^k. */
 static int run_lambda(const mlc_cmaes *es, int k, double *real) {
     double pr = es->popsize0;
     for (int i = 0; i < k; i++)
@@ -450,6 +448,8 @@ static int run_lambda(const mlc_cmaes *es, int k, double *real) {
     return lam < 2 ? 2 : lam;
 }
 
+/* Start run k (0 = first): population, constants, fresh distribution at x0. Allocates the
+ * population-sized arrays (the only allocation after create). */
 static mlc_status start_run(mlc_cmaes *es, int k) {
     int n = es->n;
     double pr;

@@ -72,8 +72,8 @@ void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, dou
     m->frames++;
 }
 
-void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z, const double com[3],
-                          const double forward[3], int contacts) {
+mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
+                                const double com[3], const double forward[3], int contacts) {
     MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
     mlc_cred_meter *m = meter;
     double R[9];
@@ -85,6 +85,7 @@ void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z, 
         if (!(y >= y_min)) y_min = y;
     }
     mlc_cred_meter_frame_values(m, frame, com[1], R[4], y_min); /* R ŷ is column 1 */
+    return MLC_OK;
 }
 
 void mlc_cred_meter_result(const mlc_cred_meter *m, mlc_credibility *out) {
@@ -212,11 +213,11 @@ typedef struct frame_tee {
     void *user;
 } frame_tee;
 
-static void tee_frame(void *user, int frame, double time, const double *z, const double com[3],
-                      const double forward[3], int contacts) {
+static mlc_status tee_frame(void *user, int frame, double time, const double *z,
+                            const double com[3], const double forward[3], int contacts) {
     frame_tee *t = user;
     mlc_cred_meter_frame(t->meter, frame, time, z, com, forward, contacts);
-    if (t->frame) t->frame(t->user, frame, time, z, com, forward, contacts);
+    return t->frame ? t->frame(t->user, frame, time, z, com, forward, contacts) : MLC_OK;
 }
 
 mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh,
@@ -236,7 +237,7 @@ mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh
     }
     frame_tee tee = {meter, frame, user};
     if ((s = mlc_rollout_run(ro, act, obj, tee_frame, &tee, res)) != MLC_OK) {
-        mlc_errf(err, s, "rollout failed: %s", mlc_strerror(s));
+        mlc_errf(err, s, "rollout stopped by its frame function: %s", mlc_strerror(s));
         goto done;
     }
     mlc_cred_meter_result(meter, out);

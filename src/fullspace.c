@@ -813,17 +813,18 @@ typedef struct com_log {
     int cap, n;
 } com_log;
 
-static void log_reduced(void *user, int frame, double time, const double *z, const double com[3],
-                        const double forward[3], int contacts) {
+static mlc_status log_reduced(void *user, int frame, double time, const double *z,
+                              const double com[3], const double forward[3], int contacts) {
     MLC_UNUSED(time), MLC_UNUSED(z), MLC_UNUSED(forward), MLC_UNUSED(contacts);
     com_log *lg = user;
     if (frame < lg->cap) memcpy(lg->com + 3 * (size_t)frame, com, 3 * sizeof(double));
     lg->n = MLC_MAX(lg->n, frame + 1);
+    return MLC_OK;
 }
 
 static void log_full(void *user, int frame, double time, const double *x, const double com[3],
                      const double forward[3], int contacts) {
-    log_reduced(user, frame, time, x, com, forward, contacts);
+    (void)log_reduced(user, frame, time, x, com, forward, contacts);
 }
 
 mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,

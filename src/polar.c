@@ -35,10 +35,13 @@
  */
 #include "modalloco/polar.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cpu_internal.h"
 
 /* R(q) for a quaternion of any non-zero norm: every entry is a quadratic form over ‖q‖², so
  * one division (s = 2/‖q‖²) normalizes it, with no square root. */
@@ -250,13 +253,10 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
 #define PLMAX 16
 
 /* Two compiled copies of the lane loops: the SSE2 baseline and AVX2 (4-wide), chosen once at
- * load like the step kernels (MLC_NO_AVX2=1 in the environment forces the baseline; building
- * with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elementwise lane operations only, no FMA, so
- * the copies give identical bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
-    !defined(MLC_NO_KERNEL_CLONES)
-#define MLC_POLAR_AVX2 1
-#endif
+ * load by mlc__cpu_use_avx2, the same decision as the step kernels' (cpu_internal.h:
+ * MLC_NO_AVX2=1 in the environment forces the baseline; building with -DMLC_NO_KERNEL_CLONES
+ * drops the AVX2 copy). Elementwise lane operations only, no FMA, so the copies give identical
+ * bits. */
 
 /* The lane loops vectorize only when GCC may evaluate the comparisons and square roots of
  * every lane unconditionally: no errno from sqrt (its arguments are ≥ 0 or NaN here) and no
@@ -282,7 +282,7 @@ static inline void sqrt_lanes2(int PL, double *o, const double *x) {
         o[l] = sqrt(x[l]);
 }
 #endif
-#ifdef MLC_POLAR_AVX2
+#ifdef MLC_HAVE_AVX2_CLONES
 typedef double mlc_p4d __attribute__((vector_size(32), aligned(8)));
 __attribute__((target("avx2"))) static void sqrt_lanes4(int PL, double *o, const double *x) {
     for (int l = 0; l < PL; l += 4)
@@ -326,7 +326,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             qw[0][l] * qw[0][l] + qw[1][l] * qw[1][l] + qw[2][l] * qw[2][l] + qw[3][l] * qw[3][l];
         /* not warm: not a previous answer, mlc_polar decides (3); A = 0: keep q, 0 work (1) */
         long warm = -(long)(fabs(qn2 - 1) <= 1e-13);
-        long nz = -(long)((nA2 > 0) & (nA2 <= 1.7976931348623157e308));
+        long nz = -(long)((nA2 > 0) & (nA2 <= DBL_MAX));
         state[l] = (warm & ~nz & 1) | (~warm & 3);
         n[l] = 0;
     }
@@ -513,17 +513,14 @@ static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_
     return polar_lanes_body(0, n, A, lda, q, ldq, R, ldr, work);
 }
 static polar_lanes_fn polar_lanes_sel = polar_lanes_base;
-#ifdef MLC_POLAR_AVX2
+#ifdef MLC_HAVE_AVX2_CLONES
 __attribute__((target("avx2"))) static int polar_lanes_avx2(int n, const double *A, size_t lda,
                                                             double *q, size_t ldq, double *R,
                                                             size_t ldr, int *work) {
     return polar_lanes_body(1, n, A, lda, q, ldq, R, ldr, work);
 }
 __attribute__((constructor)) static void polar_select(void) {
-    const char *env = getenv("MLC_NO_AVX2");
-    if (env && *env && strcmp(env, "0") != 0) return;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) polar_lanes_sel = polar_lanes_avx2;
+    if (mlc__cpu_use_avx2()) polar_lanes_sel = polar_lanes_avx2;
 }
 #endif
 

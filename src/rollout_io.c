@@ -64,10 +64,10 @@ static mlc_status vtk_frame(frame_writer *fw, double time, const double *z) {
     return mlc_vtk_series_frame(&v->series, time, &surf, v->xv ? &vol : NULL, &fw->err);
 }
 
-static void on_frame(void *user, int frame, double time, const double *z, const double com[3],
-                     const double forward[3], int contacts) {
+static mlc_status on_frame(void *user, int frame, double time, const double *z, const double com[3],
+                           const double forward[3], int contacts) {
     frame_writer *fw = user;
-    if (fw->status != MLC_OK) return;
+    if (fw->status != MLC_OK) return fw->status;
     /* Extra columns: the body's up axis R(t)ŷ, which shows a roll or a tumble that the
      * forward direction alone does not (a body rolling about v̂ keeps J_align). */
     double R[9];
@@ -79,6 +79,7 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
         fw->status = mlc_pc2_frame(fw->pc2, fw->xyz, &fw->err);
         if (fw->status == MLC_OK && fw->vtk) fw->status = vtk_frame(fw, time, z);
     }
+    return fw->status;
 }
 
 static void path_join(char *out, size_t cap, const char *dir, const char *name) {
@@ -248,15 +249,15 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
         MLC_OK,   {0}};
     mlc_objective_settings obj;
     mlc_pipeline_objective_settings(cfg, &obj);
-    /* The files and the credibility measures come from the same rollout. */
-    if ((s = mlc_credibility_evaluate(p->model, &p->mesh, act, &obj, cfg->parallel.threads,
-                                      on_frame, &fw, res, cred, err)) != MLC_OK)
-        goto done;
+    /* The files and the credibility measures come from the same rollout; a failed frame write
+     * stops it. */
+    s = mlc_credibility_evaluate(p->model, &p->mesh, act, &obj, cfg->parallel.threads, on_frame,
+                                 &fw, res, cred, err);
     if (fw.status != MLC_OK) {
         s = fw.status;
         if (err) *err = fw.err;
-        goto done;
     }
+    if (s != MLC_OK) goto done;
     if ((s = mlc_pc2_end(&pc2, err)) != MLC_OK) goto done;
     if (cfg->output.vtk && (s = mlc_vtk_series_end(&vtk.series, err)) != MLC_OK) goto done;
     if ((s = mlc_afile_commit(&csv, err)) != MLC_OK) goto done;

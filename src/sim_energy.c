@@ -67,8 +67,7 @@ static double passive_energy(const mlc_model *mod, const double *z) {
 double mlc__energy_actuation(const mlc_model *mod, const double *z, const double *abar) {
     const int n4 = mod->n4, ma = mod->ma;
     const size_t n3 = (size_t)n4 * 3;
-    double K[3 * 4 * 64]; /* w ≤ 64 (config allows 32) */
-    if (n3 > sizeof K / sizeof K[0]) return NAN;
+    double K[3 * 4 * MLC_SIM_MAX_W]; /* w ≤ MLC_SIM_MAX_W: mlc_model_create checks it */
     double E = quad_lap(mod, z);
     for (int c = 0; c < mod->nca; c++) {
         memset(K, 0, sizeof(double) * n3);
@@ -91,8 +90,7 @@ double mlc__energy_actuation(const mlc_model *mod, const double *z, const double
 double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z) {
     const mlc_model *mod = ro->mod;
     const double h = mod->set.dt;
-    double abar[1 + 256];
-    if (mod->ma > 1 + 256) return NAN; /* the gait space allows 64 modes */
+    double abar[1 + MLC_SIM_MAX_MODES]; /* m ≤ MLC_SIM_MAX_MODES: mlc_model_create checks it */
     mlc_actuation_eval(act, mod->m, (ro->step + 1) * h, mod->set.ramp, abar);
     /* (1/2h²)‖z − q‖²_N with q = 2z_n − z_{n−1}, and the damping (1/2h)‖z − z_n‖²_C */
     double E = quad_N(mod, z, 1 / h, ro->zc, -2 / h, ro->zp, 1 / h) + gravity_energy(mod, z) +

@@ -63,8 +63,14 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
                         "disagree; recompute the subspace for this mesh",
                         mesh->nv, mesh->nt, fem->nv, fem->nt, sub->nv, sub->nt);
     if (sub->w < 1 || !sub->W) return mlc_errf(err, MLC_EINVAL, "sim: subspace has no weights");
+    if (sub->w > MLC_SIM_MAX_W)
+        return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d skinning weights, at most %d",
+                        sub->w, MLC_SIM_MAX_W);
     if (sub->m < 0 || (sub->m > 0 && !sub->D))
         return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d modes but no mode data", sub->m);
+    if (sub->m > MLC_SIM_MAX_MODES)
+        return mlc_errf(err, MLC_EINVAL, "sim: subspace has %d actuation modes, at most %d", sub->m,
+                        MLC_SIM_MAX_MODES);
     if (sub->ncp < 1 || !sub->cluster || sub->nca < 1 || !sub->acluster)
         return mlc_errf(err, MLC_EINVAL, "sim: subspace has no passive or actuation clusters");
     for (int e = 0; e < mesh->nt; e++)

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_internal.h"
 #include "modalloco/contact.h"
 #include "modalloco/objective.h"
 #include "modalloco/polar.h"
@@ -245,9 +246,9 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
 
 /* ---- the small dense kernels, one copy per code path (sim_kernels.h) ---------------------
  * x86-64 with GCC: an AVX2 copy (4-wide) and the SSE2 baseline copy (2-wide); the path is
- * chosen once, at load, from the CPU (MLC_NO_AVX2=1 in the environment forces the baseline,
- * e.g. to measure it; building with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elsewhere: the
- * 2-wide copy only. Both copies perform the same
+ * chosen once, at load, by mlc__cpu_use_avx2 (cpu_internal.h: the CPU, and MLC_NO_AVX2=1 in the
+ * environment forces the baseline; building with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy).
+ * Elsewhere: the 2-wide copy only. Both copies perform the same
  * operations in the same order per output, so results are bit-identical across paths. */
 typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
 #define KNAME(f) f##_v2
@@ -273,8 +274,7 @@ static cols3_fn cols3 = cols3_v2;
 static csolve_fn contact_solve = contact_solve_v2;
 static const char *kernel_path = "generic (2-wide)";
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
-    !defined(MLC_NO_KERNEL_CLONES)
+#ifdef MLC_HAVE_AVX2_CLONES
 typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define KNAME(f) f##_v4
 #define KATTR __attribute__((target("avx2")))
@@ -286,15 +286,6 @@ typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #undef VL
 #undef VD
 
-__attribute__((constructor)) static void select_kernels(void) {
-    kernel_path = "sse2 (2-wide)";
-    const char *env = getenv("MLC_NO_AVX2");
-    if (env && *env && strcmp(env, "0") != 0) return;
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2")) return;
-    rows3 = rows3_v4, rows1 = rows1_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
-    kernel_path = "avx2 (4-wide)";
-}
 #endif
 
 const char *mlc__sim_kernel_path(void) {
@@ -675,17 +666,23 @@ static int step_base(mlc_rollout *ro, const mlc_actuation *act, int forced) {
     return step_body(ro, act, forced);
 }
 static int (*step_impl)(mlc_rollout *, const mlc_actuation *, int) = step_base;
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
-    !defined(MLC_NO_KERNEL_CLONES)
+#ifdef MLC_HAVE_AVX2_CLONES
 __attribute__((target("avx2"))) static int step_avx2(mlc_rollout *ro, const mlc_actuation *act,
                                                      int forced) {
     return step_body(ro, act, forced);
 }
-__attribute__((constructor)) static void select_step(void) {
-    select_kernels(); /* constructors run in no guaranteed order: decide here too */
-    if (rows3 == rows3_v4) step_impl = step_avx2;
-}
 #endif
+
+/* The kernels and the step follow the one process-wide decision (cpu_internal.h), at load. */
+__attribute__((constructor)) static void select_kernels(void) {
+#ifdef MLC_HAVE_AVX2_CLONES
+    kernel_path = "sse2 (2-wide)";
+    if (!mlc__cpu_use_avx2()) return;
+    rows3 = rows3_v4, rows1 = rows1_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
+    step_impl = step_avx2;
+    kernel_path = "avx2 (4-wide)";
+#endif
+}
 
 int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act) {
     return step_impl(ro, act, 0);
@@ -733,18 +730,20 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
     body_rotation(ro, ro->zc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     mlc_objective_set_body(&acc, mod->extent, mod->set.ground);
-    if (frame) frame(user, 0, 0.0, ro->zc, com, fwd, 0);
-    int s, failed = 0;
-    for (s = 1; s <= S; s++) {
+    mlc_status st = frame ? frame(user, 0, 0.0, ro->zc, com, fwd, 0) : MLC_OK;
+    int done = 0, failed = st != MLC_OK; /* a frame function's status stops the rollout */
+    for (int s = 1; s <= S && !failed; s++) {
         if (mlc_rollout_step(ro, act)) {
             failed = 1;
             break;
         }
+        done = s;
         mlc_model_com(mod, ro->zc, com);
         body_rotation(ro, ro->zc, R);
         mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), lowest_sample(ro), fwd);
-        if (frame) frame(user, s, s * h, ro->zc, com, fwd, ro->contacts);
+        if (frame && (st = frame(user, s, s * h, ro->zc, com, fwd, ro->contacts)) != MLC_OK)
+            failed = 1;
     }
-    mlc_objective_end(&acc, S, s - 1, failed);
-    return MLC_OK;
+    mlc_objective_end(&acc, S, done, failed);
+    return st;
 }

@@ -14,14 +14,15 @@ typedef struct store {
     double *z; /* cap × r */
 } store;
 
-static void store_frame(void *user, int frame, double time, const double *z, const double com[3],
-                        const double forward[3], int contacts) {
+static mlc_status store_frame(void *user, int frame, double time, const double *z,
+                              const double com[3], const double forward[3], int contacts) {
     MLC_UNUSED(time), MLC_UNUSED(com), MLC_UNUSED(forward), MLC_UNUSED(contacts);
     store *s = user;
     assert_int_equal(frame, s->n); /* frames come in order, from 0 */
     assert_true(frame < s->cap);
     memcpy(s->z + (size_t)frame * s->r, z, sizeof(double) * (size_t)s->r);
     s->n++;
+    return MLC_OK;
 }
 
 /* y of vertex i under state z, straight from sim.h's layout: z = [t_x; t_y; t_z], t_k[4b + c]

@@ -15,8 +15,8 @@ typedef struct frames {
     double max_y; /* highest centre of mass */
 } frames;
 
-static void on_frame(void *user, int frame, double time, const double *z, const double com[3],
-                     const double forward[3], int contacts) {
+static mlc_status on_frame(void *user, int frame, double time, const double *z, const double com[3],
+                           const double forward[3], int contacts) {
     (void)time, (void)contacts, (void)forward;
     frames *f = user;
     double R[9];
@@ -31,6 +31,7 @@ static void on_frame(void *user, int frame, double time, const double *z, const 
     if (frame == 0) memcpy(f->c0, com, sizeof f->c0);
     if (frame == 0 || com[1] > f->max_y) f->max_y = com[1];
     memcpy(f->c1, com, sizeof f->c1);
+    return MLC_OK;
 }
 
 static void objective_terms_should_match_their_definitions(void **state) {
@@ -143,10 +144,52 @@ static void work_penalty_should_carry_the_time_step(void **state) {
     }
 }
 
+/* A frame function that fails (e.g. a frame write) stops the rollout: no frame after it, its
+ * status comes back and the result counts the steps done and is marked failed. */
+typedef struct stopper {
+    int calls, stop_at;
+} stopper;
+
+static mlc_status stop_frame(void *user, int frame, double time, const double *z,
+                             const double com[3], const double forward[3], int contacts) {
+    (void)time, (void)z, (void)com, (void)forward, (void)contacts;
+    stopper *st = user;
+    assert_int_equal(frame, st->calls);
+    st->calls++;
+    return frame == st->stop_at ? MLC_EIO : MLC_OK;
+}
+
+static void a_failing_frame_function_should_stop_the_rollout(void **state) {
+    (void)state;
+    const int steps = 30;
+    tsim t = {0};
+    tsim_quadruped(&t, steps, 3, 4, 4, 12);
+    double A[4], T[4], th[4];
+    for (int i = 0; i < 4; i++)
+        A[i] = 0.1 / t.sub.grad_max[i], T[i] = 0.3, th[i] = 0.1 * i;
+    mlc_actuation act = {4, 1, A, T, th};
+    mlc_rollout_result res;
+    const int stops[3] = {0, 7, steps}; /* at rest, mid-way, at the last frame */
+    for (int k = 0; k < 3; k++) {
+        stopper st = {0, stops[k]};
+        assert_int_equal(mlc_rollout_run(t.ro, &act, NULL, stop_frame, &st, &res), MLC_EIO);
+        assert_int_equal(st.calls, stops[k] + 1);
+        assert_int_equal(res.steps_done, stops[k]);
+        assert_true(res.failed);
+    }
+    stopper none = {0, -1};
+    assert_int_equal(mlc_rollout_run(t.ro, &act, NULL, stop_frame, &none, &res), MLC_OK);
+    assert_int_equal(none.calls, steps + 1);
+    assert_int_equal(res.steps_done, steps);
+    assert_false(res.failed);
+    tsim_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(objective_terms_should_match_their_definitions),
         cmocka_unit_test(work_penalty_should_carry_the_time_step),
+        cmocka_unit_test(a_failing_frame_function_should_stop_the_rollout),
     };
     return cmocka_run_group_tests_name("objective", tests, NULL, NULL);
 }

@@ -397,6 +397,30 @@ static void blow_up_should_fail_with_penalty(void **state) {
     tsim_free(&t);
 }
 
+/* The subspace sizes the energy evaluation's buffers hold are checked where the model is
+ * created: one more skinning weight or actuation mode than the limit is refused. */
+static void model_should_refuse_a_subspace_beyond_its_limits(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_box_mesh(2, 1, 1, 0.5, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 2, 2, 1, 4);
+    mlc_subspace big = t.sub;
+    mlc_model *mod = NULL;
+    mlc_err err;
+    big.w = MLC_SIM_MAX_W + 1;
+    assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &big, &set, &mod, &err), MLC_EINVAL);
+    assert_null(mod);
+    assert_non_null(strstr(err.msg, "skinning weights, at most"));
+    big = t.sub;
+    big.m = MLC_SIM_MAX_MODES + 1;
+    assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &big, &set, &mod, &err), MLC_EINVAL);
+    assert_null(mod);
+    assert_non_null(strstr(err.msg, "actuation modes, at most"));
+    tsim_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(polar_should_match_svd_with_det_fix),
@@ -407,6 +431,7 @@ int main(void) {
         cmocka_unit_test(local_global_iterations_should_not_increase_energy),
         cmocka_unit_test(step_should_not_allocate_and_rollouts_should_be_deterministic),
         cmocka_unit_test(blow_up_should_fail_with_penalty),
+        cmocka_unit_test(model_should_refuse_a_subspace_beyond_its_limits),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

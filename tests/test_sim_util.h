@@ -183,6 +183,15 @@ static inline void tsim_init(tsim *t, const mlc_sim_settings *set, int w, int m,
     if (mlc_rollout_create(t->model, &t->ro) != MLC_OK) fail_msg("rollout: out of memory");
 }
 
+/* The quadruped test mesh (h = 0.25) and a model of the default settings but `steps`. */
+static inline void tsim_quadruped(tsim *t, int steps, int w, int m, int ncp, int ns) {
+    test_quadruped_mesh(0.25, &t->mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.steps = steps;
+    tsim_init(t, &set, w, m, ncp, ns);
+}
+
 static inline void tsim_free(tsim *t) {
     mlc_rollout_destroy(t->ro);
     mlc_model_destroy(t->model);

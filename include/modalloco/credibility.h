@@ -67,9 +67,9 @@ void mlc_cred_meter_destroy(mlc_cred_meter *m);
 /* Forget every frame (a new rollout begins). */
 void mlc_cred_meter_reset(mlc_cred_meter *m);
 /* Measure one frame of reduced state z (frame 0 must come first after a reset). Its
- * signature is mlc_frame_fn's, with the meter as `user`. Allocation-free. */
-void mlc_cred_meter_frame(void *meter, int frame, double time, const double *z, const double com[3],
-                          const double forward[3], int contacts);
+ * signature is mlc_frame_fn's, with the meter as `user`; returns MLC_OK. Allocation-free. */
+mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
+                                const double com[3], const double forward[3], int contacts);
 /* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
  * surface height (e.g. from a full-space rollout). */
 void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,

@@ -81,6 +81,12 @@ typedef struct mlc_rollout_result {
 typedef struct mlc_model mlc_model;
 typedef struct mlc_rollout mlc_rollout;
 
+/* Largest subspace a model accepts: w skinning weights and m actuation modes (the energy
+ * evaluation keeps fixed buffers of these sizes; the configuration allows w ≤ 32 and m ≤ 64).
+ * mlc_model_create rejects a larger subspace with MLC_EINVAL. */
+#define MLC_SIM_MAX_W 64
+#define MLC_SIM_MAX_MODES 256
+
 /* Precompute the reduced model (one streaming pass over the tets, never a dense 9|T|×r
  * matrix): Qᵛ, Qᵃ, N blocks, gravity, passive and actuation cluster tensors, centre-of-mass
  * and body-rotation maps, contact rows, and the Cholesky factor of the 4w×4w block of Q. */
@@ -111,12 +117,15 @@ int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act);
 const double *mlc_rollout_state(const mlc_rollout *ro); /* current z (r) */
 int mlc_rollout_contacts(const mlc_rollout *ro);        /* active samples in the last step */
 
-/* Called for frame 0 (rest) and after every step. */
-typedef void (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
-                             const double com[3], const double forward[3], int contacts);
+/* Called for frame 0 (rest) and after every step. Returns MLC_OK to go on; any other status
+ * (e.g. a failed frame write) stops the rollout, which returns that status. */
+typedef mlc_status (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
+                                   const double com[3], const double forward[3], int contacts);
 
 /* Run a whole rollout from rest: S steps, objective bookkeeping (docs/method.md §7). `frame` may
- * be NULL. Failures (blow-up) are reported in result->failed, not as a status. */
+ * be NULL. Failures of the simulation (blow-up) are reported in result->failed, not as a status.
+ * Returns MLC_OK, or the status of a frame function that stopped the rollout (then result covers
+ * the steps done and is marked failed). */
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
                            const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
                            mlc_rollout_result *result);

@@ -1,0 +1,20 @@
+/* cpu_internal.h: the one place that decides which compiled copy of the vectorized kernels
+ * runs (sim_step.c's step kernels, polar.c's lane loops). Not installed. */
+#ifndef MODALLOCO_CPU_INTERNAL_H
+#define MODALLOCO_CPU_INTERNAL_H
+
+/* Whether this build has AVX2 copies of the kernels at all: x86-64 with GCC, unless built with
+ * -DMLC_NO_KERNEL_CLONES. Elsewhere only the 2-wide copy exists. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&                             \
+    !defined(MLC_NO_KERNEL_CLONES)
+#define MLC_HAVE_AVX2_CLONES 1
+#endif
+
+/* 1 when the AVX2 copies run: the build has them (MLC_HAVE_AVX2_CLONES), the CPU supports AVX2
+ * and MLC_NO_AVX2 is unset, empty or "0" in the environment (MLC_NO_AVX2=1 forces the baseline,
+ * e.g. to measure it or to compare the paths). Decided on the first call and fixed for the
+ * life of the process, so every module takes the same path; the first call happens in the
+ * modules' load-time constructors, before any thread starts. */
+int mlc__cpu_use_avx2(void);
+
+#endif
