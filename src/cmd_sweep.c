@@ -928,22 +928,6 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
     }
 }
 
-/* XML-safe text. */
-static void svg_text(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
-        else
-            fputc(*s, f);
-    }
-}
-
 /* A bar per run of its final J (lower is better: J is minimized), the zero line, y ticks, and
  * the run names under the bars. Runs without a J get an empty slot. */
 static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err) {
@@ -1000,14 +984,14 @@ static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err)
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                     "fill=\"#3b6ea8\"><title>",
                     x + 0.15 * w, fmin(y0, y1), 0.7 * w, fabs(y1 - y0));
-            svg_text(f, r->dir);
+            mlc_xml_escape(f, r->dir);
             fprintf(f, ": J = %.6g</title></rect>\n", r->J);
         }
         const char *name = strrchr(r->dir, '/');
         name = name && name[1] ? name + 1 : r->dir;
         fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-60)\" text-anchor=\"end\">",
                 x + 0.5 * w + 4, top + plot_h + 12);
-        svg_text(f, name);
+        mlc_xml_escape(f, name);
         fputs("</text>\n", f);
     }
     fputs("</svg>\n", f);

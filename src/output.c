@@ -545,7 +545,7 @@ static double axis_range(double *lo, double *hi, int target) {
     return step;
 }
 
-static void xml_escape(FILE *fp, const char *s) {
+void mlc_xml_escape(FILE *fp, const char *s) {
     for (; *s; s++)
         switch (*s) {
         case '&':
@@ -617,7 +617,7 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
             SVG_W, SVG_H, SVG_W, SVG_H);
     fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fputs("<text x=\"360\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">", fp);
-    xml_escape(fp, title ? title : "modalloco: best and median J per generation");
+    mlc_xml_escape(fp, title ? title : "modalloco: best and median J per generation");
     fputs("</text>\n", fp);
 
     /* Grid, ticks and labels. Tick values are k·step (integer k) to avoid drift. */

@@ -222,26 +222,6 @@ mlc_status mlc_vtu_write(const char *path, const mlc_vtk_piece *piece, mlc_err *
 
 /* ---- Collections ------------------------------------------------------------------------- */
 
-static void xml_attr(FILE *fp, const char *s) {
-    for (; *s; s++)
-        switch (*s) {
-        case '&':
-            fputs("&amp;", fp);
-            break;
-        case '<':
-            fputs("&lt;", fp);
-            break;
-        case '>':
-            fputs("&gt;", fp);
-            break;
-        case '"':
-            fputs("&quot;", fp);
-            break;
-        default:
-            fputc(*s, fp);
-        }
-}
-
 mlc_status mlc_pvd_write(const char *path, const double *time, const char *const *files, int n,
                          mlc_err *err) {
     if (n < 0 || (n && (!time || !files)))
@@ -258,7 +238,7 @@ mlc_status mlc_pvd_write(const char *path, const double *time, const char *const
     for (int i = 0; i < n; i++) {
         /* %.17g: distinct steps keep distinct times however small sim.dt is. */
         fprintf(fp, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", time[i]);
-        xml_attr(fp, files[i]);
+        mlc_xml_escape(fp, files[i]);
         fputs("\"/>\n", fp);
     }
     fputs("  </Collection>\n</VTKFile>\n", fp);

@@ -40,6 +40,10 @@ mlc_status mlc_afile_commit(mlc_afile *af, mlc_err *err);
 /* Close and unlink the temporary file. Idempotent; safe on a zeroed struct. */
 void mlc_afile_abort(mlc_afile *af);
 
+/* Write s as XML character data or attribute text: & < > " escaped, line breaks as spaces
+ * (an attribute value would have them normalized to spaces anyway). */
+void mlc_xml_escape(FILE *fp, const char *s);
+
 /* Write a NUL-terminated string to `path` atomically. */
 mlc_status mlc_write_text_atomic(const char *path, const char *text, mlc_err *err);
 
