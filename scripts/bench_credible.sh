@@ -8,7 +8,7 @@
 # Rows (mesh, Table 1 example, the paper's time for that row):
 #   cat      examples/table1_bat.json       900 s   (Bat-sized, 37k tets)
 #   spot     examples/table1_couch.json     984 s   (59k tets; it faces −z: objective.direction)
-#   blub     examples/table1_treefrog.json 1280 s   (3.3k tets)
+#   blub     examples/table1_treefrog.json 1280 s   (3.3k tets; along −z, the example's direction)
 #   penguin  examples/table1_bat.json       900 s   (19k tets; it tips over at rest)
 #   demo     examples/quadruped_demo.json     -     (the README demo, bundled mesh)
 # Per job: J, displacement, the credibility measures, found, exit code, wall time and the ratio
