@@ -297,9 +297,9 @@ static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, mlc_err *
     if ((s = shared_cache_path(cfg, cache, sizeof cache, err)) != MLC_OK) return s;
     if ((s = test_fail_hook(err)) != MLC_OK) return s;
     if ((s = mlc_pipeline_load_mesh(p, cfg, err)) != MLC_OK) return s;
-    if ((s = mlc_fem_init(&p->fem, &p->mesh, err)) != MLC_OK) return s;
+    if ((s = mlc_pipeline_regions(p, cfg, err)) != MLC_OK) return s;
     mlc_subspace_settings ss;
-    mlc_pipeline_subspace_settings(cfg, &ss);
+    mlc_pipeline_subspace_settings_for(p, cfg, &ss);
     mlc_err cerr;
     if (mlc_subspace_cache_read(cache, mlc_subspace_cache_key(&p->mesh, &ss), &p->sub, &cerr) !=
         MLC_OK)

@@ -96,6 +96,37 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_NUMBER,
      FIELD(material.poisson_modes),
      BETWEEN('(', -1, 0.5, ')')},
+    {.name = "material.regions",
+     .type_name = "object",
+     .default_json = "{}",
+     .range = "at most 64 region labels, each → {\"mu\" > 0, \"gamma\" > 0, \"density\" > 0, "
+              "\"friction\" >= 0}, every member optional",
+     .meaning = "per-region material: region label (as in the mesh or label file) → values "
+                "replacing material.mu, material.gamma, material.density and contact.friction "
+                "in that region",
+     .type = MLC_CFG_REGION_MATERIALS,
+     FIELD(material.regions),
+     COUNT(material.nregions),
+     ELEMS(material.regions)},
+
+    {.name = "regions.file",
+     .type_name = "string",
+     .default_json = "\"\"",
+     .range = "",
+     .meaning = "label file: one integer per tet or per vertex (docs/config.md); \"\" = the "
+                "mesh file's labels, if any",
+     .type = MLC_CFG_STRING,
+     FIELD(regions.file),
+     BYTES(regions.file)},
+    {.name = "regions.auto",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "K > 0: K regions found automatically from the skinning weights (limbs "
+                "separate); 0 = off",
+     .type = MLC_CFG_INT,
+     FIELD(regions.automatic),
+     GE(0)},
 
     {.name = "subspace.skinning_modes",
      .type_name = "int",
@@ -791,6 +822,29 @@ static mlc_status get_fixed_vec(const load_ctx *c, const char *label, const cJSO
     return MLC_OK;
 }
 
+/* The members of an object of named numbers ({"amplitude": A, "period": T, ...}): member
+ * names[q] goes to *dst[q] and sets have[q]; a member of another name is rejected, naming the
+ * `expected` ones. */
+static mlc_status get_number_members(const load_ctx *c, const char *label, const cJSON *obj,
+                                     const char *const *names, int n, double *const *dst, int *have,
+                                     const char *expected) {
+    const cJSON *f;
+    cJSON_ArrayForEach(f, obj) {
+        int w = -1;
+        for (int q = 0; q < n; q++)
+            if (f->string && strcmp(f->string, names[q]) == 0) w = q;
+        if (w < 0)
+            return failf(c, MLC_EINVAL, "unknown member '%s' in '%s'; expected %s",
+                         f->string ? f->string : "", label, expected);
+        char flab[280];
+        snprintf(flab, sizeof flab, "%s.%s", label, names[w]);
+        mlc_status s = get_number(c, flab, f, dst[w]);
+        if (s != MLC_OK) return s;
+        have[w] = 1;
+    }
+    return MLC_OK;
+}
+
 /* One object of "parameters": {"mode": i, "sinusoids": [{"amplitude", "period", "phase"}]}.
  * Unknown members are rejected like unknown keys: a typo ("perod") must not silently vanish. */
 static mlc_status get_param(const load_ctx *c, const char *label, const cJSON *it,
@@ -833,27 +887,68 @@ static mlc_status get_param(const load_ctx *c, const char *label, const cJSON *i
         double *dst[3] = {&p->sinusoids[j].amplitude, &p->sinusoids[j].period,
                           &p->sinusoids[j].phase};
         int have[3] = {0, 0, 0};
-        const cJSON *f;
-        cJSON_ArrayForEach(f, sj) {
-            int w = -1;
-            for (int q = 0; q < 3; q++)
-                if (f->string && strcmp(f->string, names[q]) == 0) w = q;
-            if (w < 0)
-                return failf(c, MLC_EINVAL,
-                             "unknown member '%s' in '%s'; expected 'amplitude', 'period' and "
-                             "'phase'",
-                             f->string ? f->string : "", slab);
-            char flab[280];
-            snprintf(flab, sizeof flab, "%s.%s", slab, names[w]);
-            s = get_number(c, flab, f, dst[w]);
-            if (s != MLC_OK) return s;
-            have[w] = 1;
-        }
+        s = get_number_members(c, slab, sj, names, 3, dst, have,
+                               "'amplitude', 'period' and 'phase'");
+        if (s != MLC_OK) return s;
         for (int q = 0; q < 3; q++)
             if (!have[q]) return failf(c, MLC_EINVAL, "'%s' lacks member '%s'", slab, names[q]);
         j++;
     }
     p->nsinusoids = ns;
+    return MLC_OK;
+}
+
+/* The members of a material.regions entry, in MLC_REGION_* bit order. */
+static const char *const region_members[4] = {"mu", "gamma", "density", "friction"};
+
+static double region_get(const mlc_config_region_material *r, int q) {
+    return q == 0 ? r->mu : q == 1 ? r->gamma : q == 2 ? r->density : r->friction;
+}
+
+/* material.regions: {"3": {"mu": 1e7, "friction": 0.1}, ...}. A label is an integer written
+ * as a string (JSON member names are strings); unknown members are rejected. */
+static mlc_status get_region_materials(const load_ctx *c, const char *label, const cJSON *it,
+                                       mlc_config_region_material *out, int cap, int *count) {
+    if (!cJSON_IsObject(it))
+        return type_error(c, label,
+                          "an object of region label → {\"mu\", \"gamma\", \"density\", "
+                          "\"friction\"}",
+                          it);
+    int n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, it) {
+        const char *name = r->string ? r->string : "";
+        char lab[200];
+        snprintf(lab, sizeof lab, "%s.%s", label, name);
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(name, &end, 10);
+        if (!name[0] || *end || errno || v < INT_MIN || v > INT_MAX)
+            return failf(c, MLC_EINVAL,
+                         "key '%s': region labels are integers written as strings (\"3\"), "
+                         "got \"%.60s\"",
+                         label, name);
+        if (n == cap) return failf(c, MLC_EINVAL, "key '%s' has more than %d regions", label, cap);
+        mlc_config_region_material *m = out + n;
+        memset(m, 0, sizeof *m);
+        m->label = (int)v;
+        if (!cJSON_IsObject(r))
+            return type_error(c, lab,
+                              "an object {\"mu\", \"gamma\", \"density\", \"friction\"} "
+                              "(each optional)",
+                              r);
+        double *const dst[4] = {&m->mu, &m->gamma, &m->density, &m->friction};
+        int have[4] = {0, 0, 0, 0};
+        mlc_status s = get_number_members(c, lab, r, region_members, 4, dst, have,
+                                          "'mu', 'gamma', 'density' or 'friction'");
+        if (s != MLC_OK) return s;
+        for (int q = 0; q < 4; q++)
+            m->set |= have[q] << q;
+        n++;
+    }
+    /* Entries past n stay zero: configs holding the same settings compare equal. */
+    memset(out + n, 0, (size_t)(cap - n) * sizeof *out);
+    *count = n;
     return MLC_OK;
 }
 
@@ -1041,6 +1136,28 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         }
         return 0;
     }
+    case MLC_CFG_REGION_MATERIALS: {
+        const mlc_config_region_material *r = f;
+        int cnt = *(const int *)cfield(cfg, k->count_offset);
+        for (int i = 0; i < cnt; i++) {
+            for (int j = 0; j < i; j++)
+                if (r[j].label == r[i].label) {
+                    snprintf(msg, n, "key '%s' gives region %d twice", k->name, r[i].label);
+                    return 1;
+                }
+            for (int q = 0; q < 4; q++) {
+                double x = region_get(&r[i], q);
+                if (!(r[i].set & (1 << q))) continue;
+                if (!isfinite(x) || (q < 3 ? !(x > 0) : !(x >= 0))) {
+                    snprintf(msg, n, "key '%s.%d.%s' = %s is out of range; valid: %s", k->name,
+                             r[i].label, region_members[q], fmt_num(x, v, sizeof v),
+                             q < 3 ? "> 0" : ">= 0");
+                    return 1;
+                }
+            }
+        }
+        return 0;
+    }
     }
     return 0;
 }
@@ -1114,6 +1231,9 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
         *count = n;
         break;
     }
+    case MLC_CFG_REGION_MATERIALS:
+        s = get_region_materials(c, label, it, f, k->capacity, field(cfg, k->count_offset));
+        break;
     case MLC_CFG_RANGE:
         s = get_fixed_vec(c, label, it, 2, "[min, max] (an array of 2 numbers)", f);
         break;
@@ -1199,8 +1319,8 @@ static mlc_status unknown_key(const load_ctx *c, const char *name) {
     const char *s = suggest(name);
     if (s) return failf(c, MLC_EINVAL, "unknown key '%s'; did you mean '%s'?", name, s);
     return failf(c, MLC_EINVAL,
-                 "unknown key '%s' (sections: mesh, material, subspace, actuation, sim, "
-                 "contact, reference, objective, cmaes, output, parallel)",
+                 "unknown key '%s' (sections: mesh, material, regions, subspace, actuation, "
+                 "sim, contact, reference, objective, cmaes, output, parallel)",
                  name);
 }
 
@@ -1348,27 +1468,34 @@ static mlc_status syntax_error(const char *path, const char *text, size_t len, s
  * "config" of a params.json) record it, and how earlier versions read it, so both keep
  * working (`--resume DIR` loads DIR/config.json). Paths from the command line (--set, a mesh
  * argument) are never rewritten. */
-static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const char *path,
-                                    mlc_err *err) {
-    const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(root, "mesh");
-    const cJSON *mp = mesh ? cJSON_GetObjectItemCaseSensitive(mesh, "path") : NULL;
+static mlc_status resolve_file_path(char *dst, const cJSON *root, const char *section,
+                                    const char *key, const char *path, mlc_err *err) {
+    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(root, section);
+    const cJSON *mp = sec ? cJSON_GetObjectItemCaseSensitive(sec, key) : NULL;
     if (!cJSON_IsString(mp) || !mp->valuestring[0] || mp->valuestring[0] == '/') return MLC_OK;
     const char *slash = strrchr(path, '/');
     if (!slash) return MLC_OK;             /* the config is in the working directory */
     int dir_len = (int)(slash - path) + 1; /* keep the slash ("/x.json" -> "/") */
-    char joined[sizeof cfg->mesh.path];
+    char joined[MLC_CONFIG_PATH_MAX];
     int n = snprintf(joined, sizeof joined, "%.*s%s", dir_len, path, mp->valuestring);
     if (n < 0 || (size_t)n >= sizeof joined)
         return mlc_errf(err, MLC_EINVAL,
-                        "%s: mesh.path taken relative to the configuration's directory is "
+                        "%s: %s.%s taken relative to the configuration's directory is "
                         "longer than %zu bytes; give a shorter or absolute path",
-                        path, sizeof joined - 1);
+                        path, section, key, sizeof joined - 1);
     /* A TetGen stem ("body.1") names body.1.node. */
     char node[sizeof joined + 8];
     snprintf(node, sizeof node, "%s.node", joined);
-    if (access(joined, F_OK) == 0 || access(node, F_OK) == 0)
-        memcpy(cfg->mesh.path, joined, (size_t)n + 1);
+    if (access(joined, F_OK) == 0 || access(node, F_OK) == 0) memcpy(dst, joined, (size_t)n + 1);
     return MLC_OK;
+}
+
+/* mesh.path and regions.file (a label file travels with its mesh) resolve the same way. */
+static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const char *path,
+                                    mlc_err *err) {
+    mlc_status s = resolve_file_path(cfg->mesh.path, root, "mesh", "path", path, err);
+    if (s == MLC_OK) s = resolve_file_path(cfg->regions.file, root, "regions", "file", path, err);
+    return s;
 }
 
 mlc_status mlc_config_load_file(mlc_config *cfg, const char *path, mlc_err *err) {
@@ -1571,6 +1698,25 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
         return number_array(cfield(cfg, k->count_offset), 3, exact);
     case MLC_CFG_PARAMETERS:
         return params_to_cjson(f, *(const int *)cfield(cfg, k->count_offset), exact);
+    case MLC_CFG_REGION_MATERIALS: {
+        const mlc_config_region_material *r = f;
+        int n = *(const int *)cfield(cfg, k->count_offset);
+        cJSON *obj = cJSON_CreateObject();
+        for (int i = 0; obj && i < n; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "%d", r[i].label);
+            cJSON *o = cJSON_CreateObject();
+            if (!add(obj, name, o)) goto fail_regions;
+            for (int q = 0; q < 4; q++)
+                if ((r[i].set & (1 << q)) &&
+                    !add(o, region_members[q], num(region_get(&r[i], q), exact)))
+                    goto fail_regions;
+        }
+        return obj;
+    fail_regions:
+        cJSON_Delete(obj);
+        return NULL;
+    }
     }
     return NULL;
 }

@@ -243,7 +243,7 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         lamy[cs->cand[a]] = cs->l[a];
     }
     cs->np = np;
-    if (cs->friction > 0) /* A_PP, contiguous, for the Coulomb-limited friction */
+    if (cs->friction > 0 || cs->friction_s) /* A_PP, contiguous, for Coulomb-limited friction */
         for (int b = 0; b < np; b++) {
             for (int e = 0; e < np; e++)
                 cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
@@ -262,14 +262,15 @@ void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
     for (int b = 0; b < np; b++)
         x[b] = rhs[b];
     solve_factored(cs, np, x); /* L holds the factor of the final contact set */
-    if (cs->friction > 0) {
+    if (cs->friction > 0 || cs->friction_s) {
         /* Coulomb box |λ_t| ≤ μ_f λ_n: when the unconstrained (sticking) forces are inside
          * it, they are the answer; else clamp and run projected Gauss–Seidel sweeps on A_PP
          * (kept by mlc_contact_solve_normal) until they stop changing. */
         double *bound = cs->bound;
         int inside = 1;
         for (int b = 0; b < np; b++) {
-            bound[b] = cs->friction * lamy[cs->contact[b]];
+            double mf = cs->friction_s ? cs->friction_s[cs->contact[b]] : cs->friction;
+            bound[b] = mf > 0 ? mf * lamy[cs->contact[b]] : HUGE_VAL;
             inside &= x[b] <= bound[b] && x[b] >= -bound[b];
         }
         if (!inside) {

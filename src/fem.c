@@ -132,6 +132,12 @@ cholmod_sparse *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem, cons
 
 cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *fem, double mu,
                                            double lambda, cholmod_common *cc) {
+    return mlc_fem_elasticity_hessian_scaled(mesh, fem, mu, lambda, NULL, cc);
+}
+
+cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const mlc_fem *fem,
+                                                  double mu, double lambda, const double *scale,
+                                                  cholmod_common *cc) {
     int nv = fem->nv, nt = fem->nt;
     size_t n = 3 * (size_t)nv;
     /* 12×12 element matrix, upper half: 78 entries per tet. */
@@ -143,7 +149,7 @@ cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *
     for (int e = 0; e < nt; e++) {
         const int *t = mesh->T + 4 * (size_t)e;
         const double *g = fem->grad + 12 * (size_t)e;
-        double V = fem->vol[e];
+        double V = scale ? scale[e] * fem->vol[e] : fem->vol[e];
         for (int a = 0; a < 4; a++)
             for (int b = 0; b < 4; b++) {
                 const double *ga = g + 3 * a, *gb = g + 3 * b;

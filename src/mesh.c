@@ -12,6 +12,7 @@ void mlc_mesh_free(mlc_mesh *mesh) {
     mlc_free(mesh->X);
     mlc_free(mesh->T);
     mlc_free(mesh->F);
+    mlc_free(mesh->tet_tag);
     memset(mesh, 0, sizeof *mesh);
 }
 

@@ -697,6 +697,8 @@ static mlc_status tetrahedralize(const surf *s, const char *path, mlc_mesh *m, m
     if (st != MLC_OK) goto done;
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
         st = mlc__tetgen_read(node, ele, m, err);
+        /* Labels do not apply to a tetrahedralized surface (tetgen runs without -A). */
+        if (st == MLC_OK) mlc_free(m->tet_tag), m->tet_tag = NULL;
         /* Out of memory is ours, not tetgen's: keep the status (and its message). */
         if (st == MLC_ENOMEM) goto done;
         if (st != MLC_OK && err) {

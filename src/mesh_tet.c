@@ -1,6 +1,11 @@
 /* mesh_tet.c: the readers of the tetrahedral formats: MEDIT .mesh (ASCII), TetGen .node/.ele,
  * Gmsh .msh 2.2 ASCII and binary and 4.1 ASCII (mesh_internal.h). Every reader fills X/T only;
  * the dispatch (mesh_read.c) ends in mlc_mesh_finalize (validation, repair, boundary).
+ * The per-tet labels a format carries go to m->tet_tag: MEDIT's tetrahedron reference (the
+ * fifth integer of a Tetrahedra record), Gmsh's physical tag (msh2: the first element tag, 0
+ * when an element has none; msh4: the first physical tag of the tet's volume entity in
+ * $Entities, 0 when it has none) and TetGen's first region attribute (.ele files with
+ * attributes; integral values only).
  *
  * Robustness rules followed throughout: the file is read once into memory (mesh_lexer.h) and
  * parsed from the buffer without ever reading past its end; every count taken from a header is
@@ -16,6 +21,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A label read from a file must be an int: labels are compared and printed as ints. */
+static mlc_status tag_value(const char *path, long line, const char *where, long long v, int *out,
+                            mlc_err *err) {
+    if (v < INT_MIN || v > INT_MAX)
+        return mlc_errf(err, MLC_EPARSE,
+                        "%s:%s%ld: the tetrahedron label %lld does not fit in a 32-bit integer; "
+                        "renumber the labels",
+                        path, where, line, v);
+    *out = (int)v;
+    return MLC_OK;
+}
 
 /* ---- MEDIT .mesh -------------------------------------------------------------------------- */
 mlc_status mlc__medit_read(const char *path, const char *buf, size_t size, mlc_mesh *m,
@@ -75,7 +92,8 @@ mlc_status mlc__medit_read(const char *path, const char *buf, size_t size, mlc_m
             if ((st = mlc__lex_ll(&lx, 0, "the number of tetrahedra", &n, err))) return st;
             if ((st = mlc__check_count(&lx, line, n, 5, "tetrahedra", err))) return st;
             m->T = mlc_malloc(4 * (size_t)(n ? n : 1) * sizeof(int));
-            if (!m->T) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+            m->tet_tag = mlc_malloc((size_t)(n ? n : 1) * sizeof(int));
+            if (!m->T || !m->tet_tag) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
             m->nt = (int)n;
             tets_before_vertices = !have_v;
             for (long long i = 0; i < n; i++) {
@@ -92,6 +110,7 @@ mlc_status mlc__medit_read(const char *path, const char *buf, size_t size, mlc_m
                 }
                 if ((st = mlc__lex_ll(&lx, 0, "a tetrahedron reference number", &v, err)))
                     return st;
+                if ((st = tag_value(path, lx.line, "", v, &m->tet_tag[i], err))) return st;
             }
             have_t = 1;
         } else if (isalpha((unsigned char)t.s[0])) {
@@ -170,7 +189,7 @@ static mlc_status read_ele(const char *path, const char *buf, size_t size, mlc_m
     mlc__lex lx;
     mlc__tok t;
     mlc_status st;
-    long long n = 0, npt = 0, v = 0;
+    long long n = 0, npt = 0, v = 0, nattr = 0;
     mlc__lex_init(&lx, buf, size, path, '#');
     if ((st = mlc__lex_ll(&lx, 0, "the number of tetrahedra", &n, err))) return st;
     long line = lx.line;
@@ -181,10 +200,22 @@ static mlc_status read_ele(const char *path, const char *buf, size_t size, mlc_m
                         "%s:%ld: expected 4 or 10 nodes per tetrahedron, found "
                         "%lld",
                         path, line, npt);
+    /* The optional third number counts the attributes per tet; the first is the region. */
+    mlc__tok at;
+    if (mlc__lex_inline(&lx, &at)) {
+        if ((st = mlc__tok_ll(&lx, &at, "the number of attributes per tetrahedron", &nattr, err)))
+            return st;
+        if (nattr < 0 || nattr > 1000)
+            return mlc_errf(err, MLC_EPARSE,
+                            "%s:%ld: expected 0..1000 attributes per tetrahedron, found %lld", path,
+                            line, nattr);
+    }
     mlc__lex_skip_line(&lx);
     if ((st = mlc__check_count(&lx, line, n, 1 + (int)npt, "tetrahedra", err))) return st;
     m->T = mlc_malloc(4 * (size_t)(n ? n : 1) * sizeof(int));
     if (!m->T) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    if (nattr > 0 && !(m->tet_tag = mlc_malloc((size_t)(n ? n : 1) * sizeof(int))))
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
     m->nt = (int)n;
     for (long long i = 0; i < n; i++) {
         if ((st = mlc__lex_ll(&lx, 0, "a tetrahedron number", &v, err))) return st;
@@ -197,6 +228,19 @@ static mlc_status read_ele(const char *path, const char *buf, size_t size, mlc_m
                                 "(the .node file has %d nodes), found %lld",
                                 path, lx.line, first, first + m->nv - 1, m->nv, v);
             m->T[4 * i + k] = (int)(v - first);
+        }
+        if (nattr > 0) {
+            double a = 0;
+            for (long long k = 4; k < npt; k++) /* the other nodes of a 10-node tet */
+                if ((st = mlc__lex_ll(&lx, 1, "a node number", &v, err))) return st;
+            if ((st = mlc__lex_double(&lx, 1, "the region attribute of the tetrahedron", &a, err)))
+                return st;
+            if (a != floor(a) || fabs(a) > INT_MAX)
+                return mlc_errf(err, MLC_EPARSE,
+                                "%s:%ld: expected an integral region attribute, found %g; "
+                                "region labels are integers",
+                                path, lx.line, a);
+            m->tet_tag[i] = (int)a;
         }
         mlc__lex_skip_line(&lx);
     }
@@ -235,6 +279,8 @@ typedef struct gmsh {
     mlc_mesh *m;
     tag_idx *map; /* nv entries sorted by tag: node tags may be sparse */
     int tcap;     /* capacity of m->T in tets */
+    tag_idx *vol; /* msh4 $Entities: volume entity tag → its first physical tag (idx), sorted */
+    int nvol;
 } gmsh;
 
 static int tag_cmp(const void *a, const void *b) {
@@ -273,17 +319,24 @@ static mlc_status gmsh_alloc_nodes(gmsh *g, long long n, mlc_err *err) {
     return MLC_OK;
 }
 
-/* Append one tet given by node tags; `line` (or byte offset when binary) for messages. */
-static mlc_status gmsh_push_tet(gmsh *g, const long long tags[4], long where, mlc_err *err) {
+/* Append one tet given by node tags and its label; `line` (or byte offset when binary) for
+ * messages. */
+static mlc_status gmsh_push_tet(gmsh *g, const long long tags[4], long long label, long where,
+                                mlc_err *err) {
     mlc_mesh *m = g->m;
     if (m->nt == g->tcap) {
         int cap = g->tcap ? 2 * g->tcap : 64;
         if (g->tcap > INT_MAX / 8) return mlc_errf(err, MLC_EPARSE, "%s: too many tets", g->path);
         int *T = mlc_realloc(m->T, 4 * (size_t)cap * sizeof(int));
-        if (!T) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", g->path);
-        m->T = T;
+        if (T) m->T = T;
+        int *L = T ? mlc_realloc(m->tet_tag, (size_t)cap * sizeof(int)) : NULL;
+        if (!T || !L) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", g->path);
+        m->tet_tag = L;
         g->tcap = cap;
     }
+    mlc_status st =
+        tag_value(g->path, where, g->binary ? "byte " : "", label, &m->tet_tag[m->nt], err);
+    if (st) return st;
     for (int k = 0; k < 4; k++) {
         int idx = node_index(g, tags[k]);
         if (idx < 0)
@@ -421,7 +474,8 @@ static mlc_status gmsh_elements_v2(gmsh *g, mlc_err *err) {
                 if (type != 4) continue;
                 for (int k = 0; k < 4; k++)
                     tags[k] = rd_i32(g, p + 4 * (1 + ntags + k));
-                if ((st = gmsh_push_tet(g, tags, gmsh_off(g, p), err))) return st;
+                long long phys = ntags > 0 ? rd_i32(g, p + 4) : 0; /* the physical tag */
+                if ((st = gmsh_push_tet(g, tags, phys, gmsh_off(g, p), err))) return st;
             }
             done += count;
         }
@@ -429,17 +483,19 @@ static mlc_status gmsh_elements_v2(gmsh *g, mlc_err *err) {
     } else {
         if ((st = mlc__check_count(lx, line, n, 4, "elements", err))) return st;
         for (long long i = 0; i < n; i++) {
-            long long type = 0, ntags = 0;
+            long long type = 0, ntags = 0, phys = 0;
             if ((st = mlc__lex_ll(lx, 0, "an element number", &v, err))) return st;
             long eline = lx->line;
             if ((st = mlc__lex_ll(lx, 1, "an element type", &type, err))) return st;
             if ((st = mlc__lex_ll(lx, 1, "the number of element tags", &ntags, err))) return st;
-            for (long long k = 0; k < ntags; k++)
+            for (long long k = 0; k < ntags; k++) {
                 if ((st = mlc__lex_ll(lx, 1, "an element tag", &v, err))) return st;
+                if (k == 0) phys = v; /* the first tag is the physical tag */
+            }
             if (type == 4) {
                 for (int k = 0; k < 4; k++)
                     if ((st = mlc__lex_ll(lx, 1, "a node tag", &tags[k], err))) return st;
-                if ((st = gmsh_push_tet(g, tags, eline, err))) return st;
+                if ((st = gmsh_push_tet(g, tags, phys, eline, err))) return st;
             }
             mlc__lex_skip_line(lx); /* other element types are not used */
         }
@@ -509,11 +565,14 @@ static mlc_status gmsh_elements_v4(gmsh *g, mlc_err *err) {
     if ((st = mlc__check_count(lx, line, nblocks, 4, "element entity blocks", err))) return st;
     long long done = 0;
     for (long long b = 0; b < nblocks; b++) {
-        long long type = 0, cnt = 0;
+        long long type = 0, cnt = 0, entity = 0;
         if ((st = mlc__lex_ll(lx, 0, "the entity dimension of an element block", &v, err)))
             return st;
         long bline = lx->line;
-        if ((st = mlc__lex_ll(lx, 1, "the entity tag", &v, err))) return st;
+        if ((st = mlc__lex_ll(lx, 1, "the entity tag", &entity, err))) return st;
+        long long phys = 0; /* the volume's first physical tag, 0 when it has none */
+        for (int i = 0; i < g->nvol; i++)
+            if (g->vol[i].tag == entity) phys = g->vol[i].idx;
         if ((st = mlc__lex_ll(lx, 1, "the element type", &type, err))) return st;
         if ((st = mlc__lex_ll(lx, 1, "the number of elements in the block", &cnt, err))) return st;
         if (cnt < 0 || cnt > n - done)
@@ -530,13 +589,45 @@ static mlc_status gmsh_elements_v4(gmsh *g, mlc_err *err) {
                 if ((st = mlc__tok_ll(lx, &t, "an element tag", &v, err))) return st;
                 for (int k = 0; k < 4; k++)
                     if ((st = mlc__lex_ll(lx, 1, "a node tag", &tags[k], err))) return st;
-                if ((st = gmsh_push_tet(g, tags, eline, err))) return st;
+                if ((st = gmsh_push_tet(g, tags, phys, eline, err))) return st;
             }
             mlc__lex_skip_line(lx);
         }
         done += cnt;
     }
     return mlc__lex_expect(lx, "$EndElements", err);
+}
+
+/* msh4 $Entities: points, curves and surfaces are skipped (one line each); of every volume
+ * the tag and its first physical tag are kept (0 when it has none). */
+static mlc_status gmsh_entities_v4(gmsh *g, mlc_err *err) {
+    mlc__lex *lx = &g->lx;
+    mlc_status st;
+    long long cnt[4] = {0, 0, 0, 0};
+    for (int d = 0; d < 4; d++)
+        if ((st = mlc__lex_ll(lx, d > 0, "an entity count", &cnt[d], err))) return st;
+    long line = lx->line;
+    for (int d = 0; d < 4; d++)
+        if ((st = mlc__check_count(lx, line, cnt[d], 1, "entities", err))) return st;
+    mlc__lex_skip_line(lx);
+    for (long long i = 0; i < cnt[0] + cnt[1] + cnt[2]; i++)
+        mlc__lex_skip_line(lx);
+    g->vol = mlc_malloc((size_t)(cnt[3] ? cnt[3] : 1) * sizeof *g->vol);
+    if (!g->vol) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", g->path);
+    for (long long i = 0; i < cnt[3]; i++) {
+        long long tag = 0, nphys = 0, phys = 0;
+        double x;
+        if ((st = mlc__lex_ll(lx, 0, "a volume entity tag", &tag, err))) return st;
+        for (int k = 0; k < 6; k++)
+            if ((st = mlc__lex_double(lx, 1, "a bounding-box coordinate", &x, err))) return st;
+        if ((st = mlc__lex_ll(lx, 1, "the number of physical tags", &nphys, err))) return st;
+        if (nphys > 0 && (st = mlc__lex_ll(lx, 1, "a physical tag", &phys, err))) return st;
+        if ((st = tag_value(g->path, lx->line, "", phys, &g->vol[i].idx, err))) return st;
+        g->vol[i].tag = tag;
+        g->nvol = (int)i + 1;
+        mlc__lex_skip_line(lx);
+    }
+    return mlc__lex_expect(lx, "$EndEntities", err);
 }
 
 /* Skip an unused section "$Name ... $EndName" by searching for its end marker; works for
@@ -637,6 +728,8 @@ mlc_status mlc__gmsh_read(const char *path, const char *buf, size_t size, mlc_me
             st = v2 ? gmsh_elements_v2(&g, err) : gmsh_elements_v4(&g, err);
             if (st) goto done;
             have_elems = 1;
+        } else if (v41 && mlc__tok_is(&t, "$Entities") && !g.vol) {
+            if ((st = gmsh_entities_v4(&g, err))) goto done;
         } else if (t.n >= 2 && t.s[0] == '$') {
             if ((st = gmsh_skip_section(&g, &t, err))) goto done;
         } else {
@@ -649,5 +742,6 @@ mlc_status mlc__gmsh_read(const char *path, const char *buf, size_t size, mlc_me
                       path, lx->line, have_nodes ? "$Elements" : "$Nodes");
 done:
     mlc_free(g.map);
+    mlc_free(g.vol);
     return st;
 }

@@ -118,15 +118,37 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
     return MLC_OK;
 }
 
-mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+mlc_status mlc_pipeline_regions(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
     mlc_status s;
     if (!p->mesh.X && (s = mlc_pipeline_load_mesh(p, cfg, err)) != MLC_OK) return s;
+    if (!p->fem.vol) {
+        double t0 = mlc_now();
+        if ((s = mlc_fem_init(&p->fem, &p->mesh, err)) != MLC_OK) return s;
+        p->t_fem = mlc_now() - t0;
+    }
+    if (p->regions.tet_region) return MLC_OK;
+    s = mlc_regions_resolve(cfg, &p->mesh, &p->report, &p->fem, &p->regions, err);
+    if (s == MLC_OK)
+        s = mlc_region_materials_build(&p->regions, cfg, &p->mesh, &p->fem, &p->materials, err);
+    if (s != MLC_OK) mlc_regions_free(&p->regions);
+    return s;
+}
+
+void mlc_pipeline_subspace_settings_for(const mlc_pipeline *p, const mlc_config *cfg,
+                                        mlc_subspace_settings *s) {
+    mlc_pipeline_subspace_settings(cfg, s);
+    s->tet_stiffness = p->materials.stiffness;
+    s->vertex_mass = p->materials.vertex_mass;
+    s->tet_region = p->regions.tet_region;
+    s->nregions = p->regions.nregions;
+}
+
+mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    if ((s = mlc_pipeline_regions(p, cfg, err)) != MLC_OK) return s;
     double t0 = mlc_now();
-    if ((s = mlc_fem_init(&p->fem, &p->mesh, err)) != MLC_OK) return s;
-    p->t_fem = mlc_now() - t0;
-    t0 = mlc_now();
     mlc_subspace_settings ss;
-    mlc_pipeline_subspace_settings(cfg, &ss);
+    mlc_pipeline_subspace_settings_for(p, cfg, &ss);
     uint64_t key = mlc_subspace_cache_key(&p->mesh, &ss);
     const char *cache = cfg->subspace.cache;
     if (cache[0]) {
@@ -155,7 +177,10 @@ mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *e
     double t0 = mlc_now();
     mlc_sim_settings ss;
     mlc_pipeline_sim_settings(cfg, &ss);
-    if ((s = mlc_model_create(&p->mesh, &p->fem, &p->sub, &ss, &p->model, err)) != MLC_OK) return s;
+    mlc_materials mat = mlc_region_materials_view(&p->materials);
+    if ((s = mlc_model_create_materials(&p->mesh, &p->fem, &p->sub, &ss, &mat, &p->model, err)) !=
+        MLC_OK)
+        return s;
     p->t_model = mlc_now() - t0;
     return MLC_OK;
 }
@@ -189,6 +214,8 @@ void mlc_pipeline_free(mlc_pipeline *p) {
     mlc_free(p->mode_strain);
     mlc_model_destroy(p->model);
     mlc_subspace_free(&p->sub);
+    mlc_region_materials_free(&p->materials);
+    mlc_regions_free(&p->regions);
     mlc_fem_free(&p->fem);
     mlc_mesh_free(&p->mesh);
     memset(p, 0, sizeof *p);

@@ -32,16 +32,19 @@ static double quad_N(const mlc_model *mod, const double *z1, double a, const dou
     return E;
 }
 
-/* ½ Σ_k t_kᵀ Lap t_k (unit stiffness). */
-static double quad_lap(const mlc_model *mod, const double *z) {
+/* ½ Σ_k t_kᵀ L t_k (unit stiffness) for L = Lap, Lapv or Lapa (sim_internal.h). */
+static double quad_form(const mlc_model *mod, const double *L, const double *z) {
     const int n4 = mod->n4;
     double E = 0;
     for (int k = 0; k < 3; k++) {
         const double *zk = z + (size_t)k * n4;
         for (int j = 0; j < n4; j++)
-            E += 0.5 * zk[j] * mlc__dot(mod->Lap + (size_t)n4 * j, zk, n4);
+            E += 0.5 * zk[j] * mlc__dot(L + (size_t)n4 * j, zk, n4);
     }
     return E;
+}
+static double quad_lap(const mlc_model *mod, const double *z) {
+    return quad_form(mod, mod->Lap, z);
 }
 
 static double gravity_energy(const mlc_model *mod, const double *z) {
@@ -53,7 +56,7 @@ static double gravity_energy(const mlc_model *mod, const double *z) {
 
 static double passive_energy(const mlc_model *mod, const double *z) {
     const size_t n3 = (size_t)mod->n4 * 3;
-    double E = quad_lap(mod, z) + 1.5 * mod->volume;
+    double E = quad_form(mod, mod->Lapv ? mod->Lapv : mod->Lap, z) + 1.5 * mod->vol_mu;
     for (int c = 0; c < mod->ncp; c++) {
         double F[9], R[9], q[4] = {1, 0, 0, 0};
         mlc__block_map(z, mod->Gp + (size_t)c * n3, mod->n4, F);
@@ -68,7 +71,7 @@ double mlc__energy_actuation(const mlc_model *mod, const double *z, const double
     const int n4 = mod->n4, ma = mod->ma;
     const size_t n3 = (size_t)n4 * 3;
     double K[3 * 4 * MLC_SIM_MAX_W]; /* w ≤ MLC_SIM_MAX_W: mlc_model_create checks it */
-    double E = quad_lap(mod, z);
+    double E = quad_form(mod, mod->Lapa ? mod->Lapa : mod->Lap, z);
     for (int c = 0; c < mod->nca; c++) {
         memset(K, 0, sizeof(double) * n3);
         for (int v = 0; v < ma; v++)

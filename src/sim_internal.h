@@ -20,17 +20,23 @@ struct mlc_model {
     int m, ma;        /* actuation modes and m + 1 (ā = [a; 1]) */
     int ncp, nca, ns; /* passive clusters, actuation clusters, contact samples */
     int nsp;          /* ns rounded up to a multiple of 4 (at least 4): ld of ST */
-    double *Lap;      /* n4×n4: Σ_e V_e G_e G_eᵀ (Qᵛ = μ I₃⊗Lap, Qᵃ = γ I₃⊗Lap) */
-    double *N;        /* n4×n4: Σ_i m_i s_i s_iᵀ, s_i = W_i ⊗ X̃_i (N = I₃⊗ this) */
-    double *Q;        /* n4×n4: (μ + γ) Lap + N/h² */
-    double *Lq;       /* n4×n4: lower Cholesky factor of Q (upper part zero) */
-    double *GS;       /* n4×ns: Q⁻¹ N Q⁻¹ S (equality contact: correction per multiplier) */
-    double *Gss;      /* ns×ns: Sᵀ Q⁻¹ N Q⁻¹ S (equality contact: its Gram matrix) */
-    double *QiS;      /* n4×ns: Q₄⁻¹ s_s, the motion of z per unit contact force on sample s
-                         (complementarity contact; the same in every block) */
-    double *Dss;      /* ns×ns: s_uᵀ Q₄⁻¹ s_s, the Delassus matrix of the samples */
-    double *Gp;       /* ncp × (n4×3): G_c = Σ_{e∈c} V_e G_e (unit μ) */
-    double *Ka; /* nca × ma × (n4×3): 𝒦_c[v] = Σ_{e∈c} V_e G_e Ŷ_{e,v}ᵀ, Ŷ_v = ∇(D_v)_e
+    double *Lap; /* n4×n4: Σ_e V_e G_e G_eᵀ (Qᵛ = μ I₃⊗Lap, Qᵃ = γ I₃⊗Lap); with
+                    per-tet materials Σ_e (μ_e + γ_e)/(μ + γ) V_e G_e G_eᵀ, so that
+                    Q = (μ + γ) Lap + N/h² still */
+    double *Lapv, *Lapa; /* per-tet materials only (else NULL: Lap): Σ (μ_e/μ) V G Gᵀ and
+                            Σ (γ_e/γ) V G Gᵀ, so Qᵛ = μ I₃⊗Lapv, Qᵃ = γ I₃⊗Lapa */
+    double vol_mu;       /* Σ_e (μ_e/μ) V_e (= volume for one material) */
+    double *friction_s;  /* ns: each sample's μ_f (per-region friction), or NULL */
+    double *N;           /* n4×n4: Σ_i m_i s_i s_iᵀ, s_i = W_i ⊗ X̃_i (N = I₃⊗ this) */
+    double *Q;           /* n4×n4: (μ + γ) Lap + N/h² */
+    double *Lq;          /* n4×n4: lower Cholesky factor of Q (upper part zero) */
+    double *GS;  /* n4×ns: Q⁻¹ N Q⁻¹ S (equality contact: correction per multiplier) */
+    double *Gss; /* ns×ns: Sᵀ Q⁻¹ N Q⁻¹ S (equality contact: its Gram matrix) */
+    double *QiS; /* n4×ns: Q₄⁻¹ s_s, the motion of z per unit contact force on sample s
+                    (complementarity contact; the same in every block) */
+    double *Dss; /* ns×ns: s_uᵀ Q₄⁻¹ s_s, the Delassus matrix of the samples */
+    double *Gp;  /* ncp × (n4×3): G_c = Σ_{e∈c} (μ_e/μ) V_e G_e (unit μ) */
+    double *Ka; /* nca × ma × (n4×3): 𝒦_c[v] = Σ_{e∈c} (γ_e/γ) V_e G_e Ŷ_{e,v}ᵀ, Ŷ_v = ∇(D_v)_e
                    for v < m and Ŷ_m = I (unit γ) */
     double *QiGp; /* ncp × (n4×3): Q₄⁻¹ G_c (the global solve applied to each rhs term) */
     double *QiKa; /* nca × ma × (n4×3): Q₄⁻¹ 𝒦_c[v] */

@@ -10,7 +10,9 @@
  *   Eq. 12, 56–59 in block form), gravity Bᵀ M g = [g_x; g_y; g_z] ⊗ Σ m s, the mass-weighted
  *   centre of mass Σ m s / Σ m, the body rotation map Σ V G_e (Eq. 17's R(t)).
  * One streaming pass over the tets and one over the vertices; no 9|T|×r matrix is formed.
- * μ and γ are scalars here (the settings), so the tensors are stored for unit stiffness.
+ * μ and γ are the settings' scalars, so the tensors are stored for unit stiffness; per-tet
+ * materials (mlc_model_create_materials) weight every tet's contribution by μ_e/μ, γ_e/γ or
+ * (μ_e + γ_e)/(μ + γ), and the mass by ρ_e, and leave the step unchanged.
  */
 #include <lapacke.h>
 #include <math.h>
@@ -22,6 +24,9 @@
 void mlc_model_destroy(mlc_model *mod) {
     if (!mod) return;
     mlc_free(mod->Lap);
+    mlc_free(mod->Lapv);
+    mlc_free(mod->Lapa);
+    mlc_free(mod->friction_s);
     mlc_free(mod->N);
     mlc_free(mod->Q);
     mlc_free(mod->Lq);
@@ -148,12 +153,58 @@ static void tet_G(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *
     }
 }
 
+/* col[a] += s·G[a + n4·j] for a ≤ b over the upper triangle: M += s_j G Gᵀ, one tet's part. */
+static void add_ggt(double *M, const double *G, int n4, double V) {
+    for (int j = 0; j < 3; j++)
+        for (int b = 0; b < n4; b++) {
+            double s = V * G[b + n4 * j];
+            if (s == 0) continue;
+            double *col = M + (size_t)n4 * b;
+            for (int a = 0; a <= b; a++)
+                col[a] += s * G[a + n4 * j];
+        }
+}
+
+static void mirror_upper(double *M, int n4) {
+    for (int b = 0; b < n4; b++)
+        for (int a = b + 1; a < n4; a++)
+            M[a + (size_t)n4 * b] = M[b + (size_t)n4 * a];
+}
+
+static mlc_status check_materials(const mlc_mesh *mesh, const mlc_materials *mat, mlc_err *err) {
+    const double *arr[4] = {mat->mu, mat->gamma, mat->density, mat->friction};
+    const char *name[4] = {"mu", "gamma", "density", "friction"};
+    for (int q = 0; q < 4; q++) {
+        int n = q < 3 ? mesh->nt : mesh->nv;
+        for (int i = 0; arr[q] && i < n; i++)
+            if (!isfinite(arr[q][i]) || (q < 3 ? !(arr[q][i] > 0) : !(arr[q][i] >= 0)))
+                return mlc_errf(err, MLC_EINVAL, "sim: per-%s %s %g of %s %d is not %s",
+                                q < 3 ? "tet" : "vertex", name[q], arr[q][i],
+                                q < 3 ? "tet" : "vertex", i, q < 3 ? "> 0" : ">= 0");
+    }
+    return MLC_OK;
+}
+
 mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                             const mlc_sim_settings *settings, mlc_model **out, mlc_err *err) {
+    return mlc_model_create_materials(mesh, fem, sub, settings, NULL, out, err);
+}
+
+double mlc_model_mass(const mlc_model *mod) {
+    return mod->mass;
+}
+
+mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                      const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                      const mlc_materials *mat, mlc_model **out, mlc_err *err) {
     /* ---- check ---- */
     *out = NULL;
     mlc_status st = check_inputs(mesh, fem, sub, settings, err);
     if (st != MLC_OK) return st;
+    static const mlc_materials uniform = {0};
+    if (!mat) mat = &uniform;
+    if ((st = check_materials(mesh, mat, err)) != MLC_OK) return st;
+    const int stiff = mat->mu || mat->gamma; /* per-tet stiffness */
 
     /* ---- workspace ---- */
     mlc_model *mod = mlc_calloc(1, sizeof *mod);
@@ -183,9 +234,16 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     mod->zrest = mlc_calloc((size_t)mod->r, sizeof(double));
     mod->W = mlc_malloc(sizeof(double) * (size_t)nv * w);
     mod->X = mlc_malloc(sizeof(double) * (size_t)nv * 3);
+    if (stiff) {
+        mod->Lapv = mlc_calloc(nn, sizeof(double));
+        mod->Lapa = mlc_calloc(nn, sizeof(double));
+    }
+    if (mat->friction) mod->friction_s = mlc_calloc((size_t)nsx, sizeof(double));
+    double *vmass = mat->density ? mlc_calloc((size_t)nv, sizeof(double)) : NULL;
     if (!G || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->GS || !mod->Gss ||
         !mod->QiS || !mod->Dss || !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum ||
-        !mod->S || !mod->zrest || !mod->W || !mod->X) {
+        !mod->S || !mod->zrest || !mod->W || !mod->X || (stiff && (!mod->Lapv || !mod->Lapa)) ||
+        (mat->friction && !mod->friction_s) || (mat->density && !vmass)) {
         st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", w, m);
         goto fail;
     }
@@ -193,21 +251,24 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     memcpy(mod->X, mesh->X, sizeof(double) * (size_t)nv * 3);
 
     /* ---- stream over tets: Lap, G_c, 𝒦_c, Yg, body map ---- */
+    const double mu = settings->mu, gam = settings->gamma;
     for (int e = 0; e < nt; e++) {
         double V = fem->vol[e];
+        /* per-tet weights (exactly V for one material) */
+        double mue = mat->mu ? mat->mu[e] : mu, game = mat->gamma ? mat->gamma[e] : gam;
+        double Vv = stiff ? V * (mue / mu) : V, Va = stiff ? V * (game / gam) : V;
+        double Vl = stiff ? V * ((mue + game) / (mu + gam)) : V;
         tet_G(mesh, fem, sub, e, G);
         mod->volume += V;
-        for (int j = 0; j < 3; j++) /* Lap += V G Gᵀ (upper triangle, mirrored below) */
-            for (int b = 0; b < n4; b++) {
-                double s = V * G[b + n4 * j];
-                if (s == 0) continue;
-                double *col = mod->Lap + (size_t)n4 * b;
-                for (int a = 0; a <= b; a++)
-                    col[a] += s * G[a + n4 * j];
-            }
+        mod->vol_mu += Vv;
+        add_ggt(mod->Lap, G, n4, Vl); /* Lap += V G Gᵀ (upper triangle, mirrored below) */
+        if (stiff) add_ggt(mod->Lapv, G, n4, Vv), add_ggt(mod->Lapa, G, n4, Va);
+        if (vmass)
+            for (int a = 0; a < 4; a++)
+                vmass[mesh->T[4 * e + a]] += 0.25 * mat->density[e] * V;
         double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
         for (size_t i = 0; i < n3; i++)
-            gp[i] += V * G[i], mod->Gb[i] += V * G[i];
+            gp[i] += Vv * G[i], mod->Gb[i] += V * G[i];
         /* Per-mode target gradients Ŷ_v = ∇(D_v)_e (Ŷ_m = I): Y_e(ā) = Σ_v ā_v Ŷ_v. */
         double *ka = mod->Ka + (size_t)sub->acluster[e] * ma * n3;
         double *yg = mod->Yg + (size_t)sub->acluster[e] * ma * ma;
@@ -240,7 +301,7 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
             double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
             for (int l = 0; l < 3; l++)
                 for (int j = 0; j < 3; j++) {
-                    double s = V * Y[l + 3 * j];
+                    double s = Va * Y[l + 3 * j];
                     if (s == 0) continue;
                     for (int i = 0; i < n4; i++)
                         K[i + n4 * l] += s * G[i + n4 * j];
@@ -251,18 +312,17 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
                 double d = 0;
                 for (int i = 0; i < 9; i++)
                     d += Yv[9 * u + i] * Yv[9 * v + i];
-                yg[u + ma * v] += V * d;
+                yg[u + ma * v] += Va * d;
             }
         mlc_free(Yheap);
     }
-    for (int b = 0; b < n4; b++)
-        for (int a = b + 1; a < n4; a++)
-            mod->Lap[a + (size_t)n4 * b] = mod->Lap[b + (size_t)n4 * a];
+    mirror_upper(mod->Lap, n4);
+    if (stiff) mirror_upper(mod->Lapv, n4), mirror_upper(mod->Lapa, n4);
 
     /* ---- stream over vertices: N, Σ m s, extent ---- */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < nv; i++) {
-        double mi = settings->density * fem->vmass[i];
+        double mi = vmass ? vmass[i] : settings->density * fem->vmass[i];
         const double *Xi = mesh->X + 3 * i;
         double s[4 * 64], *sp = s;
         double *sheap = NULL;
@@ -294,6 +354,7 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     mod->ground_tol = 1e-9 * mod->extent;
     for (int s = 0; s < sub->ns; s++) {
         int i = sub->samples[s];
+        if (mod->friction_s) mod->friction_s[s] = mat->friction[i];
         for (int b = 0; b < w; b++) {
             double wb = sub->W[i + (size_t)nv * b];
             double *row = mod->S + (size_t)s * n4 + 4 * b;
@@ -413,11 +474,13 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
 
     mlc_free(G);
     mlc_free(C);
+    mlc_free(vmass);
     *out = mod;
     return MLC_OK;
 fail:
     mlc_free(G);
     mlc_free(C);
+    mlc_free(vmass);
     mlc_model_destroy(mod);
     return st;
 }

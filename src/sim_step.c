@@ -143,6 +143,7 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->ct = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= mlc_contact_create(&ro->cs, mod->ns, mod->Dss, mod->ground_tol, mod->set.friction) ==
           MLC_OK;
+    ro->cs.friction_s = mod->friction_s; /* per-region friction, or NULL */
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
@@ -621,7 +622,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         double *gz = ro->b0; /* scratch (b0 is only used by the forced setup) */
         for (int i = 0; i < r; i++)
             gz[i] = gam * z[i];
-        cols3(lz, n4, mod->Lap, (size_t)n4, NULL, n4, gz, (size_t)n4, 1);
+        cols3(lz, n4, mod->Lapa ? mod->Lapa : mod->Lap, (size_t)n4, NULL, n4, gz, (size_t)n4, 1);
     }
     for (int i = 0; i < r; i++)
         work += (z[i] - zc[i]) * (ro->ba[i] - lz[i]);

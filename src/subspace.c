@@ -112,13 +112,14 @@ static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st
     return MLC_OK;
 }
 
-/* Step 1: skinning eigenmodes. */
-static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w, mlc_subspace *out,
+/* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). */
+static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
+                                 const double *stiffness, const double *mass, mlc_subspace *out,
                                  int *vperm, int *have_perm, cholmod_common *cc, mlc_err *err) {
     int nv = fem->nv;
     double msum = 0;
     for (int i = 0; i < nv; i++)
-        msum += fem->vmass[i];
+        msum += mass[i];
     double c0 = 1.0 / sqrt(msum);
     if (w == 1) { /* nothing to solve: the constant weight alone */
         for (int i = 0; i < nv; i++)
@@ -126,7 +127,7 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
         out->skin_eval[0] = 0;
         return MLC_OK;
     }
-    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, NULL, cc);
+    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, stiffness, cc);
     if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
     mlc_eigen_info info;
     mlc_err e2 = {0};
@@ -136,9 +137,8 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     int nm = cc->nmethods, ord = cc->method[0].ordering;
     cc->nmethods = 1;
     cc->method[0].ordering = CHOLMOD_METIS;
-    mlc_status st =
-        mlc_eigen_solve_ordered(L, fem->vmass, w, mlc_eigen_default_shift(L, fem->vmass), NULL,
-                                vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
+    mlc_status st = mlc_eigen_solve_ordered(L, mass, w, mlc_eigen_default_shift(L, mass), NULL,
+                                            vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
     cc->nmethods = nm;
     cc->method[0].ordering = ord;
     *have_perm = st == MLC_OK && !info.dense;
@@ -180,9 +180,10 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                      nev);
         goto done;
     }
+    const double *vm = st->vertex_mass ? st->vertex_mass : fem->vmass;
     for (int i = 0; i < nv; i++)
-        mass[3 * i] = mass[3 * i + 1] = mass[3 * i + 2] = fem->vmass[i];
-    H = mlc_fem_elasticity_hessian(mesh, fem, 1.0, lambda, cc);
+        mass[3 * i] = mass[3 * i + 1] = mass[3 * i + 2] = vm[i];
+    H = mlc_fem_elasticity_hessian_scaled(mesh, fem, 1.0, lambda, st->tet_stiffness, cc);
     if (!H) {
         s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory assembling the Hessian");
         goto done;
@@ -204,8 +205,8 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         double c[3] = {0, 0, 0}, msum = 0;
         for (int i = 0; i < nv; i++) {
             for (int k = 0; k < 3; k++)
-                c[k] += fem->vmass[i] * mesh->X[3 * i + k];
-            msum += fem->vmass[i];
+                c[k] += vm[i] * mesh->X[3 * i + k];
+            msum += vm[i];
         }
         for (int k = 0; k < 3; k++)
             c[k] /= msum;
@@ -306,6 +307,25 @@ done:
     return s;
 }
 
+mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
+                                       const double *stiffness, const double *mass, double *W,
+                                       double *eval, mlc_err *err) {
+    if (w < 1 || w >= mesh->nv)
+        return mlc_errf(err, MLC_EINVAL, "skinning modes: %d modes for %d vertices", w, mesh->nv);
+    mlc_subspace tmp = {0};
+    tmp.W = W, tmp.skin_eval = eval;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.print = 0;
+    int *vperm = mlc_malloc((size_t)mesh->nv * sizeof(int)), have_perm = 0;
+    mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, &tmp,
+                                          vperm, &have_perm, &cc, err)
+                         : mlc_errf(err, MLC_ENOMEM, "skinning modes: out of memory");
+    mlc_free(vperm);
+    cholmod_finish(&cc);
+    return s;
+}
+
 mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                                 const mlc_subspace_settings *settings, mlc_subspace *out,
                                 mlc_err *err) {
@@ -350,7 +370,9 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
         return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
     }
     double t0 = mlc_now();
-    s = skinning_modes(mesh, fem, w, out, vperm, &have_perm, &cc, err);
+    s = skinning_modes(mesh, fem, w, settings->tet_stiffness,
+                       settings->vertex_mass ? settings->vertex_mass : fem->vmass, out, vperm,
+                       &have_perm, &cc, err);
     out->t_skinning = mlc_now() - t0;
     if (s == MLC_OK) {
         t0 = mlc_now();

@@ -60,6 +60,15 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
      * taken for this one. */
     h = mlc_hash64(h, "samples: soles, faces down, all", 31);
     h = mlc_hash64(h, &st->seed, sizeof st->seed);
+    /* Per-region materials and labels (absent for one material: the key stays as it was). */
+    if (st->tet_stiffness) h = mlc_hash64(h, st->tet_stiffness, (size_t)mesh->nt * sizeof(double));
+    if (st->vertex_mass) h = mlc_hash64(h, st->vertex_mass, (size_t)mesh->nv * sizeof(double));
+    if (st->tet_region && st->nregions > 1) {
+        int32_t k = st->nregions;
+        h = mlc_hash64(h, "regions", 7);
+        h = mlc_hash64(h, &k, sizeof k);
+        h = mlc_hash64(h, st->tet_region, (size_t)mesh->nt * sizeof(int));
+    }
     return h;
 }
 

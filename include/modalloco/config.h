@@ -32,6 +32,7 @@
 #define MLC_CONFIG_MAX_MODES 64    /* m, len(mode_list), number of parameter entries */
 #define MLC_CONFIG_MAX_SINUSOIDS 8 /* k */
 #define MLC_CONFIG_MAX_FIXED_PERIODS (MLC_CONFIG_MAX_MODES * MLC_CONFIG_MAX_SINUSOIDS)
+#define MLC_CONFIG_MAX_REGIONS 64 /* entries of material.regions */
 
 /* One sinusoid of Eq. 6: A sin(2π (t / T + θ)). */
 typedef struct mlc_config_sinusoid {
@@ -57,12 +58,33 @@ typedef struct mlc_config_mesh {
                                      * set, also for a name, and the one preparation uses */
 } mlc_config_mesh;
 
+/* One entry of material.regions: the material of the region with the user's label `label`.
+ * A value whose bit is not in `set` is not given: the global one (material.*, contact.friction)
+ * applies. Unset values are 0, so configs holding the same settings compare equal. */
+#define MLC_REGION_MU 1
+#define MLC_REGION_GAMMA 2
+#define MLC_REGION_DENSITY 4
+#define MLC_REGION_FRICTION 8
+typedef struct mlc_config_region_material {
+    int label;                           /* the region's label as the user numbers it */
+    int set;                             /* MLC_REGION_* bits of the values given */
+    double mu, gamma, density, friction; /* > 0, > 0, > 0, >= 0 when given */
+} mlc_config_region_material;
+
 typedef struct mlc_config_material {
     double density;       /* material.density: ρ, > 0 */
     double mu;            /* material.mu: passive ARAP stiffness μ, > 0 */
     double gamma;         /* material.gamma: actuation stiffness γ, > 0 */
     double poisson_modes; /* material.poisson_modes: Poisson ratio of the mode Hessian, (−1, 0.5) */
+    mlc_config_region_material regions[MLC_CONFIG_MAX_REGIONS]; /* material.regions, by label */
+    int nregions;                                               /* its length, 0 = none */
 } mlc_config_material;
+
+/* Body regions (regions.h): from a label file, automatic, or (neither given) the mesh file's. */
+typedef struct mlc_config_regions {
+    char file[MLC_CONFIG_PATH_MAX]; /* regions.file: per-tet or per-vertex labels, "" = none */
+    int automatic;                  /* regions.auto: K automatic regions, 0 = off */
+} mlc_config_regions;
 
 typedef struct mlc_config_subspace {
     int skinning_modes;              /* subspace.skinning_modes: w (r = 12w), 1..32 */
@@ -160,6 +182,7 @@ typedef struct mlc_config_parallel {
 typedef struct mlc_config {
     mlc_config_mesh mesh;
     mlc_config_material material;
+    mlc_config_regions regions;
     mlc_config_subspace subspace;
     mlc_config_actuation actuation;
     mlc_config_sim sim;
@@ -173,19 +196,21 @@ typedef struct mlc_config {
 
 /* ---- The key table ---------------------------------------------------------------------- */
 typedef enum {
-    MLC_CFG_STRING,       /* char array; `choices` may restrict it */
-    MLC_CFG_BOOL,         /* int 0/1, JSON true/false */
-    MLC_CFG_INT,          /* int, JSON integer (3.0 accepted) */
-    MLC_CFG_NUMBER,       /* double */
-    MLC_CFG_INT_ARRAY,    /* int array + int count */
-    MLC_CFG_NUMBER_ARRAY, /* double array + int count (a bare number counts as [number]) */
-    MLC_CFG_RANGE,        /* double[2], [min, max] with min ≤ max */
-    MLC_CFG_VEC3,         /* double[3] */
-    MLC_CFG_VEC3_OR_NULL, /* double[3] + int flag; null clears the flag */
-    MLC_CFG_AXIS,         /* a direction: a name among `choices` ("+z") into the char array,
-                           * or [x,y,z] (nonzero), which clears the name; either way the
-                           * vector (double[3] at count_offset) is set */
-    MLC_CFG_PARAMETERS    /* mlc_config_param array + int count */
+    MLC_CFG_STRING,          /* char array; `choices` may restrict it */
+    MLC_CFG_BOOL,            /* int 0/1, JSON true/false */
+    MLC_CFG_INT,             /* int, JSON integer (3.0 accepted) */
+    MLC_CFG_NUMBER,          /* double */
+    MLC_CFG_INT_ARRAY,       /* int array + int count */
+    MLC_CFG_NUMBER_ARRAY,    /* double array + int count (a bare number counts as [number]) */
+    MLC_CFG_RANGE,           /* double[2], [min, max] with min ≤ max */
+    MLC_CFG_VEC3,            /* double[3] */
+    MLC_CFG_VEC3_OR_NULL,    /* double[3] + int flag; null clears the flag */
+    MLC_CFG_AXIS,            /* a direction: a name among `choices` ("+z") into the char array,
+                              * or [x,y,z] (nonzero), which clears the name; either way the
+                              * vector (double[3] at count_offset) is set */
+    MLC_CFG_PARAMETERS,      /* mlc_config_param array + int count */
+    MLC_CFG_REGION_MATERIALS /* mlc_config_region_material array + int count; JSON: an object
+                              * of label → {"mu", "gamma", "density", "friction"} */
 } mlc_config_type;
 
 /* Extra checks beyond the numeric bounds. */

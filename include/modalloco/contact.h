@@ -41,15 +41,17 @@
 #define MLC_CONTACT_FRICTION_SWEEPS 20
 
 typedef struct mlc_contact {
-    int ns;          /* samples */
-    const double *D; /* ns×ns column-major Delassus matrix (borrowed) */
-    double eps;      /* MLC_CONTACT_EPS × max diag D */
-    double tol;      /* a sample at most tol below its target counts as on it (metres) */
-    double friction; /* μ_f (0 = unbounded) */
-    double *lam;     /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
-                        friction, y normal), zero off contact; the next solve's warm start */
-    int np;          /* samples in contact after the last solve */
-    int *contact;    /* np sample indices in contact (ascending candidate order) */
+    int ns;                   /* samples */
+    const double *D;          /* ns×ns column-major Delassus matrix (borrowed) */
+    double eps;               /* MLC_CONTACT_EPS × max diag D */
+    double tol;               /* a sample at most tol below its target counts as on it (metres) */
+    double friction;          /* μ_f (0 = unbounded) */
+    const double *friction_s; /* ns: μ_f per sample (0 = unbounded), replacing `friction`;
+                                 NULL = `friction` for all (borrowed, set after create) */
+    double *lam;  /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
+                     friction, y normal), zero off contact; the next solve's warm start */
+    int np;       /* samples in contact after the last solve */
+    int *contact; /* np sample indices in contact (ascending candidate order) */
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;

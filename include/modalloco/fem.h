@@ -33,6 +33,11 @@ cholmod_sparse *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem, cons
 /* Linear-elasticity Hessian at rest (3nv×3nv, DOF 3i+k), Lamé parameters μ, λ (scalars). */
 cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *fem, double mu,
                                            double lambda, cholmod_common *cc);
+/* The same with tet e's Lamé parameters scaled by scale[e] (nt; NULL = 1, then bit-identical
+ * to mlc_fem_elasticity_hessian): per-region stiffness at one Poisson ratio. */
+cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const mlc_fem *fem,
+                                                  double mu, double lambda, const double *scale,
+                                                  cholmod_common *cc);
 
 /* Deformation gradient F (3×3 column-major) of tet e for positions x (3×nv). */
 void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e, const double *x,

@@ -11,12 +11,16 @@
 #include "modalloco/surface_check.h"
 
 typedef struct mlc_mesh {
-    int nv;    /* number of vertices (after dropping unreferenced ones) */
-    int nt;    /* number of tets */
-    int nf;    /* number of boundary triangles */
-    double *X; /* 3×nv column-major rest positions (x0 y0 z0 x1 ...), metres after prepare */
-    int *T;    /* 4×nt vertex indices, every tet positively oriented: det[b-a,c-a,d-a] > 0 */
-    int *F;    /* 3×nf boundary triangles (vertex indices), wound outward (right-hand rule) */
+    int nv;       /* number of vertices (after dropping unreferenced ones) */
+    int nt;       /* number of tets */
+    int nf;       /* number of boundary triangles */
+    double *X;    /* 3×nv column-major rest positions (x0 y0 z0 x1 ...), metres after prepare */
+    int *T;       /* 4×nt vertex indices, every tet positively oriented: det[b-a,c-a,d-a] > 0 */
+    int *F;       /* 3×nf boundary triangles (vertex indices), wound outward (right-hand rule) */
+    int *tet_tag; /* nt per-tet labels the file carries (MEDIT tetrahedron references, Gmsh
+                   * physical tags, TetGen region attributes), or NULL when it carries none
+                   * (surfaces, voxels, a TetGen .ele without attributes); kept in step with T
+                   * through repair (tets are never reordered) */
 } mlc_mesh;
 
 /* What reading and repairing did; filled by mlc_mesh_read. */

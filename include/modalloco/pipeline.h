@@ -13,6 +13,7 @@
 #include "modalloco/fem.h"
 #include "modalloco/gait.h"
 #include "modalloco/mesh.h"
+#include "modalloco/regions.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
 
@@ -24,6 +25,8 @@ typedef struct mlc_pipeline {
                               * (mlc_mesh_oriented_checksum) */
     mlc_transform transform; /* applied by preparation */
     mlc_fem fem;
+    mlc_regions regions;            /* body regions (regions.h); resolved with the FEM data */
+    mlc_region_materials materials; /* material.regions per tet (uniform: arrays NULL) */
     mlc_subspace sub;
     int cache_used; /* 1: subspaces came from the cache file */
     mlc_model *model;
@@ -38,6 +41,14 @@ mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err);
 
 /* Read and prepare the mesh only (for `info`-like uses). */
 mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
+
+/* FEM data, then the regions and their materials (regions.h), unless already there. */
+mlc_status mlc_pipeline_regions(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
+
+/* The subspace settings of a configuration with the pipeline's regions and materials (needs
+ * mlc_pipeline_regions): what the subspaces and their cache key are computed from. */
+void mlc_pipeline_subspace_settings_for(const mlc_pipeline *p, const mlc_config *cfg,
+                                        mlc_subspace_settings *s);
 
 /* Everything up to the subspaces (reads/writes the cache when subspace.cache is set). */
 mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);

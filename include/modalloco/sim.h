@@ -92,6 +92,28 @@ typedef struct mlc_rollout mlc_rollout;
  * and body-rotation maps, contact rows, and the Cholesky factor of the 4w×4w block of Q. */
 mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                             const mlc_sim_settings *settings, mlc_model **out, mlc_err *err);
+
+/* Per-tet materials and per-vertex friction (regions.h builds them from material.regions).
+ * A NULL array means the settings' scalar everywhere. Values must be positive (friction ≥ 0,
+ * 0 = unbounded, as contact.friction). */
+typedef struct mlc_materials {
+    const double *mu;       /* nt: μ_e (passive stiffness of tet e), or NULL: settings.mu */
+    const double *gamma;    /* nt: γ_e, or NULL: settings.gamma */
+    const double *density;  /* nt: ρ_e, or NULL: settings.density */
+    const double *friction; /* nv: μ_f of a contact sample at vertex v, or NULL:
+                               settings.friction */
+} mlc_materials;
+
+/* mlc_model_create with per-tet materials: Qᵛ = Σ μ_e V G Gᵀ, Qᵃ = Σ γ_e V G Gᵀ, the cluster
+ * maps G_c and tensors 𝒦_c weighted by μ_e/μ and γ_e/γ (the step scales them by μ and γ), the
+ * lumped mass m_v = Σ_{e∋v} ρ_e V_e/4, and each contact sample's friction. mat = NULL (or all
+ * arrays NULL) gives exactly mlc_model_create's model, bit for bit. The test-only forced step
+ * (mlc_rollout_step_forced) assumes one material. */
+mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                      const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                      const mlc_materials *mat, mlc_model **out, mlc_err *err);
+/* The model's total mass Σ_v m_v (kg). */
+double mlc_model_mass(const mlc_model *model);
 void mlc_model_destroy(mlc_model *model);
 int mlc_model_dim(const mlc_model *model); /* r = 12w */
 const mlc_sim_settings *mlc_model_settings(const mlc_model *model);

@@ -23,13 +23,22 @@ typedef struct mlc_subspace_settings {
     int contact_samples;    /* |I| */
     double contact_band;    /* lower band of the contact samples, × extent (clusters.h) */
     uint64_t seed;          /* k-means++ seed */
+    /* Per-region materials (regions.h), all NULL for one material: then every result is the
+     * same, bit for bit, as without them. */
+    const double *tet_stiffness; /* nt: (μ_e + γ_e)/(μ + γ), scaling each tet's Laplacian and
+                                    Hessian entries, or NULL (1 everywhere) */
+    const double *vertex_mass;   /* nv: Σ_{e∋v} (ρ_e/ρ) V_e/4, the mass of both eigenproblems
+                                    in place of fem.vmass, or NULL (fem.vmass) */
+    const int *tet_region;       /* nt: region of every tet (0..nregions-1), or NULL */
+    int nregions;                /* regions; with > 1 the labels are part of the cache key */
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
     int nv, nt;           /* mesh sizes it was computed for */
     int w;                /* skinning modes */
     double *W;            /* nv×w column-major weights; Wᵀ M_s W = I with M_s = fem.vmass
-                             (unit density); column 0 is exactly 1/sqrt(Σ M_s) */
+                             (unit density; settings.vertex_mass when given); column 0 is
+                             exactly 1/sqrt(Σ M_s) */
     double *skin_eval;    /* w eigenvalues of L W = M_s W Λ (unit μ), ascending, [0] = 0 */
     int m;                /* vibration modes kept */
     double *D;            /* 3nv×m column-major, DOF 3i+k; Dᵀ M D = I (M = vmass per DOF) */
@@ -56,6 +65,14 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                                 const mlc_subspace_settings *settings, mlc_subspace *out,
                                 mlc_err *err);
 void mlc_subspace_free(mlc_subspace *s);
+
+/* The skinning eigenmodes alone (step 1 of mlc_subspace_compute): the w smallest pairs of
+ * L W = M W Λ with L the Laplacian scaled per tet by `stiffness` (nt, NULL = 1) and M =
+ * `mass` (nv, NULL = fem.vmass); W (nv×w) and eval (w) caller-allocated. Column 0 is the
+ * exact constant. Used by the automatic regions (regions.h). */
+mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
+                                       const double *stiffness, const double *mass, double *W,
+                                       double *eval, mlc_err *err);
 
 /* Per-tet strain of every vibration mode, out[e·m + i] = ‖∇(D_i)_e‖_F (nt×m, tet-major,
  * caller-allocated): the data of the combined amplitude bound (gait.h). grad_max[i] is the
