@@ -54,6 +54,18 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
         if (s->cluster[e] < nc) sizes[s->cluster[e]]++;
     cJSON_AddItemToObject(o, "cluster_sizes", int_array(sizes, nc));
     cJSON_AddNumberToObject(o, "actuation_clusters", s->nca);
+    /* Body regions (regions.h): how many, where from, their labels and sizes in tets. */
+    const mlc_regions *rg = &p->regions;
+    cJSON_AddNumberToObject(o, "regions", rg->nregions);
+    cJSON_AddStringToObject(o, "region_source", rg->source);
+    cJSON_AddItemToObject(o, "region_labels", int_array(rg->label, rg->nregions));
+    int *rsz = mlc_calloc((size_t)rg->nregions, sizeof(int));
+    if (rsz) {
+        for (int e = 0; e < rg->nt; e++)
+            rsz[rg->tet_region[e]]++;
+        cJSON_AddItemToObject(o, "region_tets", int_array(rsz, rg->nregions));
+        mlc_free(rsz);
+    }
     cJSON_AddItemToObject(o, "contact_samples", int_array(s->samples, s->ns));
     cJSON *t = cJSON_AddObjectToObject(o, "timings");
     cJSON_AddNumberToObject(t, "mesh", p->t_mesh);
@@ -141,8 +153,10 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
         if ((s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err)) != MLC_OK) goto fail;
     }
     {
-        /* A vertex takes the label of the first tet that uses it: clusters are contiguous, so
-         * this shows their shapes; subspace.vtk has the exact per-tet labels. */
+        /* clusters.ply: a vertex takes the label of the first tet that uses it (clusters are
+         * contiguous, so this shows their shapes; subspace.vtk has the exact per-tet labels).
+         * regions.ply: a vertex takes the region holding most of the volume around it
+         * (mlc_regions_vertex). */
         int *vl = mlc_malloc((size_t)m->nv * sizeof(int));
         int *fl = mlc_malloc((size_t)(nsv ? nsv : 1) * sizeof(int));
         if (!vl || !fl) {
@@ -155,11 +169,14 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
         for (int e = 0; e < m->nt; e++)
             for (int c = 0; c < 4; c++)
                 if (vl[m->T[4 * e + c]] < 0) vl[m->T[4 * e + c]] = sub->cluster[e];
-        for (int v = 0; v < nsv; v++)
-            fl[v] = vl[sv[v]];
-        mlc_colors_from_labels(fl, nsv, rgb);
-        snprintf(path, sizeof path, "%s/clusters.ply", dir);
-        s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err);
+        for (int pass = 0; pass < 2 && s == MLC_OK; pass++) {
+            if (pass == 1) mlc_regions_vertex(&p.regions, m, &p.fem, vl);
+            for (int v = 0; v < nsv; v++)
+                fl[v] = vl[sv[v]];
+            mlc_colors_from_labels(fl, nsv, rgb);
+            snprintf(path, sizeof path, "%s/%s.ply", dir, pass ? "regions" : "clusters");
+            s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err);
+        }
         mlc_free(vl);
         mlc_free(fl);
         if (s != MLC_OK) goto fail;
@@ -189,6 +206,7 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
         printf(" %.6g", sub->vib_eval[i]);
     printf("\npassive clusters: %d, actuation clusters: %d, contact samples: %d\n", sub->ncp,
            sub->nca, sub->ns);
+    printf("regions: %d (%s)\n", p.regions.nregions, p.regions.source);
     if (!opt->quiet)
         fprintf(stderr, "modalloco: mesh %.2f s, fem %.2f s, subspaces %.2f s%s; outputs in %s\n",
                 p.t_mesh, p.t_fem, p.t_subspace, p.cache_used ? " (cache)" : "", dir);

@@ -140,8 +140,9 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
         sub.samples = samples;
     }
     mlc_fullspace *fs = NULL;
-    mlc_status s =
-        mlc_fullspace_create(&p->mesh, &p->fem, &sub, mlc_model_settings(p->model), 1, &fs, err);
+    mlc_materials mat = mlc_region_materials_view(&p->materials);
+    mlc_status s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub,
+                                                  mlc_model_settings(p->model), 1, &mat, &fs, err);
     mlc_free(samples); /* the reference keeps its own copy */
     if (s != MLC_OK) return s;
     mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};

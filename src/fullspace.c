@@ -59,7 +59,9 @@ struct mlc_fullspace {
     double total_mass, extent, ground_tol, com_rest[3];
     cholmod_common cc;
     int cc_started;
-    cholmod_factor *L; /* of the nv×nv block of Q */
+    double *wmu, *wga, *wk; /* nt: μ_e/μ, γ_e/γ, (μ_e+γ_e)/(μ+γ) (per-tet materials), or NULL */
+    double *fric;           /* ns: friction of each sample (per-region), or NULL */
+    cholmod_factor *L;      /* of the nv×nv block of Q */
     cholmod_sparse *K; /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
     cholmod_dense *Xn, *KX;        /* nv×3: x_n and K x_n (Rayleigh β) */
     cholmod_dense *B;              /* nv×3 right-hand side (coordinate blocks) */
@@ -106,6 +108,10 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
                       fs->ys, fs->Gm,  fs->Ym,   fs->QiE,  fs->Dss,  fs->yst, fs->yt,   fs->ct};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
+    mlc_free(fs->wmu);
+    mlc_free(fs->wga);
+    mlc_free(fs->wk);
+    mlc_free(fs->fric);
     mlc_free(fs->T);
     mlc_free(fs->pcl);
     mlc_free(fs->acl);
@@ -169,7 +175,7 @@ static mlc_status cholmod_fail(mlc_fullspace *fs, mlc_err *err, const char *what
 /* Q = (μ+γ) Lap + M/h² (upper triangle, as fem.h returns it), analysed and factored once. */
 static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
                                 mlc_err *err) {
-    cholmod_sparse *A = mlc_fem_laplacian(mesh, fem, NULL, &fs->cc);
+    cholmod_sparse *A = mlc_fem_laplacian(mesh, fem, fs->wk, &fs->cc);
     if (!A) return cholmod_fail(fs, err, "assembling the Laplacian");
     const int *Ap = A->p, *Ai = A->i;
     double *Ax = A->x, ih2 = 1.0 / (fs->set.dt * fs->set.dt), k = fs->set.mu + fs->set.gamma;
@@ -240,10 +246,20 @@ static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
 mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                                 const mlc_sim_settings *settings, int passive_per_tet,
                                 mlc_fullspace **out, mlc_err *err) {
+    return mlc_fullspace_create_materials(mesh, fem, sub, settings, passive_per_tet, NULL, out,
+                                          err);
+}
+
+mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                          const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                          int passive_per_tet, const mlc_materials *mat,
+                                          mlc_fullspace **out, mlc_err *err) {
     /* ---- check ---- */
     *out = NULL;
     mlc_status st = check_inputs(mesh, fem, sub, settings, passive_per_tet, err);
     if (st != MLC_OK) return st;
+    static const mlc_materials uniform = {0};
+    if (!mat) mat = &uniform;
 
     /* ---- workspace ---- */
     mlc_fullspace *fs = mlc_calloc(1, sizeof *fs);
@@ -286,10 +302,24 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
     ok &= (fs->yst = mlc_calloc(nsx, sizeof(double))) != NULL;
     ok &= (fs->yt = mlc_calloc(nsx, sizeof(double))) != NULL;
     ok &= (fs->ct = mlc_calloc(nsx, sizeof(double))) != NULL;
+    if (mat->mu || mat->gamma) {
+        ok &= (fs->wmu = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+        ok &= (fs->wga = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+        ok &= (fs->wk = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+    }
+    if (mat->friction) ok &= (fs->fric = mlc_malloc(sizeof(double) * nsx)) != NULL;
     if (!ok) {
         st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d vertices, %d tets)", nv, nt);
         goto fail;
     }
+    for (int e = 0; fs->wmu && e < nt; e++) {
+        double mue = mat->mu ? mat->mu[e] : settings->mu;
+        double gae = mat->gamma ? mat->gamma[e] : settings->gamma;
+        fs->wmu[e] = mue / settings->mu, fs->wga[e] = gae / settings->gamma;
+        fs->wk[e] = (mue + gae) / (settings->mu + settings->gamma);
+    }
+    for (int s = 0; fs->fric && s < ns; s++)
+        fs->fric[s] = mat->friction[sub->samples[s]];
     memcpy(fs->T, mesh->T, sizeof(int) * 4 * (size_t)nt);
     memcpy(fs->X, mesh->X, sizeof(double) * v3);
     memcpy(fs->vol, fem->vol, sizeof(double) * (size_t)nt);
@@ -301,8 +331,14 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
 
     /* ---- per-vertex mass, body map, extent; per-tet target gradients ---- */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    if (mat->density) { /* Σ ρ_e V_e / 4 */
+        memset(fs->mass, 0, sizeof(double) * (size_t)nv);
+        for (int e = 0; e < nt; e++)
+            for (int a = 0; a < 4; a++)
+                fs->mass[mesh->T[4 * e + a]] += 0.25 * mat->density[e] * fem->vol[e];
+    }
     for (int i = 0; i < nv; i++) {
-        fs->mass[i] = settings->density * fem->vmass[i];
+        if (!mat->density) fs->mass[i] = settings->density * fem->vmass[i];
         fs->total_mass += fs->mass[i];
         for (int k = 0; k < 3; k++)
             lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
@@ -339,6 +375,7 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
         st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the contact solver");
         goto fail;
     }
+    fs->cs.friction_s = fs->fric;
 
     mlc_fullspace_stop_default(&fs->stop);
     mlc_fullspace_reset(fs);
@@ -535,19 +572,20 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
     if (!per_tet) memset(fs->Fp, 0, sizeof(double) * 9 * (size_t)fs->npr);
     for (int e = 0; e < nt; e++) {
         double F[9], V = fs->vol[e];
+        double Vm = fs->wmu ? fs->wmu[e] * V : V, Va = fs->wga ? fs->wga[e] * V : V;
         tet_F(fs, x, e, F);
         if (per_tet) {
             mlc_polar(F, fs->qp + 4 * e, fs->Rp + 9 * e);
         } else {
             double *Fc = fs->Fp + 9 * fs->pcl[e];
             for (int i = 0; i < 9; i++)
-                Fc[i] += V * F[i];
+                Fc[i] += Vm * F[i];
         }
         double *H = fs->Hc + 9 * fs->acl[e]; /* H_c += V F Yᵀ (unit γ: polar ignores scale) */
         const double *Y = fs->Ye + 9 * e;
         for (int j = 0; j < 3; j++)
             for (int i = 0; i < 3; i++)
-                H[i + 3 * j] += V * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
+                H[i + 3 * j] += Va * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
     }
     if (!per_tet)
         for (int c = 0; c < fs->npr; c++)
@@ -559,8 +597,9 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
         double P[9], OY[9];
         const double *R = fs->Rp + 9 * fs->pcl[e];
         mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
+        const double mue = fs->wmu ? mu * fs->wmu[e] : mu, gae = fs->wga ? gam * fs->wga[e] : gam;
         for (int i = 0; i < 9; i++)
-            P[i] = mu * R[i] + gam * OY[i];
+            P[i] = mue * R[i] + gae * OY[i];
         tet_scatter(fs, e, P, fs->vol[e], b);
     }
 }
@@ -727,7 +766,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
         for (int i = 0; i < 9; i++)
             OY[i] -= F[i];
-        tet_scatter(fs, e, OY, set->gamma * fs->vol[e], b);
+        tet_scatter(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e], b);
     }
     double work = 0;
     for (int i = 0; i < nv; i++)

@@ -75,6 +75,13 @@ typedef struct mlc_fullspace_convergence {
 mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                                 const mlc_sim_settings *settings, int passive_per_tet,
                                 mlc_fullspace **out, mlc_err *err);
+/* The same with per-tet materials and per-vertex friction (sim.h mlc_materials; NULL or NULL
+ * arrays: mlc_fullspace_create exactly): per-tet μ_e, γ_e in the system matrix, the local
+ * step and the work, ρ_e in the lumped mass, and each contact sample's friction. */
+mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                          const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                          int passive_per_tet, const mlc_materials *mat,
+                                          mlc_fullspace **out, mlc_err *err);
 void mlc_fullspace_destroy(mlc_fullspace *fs);
 
 int mlc_fullspace_nv(const mlc_fullspace *fs);
