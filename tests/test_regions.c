@@ -1,9 +1,11 @@
 /* test_regions.c: body regions (regions.h) and per-region materials. Labels read from every
  * format that carries them (MEDIT, Gmsh 2.2 and 4.1, TetGen .ele attributes) and from label
- * files (per tet, per vertex with the majority rule); bad label input fails with the file and
- * line; automatic regions put the quadruped's four feet in four regions; the mass of a body
- * with two densities is the dense sum Σ ρ_e V_e; one material written per tet gives the same
- * bits as the global one; and a bar resting on the ground, stiff in one half and soft in the
+ * files (per tet, per vertex with the majority rule), kept through the reader's repairs; bad
+ * label input fails with the file and line; automatic regions put the quadruped's four feet
+ * and the octopod's eight leg tips in separate regions; the mass of a body with two densities
+ * is the dense sum Σ ρ_e V_e; one material written per tet gives the same bits as the global
+ * one; each contact sample brakes with its region's friction; the cache key follows
+ * materials and labels; and a bar resting on the ground, stiff in one half and soft in the
  * other, squashes less in its stiff half, in the reduced model and in the full-space
  * reference. */
 #include "test_util.h"
@@ -231,6 +233,34 @@ static void bad_labels_should_fail_with_file_line_and_fix(void **state) {
     assert_non_null(strstr(err.msg, "-2, 3, 7"));
     mlc_fem_free(&fem);
     mlc_regions_free(&r);
+    mlc_mesh_free(&m);
+}
+
+/* Labels stay with their tets when reading repairs the mesh: an inverted tet is flipped and
+ * an unreferenced vertex dropped. Per-vertex labels of such a file cannot be matched. */
+static void labels_should_survive_repair(void **state) {
+    (void)state;
+    const char *path = write_file(
+        "repair.mesh",
+        "MeshVersionFormatted 1\nDimension 3\nVertices\n9\n"
+        "0 0 0 0\n1 0 0 0\n0 1 0 0\n1 1 0 0\n9 9 9 0\n0 0 1 0\n1 0 1 0\n0 1 1 0\n1 1 1 0\n"
+        "Tetrahedra\n5\n2 1 7 4 7\n3 1 4 8 7\n6 1 7 8 3\n9 4 7 8 3\n1 4 7 8 -2\nEnd\n");
+    mlc_mesh m = {0};
+    mlc_mesh_report rep;
+    mlc_err err;
+    if (mlc_mesh_read(path, &m, &rep, &err) != MLC_OK) fail_msg("%s", err.msg);
+    assert_int_equal(rep.dropped_vertices, 1);
+    assert_true(rep.flipped_tets >= 1); /* the tets list vertices in the other order here */
+    mlc_regions r = {0};
+    resolve_default(&m, &rep, &r);
+    check_cube_regions(&m, &r, "mesh");
+    mlc_regions_free(&r);
+    mlc_config cfg;
+    mlc_config_defaults(&cfg);
+    const char *nine = write_file("nine.txt", "1\n1\n1\n1\n1\n2\n2\n2\n2\n");
+    snprintf(cfg.regions.file, sizeof cfg.regions.file, "%s", nine);
+    assert_int_equal(mlc_regions_resolve(&cfg, &m, &rep, NULL, &r, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "were dropped"));
     mlc_mesh_free(&m);
 }
 
@@ -495,6 +525,71 @@ static void bar_squash(const char *materials, int full, double sq[2]) {
     bar_free(&b);
 }
 
+/* The bar slides along x from 1 m/s on its side: each contact sample brakes with the friction
+ * of its region. All slippery (0.05) slides farthest, all grippy (1.0) least, and half and
+ * half in between. */
+static double bar_slide(const char *friction_left, const char *friction_right) {
+    char mats[200];
+    snprintf(mats, sizeof mats, "{\"1\": {\"friction\": %s}, \"2\": {\"friction\": %s}}",
+             friction_left, friction_right);
+    bar b;
+    bar_init(&b, mats);
+    b.cfg.sim.rayleigh[0] = 0; /* no drag: friction alone brakes */
+    mlc_materials view = mlc_region_materials_view(&b.mat);
+    mlc_model *mod = bar_model(&b, &view);
+    int r = mlc_model_dim(mod);
+    double *z = malloc(sizeof(double) * r), *zp = malloc(sizeof(double) * r);
+    mlc_model_rest_state(mod, z);
+    memcpy(zp, z, sizeof(double) * r);
+    zp[3] -= 1.0 * 0.01 / b.sub.W[0]; /* x translation of z_prev: velocity +1 m/s along x */
+    mlc_rollout *ro = NULL;
+    assert_int_equal(mlc_rollout_create(mod, &ro), MLC_OK);
+    mlc_rollout_set_state(ro, z, zp);
+    double c0[3], c1[3];
+    mlc_model_com(mod, z, c0);
+    for (int s = 0; s < 50; s++)
+        assert_int_equal(mlc_rollout_step(ro, NULL), 0);
+    mlc_model_com(mod, mlc_rollout_state(ro), c1);
+    mlc_rollout_destroy(ro);
+    mlc_model_destroy(mod);
+    free(z), free(zp);
+    bar_free(&b);
+    return c1[0] - c0[0];
+}
+
+static void friction_should_follow_the_region_of_each_sample(void **state) {
+    (void)state;
+    double slip = bar_slide("0.05", "0.05"), grip = bar_slide("1.0", "1.0");
+    double half = bar_slide("0.05", "1.0");
+    print_message("slide in 0.5 s from 1 m/s: friction 0.05 everywhere %.4f m, 1.0 everywhere "
+                  "%.4f m, 0.05 on one half and 1.0 on the other %.4f m\n",
+                  slip, grip, half);
+    assert_true(slip > grip + 0.05);
+    assert_true(half > grip + 0.01 && half < slip - 0.01);
+}
+
+/* The precompute cache key: unchanged without regions, changed by materials and by labels. */
+static void cache_key_should_follow_materials_and_labels(void **state) {
+    (void)state;
+    bar b;
+    bar_init(&b, "{\"1\": {\"mu\": 2e6}}");
+    mlc_subspace_settings ss;
+    mlc_pipeline_subspace_settings(&b.cfg, &ss);
+    uint64_t plain = mlc_subspace_cache_key(&b.mesh, &ss);
+    ss.tet_region = b.regions.tet_region, ss.nregions = b.regions.nregions;
+    uint64_t labels = mlc_subspace_cache_key(&b.mesh, &ss);
+    ss.tet_stiffness = b.mat.stiffness, ss.vertex_mass = b.mat.vertex_mass;
+    uint64_t mats = mlc_subspace_cache_key(&b.mesh, &ss);
+    b.mat.stiffness[0] *= 2;
+    uint64_t mats2 = mlc_subspace_cache_key(&b.mesh, &ss);
+    b.regions.tet_region[0] = 1 - b.regions.tet_region[0];
+    uint64_t labels2 = mlc_subspace_cache_key(&b.mesh, &ss);
+    assert_true(plain != labels && labels != mats && mats != mats2 && mats2 != labels2);
+    ss.tet_region = NULL, ss.nregions = 0, ss.tet_stiffness = NULL, ss.vertex_mass = NULL;
+    assert_true(mlc_subspace_cache_key(&b.mesh, &ss) == plain);
+    bar_free(&b);
+}
+
 static void stiff_half_should_squash_less_than_soft_half(void **state) {
     (void)state;
     const char *two =
@@ -521,11 +616,14 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(labels_should_be_read_from_every_format),
         cmocka_unit_test(label_files_should_give_regions_per_tet_and_per_vertex),
+        cmocka_unit_test(labels_should_survive_repair),
         cmocka_unit_test(bad_labels_should_fail_with_file_line_and_fix),
         cmocka_unit_test(auto_regions_should_separate_the_legs),
         cmocka_unit_test(auto_regions_should_separate_the_octopod_legs),
         cmocka_unit_test(mass_should_be_the_dense_sum_of_region_densities),
         cmocka_unit_test(one_material_per_tet_should_give_the_same_bits),
+        cmocka_unit_test(friction_should_follow_the_region_of_each_sample),
+        cmocka_unit_test(cache_key_should_follow_materials_and_labels),
         cmocka_unit_test(stiff_half_should_squash_less_than_soft_half),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
