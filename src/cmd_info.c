@@ -7,6 +7,7 @@
 
 #include "modalloco/commands.h"
 #include "modalloco/mesh.h"
+#include "modalloco/regions.h"
 #include "modalloco/rollout_io.h"
 
 static cJSON *vec3(const double *v) {
@@ -68,9 +69,17 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
     snprintf(checksum, sizeof checksum, "%016" PRIx64, mlc_mesh_oriented_checksum(&mesh, &tf));
     char up[96];
     up_text(&cfg, up, sizeof up);
+    /* The labels the file carries (regions.h: the body regions when no other source is set). */
+    mlc_regions regions = {0};
+    if (mesh.tet_tag &&
+        mlc_regions_from_labels(mesh.nt, mesh.tet_tag, "mesh", &regions, &err) != MLC_OK) {
+        mlc_mesh_free(&mesh);
+        return mlc_cli_fail(MLC_ENOMEM, NULL);
+    }
     mlc_mesh_support sup[6], sup_up;
     int best = likely_up(&mesh, sup);
     if (best < 0 || mlc_mesh_support_compute(&mesh, cfg.mesh.up_vector, SUPPORT_BAND, &sup_up)) {
+        mlc_regions_free(&regions);
         mlc_mesh_free(&mesh);
         return mlc_cli_fail(MLC_ENOMEM, NULL);
     }
@@ -104,6 +113,13 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         cJSON_AddNumberToObject(o, "flipped_tets", rep.flipped_tets);
         cJSON_AddNumberToObject(o, "dropped_vertices", rep.dropped_vertices);
         cJSON_AddNumberToObject(o, "components", rep.components);
+        if (regions.nregions > 0) { /* the file's tet labels, ascending */
+            cJSON *lab = cJSON_AddArrayToObject(o, "region_labels");
+            for (int i = 0; i < regions.nregions; i++)
+                cJSON_AddItemToArray(lab, cJSON_CreateNumber(regions.label[i]));
+        } else {
+            cJSON_AddNullToObject(o, "region_labels");
+        }
         cJSON_AddNumberToObject(o, "zero_volume_threshold", rep.min_volume_threshold);
         if (rep.surface_checked) {
             const mlc_surface_check *c = &rep.surface;
@@ -153,6 +169,14 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
         printf("flipped tets      %d\n", rep.flipped_tets);
         printf("dropped vertices  %d (unreferenced)\n", rep.dropped_vertices);
         printf("components        %d\n", rep.components);
+        if (regions.nregions > 0) {
+            printf("region labels     %d in the file:", regions.nregions);
+            for (int i = 0; i < regions.nregions && i < 20; i++)
+                printf(" %d", regions.label[i]);
+            printf("%s\n", regions.nregions > 20 ? " ..." : "");
+        } else {
+            printf("region labels     none in the file\n");
+        }
         if (rep.surface_checked) {
             /* A surface that got this far passed the check; say so, with what is not a defect
              * for tetgen but may matter to the user's other tools. */
@@ -186,6 +210,7 @@ int mlc_cmd_info(const mlc_cli_options *opt) {
                    R[4], R[5], R[6], R[7], R[8]);
         printf("checksum          %s\n", checksum);
     }
+    mlc_regions_free(&regions);
     mlc_mesh_free(&mesh);
     return 0;
 }

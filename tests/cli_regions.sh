@@ -28,6 +28,9 @@ grep -q '"region_source":[[:space:]]*"mesh"' "$T/modes/modes.json" || fail "mode
 [ -s "$T/modes/regions.ply" ] && ok "regions.ply written" || fail "no regions.ply"
 grep -q "^regions: 9 (mesh)" "$T/out" || fail "modes does not print the regions"
 
+check "info on the octopod" 0 "$BIN" info data/octopod.mesh
+grep -q "^region labels     9 in the file: 0 1 2 3 4 5 6 7 8$" "$T/out" || fail "info: region labels"
+
 # A label file per vertex (the octopod's legs by the sign of z, the body 0) and automatic
 # regions, with materials for their labels.
 awk '/^Vertices/{getline n; for(i=0;i<n;i++){getline; print ($2 > 0.29 ? ($3 < 0 ? 1 : 2) : 0)}; exit}' \
