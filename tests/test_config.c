@@ -152,6 +152,10 @@ static void make_unusual(mlc_config *c) {
         "mesh.normalize=false",
         "mesh.extent=1.25",
         "mesh.up=[0.5, 0, -2]",
+        "material.regions={\"-3\": {\"mu\": 2.5e6, \"friction\": 0.1}, \"7\": {}, "
+        "\"12\": {\"gamma\": 0.30000000000000004, \"density\": 640}}",
+        "regions.file=labels/body.txt",
+        "regions.auto=4",
         "material.poisson_modes=0.1",
         "subspace.skinning_modes=7",
         "subspace.cache=/tmp/cache.bin",
@@ -294,7 +298,14 @@ static void set_should_parse_each_type(void **state) {
     assert_int_equal(c.mesh.normalize, 0);               /* bool */
     assert_near(c.mesh.extent, 1.25, 0);                 /* number */
     assert_int_equal(c.subspace.skinning_modes, 7);      /* int */
-    assert_int_equal(c.actuation.nmode_list, 3);         /* int array */
+    assert_int_equal(c.material.nregions, 3);            /* region materials, in their order */
+    assert_int_equal(c.material.regions[0].label, -3);
+    assert_int_equal(c.material.regions[0].set, MLC_REGION_MU | MLC_REGION_FRICTION);
+    assert_near(c.material.regions[0].friction, 0.1, 0);
+    assert_int_equal(c.material.regions[1].set, 0);
+    assert_int_equal(c.material.regions[2].label, 12);
+    assert_near(c.material.regions[2].density, 640, 0);
+    assert_int_equal(c.actuation.nmode_list, 3); /* int array */
     assert_int_equal(c.actuation.mode_list[2], 7);
     assert_near(c.actuation.period_range[1], 0.5, 0); /* range */
     assert_int_equal(c.actuation.nfixed_periods, 9);  /* number array */

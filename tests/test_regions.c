@@ -1,13 +1,12 @@
 /* test_regions.c: body regions (regions.h) and per-region materials. Labels read from every
- * format that carries them (MEDIT, Gmsh 2.2 and 4.1, TetGen .ele attributes) and from label
- * files (per tet, per vertex with the majority rule), kept through the reader's repairs; bad
- * label input fails with the file and line; automatic regions put the quadruped's four feet
- * and the octopod's eight leg tips in separate regions; the mass of a body with two densities
- * is the dense sum Σ ρ_e V_e; one material written per tet gives the same bits as the global
- * one; each contact sample brakes with its region's friction; the cache key follows
- * materials and labels; and a bar resting on the ground, stiff in one half and soft in the
- * other, squashes less in its stiff half, in the reduced model and in the full-space
- * reference. */
+ * format that carries them (MEDIT, Gmsh 2.2 ASCII and binary and 4.1, TetGen .ele attributes) and
+ * from label files (per tet, per vertex with the majority rule), kept through the reader's repairs;
+ * bad label input fails with the file and line; automatic regions put the quadruped's four feet and
+ * the octopod's eight leg tips in separate regions; the mass of a body with two densities is the
+ * dense sum Σ ρ_e V_e; one material written per tet gives the same bits as the global one; each
+ * contact sample brakes with its region's friction; the cache key follows materials and labels; and
+ * a bar resting on the ground, stiff in one half and soft in the other, squashes less in its stiff
+ * half, in the reduced model and in the full-space reference. */
 #include "test_util.h"
 
 #include <stdio.h>
@@ -82,6 +81,35 @@ static const char *tetgen_node =
 static const char *tetgen_ele = "# region attributes\n5 4 2\n1 2 1 6 4 7 0.5\n2 3 1 4 7 7.0 1\n"
                                 "3 5 1 7 6 3 1\n4 8 4 6 7 3 1\n5 1 4 7 6 -2 1\n";
 
+/* The cube as binary Gmsh 2.2: one block of 5 tets with 2 tags each (physical, entity). */
+static const char *write_gmsh2_binary(const char *name) {
+    static char p[400];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    int one = 1;
+    fputs("$MeshFormat\n2.2 1 8\n", f);
+    fwrite(&one, 4, 1, f);
+    fputs("\n$EndMeshFormat\n$Nodes\n8\n", f);
+    for (int i = 0; i < 8; i++) {
+        int tag = i + 1;
+        double x[3] = {i & 1, (i >> 1) & 1, (i >> 2) & 1};
+        fwrite(&tag, 4, 1, f);
+        fwrite(x, 8, 3, f);
+    }
+    fputs("\n$EndNodes\n$Elements\n5\n", f);
+    int head[3] = {4, 5, 2},
+        tets[5][4] = {{2, 1, 6, 4}, {3, 1, 4, 7}, {5, 1, 7, 6}, {8, 4, 6, 7}, {1, 4, 7, 6}};
+    fwrite(head, 4, 3, f);
+    for (int e = 0; e < 5; e++) {
+        int rec[7] = {e + 1, cube_labels[e], 1, tets[e][0], tets[e][1], tets[e][2], tets[e][3]};
+        fwrite(rec, 4, 7, f);
+    }
+    fputs("\n$EndElements\n", f);
+    fclose(f);
+    return p;
+}
+
 static void check_cube_regions(const mlc_mesh *m, const mlc_regions *r, const char *source) {
     assert_int_equal(m->nt, 5);
     assert_non_null(m->tet_tag);
@@ -105,12 +133,13 @@ static void resolve_default(const mlc_mesh *m, const mlc_mesh_report *rep, mlc_r
 
 static void labels_should_be_read_from_every_format(void **state) {
     (void)state;
-    const char *paths[4] = {write_file("cube.mesh", medit_cube), write_file("cube.msh", gmsh2_cube),
-                            write_file("cube4.msh", gmsh4_cube), NULL};
+    const char *paths[5] = {write_file("cube.mesh", medit_cube), write_file("cube.msh", gmsh2_cube),
+                            write_file("cube4.msh", gmsh4_cube), NULL,
+                            write_gmsh2_binary("cube_bin.msh")};
     write_file("cube.node", tetgen_node);
     paths[3] = write_file("cube.ele", tetgen_ele);
-    const char *formats[4] = {"medit", "gmsh2", "gmsh4", "tetgen"};
-    for (int f = 0; f < 4; f++) {
+    const char *formats[5] = {"medit", "gmsh2", "gmsh4", "tetgen", "gmsh2"};
+    for (int f = 0; f < 5; f++) {
         mlc_mesh m = {0};
         mlc_mesh_report rep;
         mlc_err err;
