@@ -170,7 +170,8 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
             for (int c = 0; c < 4; c++)
                 if (vl[m->T[4 * e + c]] < 0) vl[m->T[4 * e + c]] = sub->cluster[e];
         for (int pass = 0; pass < 2 && s == MLC_OK; pass++) {
-            if (pass == 1) mlc_regions_vertex(&p.regions, m, &p.fem, vl);
+            if (pass == 1 && (s = mlc_regions_vertex(&p.regions, m, &p.fem, vl, &err)) != MLC_OK)
+                break;
             for (int v = 0; v < nsv; v++)
                 fl[v] = vl[sv[v]];
             mlc_colors_from_labels(fl, nsv, rgb);

@@ -266,42 +266,31 @@ mlc_status mlc_regions_resolve(const mlc_config *cfg, const mlc_mesh *mesh,
 
 /* ---- vertices and materials ------------------------------------------------------------- */
 
-void mlc_regions_vertex(const mlc_regions *r, const mlc_mesh *mesh, const mlc_fem *fem,
-                        int *vregion) {
+mlc_status mlc_regions_vertex(const mlc_regions *r, const mlc_mesh *mesh, const mlc_fem *fem,
+                              int *vregion, mlc_err *err) {
     const int nv = mesh->nv, K = r->nregions;
     if (K == 1) {
         memset(vregion, 0, (size_t)nv * sizeof(int));
-        return;
+        return MLC_OK;
     }
     /* Tets grouped by vertex (CSR), then each vertex's volume per region. */
     int *start = mlc_calloc((size_t)nv + 1, sizeof(int));
+    int *cur = mlc_malloc((size_t)nv * sizeof(int));
     int *list = mlc_malloc((size_t)4 * mesh->nt * sizeof(int));
     double *acc = mlc_calloc((size_t)K, sizeof(double));
-    if (!start || !list || !acc) { /* no memory: the region of the first tet found */
-        for (int i = 0; i < nv; i++)
-            vregion[i] = 0;
-        for (int e = mesh->nt - 1; e >= 0; e--)
-            for (int a = 0; a < 4; a++)
-                vregion[mesh->T[4 * e + a]] = r->tet_region[e];
+    mlc_status s = MLC_OK;
+    if (!start || !cur || !list || !acc) {
+        s = mlc_errf(err, MLC_ENOMEM, "regions: out of memory (%d vertices)", nv);
         goto done;
     }
     for (int i = 0; i < 4 * mesh->nt; i++)
         start[mesh->T[i] + 1]++;
     for (int i = 0; i < nv; i++)
         start[i + 1] += start[i];
-    {
-        int *cur = mlc_malloc((size_t)nv * sizeof(int));
-        if (!cur) {
-            for (int i = 0; i < nv; i++)
-                vregion[i] = 0;
-            goto done;
-        }
-        memcpy(cur, start, (size_t)nv * sizeof(int));
-        for (int e = 0; e < mesh->nt; e++)
-            for (int a = 0; a < 4; a++)
-                list[cur[mesh->T[4 * e + a]]++] = e;
-        mlc_free(cur);
-    }
+    memcpy(cur, start, (size_t)nv * sizeof(int));
+    for (int e = 0; e < mesh->nt; e++)
+        for (int a = 0; a < 4; a++)
+            list[cur[mesh->T[4 * e + a]]++] = e;
     for (int i = 0; i < nv; i++) {
         for (int j = start[i]; j < start[i + 1]; j++)
             acc[r->tet_region[list[j]]] += fem ? fem->vol[list[j]] : 1.0;
@@ -314,8 +303,10 @@ void mlc_regions_vertex(const mlc_regions *r, const mlc_mesh *mesh, const mlc_fe
     }
 done:
     mlc_free(start);
+    mlc_free(cur);
     mlc_free(list);
     mlc_free(acc);
+    return s;
 }
 
 void mlc_region_materials_free(mlc_region_materials *m) {
@@ -400,7 +391,7 @@ mlc_status mlc_region_materials_build(const mlc_regions *r, const mlc_config *cf
         for (int a = 0; a < 4; a++)
             out->vertex_mass[mesh->T[4 * e + a]] += 0.25 * (v[2] / cm->density) * fem->vol[e];
     }
-    mlc_regions_vertex(r, mesh, fem, vreg);
+    if ((s = mlc_regions_vertex(r, mesh, fem, vreg, err)) != MLC_OK) goto done;
     for (int i = 0; i < nv; i++)
         out->friction[i] = rv[4 * vreg[i] + 3];
 done:

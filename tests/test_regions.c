@@ -208,7 +208,7 @@ static void label_files_should_give_regions_per_tet_and_per_vertex(void **state)
     mlc_fem fem;
     assert_int_equal(mlc_fem_init(&fem, &m, &err), MLC_OK);
     int vr[8];
-    mlc_regions_vertex(&r, &m, &fem, vr);
+    assert_int_equal(mlc_regions_vertex(&r, &m, &fem, vr, &err), MLC_OK);
     assert_int_equal(vr[0], 0); /* vertex 1: tets 0, 1, 2 (region 0, 0, 1) and 4 (0) */
     assert_int_equal(vr[7], 1); /* vertex 8: tet 3 only (region 1) */
     mlc_fem_free(&fem);

@@ -70,9 +70,10 @@ mlc_status mlc_regions_auto(const mlc_mesh *mesh, const mlc_fem *fem, int K, uin
 int mlc_regions_find(const mlc_regions *r, int label);
 
 /* Region of every vertex (nv, caller-allocated): the region holding the most volume among the
- * tets around it; a tie goes to the smallest region index. */
-void mlc_regions_vertex(const mlc_regions *r, const mlc_mesh *mesh, const mlc_fem *fem,
-                        int *vregion);
+ * tets around it (fem NULL: the most tets); a tie goes to the smallest region index.
+ * MLC_ENOMEM only. */
+mlc_status mlc_regions_vertex(const mlc_regions *r, const mlc_mesh *mesh, const mlc_fem *fem,
+                              int *vregion, mlc_err *err);
 
 /* material.regions applied to the regions: per-tet μ, γ, ρ and per-vertex friction (missing
  * values: material.*, contact.friction). An entry whose label no region has is an error naming
