@@ -79,12 +79,24 @@ mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const doubl
     double R[9];
     mlc_model_rotation(m->model, z, R);
     mlc_model_skin(m->model, z, m->nsv, m->sv, m->xyz);
-    double y_min = INFINITY;
-    for (int i = 0; i < m->nsv; i++) {
-        double y = m->xyz[3 * i + 1];
-        if (!(y >= y_min)) y_min = y;
+    double y_min = INFINITY, com_y = com[1];
+    const mlc_terrain *ter = mlc_model_terrain(m->model);
+    if (!ter->flat) {
+        /* Terrain: the measures of the plane y = ground applied to the distances to the
+         * terrain (penetration: depth below it; airborne: height above it) and to the centre
+         * of mass's height above the terrain under it (rise). */
+        for (int i = 0; i < m->nsv; i++) {
+            double n[3], y = m->ground + mlc_terrain_query(ter, m->xyz + 3 * i, n, NULL);
+            if (!(y >= y_min)) y_min = y;
+        }
+        com_y = com[1] - mlc_terrain_height(ter, com[0], com[2]);
+    } else {
+        for (int i = 0; i < m->nsv; i++) {
+            double y = m->xyz[3 * i + 1];
+            if (!(y >= y_min)) y_min = y;
+        }
     }
-    mlc_cred_meter_frame_values(m, frame, com[1], R[4], y_min); /* R ŷ is column 1 */
+    mlc_cred_meter_frame_values(m, frame, com_y, R[4], y_min); /* R ŷ is column 1 */
     return MLC_OK;
 }
 

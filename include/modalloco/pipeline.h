@@ -42,6 +42,10 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
 /* Everything up to the subspaces (reads/writes the cache when subspace.cache is set). */
 mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
 
+/* The contact geometry of the configuration (contact.slope, .heightfield, .boxes,
+ * .anisotropy; reads the heightfield file). The caller frees it (mlc_terrain_free). */
+mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *err);
+
 /* Everything up to the reduced model. */
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
 

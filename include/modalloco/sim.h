@@ -16,6 +16,7 @@
 #include "modalloco/fem.h"
 #include "modalloco/mesh.h"
 #include "modalloco/subspace.h"
+#include "modalloco/terrain.h"
 
 typedef struct mlc_sim_settings {
     double dt;               /* h, seconds */
@@ -41,7 +42,20 @@ typedef struct mlc_sim_settings {
                            rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant
                            (Q += (αN + βK)/h). Not co-rotational: β also slows a spin */
     double ramp;        /* actuation ramp-in, seconds (0 = off): see mlc_actuation_eval */
+    int integrator;     /* MLC_INTEGRATOR_EULER (backward Euler) or MLC_INTEGRATOR_BDF2 */
+    const mlc_terrain *terrain; /* contact geometry (borrowed by mlc_model_create, which
+                                   keeps its own copy); NULL = the plane y = ground with
+                                   friction μ_f */
 } mlc_sim_settings;
+
+/* sim.integrator (docs/method.md, "Time integration"). BDF2 with the constant step h:
+ * v_{n+1} = (3z_{n+1} − 4z_n + z_{n−1})/(2h), a step minimizes
+ * (9/8h²)‖z − ẑ‖²_N − zᵀBᵀMg + E_v + E_a + (3/4h)‖z − (4z_n − z_{n−1})/3‖²_C with
+ * ẑ = (4z_n − z_{n−1})/3 + (2h/9)(4v_n − v_{n−1}): the system matrix is backward Euler's with
+ * N/h² → (9/4)N/h² and C/h → (3/2)C/h, constant, so one factorization serves every step. A
+ * rollout starts from rest (or from mlc_rollout_set_state's constant-velocity history), an
+ * exact history, so every step is BDF2. */
+enum { MLC_INTEGRATOR_EULER = 0, MLC_INTEGRATOR_BDF2 = 1 };
 
 typedef struct mlc_objective_settings {
     int jump;            /* 0: locomotion J = J_disp·J_align; 1: jump */
@@ -157,6 +171,9 @@ double mlc_actuation_ramp(double t, double ramp);
  * (ε_abc t_bᵀ N (t_c − t_c,prev)/h in block form). */
 void mlc_model_angular_momentum(const mlc_model *model, const double *z, const double *z_prev,
                                 double L[3]);
+
+/* The model's contact geometry (its own copy; a slope settled onto the rest mesh). */
+const mlc_terrain *mlc_model_terrain(const mlc_model *model);
 
 /* Largest bounding-box extent of the rest mesh (runaway and contact tolerances scale with it). */
 double mlc_model_extent(const mlc_model *model);
