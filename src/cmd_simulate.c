@@ -337,6 +337,12 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
         fprintf(stderr, "modalloco: no actuation.parameters given; simulating the passive "
                         "body\n");
     mlc_actuation act = {p.sub.m, k, A, A + mk, A + 2 * mk};
+    if (opt->full_space && strcmp(cfg.sim.integrator, "euler") != 0) {
+        s = mlc_errf(&err, MLC_EINVAL,
+                     "--full-space: the full-space reference integrates with backward Euler "
+                     "only; compare with --set sim.integrator=euler");
+        goto fail;
+    }
     if ((s = mlc_prepare_out_dir(cfg.output.dir, &cfg, opt->force, &err)) != MLC_OK) goto fail;
     mlc_rollout_result res;
     mlc_credibility cred;
