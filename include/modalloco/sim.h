@@ -217,7 +217,9 @@ typedef struct mlc_energy_ledger {
  * setting the state does not restart it: call this again after mlc_rollout_reset. */
 void mlc_rollout_set_ledger(mlc_rollout *ro, mlc_energy_ledger *ledger, const mlc_actuation *act);
 /* The contact forces of the last step per sample (3 × ns, axis k at k·ns, newtons; y is the
- * normal force, ≥ 0), zero off contact. Complementarity model only (else all zero). */
+ * normal force, ≥ 0), zero off contact. Complementarity model only (else all zero). On a
+ * terrain (not the flat plane) they are world-frame force vectors (normal and friction
+ * together). */
 const double *mlc_rollout_contact_forces(const mlc_rollout *ro);
 
 /* Record the iterates of subsequent steps: after iteration j of a step, z is copied to
