@@ -104,11 +104,9 @@ static void measure_full(void *user, int frame, double time, const double *x, co
     full_meter *fm = user;
     const int *sv;
     int nsv = mlc_cred_meter_surface(fm->meter, &sv);
-    double R[9], y_min = INFINITY;
+    double R[9];
     mlc_fullspace_rotation(fm->fs, x, R);
-    for (int i = 0; i < nsv; i++)
-        if (!(x[3 * sv[i] + 1] >= y_min)) y_min = x[3 * sv[i] + 1];
-    mlc_cred_meter_frame_values(fm->meter, frame, com[1], R[4], y_min);
+    mlc_cred_meter_frame_positions(fm->meter, frame, com, R[4], x, sv, nsv);
 }
 
 /* --full-space: the full-space reference simulator (fullspace.h, one ARAP rotation per tet)

@@ -5,8 +5,9 @@
 #    an unknown integrator, a slope together with a heightfield, the equality contact model on
 #    a terrain, --full-space with BDF2;
 #  - a heightfield named relative to its configuration file is found next to it;
-#  - the slope and steps examples and BDF2 run (a few steps), and the flat ground gives the
-#    same J with the new keys at their defaults given explicitly.
+#  - the slope and steps examples and BDF2 run (a few steps), the full-space reference runs on
+#    a terrain and is judged against it, and the flat ground gives the same J with the new
+#    keys at their defaults given explicitly.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 TINY=(--set subspace.skinning_modes=3 --set actuation.modes=2 --set subspace.passive_clusters=3
       --set sim.steps=20)
@@ -52,6 +53,13 @@ check "full-space reference on the steps" 0 "$BIN" simulate "$SRC/examples/steps
   --set sim.steps=10 --full-space --out "$T/steps_full"
 grep -q '"full"' "$T/steps_full/fullspace.json" 2>/dev/null && ok "fullspace.json written" \
   || fail "no fullspace.json"
+# The full-space rollout is judged against the slope too (it once was against y = 0: 16% of
+# the extent "below ground" on a 10° slope at rest).
+check "full-space reference on the slope" 0 "$BIN" simulate "${TINY[@]}" --set contact.slope=10 \
+  --set sim.steps=30 --full-space --out "$T/slope_full"
+pen=$(sed -n 's/^full_penetration //p' "$T/out")
+awk -v p="$pen" 'BEGIN { exit !(p != "" && p < 0.005) }' && ok "full-space penetration on the slope: $pen" \
+  || fail "full-space penetration on the slope: '$pen'"
 check "bdf2 runs" 0 "$BIN" simulate "${TINY[@]}" --set sim.integrator=bdf2 --out "$T/bdf2"
 # The new keys at their defaults, explicitly: the same J as without them.
 check "defaults" 0 "$BIN" simulate "${TINY[@]}" --out "$T/d0"
