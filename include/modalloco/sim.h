@@ -188,7 +188,8 @@ int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act);
 /* Incremental potential of the NEXT step (from the current z_n, z_{n−1}, at t_{n+1}) evaluated
  * at z, with the optimal rotations of z (exact polar, cold start) and every constant term:
  * (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v + E_a (½ convention). Contact is not part of it. For tests
- * (each local-global iteration must not increase it); O(r² + clusters·r). */
+ * (each local-global iteration must not increase it); O(r² + clusters·r). Backward Euler's
+ * potential: with sim.integrator = BDF2 it is not the step's. */
 double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z);
 
 /* Energy ledger of a rollout (joules; docs/method.md, "Energy"). Mechanical energy of the state
@@ -201,8 +202,10 @@ double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const
  * E_a(z_n, ā(t_n)) a step: what changing the targets at a fixed shape stored in the body),
  * the contact work (Σ_s λ_s·(x_{n+1,s} − x_{n,s}) over the samples and axes, with the
  * step's final contact forces; its normal part separately) and the numerical dissipation
- * E(t_0) + works − E(t_n), which backward Euler keeps ≥ 0. Contact work is recorded for the
- * complementarity model only (the equality model's multipliers are not forces). */
+ * E(t_0) + works − E(t_n), which backward Euler keeps ≥ 0. With BDF2 the kinetic term uses
+ * BDF2's velocity v_n, and the dissipation is not monotone step by step (docs/method.md). Contact
+ * work is recorded for the complementarity model only (the equality model's multipliers are not
+ * forces). */
 typedef struct mlc_energy_ledger {
     double kinetic, gravity, elastic_passive, elastic_actuation; /* of the current state */
     double total;                                                /* their sum */
