@@ -9,8 +9,8 @@
 #    path; per variant the median over the three invocations of the thread-CPU µs/step (each
 #    itself a median of 21 rollouts of 300 steps) and its ratio to flat backward Euler.
 # 2. Gaits: `optimize` on the bundled quadruped (examples/slope.json: 10° with
-#    contact.anisotropy 3; examples/steps.json: two low boxes ahead), seed 1, the examples'
-#    80 generations × 16, then each gait replayed in the full-space reference on the same
+#    contact.anisotropy 3; examples/steps.json: two low boxes ahead; examples/bumps.json: a
+#    heightfield), seed 1, the examples' 80 generations × 16, then each gait replayed in the full-space reference on the same
 #    terrain. Printed: J, displacement, the credibility measures, found, exit code, seconds.
 #
 # Environment: BENCH_TMP (default /tmp/modalloco-terrain), BENCH_GENERATIONS (default: the
@@ -47,7 +47,7 @@ awk '
 echo "== gaits on the bundled quadruped =="
 gen=()
 [ -n "${BENCH_GENERATIONS:-}" ] && gen=(--set "cmaes.generations=$BENCH_GENERATIONS")
-for e in slope steps; do
+for e in slope steps bumps; do
   out=$TMP/$e
   t0=$(date +%s.%N)
   "$BIN" optimize "$ROOT/examples/$e.json" --out "$out" --force --quiet --seed 1 "${gen[@]}" \
