@@ -104,11 +104,9 @@ static void measure_full(void *user, int frame, double time, const double *x, co
     full_meter *fm = user;
     const int *sv;
     int nsv = mlc_cred_meter_surface(fm->meter, &sv);
-    double R[9], y_min = INFINITY;
+    double R[9];
     mlc_fullspace_rotation(fm->fs, x, R);
-    for (int i = 0; i < nsv; i++)
-        if (!(x[3 * sv[i] + 1] >= y_min)) y_min = x[3 * sv[i] + 1];
-    mlc_cred_meter_frame_values(fm->meter, frame, com[1], R[4], y_min);
+    mlc_cred_meter_frame_positions(fm->meter, frame, com, R[4], x, sv, nsv);
 }
 
 /* --full-space: the full-space reference simulator (fullspace.h, one ARAP rotation per tet)
@@ -338,6 +336,12 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
         fprintf(stderr, "modalloco: no actuation.parameters given; simulating the passive "
                         "body\n");
     mlc_actuation act = {p.sub.m, k, A, A + mk, A + 2 * mk};
+    if (opt->full_space && strcmp(cfg.sim.integrator, "euler") != 0) {
+        s = mlc_errf(&err, MLC_EINVAL,
+                     "--full-space: the full-space reference integrates with backward Euler "
+                     "only; compare with --set sim.integrator=euler");
+        goto fail;
+    }
     if ((s = mlc_prepare_out_dir(cfg.output.dir, &cfg, opt->force, &err)) != MLC_OK) goto fail;
     mlc_rollout_result res;
     mlc_credibility cred;

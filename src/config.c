@@ -10,6 +10,8 @@
  */
 #include "modalloco/config.h"
 
+#include "modalloco/terrain.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -334,6 +336,16 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "gravity, m/s²",
      .type = MLC_CFG_VEC3,
      FIELD(sim.gravity)},
+    {.name = "sim.integrator",
+     .type_name = "string",
+     .default_json = "\"euler\"",
+     .range = "\"euler\" or \"bdf2\"",
+     .meaning = "time integration: backward Euler, or BDF2 (second order, less numerical "
+                "damping; the same cost a step)",
+     .type = MLC_CFG_STRING,
+     FIELD(sim.integrator),
+     BYTES(sim.integrator),
+     .choices = "euler|bdf2"},
 
     {.name = "contact.enabled",
      .type_name = "bool",
@@ -394,6 +406,43 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "y of the ground plane",
      .type = MLC_CFG_NUMBER,
      FIELD(contact.ground_height)},
+    {.name = "contact.slope",
+     .type_name = "number",
+     .default_json = "0",
+     .range = "in [0, 90)",
+     .meaning = "degrees: the ground plane rises along objective.direction (gravity stays "
+                "vertical), placed so that the rest body touches it",
+     .type = MLC_CFG_NUMBER,
+     FIELD(contact.slope),
+     BETWEEN('[', 0, 90, ')')},
+    {.name = "contact.heightfield",
+     .type_name = "string",
+     .default_json = "\"\"",
+     .range = "",
+     .meaning = "heightfield file (\"nx nz x0 z0 dx dz\", then nz rows of nx heights; "
+                "docs/config.md) replacing the ground plane; \"\" = none",
+     .type = MLC_CFG_STRING,
+     FIELD(contact.heightfield),
+     BYTES(contact.heightfield)},
+    {.name = "contact.boxes",
+     .type_name = "array of boxes",
+     .default_json = "[]",
+     .range = "{\"min\": [x,y,z], \"max\": [x,y,z], \"friction\": μ (optional)}, min < max",
+     .meaning = "solid axis-aligned boxes (steps, obstacles) on the ground; friction defaults "
+                "to contact.friction",
+     .type = MLC_CFG_BOXES,
+     FIELD(contact.boxes),
+     COUNT(contact.nboxes),
+     ELEMS(contact.boxes)},
+    {.name = "contact.anisotropy",
+     .type_name = "number",
+     .default_json = "1",
+     .range = ">= 1",
+     .meaning = "friction against sliding backward / forward along objective.direction "
+                "(1 = isotropic)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(contact.anisotropy),
+     GE(1)},
 
     {.name = "reference.tolerance",
      .type_name = "number",
@@ -664,6 +713,9 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->contact.push_speed = 0.1;
     cfg->contact.friction = 0.5;
     cfg->contact.ground_height = 0.0;
+    cfg->contact.slope = 0.0;
+    cfg->contact.anisotropy = 1.0;
+    strcpy(cfg->sim.integrator, "euler");
 
     cfg->reference.tolerance = 1e-6; /* fullspace.h: MLC_FULLSPACE_TOLERANCE */
     cfg->reference.max_iterations = 1000;
@@ -952,6 +1004,37 @@ static mlc_status get_region_materials(const load_ctx *c, const char *label, con
     return MLC_OK;
 }
 
+/* One object of contact.boxes: {"min": [x,y,z], "max": [x,y,z], "friction": μ}. */
+static mlc_status get_box(const load_ctx *c, const char *label, const cJSON *it,
+                          mlc_config_box *b) {
+    if (!cJSON_IsObject(it))
+        return type_error(c, label, "an object {\"min\": [x,y,z], \"max\": [x,y,z]}", it);
+    memset(b, 0, sizeof *b);
+    const cJSON *m;
+    int have = 0;
+    char lab[200];
+    cJSON_ArrayForEach(m, it) {
+        const char *name = m->string ? m->string : "";
+        snprintf(lab, sizeof lab, "%s.%s", label, name);
+        mlc_status s;
+        if (strcmp(name, "min") == 0)
+            s = get_fixed_vec(c, lab, m, 3, "[x, y, z] (3 numbers)", b->min), have |= 1;
+        else if (strcmp(name, "max") == 0)
+            s = get_fixed_vec(c, lab, m, 3, "[x, y, z] (3 numbers)", b->max), have |= 2;
+        else if (strcmp(name, "friction") == 0)
+            s = get_number(c, lab, m, &b->friction), b->has_friction = 1;
+        else
+            return failf(c, MLC_EINVAL,
+                         "unknown member '%s' in '%s'; expected 'min', 'max' and optionally "
+                         "'friction'",
+                         name, label);
+        if (s != MLC_OK) return s;
+    }
+    if (!(have & 1)) return failf(c, MLC_EINVAL, "'%s' lacks member 'min'", label);
+    if (!(have & 2)) return failf(c, MLC_EINVAL, "'%s' lacks member 'max'", label);
+    return MLC_OK;
+}
+
 /* ---- Range checks (shared by loading and mlc_config_validate) --------------------------- */
 static int in_bounds(const mlc_config_key *k, double v) {
     if (k->lo_kind == '(' && !(v > k->lo)) return 0;
@@ -1101,6 +1184,27 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         }
         return 0;
     }
+    case MLC_CFG_BOXES: {
+        const mlc_config_box *b = f;
+        int cnt = *(const int *)cfield(cfg, k->count_offset);
+        for (int i = 0; i < cnt; i++) {
+            for (int a = 0; a < 3; a++)
+                if (!(b[i].min[a] < b[i].max[a])) {
+                    snprintf(msg, n,
+                             "key '%s[%d]': min[%d] = %s is not below max[%d] = %s; give the "
+                             "box's smaller corner as \"min\" and the larger as \"max\"",
+                             k->name, i, a, fmt_num(b[i].min[a], v, 32), a,
+                             fmt_num(b[i].max[a], v + 32, 32));
+                    return 1;
+                }
+            if (b[i].has_friction && !(b[i].friction >= 0)) {
+                snprintf(msg, n, "key '%s[%d].friction' = %s is out of range; valid: >= 0", k->name,
+                         i, fmt_num(b[i].friction, v, 32));
+                return 1;
+            }
+        }
+        return 0;
+    }
     case MLC_CFG_PARAMETERS: {
         const mlc_config_param *p = f;
         int cnt = *(const int *)cfield(cfg, k->count_offset);
@@ -1191,9 +1295,11 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
         break;
     case MLC_CFG_INT_ARRAY:
     case MLC_CFG_NUMBER_ARRAY:
+    case MLC_CFG_BOXES:
     case MLC_CFG_PARAMETERS: {
         const char *want = k->type == MLC_CFG_INT_ARRAY      ? "an array of integers"
                            : k->type == MLC_CFG_NUMBER_ARRAY ? "a number or an array of numbers"
+                           : k->type == MLC_CFG_BOXES        ? "an array of box objects"
                                                              : "an array of parameter objects";
         int *count = field(cfg, k->count_offset);
         /* "one value for all" reads naturally as a bare number. */
@@ -1213,6 +1319,7 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
                          k->capacity);
         size_t elem = k->type == MLC_CFG_INT_ARRAY      ? sizeof(int)
                       : k->type == MLC_CFG_NUMBER_ARRAY ? sizeof(double)
+                      : k->type == MLC_CFG_BOXES        ? sizeof(mlc_config_box)
                                                         : sizeof(mlc_config_param);
         memset(f, 0, (size_t)k->capacity * elem);
         int i = 0;
@@ -1223,6 +1330,8 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
                 s = get_int(c, lab, e, (int *)f + i);
             else if (k->type == MLC_CFG_NUMBER_ARRAY)
                 s = get_number(c, lab, e, (double *)f + i);
+            else if (k->type == MLC_CFG_BOXES)
+                s = get_box(c, lab, e, (mlc_config_box *)f + i);
             else
                 s = get_param(c, lab, e, (mlc_config_param *)f + i);
             if (s != MLC_OK) return s;
@@ -1490,11 +1599,14 @@ static mlc_status resolve_file_path(char *dst, const cJSON *root, const char *se
     return MLC_OK;
 }
 
-/* mesh.path and regions.file (a label file travels with its mesh) resolve the same way. */
+/* mesh.path, regions.file (a label file travels with its mesh) and contact.heightfield
+ * resolve the same way. */
 static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const char *path,
                                     mlc_err *err) {
     mlc_status s = resolve_file_path(cfg->mesh.path, root, "mesh", "path", path, err);
     if (s == MLC_OK) s = resolve_file_path(cfg->regions.file, root, "regions", "file", path, err);
+    if (s == MLC_OK)
+        s = resolve_file_path(cfg->contact.heightfield, root, "contact", "heightfield", path, err);
     return s;
 }
 
@@ -1604,6 +1716,25 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
                         "key 'cmaes.restarts' = %d needs 'cmaes.early_stop' = true: a restart "
                         "begins when a run stops early, which is off; set both, or restarts = 0",
                         cfg->cmaes.restarts);
+    const mlc_config_contact *ct = &cfg->contact;
+    int terrain = ct->slope > 0 || ct->heightfield[0] || ct->nboxes > 0 || ct->anisotropy != 1;
+    if (ct->slope > 0 && ct->heightfield[0])
+        return mlc_errf(err, MLC_EINVAL,
+                        "keys 'contact.slope' = %g and 'contact.heightfield' = \"%s\" both set "
+                        "the ground; give the slope in the heightfield's heights, or drop one",
+                        ct->slope, ct->heightfield);
+    if (terrain && strcmp(ct->model, "equality") == 0)
+        return mlc_errf(err, MLC_EINVAL,
+                        "key 'contact.model' = \"equality\" works on the flat ground only; use "
+                        "\"complementarity\" with contact.slope, contact.heightfield, "
+                        "contact.boxes or contact.anisotropy");
+    if (ct->heightfield[0]) { /* read it now: a bad file is an input error before any work */
+        mlc_terrain t;
+        mlc_terrain_flat(&t, 0, 0);
+        mlc_status s = mlc_terrain_read_heightfield(&t, ct->heightfield, err);
+        mlc_terrain_free(&t);
+        if (s != MLC_OK) return s;
+    }
     return MLC_OK;
 }
 
@@ -1716,6 +1847,21 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
     fail_regions:
         cJSON_Delete(obj);
         return NULL;
+    }
+    case MLC_CFG_BOXES: {
+        const mlc_config_box *b = f;
+        int n = *(const int *)cfield(cfg, k->count_offset);
+        cJSON *arr = cJSON_CreateArray();
+        for (int i = 0; arr && i < n; i++) {
+            cJSON *o = cJSON_CreateObject();
+            if (!add(arr, NULL, o) || !add(o, "min", number_array(b[i].min, 3, exact)) ||
+                !add(o, "max", number_array(b[i].max, 3, exact)) ||
+                (b[i].has_friction && !add(o, "friction", num(b[i].friction, exact)))) {
+                cJSON_Delete(arr);
+                return NULL;
+            }
+        }
+        return arr;
     }
     }
     return NULL;

@@ -257,28 +257,53 @@ static inline double clamp(double x, double lo, double hi) {
 }
 
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
+    mlc_contact_solve_friction_box(cs, k, rhs, NULL, NULL, NULL);
+}
+
+void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, const double *Dk,
+                                    const double *mu_lo, const double *mu_hi) {
     const int np = cs->np, ns = cs->ns;
     double *x = cs->x, *lamk = cs->lam + (size_t)k * ns, *lamy = cs->lam + ns;
+    int boxed = cs->friction > 0 || cs->friction_s || mu_hi;
+    if (Dk) { /* this axis' own matrix: its factor and A_PP over the contact set */
+        const double *D = cs->D;
+        cs->D = Dk;
+        factor_set(cs, cs->pset, np);
+        for (int b = 0; b < np; b++) {
+            for (int e = 0; e < np; e++)
+                cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
+            cs->t[b] = 1 / cs->A[b + (size_t)np * b];
+        }
+        cs->D = D;
+    }
     for (int b = 0; b < np; b++)
         x[b] = rhs[b];
     solve_factored(cs, np, x); /* L holds the factor of the final contact set */
-    if (cs->friction > 0 || cs->friction_s) {
-        /* Coulomb box |λ_t| ≤ μ_f λ_n: when the unconstrained (sticking) forces are inside
-         * it, they are the answer; else clamp and run projected Gauss–Seidel sweeps on A_PP
-         * (kept by mlc_contact_solve_normal) until they stop changing. */
-        double *bound = cs->bound;
+    if (boxed) {
+        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample):
+         * when the unconstrained (sticking) forces are inside it, they are the answer; else
+         * clamp and run projected Gauss–Seidel sweeps on A_PP (kept by
+         * mlc_contact_solve_normal, or built above) until they stop changing. */
+        double *bound = cs->bound, *blo = cs->d;
         int inside = 1;
         for (int b = 0; b < np; b++) {
-            double mf = cs->friction_s ? cs->friction_s[cs->contact[b]] : cs->friction;
-            bound[b] = mf > 0 ? mf * lamy[cs->contact[b]] : HUGE_VAL;
-            inside &= x[b] <= bound[b] && x[b] >= -bound[b];
+            int s = cs->contact[b];
+            if (mu_hi) {
+                bound[b] = mu_hi[s] > 0 ? mu_hi[s] * lamy[s] : (double)INFINITY;
+                blo[b] = mu_lo[s] > 0 ? -(mu_lo[s] * lamy[s]) : -(double)INFINITY;
+            } else { /* per-region friction per sample, or the one μ_f */
+                double mf = cs->friction_s ? cs->friction_s[s] : cs->friction;
+                bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
+                blo[b] = -bound[b];
+            }
+            inside &= x[b] <= bound[b] && x[b] >= blo[b];
         }
         if (!inside) {
             const double *A = cs->A; /* np×np, A_PP of the contact set */
             /* Start from the previous solve's forces (the last local-global iteration's: they
              * differ little), clamped to the new box. */
             for (int b = 0; b < np; b++)
-                x[b] = clamp(lamk[cs->contact[b]], -bound[b], bound[b]);
+                x[b] = clamp(lamk[cs->contact[b]], blo[b], bound[b]);
             for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++) {
                 double change = 0, size = 0;
                 for (int b = 0; b < np; b++) {
@@ -286,7 +311,7 @@ void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
                     double r = rhs[b];
                     for (int e = 0; e < np; e++)
                         r -= Ab[e] * x[e];
-                    double v = clamp(x[b] + r * cs->t[b], -bound[b], bound[b]);
+                    double v = clamp(x[b] + r * cs->t[b], blo[b], bound[b]);
                     change += fabs(v - x[b]), size += fabs(v);
                     x[b] = v;
                 }

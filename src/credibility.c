@@ -72,6 +72,29 @@ void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, dou
     m->frames++;
 }
 
+void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double com[3], double up_y,
+                                    const double *x, const int *verts, int n) {
+    double y_min = INFINITY, com_y = com[1];
+    const mlc_terrain *ter = mlc_model_terrain(m->model);
+    if (!ter->flat) {
+        /* Terrain: the measures of the plane y = ground applied to the distances to the
+         * terrain (penetration: depth below it; airborne: height above it) and to the centre
+         * of mass's height above the terrain under it (rise). */
+        for (int i = 0; i < n; i++) {
+            double nrm[3],
+                y = m->ground + mlc_terrain_query(ter, x + 3 * (verts ? verts[i] : i), nrm, NULL);
+            if (!(y >= y_min)) y_min = y;
+        }
+        com_y = com[1] - mlc_terrain_height(ter, com[0], com[2]);
+    } else {
+        for (int i = 0; i < n; i++) {
+            double y = x[3 * (verts ? verts[i] : i) + 1];
+            if (!(y >= y_min)) y_min = y;
+        }
+    }
+    mlc_cred_meter_frame_values(m, frame, com_y, up_y, y_min);
+}
+
 mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
                                 const double com[3], const double forward[3], int contacts) {
     MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
@@ -79,12 +102,7 @@ mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const doubl
     double R[9];
     mlc_model_rotation(m->model, z, R);
     mlc_model_skin(m->model, z, m->nsv, m->sv, m->xyz);
-    double y_min = INFINITY;
-    for (int i = 0; i < m->nsv; i++) {
-        double y = m->xyz[3 * i + 1];
-        if (!(y >= y_min)) y_min = y;
-    }
-    mlc_cred_meter_frame_values(m, frame, com[1], R[4], y_min); /* R ŷ is column 1 */
+    mlc_cred_meter_frame_positions(m, frame, com, R[4], m->xyz, NULL, m->nsv); /* R ŷ: column 1 */
     return MLC_OK;
 }
 

@@ -83,6 +83,10 @@ struct mlc_fullspace {
     double *ys, *Gm, *Ym;  /* ns, ns×ns, ns×3 */
     mlc_contact cs;        /* complementarity contact */
     double *yst, *yt, *ct; /* ns each: y at x*, normal targets, friction right-hand sides */
+    /* terrain contact (terrain.h; NULL frame when the terrain is the flat plane): as
+     * sim_step.c's, per sample frame [n, t1, t2], friction bounds and Delassus matrices */
+    mlc_terrain terrain;
+    mlc_terrain_contact tc;
     mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
     void *observer_user;
 };
@@ -118,12 +122,18 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->samples);
     mlc_free(fs->active);
     mlc_contact_destroy(&fs->cs);
+    mlc_terrain_contact_destroy(&fs->tc);
+    mlc_terrain_free(&fs->terrain);
     mlc_free(fs);
 }
 
 static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                                const mlc_sim_settings *s, int per_tet, mlc_err *err) {
     if (!mesh || !fem || !sub || !s) return mlc_errf(err, MLC_EINVAL, "fullspace: NULL argument");
+    if (s->integrator != MLC_INTEGRATOR_EULER)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: the full-space reference integrates with backward Euler "
+                        "only; run --full-space with sim.integrator = \"euler\"");
     if (fem->nv != mesh->nv || fem->nt != mesh->nt || sub->nv != mesh->nv || sub->nt != mesh->nt)
         return mlc_errf(err, MLC_EINVAL,
                         "fullspace: mesh (%d vertices, %d tets), FEM data (%d, %d) and subspace "
@@ -376,6 +386,21 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
         goto fail;
     }
     fs->cs.friction_s = fs->fric;
+    /* The terrain: the same copy and settling as the reduced model's (sim_model.c). */
+    if (settings->terrain)
+        ok = mlc_terrain_copy(&fs->terrain, settings->terrain) == MLC_OK;
+    else
+        mlc_terrain_flat(&fs->terrain, settings->ground, settings->friction);
+    mlc_terrain_settle(&fs->terrain, mesh->X, nv);
+    fs->set.terrain = &fs->terrain;
+    if (ok && !fs->terrain.flat) {
+        ok = mlc_terrain_contact_create(&fs->tc, ns) == MLC_OK;
+        if (ok) fs->cs.D = fs->tc.Dn;
+    }
+    if (!ok) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the terrain");
+        goto fail;
+    }
 
     mlc_fullspace_stop_default(&fs->stop);
     mlc_fullspace_reset(fs);
@@ -444,6 +469,7 @@ void mlc_fullspace_reset(mlc_fullspace *fs) {
     memset(&fs->conv, 0, sizeof fs->conv);
     reset_rotations(fs);
     mlc_contact_reset(&fs->cs);
+    mlc_terrain_contact_reset(&fs->tc);
 }
 
 void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev) {
@@ -563,6 +589,53 @@ static int contact_complementarity(mlc_fullspace *fs, const double *xs, double *
     return np;
 }
 
+/* Terrain contact, as sim_step.c's contact_terrain: each sample's frame and half-space from
+ * its closest terrain feature at x_n (once a step), the normal problem on Dn, friction per
+ * tangent axis on Dt1 (anisotropic bounds) and Dt2. */
+static int contact_terrain(mlc_fullspace *fs, const double *xs, double *x, int first_iteration) {
+    const mlc_sim_settings *set = &fs->set;
+    const int ns = fs->ns, nv = fs->nv;
+    const size_t nvs = (size_t)nv;
+    mlc_terrain_contact *tc = &fs->tc;
+    if (first_iteration)
+        mlc_terrain_contact_update(tc, &fs->terrain, fs->Dss, fs->fric, fs->xsc, 3, 1,
+                                   fs->ground_tol, set->push_speed * set->dt,
+                                   set->projection_velocity);
+    for (int s = 0; s < ns; s++) {
+        const double *n = tc->frame + 9 * (size_t)s;
+        int v = fs->samples[s];
+        fs->yst[s] = n[0] * xs[v] + n[1] * xs[v + nvs] + n[2] * xs[v + 2 * nvs];
+    }
+    mlc_contact *cs = &fs->cs;
+    int np = mlc_contact_solve_normal(cs, fs->yst, tc->target);
+    for (int a = 1; a <= 2 && np > 0; a++) {
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b], v = fs->samples[s];
+            const double *t = tc->frame + 9 * (size_t)s + 3 * a;
+            const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
+            double w = 0;
+            for (int k = 0; k < 3; k++)
+                w += t[k] * (xo[k] + set->damping * (xo[k] - xq[k]) - xs[v + nvs * k]);
+            fs->ct[b] = w;
+        }
+        if (a == 1)
+            mlc_contact_solve_friction_box(cs, 0, fs->ct, tc->Dt1, tc->mu1l, tc->mu1h);
+        else
+            mlc_contact_solve_friction_box(cs, 2, fs->ct, tc->Dt2, tc->mu2, tc->mu2);
+    }
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        const double *g = fs->QiE + nvs * s, *f = tc->frame + 9 * (size_t)s;
+        double ln = cs->lam[(size_t)ns + s], l1 = cs->lam[s], l2 = cs->lam[2 * (size_t)ns + s];
+        for (int k = 0; k < 3; k++) {
+            double fk = ln * f[k] + l1 * f[3 + k] + l2 * f[6 + k];
+            for (int i = 0; i < nv; i++)
+                x[3 * i + k] += g[i] * fk;
+        }
+    }
+    return np;
+}
+
 /* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. */
 static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
     const int nt = fs->nt, nca = fs->nca;
@@ -671,7 +744,9 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             for (int k = 0; k < 3; k++)
                 x[3 * i + k] = xs[i + nvs * k];
         na = 0;
-        if (contact && !set->contact_equality) {
+        if (contact && fs->tc.frame) {
+            na = contact_terrain(fs, xs, x, it == 0);
+        } else if (contact && !set->contact_equality) {
             na = contact_complementarity(fs, xs, x, it == 0);
         } else if (contact) {
             for (int s = 0; s < ns; s++) {
@@ -813,6 +888,7 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
     body_rotation(fs, fs->xc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     mlc_objective_set_body(&acc, fs->extent, fs->set.ground);
+    mlc_objective_set_terrain(&acc, &fs->terrain);
     if (frame) frame(user, 0, 0.0, fs->xc, com, fwd, 0);
     if (fs->observer) fs->observer(fs->observer_user, 0, 0.0, fs->xc, com, fwd, 0);
     int s, failed = 0;
@@ -830,8 +906,16 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
         mlc_fullspace_com(fs, fs->xc, com);
         body_rotation(fs, fs->xc, R);
         double lowest = INFINITY;
-        for (int i = 0; i < fs->ns; i++)
-            lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
+        if (fs->tc.frame) { /* terrain: ground + the smallest distance to it (as sim_step.c) */
+            double n[3];
+            for (int i = 0; i < fs->ns; i++)
+                lowest = fmin(
+                    lowest, mlc_terrain_query(&fs->terrain, fs->xc + 3 * fs->samples[i], n, NULL));
+            lowest += fs->set.ground;
+        } else {
+            for (int i = 0; i < fs->ns; i++)
+                lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
+        }
         mlc_objective_frame(&acc, com, R, fs->last_work, lowest, fwd);
         if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
         if (fs->observer) fs->observer(fs->observer_user, s, s * h, fs->xc, com, fwd, fs->contacts);

@@ -50,6 +50,10 @@ void mlc_objective_set_body(mlc_objective_acc *acc, double extent, double ground
     acc->ground = ground;
 }
 
+void mlc_objective_set_terrain(mlc_objective_acc *acc, const mlc_terrain *terrain) {
+    acc->terrain = terrain && !terrain->flat ? terrain : NULL;
+}
+
 /* 1 up to 60% of the limit, falling linearly to 0 at the limit. */
 static double gate(double x, double limit) {
     return fmin(1.0, fmax(0.0, (limit - x) / (0.4 * limit)));
@@ -65,7 +69,14 @@ void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const doub
     acc->align_sum += fmax(0.0, a);
     acc->frames++;
     acc->ysum += com[1];
-    acc->rise = fmax(acc->rise, com[1] - acc->res->com0[1]);
+    if (acc->terrain) {
+        const double *c0 = acc->res->com0;
+        double above = com[1] - mlc_terrain_height(acc->terrain, com[0], com[2]),
+               above0 = c0[1] - mlc_terrain_height(acc->terrain, c0[0], c0[2]);
+        acc->rise = fmax(acc->rise, above - above0);
+    } else {
+        acc->rise = fmax(acc->rise, com[1] - acc->res->com0[1]);
+    }
     if (lowest - acc->ground > MLC_CRED_CLEARANCE * acc->extent) acc->airborne_frames++;
     memcpy(acc->res->com1, com, sizeof acc->res->com1);
 }

@@ -66,6 +66,23 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->mu = cfg->material.mu;
     s->gamma = cfg->material.gamma;
     s->ramp = cfg->actuation.ramp;
+    s->integrator =
+        strcmp(cfg->sim.integrator, "bdf2") == 0 ? MLC_INTEGRATOR_BDF2 : MLC_INTEGRATOR_EULER;
+}
+
+mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *err) {
+    const mlc_config_contact *c = &cfg->contact;
+    mlc_terrain_box boxes[MLC_CONFIG_MAX_BOXES];
+    for (int b = 0; b < c->nboxes; b++) {
+        memcpy(boxes[b].lo, c->boxes[b].min, sizeof boxes[b].lo);
+        memcpy(boxes[b].hi, c->boxes[b].max, sizeof boxes[b].hi);
+        boxes[b].friction = c->boxes[b].has_friction ? c->boxes[b].friction : -1;
+    }
+    mlc_status s = mlc_terrain_init(t, c->ground_height, c->friction, c->slope, c->anisotropy,
+                                    cfg->objective.direction, boxes, c->nboxes, err);
+    if (s == MLC_OK && c->heightfield[0]) s = mlc_terrain_read_heightfield(t, c->heightfield, err);
+    if (s != MLC_OK) mlc_terrain_free(t);
+    return s;
 }
 
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
@@ -177,10 +194,13 @@ mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *e
     double t0 = mlc_now();
     mlc_sim_settings ss;
     mlc_pipeline_sim_settings(cfg, &ss);
+    mlc_terrain ter;
+    if ((s = mlc_pipeline_terrain(cfg, &ter, err)) != MLC_OK) return s;
+    ss.terrain = &ter;
     mlc_materials mat = mlc_region_materials_view(&p->materials);
-    if ((s = mlc_model_create_materials(&p->mesh, &p->fem, &p->sub, &ss, &mat, &p->model, err)) !=
-        MLC_OK)
-        return s;
+    s = mlc_model_create_materials(&p->mesh, &p->fem, &p->sub, &ss, &mat, &p->model, err);
+    mlc_terrain_free(&ter);
+    if (s != MLC_OK) return s;
     p->t_model = mlc_now() - t0;
     return MLC_OK;
 }

@@ -116,7 +116,8 @@ static void ledger_state(mlc_rollout *ro) {
     const mlc_model *mod = ro->mod;
     mlc_energy_ledger *L = ro->ledger;
     const double ih = 1 / mod->set.dt;
-    L->kinetic = quad_N(mod, ro->zc, ih, ro->zp, -ih, NULL, 0);
+    L->kinetic = mod->bdf2 ? quad_N(mod, ro->vc, 1, ro->vc, 0, NULL, 0) /* BDF2: v_n */
+                           : quad_N(mod, ro->zc, ih, ro->zp, -ih, NULL, 0);
     L->gravity = gravity_energy(mod, ro->zc);
     L->elastic_passive = passive_energy(mod, ro->zc);
     L->elastic_actuation = mlc__energy_actuation(mod, ro->zc, ro->abar);
@@ -146,13 +147,21 @@ void mlc__ledger_after_step(mlc_rollout *ro) {
     double w = 0, wn = 0;
     if (ro->x_valid && !mod->set.contact_equality) { /* xc = S z_{n+1}, xp = S z_n */
         const size_t nsp = (size_t)mod->nsp, ns = (size_t)mod->ns;
+        const double *lam = mlc_rollout_contact_forces(ro);
         for (size_t k = 0; k < 3; k++)
             for (size_t s = 0; s < ns; s++) {
-                double f = ro->cs.lam[k * ns + s];
+                double f = lam[k * ns + s];
                 if (f == 0) continue;
                 double dw = f * (ro->xc[k * nsp + s] - ro->xp[k * nsp + s]);
                 w += dw;
-                if (k == 1) wn += dw;
+                if (k == 1 && !ro->fw) wn += dw;
+            }
+        if (ro->fw) /* terrain: the normal part along each sample's normal */
+            for (size_t s = 0; s < ns; s++) {
+                const double *n = ro->tc.frame + 9 * s;
+                double f = ro->cs.lam[ns + s];
+                for (size_t k = 0; f != 0 && k < 3; k++)
+                    wn += f * n[k] * (ro->xc[k * nsp + s] - ro->xp[k * nsp + s]);
             }
     }
     L->contact_work_step = w;
@@ -162,5 +171,5 @@ void mlc__ledger_after_step(mlc_rollout *ro) {
 }
 
 const double *mlc_rollout_contact_forces(const mlc_rollout *ro) {
-    return ro->cs.lam;
+    return ro->fw ? ro->fw : ro->cs.lam;
 }

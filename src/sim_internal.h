@@ -57,9 +57,11 @@ struct mlc_model {
                       (NULL when off): its rhs term is C z_n / h */
     double *zrest; /* r */
     double com_rest[3];
-    double extent;     /* largest bounding-box extent of the rest mesh */
-    double ground_tol; /* 1e-9 × extent: "below the ground" threshold */
-    double *W, *X;     /* copies for output skinning: nv×w, 3×nv */
+    double extent;       /* largest bounding-box extent of the rest mesh */
+    double ground_tol;   /* 1e-9 × extent: "below the ground" threshold */
+    double *W, *X;       /* copies for output skinning: nv×w, 3×nv */
+    mlc_terrain terrain; /* contact geometry (owned copy; set.terrain points here) */
+    int bdf2;            /* set.integrator == MLC_INTEGRATOR_BDF2 */
 };
 
 struct mlc_rollout {
@@ -108,9 +110,15 @@ struct mlc_rollout {
     mlc_contact cs;             /* complementarity contact: solver, scratch and last forces */
     double *yt;                 /* ns: each sample's normal target this step */
     double *ct;                 /* ns: friction right-hand sides of the samples in contact */
-    mlc_energy_ledger *ledger;  /* optional energy bookkeeping (mlc_rollout_set_ledger) */
-    mlc_step_profile *prof;     /* optional timing (bench_sim --profile) */
-    double *trace;              /* optional: iterations × r iterates of the last step (tests) */
+    /* Terrain contact (only when the terrain is not the flat plane; tc.frame = NULL
+     * otherwise): per-sample frames, targets, bounds and matrices (terrain.h), and the
+     * world-frame forces of the last step (3 × ns). */
+    mlc_terrain_contact tc;
+    double *fw;
+    double *vc, *vp;           /* BDF2: v_n and v_{n−1} (r each) */
+    mlc_energy_ledger *ledger; /* optional energy bookkeeping (mlc_rollout_set_ledger) */
+    mlc_step_profile *prof;    /* optional timing (bench_sim --profile) */
+    double *trace;             /* optional: iterations × r iterates of the last step (tests) */
     int trace_cap;
 };
 

@@ -50,6 +50,7 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->zrest);
     mlc_free(mod->W);
     mlc_free(mod->X);
+    mlc_terrain_free(&mod->terrain);
     mlc_free(mod);
 }
 
@@ -110,6 +111,13 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         return mlc_errf(err, MLC_EINVAL,
                         "sim: contact push speed %g and friction %g must be finite and >= 0",
                         s->push_speed, s->friction);
+    if (s->terrain && !s->terrain->flat && s->contact_equality)
+        return mlc_errf(err, MLC_EINVAL,
+                        "sim: contact.model \"equality\" works on the flat ground only; use "
+                        "\"complementarity\" with contact.slope, contact.heightfield, "
+                        "contact.boxes or contact.anisotropy");
+    if (s->integrator != MLC_INTEGRATOR_EULER && s->integrator != MLC_INTEGRATOR_BDF2)
+        return mlc_errf(err, MLC_EINVAL, "sim: unknown integrator %d", s->integrator);
     if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
         return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
     /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (docs/method.md §3).
@@ -210,6 +218,17 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
     mlc_model *mod = mlc_calloc(1, sizeof *mod);
     if (!mod) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
     mod->set = *settings;
+    if (settings->terrain)
+        st = mlc_terrain_copy(&mod->terrain, settings->terrain);
+    else
+        mlc_terrain_flat(&mod->terrain, settings->ground, settings->friction);
+    if (st != MLC_OK) {
+        mlc_free(mod);
+        return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the terrain");
+    }
+    mlc_terrain_settle(&mod->terrain, mesh->X, mesh->nv);
+    mod->set.terrain = &mod->terrain;
+    mod->bdf2 = settings->integrator == MLC_INTEGRATOR_BDF2;
     int nv = mesh->nv, nt = mesh->nt, w = sub->w, n4 = 4 * w, m = sub->m, ma = m + 1;
     mod->nv = nv, mod->nt = nt, mod->w = w, mod->n4 = n4, mod->r = 3 * n4;
     mod->m = m, mod->ma = ma, mod->ncp = sub->ncp, mod->nca = sub->nca, mod->ns = sub->ns;
@@ -366,8 +385,10 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
     /* ---- Q = (μ+γ) Lap + N/h², its Cholesky factor ---- */
     double ih2 = 1.0 / (settings->dt * settings->dt);
     /* Rayleigh damping (1/2h)‖z − z_n‖²_C, C = αN + β(μ+γ)Lap, adds C/h to Q. */
-    const double ra = settings->rayleigh[0] / settings->dt,
-                 rb = settings->rayleigh[1] * (settings->mu + settings->gamma) / settings->dt;
+    double ra = settings->rayleigh[0] / settings->dt,
+           rb = settings->rayleigh[1] * (settings->mu + settings->gamma) / settings->dt;
+    if (mod->bdf2) /* BDF2 (sim.h): (9/4) N/h² and (3/2) C/h */
+        ih2 *= 2.25, ra *= 1.5, rb *= 1.5;
     for (size_t i = 0; i < nn; i++)
         mod->Q[i] = (settings->mu + settings->gamma) * mod->Lap[i] + ih2 * mod->N[i] +
                     ra * mod->N[i] + rb * mod->Lap[i];
@@ -483,6 +504,10 @@ fail:
     mlc_free(vmass);
     mlc_model_destroy(mod);
     return st;
+}
+
+const mlc_terrain *mlc_model_terrain(const mlc_model *mod) {
+    return &mod->terrain;
 }
 
 int mlc_model_dim(const mlc_model *mod) {

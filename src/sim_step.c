@@ -104,6 +104,8 @@ void mlc_rollout_destroy(mlc_rollout *ro) {
     mlc_contact_destroy(&ro->cs);
     mlc_free(ro->yt);
     mlc_free(ro->ct);
+    mlc_terrain_contact_destroy(&ro->tc);
+    mlc_free(ro->fw);
     mlc_free(ro);
 }
 
@@ -144,6 +146,15 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= mlc_contact_create(&ro->cs, mod->ns, mod->Dss, mod->ground_tol, mod->set.friction) ==
           MLC_OK;
     ro->cs.friction_s = mod->friction_s; /* per-region friction, or NULL */
+    if (!mod->terrain.flat) {            /* terrain contact: per-sample frames and matrices */
+        ok &= mlc_terrain_contact_create(&ro->tc, mod->ns) == MLC_OK;
+        ok &= (ro->fw = mlc_calloc(3 * ns, sizeof(double))) != NULL;
+        if (ok) ro->cs.D = ro->tc.Dn; /* the normal problem on nᵢᵀnⱼ Dᵢⱼ (same diagonal) */
+    }
+    if (mod->bdf2) {
+        ok &= (ro->vc = mlc_calloc(r, sizeof(double))) != NULL;
+        ok &= (ro->vp = mlc_calloc(r, sizeof(double))) != NULL;
+    }
     if (!ok) {
         mlc_rollout_destroy(ro);
         return MLC_ENOMEM;
@@ -185,6 +196,14 @@ void mlc_rollout_reset(mlc_rollout *ro) {
     ro->x_valid = 0;
     reset_rotations(ro);
     mlc_contact_reset(&ro->cs);
+    if (ro->vc) {
+        memset(ro->vc, 0, sizeof(double) * (size_t)ro->mod->r);
+        memset(ro->vp, 0, sizeof(double) * (size_t)ro->mod->r);
+    }
+    if (ro->tc.frame) {
+        mlc_terrain_contact_reset(&ro->tc);
+        memset(ro->fw, 0, sizeof(double) * 3 * (size_t)ro->mod->ns);
+    }
 }
 
 void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_prev) {
@@ -192,6 +211,9 @@ void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_pre
     memcpy(ro->zc, z, sizeof(double) * r);
     memcpy(ro->zp, z_prev, sizeof(double) * r);
     ro->x_valid = 0;
+    if (ro->vc) /* BDF2: a constant-velocity history */
+        for (size_t i = 0; i < r; i++)
+            ro->vc[i] = ro->vp[i] = (z[i] - z_prev[i]) / ro->mod->set.dt;
     /* Warm starts are only hints, but a rotated start is far from identity: start cold. */
     reset_rotations(ro);
 }
@@ -474,6 +496,69 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     return np;
 }
 
+/* Terrain contact (terrain.h; the terrain is not the flat plane): the same problem as
+ * contact_complementarity's in each sample's own frame. Once a step (first iteration) every
+ * sample's closest terrain feature at x_n gives its normal n, its half-space n·x ≥ n·p
+ * (p = x_n − d n the closest point; the push_speed rule on n·x) and its tangents t1 (the
+ * objective direction projected on the tangent plane) and t2 = n × t1. A force λ on sample j
+ * along unit vector a_j moves sample i's coordinate along b_i by Dᵢⱼ (b_i·a_j), so the normal
+ * problem runs on Dn = [Dᵢⱼ nᵢ·nⱼ] and friction per tangent axis on [Dᵢⱼ t_i·t_j] (the
+ * couplings between the axes are left out: exact when the samples in contact share a normal).
+ * Friction along t1 is bounded by μ against forward sliding and a·μ against backward sliding
+ * (contact.anisotropy), along t2 by μ; μ is the friction of the sample's feature. */
+static int contact_terrain(mlc_rollout *ro, double *z, int first_iteration) {
+    const mlc_model *mod = ro->mod;
+    const mlc_sim_settings *set = &mod->set;
+    const int n4 = mod->n4, ns = mod->ns;
+    const size_t nsp = (size_t)mod->nsp;
+    mlc_terrain_contact *tc = &ro->tc;
+    rows3(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs, nsp);
+    if (first_iteration)
+        mlc_terrain_contact_update(tc, &mod->terrain, mod->Dss, mod->friction_s, ro->xc, 1, nsp,
+                                   mod->ground_tol, set->push_speed * set->dt,
+                                   set->projection_velocity);
+    const double *xs = ro->xs;
+    for (int s = 0; s < ns; s++) {
+        const double *n = tc->frame + 9 * (size_t)s;
+        ro->ys[s] = n[0] * xs[s] + n[1] * xs[nsp + s] + n[2] * xs[2 * nsp + s];
+    }
+    mlc_contact *cs = &ro->cs;
+    int np = mlc_contact_solve_normal(cs, ro->ys, tc->target);
+    memset(ro->fw, 0, sizeof(double) * 3 * (size_t)ns);
+    if (np == 0) return 0;
+    const double *xn = ro->xc, *xo = ro->xp;
+    for (int a = 1; a <= 2; a++) { /* t1 into lam's x block, t2 into its z block */
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b];
+            const double *t = tc->frame + 9 * (size_t)s + 3 * a;
+            double v = 0;
+            for (int k = 0; k < 3; k++) {
+                size_t o = (size_t)k * nsp + s;
+                v += t[k] * (xn[o] + set->damping * (xn[o] - xo[o]) - xs[o]);
+            }
+            ro->ct[b] = v;
+        }
+        if (a == 1)
+            mlc_contact_solve_friction_box(cs, 0, ro->ct, tc->Dt1, tc->mu1l, tc->mu1h);
+        else
+            mlc_contact_solve_friction_box(cs, 2, ro->ct, tc->Dt2, tc->mu2, tc->mu2);
+    }
+    double *Y = ro->Ym; /* Y[4b + k]: the world-frame force of the b-th sample in contact */
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        const double *f = tc->frame + 9 * (size_t)s;
+        double ln = cs->lam[(size_t)ns + s], l1 = cs->lam[s], l2 = cs->lam[2 * (size_t)ns + s];
+        ro->active[b] = s;
+        for (int k = 0; k < 3; k++) {
+            Y[4 * b + k] = ln * f[k] + l1 * f[3 + k] + l2 * f[6 + k];
+            ro->fw[(size_t)k * ns + s] = Y[4 * b + k];
+        }
+        Y[4 * b + 3] = 0;
+    }
+    cols3(z, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
+    return np;
+}
+
 static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
                                                            const mlc_actuation *act, int forced) {
     const mlc_model *mod = ro->mod;
@@ -509,18 +594,33 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
             for (int j = 0; j < 3; j++)
                 ro->GT[npad * j + ncp + c + ldc * (size_t)i] = K[i + n4 * j];
     }
-    for (int i = 0; i < r; i++)
-        ro->q[i] = 2 * zc[i] - zp[i];
-    /* z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms: no solve in the step. */
+    if (!mod->bdf2) {
+        for (int i = 0; i < r; i++)
+            ro->q[i] = 2 * zc[i] - zp[i];
+    } else { /* ẑ = (4z_n − z_{n−1})/3 + (2h/9)(4v_n − v_{n−1}) (sim.h) */
+        const double c = 2 * set->dt / 9;
+        for (int i = 0; i < r; i++)
+            ro->q[i] = (4 * zc[i] - zp[i]) / 3 + c * (4 * ro->vc[i] - ro->vp[i]);
+    }
+    /* z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms: no solve in the step (BDF2:
+     * (9/4) N q/h², and the damping's C (4z_n − z_{n−1})/3 · 3/(2h) with Q₄⁻¹ (3/2)C/h). */
     {
         double *sq = ro->zi; /* scratch: q/h² */
+        const double iq = mod->bdf2 ? 2.25 * ih2 : ih2;
         for (int i = 0; i < r; i++)
-            sq[i] = ih2 * ro->q[i];
+            sq[i] = iq * ro->q[i];
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < n4; i++)
                 ro->zs0[k * n4 + i] = set->gravity[k] * mod->Qig[i];
         cols3(ro->zs0, n4, mod->QiN, (size_t)n4, NULL, n4, sq, (size_t)n4, 1);
-        if (mod->QiC) cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zc, (size_t)n4, 1);
+        if (mod->QiC && !mod->bdf2)
+            cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zc, (size_t)n4, 1);
+        else if (mod->QiC) {
+            double *zd = ro->b0; /* scratch (b0 is set again below when forced) */
+            for (int i = 0; i < r; i++)
+                zd[i] = (4 * zc[i] - zp[i]) / 3;
+            cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zd, (size_t)n4, 1);
+        }
     }
     if (forced) {
         /* Fig. 3 contrast: fixed world-frame force γ Σ_c Σ_{i<m} a_i 𝒦_c[i][:, k] on block k. */
@@ -586,6 +686,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         na = 0;
         if (contact) {
             na = set->contact_equality ? contact_equality(ro, z, prev_na)
+                 : ro->tc.frame        ? contact_terrain(ro, z, it == 0)
                                        : contact_complementarity(ro, z, it == 0);
             prev_na = na;
         }
@@ -628,7 +729,13 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         work += (z[i] - zc[i]) * (ro->ba[i] - lz[i]);
     ro->last_work = work;
 
-    /* ---- advance: z_{n−1} ← z_n, z_n ← z ---- */
+    /* ---- advance: z_{n−1} ← z_n, z_n ← z (BDF2: v_{n+1} = (3z − 4z_n + z_{n−1})/(2h)) ---- */
+    if (mod->bdf2) {
+        double *v = ro->vp, ih = 0.5 / set->dt;
+        for (int i = 0; i < r; i++)
+            v[i] = (3 * z[i] - 4 * zc[i] + zp[i]) * ih;
+        ro->vp = ro->vc, ro->vc = v;
+    }
     ro->zp = zc;
     ro->zc = z;
     ro->zn = zp;
@@ -701,6 +808,14 @@ static double lowest_sample(const mlc_rollout *ro) {
     if (!ro->x_valid) return INFINITY;
     const double *y = ro->xc + mod->nsp;
     double lo = INFINITY;
+    if (ro->tc.frame) { /* terrain: ground + the smallest distance to it */
+        const size_t nsp = (size_t)mod->nsp;
+        for (int s = 0; s < mod->ns; s++) {
+            double x[3] = {ro->xc[s], y[s], ro->xc[2 * nsp + s]}, n[3];
+            lo = fmin(lo, mlc_terrain_query(&mod->terrain, x, n, NULL));
+        }
+        return mod->set.ground + lo;
+    }
     for (int s = 0; s < mod->ns; s++)
         lo = fmin(lo, y[s]);
     return lo;
@@ -731,6 +846,7 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
     body_rotation(ro, ro->zc, R);
     mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
     mlc_objective_set_body(&acc, mod->extent, mod->set.ground);
+    mlc_objective_set_terrain(&acc, &mod->terrain);
     mlc_status st = frame ? frame(user, 0, 0.0, ro->zc, com, fwd, 0) : MLC_OK;
     int done = 0, failed = st != MLC_OK; /* a frame function's status stops the rollout */
     for (int s = 1; s <= S && !failed; s++) {

@@ -112,7 +112,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 67); /* the original keys + mesh.up,
+    assert_int_equal(mlc_config_nkeys, 72); /* the original keys + mesh.up,
                                              * objective.upright,
                                              * objective.align_mode, output.viewer,
                                              * actuation.amplitude_bound, actuation.ramp,
@@ -123,7 +123,9 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
                                              * reference.tolerance, reference.contact_samples,
                                              * reference.max_iterations, output.vtk,
                                              * output.vtk_volume, material.regions,
-                                             * regions.file and regions.auto */
+                                             * regions.file, regions.auto, sim.integrator,
+                                             * contact.slope, contact.heightfield,
+                                             * contact.boxes and contact.anisotropy */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -174,6 +176,11 @@ static void make_unusual(mlc_config *c) {
         "contact.enabled=false",
         "contact.projection=velocity",
         "contact.ground_height=-0.5",
+        "sim.integrator=bdf2",
+        "contact.slope=12.5",
+        "contact.boxes=[{\"min\": [0.5, -1, -1], \"max\": [1.5, 0.1, 1]}, {\"min\": [2, -1, "
+        "-1], \"max\": [3, 0.2, 1], \"friction\": 0.8}]",
+        "contact.anisotropy=1.75",
         "objective.kind=jump",
         "objective.direction=[0, 0, -1]",
         "objective.forward=[0.6, 0, 0.8]",

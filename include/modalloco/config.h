@@ -31,6 +31,7 @@
 #define MLC_CONFIG_WORD_MAX 16     /* bytes of an enumerated string ("locomotion") + NUL */
 #define MLC_CONFIG_MAX_MODES 64    /* m, len(mode_list), number of parameter entries */
 #define MLC_CONFIG_MAX_SINUSOIDS 8 /* k */
+#define MLC_CONFIG_MAX_BOXES 64    /* contact.boxes */
 #define MLC_CONFIG_MAX_FIXED_PERIODS (MLC_CONFIG_MAX_MODES * MLC_CONFIG_MAX_SINUSOIDS)
 #define MLC_CONFIG_MAX_REGIONS 64 /* entries of material.regions */
 
@@ -47,6 +48,13 @@ typedef struct mlc_config_param {
     int nsinusoids; /* 1..MLC_CONFIG_MAX_SINUSOIDS */
     mlc_config_sinusoid sinusoids[MLC_CONFIG_MAX_SINUSOIDS]; /* first nsinusoids used */
 } mlc_config_param;
+
+/* One entry of contact.boxes: {"min": [x,y,z], "max": [x,y,z], "friction": μ (optional)}. */
+typedef struct mlc_config_box {
+    double min[3], max[3]; /* corners, min < max per axis */
+    double friction;       /* Coulomb μ ≥ 0 of its faces when has_friction */
+    int has_friction;      /* 0: the ground's contact.friction */
+} mlc_config_box;
 
 typedef struct mlc_config_mesh {
     char path[MLC_CONFIG_PATH_MAX]; /* mesh.path: tet or surface mesh; "" = bundled sample */
@@ -123,16 +131,23 @@ typedef struct mlc_config_sim {
     char initial_guess[MLC_CONFIG_WORD_MAX]; /* sim.initial_guess: "inertial" | "previous" */
     double gravity[3];                       /* sim.gravity: m/s² */
     double rayleigh[2];                      /* sim.rayleigh: [α 1/s, β s], each ≥ 0 */
+    char integrator[MLC_CONFIG_WORD_MAX];    /* sim.integrator: "euler" | "bdf2" */
 } mlc_config_sim;
 
 typedef struct mlc_config_contact {
-    int enabled;                          /* contact.enabled (bool) */
-    double damping;                       /* contact.damping: μ_c in [0, 1) */
-    char projection[MLC_CONFIG_WORD_MAX]; /* contact.projection: "position" | "velocity" */
-    char model[MLC_CONFIG_WORD_MAX];      /* contact.model: "complementarity" | "equality" */
-    double push_speed;                    /* contact.push_speed: m/s, ≥ 0 */
-    double friction;                      /* contact.friction: Coulomb μ_f, ≥ 0 (0 = off) */
-    double ground_height;                 /* contact.ground_height: y of the ground */
+    int enabled;                           /* contact.enabled (bool) */
+    double damping;                        /* contact.damping: μ_c in [0, 1) */
+    char projection[MLC_CONFIG_WORD_MAX];  /* contact.projection: "position" | "velocity" */
+    char model[MLC_CONFIG_WORD_MAX];       /* contact.model: "complementarity" | "equality" */
+    double push_speed;                     /* contact.push_speed: m/s, ≥ 0 */
+    double friction;                       /* contact.friction: Coulomb μ_f, ≥ 0 (0 = off) */
+    double ground_height;                  /* contact.ground_height: y of the ground */
+    double slope;                          /* contact.slope: degrees in [0, 90), rising along
+                                            * objective.direction */
+    char heightfield[MLC_CONFIG_PATH_MAX]; /* contact.heightfield: file, "" = none */
+    mlc_config_box boxes[MLC_CONFIG_MAX_BOXES]; /* contact.boxes */
+    int nboxes;
+    double anisotropy; /* contact.anisotropy: backward / forward friction, ≥ 1 */
 } mlc_config_contact;
 
 /* The full-space reference of `simulate --full-space` (fullspace.h): its own stopping rule,
@@ -196,21 +211,22 @@ typedef struct mlc_config {
 
 /* ---- The key table ---------------------------------------------------------------------- */
 typedef enum {
-    MLC_CFG_STRING,          /* char array; `choices` may restrict it */
-    MLC_CFG_BOOL,            /* int 0/1, JSON true/false */
-    MLC_CFG_INT,             /* int, JSON integer (3.0 accepted) */
-    MLC_CFG_NUMBER,          /* double */
-    MLC_CFG_INT_ARRAY,       /* int array + int count */
-    MLC_CFG_NUMBER_ARRAY,    /* double array + int count (a bare number counts as [number]) */
-    MLC_CFG_RANGE,           /* double[2], [min, max] with min ≤ max */
-    MLC_CFG_VEC3,            /* double[3] */
-    MLC_CFG_VEC3_OR_NULL,    /* double[3] + int flag; null clears the flag */
-    MLC_CFG_AXIS,            /* a direction: a name among `choices` ("+z") into the char array,
-                              * or [x,y,z] (nonzero), which clears the name; either way the
-                              * vector (double[3] at count_offset) is set */
-    MLC_CFG_PARAMETERS,      /* mlc_config_param array + int count */
-    MLC_CFG_REGION_MATERIALS /* mlc_config_region_material array + int count; JSON: an object
-                              * of label → {"mu", "gamma", "density", "friction"} */
+    MLC_CFG_STRING,           /* char array; `choices` may restrict it */
+    MLC_CFG_BOOL,             /* int 0/1, JSON true/false */
+    MLC_CFG_INT,              /* int, JSON integer (3.0 accepted) */
+    MLC_CFG_NUMBER,           /* double */
+    MLC_CFG_INT_ARRAY,        /* int array + int count */
+    MLC_CFG_NUMBER_ARRAY,     /* double array + int count (a bare number counts as [number]) */
+    MLC_CFG_RANGE,            /* double[2], [min, max] with min ≤ max */
+    MLC_CFG_VEC3,             /* double[3] */
+    MLC_CFG_VEC3_OR_NULL,     /* double[3] + int flag; null clears the flag */
+    MLC_CFG_AXIS,             /* a direction: a name among `choices` ("+z") into the char array,
+                               * or [x,y,z] (nonzero), which clears the name; either way the
+                               * vector (double[3] at count_offset) is set */
+    MLC_CFG_PARAMETERS,       /* mlc_config_param array + int count */
+    MLC_CFG_REGION_MATERIALS, /* mlc_config_region_material array + int count; JSON: an object
+                               * of label → {"mu", "gamma", "density", "friction"} */
+    MLC_CFG_BOXES             /* mlc_config_box array + int count */
 } mlc_config_type;
 
 /* Extra checks beyond the numeric bounds. */

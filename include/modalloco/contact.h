@@ -71,5 +71,12 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
 /* Friction on axis k (0 = x, 2 = z) after mlc_contact_solve_normal: rhs[a] is the wanted
  * motion (target − x*) of the a-th sample of the contact set. Fills lam's block k. */
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs);
+/* The same with this axis' own Delassus matrix Dk (ns×ns like D; NULL = D and the normal
+ * problem's factor) and per-sample Coulomb coefficients (ns values by sample; NULL = μ_f both
+ * ways): the force of sample s is kept in [−mu_lo[s] λ_n, mu_hi[s] λ_n], a coefficient ≤ 0
+ * leaving that side unbounded. Terrain contact (sim_step.c): tangent axes of per-sample
+ * normals, anisotropic and per-region friction. */
+void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, const double *Dk,
+                                    const double *mu_lo, const double *mu_hi);
 
 #endif

@@ -70,8 +70,14 @@ void mlc_cred_meter_reset(mlc_cred_meter *m);
  * signature is mlc_frame_fn's, with the meter as `user`; returns MLC_OK. Allocation-free. */
 mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
                                 const double com[3], const double forward[3], int contacts);
+/* Measure one frame from positions (e.g. of a full-space rollout): the centre of mass,
+ * up_y = (R ŷ)_y and the surface vertices' positions x (3 per vertex, by vertex), of vertices
+ * verts[0..n) (NULL: 0..n−1). On a terrain that is not the flat plane the lowest height and
+ * the centre of mass's height are taken relative to the terrain (the model's). */
+void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double com[3], double up_y,
+                                    const double *x, const int *verts, int n);
 /* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
- * surface height (e.g. from a full-space rollout). */
+ * surface height (relative to the flat ground). */
 void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
                                  double y_min);
 /* Fill rise, airborne, penetration, up_min and frames of `out` (other fields untouched). */

@@ -29,9 +29,10 @@ typedef struct mlc_objective_acc {
     double align, work, ysum;
     double align_sum; /* Σ_t max(0, a(t)), for align_mode "mean" */
     int frames;
-    double extent, ground; /* body scale and ground height (credibility gate) */
-    double rise;           /* highest c_y(t) − c_y(t₀) so far */
-    int airborne_frames;   /* frames whose lowest contact point is off the ground */
+    double extent, ground;      /* body scale and ground height (credibility gate) */
+    double rise;                /* highest c_y(t) − c_y(t₀) so far */
+    int airborne_frames;        /* frames whose lowest contact point is off the ground */
+    const mlc_terrain *terrain; /* not flat: rise is measured above the terrain (borrowed) */
 } mlc_objective_acc;
 
 /* Start with the rest frame (frame 0): zeroes *res, records c(t₀). dt is the time step h.
@@ -42,6 +43,10 @@ void mlc_objective_begin(mlc_objective_acc *acc, const mlc_objective_settings *o
 /* The body's largest rest extent and the ground height: enables the credibility gate
  * (objective.credible_gate) with the limits of credibility.h. */
 void mlc_objective_set_body(mlc_objective_acc *acc, double extent, double ground);
+/* A terrain that is not flat: the rise is then that of the height of c above the terrain
+ * under it, (c_y − h(c_x, c_z)) − (its value at t₀), and `lowest` below is ground + the
+ * lowest contact sample's distance to the terrain. NULL or a flat terrain changes nothing. */
+void mlc_objective_set_terrain(mlc_objective_acc *acc, const mlc_terrain *terrain);
 /* One simulated step's frame; `lowest` is the height of the lowest contact point (the
  * samples; +∞ without contact), for the airborne share of the gate. */
 void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],

@@ -53,6 +53,10 @@ void mlc_pipeline_subspace_settings_for(const mlc_pipeline *p, const mlc_config 
 /* Everything up to the subspaces (reads/writes the cache when subspace.cache is set). */
 mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
 
+/* The contact geometry of the configuration (contact.slope, .heightfield, .boxes,
+ * .anisotropy; reads the heightfield file). The caller frees it (mlc_terrain_free). */
+mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *err);
+
 /* Everything up to the reduced model. */
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err);
 

@@ -16,6 +16,7 @@
 #include "modalloco/fem.h"
 #include "modalloco/mesh.h"
 #include "modalloco/subspace.h"
+#include "modalloco/terrain.h"
 
 typedef struct mlc_sim_settings {
     double dt;               /* h, seconds */
@@ -41,7 +42,20 @@ typedef struct mlc_sim_settings {
                            rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant
                            (Q += (αN + βK)/h). Not co-rotational: β also slows a spin */
     double ramp;        /* actuation ramp-in, seconds (0 = off): see mlc_actuation_eval */
+    int integrator;     /* MLC_INTEGRATOR_EULER (backward Euler) or MLC_INTEGRATOR_BDF2 */
+    const mlc_terrain *terrain; /* contact geometry (borrowed by mlc_model_create, which
+                                   keeps its own copy); NULL = the plane y = ground with
+                                   friction μ_f */
 } mlc_sim_settings;
+
+/* sim.integrator (docs/method.md, "Time integration"). BDF2 with the constant step h:
+ * v_{n+1} = (3z_{n+1} − 4z_n + z_{n−1})/(2h), a step minimizes
+ * (9/8h²)‖z − ẑ‖²_N − zᵀBᵀMg + E_v + E_a + (3/4h)‖z − (4z_n − z_{n−1})/3‖²_C with
+ * ẑ = (4z_n − z_{n−1})/3 + (2h/9)(4v_n − v_{n−1}): the system matrix is backward Euler's with
+ * N/h² → (9/4)N/h² and C/h → (3/2)C/h, constant, so one factorization serves every step. A
+ * rollout starts from rest (or from mlc_rollout_set_state's constant-velocity history), an
+ * exact history, so every step is BDF2. */
+enum { MLC_INTEGRATOR_EULER = 0, MLC_INTEGRATOR_BDF2 = 1 };
 
 typedef struct mlc_objective_settings {
     int jump;            /* 0: locomotion J = J_disp·J_align; 1: jump */
@@ -180,6 +194,9 @@ double mlc_actuation_ramp(double t, double ramp);
 void mlc_model_angular_momentum(const mlc_model *model, const double *z, const double *z_prev,
                                 double L[3]);
 
+/* The model's contact geometry (its own copy; a slope settled onto the rest mesh). */
+const mlc_terrain *mlc_model_terrain(const mlc_model *model);
+
 /* Largest bounding-box extent of the rest mesh (runaway and contact tolerances scale with it). */
 double mlc_model_extent(const mlc_model *model);
 
@@ -193,7 +210,8 @@ int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act);
 /* Incremental potential of the NEXT step (from the current z_n, z_{n−1}, at t_{n+1}) evaluated
  * at z, with the optimal rotations of z (exact polar, cold start) and every constant term:
  * (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v + E_a (½ convention). Contact is not part of it. For tests
- * (each local-global iteration must not increase it); O(r² + clusters·r). */
+ * (each local-global iteration must not increase it); O(r² + clusters·r). Backward Euler's
+ * potential: with sim.integrator = BDF2 it is not the step's. */
 double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z);
 
 /* Energy ledger of a rollout (joules; docs/method.md, "Energy"). Mechanical energy of the state
@@ -206,8 +224,10 @@ double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const
  * E_a(z_n, ā(t_n)) a step: what changing the targets at a fixed shape stored in the body),
  * the contact work (Σ_s λ_s·(x_{n+1,s} − x_{n,s}) over the samples and axes, with the
  * step's final contact forces; its normal part separately) and the numerical dissipation
- * E(t_0) + works − E(t_n), which backward Euler keeps ≥ 0. Contact work is recorded for the
- * complementarity model only (the equality model's multipliers are not forces). */
+ * E(t_0) + works − E(t_n), which backward Euler keeps ≥ 0. With BDF2 the kinetic term uses
+ * BDF2's velocity v_n, and the dissipation is not monotone step by step (docs/method.md). Contact
+ * work is recorded for the complementarity model only (the equality model's multipliers are not
+ * forces). */
 typedef struct mlc_energy_ledger {
     double kinetic, gravity, elastic_passive, elastic_actuation; /* of the current state */
     double total;                                                /* their sum */
@@ -222,7 +242,9 @@ typedef struct mlc_energy_ledger {
  * setting the state does not restart it: call this again after mlc_rollout_reset. */
 void mlc_rollout_set_ledger(mlc_rollout *ro, mlc_energy_ledger *ledger, const mlc_actuation *act);
 /* The contact forces of the last step per sample (3 × ns, axis k at k·ns, newtons; y is the
- * normal force, ≥ 0), zero off contact. Complementarity model only (else all zero). */
+ * normal force, ≥ 0), zero off contact. Complementarity model only (else all zero). On a
+ * terrain (not the flat plane) they are world-frame force vectors (normal and friction
+ * together). */
 const double *mlc_rollout_contact_forces(const mlc_rollout *ro);
 
 /* Record the iterates of subsequent steps: after iteration j of a step, z is copied to

@@ -9,7 +9,15 @@
  * does), so the same sizes can be compared across meshes and resolutions.
  *
  *   bench_sim [runs] [--only I] [--profile] [--checksum] [--mesh PATH] [--config W,M,CP,NS[,ITER]]
+ *             [--terrain]
  *     --only I      run only configuration I of the table (0 = Bat)
+ *     --terrain     instead of the table: the Bat sizes with |I| = 64 (the default samples) on
+ *                   the flat plane with backward Euler, then with BDF2, on a terrain (a bumpy
+ *                   heightfield under the body, never above y = 0, and boxes: one flush with
+ *                   the ground under the body's front half, three away from it), on the
+ *                   terrain with BDF2, and on the flat plane through the terrain's contact path
+ *                   (anisotropy 1 + 1e-9: the same dynamics as the first, so the path's own
+ *                   overhead), each against the first, measured in one run
  *     --config ...  run one custom configuration instead of the table
  *     --checksum    print a hash of the final state (bit-identity across builds/machines)
  *     --profile     also time the step components (local step maps, polar, right-hand side,
@@ -27,11 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "modalloco/fem.h"
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
+#include "modalloco/terrain.h"
 
 static double poly(const double *x, int j) { /* 1, x, y, z, x², y², z², xy, yz, zx, x³, ... */
     double a = x[0], b = x[1], c = x[2];
@@ -83,6 +93,8 @@ static void orthonormalize(double *V, int n, int ncol, const double *mass) {
 }
 
 static int g_profile = 0, g_checksum = 0;
+static const mlc_terrain *g_terrain = NULL; /* --terrain: the variant being measured */
+static int g_integrator = MLC_INTEGRATOR_EULER;
 
 const char *mlc__sim_kernel_path(void); /* src/sim_internal.h */
 
@@ -93,7 +105,8 @@ static double thread_cpu(void) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-static double g_cpu_us; /* median CPU µs/step of the last bench() */
+static double g_cpu_us;   /* median CPU µs/step of the last bench() */
+static double g_contacts; /* samples in contact per step, mean over the last bench()'s runs */
 
 /* Synthetic subspace of the given sizes on a voxel box (samples on the bottom face). */
 static void synthetic_subspace(const mlc_mesh *mesh, const mlc_fem *fem, int w, int m, int ncp,
@@ -166,6 +179,8 @@ static double bench(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace
     mlc_sim_settings set;
     mlc_sim_settings_default(&set);
     set.iterations = iters;
+    set.terrain = g_terrain;
+    set.integrator = g_integrator;
     mlc_model *model;
     mlc_err err;
     double t0 = mlc_now();
@@ -248,14 +263,80 @@ static double bench(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace
     g_cpu_us = cpu[runs / 2];
     free(cpu);
     if (contacts == 0) fprintf(stderr, "warning: no contacts were active\n");
+    g_contacts = (double)contacts / (300.0 * runs);
     free(per);
     mlc_rollout_destroy(ro);
     mlc_model_destroy(model);
     return med;
 }
 
+/* --terrain: the four variants of the header on the synthetic body (x ∈ [−1, 1], z ∈ [−0.5,
+ * 0.5], resting on y = 0), Bat sizes, |I| = 64. */
+static int bench_terrain(const mlc_mesh *mesh, const mlc_fem *fem, int runs) {
+    char path[] = "/tmp/bench_sim_hf_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "cannot write a temporary heightfield\n");
+        return 1;
+    }
+    enum { N = 33 };
+    fprintf(f, "%d %d -4 -4 0.25 0.25\n", N, N); /* 8 × 8 m, 0.25 m cells */
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double x = -4 + 0.25 * i, z = -4 + 0.25 * j;
+            fprintf(f, "%.6f%c", -0.01 * (1 + sin(2.1 * x) * sin(1.7 * z)),
+                    i == N - 1 ? '\n' : ' ');
+        }
+    fclose(f);
+    mlc_terrain ter;
+    mlc_err err;
+    const double dir[3] = {1, 0, 0};
+    mlc_terrain_box boxes[4] = {{{0, -1, -1}, {3, 0, 1}, 0.7},
+                                {{-3, -1, 2}, {-2, 0.3, 3}, -1},
+                                {{2, -1, -3}, {3, 0.2, -2}, -1},
+                                {{4, -1, -1}, {5, 0.1, 1}, 0.9}};
+    if (mlc_terrain_init(&ter, 0, 0.5, 0, 1, dir, boxes, 4, &err) != MLC_OK ||
+        mlc_terrain_read_heightfield(&ter, path, &err) != MLC_OK) {
+        fprintf(stderr, "terrain: %s\n", err.msg);
+        unlink(path);
+        return 1;
+    }
+    unlink(path);
+    mlc_terrain aniso;
+    if (mlc_terrain_init(&aniso, 0, 0.5, 0, 1 + 1e-9, dir, NULL, 0, &err) != MLC_OK) return 1;
+    mlc_subspace sub;
+    synthetic_subspace(mesh, fem, 5, 3, 10, 64, &sub);
+    struct {
+        const mlc_terrain *t;
+        int integrator;
+        const char *name;
+    } v[5] = {{NULL, MLC_INTEGRATOR_EULER, "flat plane, backward Euler"},
+              {NULL, MLC_INTEGRATOR_BDF2, "flat plane, BDF2"},
+              {&ter, MLC_INTEGRATOR_EULER, "heightfield + 4 boxes, backward Euler"},
+              {&ter, MLC_INTEGRATOR_BDF2, "heightfield + 4 boxes, BDF2"},
+              {&aniso, MLC_INTEGRATOR_EULER, "flat plane, terrain path, backward Euler"}};
+    double base = 0, base_cpu = 0;
+    printf("Bat sizes, |I| = 64: w=5 m=3 |Cp|=10, 10 iterations\n");
+    printf("%-44s %10s %10s %12s %10s %9s\n", "variant", "us/step", "cpu us", "model s",
+           "cpu ratio", "contacts");
+    for (int i = 0; i < 5; i++) {
+        g_terrain = v[i].t, g_integrator = v[i].integrator;
+        double pre, us = bench(mesh, fem, &sub, 10, runs, &pre);
+        if (i == 0) base = us, base_cpu = g_cpu_us;
+        printf("%-44s %10.2f %10.2f %12.3f %10.3f %9.1f\n", v[i].name, us, g_cpu_us, pre,
+               g_cpu_us / base_cpu, g_contacts);
+    }
+    (void)base;
+    g_terrain = NULL, g_integrator = MLC_INTEGRATOR_EULER;
+    free_synthetic(&sub);
+    mlc_terrain_free(&ter);
+    mlc_terrain_free(&aniso);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    int runs = 21, only = -1, custom = 0;
+    int runs = 21, only = -1, custom = 0, terrain = 0;
     int cw = 5, cm = 3, ccp = 10, cns = 20, cit = 10;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -265,6 +346,8 @@ int main(int argc, char **argv) {
             g_checksum = 1;
         } else if (!strcmp(argv[i], "--profile")) {
             g_profile = 1;
+        } else if (!strcmp(argv[i], "--terrain")) {
+            terrain = 1;
         } else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) {
             path = argv[++i];
         } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
@@ -278,7 +361,7 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr,
                     "usage: %s [runs] [--only I] [--profile] [--mesh PATH] "
-                    "[--config W,M,CP,NS[,ITER]]\n",
+                    "[--config W,M,CP,NS[,ITER]] [--terrain]\n",
                     argv[0]);
             return 2;
         }
@@ -310,6 +393,12 @@ int main(int argc, char **argv) {
     printf("kernels: %s\n", mlc__sim_kernel_path());
     printf("mesh: %s, %d vertices, %d tets; %s subspace; 300-step rollouts, median of %d runs\n",
            path ? path : "voxel box", mesh.nv, mesh.nt, path ? "computed" : "synthetic", runs);
+    if (terrain) {
+        int rc = bench_terrain(&mesh, &fem, runs);
+        mlc_fem_free(&fem);
+        mlc_mesh_free(&mesh);
+        return rc;
+    }
     printf("%-44s %10s %10s %12s\n", "configuration", "us/step", "cpu us",
            path ? "subspace s" : "model s");
     struct {
