@@ -468,7 +468,7 @@ static mlc_status setup(optimize_run *o) {
     /* Search space. */
     mlc_gait_space *g = &o->g;
     if ((s = mlc_pipeline_gait_space(&o->p, cfg, g, &o->err)) != MLC_OK) return s;
-    mlc_pipeline_objective_settings(cfg, &o->obj);
+    mlc_pipeline_objective(&o->p, cfg, &o->obj);
 
     /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
      * its cores unless --threads says otherwise. */
@@ -853,6 +853,9 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
            "generations %d\nevaluations %ld\n",
            res.J, res.J_disp, res.J_align, res.J_work, res.displacement,
            mlc_cmaes_generation(o->es), mlc_cmaes_evaluations(o->es));
+    if (o->obj.kind != MLC_OBJ_LOCOMOTION || o->obj.effort > 0 || o->obj.vibration > 0)
+        printf("J_task %.9g\ntask_error %.9g\nJ_effort %.9g\nJ_vibration %.9g\n", res.J_task,
+               res.task_error, res.J_effort, res.J_vibration);
     mlc_print_credibility(stdout, &cred);
     printf("found %s\n", found ? "true" : "false");
     if (!o->quiet)
@@ -861,7 +864,7 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
     /* Ran to the end but nothing credible that gains: say so plainly, exit 3. */
     if (!found) {
         char why[512];
-        mlc_credibility_explain(&cred, o->obj.jump, why, sizeof why);
+        mlc_credibility_explain(&cred, o->obj.kind, why, sizeof why);
         if (!(res.J < 0))
             fprintf(stderr,
                     "modalloco: no credible gait found: the best gait does not "

@@ -112,7 +112,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 64); /* the original keys + mesh.up,
+    assert_int_equal(mlc_config_nkeys, 70); /* the original keys + mesh.up,
                                              * objective.upright,
                                              * objective.align_mode, output.viewer,
                                              * actuation.amplitude_bound, actuation.ramp,
@@ -121,8 +121,11 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
                                              * contact.friction, subspace.contact_band,
                                              * sim.rayleigh, objective.credible_gate,
                                              * reference.tolerance, reference.contact_samples,
-                                             * reference.max_iterations, output.vtk and
-                                             * output.vtk_volume */
+                                             * reference.max_iterations, output.vtk,
+                                             * output.vtk_volume, objective.heading,
+                                             * objective.target, objective.path,
+                                             * objective.effort, objective.vibration and
+                                             * cmaes.polish */
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
