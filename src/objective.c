@@ -215,7 +215,7 @@ static double task_term(mlc_objective_acc *acc, double e) {
     case MLC_OBJ_ROLL:
         res->task_error = acc->roll;
         res->J_align = 1;
-        return acc->roll / (2 * M_PI) - res->displacement / e;
+        return acc->roll / (2 * M_PI) - res->displacement / (M_PI * e);
     case MLC_OBJ_FLIP:
         res->task_error = acc->flip;
         res->J_align = 1;

@@ -177,6 +177,7 @@ char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred
     /* The task term and the penalties of docs/method.md §7 (exact: re-derivable from
      * trajectory.csv). */
     cJSON_AddItemToObject(o, "J_task", exact_num(res->J_task));
+    cJSON_AddItemToObject(o, "J_gate", exact_num(res->J_gate));
     cJSON_AddItemToObject(o, "task_error", exact_num(res->task_error));
     cJSON_AddItemToObject(o, "J_effort", exact_num(res->J_effort));
     cJSON_AddItemToObject(o, "J_vibration", exact_num(res->J_vibration));

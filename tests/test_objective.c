@@ -315,7 +315,7 @@ static void task_kinds_should_match_their_definitions(void **state) {
     assert_near(r.J, Jp, 1e-12 * fabs(Jp));
     assert_near(r.task_error, sum / ((S + 1) * e), 1e-12);
 
-    /* roll: θ_l/(2π) − (c_S − c₀)·v̂/e, θ_l summed frame to frame about l = v̂ × ŷ. */
+    /* roll: θ_l/(2π) − (c_S − c₀)·v̂/(π e), θ_l summed frame to frame about l = v̂ × ŷ. */
     obj.kind = MLC_OBJ_ROLL;
     obj.path = NULL, obj.npath = 0;
     assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &r), MLC_OK);
@@ -325,7 +325,7 @@ static void task_kinds_should_match_their_definitions(void **state) {
         th_l += rot_about(f.R[i - 1], f.R[i], l);
     for (int k = 0; k < 3; k++)
         disp += (f.com[S][k] - f.com[0][k]) * v[k];
-    double Jr = th_l / (2 * M_PI) - disp / e;
+    double Jr = th_l / (2 * M_PI) - disp / (M_PI * e);
     /* the objective's rotations are polar factors warm-started frame to frame, the recorded
      * ones computed afresh: equal to rounding */
     assert_near(r.J, Jr, 1e-9 * fmax(1, fabs(Jr)));

@@ -20,7 +20,7 @@
  *   turn    J = (cos φ(t₀) − cos φ(t_S))/2 · J_up, φ = angle on the ground from ĥ to R û₀,
  *   target  J = (‖c(t_S) − p‖ − ‖c(t₀) − p‖)/e · J_up,
  *   path    J = mean_t (‖c(t) − P(t)‖ − ‖c(t₀) − P(t)‖)/e · J_up, P linear in the waypoints,
- *   roll    J = θ_l/(2π) − (c(t_S) − c(t₀))·v̂/e, θ_l = Σ_t rotation of R(t−1)→R(t) about
+ *   roll    J = θ_l/(2π) − (c(t_S) − c(t₀))·v̂/(π e), θ_l = Σ_t rotation of R(t−1)→R(t) about
  *           l = v̂ × ŷ (rolling forward along v̂ is negative),
  *   flip    J = θ_air/(2π), θ_air the same sum over airborne frames only (no gate),
  *   jump with objective.target adds the target term.
