@@ -87,6 +87,13 @@ b=$(json_num "$T/turn/result.json" J_before); a=$(json_num "$T/turn/result.json"
 if [ -n "$a" ] && python3 -c "import sys; sys.exit(0 if float('$a') <= float('$b') else 1)"; then
   ok "polish: J $b -> $a"; else fail "polish block missing or worse ($b -> $a)"; fi
 
+# summarize shows the task and how far the gait ended from it.
+if "$BIN" summarize "$T/turn" "$T/target" "$T/path" --out "$T/sum.csv" >/dev/null 2>&1 &&
+  head -1 "$T/sum.csv" | grep -q ',kind,task,task_error$' &&
+  grep -q '^[^,]*/target,.*,target,target \[0.6 0.84 0.4\],[0-9.e-]*$' "$T/sum.csv" &&
+  grep -q 'task error' "$T/sum.svg"; then ok "summarize: task columns"
+else fail "summarize: no task columns"; cat "$T/sum.csv" 2>/dev/null | head -3; fi
+
 # roll and flip: shorter still; J below the zero gait's.
 for task in roll flip; do
   if opt_ok "$BIN" optimize examples/$task.json --out "$T/$task" "${short[@]}" --set cmaes.generations=5 >"$T/$task.out" 2>"$T/err"; then
