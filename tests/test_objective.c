@@ -294,6 +294,15 @@ static void task_kinds_should_match_their_definitions(void **state) {
     assert_near(r.J, Jg, 1e-12 * fabs(Jg));
     assert_near(r.task_error, tdist(f.com[S], obj.target) / e, 1e-12);
 
+    /* jump to a target: the jump term plus the same target term. */
+    mlc_rollout_result jump_only;
+    obj.kind = MLC_OBJ_JUMP;
+    assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &jump_only), MLC_OK);
+    obj.target_set = 1;
+    assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &r), MLC_OK);
+    assert_near(r.J - jump_only.J, Jg, 1e-12 * fabs(Jg) + 1e-15);
+    obj.target_set = 0;
+
     /* path: mean over frames of ‖c(t) − P(t)‖ − ‖c₀ − P(t)‖, / e; P piecewise linear,
      * held at the ends (waypoints from 0.2 s to 1.2 s of a 1.5 s rollout). */
     double wp[12] = {0.2, 0, 0.5, 0, 0.7, -0.5, 0.5, 0.3, 1.2, -1, 0.5, 0.6};
