@@ -43,6 +43,7 @@
 #include "modalloco/gait.h"
 #include "modalloco/output.h"
 #include "modalloco/perturb.h"
+#include "modalloco/polish.h"
 #include "modalloco/rollout_io.h"
 
 /* ---- Signals: finish the generation, save, exit 130 ------------------------------------- */
@@ -468,7 +469,7 @@ static mlc_status setup(optimize_run *o) {
     /* Search space. */
     mlc_gait_space *g = &o->g;
     if ((s = mlc_pipeline_gait_space(&o->p, cfg, g, &o->err)) != MLC_OK) return s;
-    mlc_pipeline_objective_settings(cfg, &o->obj);
+    mlc_pipeline_objective(&o->p, cfg, &o->obj);
 
     /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
      * its cores unless --threads says otherwise. */
@@ -806,6 +807,120 @@ static mlc_status choose_gait(optimize_run *o, const double **u, int *chose_mean
     return MLC_OK;
 }
 
+/* ---- Gradient polish (cmaes.polish, polish.h) ------------------------------------------- */
+/* The polish scores its points the way the generations score theirs (evaluate: the nominal
+ * rollout and, for a point that walks, R perturbed replays, the worst counts), in batches of
+ * at most a population plus one. Every point is scored as a distribution mean of one fixed
+ * generation tag, so its replays' perturbations do not depend on the batch or the step: the
+ * polish minimizes one deterministic function. */
+#define POLISH_GEN (-2)
+
+typedef struct polish_eval_ctx {
+    optimize_run *o;
+    long rollouts;
+} polish_eval_ctx;
+
+static void polish_eval(void *user, const double *X, int npts, double *f) {
+    polish_eval_ctx *pc = user;
+    optimize_run *o = pc->o;
+    const int n = o->g.n, chunk = o->lam_max + 1;
+    for (int q0 = 0; q0 < npts; q0 += chunk) {
+        int nq = MLC_MIN(chunk, npts - q0), nwalk;
+        double seconds;
+        evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, &nwalk, &seconds);
+        memcpy(f + q0, o->f, (size_t)nq * sizeof(double));
+        pc->rollouts += nq + (long)nwalk * o->R;
+    }
+}
+
+/* Whether gait u is credible and gains (mlc_credibility_found), by the full evaluation. */
+static mlc_status gait_found(optimize_run *o, const double *u, int *found) {
+    const mlc_gait_space *g = &o->g;
+    worker *w = &o->workers[0];
+    mlc_rollout_result r;
+    mlc_credibility c;
+    mlc_gait_decode(g, u, w->A, w->T, w->th);
+    mlc_actuation a = {g->m, g->k, w->A, w->T, w->th};
+    mlc_status s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a, &o->obj, o->nthreads, NULL,
+                                            NULL, &r, &c, &o->err);
+    *found = mlc_credibility_found(&r, &c);
+    return s;
+}
+
+/* Polish gait u into out (n values): cmaes.polish steps from u in the normalized box [0,1]^n.
+ * When u is a credible gait, the result is the last point of the polish's trail that is one
+ * too (u itself when none is). Fills rep and *rollouts. */
+static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc_polish_report *rep,
+                              long *rollouts) {
+    const int n = o->g.n, steps = o->cfg.cmaes.polish;
+    double *lohi = mlc_malloc(2 * (size_t)n * sizeof(double));
+    double *trail = mlc_malloc((size_t)(steps + 1) * (size_t)n * sizeof(double));
+    if (!lohi || !trail) {
+        mlc_free(lohi), mlc_free(trail);
+        return out_of_memory(o);
+    }
+    for (int i = 0; i < n; i++)
+        lohi[i] = 0, lohi[n + i] = 1;
+    polish_eval_ctx pc = {o, 0};
+    int nt = 0, found_u = 0, found = 0;
+    mlc_status s = mlc_polish_run(n, lohi, lohi + n, u, NAN, steps, polish_eval, &pc, out, trail,
+                                  &nt, rep, &o->err);
+    if (s == MLC_OK && nt > 1) s = gait_found(o, u, &found_u);
+    if (s == MLC_OK && nt > 1 && found_u) {
+        /* Keep the credibility: walk back along the accepted points. */
+        int k = nt - 1;
+        for (; k > 0; k--) {
+            if ((s = gait_found(o, trail + (size_t)k * n, &found)) != MLC_OK) break;
+            *rollouts += 1 + MLC_CRED_REPLAYS;
+            if (found) break;
+        }
+        if (s == MLC_OK && k < nt - 1) {
+            memcpy(out, trail + (size_t)k * n, (size_t)n * sizeof(double));
+            /* Its score, as the polish computed it. */
+            double f;
+            polish_eval(&pc, out, 1, &f);
+            rep->f_after = f;
+            if (!o->quiet)
+                fprintf(stderr,
+                        "modalloco: polish: the last %d improved point%s not credible; keeping "
+                        "the last credible one\n",
+                        nt - 1 - k, nt - 1 - k == 1 ? " is" : "s are");
+        }
+    }
+    *rollouts += pc.rollouts;
+    mlc_free(lohi);
+    mlc_free(trail);
+    return s;
+}
+
+/* Add result.json's "polish" block to DIR/result.json (rewritten atomically). */
+static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep, long rollouts) {
+    snprintf(o->path, sizeof o->path, "%s/result.json", o->dir);
+    char *text = NULL;
+    size_t len = 0;
+    mlc_status s = mlc_file_read_all(o->path, (size_t)16 << 20, NULL, &text, &len, &o->err);
+    if (s != MLC_OK) return s;
+    cJSON *root = cJSON_Parse(text);
+    mlc_free(text);
+    if (!root) return mlc_errf(&o->err, MLC_EIO, "%s: cannot read back result.json", o->path);
+    cJSON *b = cJSON_AddObjectToObject(root, "polish");
+    cJSON_AddNumberToObject(b, "steps", rep->steps);
+    cJSON_AddNumberToObject(b, "accepted", rep->accepted);
+    add_exact(b, "J_before", rep->f_before);
+    add_exact(b, "J_after", rep->f_after);
+    cJSON_AddNumberToObject(b, "rollouts", (double)rollouts);
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!out) return out_of_memory(o);
+    char *copy = mlc_malloc(strlen(out) + 2);
+    if (copy) sprintf(copy, "%s\n", out);
+    cJSON_free(out);
+    if (!copy) return out_of_memory(o);
+    s = mlc_write_text_atomic(o->path, copy, &o->err);
+    mlc_free(copy);
+    return s;
+}
+
 /* The outputs of gait u: its rollout (mlc_write_rollout), params.json, history.svg and the
  * viewer; the summary on stdout, and exit code 3 when it is not a credible gait that gains. */
 static mlc_status write_results(optimize_run *o, const double *u, double J_mean, int chose_mean) {
@@ -853,6 +968,9 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
            "generations %d\nevaluations %ld\n",
            res.J, res.J_disp, res.J_align, res.J_work, res.displacement,
            mlc_cmaes_generation(o->es), mlc_cmaes_evaluations(o->es));
+    if (o->obj.kind != MLC_OBJ_LOCOMOTION || o->obj.effort > 0 || o->obj.vibration > 0)
+        printf("J_task %.9g\ntask_error %.9g\nJ_effort %.9g\nJ_vibration %.9g\n", res.J_task,
+               res.task_error, res.J_effort, res.J_vibration);
     mlc_print_credibility(stdout, &cred);
     printf("found %s\n", found ? "true" : "false");
     if (!o->quiet)
@@ -861,7 +979,7 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
     /* Ran to the end but nothing credible that gains: say so plainly, exit 3. */
     if (!found) {
         char why[512];
-        mlc_credibility_explain(&cred, o->obj.jump, why, sizeof why);
+        mlc_credibility_explain(&cred, o->obj.kind, why, sizeof why);
         if (!(res.J < 0))
             fprintf(stderr,
                     "modalloco: no credible gait found: the best gait does not "
@@ -914,7 +1032,27 @@ static mlc_status finish(optimize_run *o) {
     const double *u;
     int chose_mean;
     if ((s = choose_gait(o, &u, &chose_mean)) != MLC_OK) return s;
-    return write_results(o, u, J_mean, chose_mean);
+    if (o->cfg.cmaes.polish <= 0) return write_results(o, u, J_mean, chose_mean);
+
+    double *up = mlc_malloc((size_t)o->g.n * sizeof(double));
+    if (!up) return out_of_memory(o);
+    mlc_polish_report rep;
+    long rollouts = 0;
+    double t0 = mlc_now();
+    s = polish_gait(o, u, up, &rep, &rollouts);
+    if (s == MLC_OK && !o->quiet)
+        fprintf(stderr,
+                "modalloco: polish: J %.9g -> %.9g in %d gradient steps (%d accepted), %ld "
+                "rollouts, %.1f s\n",
+                rep.f_before, rep.f_after, rep.steps, rep.accepted, rollouts, mlc_now() - t0);
+    if (s == MLC_OK) s = write_results(o, up, J_mean, chose_mean);
+    if (s == MLC_OK) {
+        printf("polish_steps %d\npolish_J_before %.9g\npolish_J_after %.9g\npolish_rollouts %ld\n",
+               rep.steps, rep.f_before, rep.f_after, rollouts);
+        s = add_polish_block(o, &rep, rollouts);
+    }
+    mlc_free(up);
+    return s;
 }
 
 int mlc_cmd_optimize(const mlc_cli_options *opt_in) {

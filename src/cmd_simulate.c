@@ -149,7 +149,7 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
         return s;
     }
     mlc_objective_settings obj;
-    mlc_pipeline_objective_settings(cfg, &obj);
+    mlc_pipeline_objective(p, cfg, &obj);
     full_meter fm = {NULL, fs};
     if ((s = mlc_cred_meter_create(p->model, &p->mesh, &fm.meter, err)) != MLC_OK) {
         mlc_fullspace_destroy(fs);
@@ -164,7 +164,7 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_cred_meter_destroy(fm.meter);
     if (s != MLC_OK) return s;
     fcred.failed = c.full.failed;
-    mlc_credibility_judge(&fcred, obj.jump);
+    mlc_credibility_judge(&fcred, obj.kind);
     double rel = c.extent > 0 ? c.vertex_error_max / c.extent : 0;
     printf("full_J %.9g\nfull_J_disp %.9g\nfull_J_align %.9g\nfull_J_work %.9g\n"
            "full_displacement %.9g\ncom_error_max %.9g\nvertex_error_relative %.9g\n",
@@ -351,12 +351,16 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     double t_roll = mlc_now() - t0;
     printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J, res.J_disp,
            res.J_align, res.J_work, res.displacement);
+    if (strcmp(cfg.objective.kind, "locomotion") || cfg.objective.effort > 0 ||
+        cfg.objective.vibration > 0)
+        printf("J_task %.9g\ntask_error %.9g\nJ_effort %.9g\nJ_vibration %.9g\n", res.J_task,
+               res.task_error, res.J_effort, res.J_vibration);
     mlc_print_credibility(stdout, &cred);
     if (!cred.credible) {
         char why[512];
         mlc_objective_settings obj;
         mlc_pipeline_objective_settings(&cfg, &obj);
-        mlc_credibility_explain(&cred, obj.jump, why, sizeof why);
+        mlc_credibility_explain(&cred, obj.kind, why, sizeof why);
         fprintf(stderr, "modalloco: warning: this gait is not credible (%s)\n", why);
     }
     if (res.failed)

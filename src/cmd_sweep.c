@@ -746,6 +746,9 @@ typedef struct summary_row {
     double seed, J, displacement, J_align, generations, seconds; /* NAN when unknown */
     const char *status; /* "done" (params.json), "partial" (checkpoint), "pending" */
     int found;          /* params.json "found": 1, 0, or -1 when absent */
+    char kind[16];      /* objective.kind of config.json ("" when unknown) */
+    char task[160];     /* what the task asks (target, heading, path), "" for locomotion */
+    double task_error;  /* result.json task_error (docs/method.md §7), NAN when unknown */
 } summary_row;
 
 typedef struct summary {
@@ -789,6 +792,48 @@ static void history_tail(const char *dir, double *generation, double *seconds) {
     mlc_free(text);
 }
 
+/* "[a b c]" of a JSON number array into buf. */
+static void vec_text(const cJSON *a, char *buf, size_t cap) {
+    size_t n = 0;
+    const cJSON *x;
+    buf[0] = 0;
+    cJSON_ArrayForEach(x, a) {
+        if (n >= cap) break;
+        int w = snprintf(buf + n, cap - n, "%s%.6g", n ? " " : "[",
+                         cJSON_IsNumber(x) ? x->valuedouble : (double)NAN);
+        if (w > 0) n += (size_t)w;
+    }
+    if (n > 0 && n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+/* The task of a run (config.json's objective) and how far the written gait is from it
+ * (result.json task_error). */
+static void summary_task(summary_row *r, const char *dir) {
+    char path[PATH_MAX], v[120];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    cJSON *cj = read_json(path);
+    const cJSON *ob = cJSON_GetObjectItem(cj, "objective");
+    const cJSON *kind = cJSON_GetObjectItem(ob, "kind");
+    if (cJSON_IsString(kind)) snprintf(r->kind, sizeof r->kind, "%s", kind->valuestring);
+    const char *key = !strcmp(r->kind, "turn")     ? "heading"
+                      : !strcmp(r->kind, "target") ? "target"
+                      : !strcmp(r->kind, "path")   ? "path"
+                      : !strcmp(r->kind, "jump")   ? "target"
+                                                   : NULL;
+    const cJSON *t = key ? cJSON_GetObjectItem(ob, key) : NULL;
+    if (cJSON_IsArray(t)) {
+        vec_text(t, v, sizeof v);
+        snprintf(r->task, sizeof r->task, "%s %s", key, v);
+    } else if (cJSON_IsString(t)) {
+        snprintf(r->task, sizeof r->task, "%s %.120s", key, t->valuestring);
+    }
+    cJSON_Delete(cj);
+    snprintf(path, sizeof path, "%s/result.json", dir);
+    cJSON *rj = read_json(path);
+    r->task_error = json_number(rj, "task_error");
+    cJSON_Delete(rj);
+}
+
 static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
     if (sm->n == sm->cap) {
         int ncap = sm->cap ? 2 * sm->cap : 16;
@@ -815,6 +860,8 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
         cJSON_Delete(rj);
     }
     history_tail(dir, &r->generations, &r->seconds);
+    r->task_error = NAN;
+    summary_task(r, dir);
     snprintf(path, sizeof path, "%s/params.json", dir);
     cJSON *pj = read_json(path);
     if (pj) {
@@ -907,7 +954,12 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
         fputc(',', f);
         csv_field(f, k->valuestring);
     }
-    fputs(",seed,J,displacement,J_align,generations,seconds,found,status\n", f);
+    /* The task columns appear when a run has a task beyond walking along a direction. */
+    int tasks = 0;
+    for (int i = 0; i < sm->n; i++)
+        tasks |= sm->rows[i].kind[0] && strcmp(sm->rows[i].kind, "locomotion") != 0;
+    fputs(",seed,J,displacement,J_align,generations,seconds,found,status", f);
+    fputs(tasks ? ",kind,task,task_error\n" : "\n", f);
     for (int i = 0; i < sm->n; i++) {
         const summary_row *r = &sm->rows[i];
         csv_field(f, r->dir);
@@ -924,7 +976,15 @@ static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
         put_number(f, r->J_align, "%.17g");
         put_number(f, r->generations, "%.0f");
         put_number(f, r->seconds, "%.3f");
-        fprintf(f, ",%s,%s\n", r->found < 0 ? "" : r->found ? "true" : "false", r->status);
+        fprintf(f, ",%s,%s", r->found < 0 ? "" : r->found ? "true" : "false", r->status);
+        if (tasks) {
+            fputc(',', f);
+            csv_field(f, r->kind);
+            fputc(',', f);
+            csv_field(f, r->task);
+            put_number(f, r->task_error, "%.9g");
+        }
+        fputc('\n', f);
     }
 }
 
@@ -985,7 +1045,13 @@ static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err)
                     "fill=\"#3b6ea8\"><title>",
                     x + 0.15 * w, fmin(y0, y1), 0.7 * w, fabs(y1 - y0));
             mlc_xml_escape(f, r->dir);
-            fprintf(f, ": J = %.6g</title></rect>\n", r->J);
+            fprintf(f, ": J = %.6g", r->J);
+            if (r->kind[0] && strcmp(r->kind, "locomotion") != 0) {
+                fputs(", ", f);
+                mlc_xml_escape(f, r->task[0] ? r->task : r->kind);
+                if (isfinite(r->task_error)) fprintf(f, ", task error %.4g", r->task_error);
+            }
+            fputs("</title></rect>\n", f);
         }
         const char *name = strrchr(r->dir, '/');
         name = name && name[1] ? name + 1 : r->dir;

@@ -477,12 +477,12 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "objective.kind",
      .type_name = "string",
      .default_json = "\"locomotion\"",
-     .range = "\"locomotion\" or \"jump\"",
-     .meaning = "what J measures",
+     .range = "\"locomotion\", \"jump\", \"turn\", \"target\", \"path\", \"roll\" or \"flip\"",
+     .meaning = "what J measures (docs/method.md §7)",
      .type = MLC_CFG_STRING,
      FIELD(objective.kind),
      BYTES(objective.kind),
-     .choices = "locomotion|jump"},
+     .choices = "locomotion|jump|turn|target|path|roll|flip"},
     {.name = "objective.direction",
      .type_name = "[x,y,z]",
      .default_json = "[1, 0, 0]",
@@ -549,6 +549,48 @@ const mlc_config_key mlc_config_keys[] = {
      .meaning = "penalize absolute work",
      .type = MLC_CFG_BOOL,
      FIELD(objective.work_abs)},
+    {.name = "objective.heading",
+     .type_name = "[x,z] or [x,y,z]",
+     .default_json = "[1, 0]",
+     .range = "2 or 3 numbers, nonzero on the ground (x, z)",
+     .meaning = "turn: the final forward direction ĥ (projected on the ground)",
+     .type = MLC_CFG_NUMBER_ARRAY,
+     FIELD(objective.heading),
+     COUNT(objective.nheading),
+     ELEMS(objective.heading)},
+    {.name = "objective.target",
+     .type_name = "[x,y,z] or null",
+     .default_json = "null",
+     .range = "null or 3 numbers",
+     .meaning = "target (and jump): where the centre of mass should end",
+     .type = MLC_CFG_VEC3_OR_NULL,
+     FIELD(objective.target),
+     COUNT(objective.target_set)},
+    {.name = "objective.path",
+     .type_name = "string",
+     .default_json = "\"\"",
+     .range = "a CSV file time,x,y,z with a header line (kind \"path\")",
+     .meaning = "path: the centre of mass's waypoints, linearly interpolated in time",
+     .type = MLC_CFG_STRING,
+     FIELD(objective.path),
+     BYTES(objective.path)},
+    {.name = "objective.effort",
+     .type_name = "number",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "effort weight: J += weight × time mean of ‖a(t)/a_max‖² (any kind)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(objective.effort),
+     GE(0)},
+    {.name = "objective.vibration",
+     .type_name = "number",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "vibration weight: J += weight × mean squared centre-of-mass acceleration "
+                "(second differences, extents/s²) (any kind)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(objective.vibration),
+     GE(0)},
 
     {.name = "cmaes.population",
      .type_name = "int",
@@ -606,6 +648,15 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_INT,
      FIELD(cmaes.robust_samples),
      BETWEEN('[', 0, 16, ']')},
+    {.name = "cmaes.polish",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "steps of finite-difference gradient descent on the robust objective after "
+                "CMA-ES (docs/method.md §8); never returns a worse gait; 0 = off",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.polish),
+     GE(0)},
 
     {.name = "output.dir",
      .type_name = "string",
@@ -730,6 +781,11 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->objective.upright = 1;
     cfg->objective.credible_gate = 1;
     strcpy(cfg->objective.align_mode, "min");
+    cfg->objective.heading[0] = 1.0;
+    cfg->objective.nheading = 2;
+    cfg->objective.target_set = 0;
+    cfg->objective.effort = 0.0;
+    cfg->objective.vibration = 0.0;
 
     cfg->cmaes.population = 16;
     cfg->cmaes.generations = 200;
@@ -738,6 +794,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.restarts = 0;
     cfg->cmaes.early_stop = 0;
     cfg->cmaes.robust_samples = 0;
+    cfg->cmaes.polish = 0;
 
     strcpy(cfg->output.dir, "modalloco-out");
     cfg->output.every = 1;
@@ -1599,14 +1656,16 @@ static mlc_status resolve_file_path(char *dst, const cJSON *root, const char *se
     return MLC_OK;
 }
 
-/* mesh.path, regions.file (a label file travels with its mesh) and contact.heightfield
- * resolve the same way. */
+/* mesh.path, regions.file (a label file travels with its mesh), contact.heightfield and
+ * objective.path resolve the same way. */
 static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const char *path,
                                     mlc_err *err) {
     mlc_status s = resolve_file_path(cfg->mesh.path, root, "mesh", "path", path, err);
     if (s == MLC_OK) s = resolve_file_path(cfg->regions.file, root, "regions", "file", path, err);
     if (s == MLC_OK)
         s = resolve_file_path(cfg->contact.heightfield, root, "contact", "heightfield", path, err);
+    if (s == MLC_OK)
+        s = resolve_file_path(cfg->objective.path, root, "objective", "path", path, err);
     return s;
 }
 
@@ -1711,6 +1770,26 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
         return mlc_errf(err, MLC_EINVAL,
                         "key 'actuation.select' = %d is out of range; valid: 0..m = 0..%d",
                         a->select, m);
+    const mlc_config_objective *ob = &cfg->objective;
+    if (!strcmp(ob->kind, "turn")) {
+        if (ob->nheading != 2 && ob->nheading != 3)
+            return mlc_errf(err, MLC_EINVAL,
+                            "key 'objective.heading' has %d values; valid: [x,z] or [x,y,z]",
+                            ob->nheading);
+        double hx = ob->heading[0], hz = ob->heading[ob->nheading - 1];
+        if (!(hx * hx + hz * hz > 0) || !isfinite(hx * hx + hz * hz))
+            return mlc_errf(err, MLC_EINVAL,
+                            "key 'objective.heading' has zero length on the ground (x and z are "
+                            "0); give the final forward direction, e.g. [0, 1] for +z");
+    }
+    if (!strcmp(ob->kind, "target") && !ob->target_set)
+        return mlc_errf(err, MLC_EINVAL,
+                        "objective.kind \"target\" needs key 'objective.target' = [x,y,z], "
+                        "where the centre of mass should end");
+    if (!strcmp(ob->kind, "path") && !ob->path[0])
+        return mlc_errf(err, MLC_EINVAL,
+                        "objective.kind \"path\" needs key 'objective.path': a CSV file "
+                        "time,x,y,z with a header line");
     if (cfg->cmaes.restarts > 0 && !cfg->cmaes.early_stop)
         return mlc_errf(err, MLC_EINVAL,
                         "key 'cmaes.restarts' = %d needs 'cmaes.early_stop' = true: a restart "

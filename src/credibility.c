@@ -185,14 +185,42 @@ done:
     return s;
 }
 
-void mlc_credibility_judge(mlc_credibility *c, int jump) {
+/* The limits of each objective kind (credibility.h): which apply and how far. */
+typedef struct cred_limits {
+    double rise_max, airborne_max, airborne_min; /* airborne_min: flip must leave the ground */
+    int up;                                      /* up_min applies */
+} cred_limits;
+
+static cred_limits limits_of(int kind) {
+    cred_limits L = {MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1};
+    if (kind == MLC_OBJ_JUMP) L.rise_max = L.airborne_max = INFINITY;
+    if (kind == MLC_OBJ_ROLL) L.up = 0;
+    if (kind == MLC_OBJ_FLIP) {
+        L.up = 0;
+        L.rise_max = MLC_CRED_FLIP_RISE_MAX;
+        L.airborne_max = MLC_CRED_FLIP_AIRBORNE_MAX;
+        L.airborne_min = MLC_CRED_FLIP_AIRBORNE_MIN;
+    }
+    return L;
+}
+
+/* x ≤ limit; an infinite limit does not apply (not even to NaN). */
+static int within(double x, double limit) {
+    return isinf(limit) || x <= limit;
+}
+
+void mlc_credibility_judge(mlc_credibility *c, int kind) {
+    cred_limits L = limits_of(kind);
     int ok = !c->failed && c->penetration <= MLC_CRED_PENETRATION_MAX &&
-             c->up_min > MLC_CRED_UP_MIN && c->robustness >= MLC_CRED_ROBUSTNESS_MIN;
-    if (!jump) ok = ok && c->rise <= MLC_CRED_RISE_MAX && c->airborne <= MLC_CRED_AIRBORNE_MAX;
+             c->robustness >= MLC_CRED_ROBUSTNESS_MIN && within(c->rise, L.rise_max) &&
+             within(c->airborne, L.airborne_max) &&
+             (L.airborne_min <= 0 || c->airborne >= L.airborne_min);
+    if (L.up) ok = ok && c->up_min > MLC_CRED_UP_MIN;
     c->credible = ok;
 }
 
-void mlc_credibility_explain(const mlc_credibility *c, int jump, char *buf, size_t cap) {
+void mlc_credibility_explain(const mlc_credibility *c, int kind, char *buf, size_t cap) {
+    cred_limits L = limits_of(kind);
     size_t n = 0;
     if (cap == 0) return;
     buf[0] = 0;
@@ -208,13 +236,15 @@ void mlc_credibility_explain(const mlc_credibility *c, int jump, char *buf, size
         }                                                                                          \
     } while (0)
     if (c->failed) ADD("the rollout blew up");
-    if (!jump && !(c->rise <= MLC_CRED_RISE_MAX))
-        ADD("rise %.3g > %g extents", c->rise, MLC_CRED_RISE_MAX);
-    if (!jump && !(c->airborne <= MLC_CRED_AIRBORNE_MAX))
-        ADD("airborne %.3g > %g", c->airborne, MLC_CRED_AIRBORNE_MAX);
+    if (!within(c->rise, L.rise_max)) ADD("rise %.3g > %g extents", c->rise, L.rise_max);
+    if (!within(c->airborne, L.airborne_max))
+        ADD("airborne %.3g > %g", c->airborne, L.airborne_max);
+    if (L.airborne_min > 0 && !(c->airborne >= L.airborne_min))
+        ADD("airborne %.3g < %g (a flip leaves the ground)", c->airborne, L.airborne_min);
     if (!(c->penetration <= MLC_CRED_PENETRATION_MAX))
         ADD("penetration %.3g > %g extents", c->penetration, MLC_CRED_PENETRATION_MAX);
-    if (!(c->up_min > MLC_CRED_UP_MIN)) ADD("up_min %.3g <= %g", c->up_min, MLC_CRED_UP_MIN);
+    if (L.up && !(c->up_min > MLC_CRED_UP_MIN))
+        ADD("up_min %.3g <= %g", c->up_min, MLC_CRED_UP_MIN);
     if (!(c->robustness >= MLC_CRED_ROBUSTNESS_MIN))
         ADD("robustness %.3g < %g", c->robustness, MLC_CRED_ROBUSTNESS_MIN);
 #undef ADD
@@ -263,7 +293,7 @@ mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh
     if ((s = mlc_credibility_robustness(model, act, obj, res->J, threads, out, NULL, err)) !=
         MLC_OK)
         goto done;
-    mlc_credibility_judge(out, obj ? obj->jump : 0);
+    mlc_credibility_judge(out, obj ? obj->kind : 0);
 done:
     mlc_rollout_destroy(ro);
     mlc_cred_meter_destroy(meter);

@@ -903,6 +903,7 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
             failed = 1;
             break;
         }
+        if (obj->effort > 0) mlc_objective_actuation(&acc, fs->abar, fs->m);
         mlc_fullspace_com(fs, fs->xc, com);
         body_rotation(fs, fs->xc, R);
         double lowest = INFINITY;

@@ -1,6 +1,8 @@
 /* pipeline.c: configuration → mesh → FEM → subspaces (cache) → reduced model. */
 #include "modalloco/pipeline.h"
 
+#include "modalloco/objective.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +89,7 @@ mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *
 
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
     memset(o, 0, sizeof *o);
-    o->jump = strcmp(cfg->objective.kind, "jump") == 0;
+    o->kind = mlc_objective_kind_parse(cfg->objective.kind);
     /* The objective normalizes both vectors itself (objective.c). */
     memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
     memcpy(o->forward,
@@ -99,6 +101,23 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
     o->credible_gate = cfg->objective.credible_gate;
+    const mlc_config_objective *c = &cfg->objective;
+    /* [x,z] or [x,y,z]: the ground components are the first and the last. */
+    o->heading[0] = c->heading[0];
+    o->heading[2] = c->nheading > 0 ? c->heading[c->nheading - 1] : 0;
+    memcpy(o->target, c->target, sizeof o->target);
+    o->target_set = c->target_set;
+    o->effort = c->effort;
+    o->vibration = c->vibration;
+}
+
+void mlc_pipeline_objective(const mlc_pipeline *p, const mlc_config *cfg,
+                            mlc_objective_settings *o) {
+    mlc_pipeline_objective_settings(cfg, o);
+    o->path = p->path;
+    o->npath = p->npath;
+    for (int i = 0; i < p->sub.m && i < MLC_OBJ_MAX_MODES; i++)
+        o->a_max[i] = cfg->actuation.amplitude_p / p->sub.grad_max[i];
 }
 
 void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s) {
@@ -190,6 +209,10 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
 
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
     mlc_status s;
+    /* The waypoints first: a bad path file fails before the precompute. */
+    if (!strcmp(cfg->objective.kind, "path") && !p->path &&
+        (s = mlc_objective_path_read(cfg->objective.path, &p->path, &p->npath, err)) != MLC_OK)
+        return s;
     if (!p->sub.W && (s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) return s;
     double t0 = mlc_now();
     mlc_sim_settings ss;
@@ -232,6 +255,7 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
 void mlc_pipeline_free(mlc_pipeline *p) {
     if (!p) return;
     mlc_free(p->mode_strain);
+    mlc_free(p->path);
     mlc_model_destroy(p->model);
     mlc_subspace_free(&p->sub);
     mlc_region_materials_free(&p->materials);

@@ -174,6 +174,16 @@ char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred
     cJSON_AddNumberToObject(o, "J_work", res->J_work);
     cJSON_AddNumberToObject(o, "displacement", res->displacement);
     cJSON_AddNumberToObject(o, "height_gain", res->height_gain);
+    /* The task term and the penalties of docs/method.md §7 (exact: re-derivable from
+     * trajectory.csv). */
+    cJSON_AddItemToObject(o, "J_task", exact_num(res->J_task));
+    cJSON_AddItemToObject(o, "J_gate", exact_num(res->J_gate));
+    cJSON_AddItemToObject(o, "task_error", exact_num(res->task_error));
+    cJSON_AddItemToObject(o, "J_effort", exact_num(res->J_effort));
+    cJSON_AddItemToObject(o, "J_vibration", exact_num(res->J_vibration));
+    cJSON_AddItemToObject(o, "roll_angle", exact_num(res->roll_angle));
+    cJSON_AddItemToObject(o, "flip_angle", exact_num(res->flip_angle));
+    cJSON_AddItemToObject(o, "J_exact", exact_num(res->J));
     cJSON *c0 = cJSON_AddArrayToObject(o, "com_start");
     cJSON *c1 = cJSON_AddArrayToObject(o, "com_end");
     for (int k = 0; k < 3; k++) {
@@ -248,7 +258,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
         p->model, csv.fp, &pc2, nsv, sv, xyz, cfg->output.every, cfg->output.vtk ? &vtk : NULL,
         MLC_OK,   {0}};
     mlc_objective_settings obj;
-    mlc_pipeline_objective_settings(cfg, &obj);
+    mlc_pipeline_objective(p, cfg, &obj);
     /* The files and the credibility measures come from the same rollout; a failed frame write
      * stops it. */
     s = mlc_credibility_evaluate(p->model, &p->mesh, act, &obj, cfg->parallel.threads, on_frame,

@@ -855,6 +855,7 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
             break;
         }
         done = s;
+        if (obj->effort > 0) mlc_objective_actuation(&acc, ro->abar, mod->m);
         mlc_model_com(mod, ro->zc, com);
         body_rotation(ro, ro->zc, R);
         mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), lowest_sample(ro), fwd);

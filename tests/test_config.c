@@ -112,20 +112,9 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
     assert_int_equal(written, mlc_config_nkeys);
-    assert_int_equal(mlc_config_nkeys, 72); /* the original keys + mesh.up,
-                                             * objective.upright,
-                                             * objective.align_mode, output.viewer,
-                                             * actuation.amplitude_bound, actuation.ramp,
-                                             * cmaes.early_stop, cmaes.robust_samples,
-                                             * contact.model, contact.push_speed,
-                                             * contact.friction, subspace.contact_band,
-                                             * sim.rayleigh, objective.credible_gate,
-                                             * reference.tolerance, reference.contact_samples,
-                                             * reference.max_iterations, output.vtk,
-                                             * output.vtk_volume, material.regions,
-                                             * regions.file, regions.auto, sim.integrator,
-                                             * contact.slope, contact.heightfield,
-                                             * contact.boxes and contact.anisotropy */
+    /* Every key of the table is written; the count moves only when a key is added on
+     * purpose (and docs/config.md and the changelog move with it). */
+    assert_int_equal(mlc_config_nkeys, 78);
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];

@@ -124,7 +124,7 @@ static void check_scenario(double ground, const double g[3], double amp, int jum
     mlc_actuation act = {3, 2, A, T, th};
     mlc_objective_settings obj;
     mlc_objective_settings_default(&obj);
-    obj.jump = jump;
+    obj.kind = jump;
     /* Locomotion without the alignment factor, along the way this actuation happens to move
      * the body: J < 0, so the robustness replays run and have a gain to keep. */
     obj.align = 0;

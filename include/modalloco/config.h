@@ -170,6 +170,13 @@ typedef struct mlc_config_objective {
     int credible_gate;                    /* objective.credible_gate (bool) */
     double work_penalty;                  /* objective.work_penalty: α, ≥ 0 */
     int work_abs;                         /* objective.work_abs (bool): penalize absolute work */
+    double heading[3];                    /* objective.heading: [x,z] or [x,y,z] (turn) */
+    int nheading;                         /* its length: 2 or 3 */
+    double target[3];                     /* objective.target (target, jump) when target_set */
+    int target_set;                       /* 0: objective.target is null */
+    char path[MLC_CONFIG_PATH_MAX];       /* objective.path: waypoint CSV (path) */
+    double effort;                        /* objective.effort: weight, ≥ 0 */
+    double vibration;                     /* objective.vibration: weight, ≥ 0 */
 } mlc_config_objective;
 
 typedef struct mlc_config_cmaes {
@@ -180,6 +187,7 @@ typedef struct mlc_config_cmaes {
     int restarts;       /* cmaes.restarts: IPOP restarts, ≥ 0 */
     int early_stop;     /* cmaes.early_stop: pycma's early stops end a run (bool) */
     int robust_samples; /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
+    int polish;         /* cmaes.polish: gradient polish steps after CMA-ES, 0 = off */
 } mlc_config_cmaes;
 
 typedef struct mlc_config_output {

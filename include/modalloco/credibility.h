@@ -20,6 +20,10 @@
  *                 penetration ≤ 0.02, up_min > 0.5 and robustness ≥ 0.75. For a jump
  *                 objective the rise and airborne limits do not apply (leaving the ground is
  *                 the task). NaN measures fail every limit.
+ *   Per objective kind: turn, target and path are judged like locomotion; roll drops up_min
+ *   (turning over is the task); flip drops up_min and replaces the rise and airborne limits by
+ *   rise ≤ 1 extent, airborne ≤ 0.6 and airborne ≥ 0.02 (it must leave the ground, and a
+ *   flight of more than 60% of the rollout is not a flip from the ground).
  *
  * Cost: skinning every surface vertex is O(n_surface · w) per frame, plus 8 more rollouts: fine
  * for a final evaluation, never for the optimizer's per-candidate rollouts (which must not
@@ -36,12 +40,15 @@
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 
-#define MLC_CRED_RISE_MAX 0.25        /* extents */
-#define MLC_CRED_AIRBORNE_MAX 0.25    /* fraction of frames */
-#define MLC_CRED_PENETRATION_MAX 0.02 /* extents */
-#define MLC_CRED_UP_MIN 0.5           /* up_min must exceed it (60° of tilt) */
-#define MLC_CRED_ROBUSTNESS_MIN 0.75  /* fraction of replays */
-#define MLC_CRED_CLEARANCE 0.01       /* a frame is airborne above ground + this × extent */
+#define MLC_CRED_RISE_MAX 0.25         /* extents */
+#define MLC_CRED_AIRBORNE_MAX 0.25     /* fraction of frames */
+#define MLC_CRED_PENETRATION_MAX 0.02  /* extents */
+#define MLC_CRED_UP_MIN 0.5            /* up_min must exceed it (60° of tilt) */
+#define MLC_CRED_ROBUSTNESS_MIN 0.75   /* fraction of replays */
+#define MLC_CRED_CLEARANCE 0.01        /* a frame is airborne above ground + this × extent */
+#define MLC_CRED_FLIP_RISE_MAX 1.0     /* extents (objective.kind "flip") */
+#define MLC_CRED_FLIP_AIRBORNE_MAX 0.6 /* fraction of frames (flip) */
+#define MLC_CRED_FLIP_AIRBORNE_MIN 0.02
 #define MLC_CRED_REPLAYS 8
 #define MLC_CRED_SEED 20240613ULL /* generator seed of the robustness noise */
 
@@ -95,12 +102,13 @@ mlc_status mlc_credibility_robustness(const mlc_model *model, const mlc_actuatio
                                       const mlc_objective_settings *obj, double J, int threads,
                                       mlc_credibility *out, double *J_replay, mlc_err *err);
 
-/* Set out->credible from the measures (robustness NaN fails). jump: the objective is a jump. */
-void mlc_credibility_judge(mlc_credibility *out, int jump);
+/* Set out->credible from the measures (robustness NaN fails) with the limits of objective kind
+ * `kind` (mlc_objective_kind; 0 locomotion, 1 jump). */
+void mlc_credibility_judge(mlc_credibility *out, int kind);
 
 /* The limits a rollout misses, as one line for a warning ("rise 0.41 > 0.25, up_min -0.2 <=
  * 0.5"), into buf (NUL-terminated, truncated to cap). Empty when it is credible. */
-void mlc_credibility_explain(const mlc_credibility *c, int jump, char *buf, size_t cap);
+void mlc_credibility_explain(const mlc_credibility *c, int kind, char *buf, size_t cap);
 
 /* What `optimize` reports as "found": a credible gait that gains (J < 0). */
 int mlc_credibility_found(const mlc_rollout_result *res, const mlc_credibility *c);

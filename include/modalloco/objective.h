@@ -15,10 +15,22 @@
  * rise = max_t (c_y(t) − c_y(t₀)) / extent and airborne = the share of frames whose lowest
  * contact sample is more than 1% of the extent above the ground: a leap or a flight does not
  * pay, so the optimizer's best gaits stay within the credibility limits (credibility.h).
+ *
+ * The other kinds (e = extent, J_up = max(0, min_t (R ŷ)·ŷ) with `upright`, else 1):
+ *   turn    J = (cos φ(t₀) − cos φ(t_S))/2 · J_up, φ = angle on the ground from ĥ to R û₀,
+ *   target  J = (‖c(t_S) − p‖ − ‖c(t₀) − p‖)/e · J_up,
+ *   path    J = mean_t (‖c(t) − P(t)‖ − ‖c(t₀) − P(t)‖)/e · J_up, P linear in the waypoints,
+ *   roll    J = θ_l/(2π) − (c(t_S) − c(t₀))·v̂/(π e), θ_l = Σ_t rotation of R(t−1)→R(t) about
+ *           l = v̂ × ŷ (rolling forward along v̂ is negative),
+ *   flip    J = θ_air/(2π), θ_air the same sum over airborne frames only (no gate),
+ *   jump with objective.target adds the target term.
+ * Penalties: J += effort · (1/(S h)) Σ_s h ‖a(t_s)/a_max‖² and
+ *   J += vibration · mean_t ‖c(t+1) − 2c(t) + c(t−1)‖² / (h⁴ e²).
  */
 #ifndef MODALLOCO_OBJECTIVE_H
 #define MODALLOCO_OBJECTIVE_H
 
+#include "modalloco/base.h"
 #include "modalloco/sim.h"
 
 typedef struct mlc_objective_acc {
@@ -33,7 +45,23 @@ typedef struct mlc_objective_acc {
     double rise;                /* highest c_y(t) − c_y(t₀) so far */
     int airborne_frames;        /* frames whose lowest contact point is off the ground */
     const mlc_terrain *terrain; /* not flat: rise is measured above the terrain (borrowed) */
+    /* The kinds beyond locomotion and jump, and the penalties (docs/method.md §7). */
+    double lat[3], hd[3];       /* lateral axis v̂ × ŷ (normalized), heading on the ground */
+    double R_prev[9];           /* the previous frame's rotation */
+    double roll, flip;          /* Σ rotation about lat (all frames; airborne frames) */
+    double up_min;              /* min_t (R ŷ)·ŷ */
+    double heading0, heading1;  /* signed heading error at the first and the latest frame */
+    double path_sum, path_rest; /* Σ_t ‖c(t) − P(t)‖ and Σ_t ‖c(t₀) − P(t)‖ */
+    int path_cursor;
+    double c_prev[3], c_prev2[3]; /* c(t−1), c(t−2) for the vibration's second differences */
+    double vib_sum;               /* Σ ‖c(t+1) − 2c(t) + c(t−1)‖² */
+    int vib_n;
+    double effort; /* Σ_s h ‖a(t_s)/a_max‖² */
 } mlc_objective_acc;
+
+/* The kind of an objective.kind name ("turn" -> MLC_OBJ_TURN); unknown names give locomotion
+ * (the configuration has validated the name). */
+int mlc_objective_kind_parse(const char *name);
 
 /* Start with the rest frame (frame 0): zeroes *res, records c(t₀). dt is the time step h.
  * Writes the frame's body forward R û₀ into fwd (for frame callbacks). */
@@ -51,7 +79,14 @@ void mlc_objective_set_terrain(mlc_objective_acc *acc, const mlc_terrain *terrai
  * samples; +∞ without contact), for the airborne share of the gate. */
 void mlc_objective_frame(mlc_objective_acc *acc, const double com[3], const double R[9],
                          double step_work, double lowest, double fwd[3]);
+/* The actuation ā of the step just taken (m values), for the effort penalty: call after each
+ * step when obj->effort > 0. */
+void mlc_objective_actuation(mlc_objective_acc *acc, const double *abar, int m);
 /* Finish: `steps` planned, `done` completed; `failed` (blow-up) scores MLC_SIM_FAIL_PENALTY. */
 void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed);
+
+/* Read objective.path's CSV (header line starting with "time", then time,x,y,z per line, times
+ * increasing) into *out (4×n values, owned, mlc_free). Errors name FILE:LINE; MLC_EINVAL. */
+mlc_status mlc_objective_path_read(const char *file, double **out, int *n, mlc_err *err);
 
 #endif

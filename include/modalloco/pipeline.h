@@ -31,6 +31,8 @@ typedef struct mlc_pipeline {
     int cache_used; /* 1: subspaces came from the cache file */
     mlc_model *model;
     double *mode_strain; /* nt×m per-tet mode strains (mlc_pipeline_gait_space), or NULL */
+    double *path;        /* objective.path's waypoints (t, x, y, z) for kind "path", or NULL */
+    int npath;
     /* Seconds per stage. */
     double t_mesh, t_fem, t_subspace, t_model;
 } mlc_pipeline;
@@ -70,6 +72,11 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
 /* Simulator and objective settings from a configuration. */
 void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s);
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o);
+/* The objective settings with what the pipeline holds: the waypoints of objective.path (read by
+ * mlc_pipeline_model; borrowed, valid while p lives) and the per-mode amplitude limits
+ * a_max,i = p / grad_max[i] of the effort penalty. Every rollout that scores J uses these. */
+void mlc_pipeline_objective(const mlc_pipeline *p, const mlc_config *cfg,
+                            mlc_objective_settings *o);
 void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s);
 
 void mlc_pipeline_free(mlc_pipeline *p);

@@ -57,8 +57,22 @@ typedef struct mlc_sim_settings {
  * exact history, so every step is BDF2. */
 enum { MLC_INTEGRATOR_EULER = 0, MLC_INTEGRATOR_BDF2 = 1 };
 
+/* What J measures (objective.kind; docs/method.md §7). Locomotion and jump keep the values 0
+ * and 1 that the former `jump` flag had. */
+typedef enum mlc_objective_kind {
+    MLC_OBJ_LOCOMOTION = 0,
+    MLC_OBJ_JUMP = 1,
+    MLC_OBJ_TURN,   /* end with the body's forward axis along the heading */
+    MLC_OBJ_TARGET, /* end with the centre of mass at a target */
+    MLC_OBJ_PATH,   /* follow timed waypoints with the centre of mass */
+    MLC_OBJ_ROLL,   /* roll forward about v̂ × ŷ */
+    MLC_OBJ_FLIP    /* rotate about v̂ × ŷ while airborne */
+} mlc_objective_kind;
+
+#define MLC_OBJ_MAX_MODES 64 /* a_max entries of the effort penalty (actuation.modes ≤ 64) */
+
 typedef struct mlc_objective_settings {
-    int jump;            /* 0: locomotion J = J_disp·J_align; 1: jump */
+    int kind;            /* mlc_objective_kind: 0 locomotion (J = J_disp·J_align), 1 jump, ... */
     double direction[3]; /* v̂ (normalized by the model) */
     double forward[3];   /* û₀ (normalized) */
     int align;           /* multiply by J_align */
@@ -67,6 +81,16 @@ typedef struct mlc_objective_settings {
     double work_penalty; /* α */
     int work_abs;        /* penalize |work| per step */
     int credible_gate;   /* J ×= J_gate (objective.h): leaps and flights do not pay */
+    double heading[3];   /* turn: final forward direction ĥ (y ignored; normalized on the
+                            ground by the objective) */
+    double target[3];    /* target (and jump with target_set): final centre of mass */
+    int target_set;
+    const double *path; /* path: npath waypoints (t, x, y, z), times increasing (borrowed) */
+    int npath;
+    double effort;                   /* weight of the effort penalty (0 = off) */
+    double a_max[MLC_OBJ_MAX_MODES]; /* per-mode amplitude limits of the effort penalty
+                                        (0 or unset entries count as 1) */
+    double vibration;                /* weight of the vibration penalty (0 = off) */
 } mlc_objective_settings;
 
 /* Per-mode actuation signals (Eq. 6): a_i(t) = Σ_j A[i*k+j] sin(2π(t/T[i*k+j] + θ[i*k+j])),
@@ -78,7 +102,15 @@ typedef struct mlc_actuation {
 
 typedef struct mlc_rollout_result {
     double J, J_disp, J_align, J_work; /* objective and its terms (J_work = α·work) */
-    double J_gate;                     /* credibility gate (1 when off) */
+    double J_task;       /* the task term before gate and penalties (docs/method.md §7) */
+    double task_error;   /* how far from the task: turn |heading error| (radians), target
+                            final distance / extent, path mean distance / extent, roll and flip
+                            the rotation about the lateral axis (radians, signed); 0 else */
+    double J_effort;     /* effort weight × mean_s ‖a(t_s)/a_max‖² */
+    double J_vibration;  /* vibration weight × mean squared CoM acceleration (extents/s²)² */
+    double roll_angle;   /* accumulated rotation about v̂ × ŷ (radians) */
+    double flip_angle;   /* the same, over airborne frames only */
+    double J_gate;       /* credibility gate (1 when off) */
     double displacement; /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
     double height_gain;  /* mean_t c_y(t) - c_y(t0) (jump) */
     double com0[3], com1[3];
