@@ -39,6 +39,16 @@ refused "mpirun -n 3 with MPI forced off" "MLC_MPI=0" \
 refused "a PMI launcher, rank 1, MPI off" "rank 1 of 2" MLC_MPI=0 PMI_RANK=1 PMI_SIZE=2
 refused "a PMIx rank above 0 alone" "rank 2 of 3" MLC_MPI=0 PMIX_RANK=2
 
+# Commands that never use MPI refuse to run as several copies at all.
+check "modes as task 1 of 2 exits 2" 2 env SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 \
+  "$BIN" modes --out modes
+grep_err "modes as task 1 of 2: the message says so" "modes runs as one process, but this is task 1 of 2"
+[ ! -e modes ] && ok "modes as task 1 of 2 wrote nothing" || fail "modes as task 1 of 2 created modes/"
+check "simulate as rank 1 of 2 exits 2" 2 env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 \
+  "$BIN" simulate --out sim
+grep_err "simulate as rank 1 of 2: the message says so" "simulate runs as one process, but this is rank 1 of 2"
+[ ! -e sim ] && ok "simulate as rank 1 of 2 wrote nothing" || fail "simulate as rank 1 of 2 created sim/"
+
 # Alone: the batch script itself (allocation of 4 tasks, no step), a one-task step, garbage.
 for case in "SLURM_NTASKS=4 SLURM_NPROCS=4 SLURM_PROCID=0 SLURM_JOB_ID=7" \
             "SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_NTASKS=1 SLURM_PROCID=0" \
