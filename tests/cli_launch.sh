@@ -25,16 +25,17 @@ refused() {
 }
 echo '{"seeds": [1], "args": ["cmaes.population=4", "cmaes.generations=1", "sim.steps=20"]}' > sweep.json
 
-# Built without MPI the fix is to build with it; with MPI, to give srun its MPI plugin.
-srun_fix="srun --mpi=pmix"
-"$BIN" --version | grep -q "(no mpi)" && srun_fix="build with MPI"
+# Built without MPI the fix is to build with it; with MPI, to give srun its MPI plugin or to
+# let MPI start.
+srun_fix="srun --mpi=pmix" off_fix="MLC_MPI=0 keeps MPI off"
+"$BIN" --version | grep -q "(no mpi)" && srun_fix="build with MPI" off_fix="build with MPI"
 refused "srun -n 2 without an MPI plugin, task 1" "$srun_fix" \
   SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 SLURM_NTASKS=2 SLURM_PROCID=1
 refused "srun -n 2 without an MPI plugin, task 0" "task 0 of 2" \
   SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 SLURM_NTASKS=2 SLURM_PROCID=0
 refused "an srun step of an older Slurm (SLURM_NTASKS in a step)" "task 0 of 2" \
   SLURM_STEPID=3 SLURM_NTASKS=2
-refused "mpirun -n 3 with MPI forced off" "MLC_MPI=0" \
+refused "mpirun -n 3 with MPI forced off" "$off_fix" \
   MLC_MPI=0 OMPI_COMM_WORLD_SIZE=3 OMPI_COMM_WORLD_RANK=2
 refused "a PMI launcher, rank 1, MPI off" "rank 1 of 2" MLC_MPI=0 PMI_RANK=1 PMI_SIZE=2
 refused "a PMIx rank above 0 alone" "rank 2 of 3" MLC_MPI=0 PMIX_RANK=2
