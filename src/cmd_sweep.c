@@ -301,6 +301,12 @@ static mlc_status slurm_load(sweep *w, const char *file, mlc_err *err) {
                         "%s: \"slurm\": \"%s\" must be a whole number from 1 to 100000", file,
                         ntasks && !positive_int(ntasks) ? "ntasks" : "cpus_per_task");
     if (ntasks) w->slurm.ntasks = (int)ntasks->valuedouble;
+    if (w->slurm.ntasks > 1 && !*w->slurm.launcher)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\": \"ntasks\": %d needs a launcher to start them "
+                        "(\"srun\" or \"mpirun\"); with \"launcher\": \"\" one process "
+                        "runs and the other tasks' CPUs idle",
+                        file, w->slurm.ntasks);
     if (cpus) w->slurm.cpus = (int)cpus->valuedouble;
     if (opts && !cJSON_IsArray(opts))
         return mlc_errf(err, MLC_EINVAL,

@@ -83,7 +83,8 @@ sed 's/"ntasks": 2,/"ntasks": 2, "mpi": "pmi2",/' mpi.json > pmi2.json
 
 # A wrong "slurm" member fails with exit 2 before anything is written.
 for bad in '"mpi": "pm ix"' '"launcher": "mpirun", "mpi": "pmix"' '"ntasks": 0' '"cpus_per_task": 2.5' \
-           '"options": ["--array=0-3"]' '"options": ["-c4"]' '"nodes": 2' '"options": "--time=1"'; do
+           '"options": ["--array=0-3"]' '"options": ["-c4"]' '"nodes": 2' '"options": "--time=1"' \
+           '"launcher": "", "ntasks": 2'; do
   echo "{\"seeds\": [1], \"slurm\": {$bad}}" > badslurm.json
   "$BIN" sweep badslurm.json --out broot --slurm bjob.sh >/dev/null 2>bads.txt
   code=$?
