@@ -647,6 +647,15 @@ static void shell_word(FILE *f, const char *s) {
     fputc('\'', f);
 }
 
+/* What the script adds to an srun launcher: the MPI plugin for runs of several tasks (Slurm's
+ * MpiDefault is often none, and srun would start unjoined copies), and --cpus-per-task, which
+ * Slurm 22.05's srun does not take from the allocation. */
+static void srun_options(FILE *f, const sweep *w) {
+    if (!is_srun(w->slurm.launcher)) return;
+    if (w->slurm.ntasks > 1 && *w->slurm.mpi) fprintf(f, " --mpi=%s", w->slurm.mpi);
+    if (w->slurm.cpus) fprintf(f, " --cpus-per-task=%d", w->slurm.cpus);
+}
+
 static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -678,15 +687,11 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
     fputs("}\nROOT=", f);
     shell_word(f, w->root);
     /* The launcher starts the run's processes (MPI ranks when ntasks > 1); "" runs the program
-     * directly. srun joins several tasks into one MPI job only with an MPI plugin (Slurm's
-     * MpiDefault is often none), and Slurm 22.05's srun does not inherit --cpus-per-task. */
+     * directly. */
     fputs("\nLAUNCH=(", f);
     const char *l = w->slurm.launcher;
     if (*l) shell_word(f, l);
-    if (is_srun(l)) {
-        if (w->slurm.ntasks > 1 && *w->slurm.mpi) fprintf(f, " --mpi=%s", w->slurm.mpi);
-        if (w->slurm.cpus) fprintf(f, " --cpus-per-task=%d", w->slurm.cpus);
-    }
+    srun_options(f, w);
     fputs(")\n", f);
     fputs("task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\n"
           "# One line per attempt: a requeued task appends to the same log.\n"
@@ -740,8 +745,7 @@ static void print_resources(FILE *f, const sweep *w) {
     fprintf(f, ", time %s, partition %s\n", time ? time : "the partition's default",
             part ? part : "the default");
     fprintf(f, "launch: %s", *w->slurm.launcher ? w->slurm.launcher : "(none: the program itself)");
-    if (is_srun(w->slurm.launcher) && w->slurm.ntasks > 1)
-        fprintf(f, " --mpi=%s", *w->slurm.mpi ? w->slurm.mpi : "(Slurm's MpiDefault)");
+    srun_options(f, w);
     fputs("; a task that stays PENDING (PartitionConfig) asks for more than a node of the "
           "partition has: see docs/cluster.md\n",
           f);

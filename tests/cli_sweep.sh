@@ -76,6 +76,7 @@ JSON
 grep -q "^LAUNCH=(srun --mpi=pmix --cpus-per-task=4)$" mjob.sh && grep -q "^#SBATCH --ntasks=2$" mjob.sh \
   && echo "ok: several tasks per run are launched with srun --mpi=pmix" || fail "mjob.sh: $(grep -E 'LAUNCH|SBATCH' mjob.sh)"
 grep -q "2 tasks x 4 CPUs = 8 CPUs, memory 2G per node, time 00:10:00, partition debug" mjob.txt \
+  && grep -q "^launch: srun --mpi=pmix --cpus-per-task=4;" mjob.txt \
   && echo "ok: sweep --slurm prints what each array task asks for" || fail "resources: $(cat mjob.txt)"
 sed 's/"ntasks": 2,/"ntasks": 2, "mpi": "pmi2",/' mpi.json > pmi2.json
 "$BIN" sweep pmi2.json --out mroot --slurm mjob.sh >/dev/null 2>&1 && grep -q "^LAUNCH=(srun --mpi=pmi2 " mjob.sh \
