@@ -350,6 +350,21 @@ int mlc_cli_main(int argc, char **argv) {
         return usage_error("info", "%s", "info needs a MESH argument");
     if (!strcmp(opt.command, "view") && !opt.input)
         return usage_error("view", "%s", "view needs a DIR argument (an optimize output)");
+    /* These commands run in one process: several copies that a launcher started would each
+     * do the whole work into the same files (optimize and sweep check in mlc_dist_init). */
+    if (run == mlc_cmd_modes || run == mlc_cmd_simulate || run == mlc_cmd_summarize ||
+        run == mlc_cmd_view) {
+        mlc_launch l = mlc_dist_launch(NULL);
+        if (l.tasks > 1) {
+            mlc_err err = {0};
+            mlc_errf(&err, MLC_EINVAL,
+                     "%s runs as one process, but this is %s %d of %d started together (%s): "
+                     "each would write the same files; start one (srun --ntasks=1, or without "
+                     "mpirun)",
+                     opt.command, l.slurm ? "task" : "rank", l.index, l.tasks, l.var);
+            return mlc_cli_fail(MLC_EINVAL, &err);
+        }
+    }
     int rc = run(&opt);
     mlc_dist_finalize(); /* only if a command started MPI (under mpirun/srun) */
     return rc;

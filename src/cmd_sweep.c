@@ -10,8 +10,9 @@
  *    "args": ["KEY=VALUE", ...],                            (optional: --set for every run;
  *                                                            `sweep --set` adds more)
  *    "out": "ROOT",                                         (optional; --out wins)
- *    "slurm": {"launcher": "srun", "ntasks": 1, "cpus_per_task": 2,
- *              "options": ["--time=02:00:00", ...]}}        (optional; for --slurm)
+ *    "slurm": {"launcher": "srun", "mpi": "pmix", "ntasks": 1, "cpus_per_task": 2,
+ *              "options": ["--time=02:00:00", ...]}}        (optional; for --slurm; checked
+ *                                                            always: slurm_load)
  * Runs: every grid point × every list entry × every seed, in that nesting (the grid's first
  * key varies slowest, seeds fastest); run i goes to ROOT/run_%04d. Its --set overrides are, in
  * order: args, the grid values, the list entry's values, cmaes.seed. Paths in the sweep file
@@ -109,6 +110,12 @@ typedef struct sweep {
     sweep_run *runs;       /* nruns (owned) */
     int nruns;
     cJSON *keys; /* array of the swept key names, first appearance order (owned) */
+    struct {
+        const char *launcher; /* "srun" (default), "mpirun", ... or "" (in doc) */
+        const char *mpi;      /* srun's MPI plugin for runs of several tasks ("" = Slurm's) */
+        int ntasks, cpus;     /* processes per run, CPUs per process (0: not asked) */
+        const cJSON *options; /* more #SBATCH lines (in doc; may be NULL) */
+    } slurm;
 } sweep;
 
 static void sweep_free(sweep *w) {
@@ -195,6 +202,141 @@ static mlc_status run_config(const sweep *w, const sweep_run *r, const char *src
     return mlc_config_validate(cfg, err);
 }
 
+/* The name of the first member of object `o` that is not among `known`, or NULL. */
+static const char *unknown_member(const cJSON *o, const char *const *known, size_t n) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        size_t k = 0;
+        while (k < n && strcmp(it->string, known[k]))
+            k++;
+        if (k == n) return it->string;
+    }
+    return NULL;
+}
+
+/* Is `opt` (an #SBATCH option) the option `name` ("--ntasks") or its short form `letter`? */
+static int is_option(const char *opt, const char *name, const char *letter) {
+    size_t n = strlen(name);
+    if (!strncmp(opt, name, n) && (opt[n] == 0 || opt[n] == '=' || opt[n] == ' ')) return 1;
+    n = letter ? strlen(letter) : 0;
+    return n && !strncmp(opt, letter, n);
+}
+
+/* The value of option `name`/`letter` among the #SBATCH options, or NULL. */
+static const char *option_value(const cJSON *opts, const char *name, const char *letter) {
+    const cJSON *o;
+    cJSON_ArrayForEach(o, opts) {
+        const char *v = o->valuestring;
+        if (!is_option(v, name, letter)) continue;
+        v += v[1] == '-' ? strlen(name) : strlen(letter);
+        while (*v == '=' || *v == ' ')
+            v++;
+        return v;
+    }
+    return NULL;
+}
+
+/* Is the launcher Slurm's srun (by its name, with or without a directory)? */
+static int is_srun(const char *launcher) {
+    const char *base = strrchr(launcher, '/');
+    return !strcmp(base ? base + 1 : launcher, "srun");
+}
+
+static int positive_int(const cJSON *v) {
+    return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && v->valuedouble >= 1 &&
+           v->valuedouble <= 100000;
+}
+
+/* The "slurm" member, checked whether or not --slurm is given: a mistake in it should show at
+ * once, not when the cluster rejects the job. */
+static mlc_status slurm_load(sweep *w, const char *file, mlc_err *err) {
+    w->slurm.launcher = "srun";
+    w->slurm.mpi = "pmix";
+    w->slurm.ntasks = 1;
+    const cJSON *sl = cJSON_GetObjectItem(w->doc, "slurm"), *it;
+    if (!sl) return MLC_OK;
+    if (!cJSON_IsObject(sl))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\" must be an object (launcher, mpi, ntasks, "
+                        "cpus_per_task, options)",
+                        file);
+    static const char *known[] = {"launcher", "mpi", "ntasks", "cpus_per_task", "options"};
+    const char *odd = unknown_member(sl, known, sizeof known / sizeof known[0]);
+    if (odd)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\": unknown member \"%s\"; it has launcher, mpi, "
+                        "ntasks, cpus_per_task and options (docs/cluster.md)",
+                        file, odd);
+    const cJSON *launcher = cJSON_GetObjectItem(sl, "launcher");
+    const cJSON *mpi = cJSON_GetObjectItem(sl, "mpi");
+    const cJSON *ntasks = cJSON_GetObjectItem(sl, "ntasks");
+    const cJSON *cpus = cJSON_GetObjectItem(sl, "cpus_per_task");
+    const cJSON *opts = cJSON_GetObjectItem(sl, "options");
+    if (launcher && (!cJSON_IsString(launcher) || strpbrk(launcher->valuestring, "\t\n")))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\": \"launcher\" must be a program name such as "
+                        "\"srun\" or \"mpirun\", or \"\" to run the program directly",
+                        file);
+    if (launcher) w->slurm.launcher = launcher->valuestring;
+    if (mpi) {
+        int ok = cJSON_IsString(mpi) && strlen(mpi->valuestring) < 64;
+        for (const char *c = ok ? mpi->valuestring : ""; *c; c++)
+            ok &= isalnum((unsigned char)*c) || *c == '_';
+        if (!ok)
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: \"slurm\": \"mpi\" must name an MPI plugin of srun, such as "
+                            "\"pmix\" or \"pmi2\" (`srun --mpi=list`), or be \"\" for "
+                            "Slurm's MpiDefault",
+                            file);
+        if (!is_srun(w->slurm.launcher))
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: \"slurm\": \"mpi\" is srun's --mpi; the launcher \"%s\" "
+                            "does not take it (remove \"mpi\", or use \"launcher\": "
+                            "\"srun\")",
+                            file, w->slurm.launcher);
+        w->slurm.mpi = mpi->valuestring;
+    }
+    if ((ntasks && !positive_int(ntasks)) || (cpus && !positive_int(cpus)))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\": \"%s\" must be a whole number from 1 to 100000", file,
+                        ntasks && !positive_int(ntasks) ? "ntasks" : "cpus_per_task");
+    if (ntasks) w->slurm.ntasks = (int)ntasks->valuedouble;
+    if (w->slurm.ntasks > 1 && !*w->slurm.launcher)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\": \"ntasks\": %d needs a launcher to start them "
+                        "(\"srun\" or \"mpirun\"); with \"launcher\": \"\" one process "
+                        "runs and the other tasks' CPUs idle",
+                        file, w->slurm.ntasks);
+    if (cpus) w->slurm.cpus = (int)cpus->valuedouble;
+    if (opts && !cJSON_IsArray(opts))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: \"slurm\": \"options\" must be an array of sbatch options "
+                        "(\"--time=01:00:00\", ...)",
+                        file);
+    /* What the script sets itself may not be set twice. */
+    static const char *own[][3] = {{"--array", "-a", "the sweep's runs"},
+                                   {"--output", "-o", "ROOT/slurm-JOB_TASK.out"},
+                                   {"--open-mode", NULL, "append"},
+                                   {"--ntasks", "-n", "\"ntasks\""},
+                                   {"--cpus-per-task", "-c", "\"cpus_per_task\""}};
+    cJSON_ArrayForEach(it, opts) {
+        const char *o = cJSON_IsString(it) ? it->valuestring : NULL;
+        if (!o || o[0] != '-' || strpbrk(o, "\n\r"))
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: \"slurm\": every entry of \"options\" must be one sbatch "
+                            "option starting with '-' (\"--time=01:00:00\")",
+                            file);
+        for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+            if (is_option(o, own[k][0], own[k][1]))
+                return mlc_errf(err, MLC_EINVAL,
+                                "%s: \"slurm\": option \"%s\": the script sets %s itself "
+                                "(from %s)",
+                                file, o, own[k][0], own[k][2]);
+    }
+    w->slurm.options = opts;
+    return MLC_OK;
+}
+
 /* Parse the sweep file and expand it into runs (nothing is written). */
 static mlc_status sweep_load(sweep *w, const char *file, const char *out, const char *const *extra,
                              int nextra, mlc_err *err) {
@@ -205,17 +347,13 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
     if (!w->doc || !cJSON_IsObject(w->doc))
         return mlc_errf(err, MLC_EPARSE, "%s: not a JSON object (see docs/cluster.md)", file);
     static const char *known[] = {"base", "grid", "list", "seeds", "args", "out", "slurm"};
+    const char *odd = unknown_member(w->doc, known, sizeof known / sizeof known[0]);
+    if (odd)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: unknown member \"%s\"; a sweep has base, grid, "
+                        "list, seeds, args, out and slurm",
+                        file, odd);
     const cJSON *it;
-    cJSON_ArrayForEach(it, w->doc) {
-        int ok = 0;
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-            ok |= !strcmp(it->string, known[k]);
-        if (!ok)
-            return mlc_errf(err, MLC_EINVAL,
-                            "%s: unknown member \"%s\"; a sweep has base, grid, "
-                            "list, seeds, args, out and slurm",
-                            file, it->string);
-    }
     const cJSON *base = cJSON_GetObjectItem(w->doc, "base");
     const cJSON *grid = cJSON_GetObjectItem(w->doc, "grid");
     const cJSON *list = cJSON_GetObjectItem(w->doc, "list");
@@ -307,12 +445,14 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
             return mlc_errf(err, MLC_EINVAL, "the base path may not contain tabs or newlines");
     }
 
+    mlc_status s;
+    if ((s = slurm_load(w, file, err)) != MLC_OK) return s;
+
     /* Expansion. */
     w->keys = cJSON_CreateArray();
     w->runs = mlc_calloc((size_t)total, sizeof *w->runs);
     if (!w->keys || !w->runs) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     int ngk = grid ? cJSON_GetArraySize(grid) : 0;
-    mlc_status s;
     mlc_config cfg;
     for (long gi = 0; gi < ngrid; gi++)
         for (int li = 0; li < nlist; li++)
@@ -507,21 +647,16 @@ static void shell_word(FILE *f, const char *s) {
     fputc('\'', f);
 }
 
+/* What the script adds to an srun launcher: the MPI plugin for runs of several tasks (Slurm's
+ * MpiDefault is often none, and srun would start unjoined copies), and --cpus-per-task, which
+ * Slurm 22.05's srun does not take from the allocation. */
+static void srun_options(FILE *f, const sweep *w) {
+    if (!is_srun(w->slurm.launcher)) return;
+    if (w->slurm.ntasks > 1 && *w->slurm.mpi) fprintf(f, " --mpi=%s", w->slurm.mpi);
+    if (w->slurm.cpus) fprintf(f, " --cpus-per-task=%d", w->slurm.cpus);
+}
+
 static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
-    const cJSON *sl = cJSON_GetObjectItem(w->doc, "slurm");
-    if (sl && !cJSON_IsObject(sl))
-        return mlc_errf(err, MLC_EINVAL,
-                        "\"slurm\" must be an object (launcher, ntasks, "
-                        "cpus_per_task, options)");
-    const cJSON *launcher = cJSON_GetObjectItem(sl, "launcher");
-    const cJSON *ntasks = cJSON_GetObjectItem(sl, "ntasks");
-    const cJSON *cpus = cJSON_GetObjectItem(sl, "cpus_per_task");
-    const cJSON *opts = cJSON_GetObjectItem(sl, "options");
-    if ((launcher && !cJSON_IsString(launcher)) || (ntasks && !cJSON_IsNumber(ntasks)) ||
-        (cpus && !cJSON_IsNumber(cpus)) || (opts && !cJSON_IsArray(opts)))
-        return mlc_errf(err, MLC_EINVAL,
-                        "\"slurm\": launcher is a string, ntasks and "
-                        "cpus_per_task are numbers, options an array of strings");
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
@@ -539,11 +674,13 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
             "# Submit: sbatch %s    Then: modalloco summarize %s --out %s/summary.csv\n",
             w->nruns, path, w->root, w->root);
     fprintf(f, "#SBATCH --job-name=modalloco-sweep\n#SBATCH --array=0-%d\n", w->nruns - 1);
-    fprintf(f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n", w->root);
-    fprintf(f, "#SBATCH --ntasks=%d\n", ntasks ? MLC_MAX(1, (int)ntasks->valuedouble) : 1);
-    if (cpus) fprintf(f, "#SBATCH --cpus-per-task=%d\n", MLC_MAX(1, (int)cpus->valuedouble));
+    /* Append: a requeued task's output file is truncated otherwise, and the first attempt's
+     * log lost. */
+    fprintf(f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n#SBATCH --open-mode=append\n", w->root);
+    fprintf(f, "#SBATCH --ntasks=%d\n", w->slurm.ntasks);
+    if (w->slurm.cpus) fprintf(f, "#SBATCH --cpus-per-task=%d\n", w->slurm.cpus);
     const cJSON *o;
-    cJSON_ArrayForEach(o, opts) if (cJSON_IsString(o)) fprintf(f, "#SBATCH %s\n", o->valuestring);
+    cJSON_ArrayForEach(o, w->slurm.options) fprintf(f, "#SBATCH %s\n", o->valuestring);
     fputs("set -euo pipefail\n", f);
     fputs("MODALLOCO=${MODALLOCO:-", f);
     shell_word(f, exe);
@@ -552,10 +689,15 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
     /* The launcher starts the run's processes (MPI ranks when ntasks > 1); "" runs the program
      * directly. */
     fputs("\nLAUNCH=(", f);
-    const char *l = launcher ? launcher->valuestring : "srun";
+    const char *l = w->slurm.launcher;
     if (*l) shell_word(f, l);
+    srun_options(f, w);
     fputs(")\n", f);
     fputs("task=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\n"
+          "# One line per attempt: a requeued task appends to the same log.\n"
+          "echo \"modalloco: array task $task, attempt $((${SLURM_RESTART_COUNT:-0} + 1))"
+          " (SLURM_RESTART_COUNT=${SLURM_RESTART_COUNT:-0}), job ${SLURM_JOB_ID:-?}"
+          " on $(hostname) at $(date '+%F %T')\"\n"
           "# Line task+1 of the manifest holds this run's optimize arguments, tab separated.\n"
           "IFS=$'\\t' read -r -a args < <(sed -n \"$((task + 1))p\" \"$ROOT/manifest.tsv\")\n"
           "dir=$(printf '%s/run_%04d' \"$ROOT\" \"$task\")\n"
@@ -575,6 +717,38 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
     s = mlc_afile_commit(&af, err);
     if (s == MLC_OK) chmod(path, 0755);
     return s;
+}
+
+/* What every array task asks Slurm for, so that a job that cannot fit is noticed before it
+ * waits forever (docs/cluster.md: PENDING with reason PartitionConfig or Resources). */
+static void print_resources(FILE *f, const sweep *w) {
+    const cJSON *opts = w->slurm.options;
+    const char *nodes = option_value(opts, "--nodes", "-N");
+    const char *mem = option_value(opts, "--mem", NULL);
+    const char *mem_cpu = option_value(opts, "--mem-per-cpu", NULL);
+    const char *time = option_value(opts, "--time", "-t");
+    const char *part = option_value(opts, "--partition", "-p");
+    const int cpus = w->slurm.cpus ? w->slurm.cpus : 1;
+    fprintf(f, "each array task asks for: nodes %s, %d task%s x %d CPU%s = %d CPUs%s",
+            nodes                  ? nodes
+            : w->slurm.ntasks == 1 ? "1"
+                                   : "as Slurm places them",
+            w->slurm.ntasks, w->slurm.ntasks == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s",
+            w->slurm.ntasks * cpus,
+            w->slurm.cpus ? "" : " (cpus_per_task not set: Slurm's default, 1)");
+    if (mem)
+        fprintf(f, ", memory %s per node", mem);
+    else if (mem_cpu)
+        fprintf(f, ", memory %s per CPU", mem_cpu);
+    else
+        fputs(", memory the partition's default", f);
+    fprintf(f, ", time %s, partition %s\n", time ? time : "the partition's default",
+            part ? part : "the default");
+    fprintf(f, "launch: %s", *w->slurm.launcher ? w->slurm.launcher : "(none: the program itself)");
+    srun_options(f, w);
+    fputs("; a task that stays PENDING (PartitionConfig) asks for more than a node of the "
+          "partition has: see docs/cluster.md\n",
+          f);
 }
 
 /* ---- sweep ------------------------------------------------------------------------------ */
@@ -669,8 +843,9 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
             int todo = 0;
             for (int i = 0; i < w.nruns; i++)
                 todo += state[i] != RUN_SKIP;
-            printf("%s: %d runs (%d to do) in %s\nsubmit with: sbatch %s\n", opt->slurm, w.nruns,
-                   todo, w.root, opt->slurm);
+            printf("%s: %d runs (%d to do) in %s\n", opt->slurm, w.nruns, todo, w.root);
+            print_resources(stdout, &w);
+            printf("submit with: sbatch %s\n", opt->slurm);
         }
         goto done;
     }

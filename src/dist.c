@@ -5,6 +5,7 @@
  */
 #include "modalloco/dist.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 
 static int initialized; /* mlc_dist_init ran (its outcome is init_status) */
 static mlc_status init_status;
-static int mpi_started; /* we called MPI_Init_thread and owe an MPI_Finalize */
+static mlc_err init_err; /* its message when it failed */
+static int mpi_started;  /* we called MPI_Init_thread and owe an MPI_Finalize */
 static int world_rank, world_size = 1, local_size = 1;
 static double comm_seconds;
 
@@ -42,40 +44,119 @@ static int launched_by_mpi(void) {
 }
 #endif
 
+static const char *process_env(const char *name) {
+    return getenv(name);
+}
+
+/* A positive integer from variable `name`, or 0 when it is absent or anything else. */
+static int env_count(const char *(*env)(const char *), const char *name) {
+    const char *v = env(name);
+    if (!v || !*v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end == 0 && n > 0 && n <= 1 << 24 ? (int)n : 0;
+}
+
+mlc_launch mlc_dist_launch(const char *(*env)(const char *name)) {
+    if (!env) env = process_env;
+    mlc_launch l = {1, 0, NULL, 0};
+    const char *step = env("SLURM_STEP_ID");
+    if (!step) step = env("SLURM_STEPID");
+    /* The batch script's own step has no SLURM_STEP_ID; its SLURM_NTASKS is the allocation's. */
+    int in_step = step && *step && isdigit((unsigned char)*step);
+    /* Sizes: the MPI launcher's own word first (mpirun inside an allocation), then srun's. */
+    static const char *sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS",
+                                  "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !l.var; i++) {
+        if (i == 3 && !in_step) continue;
+        int n = env_count(env, sizes[i]);
+        if (n) l.tasks = n, l.var = sizes[i];
+    }
+    /* Ranks: a rank above 0 proves company even where no size is given (PMIx). */
+    static const char *ranks[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++) {
+        if (i == 3 && !in_step) continue;
+        int r = env_count(env, ranks[i]);
+        if (r <= 0) continue;
+        l.index = r;
+        if (r >= l.tasks) l.tasks = r + 1, l.var = ranks[i];
+        break;
+    }
+    l.slurm = (in_step || env("SLURM_STEP_NUM_TASKS")) && !env("OMPI_COMM_WORLD_SIZE") &&
+              !env("PMI_SIZE");
+    return l;
+}
+
+mlc_status mlc_dist_check_launch(const mlc_launch *l, int world, int compiled, mlc_err *err) {
+    if (l->tasks <= 1 || world > 1) return MLC_OK;
+    char who[160];
+    snprintf(who, sizeof who, "this process is %s %d of %d started together (%s)",
+             l->slurm ? "task" : "rank", l->index, l->tasks, l->var ? l->var : "?");
+    if (!compiled)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s, but this modalloco was built without MPI, so each would run the "
+                        "whole job and write the same files: build with MPI (install OpenMPI, "
+                        "see docs/cluster.md; `modalloco --version` says \"mpi\"), or start "
+                        "one process (%s)",
+                        who, l->slurm ? "srun --ntasks=1, \"ntasks\": 1 in a sweep" : "-n 1");
+    const char *forced = getenv("MLC_MPI");
+    if (forced && !strcmp(forced, "0"))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s, but MLC_MPI=0 keeps MPI off, so each would run the whole job and "
+                        "write the same files: unset MLC_MPI, or start one process",
+                        who);
+    if (l->slurm)
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s, but srun did not join them with MPI (MPI world of 1 process; "
+                        "Slurm's MpiDefault is often none), so each would run the whole job "
+                        "and write the same files: start them with `srun --mpi=pmix` (`srun "
+                        "--mpi=list` shows the plugins; a sweep's \"slurm\": {\"mpi\": ...}), "
+                        "or with --ntasks=1",
+                        who);
+    return mlc_errf(err, MLC_EINVAL,
+                    "%s, but MPI did not join them (MPI world of 1 process: a launcher of "
+                    "another MPI than the one modalloco was built with?), so each would run "
+                    "the whole job and write the same files: use the mpirun of the OpenMPI "
+                    "modalloco was built with, or start one process",
+                    who);
+}
+
 mlc_status mlc_dist_init(mlc_err *err) {
     if (initialized) {
-        if (init_status != MLC_OK) mlc_errf(err, init_status, "MPI could not be started");
+        if (init_status != MLC_OK) mlc_errf(err, init_status, "%s", init_err.msg);
         return init_status;
     }
     initialized = 1;
     init_status = MLC_OK;
 #ifdef MLC_HAVE_MPI
-    if (!launched_by_mpi()) return MLC_OK;
-    int already = 0;
-    MPI_Initialized(&already);
-    if (!already) {
-        int provided = 0;
-        /* FUNNELED: OpenMP threads never call MPI; only the main thread does. */
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-            init_status = MLC_ETOOL;
-            return mlc_errf(err, MLC_ETOOL,
-                            "MPI_Init_thread failed; run under mpirun/srun, or "
-                            "set MLC_MPI=0 to run as a single process");
+    if (launched_by_mpi()) {
+        int already = 0;
+        MPI_Initialized(&already);
+        if (!already) {
+            int provided = 0;
+            /* FUNNELED: OpenMP threads never call MPI; only the main thread does. */
+            if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+                init_status = mlc_errf(&init_err, MLC_ETOOL,
+                                       "MPI_Init_thread failed; run under mpirun/srun, or "
+                                       "set MLC_MPI=0 to run as a single process");
+                return mlc_errf(err, init_status, "%s", init_err.msg);
+            }
+            mpi_started = 1;
         }
-        mpi_started = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+        MPI_Comm node;
+        if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS) {
+            MPI_Comm_size(node, &local_size);
+            MPI_Comm_free(&node);
+        }
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    MPI_Comm node;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        MPI_Comm_size(node, &local_size);
-        MPI_Comm_free(&node);
-    }
-#else
-    MLC_UNUSED(err);
 #endif
-    return MLC_OK;
+    mlc_launch l = mlc_dist_launch(NULL);
+    init_status = mlc_dist_check_launch(&l, world_size, mlc_dist_compiled(), &init_err);
+    if (init_status != MLC_OK) mlc_errf(err, init_status, "%s", init_err.msg);
+    return init_status;
 }
 
 void mlc_dist_finalize(void) {

@@ -55,11 +55,46 @@ grep -q "^#SBATCH --array=0-3$" job.sh && [ "$(wc -l < sroot/manifest.tsv)" -eq 
 mkdir -p fakebin
 printf '#!/bin/sh\nexec "$@"\n' > fakebin/srun # a stand-in for Slurm's launcher
 chmod +x fakebin/srun
-PATH="$T/fakebin:$PATH" SLURM_ARRAY_TASK_ID=2 bash job.sh >/dev/null 2>task.txt || { fail "array task 2"; cat task.txt; }
+grep -q "^#SBATCH --open-mode=append$" job.sh && grep -q "^LAUNCH=(srun)$" job.sh \
+  && echo "ok: the log is appended to (requeues keep it); one task needs no MPI plugin" || fail "job.sh: $(cat job.sh)"
+PATH="$T/fakebin:$PATH" SLURM_ARRAY_TASK_ID=2 bash job.sh >task.out 2>task.txt || { fail "array task 2"; cat task.txt; }
 cmp -s root/run_0002/params.json sroot/run_0002/params.json && [ ! -e sroot/run_0001/params.json ] \
   && echo "ok: array task 2 reproduces run 2 exactly" || fail "array task 2 differs from the local run"
-PATH="$T/fakebin:$PATH" SLURM_ARRAY_TASK_ID=2 bash job.sh 2>&1 | grep -q "complete" \
-  && echo "ok: a finished array task is skipped" || fail "rerun of a finished task"
+grep -q "^modalloco: array task 2, attempt 1 (SLURM_RESTART_COUNT=0)" task.out \
+  && echo "ok: the task's log names its attempt" || fail "no attempt line: $(head -2 task.out)"
+PATH="$T/fakebin:$PATH" SLURM_ARRAY_TASK_ID=2 SLURM_RESTART_COUNT=1 bash job.sh >again.out 2>&1
+grep -q "attempt 2 (SLURM_RESTART_COUNT=1)" again.out && grep -q "complete" again.out \
+  && echo "ok: a finished array task is skipped; a requeue is attempt 2" || fail "rerun of a finished task: $(cat again.out)"
+
+# Several tasks per run: srun gets the MPI plugin (pmix unless "mpi" says otherwise), and the
+# resources every array task asks for are printed.
+cat > mpi.json <<'JSON'
+{"seeds": [1, 2], "args": ["sim.steps=20"],
+ "slurm": {"ntasks": 2, "cpus_per_task": 4, "options": ["--time=00:10:00", "--mem=2G", "-p debug"]}}
+JSON
+"$BIN" sweep mpi.json --out mroot --slurm mjob.sh >mjob.txt 2>&1 || fail "sweep --slurm with ntasks 2"
+grep -q "^LAUNCH=(srun --mpi=pmix --cpus-per-task=4)$" mjob.sh && grep -q "^#SBATCH --ntasks=2$" mjob.sh \
+  && echo "ok: several tasks per run are launched with srun --mpi=pmix" || fail "mjob.sh: $(grep -E 'LAUNCH|SBATCH' mjob.sh)"
+grep -q "2 tasks x 4 CPUs = 8 CPUs, memory 2G per node, time 00:10:00, partition debug" mjob.txt \
+  && grep -q "^launch: srun --mpi=pmix --cpus-per-task=4;" mjob.txt \
+  && echo "ok: sweep --slurm prints what each array task asks for" || fail "resources: $(cat mjob.txt)"
+sed 's/"ntasks": 2,/"ntasks": 2, "mpi": "pmi2",/' mpi.json > pmi2.json
+"$BIN" sweep pmi2.json --out mroot --slurm mjob.sh >/dev/null 2>&1 && grep -q "^LAUNCH=(srun --mpi=pmi2 " mjob.sh \
+  && echo "ok: \"mpi\" picks the plugin" || fail "mpi=pmi2: $(grep LAUNCH mjob.sh)"
+
+# A wrong "slurm" member fails with exit 2 before anything is written.
+for bad in '"mpi": "pm ix"' '"launcher": "mpirun", "mpi": "pmix"' '"ntasks": 0' '"cpus_per_task": 2.5' \
+           '"options": ["--array=0-3"]' '"options": ["-c4"]' '"nodes": 2' '"options": "--time=1"' \
+           '"launcher": "", "ntasks": 2'; do
+  echo "{\"seeds\": [1], \"slurm\": {$bad}}" > badslurm.json
+  "$BIN" sweep badslurm.json --out broot --slurm bjob.sh >/dev/null 2>bads.txt
+  code=$?
+  if [ $code -eq 2 ] && grep -q 'badslurm.json: "slurm"' bads.txt && [ ! -e broot ] && [ ! -e bjob.sh ]; then
+    echo "ok: slurm {$bad} refused: $(cut -c1-90 bads.txt)"
+  else
+    fail "slurm {$bad}: exit $code, $(cat bads.txt)"
+  fi
+done
 
 # Input errors in the sweep file stop it before any run (exit 2).
 echo '{"grid": {"sim.stepz": [1, 2]}}' > bad.json

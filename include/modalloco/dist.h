@@ -26,13 +26,38 @@
 #include "modalloco/base.h"
 
 /* Start MPI if a launcher started this process; idempotent (later calls return the first
- * outcome). MPI is asked for MPI_THREAD_FUNNELED: only the main thread calls MPI, while OpenMP
- * threads run rollouts. */
+ * outcome). Refuses (MLC_EINVAL, exit code 2) a process that is one of several a launcher
+ * started while its MPI world has one process (mlc_dist_check_launch). MPI is asked for
+ * MPI_THREAD_FUNNELED: only the main thread calls MPI, while OpenMP threads run rollouts. */
 mlc_status mlc_dist_init(mlc_err *err);
 
 /* Finalize MPI if mlc_dist_init started it (call once, at the end of the program, from the
  * main thread, when no collective is pending). A no-op otherwise. */
 void mlc_dist_finalize(void);
+
+/* What the environment says about the launch this process belongs to: how many processes a
+ * launcher started together with it, and which one it is. Slurm's srun says it in
+ * SLURM_STEP_NUM_TASKS (or SLURM_NTASKS inside a step, SLURM_STEP_ID set; in the batch script
+ * itself SLURM_NTASKS is the allocation's and says nothing about this process), MPI launchers in
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE, and by a rank above 0 in OMPI_COMM_WORLD_RANK, PMIX_RANK,
+ * PMI_RANK or SLURM_PROCID. Values that are not positive integers are ignored. */
+typedef struct mlc_launch {
+    int tasks;       /* processes started together (at least index + 1; 1 when none known) */
+    int index;       /* this process's rank or task number among them (0 when unknown) */
+    const char *var; /* the variable that gave `tasks` or `index` (NULL when none did) */
+    int slurm;       /* 1 when srun started it (in a step) and no MPI launcher's size is set */
+} mlc_launch;
+
+/* Read the launch from `env` (a getenv; NULL for the process's own environment). */
+mlc_launch mlc_dist_launch(const char *(*env)(const char *name));
+
+/* MLC_OK when this process may run: it is alone, or its MPI world holds the launch's processes.
+ * Otherwise (several tasks or ranks were started, but the MPI world of this process has size
+ * 1: srun without an MPI plugin, an MPI launcher of another MPI, MPI forced off, or a program
+ * built without MPI) MLC_EINVAL with a message that names the fix: every copy would run the
+ * whole job and write the same files. `world`: the MPI world's size; `compiled`:
+ * mlc_dist_compiled(). mlc_dist_init calls this before anything is written. */
+mlc_status mlc_dist_check_launch(const mlc_launch *l, int world, int compiled, mlc_err *err);
 
 /* 1 when built with MPI support (MLC_HAVE_MPI). */
 int mlc_dist_compiled(void);
