@@ -151,11 +151,32 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "actuation.modes",
      .type_name = "int",
      .default_json = "10",
-     .range = "1..64",
-     .meaning = "m, the first m non-rigid vibration modes",
+     .range = "1..64; 0 with actuation.local_modes",
+     .meaning = "m, the first m non-rigid vibration modes (global); with actuation.local_modes "
+                "> 0 they are replaced by the local modes (m = 0) unless actuation.modes or "
+                "actuation.mode_list is given too",
      .type = MLC_CFG_INT,
      FIELD(actuation.modes),
-     BETWEEN('[', 1, 64, ']')},
+     BETWEEN('[', 0, 64, ']')},
+    {.name = "actuation.local_modes",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "0..64",
+     .meaning = "m_r localized vibration modes per body region (0 = off): modes of K + w M_out "
+                "that barely move the body outside their region (docs/method.md)",
+     .type = MLC_CFG_INT,
+     FIELD(actuation.local_modes),
+     BETWEEN('[', 0, 64, ']')},
+    {.name = "actuation.localization",
+     .type_name = "number",
+     .default_json = "10",
+     .range = ">= 0",
+     .meaning = "localization weight of actuation.local_modes as a multiple c of the first "
+                "non-zero Laplacian eigenvalue (w = c·λ₁): a mode moves outside its region by "
+                "at most √(λ/w) of its motion; 0 = none (one region only)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(actuation.localization),
+     GE(0)},
     {.name = "actuation.mode_list",
      .type_name = "int array",
      .default_json = "[]",
@@ -609,6 +630,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->subspace.contact_band = 0.01;
 
     cfg->actuation.modes = 10;
+    cfg->actuation.local_modes = 0;
+    cfg->actuation.localization = 10;
     cfg->actuation.sinusoids = 2;
     cfg->actuation.period_range[0] = 0.2;
     cfg->actuation.period_range[1] = 0.6;
@@ -1460,18 +1483,26 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
 
     /* Checks that involve several keys. m is the number of driven modes. */
     const mlc_config_actuation *a = &cfg->actuation;
-    int m = a->nmode_list > 0 ? a->nmode_list : a->modes;
-    int k = a->sinusoids;
-    int nf = a->nfixed_periods;
-    if (nf != 0 && nf != 1 && nf != m * k)
+    if (a->modes == 0 && a->nmode_list == 0 && a->local_modes == 0)
         return mlc_errf(err, MLC_EINVAL,
-                        "key 'actuation.fixed_periods' has %d values; valid: 0, 1 or m*k = %d "
-                        "(m = %d modes, k = %d sinusoids)",
-                        nf, m * k, m, k);
-    if (a->select > m)
-        return mlc_errf(err, MLC_EINVAL,
-                        "key 'actuation.select' = %d is out of range; valid: 0..m = 0..%d",
-                        a->select, m);
+                        "key 'actuation.modes' = 0 leaves nothing to drive; valid: 1..64, or 0 "
+                        "together with actuation.local_modes > 0");
+    /* With local modes the count depends on the regions, known only when the subspace is
+     * built: the gait space checks fixed_periods and select then. */
+    if (a->local_modes == 0) {
+        int m = a->nmode_list > 0 ? a->nmode_list : a->modes;
+        int k = a->sinusoids;
+        int nf = a->nfixed_periods;
+        if (nf != 0 && nf != 1 && nf != m * k)
+            return mlc_errf(err, MLC_EINVAL,
+                            "key 'actuation.fixed_periods' has %d values; valid: 0, 1 or m*k = %d "
+                            "(m = %d modes, k = %d sinusoids)",
+                            nf, m * k, m, k);
+        if (a->select > m)
+            return mlc_errf(err, MLC_EINVAL,
+                            "key 'actuation.select' = %d is out of range; valid: 0..m = 0..%d",
+                            a->select, m);
+    }
     if (cfg->cmaes.restarts > 0 && !cfg->cmaes.early_stop)
         return mlc_errf(err, MLC_EINVAL,
                         "key 'cmaes.restarts' = %d needs 'cmaes.early_stop' = true: a restart "

@@ -96,6 +96,15 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->contact_samples = cfg->subspace.contact_samples;
     s->contact_band = cfg->subspace.contact_band;
     s->seed = (uint64_t)(int64_t)cfg->cmaes.seed;
+    s->local_modes = cfg->actuation.local_modes;
+    s->localization = cfg->actuation.localization;
+    /* ---- body regions of the local modes --------------------------------------------------
+     * One region (the whole body) until per-tet region labels are available here: then set
+     * s->tet_region (nt labels 0..K−1, kept alive through mlc_subspace_compute and the cache
+     * key) and s->nregions = K. */
+    s->tet_region = NULL;
+    s->nregions = 1;
+    /* ---- end of body regions ---------------------------------------------------------------- */
 }
 
 mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {

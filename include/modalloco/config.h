@@ -74,7 +74,10 @@ typedef struct mlc_config_subspace {
 } mlc_config_subspace;
 
 typedef struct mlc_config_actuation {
-    int modes;                           /* actuation.modes: m, 1..64 */
+    int modes;                           /* actuation.modes: m, 0..64 (0 only with
+                                          * local_modes > 0) */
+    int local_modes;                     /* actuation.local_modes: m_r per region, 0 = off */
+    double localization;                 /* actuation.localization: weight factor c, >= 0 */
     int mode_list[MLC_CONFIG_MAX_MODES]; /* actuation.mode_list: explicit indices, ≥ 0 */
     int nmode_list;                      /* its length; > 0 overrides `modes` */
     int sinusoids;                       /* actuation.sinusoids: k, 1..8 */
