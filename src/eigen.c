@@ -167,6 +167,27 @@ static void deflate(double *x, const double *Z, int nz, const double *mass, int 
         }
 }
 
+cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc) {
+    if (!perm) return cholmod_analyze(A, cc);
+    /* A given ordering (e.g. a vertex ordering expanded to 3×3 blocks): use it as is, with the
+     * caller's other settings (postordering) untouched. */
+    size_t n = A->ncol;
+    int nm = cc->nmethods, ord = cc->method[0].ordering;
+    int *pcopy = mlc_malloc(n * sizeof(int)); /* CHOLMOD's API is not const */
+    if (!pcopy) {
+        cc->status = CHOLMOD_OUT_OF_MEMORY;
+        return NULL;
+    }
+    memcpy(pcopy, perm, n * sizeof(int));
+    cc->nmethods = 1;
+    cc->method[0].ordering = CHOLMOD_GIVEN;
+    cholmod_factor *L = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
+    cc->nmethods = nm;
+    cc->method[0].ordering = ord;
+    mlc_free(pcopy);
+    return L;
+}
+
 /* The solver behind mlc_eigen_solve_ordered and mlc_eigen_solve_shared: `shared` NULL (analyze,
  * factor, free) or the caller's factor slot (see eigen.h). */
 static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
@@ -271,24 +292,8 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
         L = *shared;
         *shared = NULL;
         reused = 1;
-    } else if (perm) {
-        /* A given ordering (e.g. a vertex ordering expanded to 3×3 blocks): use it as is, with
-         * the caller's other settings (postordering) untouched. */
-        int nm = cc->nmethods, ord = cc->method[0].ordering;
-        int *pcopy = mlc_malloc((size_t)n * sizeof(int)); /* CHOLMOD's API is not const */
-        if (!pcopy) {
-            st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the ordering (n = %d)", n);
-            goto done;
-        }
-        memcpy(pcopy, perm, (size_t)n * sizeof(int));
-        cc->nmethods = 1;
-        cc->method[0].ordering = CHOLMOD_GIVEN;
-        L = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
-        cc->nmethods = nm;
-        cc->method[0].ordering = ord;
-        mlc_free(pcopy);
     } else {
-        L = cholmod_analyze(A, cc);
+        L = mlc_eigen_analyze(A, perm, cc);
     }
     if (info) info->t_analyze = mlc_now() - t0;
     if (!L) {
