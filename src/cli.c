@@ -157,27 +157,6 @@ static int parse_long(const char *s, long long lo, long long hi, long long *out)
     return 1;
 }
 
-/* actuation.local_modes > 0 replaces the global modes (actuation.modes = 0) unless a layer
- * gives actuation.modes or actuation.mode_list itself: the layers are applied once more over
- * defaults whose actuation.modes is a mark, and the mark tells. The written configuration then
- * holds the resolved count, so it loads back to the same modes. */
-static mlc_status resolve_local_modes(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err) {
-    if (cfg->actuation.local_modes <= 0 || cfg->actuation.nmode_list > 0) return MLC_OK;
-    mlc_config *probe = mlc_malloc(sizeof *probe);
-    if (!probe) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-    mlc_config_defaults(probe);
-    probe->actuation.modes = -1;
-    mlc_status s = MLC_OK;
-    size_t n = opt->input ? strlen(opt->input) : 0;
-    if (n >= 5 && strcmp(opt->input + n - 5, ".json") == 0)
-        s = mlc_config_load_file(probe, opt->input, err);
-    for (int i = 0; s == MLC_OK && i < opt->nsets; i++)
-        s = mlc_config_set(probe, opt->sets[i], err);
-    if (s == MLC_OK && probe->actuation.modes == -1) cfg->actuation.modes = 0;
-    mlc_free(probe);
-    return s;
-}
-
 mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err) {
     mlc_status s;
     mlc_config_defaults(cfg);
@@ -200,7 +179,9 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
             return mlc_errf(err, MLC_EINVAL, "--out: path too long");
         snprintf(cfg->output.dir, sizeof cfg->output.dir, "%s", opt->out);
     }
-    if ((s = resolve_local_modes(opt, cfg, err)) != MLC_OK) return s;
+    s = mlc_config_resolve_local_modes(cfg, NULL, opt->input, opt->input, opt->sets, opt->nsets,
+                                       err);
+    if (s != MLC_OK) return s;
     return mlc_config_validate(cfg, err);
 }
 

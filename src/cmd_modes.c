@@ -57,6 +57,8 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
         cJSON_AddNumberToObject(o, "localization_weight_per_s2",
                                 s->local_weight * cfg->material.mu / cfg->material.density);
         cJSON_AddItemToObject(o, "outside_fractions", num_array(s->vib_frac, s->m));
+        cJSON_AddNumberToObject(o, "orthonormalization_gram_min", s->local_gram_min);
+        cJSON_AddNumberToObject(o, "orthonormalization_spread_max", s->local_spread_max);
     }
     int sizes[4096];
     int nc = MLC_MIN(s->ncp, 4096);

@@ -169,7 +169,7 @@ const mlc_config_key mlc_config_keys[] = {
      BETWEEN('[', 0, 64, ']')},
     {.name = "actuation.localization",
      .type_name = "number",
-     .default_json = "10",
+     .default_json = "30",
      .range = ">= 0",
      .meaning = "localization weight of actuation.local_modes as a multiple c of the first "
                 "non-zero Laplacian eigenvalue (w = c·λ₁): a mode moves outside its region by "
@@ -631,7 +631,7 @@ void mlc_config_defaults(mlc_config *cfg) {
 
     cfg->actuation.modes = 10;
     cfg->actuation.local_modes = 0;
-    cfg->actuation.localization = 10;
+    cfg->actuation.localization = 30;
     cfg->actuation.sinusoids = 2;
     cfg->actuation.period_range[0] = 0.2;
     cfg->actuation.period_range[1] = 0.6;
@@ -1471,6 +1471,27 @@ mlc_status mlc_config_set(mlc_config *cfg, const char *assignment, mlc_err *err)
     s = mlc_config_apply_json(cfg, root, "--set", err);
 done:
     cJSON_Delete(root);
+    return s;
+}
+
+mlc_status mlc_config_resolve_local_modes(mlc_config *cfg, const cJSON *base_obj,
+                                          const char *base_path, const char *source,
+                                          const char *const *sets, int nsets, mlc_err *err) {
+    if (cfg->actuation.local_modes <= 0 || cfg->actuation.nmode_list > 0) return MLC_OK;
+    mlc_config *probe = mlc_malloc(sizeof *probe);
+    if (!probe) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    mlc_config_defaults(probe);
+    probe->actuation.modes = -1; /* unset: a layer that gives actuation.modes overwrites it */
+    mlc_status s = MLC_OK;
+    size_t n = base_path ? strlen(base_path) : 0;
+    if (base_obj)
+        s = mlc_config_apply_json(probe, base_obj, source, err);
+    else if (n >= 5 && strcmp(base_path + n - 5, ".json") == 0)
+        s = mlc_config_load_file(probe, base_path, err);
+    for (int i = 0; s == MLC_OK && i < nsets; i++)
+        s = mlc_config_set(probe, sets[i], err);
+    if (s == MLC_OK && probe->actuation.modes == -1) cfg->actuation.modes = 0;
+    mlc_free(probe);
     return s;
 }
 

@@ -37,6 +37,31 @@ double mlc_local_fraction(const double *phi, const double *mout3, const double *
     return all > 0 ? sqrt(out / all) : 0;
 }
 
+/* G = ΦᵀMΦ (q×q, column-major, both halves) for Φ n×q. */
+static void gram(int n, int q, const double *mass3, const double *Phi, double *G) {
+    for (int a = 0; a < q; a++)
+        for (int b = 0; b <= a; b++) {
+            const double *x = Phi + (size_t)n * a, *y = Phi + (size_t)n * b;
+            double d = 0;
+            for (int i = 0; i < n; i++)
+                d += x[i] * mass3[i] * y[i];
+            G[a + (size_t)b * q] = G[b + (size_t)a * q] = d;
+        }
+}
+
+double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi) {
+    double *G = mlc_malloc((size_t)q * q * sizeof(double));
+    double *g = mlc_malloc((size_t)q * sizeof(double));
+    double r = -1;
+    if (G && g) {
+        gram(n, q, mass3, Phi, G);
+        if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', q, G, q, g) == 0) r = g[0];
+    }
+    mlc_free(G);
+    mlc_free(g);
+    return r;
+}
+
 /* Φ ← Φ G^(−1/2) with G = ΦᵀMΦ (n×q): the M-orthonormal set nearest to Φ. Records G's smallest
  * eigenvalue and ‖φ_after − φ_before‖_M per column. */
 static mlc_status lowdin(int n, int q, const double *mass3, double *Phi, double *gram_min,
@@ -50,14 +75,7 @@ static mlc_status lowdin(int n, int q, const double *mass3, double *Phi, double 
         st = mlc_errf(err, MLC_ENOMEM, "local modes: out of memory (%d DOFs × %d modes)", n, q);
         goto done;
     }
-    for (int a = 0; a < q; a++)
-        for (int b = 0; b <= a; b++) {
-            const double *x = Phi + (size_t)n * a, *y = Phi + (size_t)n * b;
-            double d = 0;
-            for (int i = 0; i < n; i++)
-                d += x[i] * mass3[i] * y[i];
-            G[a + (size_t)b * q] = G[b + (size_t)a * q] = d;
-        }
+    gram(n, q, mass3, Phi, G);
     if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'V', 'U', q, G, q, g) != 0) {
         st = mlc_errf(err, MLC_ENUMERIC,
                       "local modes: LAPACK dsyev failed on the %d×%d Gram matrix", q, q);
@@ -101,6 +119,44 @@ done:
     mlc_free(g);
     mlc_free(S);
     mlc_free(P);
+    return st;
+}
+
+/* Region r's m_r modes into ev/X; L: the shared factor slot (K's pattern); mout: n scratch;
+ * bound: m_r a-posteriori bounds √(λ/w). */
+static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
+                               const mlc_fem *fem, const int *tet_region, int r, int per_region,
+                               double weight, double sigma, const double *Z, cholmod_factor **L,
+                               double *ev, double *X, double *mout, double *bound,
+                               mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+    int n = 3 * mesh->nv;
+    mlc_local_outside_mass(mesh, fem, tet_region, r, mout);
+    int outside = 0;
+    for (int i = 0; i < n && !outside; i++)
+        outside = mout[i] > 0;
+    int penalized = outside && weight > 0;
+    /* K + w M_out: K's pattern (every diagonal entry is stored), diagonal raised. */
+    cholmod_sparse *A = cholmod_copy_sparse(H, cc);
+    if (!A) return mlc_errf(err, MLC_ENOMEM, "out of memory copying the Hessian");
+    if (penalized) {
+        const int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
+        double *Ax = A->x;
+        for (int j = 0; j < n; j++) {
+            int end = A->packed ? Ap[j + 1] : Ap[j] + Anz[j];
+            for (int p = Ap[j]; p < end; p++)
+                if (Ai[p] == j) {
+                    Ax[p] += weight * mout[j];
+                    break;
+                }
+        }
+    }
+    /* K itself (no penalty) keeps its rigid null space: deflate it as the global solve does,
+     * which makes one region with w = 0 the global path exactly. */
+    mlc_status st = mlc_eigen_solve_shared(A, mass3, per_region, sigma, NULL, penalized ? NULL : Z,
+                                           penalized ? 0 : 6, L, ev, X, info, cc, err);
+    cholmod_free_sparse(&A, cc);
+    for (int j = 0; st == MLC_OK && j < per_region; j++)
+        bound[j] = penalized ? sqrt(fmax(ev[j], 0) / weight) : (outside ? 1.0 : 0.0);
     return st;
 }
 
@@ -163,48 +219,30 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
         }
     mlc_free(count);
 
+    /* One symbolic analysis of K's pattern, then every region only refactorizes it. The
+     * regions run one after the other: ARPACK keeps its reverse-communication state in static
+     * (Fortran SAVE) variables, so two Lanczos runs cannot share a process's threads. */
     mlc_status st = MLC_OK;
     double *mout = mlc_malloc((size_t)n * sizeof(double));
-    cholmod_sparse *A = NULL;
-    cholmod_factor *L = NULL; /* shared by every region: one analysis */
+    cholmod_factor *L = NULL;
     if (!mout) {
         st = mlc_errf(err, MLC_ENOMEM, "local modes: out of memory (%d DOFs)", n);
         goto done;
     }
+    L = mlc_eigen_analyze(H, perm, cc);
+    if (!L) {
+        st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                      "local modes: CHOLMOD analysis of the Hessian (n = %d) failed, status %d", n,
+                      cc->status);
+        goto done;
+    }
     rep.weight = weight;
     for (int r = 0; r < nregions; r++) {
-        mlc_local_outside_mass(mesh, fem, tet_region, r, mout);
-        int outside = 0;
-        for (int i = 0; i < n && !outside; i++)
-            outside = mout[i] > 0;
-        int penalized = outside && weight > 0;
-        /* K + w M_out: K's pattern (every diagonal entry is stored), diagonal raised. */
-        A = cholmod_copy_sparse(H, cc);
-        if (!A) {
-            st = mlc_errf(err, MLC_ENOMEM, "local modes: out of memory copying the Hessian");
-            goto done;
-        }
-        if (penalized) {
-            const int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
-            double *Ax = A->x;
-            for (int j = 0; j < n; j++) {
-                int end = A->packed ? Ap[j + 1] : Ap[j] + Anz[j];
-                for (int p = Ap[j]; p < end; p++)
-                    if (Ai[p] == j) {
-                        Ax[p] += weight * mout[j];
-                        break;
-                    }
-            }
-        }
         mlc_eigen_info info;
         mlc_err e2 = {0};
-        double *ev = evals + (size_t)r * per_region;
-        double *X = evecs + (size_t)n * r * per_region;
-        /* K itself (no penalty) keeps its rigid null space: deflate it as the global solve
-         * does, which makes one region with w = 0 the global path exactly. */
-        st = mlc_eigen_solve_shared(A, mass3, per_region, sigma, perm, penalized ? NULL : Z,
-                                    penalized ? 0 : 6, &L, ev, X, &info, cc, &e2);
-        cholmod_free_sparse(&A, cc);
+        st = solve_region(H, mass3, mesh, fem, tet_region, r, per_region, weight, sigma, Z, &L,
+                          evals + (size_t)r * per_region, evecs + (size_t)n * r * per_region, mout,
+                          rep.bound + r * per_region, &info, cc, &e2);
         if (st != MLC_OK) {
             st = mlc_errf(err, st, "local modes of region %d (actuation.local_modes = %d): %s", r,
                           per_region, e2.msg);
@@ -213,9 +251,6 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
         rep.solves += info.solves;
         rep.t_factor += info.t_factor;
         rep.t_iterate += info.t_iterate;
-        for (int j = 0; j < per_region; j++)
-            rep.bound[r * per_region + j] =
-                penalized ? sqrt(fmax(ev[j], 0) / weight) : (outside ? 1.0 : 0.0);
     }
     int q = nregions * per_region;
     rep.gram_min = 1;
@@ -232,7 +267,6 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
     }
 done:
     if (L) cholmod_free_factor(&L, cc);
-    cholmod_free_sparse(&A, cc);
     mlc_free(mout);
     if (report) *report = rep;
     return st;

@@ -241,8 +241,23 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, nr, mr, weight, sigma, perm3, Z,
                                 out->vib_eval + mg, out->D + (size_t)n * mg, &rep, cc, err);
     if (s != MLC_OK) return s;
+    /* Global and local modes are not orthogonalized against each other (docs/method.md), but
+     * they must be independent: a region that is the whole body repeats the global modes. */
+    if (mg > 0) {
+        double gmin = mlc_local_gram_min(n, mg + q, mass, out->D);
+        if (!(gmin > 1e-6))
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes with actuation.modes = %d: the local modes "
+                            "repeat the global ones (smallest Gram eigenvalue %.2g; %s); drop "
+                            "actuation.modes or raise actuation.localization",
+                            mg, gmin,
+                            nr == 1 ? "one region is the whole body" : "regions too large");
+    }
     out->nregions = nr;
     out->local_weight = weight;
+    out->local_gram_min = rep.gram_min;
+    for (int j = 0; j < q; j++)
+        out->local_spread_max = fmax(out->local_spread_max, rep.spread[j]);
     out->vib_solves += rep.solves;
     int base = 0; /* local indices count on after the largest global one */
     for (int i = 0; i < mg; i++)

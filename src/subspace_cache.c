@@ -12,8 +12,8 @@
  *       64    48  double rigid_eval[6]
  *      112    32  double t_skinning, t_vibration, t_clusters, t_samples
  *      144    16  char ordering[16]
- *      160    16  v2: double local_weight, t_local
- *   160/176       double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m],
+ *      160    32  v2: double local_weight, t_local, local_gram_min, local_spread_max
+ *   160/192       double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m],
  *                 v2: vib_frac[m]
  *                 int32 mode_index[m], v2: mode_region[m],
  *                 int32 cluster[nt], acluster[nt], samples[ns]
@@ -37,7 +37,7 @@
 #define CACHE_VERSION_LOCAL 2u
 #define CACHE_ENDIAN 0x01020304u
 #define CACHE_HEADER 160
-#define CACHE_HEADER_LOCAL 176
+#define CACHE_HEADER_LOCAL 192
 #define CACHE_MAX_W 32
 #define CACHE_MAX_M 1024
 
@@ -120,7 +120,7 @@ mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_su
     double t[4] = {s->t_skinning, s->t_vibration, s->t_clusters, s->t_samples};
     p = put(p, t, sizeof t);
     p = put(p, s->ordering, sizeof s->ordering);
-    double lw[2] = {s->local_weight, s->t_local};
+    double lw[4] = {s->local_weight, s->t_local, s->local_gram_min, s->local_spread_max};
     if (local) p = put(p, lw, sizeof lw);
     size_t nv = (size_t)s->nv, nt = (size_t)s->nt, w = (size_t)s->w, m = (size_t)s->m;
     p = put(p, s->W, nv * w * sizeof(double));
@@ -332,10 +332,12 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     out->t_samples = t[3];
     q = get(q, out->ordering, sizeof out->ordering);
     out->ordering[sizeof out->ordering - 1] = '\0';
-    double lw[2] = {0, 0};
+    double lw[4] = {0, 0, 0, 0};
     if (local) q = get(q, lw, sizeof lw);
     out->local_weight = lw[0];
     out->t_local = lw[1];
+    out->local_gram_min = lw[2];
+    out->local_spread_max = lw[3];
     q = get(q, out->W, snv * sw * sizeof(double));
     q = get(q, out->skin_eval, sw * sizeof(double));
     q = get(q, out->D, 3 * snv * sm * sizeof(double));
@@ -364,7 +366,7 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     if (!all_finite(out->W, snv * sw) || !all_finite(out->skin_eval, sw) ||
         !all_finite(out->D, 3 * snv * sm) || !all_finite(out->vib_eval, sm) ||
         !all_finite(out->grad_max, sm) || !all_finite(out->rigid_eval, 6) ||
-        !all_finite(out->vib_frac, sm) || !isfinite(out->local_weight)) {
+        !all_finite(out->vib_frac, sm) || !all_finite(lw, 4)) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)", path);
         goto done;
     }

@@ -269,4 +269,14 @@ cJSON *mlc_config_to_cjson(const mlc_config *cfg);
  * mlc_free. NULL when out of memory. Loading it back reproduces *cfg exactly. */
 char *mlc_config_to_json(const mlc_config *cfg);
 
+/* actuation.local_modes > 0 replaces the global modes (actuation.modes = 0) unless a layer
+ * gives actuation.modes or actuation.mode_list itself. `cfg` is the configuration built from
+ * the layers: a base (a configuration object base_obj, or a file base_path, used when it ends
+ * in .json; both may be NULL) and nsets --set assignments; they are applied once more to a
+ * probe whose actuation.modes is unset, and cfg's modes become 0 when it stays unset. The
+ * resolved count is what config.json then holds, so it loads back to the same modes. */
+mlc_status mlc_config_resolve_local_modes(mlc_config *cfg, const cJSON *base_obj,
+                                          const char *base_path, const char *source,
+                                          const char *const *sets, int nsets, mlc_err *err);
+
 #endif

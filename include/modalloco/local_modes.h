@@ -52,6 +52,10 @@ void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int 
 /* √(φᵀ M_out φ / φᵀ M φ) for one mode of n DOFs. */
 double mlc_local_fraction(const double *phi, const double *mout3, const double *mass3, int n);
 
+/* Smallest eigenvalue of ΦᵀMΦ for Φ n×q (0 when the columns are linearly dependent, 1 for an
+ * M-orthonormal set); −1 when out of memory or LAPACK fails. */
+double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
+
 /* The localized modes of every region.
  *  H:          the n×n (n = 3 nv) Hessian, symmetric storage with every diagonal entry (as
  *              mlc_fem_elasticity_hessian); not modified.

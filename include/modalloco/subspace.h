@@ -55,15 +55,18 @@ typedef struct mlc_subspace {
     double *vib_frac;  /* m: local mode: √(φᵀM_outφ/φᵀMφ), its motion outside its region;
                           0 for a global mode */
     int nregions;      /* regions of the local modes (0 when there are none) */
-    double local_weight;  /* w of the local modes (unit μ and density, as vib_eval), 0 if none */
-    double rigid_eval[6]; /* the 6 dropped near-zero eigenvalues */
-    double *grad_max;     /* m: max over tets of ‖∇(D_i)_e‖_F; a_max,i = p / grad_max[i] */
-    int ncp;              /* passive clusters after splitting into face-connected parts */
-    int *cluster;         /* nt passive cluster label in [0, ncp) */
-    int nca;              /* actuation clusters */
-    int *acluster;        /* nt actuation cluster label in [0, nca) */
-    int ns;               /* contact samples */
-    int *samples;         /* ns boundary vertex indices (farthest-point order) */
+    double local_weight;   /* w of the local modes (unit μ and density, as vib_eval), 0 if none */
+    double local_gram_min; /* smallest eigenvalue of the local modes' Gram matrix ΦᵀMΦ before
+                              their M-orthonormalization (1: already orthogonal) */
+    double local_spread_max; /* largest ‖φ_after − φ_before‖_M of that step */
+    double rigid_eval[6];    /* the 6 dropped near-zero eigenvalues */
+    double *grad_max;        /* m: max over tets of ‖∇(D_i)_e‖_F; a_max,i = p / grad_max[i] */
+    int ncp;                 /* passive clusters after splitting into face-connected parts */
+    int *cluster;            /* nt passive cluster label in [0, ncp) */
+    int nca;                 /* actuation clusters */
+    int *acluster;           /* nt actuation cluster label in [0, nca) */
+    int ns;                  /* contact samples */
+    int *samples;            /* ns boundary vertex indices (farthest-point order) */
     /* Diagnostics (not part of the physics): seconds per stage, CHOLMOD ordering used. */
     double t_skinning, t_vibration, t_clusters, t_samples;
     double t_local;              /* seconds of t_vibration spent on the local modes */
