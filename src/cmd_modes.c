@@ -201,6 +201,14 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     printf("\nvibration eigenvalues:");
     for (int i = 0; i < sub->m; i++)
         printf(" %.6g", sub->vib_eval[i]);
+    if (sub->nregions > 0) {
+        printf("\nmode regions (-1 = global):");
+        for (int i = 0; i < sub->m; i++)
+            printf(" %d", sub->mode_region[i]);
+        printf("\noutside shares:");
+        for (int i = 0; i < sub->m; i++)
+            printf(" %.3f", sub->vib_frac[i]);
+    }
     printf("\npassive clusters: %d, actuation clusters: %d, contact samples: %d\n", sub->ncp,
            sub->nca, sub->ns);
     if (!opt->quiet)
