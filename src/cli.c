@@ -179,6 +179,9 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
             return mlc_errf(err, MLC_EINVAL, "--out: path too long");
         snprintf(cfg->output.dir, sizeof cfg->output.dir, "%s", opt->out);
     }
+    s = mlc_config_resolve_local_modes(cfg, NULL, opt->input, opt->input, opt->sets, opt->nsets,
+                                       err);
+    if (s != MLC_OK) return s;
     return mlc_config_validate(cfg, err);
 }
 

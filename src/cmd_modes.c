@@ -47,6 +47,19 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     }
     cJSON_AddItemToObject(o, "frequencies_hz", num_array(fr, s->m));
     cJSON_AddItemToObject(o, "amplitude_limits", num_array(amax, s->m));
+    /* Local modes (docs/method.md): the region of every actuation mode (−1 = global), the
+     * number of regions, the weight w (unit material, and in 1/s² for this material) and each
+     * mode's share of motion outside its region. */
+    cJSON_AddItemToObject(o, "mode_regions", int_array(s->mode_region, s->m));
+    cJSON_AddNumberToObject(o, "regions", s->nregions);
+    if (s->nregions > 0) {
+        cJSON_AddNumberToObject(o, "localization_weight", s->local_weight);
+        cJSON_AddNumberToObject(o, "localization_weight_per_s2",
+                                s->local_weight * cfg->material.mu / cfg->material.density);
+        cJSON_AddItemToObject(o, "outside_fractions", num_array(s->vib_frac, s->m));
+        cJSON_AddNumberToObject(o, "orthonormalization_gram_min", s->local_gram_min);
+        cJSON_AddNumberToObject(o, "orthonormalization_spread_max", s->local_spread_max);
+    }
     int sizes[4096];
     int nc = MLC_MIN(s->ncp, 4096);
     memset(sizes, 0, sizeof sizes);
@@ -73,6 +86,7 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     cJSON_AddNumberToObject(t, "subspace_total", p->t_subspace);
     cJSON_AddNumberToObject(t, "skinning_modes", s->t_skinning);
     cJSON_AddNumberToObject(t, "vibration_modes", s->t_vibration);
+    if (s->nregions > 0) cJSON_AddNumberToObject(t, "local_modes", s->t_local);
     cJSON_AddNumberToObject(t, "clusters", s->t_clusters);
     cJSON_AddNumberToObject(t, "contact_samples", s->t_samples);
     cJSON_AddBoolToObject(o, "from_cache", p->cache_used);
@@ -205,6 +219,14 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     printf("\nvibration eigenvalues:");
     for (int i = 0; i < sub->m; i++)
         printf(" %.6g", sub->vib_eval[i]);
+    if (sub->nregions > 0) {
+        printf("\nmode regions (-1 = global):");
+        for (int i = 0; i < sub->m; i++)
+            printf(" %d", sub->mode_region[i]);
+        printf("\noutside shares:");
+        for (int i = 0; i < sub->m; i++)
+            printf(" %.3f", sub->vib_frac[i]);
+    }
     printf("\npassive clusters: %d, actuation clusters: %d, contact samples: %d\n", sub->ncp,
            sub->nca, sub->ns);
     printf("regions: %d (%s)\n", p.regions.nregions, p.regions.source);

@@ -199,6 +199,10 @@ static mlc_status run_config(const sweep *w, const sweep_run *r, const char *src
     if (strlen(r->dir) >= sizeof cfg->output.dir)
         return mlc_errf(err, MLC_EINVAL, "output path too long: %s", r->dir);
     snprintf(cfg->output.dir, sizeof cfg->output.dir, "%s", r->dir);
+    /* actuation.local_modes replacing the global modes, as optimize resolves it (cli.c). */
+    s = mlc_config_resolve_local_modes(cfg, w->base_obj, w->base, src, (const char *const *)r->sets,
+                                       r->nsets, err);
+    if (s != MLC_OK) return s;
     return mlc_config_validate(cfg, err);
 }
 

@@ -184,11 +184,32 @@ const mlc_config_key mlc_config_keys[] = {
     {.name = "actuation.modes",
      .type_name = "int",
      .default_json = "10",
-     .range = "1..64",
-     .meaning = "m, the first m non-rigid vibration modes",
+     .range = "1..64; 0 with actuation.local_modes",
+     .meaning = "m, the first m non-rigid vibration modes (global); with actuation.local_modes "
+                "> 0 they are replaced by the local modes (m = 0) unless actuation.modes or "
+                "actuation.mode_list is given too",
      .type = MLC_CFG_INT,
      FIELD(actuation.modes),
-     BETWEEN('[', 1, 64, ']')},
+     BETWEEN('[', 0, 64, ']')},
+    {.name = "actuation.local_modes",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "0..64",
+     .meaning = "m_r localized vibration modes per body region (0 = off): modes of K + w M_out "
+                "that barely move the body outside their region (docs/method.md)",
+     .type = MLC_CFG_INT,
+     FIELD(actuation.local_modes),
+     BETWEEN('[', 0, 64, ']')},
+    {.name = "actuation.localization",
+     .type_name = "number",
+     .default_json = "30",
+     .range = ">= 0",
+     .meaning = "localization weight of actuation.local_modes as a multiple c of the first "
+                "non-zero Laplacian eigenvalue (w = c·λ₁): a mode moves outside its region by "
+                "at most √(λ/w) of its motion; 0 = none (one region only)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(actuation.localization),
+     GE(0)},
     {.name = "actuation.mode_list",
      .type_name = "int array",
      .default_json = "[]",
@@ -740,6 +761,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->subspace.contact_band = 0.01;
 
     cfg->actuation.modes = 10;
+    cfg->actuation.local_modes = 0;
+    cfg->actuation.localization = 30;
     cfg->actuation.sinusoids = 2;
     cfg->actuation.period_range[0] = 0.2;
     cfg->actuation.period_range[1] = 0.6;
@@ -1749,6 +1772,27 @@ done:
     return s;
 }
 
+mlc_status mlc_config_resolve_local_modes(mlc_config *cfg, const cJSON *base_obj,
+                                          const char *base_path, const char *source,
+                                          const char *const *sets, int nsets, mlc_err *err) {
+    if (cfg->actuation.local_modes <= 0 || cfg->actuation.nmode_list > 0) return MLC_OK;
+    mlc_config *probe = mlc_malloc(sizeof *probe);
+    if (!probe) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    mlc_config_defaults(probe);
+    probe->actuation.modes = -1; /* unset: a layer that gives actuation.modes overwrites it */
+    mlc_status s = MLC_OK;
+    size_t n = base_path ? strlen(base_path) : 0;
+    if (base_obj)
+        s = mlc_config_apply_json(probe, base_obj, source, err);
+    else if (n >= 5 && strcmp(base_path + n - 5, ".json") == 0)
+        s = mlc_config_load_file(probe, base_path, err);
+    for (int i = 0; s == MLC_OK && i < nsets; i++)
+        s = mlc_config_set(probe, sets[i], err);
+    if (s == MLC_OK && probe->actuation.modes == -1) cfg->actuation.modes = 0;
+    mlc_free(probe);
+    return s;
+}
+
 /* ---- Validation ------------------------------------------------------------------------- */
 mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
     char msg[800];
@@ -1758,18 +1802,26 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
 
     /* Checks that involve several keys. m is the number of driven modes. */
     const mlc_config_actuation *a = &cfg->actuation;
-    int m = a->nmode_list > 0 ? a->nmode_list : a->modes;
-    int k = a->sinusoids;
-    int nf = a->nfixed_periods;
-    if (nf != 0 && nf != 1 && nf != m * k)
+    if (a->modes == 0 && a->nmode_list == 0 && a->local_modes == 0)
         return mlc_errf(err, MLC_EINVAL,
-                        "key 'actuation.fixed_periods' has %d values; valid: 0, 1 or m*k = %d "
-                        "(m = %d modes, k = %d sinusoids)",
-                        nf, m * k, m, k);
-    if (a->select > m)
-        return mlc_errf(err, MLC_EINVAL,
-                        "key 'actuation.select' = %d is out of range; valid: 0..m = 0..%d",
-                        a->select, m);
+                        "key 'actuation.modes' = 0 leaves nothing to drive; valid: 1..64, or 0 "
+                        "together with actuation.local_modes > 0");
+    /* With local modes the count depends on the regions, known only when the subspace is
+     * built: the gait space checks fixed_periods and select then. */
+    if (a->local_modes == 0) {
+        int m = a->nmode_list > 0 ? a->nmode_list : a->modes;
+        int k = a->sinusoids;
+        int nf = a->nfixed_periods;
+        if (nf != 0 && nf != 1 && nf != m * k)
+            return mlc_errf(err, MLC_EINVAL,
+                            "key 'actuation.fixed_periods' has %d values; valid: 0, 1 or m*k = %d "
+                            "(m = %d modes, k = %d sinusoids)",
+                            nf, m * k, m, k);
+        if (a->select > m)
+            return mlc_errf(err, MLC_EINVAL,
+                            "key 'actuation.select' = %d is out of range; valid: 0..m = 0..%d",
+                            a->select, m);
+    }
     const mlc_config_objective *ob = &cfg->objective;
     if (!strcmp(ob->kind, "turn")) {
         if (ob->nheading != 2 && ob->nheading != 3)

@@ -167,10 +167,33 @@ static void deflate(double *x, const double *Z, int nz, const double *mass, int 
         }
 }
 
-mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                   const int *perm, int *perm_out, const double *Z, int nz,
-                                   double *evals, double *evecs, mlc_eigen_info *info,
-                                   cholmod_common *cc, mlc_err *err) {
+cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc) {
+    if (!perm) return cholmod_analyze(A, cc);
+    /* A given ordering (e.g. a vertex ordering expanded to 3×3 blocks): use it as is, with the
+     * caller's other settings (postordering) untouched. */
+    size_t n = A->ncol;
+    int nm = cc->nmethods, ord = cc->method[0].ordering;
+    int *pcopy = mlc_malloc(n * sizeof(int)); /* CHOLMOD's API is not const */
+    if (!pcopy) {
+        cc->status = CHOLMOD_OUT_OF_MEMORY;
+        return NULL;
+    }
+    memcpy(pcopy, perm, n * sizeof(int));
+    cc->nmethods = 1;
+    cc->method[0].ordering = CHOLMOD_GIVEN;
+    cholmod_factor *L = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
+    cc->nmethods = nm;
+    cc->method[0].ordering = ord;
+    mlc_free(pcopy);
+    return L;
+}
+
+/* The solver behind mlc_eigen_solve_ordered and mlc_eigen_solve_shared: `shared` NULL (analyze,
+ * factor, free) or the caller's factor slot (see eigen.h). */
+static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                             const int *perm, int *perm_out, const double *Z, int nz,
+                             cholmod_factor **shared, double *evals, double *evecs,
+                             mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
     /* ---- check ------------------------------------------------------------------------ */
     if (info) memset(info, 0, sizeof *info);
     if (!K || !mass || !evals || !evecs || !cc)
@@ -221,6 +244,7 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
     mlc_status st = MLC_OK;
     cholmod_sparse *A = NULL;
     cholmod_factor *L = NULL;
+    int reused = 0;
     cholmod_dense *X = NULL, *Y = NULL, *E = NULL;
     int ncv = MLC_MIN(n, MLC_MAX(2 * nev + 1, 20));
     int lworkl = ncv * (ncv + 8);
@@ -263,24 +287,13 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
             }
         }
     }
-    if (perm) {
-        /* A given ordering (e.g. a vertex ordering expanded to 3×3 blocks): use it as is, with
-         * the caller's other settings (postordering) untouched. */
-        int nm = cc->nmethods, ord = cc->method[0].ordering;
-        int *pcopy = mlc_malloc((size_t)n * sizeof(int)); /* CHOLMOD's API is not const */
-        if (!pcopy) {
-            st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the ordering (n = %d)", n);
-            goto done;
-        }
-        memcpy(pcopy, perm, (size_t)n * sizeof(int));
-        cc->nmethods = 1;
-        cc->method[0].ordering = CHOLMOD_GIVEN;
-        L = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
-        cc->nmethods = nm;
-        cc->method[0].ordering = ord;
-        mlc_free(pcopy);
+    if (shared && *shared) {
+        /* The symbolic analysis of an earlier matrix with the same pattern: refactorize. */
+        L = *shared;
+        *shared = NULL;
+        reused = 1;
     } else {
-        L = cholmod_analyze(A, cc);
+        L = mlc_eigen_analyze(A, perm, cc);
     }
     if (info) info->t_analyze = mlc_now() - t0;
     if (!L) {
@@ -292,7 +305,9 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
     if (info) {
         int sel = cc->selected >= 0 && cc->selected < CHOLMOD_MAXMETHODS + 1 ? cc->selected : 0;
         snprintf(info->ordering, sizeof info->ordering, "%s",
-                 perm ? "given" : ordering_name(cc->method[sel].ordering));
+                 reused ? "shared"
+                 : perm ? "given"
+                        : ordering_name(cc->method[sel].ordering));
     }
     if (perm_out) memcpy(perm_out, L->Perm, (size_t)n * sizeof(int));
     int ok = cholmod_factorize(A, L, cc);
@@ -453,7 +468,10 @@ done:
     cholmod_free_dense(&X, cc);
     cholmod_free_dense(&Y, cc);
     cholmod_free_dense(&E, cc);
-    cholmod_free_factor(&L, cc);
+    if (shared && !*shared)
+        *shared = L; /* the caller's now, numeric or symbolic */
+    else
+        cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
     mlc_free(resid);
     mlc_free(V);
@@ -462,4 +480,23 @@ done:
     mlc_free(d);
     mlc_free(select);
     return st;
+}
+
+mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                   const int *perm, int *perm_out, const double *Z, int nz,
+                                   double *evals, double *evecs, mlc_eigen_info *info,
+                                   cholmod_common *cc, mlc_err *err) {
+    return solve_impl(K, mass, nev, sigma, perm, perm_out, Z, nz, NULL, evals, evecs, info, cc,
+                      err);
+}
+
+mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                  const int *perm, const double *Z, int nz, cholmod_factor **shared,
+                                  double *evals, double *evecs, mlc_eigen_info *info,
+                                  cholmod_common *cc, mlc_err *err) {
+    if (!shared) return mlc_errf(err, MLC_EINVAL, "eigen: NULL factor slot");
+    if (*shared && K && (*shared)->n != K->ncol)
+        return mlc_errf(err, MLC_EINVAL, "eigen: shared factor is %d×%d, the matrix %d×%d",
+                        (int)(*shared)->n, (int)(*shared)->n, (int)K->ncol, (int)K->ncol);
+    return solve_impl(K, mass, nev, sigma, perm, NULL, Z, nz, shared, evals, evecs, info, cc, err);
 }

@@ -132,6 +132,9 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->contact_samples = cfg->subspace.contact_samples;
     s->contact_band = cfg->subspace.contact_band;
     s->seed = (uint64_t)(int64_t)cfg->cmaes.seed;
+    s->local_modes = cfg->actuation.local_modes;
+    s->localization = cfg->actuation.localization;
+    s->nregions = 1; /* one region; mlc_pipeline_subspace_settings_for adds the body's */
 }
 
 mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {

@@ -18,6 +18,7 @@
 
 #include "modalloco/clusters.h"
 #include "modalloco/eigen.h"
+#include "modalloco/local_modes.h"
 
 void mlc_subspace_free(mlc_subspace *s) {
     if (!s) return;
@@ -26,6 +27,8 @@ void mlc_subspace_free(mlc_subspace *s) {
     mlc_free(s->D);
     mlc_free(s->vib_eval);
     mlc_free(s->mode_index);
+    mlc_free(s->mode_region);
+    mlc_free(s->vib_frac);
     mlc_free(s->grad_max);
     mlc_free(s->cluster);
     mlc_free(s->acluster);
@@ -60,8 +63,40 @@ static int modes_needed(const mlc_subspace_settings *st) {
     return need;
 }
 
+/* Regions of the local modes (0 without local modes). */
+static int local_regions(const mlc_subspace_settings *st) {
+    if (st->local_modes <= 0) return 0;
+    return st->tet_region ? st->nregions : 1;
+}
+
 static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st, mlc_err *err) {
     int nv = mesh->nv;
+    if (st->local_modes < 0 || st->local_modes > 64)
+        return mlc_errf(err, MLC_EINVAL, "actuation.local_modes = %d: must be in 0..64 (0 = off)",
+                        st->local_modes);
+    if (st->local_modes > 0) {
+        if (!(st->localization >= 0) || !isfinite(st->localization))
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.localization = %g: must be a finite number >= 0 (a "
+                            "multiple of the first Laplacian eigenvalue; 0 = no localization)",
+                            st->localization);
+        if (st->tet_region && st->nregions < 1)
+            return mlc_errf(err, MLC_EINVAL, "region labels: %d regions; need at least 1",
+                            st->nregions);
+        int global = st->nlist > 0 ? st->nlist : st->m;
+        long total = global + (long)st->local_modes * local_regions(st);
+        if (total > 64)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes = %d × %d regions + %d global modes = %ld "
+                            "actuation modes; at most 64: lower actuation.local_modes or "
+                            "actuation.modes",
+                            st->local_modes, local_regions(st), global, total);
+        if (6 + st->local_modes >= 3 * nv)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes = %d: the mesh has only %d vertices; use "
+                            "fewer modes",
+                            st->local_modes, nv);
+    }
     if (st->w < 1 || st->w > 32)
         return mlc_errf(err, MLC_EINVAL, "subspace.skinning_modes = %d: must be in 1..32", st->w);
     if (st->w >= nv)
@@ -92,8 +127,9 @@ static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st
                             "vertices (%d DOFs, 6 of them rigid)",
                             need - 1, nv, 3 * nv);
     } else {
-        if (st->m < 1 || st->m > 64)
-            return mlc_errf(err, MLC_EINVAL, "actuation.modes = %d: must be in 1..64", st->m);
+        if (st->m < (st->local_modes > 0 ? 0 : 1) || st->m > 64)
+            return mlc_errf(err, MLC_EINVAL, "actuation.modes = %d: must be in %d..64", st->m,
+                            st->local_modes > 0 ? 0 : 1);
         if (6 + st->m >= 3 * nv)
             return mlc_errf(err, MLC_EINVAL,
                             "actuation.modes = %d: the mesh has only %d vertices (%d DOFs, 6 of "
@@ -159,6 +195,83 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     for (int i = 0; i < nv; i++)
         out->W[i] = c0;
     out->skin_eval[0] = 0;
+    return MLC_OK;
+}
+
+/* λ_ref of the localization weight: the first non-zero eigenvalue of the unit-μ scalar
+ * Laplacian, the skinning λ₁ when there are at least 2 skinning modes, else solved here. */
+static mlc_status laplacian_lambda1(const mlc_mesh *mesh, const mlc_fem *fem,
+                                    const mlc_subspace *out, double *lam, cholmod_common *cc,
+                                    mlc_err *err) {
+    if (out->w >= 2) {
+        *lam = out->skin_eval[1];
+        return MLC_OK;
+    }
+    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, NULL, cc);
+    double ev[2], *X = mlc_malloc(2 * (size_t)fem->nv * sizeof(double));
+    if (!L || !X) {
+        cholmod_free_sparse(&L, cc);
+        mlc_free(X);
+        return mlc_errf(err, MLC_ENOMEM, "local modes: out of memory (Laplacian)");
+    }
+    mlc_err e2 = {0};
+    mlc_status s = mlc_eigen_solve(L, fem->vmass, 2, mlc_eigen_default_shift(L, fem->vmass), ev, X,
+                                   NULL, cc, &e2);
+    cholmod_free_sparse(&L, cc);
+    mlc_free(X);
+    if (s != MLC_OK)
+        return mlc_errf(err, s, "local modes: the Laplacian eigenvalue of the weight: %s", e2.msg);
+    *lam = ev[1];
+    return MLC_OK;
+}
+
+/* Step 2b: m_r localized modes per region after the mg global ones (local_modes.h). Z: the 6
+ * rigid modes. */
+static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
+                                        const mlc_subspace_settings *st, mlc_subspace *out,
+                                        cholmod_sparse *H, const double *mass, double sigma,
+                                        const int *perm3, const double *Z, int mg,
+                                        cholmod_common *cc, mlc_err *err) {
+    int n = 3 * fem->nv, nr = local_regions(st), mr = st->local_modes, q = nr * mr;
+    double lam1 = 0;
+    mlc_status s = laplacian_lambda1(mesh, fem, out, &lam1, cc, err);
+    if (s != MLC_OK) return s;
+    double weight = st->localization * lam1;
+    mlc_local_modes_report rep;
+    s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, nr, mr, weight, sigma, perm3, Z,
+                                out->vib_eval + mg, out->D + (size_t)n * mg, &rep, cc, err);
+    if (s != MLC_OK) return s;
+    /* Global and local modes are not orthogonalized against each other (docs/method.md), but
+     * they must be independent: a region that is the whole body repeats the global modes. */
+    if (mg > 0) {
+        double gmin = mlc_local_gram_min(n, mg + q, mass, out->D);
+        if (!(gmin > 1e-6))
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes with actuation.modes = %d: the local modes "
+                            "repeat the global ones (smallest Gram eigenvalue %.2g; %s); drop "
+                            "actuation.modes or raise actuation.localization",
+                            mg, gmin,
+                            nr == 1 ? "one region is the whole body" : "regions too large");
+    }
+    out->nregions = nr;
+    out->local_weight = weight;
+    out->local_gram_min = rep.gram_min;
+    for (int j = 0; j < q; j++)
+        out->local_spread_max = fmax(out->local_spread_max, rep.spread[j]);
+    out->vib_solves += rep.solves;
+    int base = 0; /* local indices count on after the largest global one */
+    for (int i = 0; i < mg; i++)
+        base = MLC_MAX(base, out->mode_index[i] + 1);
+    for (int j = 0; j < q; j++) {
+        int i = mg + j;
+        out->mode_index[i] = base + j;
+        out->mode_region[i] = j / mr;
+        out->vib_frac[i] = rep.fraction[j];
+        double gmax = 0;
+        for (int e = 0; e < fem->nt; e++)
+            gmax = fmax(gmax, mode_tet_strain(mesh, fem, out->D + (size_t)i * n, e));
+        out->grad_max[i] = gmax;
+    }
     return MLC_OK;
 }
 
@@ -259,6 +372,12 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         cholmod_free_dense(&HZ, cc);
     }
     double sigma = mlc_eigen_default_shift(H, mass);
+    int mg = st->nlist > 0 ? st->nlist : st->m; /* global modes kept */
+    if (need == 0) {                            /* local modes only: no global solve */
+        memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
+        snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : "cholmod");
+        goto local;
+    }
     s = mlc_eigen_solve_ordered(H, mass, need, sigma, perm3, NULL, evecs, 6, evals + 6,
                                 evecs + (size_t)n * 6, &info, cc, &e2);
     if (s != MLC_OK) {
@@ -287,16 +406,23 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         goto done;
     }
     memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
-    int m = st->nlist > 0 ? st->nlist : st->m;
-    for (int i = 0; i < m; i++) {
+    for (int i = 0; i < mg; i++) {
         int idx = st->nlist > 0 ? st->mode_list[i] : i;
         out->mode_index[i] = idx;
+        out->mode_region[i] = -1;
+        out->vib_frac[i] = 0;
         out->vib_eval[i] = evals[6 + idx];
         memcpy(out->D + (size_t)i * n, evecs + (size_t)(6 + idx) * n, (size_t)n * sizeof(double));
         double gmax = 0;
         for (int e = 0; e < fem->nt; e++)
             gmax = fmax(gmax, mode_tet_strain(mesh, fem, out->D + (size_t)i * n, e));
         out->grad_max[i] = gmax;
+    }
+local:
+    if (st->local_modes > 0) {
+        double t0 = mlc_now();
+        s = local_vibration_modes(mesh, fem, st, out, H, mass, sigma, perm3, evecs, mg, cc, err);
+        out->t_local = mlc_now() - t0;
     }
 done:
     cholmod_free_sparse(&H, cc);
@@ -340,7 +466,8 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
     if (s != MLC_OK) return s;
 
     int nv = mesh->nv, nt = mesh->nt, w = settings->w;
-    int m = settings->nlist > 0 ? settings->nlist : settings->m;
+    int m = (settings->nlist > 0 ? settings->nlist : settings->m) +
+            settings->local_modes * local_regions(settings);
     out->nv = nv;
     out->nt = nt;
     out->w = w;
@@ -350,12 +477,15 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
     out->D = mlc_malloc(3 * (size_t)nv * m * sizeof(double));
     out->vib_eval = mlc_malloc((size_t)m * sizeof(double));
     out->mode_index = mlc_malloc((size_t)m * sizeof(int));
+    out->mode_region = mlc_malloc((size_t)m * sizeof(int));
+    out->vib_frac = mlc_malloc((size_t)m * sizeof(double));
     out->grad_max = mlc_malloc((size_t)m * sizeof(double));
     out->cluster = mlc_malloc((size_t)nt * sizeof(int));
     out->acluster = mlc_malloc((size_t)nt * sizeof(int));
     out->samples = mlc_malloc((size_t)settings->contact_samples * sizeof(int));
     if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->mode_index ||
-        !out->grad_max || !out->cluster || !out->acluster || !out->samples) {
+        !out->mode_region || !out->vib_frac || !out->grad_max || !out->cluster || !out->acluster ||
+        !out->samples) {
         mlc_subspace_free(out);
         return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
     }

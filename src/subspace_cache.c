@@ -1,17 +1,22 @@
 /* subspace_cache.c: the reusable precompute cache of subspace.h (docs/method.md §3–6 results).
  *
- * File format (native little-endian; the endianness marker rejects anything else), version 1:
+ * File format (native little-endian; the endianness marker rejects anything else), version 1, or
+ * version 2 for a subspace with local modes (nregions > 0; the fields marked "v2" exist only
+ * there, so a cache without local modes is the same file as before local modes existed):
  *   offset  size  field
  *        0     8  magic "MLCCACHE"
  *        8     4  uint32 format version (CACHE_VERSION)
  *       12     4  uint32 endianness marker 0x01020304
  *       16     8  uint64 key (mlc_subspace_cache_key)
- *       24    40  int32 nv, nt, w, m, ncp, nca, ns, skin_solves, vib_solves, 0 (reserved)
+ *       24    40  int32 nv, nt, w, m, ncp, nca, ns, skin_solves, vib_solves, nregions
  *       64    48  double rigid_eval[6]
  *      112    32  double t_skinning, t_vibration, t_clusters, t_samples
  *      144    16  char ordering[16]
- *      160        double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m]
- *                 int32 mode_index[m], cluster[nt], acluster[nt], samples[ns]
+ *      160    32  v2: double local_weight, t_local, local_gram_min, local_spread_max
+ *   160/192       double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m],
+ *                 v2: vib_frac[m]
+ *                 int32 mode_index[m], v2: mode_region[m],
+ *                 int32 cluster[nt], acluster[nt], samples[ns]
  *      end-8   8  uint64 FNV-1a 64 of every byte before it
  * Reading checks magic, version, marker and key from the header, bounds every size and checks
  * that they add up to the file length before allocating anything, then verifies the checksum
@@ -29,8 +34,10 @@
 #include <unistd.h>
 
 #define CACHE_VERSION 1u
+#define CACHE_VERSION_LOCAL 2u
 #define CACHE_ENDIAN 0x01020304u
 #define CACHE_HEADER 160
+#define CACHE_HEADER_LOCAL 192
 #define CACHE_MAX_W 32
 #define CACHE_MAX_M 1024
 
@@ -69,12 +76,25 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
         h = mlc_hash64(h, &k, sizeof k);
         h = mlc_hash64(h, st->tet_region, (size_t)mesh->nt * sizeof(int));
     }
+    /* Local modes: m_r, the weight factor and the labels; nothing without them, so the keys
+     * of caches without local modes stay what they were. */
+    int32_t lm = st->local_modes > 0 ? st->local_modes : 0;
+    if (lm > 0) {
+        h = mlc_hash64(h, "local modes", 11);
+        h = mlc_hash64(h, &lm, sizeof lm);
+        double c = st->localization == 0.0 ? 0.0 : st->localization;
+        h = mlc_hash64(h, &c, sizeof c);
+        int32_t nr = st->tet_region ? st->nregions : 1;
+        h = mlc_hash64(h, &nr, sizeof nr);
+        if (st->tet_region) h = mlc_hash64(h, st->tet_region, (size_t)mesh->nt * sizeof(int));
+    }
     return h;
 }
 
 /* Payload size in bytes for the given sizes (callers bound the sizes so this cannot overflow). */
-static uint64_t payload_bytes(uint64_t nv, uint64_t nt, uint64_t w, uint64_t m, uint64_t ns) {
-    return 8 * (nv * w + w + 3 * nv * m + 2 * m) + 4 * (m + 2 * nt + ns);
+static uint64_t payload_bytes(uint64_t nv, uint64_t nt, uint64_t w, uint64_t m, uint64_t ns,
+                              int local) {
+    return 8 * (nv * w + w + 3 * nv * m + 2 * m) + 4 * (m + 2 * nt + ns) + (local ? 12 * m : 0);
 }
 
 static unsigned char *put(unsigned char *p, const void *src, size_t n) {
@@ -87,33 +107,39 @@ mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_su
     if (!path || !s || s->nv <= 0 || s->nt <= 0 || s->w < 1 || s->w > CACHE_MAX_W || s->m < 1 ||
         s->m > CACHE_MAX_M || s->ns < 0)
         return mlc_errf(err, MLC_EINVAL, "cache write: empty or out-of-range subspace");
-    uint64_t total = CACHE_HEADER +
+    int local = s->nregions > 0;
+    uint64_t header = local ? CACHE_HEADER_LOCAL : CACHE_HEADER;
+    uint64_t total = header +
                      payload_bytes((uint64_t)s->nv, (uint64_t)s->nt, (uint64_t)s->w, (uint64_t)s->m,
-                                   (uint64_t)s->ns) +
+                                   (uint64_t)s->ns, local) +
                      8;
     unsigned char *buf = mlc_malloc((size_t)total);
     if (!buf) return mlc_errf(err, MLC_ENOMEM, "cache write %s: out of memory", path);
-    memset(buf, 0, CACHE_HEADER);
+    memset(buf, 0, (size_t)header);
     unsigned char *p = buf;
-    uint32_t ver = CACHE_VERSION, endian = CACHE_ENDIAN;
+    uint32_t ver = local ? CACHE_VERSION_LOCAL : CACHE_VERSION, endian = CACHE_ENDIAN;
     p = put(p, "MLCCACHE", 8);
     p = put(p, &ver, 4);
     p = put(p, &endian, 4);
     p = put(p, &key, 8);
     int32_t hdr[10] = {s->nv,  s->nt, s->w,           s->m,          s->ncp,
-                       s->nca, s->ns, s->skin_solves, s->vib_solves, 0};
+                       s->nca, s->ns, s->skin_solves, s->vib_solves, s->nregions};
     p = put(p, hdr, sizeof hdr);
     p = put(p, s->rigid_eval, sizeof s->rigid_eval);
     double t[4] = {s->t_skinning, s->t_vibration, s->t_clusters, s->t_samples};
     p = put(p, t, sizeof t);
     p = put(p, s->ordering, sizeof s->ordering);
+    double lw[4] = {s->local_weight, s->t_local, s->local_gram_min, s->local_spread_max};
+    if (local) p = put(p, lw, sizeof lw);
     size_t nv = (size_t)s->nv, nt = (size_t)s->nt, w = (size_t)s->w, m = (size_t)s->m;
     p = put(p, s->W, nv * w * sizeof(double));
     p = put(p, s->skin_eval, w * sizeof(double));
     p = put(p, s->D, 3 * nv * m * sizeof(double));
     p = put(p, s->vib_eval, m * sizeof(double));
     p = put(p, s->grad_max, m * sizeof(double));
+    if (local) p = put(p, s->vib_frac, m * sizeof(double));
     p = put(p, s->mode_index, m * sizeof(int));
+    if (local) p = put(p, s->mode_region, m * sizeof(int));
     p = put(p, s->cluster, nt * sizeof(int));
     p = put(p, s->acluster, nt * sizeof(int));
     p = put(p, s->samples, (size_t)s->ns * sizeof(int));
@@ -184,6 +210,13 @@ static int labels_ok(const int *a, size_t n, int hi) {
     return 1;
 }
 
+/* −1 (a global mode) or a region 0..nregions−1. */
+static int regions_ok(const int *a, size_t n, int nregions) {
+    for (size_t i = 0; i < n; i++)
+        if (a[i] < -1 || a[i] >= nregions) return 0;
+    return 1;
+}
+
 mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace *out,
                                    mlc_err *err) {
     memset(out, 0, sizeof *out);
@@ -215,7 +248,7 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     q = get(q, &endian, 4);
     q = get(q, &fkey, 8);
     q = get(q, h, sizeof h);
-    if (endian != CACHE_ENDIAN || ver != CACHE_VERSION) {
+    if (endian != CACHE_ENDIAN || (ver != CACHE_VERSION && ver != CACHE_VERSION_LOCAL)) {
         st = mlc_errf(err, MLC_EPARSE,
                       "cache %s: format version %u (or byte order) differs from "
                       "this program's version %u",
@@ -228,8 +261,12 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
         goto done;
     }
     int32_t nv = h[0], nt = h[1], w = h[2], m = h[3], ncp = h[4], nca = h[5], ns = h[6];
+    int32_t nregions = h[9];
+    int local = ver == CACHE_VERSION_LOCAL;
+    uint64_t header = local ? CACHE_HEADER_LOCAL : CACHE_HEADER;
+    if (local != (nregions > 0)) nregions = -1; /* refused below as a corrupt header */
     if (nv < 1 || nt < 1 || w < 1 || w > CACHE_MAX_W || m < 1 || m > CACHE_MAX_M || ncp < 1 ||
-        ncp > nt || nca < 1 || nca > nt || ns < 0 || ns > nv) {
+        ncp > nt || nca < 1 || nca > nt || ns < 0 || ns > nv || nregions < 0 || nregions > nt) {
         st = mlc_errf(err, MLC_EPARSE,
                       "cache %s:byte 24: corrupt header: expected sizes nv >= 1, nt >= 1, "
                       "w 1..%d, m 1..%d, clusters 1..nt, samples 0..nv; found nv %d, nt %d, "
@@ -239,8 +276,9 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
         goto done;
     }
     uint64_t total =
-        CACHE_HEADER +
-        payload_bytes((uint64_t)nv, (uint64_t)nt, (uint64_t)w, (uint64_t)m, (uint64_t)ns) + 8;
+        header +
+        payload_bytes((uint64_t)nv, (uint64_t)nt, (uint64_t)w, (uint64_t)m, (uint64_t)ns, local) +
+        8;
     if (total != flen || total > MLC_MAX_ALLOC) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: %s (%llu bytes, the header implies %llu)", path,
                       flen < total ? "truncated" : "has trailing bytes", (unsigned long long)flen,
@@ -253,8 +291,8 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
         goto done;
     }
     memcpy(buf, hdr, CACHE_HEADER);
-    if (fread(buf + CACHE_HEADER, 1, (size_t)total - CACHE_HEADER, f) !=
-        (size_t)total - CACHE_HEADER) {
+    if (fread(buf + CACHE_HEADER, 1, (size_t)(total - CACHE_HEADER), f) !=
+        (size_t)(total - CACHE_HEADER)) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: short read (file changed while reading?)", path);
         goto done;
     }
@@ -272,11 +310,14 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     out->vib_eval = mlc_malloc(sm * sizeof(double));
     out->grad_max = mlc_malloc(sm * sizeof(double));
     out->mode_index = mlc_malloc(sm * sizeof(int));
+    out->mode_region = mlc_malloc(sm * sizeof(int));
+    out->vib_frac = mlc_malloc(sm * sizeof(double));
     out->cluster = mlc_malloc(snt * sizeof(int));
     out->acluster = mlc_malloc(snt * sizeof(int));
     out->samples = mlc_malloc((size_t)(ns ? ns : 1) * sizeof(int));
     if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->grad_max ||
-        !out->mode_index || !out->cluster || !out->acluster || !out->samples) {
+        !out->mode_index || !out->mode_region || !out->vib_frac || !out->cluster ||
+        !out->acluster || !out->samples) {
         st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
         goto done;
     }
@@ -289,6 +330,7 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     out->ns = ns;
     out->skin_solves = h[7];
     out->vib_solves = h[8];
+    out->nregions = nregions;
     q = buf + 64;
     q = get(q, out->rigid_eval, sizeof out->rigid_eval);
     double t[4];
@@ -299,23 +341,41 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     out->t_samples = t[3];
     q = get(q, out->ordering, sizeof out->ordering);
     out->ordering[sizeof out->ordering - 1] = '\0';
+    double lw[4] = {0, 0, 0, 0};
+    if (local) q = get(q, lw, sizeof lw);
+    out->local_weight = lw[0];
+    out->t_local = lw[1];
+    out->local_gram_min = lw[2];
+    out->local_spread_max = lw[3];
     q = get(q, out->W, snv * sw * sizeof(double));
     q = get(q, out->skin_eval, sw * sizeof(double));
     q = get(q, out->D, 3 * snv * sm * sizeof(double));
     q = get(q, out->vib_eval, sm * sizeof(double));
     q = get(q, out->grad_max, sm * sizeof(double));
+    if (local)
+        q = get(q, out->vib_frac, sm * sizeof(double));
+    else
+        memset(out->vib_frac, 0, sm * sizeof(double));
     q = get(q, out->mode_index, sm * sizeof(int));
+    if (local) {
+        q = get(q, out->mode_region, sm * sizeof(int));
+    } else {
+        for (size_t i = 0; i < sm; i++)
+            out->mode_region[i] = -1;
+    }
     q = get(q, out->cluster, snt * sizeof(int));
     q = get(q, out->acluster, snt * sizeof(int));
     q = get(q, out->samples, (size_t)ns * sizeof(int));
     if (!labels_ok(out->cluster, snt, ncp) || !labels_ok(out->acluster, snt, nca) ||
-        !labels_ok(out->samples, (size_t)ns, nv) || !labels_ok(out->mode_index, sm, 1 << 20)) {
+        !labels_ok(out->samples, (size_t)ns, nv) || !labels_ok(out->mode_index, sm, 1 << 20) ||
+        !regions_ok(out->mode_region, sm, nregions)) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (label out of range)", path);
         goto done;
     }
     if (!all_finite(out->W, snv * sw) || !all_finite(out->skin_eval, sw) ||
         !all_finite(out->D, 3 * snv * sm) || !all_finite(out->vib_eval, sm) ||
-        !all_finite(out->grad_max, sm) || !all_finite(out->rigid_eval, 6)) {
+        !all_finite(out->grad_max, sm) || !all_finite(out->rigid_eval, 6) ||
+        !all_finite(out->vib_frac, sm) || !all_finite(lw, 4)) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)", path);
         goto done;
     }

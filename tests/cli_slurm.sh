@@ -29,19 +29,25 @@ done
 C=$T/cluster
 mkdir -p "$C/state" "$C/spool" "$C/munge"
 chmod 700 "$C/munge"
-stop_cluster() {
-  # Our jobs first (their slurmstepd), then the daemons we started, by their pid files.
+# stop_pids FILE...: stop the daemons whose pid files are given (relative to $C).
+stop_pids() {
   local f pid
-  if [ -S "$C/munge/sock" ] && [ -n "${SLURM_CONF:-}" ]; then
-    scancel --quiet --user=root 2>/dev/null
-    for _ in $(seq 1 50); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.1; done
-  fi
-  for f in slurmd.pid slurmctld.pid munge/pid; do
+  for f in "$@"; do
     pid=$(cat "$C/$f" 2>/dev/null) || continue
     kill "$pid" 2>/dev/null || continue
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null
   done
+}
+stop_cluster_daemons() { stop_pids slurmd.pid slurmctld.pid; }
+stop_cluster() {
+  # Our jobs first (their slurmstepd), then the daemons we started, by their pid files.
+  if [ -S "$C/munge/sock" ] && [ -n "${SLURM_CONF:-}" ]; then
+    scancel --quiet --user=root 2>/dev/null
+    for _ in $(seq 1 50); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.1; done
+  fi
+  stop_cluster_daemons
+  stop_pids munge/pid
 }
 trap 'stop_cluster; rm -rf "$T"' EXIT
 
@@ -56,12 +62,26 @@ cpus=$(echo "$hw" | sed -n 's/.* CPUs=\([0-9]*\).*/\1/p')
 mem=$(echo "$hw" | sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p')
 host=$(hostname -s)
 [ -n "$cpus" ] && [ -n "$mem" ] || skip "slurmd -C gave no CPUs/RealMemory: $hw"
-port=$((20000 + RANDOM % 30000))
-for _ in $(seq 1 20); do
-  ss -ltn 2>/dev/null | grep -Eq ":($port|$((port + 1)))\b" || break
-  port=$((20000 + RANDOM % 30000))
+# Every Slurm client call is bounded: with a controller that died they retry for minutes.
+for c in sinfo squeue scontrol scancel sbatch; do
+  eval "$c() { timeout 20 $(command -v $c) \"\$@\"; }"
 done
-cat > "$C/slurm.conf" <<CONF
+# A free port pair: nothing bound to either, in any state (a socket still in TIME_WAIT makes
+# slurmctld's bind fail).
+free_port() {
+  local p
+  for _ in $(seq 1 50); do
+    p=$((20000 + RANDOM % 30000))
+    ss -tan 2>/dev/null | grep -Eq ":($p|$((p + 1)))\b" || { echo "$p"; return; }
+  done
+  echo "$p"
+}
+# start_slurm: write the configuration on a free port pair, start slurmctld and slurmd, wait
+# until the node is idle (at most 30 s). False when the controller died or the node never
+# became idle; the caller retries on other ports.
+start_slurm() {
+  port=$(free_port)
+  cat > "$C/slurm.conf" <<CONF
 ClusterName=mlctest
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
@@ -92,16 +112,33 @@ InactiveLimit=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=mlc Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
-export SLURM_CONF=$C/slurm.conf
-slurmctld -f "$SLURM_CONF" -i 2>"$C/ctld.err" || skip "slurmctld does not start: $(tail -3 "$C/ctld.err" "$C/slurmctld.log" 2>/dev/null)"
-slurmd -f "$SLURM_CONF" 2>"$C/slurmd.err" || skip "slurmd does not start: $(tail -3 "$C/slurmd.err" "$C/slurmd.log" 2>/dev/null)"
-state=""
-for _ in $(seq 1 150); do
-  state=$(sinfo -h -N -o %T 2>/dev/null | head -1)
-  [ "$state" = idle ] && break
-  sleep 0.2
+  export SLURM_CONF=$C/slurm.conf
+  slurmctld -f "$SLURM_CONF" -i 2>"$C/ctld.err" || return 1
+  sleep 1
+  local pid
+  pid=$(cat "$C/slurmctld.pid" 2>/dev/null)
+  if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null || grep -q fatal "$C/slurmctld.log" 2>/dev/null; then
+    return 1
+  fi
+  slurmd -f "$SLURM_CONF" 2>"$C/slurmd.err" || return 1
+  local t0=$SECONDS
+  state=""
+  while [ $((SECONDS - t0)) -lt 30 ]; do
+    state=$(sinfo -h -N -o %T 2>/dev/null | head -1)
+    [ "$state" = idle ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+started=0
+for attempt in 1 2 3; do
+  if start_slurm; then started=1; break; fi
+  echo "attempt $attempt: the one-node Slurm did not come up on ports $port-$((port + 1)): $(tail -2 "$C/slurmctld.log" 2>/dev/null)"
+  stop_cluster_daemons
+  rm -rf "$C/state" "$C/spool" "$C/slurmctld.pid" "$C/slurmd.pid" "$C"/*.log
+  mkdir -p "$C/state" "$C/spool"
 done
-[ "$state" = idle ] || skip "the node did not become idle (state '$state'): $(tail -3 "$C/slurmd.log" "$C/slurmctld.log" 2>/dev/null)"
+[ "$started" = 1 ] || skip "the node did not become idle (state '$state'): $(tail -3 "$C/slurmd.log" "$C/slurmctld.log" 2>/dev/null)"
 echo "ok: a one-node Slurm is up ($host, $cpus CPUs, ports $port-$((port + 1)))"
 
 # wait_job ID SECONDS: until no task of job ID is pending or running; false on timeout.

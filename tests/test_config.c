@@ -114,7 +114,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     assert_int_equal(written, mlc_config_nkeys);
     /* Every key of the table is written; the count moves only when a key is added on
      * purpose (and docs/config.md and the changelog move with it). */
-    assert_int_equal(mlc_config_nkeys, 78);
+    assert_int_equal(mlc_config_nkeys, 80);
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -486,7 +486,10 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"subspace.passive_clusters=0", "subspace.passive_clusters", "0"},
         {"subspace.actuation_clusters=0", "subspace.actuation_clusters", "0"},
         {"subspace.contact_samples=0", "subspace.contact_samples", "0"},
-        {"actuation.modes=0", "actuation.modes", "0"},
+        {"actuation.modes=65", "actuation.modes", "65"},
+        {"actuation.local_modes=-1", "actuation.local_modes", "-1"},
+        {"actuation.local_modes=65", "actuation.local_modes", "65"},
+        {"actuation.localization=-0.5", "actuation.localization", "-0.5"},
         {"actuation.modes=65", "actuation.modes", "65"},
         {"actuation.mode_list=[1,-1]", "actuation.mode_list[1]", "-1"},
         {"actuation.mode_list=[1,2,1]", "actuation.mode_list", "1 twice"},
@@ -670,6 +673,21 @@ static void params_json_should_load_config_and_parameters(void **state) {
     cJSON_Delete(doc);
 }
 
+/* actuation.modes = 0 means "local modes only": refused without local modes, with a message
+ * that names both keys. */
+static void zero_modes_should_need_local_modes(void **state) {
+    (void)state;
+    mlc_config c;
+    mlc_err err;
+    mlc_config_defaults(&c);
+    assert_int_equal(mlc_config_set(&c, "actuation.modes=0", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "actuation.modes"));
+    assert_non_null(strstr(err.msg, "actuation.local_modes"));
+    assert_int_equal(mlc_config_set(&c, "actuation.local_modes=2", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
+}
+
 static void fixed_periods_count_should_be_0_1_or_m_times_k(void **state) {
     (void)state;
     mlc_config c;
@@ -748,6 +766,7 @@ int main(void) {
         cmocka_unit_test(out_of_range_values_should_be_refused),
         cmocka_unit_test(params_json_should_load_config_and_parameters),
         cmocka_unit_test(fixed_periods_count_should_be_0_1_or_m_times_k),
+        cmocka_unit_test(zero_modes_should_need_local_modes),
         cmocka_unit_test(comment_should_be_ignored_but_type_checked),
         cmocka_unit_test(allocation_failures_should_be_reported),
     };

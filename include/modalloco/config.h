@@ -104,7 +104,10 @@ typedef struct mlc_config_subspace {
 } mlc_config_subspace;
 
 typedef struct mlc_config_actuation {
-    int modes;                           /* actuation.modes: m, 1..64 */
+    int modes;                           /* actuation.modes: m, 0..64 (0 only with
+                                          * local_modes > 0) */
+    int local_modes;                     /* actuation.local_modes: m_r per region, 0 = off */
+    double localization;                 /* actuation.localization: weight factor c, >= 0 */
     int mode_list[MLC_CONFIG_MAX_MODES]; /* actuation.mode_list: explicit indices, ≥ 0 */
     int nmode_list;                      /* its length; > 0 overrides `modes` */
     int sinusoids;                       /* actuation.sinusoids: k, 1..8 */
@@ -314,5 +317,15 @@ cJSON *mlc_config_to_cjson(const mlc_config *cfg);
 /* The same as pretty-printed JSON text ending in a newline (config.json). Owned by the caller:
  * mlc_free. NULL when out of memory. Loading it back reproduces *cfg exactly. */
 char *mlc_config_to_json(const mlc_config *cfg);
+
+/* actuation.local_modes > 0 replaces the global modes (actuation.modes = 0) unless a layer
+ * gives actuation.modes or actuation.mode_list itself. `cfg` is the configuration built from
+ * the layers: a base (a configuration object base_obj, or a file base_path, used when it ends
+ * in .json; both may be NULL) and nsets --set assignments; they are applied once more to a
+ * probe whose actuation.modes is unset, and cfg's modes become 0 when it stays unset. The
+ * resolved count is what config.json then holds, so it loads back to the same modes. */
+mlc_status mlc_config_resolve_local_modes(mlc_config *cfg, const cJSON *base_obj,
+                                          const char *base_path, const char *source,
+                                          const char *const *sets, int nsets, mlc_err *err);
 
 #endif

@@ -79,4 +79,25 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                                    double *evals, double *evecs, mlc_eigen_info *info,
                                    cholmod_common *cc, mlc_err *err);
 
+/* The symbolic analysis (fill-reducing ordering, supernodes) of a symmetric matrix's pattern as
+ * mlc_eigen_solve_ordered does it: `perm` NULL (CHOLMOD chooses) or n entries used as given.
+ * Returns NULL on failure (cc->status says why). The factor can seed mlc_eigen_solve_shared,
+ * also as copies (cholmod_copy_factor) for solves on several threads. */
+cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc);
+
+/* mlc_eigen_solve_ordered for a family of matrices with one sparsity pattern, e.g. K plus
+ * different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
+ * analysis are done once and every later matrix is only refactorized.
+ *  shared: the caller's factor slot. *shared = NULL on the first call: the matrix is analyzed
+ *          (with `perm` as in mlc_eigen_solve_ordered) and the factor is left in *shared, also
+ *          on failure once it exists. Later calls with *shared set skip cholmod_analyze and
+ *          refactorize into it (the matrix must have the same pattern; `perm` is then
+ *          unused). The caller frees it with cholmod_free_factor. The dense path (small n)
+ *          leaves *shared untouched. info->ordering is "shared" for a refactorization.
+ * Everything else, including the results bit for bit, as mlc_eigen_solve_ordered. */
+mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                  const int *perm, const double *Z, int nz, cholmod_factor **shared,
+                                  double *evals, double *evecs, mlc_eigen_info *info,
+                                  cholmod_common *cc, mlc_err *err);
+
 #endif

@@ -31,29 +31,52 @@ typedef struct mlc_subspace_settings {
                                     in place of fem.vmass, or NULL (fem.vmass) */
     const int *tet_region;       /* nt: region of every tet (0..nregions-1), or NULL */
     int nregions;                /* regions; with > 1 the labels are part of the cache key */
+    /* Localized modes (local_modes.h): local_modes = m_r per region (0 = none). They replace
+     * nothing here: the actuation set is [m global modes (m may be 0 when local_modes > 0)] +
+     * [m_r local modes per region]. localization = c >= 0: the weight is w = c·λ_ref with
+     * λ_ref the first non-zero eigenvalue of the unit-μ scalar Laplacian (the skinning λ₁), so
+     * c does not depend on mesh size or material. tet_region: nt labels 0..nregions−1, or
+     * NULL with nregions 1 (one region: the whole body). Borrowed, read during the compute. */
+    int local_modes;
+    double localization;
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
-    int nv, nt;           /* mesh sizes it was computed for */
-    int w;                /* skinning modes */
-    double *W;            /* nv×w column-major weights; Wᵀ M_s W = I with M_s = fem.vmass
-                             (unit density; settings.vertex_mass when given); column 0 is
-                             exactly 1/sqrt(Σ M_s) */
-    double *skin_eval;    /* w eigenvalues of L W = M_s W Λ (unit μ), ascending, [0] = 0 */
-    int m;                /* vibration modes kept */
-    double *D;            /* 3nv×m column-major, DOF 3i+k; Dᵀ M D = I (M = vmass per DOF) */
-    double *vib_eval;     /* m eigenvalues (unit μ, λ = 2μν/(1-2ν), unit density) */
-    int *mode_index;      /* m: index among the non-rigid modes (0 = first non-rigid) */
-    double rigid_eval[6]; /* the 6 dropped near-zero eigenvalues */
-    double *grad_max;     /* m: max over tets of ‖∇(D_i)_e‖_F; a_max,i = p / grad_max[i] */
-    int ncp;              /* passive clusters after splitting into face-connected parts */
-    int *cluster;         /* nt passive cluster label in [0, ncp) */
-    int nca;              /* actuation clusters */
-    int *acluster;        /* nt actuation cluster label in [0, nca) */
-    int ns;               /* contact samples */
-    int *samples;         /* ns boundary vertex indices (farthest-point order) */
+    int nv, nt;        /* mesh sizes it was computed for */
+    int w;             /* skinning modes */
+    double *W;         /* nv×w column-major weights; Wᵀ M_s W = I with M_s = fem.vmass
+                          (unit density; settings.vertex_mass when given); column 0 is
+                          exactly 1/sqrt(Σ M_s) */
+    double *skin_eval; /* w eigenvalues of L W = M_s W Λ (unit μ), ascending, [0] = 0 */
+    int m;             /* vibration modes kept */
+    double *D;         /* 3nv×m column-major, DOF 3i+k; Dᵀ M D = I (M = vmass per DOF)
+                          within the global and within the local modes; the two sets are
+                          not orthogonalized against each other (docs/method.md) */
+    double *vib_eval;  /* m eigenvalues (unit μ, λ = 2μν/(1-2ν), unit density); of
+                          K + w M_out for a local mode */
+    int *mode_index;   /* m: index among the non-rigid modes (0 = first non-rigid) for a
+                          global mode; a local mode's is its position in the set counted
+                          after the largest global index (the first local mode of a set
+                          without global modes is 0), so indices are distinct */
+    int *mode_region;  /* m: the region a local mode belongs to, −1 for a global mode */
+    double *vib_frac;  /* m: local mode: √(φᵀM_outφ/φᵀMφ), its motion outside its region;
+                          0 for a global mode */
+    int nregions;      /* regions of the local modes (0 when there are none) */
+    double local_weight;   /* w of the local modes (unit μ and density, as vib_eval), 0 if none */
+    double local_gram_min; /* smallest eigenvalue of the local modes' Gram matrix ΦᵀMΦ before
+                              their M-orthonormalization (1: already orthogonal) */
+    double local_spread_max; /* largest ‖φ_after − φ_before‖_M of that step */
+    double rigid_eval[6];    /* the 6 dropped near-zero eigenvalues */
+    double *grad_max;        /* m: max over tets of ‖∇(D_i)_e‖_F; a_max,i = p / grad_max[i] */
+    int ncp;                 /* passive clusters after splitting into face-connected parts */
+    int *cluster;            /* nt passive cluster label in [0, ncp) */
+    int nca;                 /* actuation clusters */
+    int *acluster;           /* nt actuation cluster label in [0, nca) */
+    int ns;                  /* contact samples */
+    int *samples;            /* ns boundary vertex indices (farthest-point order) */
     /* Diagnostics (not part of the physics): seconds per stage, CHOLMOD ordering used. */
     double t_skinning, t_vibration, t_clusters, t_samples;
+    double t_local;              /* seconds of t_vibration spent on the local modes */
     int skin_solves, vib_solves; /* ARPACK operator applications */
     char ordering[16];
 } mlc_subspace;
