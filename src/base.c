@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "modalloco/testing.h"
+
 const char *mlc_strerror(mlc_status s) {
     switch (s) {
 #define MLC_STATUS_CASE(name, value, text)                                                         \

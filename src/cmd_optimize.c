@@ -245,14 +245,22 @@ static int settle(mlc_status s, const mlc_err *err) {
     mlc_dist_await_abort(code);
 }
 
-/* Hidden test hook: MLC_TEST_FAIL_RANK=R makes rank R's precompute fail (tests/cli_mpi.sh
+/* Only in modalloco_test_hooks, the test build of the program (CMakeLists.txt defines
+ * MLC_TEST_HOOKS for it): MLC_TEST_FAIL_RANK=R makes rank R's precompute fail (tests/cli_mpi.sh
  * checks that a failing rank ends the whole job with its message, without a hang). */
+#ifdef MLC_TEST_HOOKS
 static mlc_status test_fail_hook(mlc_err *err) {
     const char *v = getenv("MLC_TEST_FAIL_RANK");
     if (v && *v && atoi(v) == mlc_dist_rank())
         return mlc_errf(err, MLC_EIO, "precompute failed on purpose (MLC_TEST_FAIL_RANK=%s)", v);
     return MLC_OK;
 }
+#else
+static mlc_status test_fail_hook(mlc_err *err) {
+    (void)err;
+    return MLC_OK;
+}
+#endif
 
 /* The precompute cache the ranks share: subspace.cache when set, else DIR/precompute.cache
  * (kept after the run: a resume or a rerun with the same settings then skips the solves). */

@@ -37,6 +37,7 @@
 
 #include "modalloco/contact.h"
 #include "modalloco/polar.h"
+#include "modalloco/testing.h"
 
 struct mlc_fullspace {
     mlc_sim_settings set;

@@ -30,6 +30,7 @@
 #include "modalloco/contact.h"
 #include "modalloco/objective.h"
 #include "modalloco/polar.h"
+#include "modalloco/testing.h"
 #include "sim_internal.h"
 
 void mlc_sim_settings_default(mlc_sim_settings *s) {

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "modalloco/mesh.h"
+#include "modalloco/testing.h"
 
 #define assert_near(a, b, tol)                                                                     \
     do {                                                                                           \

@@ -66,13 +66,6 @@ void *mlc_calloc(size_t n, size_t size); /* zeroed */
 void *mlc_realloc(void *p, size_t size);
 void mlc_free(void *p);
 char *mlc_strdup(const char *s);
-/* Number of live blocks allocated through the functions above (for leak and no-allocation
- * checks in tests). Thread-safe (atomic). */
-long mlc_alloc_live(void);
-/* Total number of successful allocations since start (monotone; tests use differences). */
-long mlc_alloc_count(void);
-/* Failure injection: the n-th allocation from now (1 = the next) fails; 0 disables. */
-void mlc_alloc_fail_after(long n);
 
 /* ---- Files ---------------------------------------------------------------------------- */
 /* Read a whole regular file into a fresh buffer (*buf, NUL-terminated, *size bytes without the

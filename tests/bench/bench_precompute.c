@@ -20,6 +20,7 @@
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
+#include "modalloco/testing.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

@@ -32,6 +32,7 @@
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
+#include "modalloco/testing.h"
 
 static double poly(const double *x, int j) { /* 1, x, y, z, x², y², z², xy, yz, zx, x³, ... */
     double a = x[0], b = x[1], c = x[2];
