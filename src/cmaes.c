@@ -601,18 +601,6 @@ static void rank_sort(int lam, const double *fs, const double *f, const double *
     if (src != idx) memcpy(idx, src, (size_t)lam * sizeof(int));
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..len) (copied into work). */
-static double median(const double *v, int len, double *work) {
-    memcpy(work, v, (size_t)len * sizeof(double));
-    qsort(work, (size_t)len, sizeof(double), cmp_double);
-    return len % 2 ? work[len / 2] : 0.5 * (work[len / 2 - 1] + work[len / 2]);
-}
-
 /* Decide what a fired run criterion means: ftarget and budgets end everything, others end the
  * run and leave a restart pending if any remain. */
 static void finish_stop(mlc_cmaes *es) {
@@ -782,10 +770,10 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
         es->stag_flag = 0;
         if (l > 0 && 2 * l < es->hist_n) {
             int hn = es->hist_n;
-            double nb = median(es->hbest + hn - l, l, es->hwork);
-            double ob = median(es->hbest + hn - 2 * l, l, es->hwork);
-            double nm = median(es->hmed + hn - l, l, es->hwork);
-            double om = median(es->hmed + hn - 2 * l, l, es->hwork);
+            double nb = mlc_median(es->hbest + hn - l, l, es->hwork);
+            double ob = mlc_median(es->hbest + hn - 2 * l, l, es->hwork);
+            double nm = mlc_median(es->hmed + hn - l, l, es->hwork);
+            double om = mlc_median(es->hmed + hn - 2 * l, l, es->hwork);
             es->stag_flag = nb >= ob && nm >= om;
         }
     }
@@ -1067,12 +1055,6 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
     ser_vec(s, *ub, (size_t)set->n);
 }
 
-static int all_finite(const double *v, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(v[i])) return 0;
-    return 1;
-}
-
 /* Run state. On reading, es already holds run 0 of the stored settings. */
 static void ser_state(ser *s, mlc_cmaes *es) {
     int run = es->run, lam = es->lambda;
@@ -1158,12 +1140,12 @@ static void ser_state(ser *s, mlc_cmaes *es) {
     ser_vec(s, es->anchor, (size_t)n);
     if (s->bad || !s->reading) return;
     /* Values: the distribution must be usable and candidates in bounds. */
-    int ok = all_finite(es->m, (size_t)n) && all_finite(es->ps, (size_t)n) &&
-             all_finite(es->pc, (size_t)n) && all_finite(es->C, nn) && all_finite(es->B, nn) &&
-             all_finite(es->D, (size_t)n) && all_finite(es->Z, nl) && all_finite(es->Y, nl) &&
-             all_finite(es->XG, nl) && all_finite(es->XP, nl) &&
-             all_finite(es->best_x, (size_t)n) && all_finite(es->mean_p, (size_t)n) &&
-             all_finite(es->anchor, (size_t)n);
+    int ok = mlc_all_finite(es->m, (size_t)n) && mlc_all_finite(es->ps, (size_t)n) &&
+             mlc_all_finite(es->pc, (size_t)n) && mlc_all_finite(es->C, nn) &&
+             mlc_all_finite(es->B, nn) && mlc_all_finite(es->D, (size_t)n) &&
+             mlc_all_finite(es->Z, nl) && mlc_all_finite(es->Y, nl) && mlc_all_finite(es->XG, nl) &&
+             mlc_all_finite(es->XP, nl) && mlc_all_finite(es->best_x, (size_t)n) &&
+             mlc_all_finite(es->mean_p, (size_t)n) && mlc_all_finite(es->anchor, (size_t)n);
     for (int i = 0; i < n && ok; i++)
         ok = es->D[i] > 0;
     for (size_t k = 0; k < nl && ok; k++) {

@@ -54,17 +54,6 @@ static void on_signal(int sig) {
 
 /* ---- History rows (mlc_history_row, checkpoint.h) ---------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const double *f, int n, double *scratch) {
-    memcpy(scratch, f, (size_t)n * sizeof(double));
-    qsort(scratch, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
-}
-
 static void history_header(FILE *f) {
     /* New columns go after the old ones: scripts read them by position. */
     fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
@@ -662,7 +651,7 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
     for (int c = 1; c < lam; c++)
         bj = fmin(bj, o->f[c]);
     r->best_J = bj;
-    r->median_J = median(o->f, lam, o->scratch);
+    r->median_J = mlc_median(o->f, lam, o->scratch);
     r->sigma = mlc_cmaes_sigma(o->es);
     r->best_ever_J = mlc_cmaes_best_f(o->es);
     r->failed = failed;

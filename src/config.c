@@ -1366,7 +1366,7 @@ static mlc_status resolve_mesh_path(mlc_config *cfg, const cJSON *root, const ch
     /* A TetGen stem ("body.1") names body.1.node. */
     char node[sizeof joined + 8];
     snprintf(node, sizeof node, "%s.node", joined);
-    if (access(joined, F_OK) == 0 || access(node, F_OK) == 0)
+    if (mlc_file_exists(joined) || mlc_file_exists(node))
         memcpy(cfg->mesh.path, joined, (size_t)n + 1);
     return MLC_OK;
 }

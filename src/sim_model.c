@@ -49,12 +49,6 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod);
 }
 
-static int all_finite(const double *x, int n) {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i])) return 0;
-    return 1;
-}
-
 static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                                const mlc_sim_settings *s, mlc_err *err) {
     if (!mesh || !fem || !sub || !s) return mlc_errf(err, MLC_EINVAL, "sim: NULL argument");
@@ -106,7 +100,7 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         return mlc_errf(err, MLC_EINVAL,
                         "sim: contact push speed %g and friction %g must be finite and >= 0",
                         s->push_speed, s->friction);
-    if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
+    if (!mlc_all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
         return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
     /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (docs/method.md §3).
      */

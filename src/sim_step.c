@@ -293,13 +293,6 @@ const char *mlc__sim_kernel_path(void) {
     return kernel_path;
 }
 
-static int finite_vec(const double *x, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
-    return s == 0;
-}
-
 /* Profiling marks: accumulate the time since the previous mark into a field (no-op unless
  * mlc_rollout_set_profile was called). */
 #define PROF_MARK(field)                                                                           \
@@ -634,7 +627,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     ro->zn = zp;
     ro->step++;
     ro->x_valid = 0;
-    if (!finite_vec(z, r)) {
+    if (!mlc_all_finite(z, (size_t)r)) {
         PROF_MARK(t_finish);
         return 1;
     }

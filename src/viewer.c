@@ -564,10 +564,6 @@ static mlc_status slurp(const char *path, char **text, size_t *len, int *missing
     return s;
 }
 
-static void join(char *out, size_t cap, const char *dir, const char *name) {
-    snprintf(out, cap, "%s/%s", dir, name);
-}
-
 /* Parse surface.obj: `v x y z` and `f a b c ...` lines (1-based or negative indices, optional
  * /vt/vn parts, polygons fanned into triangles); everything else is ignored. */
 static mlc_status parse_obj(const char *path, char *text, int *nv_out, int **faces_out, int *nf_out,
@@ -750,7 +746,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
     int missing = 0;
     static const char *const required[2] = {"surface.obj", "animation.pc2"};
     for (int k = 0; k < 2; k++) {
-        join(path, plen, dir, required[k]);
+        mlc_path_join(path, plen, dir, required[k]);
         if (stat(path, &st) != 0) {
             s = mlc_errf(err, MLC_EINVAL,
                          "%s is not a run directory: %s is missing (it is "
@@ -760,7 +756,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
         }
     }
 
-    join(path, plen, dir, "surface.obj");
+    mlc_path_join(path, plen, dir, "surface.obj");
     if ((s = slurp(path, &text, NULL, NULL, err)) != MLC_OK) goto fail;
     int nobj = 0;
     s = parse_obj(path, text, &nobj, &run->faces, &run->nf, err);
@@ -768,7 +764,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
     text = NULL;
     if (s != MLC_OK) goto fail;
 
-    join(path, plen, dir, "animation.pc2");
+    mlc_path_join(path, plen, dir, "animation.pc2");
     if ((s = mlc_pc2_read(path, &run->nv, &run->nframes, NULL, NULL, &run->xyz, err)) != MLC_OK)
         goto fail;
     if (run->nv != nobj || run->nframes < 1) {
@@ -785,7 +781,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
     static const char *const json_names[3] = {"config.json", "params.json", "result.json"};
     char **json_text[3] = {&run->config_json, &run->params_json, &run->result_json};
     for (int k = 0; k < 3; k++) {
-        join(path, plen, dir, json_names[k]);
+        mlc_path_join(path, plen, dir, json_names[k]);
         if ((s = slurp(path, json_text[k], NULL, &missing, err)) != MLC_OK) goto fail;
     }
     if (run->config_json) {
@@ -804,7 +800,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
         }
     }
 
-    join(path, plen, dir, "trajectory.csv");
+    mlc_path_join(path, plen, dir, "trajectory.csv");
     if ((s = slurp(path, &text, NULL, &missing, err)) != MLC_OK) goto fail;
     if (text) {
         static const char *const cols[4] = {"time", "com_x", "com_y", "com_z"};
@@ -813,7 +809,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
         text = NULL;
         if (s != MLC_OK) goto fail;
     }
-    join(path, plen, dir, "history.csv");
+    mlc_path_join(path, plen, dir, "history.csv");
     if ((s = slurp(path, &text, NULL, &missing, err)) != MLC_OK) goto fail;
     if (text) {
         static const char *const cols[3] = {"generation", "best_J", "median_J"};
