@@ -19,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "modalloco/fullspace.h"
+#include "modalloco/sim.h"
+
 /* ---- The key table ---------------------------------------------------------------------- */
 #define FIELD(f) .offset = offsetof(mlc_config, f)
 #define COUNT(f) .count_offset = offsetof(mlc_config, f)
@@ -66,7 +69,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "material.density",
      .type_name = "number",
-     .default_json = "1000",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_DENSITY),
      .range = "> 0",
      .meaning = "density ρ",
      .type = MLC_CFG_NUMBER,
@@ -74,7 +77,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "material.mu",
      .type_name = "number",
-     .default_json = "1e6",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_MU),
      .range = "> 0",
      .meaning = "passive ARAP stiffness μ",
      .type = MLC_CFG_NUMBER,
@@ -82,7 +85,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "material.gamma",
      .type_name = "number",
-     .default_json = "1e6",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_GAMMA),
      .range = "> 0",
      .meaning = "actuation stiffness γ",
      .type = MLC_CFG_NUMBER,
@@ -249,7 +252,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "sim.dt",
      .type_name = "number",
-     .default_json = "0.01",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_DT),
      .range = "> 0",
      .meaning = "time step h, seconds",
      .type = MLC_CFG_NUMBER,
@@ -257,7 +260,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "sim.steps",
      .type_name = "int",
-     .default_json = "300",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_STEPS),
      .range = ">= 1",
      .meaning = "number of steps S",
      .type = MLC_CFG_INT,
@@ -265,7 +268,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(1)},
     {.name = "sim.iterations",
      .type_name = "int",
-     .default_json = "10",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_ITERATIONS),
      .range = ">= 1",
      .meaning = "local-global iterations per step (the most)",
      .type = MLC_CFG_INT,
@@ -298,7 +301,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "sim.gravity",
      .type_name = "[x,y,z]",
-     .default_json = "[0, -9.81, 0]",
+     .default_json = "[0, -" MLC_STR(MLC_SIM_DEFAULT_GRAVITY) ", 0]",
      .range = "",
      .meaning = "gravity, m/s²",
      .type = MLC_CFG_VEC3,
@@ -341,7 +344,7 @@ const mlc_config_key mlc_config_keys[] = {
      .choices = "complementarity|equality"},
     {.name = "contact.push_speed",
      .type_name = "number",
-     .default_json = "0.1",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_PUSH_SPEED),
      .range = ">= 0",
      .meaning = "m/s: the fastest a sample below the ground is pushed back out",
      .type = MLC_CFG_NUMBER,
@@ -349,7 +352,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "contact.friction",
      .type_name = "number",
-     .default_json = "0.5",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_FRICTION),
      .range = ">= 0",
      .meaning = "Coulomb limit μ_f: friction force ≤ μ_f × normal force (0 = the paper's "
                 "damping alone, unbounded)",
@@ -366,7 +369,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "reference.tolerance",
      .type_name = "number",
-     .default_json = "1e-6",
+     .default_json = MLC_STR(MLC_FULLSPACE_TOLERANCE),
      .range = ">= 0",
      .meaning = "simulate --full-space: the reference iterates each step until no coordinate "
                 "changes by more than this × the body extent in an iteration (0 = always "
@@ -376,7 +379,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "reference.max_iterations",
      .type_name = "int",
-     .default_json = "1000",
+     .default_json = MLC_STR(MLC_FULLSPACE_MAX_ITERATIONS),
      .range = ">= 1",
      .meaning = "simulate --full-space: the most iterations a step of the reference may take "
                 "(steps that stop here are counted in fullspace.json)",
@@ -597,9 +600,9 @@ void mlc_config_defaults(mlc_config *cfg) {
     strcpy(cfg->mesh.up, "+y");
     cfg->mesh.up_vector[1] = 1.0;
 
-    cfg->material.density = 1000;
-    cfg->material.mu = 1e6;
-    cfg->material.gamma = 1e6;
+    cfg->material.density = MLC_SIM_DEFAULT_DENSITY;
+    cfg->material.mu = MLC_SIM_DEFAULT_MU;
+    cfg->material.gamma = MLC_SIM_DEFAULT_GAMMA;
     cfg->material.poisson_modes = 0.25;
 
     cfg->subspace.skinning_modes = 5;
@@ -619,23 +622,23 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->actuation.ramp = 0.0;
     cfg->actuation.select = 0;
 
-    cfg->sim.dt = 0.01;
-    cfg->sim.steps = 300;
-    cfg->sim.iterations = 10;
+    cfg->sim.dt = MLC_SIM_DEFAULT_DT;
+    cfg->sim.steps = MLC_SIM_DEFAULT_STEPS;
+    cfg->sim.iterations = MLC_SIM_DEFAULT_ITERATIONS;
     cfg->sim.tolerance = 0.0;
     strcpy(cfg->sim.initial_guess, "inertial");
-    cfg->sim.gravity[1] = -9.81;
+    cfg->sim.gravity[1] = -MLC_SIM_DEFAULT_GRAVITY;
 
     cfg->contact.enabled = 1;
     cfg->contact.damping = 0.0;
     strcpy(cfg->contact.projection, "position");
     strcpy(cfg->contact.model, "complementarity");
-    cfg->contact.push_speed = 0.1;
-    cfg->contact.friction = 0.5;
+    cfg->contact.push_speed = MLC_SIM_DEFAULT_PUSH_SPEED;
+    cfg->contact.friction = MLC_SIM_DEFAULT_FRICTION;
     cfg->contact.ground_height = 0.0;
 
-    cfg->reference.tolerance = 1e-6; /* fullspace.h: MLC_FULLSPACE_TOLERANCE */
-    cfg->reference.max_iterations = 1000;
+    cfg->reference.tolerance = MLC_FULLSPACE_TOLERANCE;
+    cfg->reference.max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
     cfg->reference.contact_samples = 512;
 
     strcpy(cfg->objective.kind, "locomotion");

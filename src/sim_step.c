@@ -35,22 +35,22 @@
 
 void mlc_sim_settings_default(mlc_sim_settings *s) {
     memset(s, 0, sizeof *s);
-    s->dt = 0.01;
-    s->steps = 300;
-    s->iterations = 10;
+    s->dt = MLC_SIM_DEFAULT_DT;
+    s->steps = MLC_SIM_DEFAULT_STEPS;
+    s->iterations = MLC_SIM_DEFAULT_ITERATIONS;
     s->tolerance = 0;
     s->guess_previous = 0;
-    s->gravity[1] = -9.81;
+    s->gravity[1] = -MLC_SIM_DEFAULT_GRAVITY;
     s->contact = 1;
     s->damping = 0.0;
     s->projection_velocity = 0;
     s->contact_equality = 0;
-    s->push_speed = 0.1;
-    s->friction = 0.5;
+    s->push_speed = MLC_SIM_DEFAULT_PUSH_SPEED;
+    s->friction = MLC_SIM_DEFAULT_FRICTION;
     s->ground = 0;
-    s->density = 1000;
-    s->mu = 1e6;
-    s->gamma = 1e6;
+    s->density = MLC_SIM_DEFAULT_DENSITY;
+    s->mu = MLC_SIM_DEFAULT_MU;
+    s->gamma = MLC_SIM_DEFAULT_GAMMA;
 }
 
 void mlc_objective_settings_default(mlc_objective_settings *o) {

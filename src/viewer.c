@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "modalloco/output.h"
+#include "modalloco/sim.h"
 
 /* The page template (generated from an HTML file, one literal per line). */
 static const char *const page_head[] = {
@@ -776,7 +777,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
         goto fail;
     }
 
-    run->frame_dt = 0.01;
+    run->frame_dt = MLC_SIM_DEFAULT_DT;
     run->traj_per_frame = 1;
     static const char *const json_names[3] = {"config.json", "params.json", "result.json"};
     char **json_text[3] = {&run->config_json, &run->params_json, &run->result_json};
@@ -789,7 +790,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
          * that does not parse leaves the defaults (the page notes it). */
         cJSON *root = cJSON_Parse(run->config_json);
         if (root) {
-            double dt = json_number(root, "sim", "dt", 0.01);
+            double dt = json_number(root, "sim", "dt", MLC_SIM_DEFAULT_DT);
             double every = json_number(root, "output", "every", 1);
             if (dt > 0 && every >= 1 && every < 1e6) {
                 run->traj_per_frame = (int)every;

@@ -110,6 +110,9 @@ uint64_t mlc_hash64(uint64_t h, const void *data, size_t len);
 #define MLC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MLC_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MLC_UNUSED(x) ((void)(x))
+/* The text of a macro's value: MLC_STR(MLC_SIM_DEFAULT_DT) is "0.01". */
+#define MLC_STR_(x) #x
+#define MLC_STR(x) MLC_STR_(x)
 /* Nonzero when every x[0..n) is finite (no NaN, no ±Inf). */
 int mlc_all_finite(const double *x, size_t n);
 /* Median of v[0..n), n >= 1 (the mean of the two middle values when n is even). work (n values,

@@ -134,6 +134,18 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
  * (the rounding noise of a flat patch of samples) are damped away instead of amplified. */
 #define MLC_SIM_CONTACT_RCOND 1e-4
 
+/* Defaults of the simulator's settings (docs/method.md §9), written only here: config.c's
+ * defaults and its key table, and mlc_sim_settings_default (testing.h), use them. */
+#define MLC_SIM_DEFAULT_DT 0.01       /* time step h, seconds */
+#define MLC_SIM_DEFAULT_STEPS 300     /* steps S */
+#define MLC_SIM_DEFAULT_ITERATIONS 10 /* local-global iterations a step */
+#define MLC_SIM_DEFAULT_GRAVITY 9.81  /* m/s², along −y */
+#define MLC_SIM_DEFAULT_PUSH_SPEED 0.1
+#define MLC_SIM_DEFAULT_FRICTION 0.5 /* Coulomb μ_c */
+#define MLC_SIM_DEFAULT_DENSITY 1000 /* ρ, kg/m³ */
+#define MLC_SIM_DEFAULT_MU 1e6       /* passive stiffness μ */
+#define MLC_SIM_DEFAULT_GAMMA 1e6    /* actuation stiffness γ */
+
 /* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */
 void mlc_objective_settings_default(mlc_objective_settings *o);
 
