@@ -167,12 +167,10 @@ static void deflate(double *x, const double *Z, int nz, const double *mass, int 
         }
 }
 
-mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                   const int *perm, int *perm_out, const double *Z, int nz,
-                                   double *evals, double *evecs, mlc_eigen_info *info,
-                                   cholmod_common *cc, mlc_err *err) {
-    /* ---- check ------------------------------------------------------------------------ */
-    if (info) memset(info, 0, sizeof *info);
+/* The arguments' contract (eigen.h). */
+static mlc_status check_problem(const cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                const double *evals, const double *evecs, const cholmod_common *cc,
+                                mlc_err *err) {
     if (!K || !mass || !evals || !evecs || !cc)
         return mlc_errf(err, MLC_EINVAL, "eigen: NULL argument");
     if (K->nrow != K->ncol || K->stype == 0 || K->xtype != CHOLMOD_REAL ||
@@ -193,55 +191,41 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                             "eigen: mass entry %d is %g; every DOF needs a positive mass (a "
                             "vertex not used by any tet?)",
                             i, mass[i]);
-    if (info) info->sigma = sigma;
-    if (!Z) nz = 0;
-    if (nz < 0 || nev + nz >= n)
-        return mlc_errf(err, MLC_EINVAL,
-                        "eigen: %d eigenpairs and %d deflated vectors do not fit "
-                        "a %d×%d problem",
-                        nev, nz, n, n);
-    if (n < 3 * (nev + nz) + 20) {
-        if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
-        /* Dense is exact, so no degeneracy problem: take the nz smallest pairs as the deflated
-         * space (Z spans K's null space by contract) and return the next nev. */
-        double *ev = mlc_malloc((size_t)(nev + nz) * sizeof(double));
-        double *X = mlc_malloc((size_t)n * (nev + nz) * sizeof(double));
-        mlc_status st = ev && X ? solve_dense(K, mass, nev + nz, ev, X, info, err)
-                                : mlc_errf(err, MLC_ENOMEM, "eigen: out of memory (n = %d)", n);
-        if (st == MLC_OK) {
-            memcpy(evals, ev + nz, (size_t)nev * sizeof(double));
-            memcpy(evecs, X + (size_t)n * nz, (size_t)n * nev * sizeof(double));
-        }
-        mlc_free(ev);
-        mlc_free(X);
-        return st;
-    }
+    return MLC_OK;
+}
 
-    /* ---- shift and factor ------------------------------------------------------------- */
-    mlc_status st = MLC_OK;
-    cholmod_sparse *A = NULL;
-    cholmod_factor *L = NULL;
-    cholmod_dense *X = NULL, *Y = NULL, *E = NULL;
-    int ncv = MLC_MIN(n, MLC_MAX(2 * nev + 1, 20));
-    int lworkl = ncv * (ncv + 8);
-    double *resid = mlc_malloc((size_t)n * sizeof(double));
-    double *V = mlc_malloc((size_t)n * ncv * sizeof(double));
-    double *workd = mlc_malloc(3 * (size_t)n * sizeof(double));
-    double *workl = mlc_malloc((size_t)lworkl * sizeof(double));
-    double *d = mlc_malloc((size_t)ncv * sizeof(double));
-    /* dseupd reads select[] as workspace even with howmny = "A": must be initialized. */
-    a_int *select = mlc_calloc((size_t)ncv, sizeof(a_int));
-    if (!resid || !V || !workd || !workl || !d || !select) {
-        st =
-            mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n, ncv);
-        goto done;
+/* Dense path with deflation. Dense is exact, so no degeneracy problem: take the nz smallest
+ * pairs as the deflated space (Z spans K's null space by contract) and return the next nev. */
+static mlc_status solve_dense_deflated(cholmod_sparse *K, const double *mass, int nev, int nz,
+                                       double *evals, double *evecs, mlc_eigen_info *info,
+                                       mlc_err *err) {
+    int n = (int)K->ncol;
+    double *ev = mlc_malloc((size_t)(nev + nz) * sizeof(double));
+    double *X = mlc_malloc((size_t)n * (nev + nz) * sizeof(double));
+    mlc_status st = ev && X ? solve_dense(K, mass, nev + nz, ev, X, info, err)
+                            : mlc_errf(err, MLC_ENOMEM, "eigen: out of memory (n = %d)", n);
+    if (st == MLC_OK) {
+        memcpy(evals, ev + nz, (size_t)nev * sizeof(double));
+        memcpy(evecs, X + (size_t)n * nz, (size_t)n * nev * sizeof(double));
     }
+    mlc_free(ev);
+    mlc_free(X);
+    return st;
+}
+
+/* A = K − σM (a copy of K, *Aout) and its Cholesky factor (*Lout, in the given ordering or in
+ * CHOLMOD's), checked positive definite. The caller frees both, also on failure. */
+static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double sigma,
+                                   const int *perm, int *perm_out, mlc_eigen_info *info,
+                                   cholmod_common *cc, cholmod_sparse **Aout, cholmod_factor **Lout,
+                                   mlc_err *err) {
+    int n = (int)K->ncol;
+    cholmod_factor *L = NULL;
     double t0 = mlc_now();
-    A = cholmod_copy_sparse(K, cc);
+    cholmod_sparse *A = *Aout = cholmod_copy_sparse(K, cc);
     if (!A) {
-        st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory copying K (CHOLMOD status %d)",
-                      cc->status);
-        goto done;
+        return mlc_errf(err, MLC_ENOMEM, "eigen: out of memory copying K (CHOLMOD status %d)",
+                        cc->status);
     }
     {
         int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
@@ -255,11 +239,10 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                     break;
                 }
             if (!found) {
-                st = mlc_errf(err, MLC_EINVAL,
-                              "eigen: K has no stored diagonal entry in column %d (a DOF not "
-                              "coupled to any element?)",
-                              j);
-                goto done;
+                return mlc_errf(err, MLC_EINVAL,
+                                "eigen: K has no stored diagonal entry in column %d (a DOF not "
+                                "coupled to any element?)",
+                                j);
             }
         }
     }
@@ -269,25 +252,23 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
         int nm = cc->nmethods, ord = cc->method[0].ordering;
         int *pcopy = mlc_malloc((size_t)n * sizeof(int)); /* CHOLMOD's API is not const */
         if (!pcopy) {
-            st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the ordering (n = %d)", n);
-            goto done;
+            return mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the ordering (n = %d)", n);
         }
         memcpy(pcopy, perm, (size_t)n * sizeof(int));
         cc->nmethods = 1;
         cc->method[0].ordering = CHOLMOD_GIVEN;
-        L = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
+        L = *Lout = cholmod_analyze_p(A, pcopy, NULL, 0, cc);
         cc->nmethods = nm;
         cc->method[0].ordering = ord;
         mlc_free(pcopy);
     } else {
-        L = cholmod_analyze(A, cc);
+        L = *Lout = cholmod_analyze(A, cc);
     }
     if (info) info->t_analyze = mlc_now() - t0;
     if (!L) {
-        st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
-                      "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d", n,
-                      cc->status);
-        goto done;
+        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                        "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d", n,
+                        cc->status);
     }
     if (info) {
         int sel = cc->selected >= 0 && cc->selected < CHOLMOD_MAXMETHODS + 1 ? cc->selected : 0;
@@ -310,28 +291,103 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
             }
     }
     if (cc->status == CHOLMOD_NOT_POSDEF) {
-        st = mlc_errf(err, MLC_ENOTSPD,
-                      "eigen: factorizing K - sigma*M (sigma = %.3g, n = %d) failed: not positive "
-                      "definite at column %d; K is indefinite (inverted or degenerate elements, "
-                      "negative material parameters) or the shift is not below the spectrum; "
-                      "`modalloco info` shows the smallest tet volume and dihedral angle",
-                      sigma, n, (int)L->minor);
-        goto done;
+        return mlc_errf(
+            err, MLC_ENOTSPD,
+            "eigen: factorizing K - sigma*M (sigma = %.3g, n = %d) failed: not positive "
+            "definite at column %d; K is indefinite (inverted or degenerate elements, "
+            "negative material parameters) or the shift is not below the spectrum; "
+            "`modalloco info` shows the smallest tet volume and dihedral angle",
+            sigma, n, (int)L->minor);
     }
     if (!ok || cc->status < CHOLMOD_OK) {
-        st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
-                      "eigen: CHOLMOD factorization of K - sigma*M (n = %d) failed, status %d", n,
-                      cc->status);
-        goto done;
+        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                        "eigen: CHOLMOD factorization of K - sigma*M (n = %d) failed, status %d", n,
+                        cc->status);
     }
     if (info) {
         info->factor_nnz = cc->lnz;
         info->t_factor = mlc_now() - t0;
-        info->ncv = ncv;
+    }
+    return MLC_OK;
+}
+
+/* dsaupd's final info as a status (ARPACK's codes in words). */
+static mlc_status arpack_status(a_int ainfo, const a_int *iparam, int n, int nev, int ncv,
+                                double sigma, mlc_err *err) {
+    if (ainfo == 1) {
+        return mlc_errf(err, MLC_ENOCONV,
+                        "eigen: ARPACK did not converge after %d iterations; %d of %d eigenpairs "
+                        "converged (n = %d, ncv = %d, sigma = %.3g): the spectrum may be clustered "
+                        "or the shift too far from the wanted eigenvalues; ask for fewer modes "
+                        "(actuation.modes, subspace.skinning_modes) or re-mesh the body",
+                        (int)iparam[2], (int)iparam[4], nev, n, ncv, sigma);
+    }
+    if (ainfo == 3) {
+        return mlc_errf(err, MLC_ENOCONV,
+                        "eigen: ARPACK could not apply shifts during a restart (info 3, n = %d, "
+                        "ncv = %d): the Lanczos basis is too small for %d eigenpairs",
+                        n, ncv, nev);
+    }
+    if (ainfo == -9999) {
+        return mlc_errf(err, MLC_ENUMERIC,
+                        "eigen: ARPACK could not build a Lanczos factorization (info -9999, "
+                        "n = %d): the operator may be singular or the start vector degenerate",
+                        n);
+    }
+    if (ainfo != 0) {
+        return mlc_errf(err, MLC_ENUMERIC,
+                        "eigen: dsaupd returned info %d (an invalid argument: a bug in eigen.c; "
+                        "n = %d, nev = %d, ncv = %d)",
+                        (int)ainfo, n, nev, ncv);
+    }
+    return MLC_OK;
+}
+
+mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                   const int *perm, int *perm_out, const double *Z, int nz,
+                                   double *evals, double *evecs, mlc_eigen_info *info,
+                                   cholmod_common *cc, mlc_err *err) {
+    /* ---- check ------------------------------------------------------------------------ */
+    if (info) memset(info, 0, sizeof *info);
+    mlc_status st = check_problem(K, mass, nev, sigma, evals, evecs, cc, err);
+    if (st != MLC_OK) return st;
+    int n = (int)K->ncol;
+    if (info) info->sigma = sigma;
+    if (!Z) nz = 0;
+    if (nz < 0 || nev + nz >= n)
+        return mlc_errf(err, MLC_EINVAL,
+                        "eigen: %d eigenpairs and %d deflated vectors do not fit "
+                        "a %d×%d problem",
+                        nev, nz, n, n);
+    if (n < 3 * (nev + nz) + 20) {
+        if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
+        return solve_dense_deflated(K, mass, nev, nz, evals, evecs, info, err);
     }
 
+    /* ---- shift and factor ------------------------------------------------------------- */
+    cholmod_sparse *A = NULL;
+    cholmod_factor *L = NULL;
+    cholmod_dense *X = NULL, *Y = NULL, *E = NULL;
+    int ncv = MLC_MIN(n, MLC_MAX(2 * nev + 1, 20));
+    int lworkl = ncv * (ncv + 8);
+    double *resid = mlc_malloc((size_t)n * sizeof(double));
+    double *V = mlc_malloc((size_t)n * ncv * sizeof(double));
+    double *workd = mlc_malloc(3 * (size_t)n * sizeof(double));
+    double *workl = mlc_malloc((size_t)lworkl * sizeof(double));
+    double *d = mlc_malloc((size_t)ncv * sizeof(double));
+    /* dseupd reads select[] as workspace even with howmny = "A": must be initialized. */
+    a_int *select = mlc_calloc((size_t)ncv, sizeof(a_int));
+    if (!resid || !V || !workd || !workl || !d || !select) {
+        st =
+            mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n, ncv);
+        goto done;
+    }
+    if ((st = shift_and_factor(K, mass, sigma, perm, perm_out, info, cc, &A, &L, err)) != MLC_OK)
+        goto done;
+    if (info) info->ncv = ncv;
+
     /* ---- Lanczos loop (reverse communication) ----------------------------------------- */
-    t0 = mlc_now();
+    double t0 = mlc_now();
     {
         mlc_rng rng;
         mlc_rng_seed(&rng, EIGEN_START_SEED);
@@ -393,36 +449,7 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
         info->iterations = iparam[2];
         info->nconv = iparam[4];
     }
-    if (ainfo == 1) {
-        st = mlc_errf(err, MLC_ENOCONV,
-                      "eigen: ARPACK did not converge after %d iterations; %d of %d eigenpairs "
-                      "converged (n = %d, ncv = %d, sigma = %.3g): the spectrum may be clustered "
-                      "or the shift too far from the wanted eigenvalues; ask for fewer modes "
-                      "(actuation.modes, subspace.skinning_modes) or re-mesh the body",
-                      (int)iparam[2], (int)iparam[4], nev, n, ncv, sigma);
-        goto done;
-    }
-    if (ainfo == 3) {
-        st = mlc_errf(err, MLC_ENOCONV,
-                      "eigen: ARPACK could not apply shifts during a restart (info 3, n = %d, "
-                      "ncv = %d): the Lanczos basis is too small for %d eigenpairs",
-                      n, ncv, nev);
-        goto done;
-    }
-    if (ainfo == -9999) {
-        st = mlc_errf(err, MLC_ENUMERIC,
-                      "eigen: ARPACK could not build a Lanczos factorization (info -9999, "
-                      "n = %d): the operator may be singular or the start vector degenerate",
-                      n);
-        goto done;
-    }
-    if (ainfo != 0) {
-        st = mlc_errf(err, MLC_ENUMERIC,
-                      "eigen: dsaupd returned info %d (an invalid argument: a bug in eigen.c; "
-                      "n = %d, nev = %d, ncv = %d)",
-                      (int)ainfo, n, nev, ncv);
-        goto done;
-    }
+    if ((st = arpack_status(ainfo, iparam, n, nev, ncv, sigma, err)) != MLC_OK) goto done;
 
     /* ---- extract ---------------------------------------------------------------------- */
     a_int ierr = 0;

@@ -339,17 +339,13 @@ typedef struct ply_element {
     } props[PLY_MAX_PROPS];
 } ply_element;
 
-static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
+/* The header, after the 'ply' line, up to and with end_header: the elements (at most
+ * PLY_MAX_ELEMENTS) into el, their number into *nel. */
+static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_err *err) {
     mlc__tok t;
     mlc_status st;
-    ply_element el[PLY_MAX_ELEMENTS];
     int nel = 0;
     const char *path = lx->path;
-    if (!mlc__lex_next(lx, &t) || !mlc__tok_is(&t, "ply"))
-        return mlc_errf(err, MLC_EPARSE, "%s:1: expected 'ply' (the first line of a PLY file)",
-                        path);
-    mlc__lex_skip_line(lx);
-    /* ---- header */
     for (;;) {
         if (!mlc__lex_next(lx, &t))
             return mlc_errf(err, MLC_EPARSE,
@@ -359,7 +355,8 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
         long line = t.line;
         if (mlc__tok_is(&t, "end_header")) {
             mlc__lex_skip_line(lx);
-            break;
+            *nel_out = nel;
+            return MLC_OK;
         } else if (mlc__tok_is(&t, "format")) {
             if (!mlc__lex_inline(lx, &t) || !mlc__tok_is(&t, "ascii"))
                 return mlc_errf(err, MLC_EPARSE,
@@ -424,7 +421,11 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
         }
         mlc__lex_skip_line(lx);
     }
-    /* ---- check the layout we need */
+}
+
+/* The layout we need: one vertex element with x, y, z and one face element with a list
+ * property vertex_indices. */
+static mlc_status ply_check_layout(const ply_element *el, int nel, const char *path, mlc_err *err) {
     int have_v = 0, have_f = 0;
     for (int i = 0; i < nel; i++) {
         int mask = 0;
@@ -451,6 +452,21 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
                         "%s: expected 'element vertex' and 'element face' in "
                         "the header",
                         path);
+    return MLC_OK;
+}
+
+static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
+    mlc__tok t;
+    mlc_status st;
+    ply_element el[PLY_MAX_ELEMENTS];
+    int nel = 0;
+    const char *path = lx->path;
+    if (!mlc__lex_next(lx, &t) || !mlc__tok_is(&t, "ply"))
+        return mlc_errf(err, MLC_EPARSE, "%s:1: expected 'ply' (the first line of a PLY file)",
+                        path);
+    mlc__lex_skip_line(lx);
+    if ((st = ply_header(lx, el, &nel, err)) || (st = ply_check_layout(el, nel, path, err)))
+        return st;
     /* ---- body: token stream, element by element */
     for (int i = 0; i < nel; i++) {
         ply_element *e = el + i;

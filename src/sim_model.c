@@ -143,6 +143,244 @@ static void tet_G(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *
     }
 }
 
+/* stream over tets: Lap, G_c, 𝒦_c, Yg, body map */
+static mlc_status stream_tets(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
+                              const mlc_subspace *sub, double *G, mlc_err *err) {
+    const int nv = mesh->nv, nt = mesh->nt, n4 = mod->n4, m = mod->m, ma = mod->ma;
+    const size_t n3 = (size_t)n4 * 3;
+    for (int e = 0; e < nt; e++) {
+        double V = fem->vol[e];
+        tet_G(mesh, fem, sub, e, G);
+        mod->volume += V;
+        for (int j = 0; j < 3; j++) /* Lap += V G Gᵀ (upper triangle, mirrored below) */
+            for (int b = 0; b < n4; b++) {
+                double s = V * G[b + n4 * j];
+                if (s == 0) continue;
+                double *col = mod->Lap + (size_t)n4 * b;
+                for (int a = 0; a <= b; a++)
+                    col[a] += s * G[a + n4 * j];
+            }
+        double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
+        for (size_t i = 0; i < n3; i++)
+            gp[i] += V * G[i], mod->Gb[i] += V * G[i];
+        /* Per-mode target gradients Ŷ_v = ∇(D_v)_e (Ŷ_m = I): Y_e(ā) = Σ_v ā_v Ŷ_v. */
+        double *ka = mod->Ka + (size_t)sub->acluster[e] * ma * n3;
+        double *yg = mod->Yg + (size_t)sub->acluster[e] * ma * ma;
+        double Yh[64 * 9], *Yv = Yh;
+        double *Yheap = NULL;
+        if (ma > 64) {
+            Yheap = mlc_malloc(sizeof(double) * 9 * (size_t)ma);
+            if (!Yheap) {
+                return mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+            }
+            Yv = Yheap;
+        }
+        for (int v = 0; v < ma; v++) {
+            double *Y = Yv + 9 * v; /* Y[l + 3j] = ∂(D_v)_l/∂X_j */
+            if (v == m) {
+                for (int i = 0; i < 9; i++)
+                    Y[i] = (i % 4 == 0);
+            } else {
+                memset(Y, 0, sizeof(double) * 9);
+                const double *Dv = sub->D + (size_t)3 * nv * v;
+                for (int a = 0; a < 4; a++) {
+                    int vi = mesh->T[4 * e + a];
+                    const double *g = fem->grad + 12 * e + 3 * a;
+                    for (int l = 0; l < 3; l++)
+                        for (int j = 0; j < 3; j++)
+                            Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
+                }
+            }
+            double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
+            for (int l = 0; l < 3; l++)
+                for (int j = 0; j < 3; j++) {
+                    double s = V * Y[l + 3 * j];
+                    if (s == 0) continue;
+                    for (int i = 0; i < n4; i++)
+                        K[i + n4 * l] += s * G[i + n4 * j];
+                }
+        }
+        for (int u = 0; u < ma; u++)
+            for (int v = 0; v < ma; v++) {
+                double d = 0;
+                for (int i = 0; i < 9; i++)
+                    d += Yv[9 * u + i] * Yv[9 * v + i];
+                yg[u + ma * v] += V * d;
+            }
+        mlc_free(Yheap);
+    }
+    for (int b = 0; b < n4; b++)
+        for (int a = b + 1; a < n4; a++)
+            mod->Lap[a + (size_t)n4 * b] = mod->Lap[b + (size_t)n4 * a];
+    return MLC_OK;
+}
+
+/* stream over vertices: N, Σ m s, extent */
+static mlc_status stream_vertices(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
+                                  const mlc_subspace *sub, mlc_err *err) {
+    const mlc_sim_settings *set = &mod->set;
+    const int nv = mesh->nv, w = mod->w, n4 = mod->n4;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < nv; i++) {
+        double mi = set->density * fem->vmass[i];
+        const double *Xi = mesh->X + 3 * i;
+        double s[4 * 64], *sp = s;
+        double *sheap = NULL;
+        if (n4 > 4 * 64) {
+            sheap = mlc_malloc(sizeof(double) * (size_t)n4);
+            if (!sheap) {
+                return mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+            }
+            sp = sheap;
+        }
+        for (int b = 0; b < w; b++) {
+            double wb = sub->W[i + (size_t)nv * b];
+            sp[4 * b] = wb * Xi[0], sp[4 * b + 1] = wb * Xi[1], sp[4 * b + 2] = wb * Xi[2];
+            sp[4 * b + 3] = wb;
+        }
+        for (int b = 0; b < n4; b++) {
+            mod->gsum[b] += mi * sp[b];
+            double s2 = mi * sp[b];
+            for (int a = 0; a < n4; a++)
+                mod->N[a + (size_t)n4 * b] += s2 * sp[a];
+        }
+        mod->mass += mi;
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], Xi[k]), hi[k] = fmax(hi[k], Xi[k]);
+        mlc_free(sheap);
+    }
+    mod->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    mod->ground_tol = 1e-9 * mod->extent;
+    for (int s = 0; s < sub->ns; s++) {
+        int i = sub->samples[s];
+        for (int b = 0; b < w; b++) {
+            double wb = sub->W[i + (size_t)nv * b];
+            double *row = mod->S + (size_t)s * n4 + 4 * b;
+            row[0] = wb * mesh->X[3 * i], row[1] = wb * mesh->X[3 * i + 1];
+            row[2] = wb * mesh->X[3 * i + 2], row[3] = wb;
+        }
+    }
+    return MLC_OK;
+}
+
+/* Q = (μ+γ) Lap + N/h², its Cholesky factor */
+static mlc_status factor_system(mlc_model *mod, double *ra_out, double *rb_out, mlc_err *err) {
+    const mlc_sim_settings *set = &mod->set;
+    const int n4 = mod->n4;
+    const size_t nn = (size_t)n4 * n4;
+    double ih2 = 1.0 / (set->dt * set->dt);
+    /* Rayleigh damping (1/2h)‖z − z_n‖²_C, C = αN + β(μ+γ)Lap, adds C/h to Q. */
+    const double ra = set->rayleigh[0] / set->dt,
+                 rb = set->rayleigh[1] * (set->mu + set->gamma) / set->dt;
+    for (size_t i = 0; i < nn; i++)
+        mod->Q[i] = (set->mu + set->gamma) * mod->Lap[i] + ih2 * mod->N[i] + ra * mod->N[i] +
+                    rb * mod->Lap[i];
+    memcpy(mod->Lq, mod->Q, sizeof(double) * nn);
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n4, mod->Lq, n4);
+    if (info != 0) {
+        return mlc_errf(err, MLC_ENOTSPD,
+                        "sim: the reduced system matrix (4w = %d) is not positive definite "
+                        "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
+                        "dependent on the vertices (too many weights for the mesh: lower "
+                        "subspace.skinning_modes)",
+                        n4, (int)info);
+    }
+    for (int b = 0; b < n4; b++)
+        for (int a = 0; a < b; a++)
+            mod->Lq[a + (size_t)n4 * b] = 0;
+    *ra_out = ra, *rb_out = rb;
+    return MLC_OK;
+}
+
+/* the global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
+ * + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ, so iterations need no triangular solves (§11). */
+static mlc_status solve_rhs_terms(mlc_model *mod, const mlc_subspace *sub, mlc_err *err) {
+    const int n4 = mod->n4, ma = mod->ma;
+    const size_t n3 = (size_t)n4 * 3;
+    mod->QiGp = mlc_malloc(sizeof(double) * (size_t)sub->ncp * n3);
+    mod->QiKa = mlc_malloc(sizeof(double) * (size_t)sub->nca * ma * n3);
+    if (!mod->QiGp || !mod->QiKa) {
+        return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+    }
+    memcpy(mod->QiGp, mod->Gp, sizeof(double) * (size_t)sub->ncp * n3);
+    memcpy(mod->QiKa, mod->Ka, sizeof(double) * (size_t)sub->nca * ma * n3);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->ncp, mod->Lq, n4, mod->QiGp, n4);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->nca * ma, mod->Lq, n4, mod->QiKa, n4);
+    return MLC_OK;
+}
+
+/* contact (docs/method.md §6): with L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least
+ * fᵀ N⁻¹ f with L f = d is f = N Lᵀ y, (L N Lᵀ) y = d, and the state correction is
+ * Q⁻¹ f = (Q⁻¹ N Q⁻¹) S_a y. Both L N Lᵀ = S_aᵀ G S_a and G S_a are submatrices of the
+ * precomputed Gss = Sᵀ G S and GS = G S (G = Q⁻¹ N Q⁻¹), so a step only picks rows. */
+/* complementarity contact (contact.h): a force λ on sample s moves every block by
+ * Q₄⁻¹ s_s λ, and the samples by the Delassus matrix D = S Q₄⁻¹ Sᵀ. S (ns rows of n4,
+ * contiguous) is Sᵀ column-major, so one multi-rhs solve gives Q₄⁻¹ Sᵀ. */
+static void contact_operators(mlc_model *mod, const mlc_subspace *sub, double *C) {
+    const int n4 = mod->n4;
+    const size_t nn = (size_t)n4 * n4;
+    memcpy(C, mod->N, sizeof(double) * nn); /* C ← Q⁻¹ N, then G = Q⁻¹ (Q⁻¹ N)ᵀ */
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
+    for (int b = 0; b < n4; b++)
+        for (int a = b + 1; a < n4; a++) {
+            double tmp = C[a + (size_t)n4 * b];
+            C[a + (size_t)n4 * b] = C[b + (size_t)n4 * a];
+            C[b + (size_t)n4 * a] = tmp;
+        }
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
+    for (int s = 0; s < sub->ns; s++)
+        for (int i = 0; i < n4; i++)
+            mod->GS[i + (size_t)n4 * s] = dot_n(C + i, n4, mod->S + (size_t)s * n4, n4);
+    for (int s = 0; s < sub->ns; s++)
+        for (int u = 0; u < sub->ns; u++)
+            mod->Gss[u + (size_t)sub->ns * s] =
+                dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
+    if (sub->ns > 0) {
+        memcpy(mod->QiS, mod->S, sizeof(double) * (size_t)sub->ns * n4);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, sub->ns, mod->Lq, n4, mod->QiS, n4);
+        for (int s = 0; s < sub->ns; s++)
+            for (int u = 0; u < sub->ns; u++)
+                mod->Dss[u + (size_t)sub->ns * s] =
+                    dot_n(mod->S + (size_t)u * n4, 1, mod->QiS + (size_t)n4 * s, n4);
+    }
+}
+
+/* step layouts (sim_internal.h): transposed maps and Q₄⁻¹ N, Q₄⁻¹ Σ m s */
+static mlc_status step_layouts(mlc_model *mod, const mlc_subspace *sub, double ra, double rb,
+                               mlc_err *err) {
+    const int n4 = mod->n4, nsx = sub->ns > 0 ? sub->ns : 1;
+    const size_t nn = (size_t)n4 * n4, n3 = (size_t)n4 * 3;
+    int ncp = sub->ncp, ns = sub->ns, ncol = 3 * ncp;
+    mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
+    mod->nsp = (nsx + 3) & ~3;
+    mod->ST = mlc_malloc(sizeof(double) * (size_t)mod->nsp * n4);
+    mod->QiN = mlc_malloc(sizeof(double) * nn);
+    mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
+    if (!mod->GpT || !mod->ST || !mod->QiN || !mod->Qig) {
+        return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+    }
+    for (int col = 0; col < ncol; col++)
+        for (int i = 0; i < n4; i++)
+            mod->GpT[col + (size_t)ncol * i] = mod->Gp[i + (size_t)n4 * col];
+    for (int i = 0; i < n4; i++)
+        for (int q = 0; q < mod->nsp; q++)
+            mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
+    if (ra != 0 || rb != 0) {
+        mod->QiC = mlc_malloc(sizeof(double) * nn);
+        if (!mod->QiC) {
+            return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+        }
+        for (size_t i = 0; i < nn; i++)
+            mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
+    }
+    memcpy(mod->QiN, mod->N, sizeof(double) * nn);
+    memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 1, mod->Lq, n4, mod->Qig, n4);
+    return MLC_OK;
+}
+
 mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
                             const mlc_sim_settings *settings, mlc_model **out, mlc_err *err) {
     /* ---- check ---- */
@@ -187,218 +425,15 @@ mlc_status mlc_model_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_
     memcpy(mod->W, sub->W, sizeof(double) * (size_t)nv * w);
     memcpy(mod->X, mesh->X, sizeof(double) * (size_t)nv * 3);
 
-    /* ---- stream over tets: Lap, G_c, 𝒦_c, Yg, body map ---- */
-    for (int e = 0; e < nt; e++) {
-        double V = fem->vol[e];
-        tet_G(mesh, fem, sub, e, G);
-        mod->volume += V;
-        for (int j = 0; j < 3; j++) /* Lap += V G Gᵀ (upper triangle, mirrored below) */
-            for (int b = 0; b < n4; b++) {
-                double s = V * G[b + n4 * j];
-                if (s == 0) continue;
-                double *col = mod->Lap + (size_t)n4 * b;
-                for (int a = 0; a <= b; a++)
-                    col[a] += s * G[a + n4 * j];
-            }
-        double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
-        for (size_t i = 0; i < n3; i++)
-            gp[i] += V * G[i], mod->Gb[i] += V * G[i];
-        /* Per-mode target gradients Ŷ_v = ∇(D_v)_e (Ŷ_m = I): Y_e(ā) = Σ_v ā_v Ŷ_v. */
-        double *ka = mod->Ka + (size_t)sub->acluster[e] * ma * n3;
-        double *yg = mod->Yg + (size_t)sub->acluster[e] * ma * ma;
-        double Yh[64 * 9], *Yv = Yh;
-        double *Yheap = NULL;
-        if (ma > 64) {
-            Yheap = mlc_malloc(sizeof(double) * 9 * (size_t)ma);
-            if (!Yheap) {
-                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
-                goto fail;
-            }
-            Yv = Yheap;
-        }
-        for (int v = 0; v < ma; v++) {
-            double *Y = Yv + 9 * v; /* Y[l + 3j] = ∂(D_v)_l/∂X_j */
-            if (v == m) {
-                for (int i = 0; i < 9; i++)
-                    Y[i] = (i % 4 == 0);
-            } else {
-                memset(Y, 0, sizeof(double) * 9);
-                const double *Dv = sub->D + (size_t)3 * nv * v;
-                for (int a = 0; a < 4; a++) {
-                    int vi = mesh->T[4 * e + a];
-                    const double *g = fem->grad + 12 * e + 3 * a;
-                    for (int l = 0; l < 3; l++)
-                        for (int j = 0; j < 3; j++)
-                            Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
-                }
-            }
-            double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
-            for (int l = 0; l < 3; l++)
-                for (int j = 0; j < 3; j++) {
-                    double s = V * Y[l + 3 * j];
-                    if (s == 0) continue;
-                    for (int i = 0; i < n4; i++)
-                        K[i + n4 * l] += s * G[i + n4 * j];
-                }
-        }
-        for (int u = 0; u < ma; u++)
-            for (int v = 0; v < ma; v++) {
-                double d = 0;
-                for (int i = 0; i < 9; i++)
-                    d += Yv[9 * u + i] * Yv[9 * v + i];
-                yg[u + ma * v] += V * d;
-            }
-        mlc_free(Yheap);
-    }
-    for (int b = 0; b < n4; b++)
-        for (int a = b + 1; a < n4; a++)
-            mod->Lap[a + (size_t)n4 * b] = mod->Lap[b + (size_t)n4 * a];
-
-    /* ---- stream over vertices: N, Σ m s, extent ---- */
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < nv; i++) {
-        double mi = settings->density * fem->vmass[i];
-        const double *Xi = mesh->X + 3 * i;
-        double s[4 * 64], *sp = s;
-        double *sheap = NULL;
-        if (n4 > 4 * 64) {
-            sheap = mlc_malloc(sizeof(double) * (size_t)n4);
-            if (!sheap) {
-                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
-                goto fail;
-            }
-            sp = sheap;
-        }
-        for (int b = 0; b < w; b++) {
-            double wb = sub->W[i + (size_t)nv * b];
-            sp[4 * b] = wb * Xi[0], sp[4 * b + 1] = wb * Xi[1], sp[4 * b + 2] = wb * Xi[2];
-            sp[4 * b + 3] = wb;
-        }
-        for (int b = 0; b < n4; b++) {
-            mod->gsum[b] += mi * sp[b];
-            double s2 = mi * sp[b];
-            for (int a = 0; a < n4; a++)
-                mod->N[a + (size_t)n4 * b] += s2 * sp[a];
-        }
-        mod->mass += mi;
-        for (int k = 0; k < 3; k++)
-            lo[k] = fmin(lo[k], Xi[k]), hi[k] = fmax(hi[k], Xi[k]);
-        mlc_free(sheap);
-    }
-    mod->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    mod->ground_tol = 1e-9 * mod->extent;
-    for (int s = 0; s < sub->ns; s++) {
-        int i = sub->samples[s];
-        for (int b = 0; b < w; b++) {
-            double wb = sub->W[i + (size_t)nv * b];
-            double *row = mod->S + (size_t)s * n4 + 4 * b;
-            row[0] = wb * mesh->X[3 * i], row[1] = wb * mesh->X[3 * i + 1];
-            row[2] = wb * mesh->X[3 * i + 2], row[3] = wb;
-        }
-    }
-
-    /* ---- Q = (μ+γ) Lap + N/h², its Cholesky factor ---- */
-    double ih2 = 1.0 / (settings->dt * settings->dt);
-    /* Rayleigh damping (1/2h)‖z − z_n‖²_C, C = αN + β(μ+γ)Lap, adds C/h to Q. */
-    const double ra = settings->rayleigh[0] / settings->dt,
-                 rb = settings->rayleigh[1] * (settings->mu + settings->gamma) / settings->dt;
-    for (size_t i = 0; i < nn; i++)
-        mod->Q[i] = (settings->mu + settings->gamma) * mod->Lap[i] + ih2 * mod->N[i] +
-                    ra * mod->N[i] + rb * mod->Lap[i];
-    memcpy(mod->Lq, mod->Q, sizeof(double) * nn);
-    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n4, mod->Lq, n4);
-    if (info != 0) {
-        st = mlc_errf(err, MLC_ENOTSPD,
-                      "sim: the reduced system matrix (4w = %d) is not positive definite "
-                      "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
-                      "dependent on the vertices (too many weights for the mesh: lower "
-                      "subspace.skinning_modes)",
-                      n4, (int)info);
+    /* ---- the precompute, in the order of the functions above ---- */
+    double ra = 0, rb = 0;
+    if ((st = stream_tets(mod, mesh, fem, sub, G, err)) != MLC_OK ||
+        (st = stream_vertices(mod, mesh, fem, sub, err)) != MLC_OK ||
+        (st = factor_system(mod, &ra, &rb, err)) != MLC_OK ||
+        (st = solve_rhs_terms(mod, sub, err)) != MLC_OK)
         goto fail;
-    }
-    for (int b = 0; b < n4; b++)
-        for (int a = 0; a < b; a++)
-            mod->Lq[a + (size_t)n4 * b] = 0;
-
-    /* ---- the global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
-     * + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ, so iterations need no triangular solves (§11). ---- */
-    mod->QiGp = mlc_malloc(sizeof(double) * (size_t)sub->ncp * n3);
-    mod->QiKa = mlc_malloc(sizeof(double) * (size_t)sub->nca * ma * n3);
-    if (!mod->QiGp || !mod->QiKa) {
-        st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
-        goto fail;
-    }
-    memcpy(mod->QiGp, mod->Gp, sizeof(double) * (size_t)sub->ncp * n3);
-    memcpy(mod->QiKa, mod->Ka, sizeof(double) * (size_t)sub->nca * ma * n3);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->ncp, mod->Lq, n4, mod->QiGp, n4);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->nca * ma, mod->Lq, n4, mod->QiKa, n4);
-
-    /* ---- contact (docs/method.md §6): with L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least
-     * fᵀ N⁻¹ f with L f = d is f = N Lᵀ y, (L N Lᵀ) y = d, and the state correction is
-     * Q⁻¹ f = (Q⁻¹ N Q⁻¹) S_a y. Both L N Lᵀ = S_aᵀ G S_a and G S_a are submatrices of the
-     * precomputed Gss = Sᵀ G S and GS = G S (G = Q⁻¹ N Q⁻¹), so a step only picks rows. ---- */
-    memcpy(C, mod->N, sizeof(double) * nn); /* C ← Q⁻¹ N, then G = Q⁻¹ (Q⁻¹ N)ᵀ */
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
-    for (int b = 0; b < n4; b++)
-        for (int a = b + 1; a < n4; a++) {
-            double tmp = C[a + (size_t)n4 * b];
-            C[a + (size_t)n4 * b] = C[b + (size_t)n4 * a];
-            C[b + (size_t)n4 * a] = tmp;
-        }
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
-    for (int s = 0; s < sub->ns; s++)
-        for (int i = 0; i < n4; i++)
-            mod->GS[i + (size_t)n4 * s] = dot_n(C + i, n4, mod->S + (size_t)s * n4, n4);
-    for (int s = 0; s < sub->ns; s++)
-        for (int u = 0; u < sub->ns; u++)
-            mod->Gss[u + (size_t)sub->ns * s] =
-                dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
-
-    /* ---- complementarity contact (contact.h): a force λ on sample s moves every block by
-     * Q₄⁻¹ s_s λ, and the samples by the Delassus matrix D = S Q₄⁻¹ Sᵀ. S (ns rows of n4,
-     * contiguous) is Sᵀ column-major, so one multi-rhs solve gives Q₄⁻¹ Sᵀ. ---- */
-    if (sub->ns > 0) {
-        memcpy(mod->QiS, mod->S, sizeof(double) * (size_t)sub->ns * n4);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, sub->ns, mod->Lq, n4, mod->QiS, n4);
-        for (int s = 0; s < sub->ns; s++)
-            for (int u = 0; u < sub->ns; u++)
-                mod->Dss[u + (size_t)sub->ns * s] =
-                    dot_n(mod->S + (size_t)u * n4, 1, mod->QiS + (size_t)n4 * s, n4);
-    }
-
-    /* ---- step layouts (sim_internal.h): transposed maps and Q₄⁻¹ N, Q₄⁻¹ Σ m s ---- */
-    {
-        int ncp = sub->ncp, ns = sub->ns, ncol = 3 * ncp;
-        mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
-        mod->nsp = (nsx + 3) & ~3;
-        mod->ST = mlc_malloc(sizeof(double) * (size_t)mod->nsp * n4);
-        mod->QiN = mlc_malloc(sizeof(double) * nn);
-        mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
-        if (!mod->GpT || !mod->ST || !mod->QiN || !mod->Qig) {
-            st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
-            goto fail;
-        }
-        for (int col = 0; col < ncol; col++)
-            for (int i = 0; i < n4; i++)
-                mod->GpT[col + (size_t)ncol * i] = mod->Gp[i + (size_t)n4 * col];
-        for (int i = 0; i < n4; i++)
-            for (int q = 0; q < mod->nsp; q++)
-                mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
-        if (ra != 0 || rb != 0) {
-            mod->QiC = mlc_malloc(sizeof(double) * nn);
-            if (!mod->QiC) {
-                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
-                goto fail;
-            }
-            for (size_t i = 0; i < nn; i++)
-                mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
-            LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
-        }
-        memcpy(mod->QiN, mod->N, sizeof(double) * nn);
-        memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 1, mod->Lq, n4, mod->Qig, n4);
-    }
+    contact_operators(mod, sub, C);
+    if ((st = step_layouts(mod, sub, ra, rb, err)) != MLC_OK) goto fail;
 
     /* ---- rest state and its centre of mass ---- */
     double iw0 = 1.0 / sub->W[0];
