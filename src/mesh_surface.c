@@ -49,28 +49,31 @@ static void surf_free(surf *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* Grow *p (items of 3 values of `size` bytes, capacity *cap) to hold n items (amortized
+ * doubling, at least 16, at most INT_MAX / 4). Returns 0 when out of memory. */
+static int grow3(void **p, int *cap, long long n, size_t size) {
+    if (n <= *cap) return 1;
+    long long c = MLC_MAX(n, 2LL * *cap);
+    c = MLC_MIN(MLC_MAX(c, 16), INT_MAX / 4);
+    void *q = mlc_realloc(*p, 3 * (size_t)c * size);
+    if (!q) return 0;
+    *p = q;
+    *cap = (int)c;
+    return 1;
+}
+
 /* Grow to hold `nv` vertices and `nf` triangles (amortized doubling). */
 static mlc_status surf_reserve(surf *s, long long nv, long long nf, const char *path,
                                mlc_err *err) {
     if (nv > INT_MAX / 4 || nf > INT_MAX / 4)
         return mlc_errf(err, MLC_EPARSE, "%s: more than %d vertices or faces is not supported",
                         path, INT_MAX / 4);
-    if (nv > s->vcap) {
-        long long cap = MLC_MAX(nv, 2LL * s->vcap);
-        cap = MLC_MIN(MLC_MAX(cap, 16), INT_MAX / 4);
-        double *V = mlc_realloc(s->V, 3 * (size_t)cap * sizeof(double));
-        if (!V) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-        s->V = V;
-        s->vcap = (int)cap;
-    }
-    if (nf > s->fcap) {
-        long long cap = MLC_MAX(nf, 2LL * s->fcap);
-        cap = MLC_MIN(MLC_MAX(cap, 16), INT_MAX / 4);
-        int *F = mlc_realloc(s->F, 3 * (size_t)cap * sizeof(int));
-        if (!F) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-        s->F = F;
-        s->fcap = (int)cap;
-    }
+    void *V = s->V, *F = s->F;
+    int ok = grow3(&V, &s->vcap, nv, sizeof(double));
+    s->V = V;
+    ok = ok && grow3(&F, &s->fcap, nf, sizeof(int));
+    s->F = F;
+    if (!ok) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
     return MLC_OK;
 }
 
