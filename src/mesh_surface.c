@@ -91,6 +91,19 @@ static mlc_status surf_push_tri(surf *s, int a, int b, int c, const char *path, 
     return MLC_OK;
 }
 
+/* Corner k (vertex v, already checked) of a polygon fanned into the triangles
+ * (first, prev, v): the OFF and PLY face readers. */
+static mlc_status fan_corner(surf *s, long long k, int v, int *first, int *prev, const char *path,
+                             mlc_err *err) {
+    mlc_status st = MLC_OK;
+    if (k == 0)
+        *first = v;
+    else if (k >= 2)
+        st = surf_push_tri(s, *first, *prev, v, path, err);
+    *prev = v;
+    return st;
+}
+
 /* Read three coordinates of one vertex and append it. */
 static mlc_status surf_read_vertex(surf *s, mlc__lex *lx, int inline_only, const char *path,
                                    mlc_err *err) {
@@ -146,11 +159,7 @@ static mlc_status read_off(mlc__lex *lx, surf *s, mlc_err *err) {
         for (long long k = 0; k < n; k++) {
             if ((st = mlc__lex_ll(lx, 1, "a vertex index", &v, err))) return st;
             if (v < 0 || v >= s->nv) return index_error(lx, fline, v, 0, s->nv - 1, err);
-            if (k == 0)
-                first = (int)v;
-            else if (k >= 2 && (st = surf_push_tri(s, first, prev, (int)v, path, err)))
-                return st;
-            prev = (int)v;
+            if ((st = fan_corner(s, k, (int)v, &first, &prev, path, err))) return st;
         }
         mlc__lex_skip_line(lx); /* optional colour */
     }
@@ -509,11 +518,7 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
                     if ((st = mlc__lex_ll(lx, 0, "a list item", &v, err))) return st;
                     if (role != ROLE_INDICES) continue;
                     if (v < 0 || v >= s->nv) return index_error(lx, fline, v, 0, s->nv - 1, err);
-                    if (k == 0)
-                        first = (int)v;
-                    else if (k >= 2 && (st = surf_push_tri(s, first, prev, (int)v, path, err)))
-                        return st;
-                    prev = (int)v;
+                    if ((st = fan_corner(s, k, (int)v, &first, &prev, path, err))) return st;
                 }
             }
             if (e->kind == 1) {

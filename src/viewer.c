@@ -437,15 +437,18 @@ static void bbox(const float *xyz, size_t npts, double lo[3], double hi[3]) {
         if (!(lo[k] <= hi[k])) lo[k] = hi[k] = 0; /* no finite value at all */
 }
 
-mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_data,
-                               mlc_view_html_info *info, mlc_err *err) {
-    mlc_view_html_info inf;
-    memset(&inf, 0, sizeof inf);
+/* What the page embeds, and how: the encoding (float32 if it fits in max_data, else int16 over
+ * the bounding box of the motion, else also every step-th frame), the sizes in base64
+ * characters, and the bounding boxes (of the rest frame: lo0, hi0; of the frames shown: lo,
+ * hi, centre c and half-extent h). */
+typedef struct view_layout {
+    int step, quant;
+    size_t nshow, face_chars, data_chars;
+    double lo[3], hi[3], lo0[3], hi0[3], c[3], h[3];
+} view_layout;
+
+static void choose_layout(const mlc_run *run, size_t max_data, view_layout *L) {
     const size_t nv = (size_t)run->nv, nframes = (size_t)run->nframes;
-    if (nv == 0 || nframes == 0 || run->nf < 1)
-        return mlc_errf(err, MLC_EINVAL, "%s: nothing to view (empty surface or animation)", path);
-    /* Choose the encoding: float32 if it fits, else int16 over the bounding box, else also
-     * every step-th frame. Sizes are base64 characters of faces + positions. */
     size_t face_chars = b64_len(12 * (size_t)run->nf);
     int step = 1, quant = 0;
     if (face_chars + b64_len(12 * nv * nframes) > max_data) {
@@ -455,9 +458,10 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
             step++;
     }
     size_t nshow = (nframes + step - 1) / step;
-
-    double lo[3], hi[3], lo0[3], hi0[3], c[3], h[3];
-    bbox(run->xyz, nv, lo0, hi0);
+    L->step = step, L->quant = quant, L->nshow = nshow, L->face_chars = face_chars;
+    L->data_chars = face_chars + b64_len((quant ? 6 : 12) * nv * nshow);
+    double *lo = L->lo, *hi = L->hi, *c = L->c, *h = L->h;
+    bbox(run->xyz, nv, L->lo0, L->hi0);
     for (int k = 0; k < 3; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
     for (size_t f = 0; f < nframes; f += step) {
@@ -470,36 +474,33 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
         c[k] = 0.5 * (lo[k] + hi[k]);
         h[k] = fmax(0.5 * (hi[k] - lo[k]), 1e-12);
     }
+}
 
-    mlc_afile af = {0};
-    mlc_status s = mlc_afile_open(&af, path, err);
-    if (s != MLC_OK) return s;
-    FILE *fp = af.fp;
-    fputs(mlc__viewer_html, fp);
-
-    /* Metadata, trajectory, history, notes. */
+/* The metadata <script>: sizes, encoding, bounding boxes, trajectory, history and notes; then
+ * the run's JSON files as they are. */
+static void write_meta(FILE *fp, const mlc_run *run, const view_layout *L, size_t max_data) {
     fputs("<script type=\"application/json\" id=\"meta\">{\"dir\":", fp);
     json_string(fp, run->dir ? run->dir : "");
     fprintf(fp,
             ",\"version\":\"%s\",\"nv\":%d,\"nf\":%d,\"frames\":%zu,\"framesTotal\":%d,"
             "\"step\":%d,\"frameDt\":",
-            MLC_VERSION, run->nv, run->nf, nshow, run->nframes, step * run->traj_per_frame);
-    json_num(fp, run->frame_dt * step);
-    fprintf(fp, ",\"trajPerFrame\":%d,\"enc\":\"%s\",\"ground\":", run->traj_per_frame * step,
-            quant ? "i16" : "f32");
+            MLC_VERSION, run->nv, run->nf, L->nshow, run->nframes, L->step * run->traj_per_frame);
+    json_num(fp, run->frame_dt * L->step);
+    fprintf(fp, ",\"trajPerFrame\":%d,\"enc\":\"%s\",\"ground\":", run->traj_per_frame * L->step,
+            L->quant ? "i16" : "f32");
     json_num(fp, run->ground_y);
     fputs(",\"lo\":", fp);
-    json_vec3(fp, lo);
+    json_vec3(fp, L->lo);
     fputs(",\"hi\":", fp);
-    json_vec3(fp, hi);
+    json_vec3(fp, L->hi);
     fputs(",\"lo0\":", fp);
-    json_vec3(fp, lo0);
+    json_vec3(fp, L->lo0);
     fputs(",\"hi0\":", fp);
-    json_vec3(fp, hi0);
+    json_vec3(fp, L->hi0);
     fputs(",\"c\":", fp);
-    json_vec3(fp, c);
+    json_vec3(fp, L->c);
     fputs(",\"h\":", fp);
-    json_vec3(fp, h);
+    json_vec3(fp, L->h);
     fputs(",\"traj\":[", fp);
     for (int i = 0; i < run->ntraj; i++)
         for (int k = 1; k < 4; k++) {
@@ -522,8 +523,8 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
     fputs("],\"notes\":[", fp);
     char buf[512];
     double mb = (double)max_data / (1 << 20);
-    if (quant) {
-        double res = 2 * fmax(h[0], fmax(h[1], h[2])) / 65534;
+    if (L->quant) {
+        double res = 2 * fmax(L->h[0], fmax(L->h[1], L->h[2])) / 65534;
         snprintf(buf, sizeof buf,
                  "Positions are quantized to 16 bits over the bounding box of "
                  "the motion (resolution %.3g mm) instead of float32, to keep the embedded data "
@@ -535,20 +536,19 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
                  "animation.pc2.");
     }
     json_string(fp, buf);
-    if (step > 1) {
+    if (L->step > 1) {
         snprintf(buf, sizeof buf,
                  "Only one frame in %d of the %d in animation.pc2 is "
                  "embedded (%zu frames) to keep the data under %.0f MB; playback speed is "
                  "unchanged.",
-                 step, run->nframes, nshow, mb);
+                 L->step, run->nframes, L->nshow, mb);
         fputc(',', fp);
         json_string(fp, buf);
     }
-    size_t data_chars = face_chars + b64_len((quant ? 6 : 12) * nv * nshow);
     snprintf(buf, sizeof buf,
              "%d surface vertices, %d triangles, %zu frames (%.1f MB of "
              "embedded data).",
-             run->nv, run->nf, nshow, (double)data_chars / (1 << 20));
+             run->nv, run->nf, L->nshow, (double)L->data_chars / (1 << 20));
     fputc(',', fp);
     json_string(fp, buf);
     if (run->ntraj == 0) {
@@ -559,8 +559,11 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
     embed_json(fp, "config", run->config_json);
     embed_json(fp, "params", run->params_json);
     embed_json(fp, "result", run->result_json);
+}
 
-    /* Faces as little-endian uint32, then positions. */
+/* Faces as little-endian uint32, then the positions of the frames shown (int16 or float32). */
+static void write_data(FILE *fp, const mlc_run *run, const view_layout *L) {
+    const size_t nv = (size_t)run->nv, nframes = (size_t)run->nframes;
     b64w w;
     memset(&w, 0, sizeof w);
     w.fp = fp;
@@ -574,11 +577,11 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
     memset(&w, 0, sizeof w);
     w.fp = fp;
     w.cls = "mlc-pos";
-    for (size_t f = 0; f < nframes; f += step) {
+    for (size_t f = 0; f < nframes; f += L->step) {
         const float *x = run->xyz + 3 * nv * f;
         for (size_t i = 0; i < 3 * nv; i++) {
-            if (quant) {
-                double v = ((double)x[i] - c[i % 3]) / h[i % 3] * 32767.0;
+            if (L->quant) {
+                double v = ((double)x[i] - L->c[i % 3]) / L->h[i % 3] * 32767.0;
                 long q = isfinite(v) ? lrint(fmax(-32767.0, fmin(32767.0, v))) : 0;
                 uint16_t u = (uint16_t)(int16_t)q;
                 unsigned char b[2] = {(unsigned char)u, (unsigned char)(u >> 8)};
@@ -593,6 +596,25 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
         }
     }
     b64_end(&w);
+}
+
+mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_data,
+                               mlc_view_html_info *info, mlc_err *err) {
+    mlc_view_html_info inf;
+    memset(&inf, 0, sizeof inf);
+    if (run->nv == 0 || run->nframes == 0 || run->nf < 1)
+        return mlc_errf(err, MLC_EINVAL, "%s: nothing to view (empty surface or animation)", path);
+    view_layout L;
+    choose_layout(run, max_data, &L);
+
+    mlc_afile af = {0};
+    mlc_status s = mlc_afile_open(&af, path, err);
+    if (s != MLC_OK) return s;
+    FILE *fp = af.fp;
+    fputs(mlc__viewer_html, fp);
+
+    write_meta(fp, run, &L, max_data);
+    write_data(fp, run, &L);
 
     fputs("<script>\n", fp);
     fputs(mlc__viewer_js, fp);
@@ -600,10 +622,10 @@ mlc_status mlc_view_html_write(const mlc_run *run, const char *path, size_t max_
     long size = ftell(fp);
     if ((s = mlc_afile_commit(&af, err)) != MLC_OK) return s;
     inf.bytes = size > 0 ? (size_t)size : 0;
-    inf.data_bytes = data_chars;
-    inf.frames = (int)nshow;
-    inf.step = step;
-    inf.quantized = quant;
+    inf.data_bytes = L.data_chars;
+    inf.frames = (int)L.nshow;
+    inf.step = L.step;
+    inf.quantized = L.quant;
     if (info) *info = inf;
     return MLC_OK;
 }
