@@ -489,18 +489,12 @@ static void write_meta(FILE *fp, const mlc_run *run, const view_layout *L, size_
     fprintf(fp, ",\"trajPerFrame\":%d,\"enc\":\"%s\",\"ground\":", run->traj_per_frame * L->step,
             L->quant ? "i16" : "f32");
     json_num(fp, run->ground_y);
-    fputs(",\"lo\":", fp);
-    json_vec3(fp, L->lo);
-    fputs(",\"hi\":", fp);
-    json_vec3(fp, L->hi);
-    fputs(",\"lo0\":", fp);
-    json_vec3(fp, L->lo0);
-    fputs(",\"hi0\":", fp);
-    json_vec3(fp, L->hi0);
-    fputs(",\"c\":", fp);
-    json_vec3(fp, L->c);
-    fputs(",\"h\":", fp);
-    json_vec3(fp, L->h);
+    static const char *const box_names[6] = {"lo", "hi", "lo0", "hi0", "c", "h"};
+    const double *const box[6] = {L->lo, L->hi, L->lo0, L->hi0, L->c, L->h};
+    for (int k = 0; k < 6; k++) {
+        fprintf(fp, ",\"%s\":", box_names[k]);
+        json_vec3(fp, box[k]);
+    }
     fputs(",\"traj\":[", fp);
     for (int i = 0; i < run->ntraj; i++)
         for (int k = 1; k < 4; k++) {
