@@ -1,4 +1,5 @@
-/* base.c: statuses, error detail, counted allocation, monotonic clock, xoshiro256**, FNV-1a. */
+/* base.c: statuses, error detail, counted allocation, small file and path helpers, monotonic
+ * clock, xoshiro256**, FNV-1a, finite check and median. */
 #include "modalloco/base.h"
 
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "modalloco/testing.h"
 
 const char *mlc_strerror(mlc_status s) {
     switch (s) {
@@ -172,6 +175,30 @@ mlc_status mlc_file_read_all(const char *path, size_t max_bytes, const char *wha
     return MLC_OK;
 }
 
+char *mlc_file_read_text(const char *path) {
+    char *buf = NULL;
+    size_t n;
+    if (mlc_file_read_all(path, (size_t)64 << 20, NULL, &buf, &n, NULL) != MLC_OK) return NULL;
+    return buf;
+}
+
+int mlc_file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int mlc_path_join(char *out, size_t cap, const char *dir, const char *name) {
+    int n = snprintf(out, cap, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < cap;
+}
+
+char *mlc_path_join_alloc(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = mlc_malloc(n);
+    if (p) mlc_path_join(p, n, dir, name);
+    return p;
+}
+
 /* ---- Clock ----------------------------------------------------------------------------- */
 double mlc_now(void) {
     struct timespec ts;
@@ -248,4 +275,23 @@ uint64_t mlc_hash64(uint64_t h, const void *data, size_t len) {
         h *= 0x100000001b3ULL;
     }
     return h;
+}
+
+/* ---- Small helpers ---------------------------------------------------------------------- */
+int mlc_all_finite(const double *x, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
+    return s == 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double mlc_median(const double *v, int n, double *work) {
+    if (work != v) memcpy(work, v, (size_t)n * sizeof(double));
+    qsort(work, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? work[n / 2] : 0.5 * (work[n / 2 - 1] + work[n / 2]);
 }

@@ -1,7 +1,6 @@
 /* cmaes.c: (mu/mu_w, lambda)-CMA-ES with active covariance update, pycma 4.4.0's defaults
  * and constants, its BoundTransform bounds, its termination criteria, IPOP restarts, a lazy
- * eigendecomposition by our own Householder tridiagonalization + implicit QL, and exact
- * checkpoints.
+ * eigendecomposition (mlc_symeig, symeig.c), and exact checkpoints.
  *
  * One generation (pycma's notation, C = B D^2 B^T, genotype space):
  *   ask:  z_k ~ N(0, I), y_k = B D z_k, x_k = m + sigma y_k, candidate = T(x_k) (T: box map)
@@ -25,6 +24,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "modalloco/symeig.h"
+#include "modalloco/testing.h"
 
 #define MLC_INF ((double)INFINITY) /* INFINITY is a float constant */
 
@@ -196,170 +198,6 @@ static double chi_n(int n) {
     double N = n;
     if (n <= 6) return sqrt(2.0) * exp(lgamma((N + 1.0) / 2.0) - lgamma(N / 2.0));
     return sqrt(N) * (1.0 - 1.0 / (4.0 * N) + 1.0 / (26.0 * N * N));
-}
-
-/* ---- eigendecomposition ------------------------------------------------------------------- */
-/* Symmetric eigendecomposition of the n x n column-major A (lower triangle read): on return
- * V holds the orthonormal eigenvectors in columns (V may alias nothing; A is not modified) and
- * d the eigenvalues in ascending order. Householder reduction to tridiagonal form with the
- * reflectors kept in V, backward accumulation of Q in place, then implicit symmetric QR steps
- * with Wilkinson shifts (bulge chasing), rotating the columns of Q. All loops run down columns
- * (contiguous). work: 2n. Returns 0, or -1 if the QR iteration did not converge. */
-static int sym_eigen(int n, const double *A, double *V, double *d, double *work) {
-    double *e = work;        /* n: subdiagonal, e[i] couples i and i+1 */
-    double *beta = work + n; /* n: reflector factors */
-    size_t ld = (size_t)n;
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++)
-            V[i + j * ld] = A[i + j * ld];
-
-    /* Phase 1: reduction. Step k zeroes column k below the subdiagonal with
-     * H = I - beta v v^T, v stored in V[k+1:, k]. The trailing block (lower triangle only)
-     * becomes H A22 H = A22 - v w^T - w v^T with p = beta A22 v, w = p - (beta/2)(p.v) v. */
-    double *p = d; /* d is free until the end; n entries suffice */
-    for (int k = 0; k + 2 < n; k++) {
-        double *v = V + (k + 1) + k * ld;
-        int m = n - k - 1;
-        double xx = 0;
-        for (int i = 0; i < m; i++)
-            xx += v[i] * v[i];
-        double xn = sqrt(xx);
-        if (xn == 0.0) {
-            beta[k] = 0.0;
-            e[k] = 0.0;
-            continue;
-        }
-        double alpha = v[0] >= 0 ? -xn : xn;
-        double v0 = v[0];
-        v[0] = v0 - alpha;
-        double b = 1.0 / (xx - alpha * v0); /* 2 / (v.v) with v.v = 2(xx - alpha v0) */
-        beta[k] = b;
-        e[k] = alpha;
-        double *A22 = V + (k + 1) + (k + 1) * ld;
-        for (int i = 0; i < m; i++)
-            p[i] = 0.0;
-        for (int j = 0; j < m; j++) {
-            const double *col = A22 + j * ld;
-            double vj = v[j], t = col[j] * vj;
-            for (int i = j + 1; i < m; i++) {
-                t += col[i] * v[i];
-                p[i] += col[i] * vj;
-            }
-            p[j] += t;
-        }
-        double pv = 0;
-        for (int i = 0; i < m; i++) {
-            p[i] *= b;
-            pv += p[i] * v[i];
-        }
-        double K = 0.5 * b * pv;
-        for (int i = 0; i < m; i++)
-            p[i] -= K * v[i]; /* p is now w */
-        for (int j = 0; j < m; j++) {
-            double *col = A22 + j * ld;
-            double vj = v[j], wj = p[j];
-            for (int i = j; i < m; i++)
-                col[i] -= v[i] * wj + p[i] * vj;
-        }
-    }
-    /* Tridiagonal T: diagonal from V, last subdiagonal entry. */
-    for (int k = 0; k < n; k++)
-        d[k] = V[k + k * ld];
-    if (n >= 2) e[n - 2] = V[(n - 1) + (n - 2) * ld];
-    e[n - 1] = 0.0;
-
-    /* Phase 2: Q = H_0 H_1 ... H_{n-3}, built in place from the last reflector backwards. The
-     * block Q[k+1:, k+1:] holds H_{k+1}...H_{n-3} (row/column k+1 being a unit vector) when
-     * H_k is applied from the left. */
-    for (int j = n - 2 > 0 ? n - 2 : 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            V[i + j * ld] = (i == j);
-    for (int k = n - 3; k >= 0; k--) {
-        double *v = V + (k + 1) + k * ld; /* reflector, m entries */
-        int m = n - k - 1;
-        double b = beta[k];
-        if (b != 0.0) {
-            for (int j = k + 1; j < n; j++) {
-                double *col = V + (k + 1) + j * ld;
-                double s = 0;
-                for (int i = 0; i < m; i++)
-                    s += v[i] * col[i];
-                s *= b;
-                for (int i = 0; i < m; i++)
-                    col[i] -= s * v[i];
-            }
-        }
-        for (int i = 0; i < n; i++)
-            V[i + k * ld] = (i == k);
-        for (int j = k + 1; j < n; j++)
-            V[k + j * ld] = 0.0;
-    }
-
-    /* Phase 3: implicit QR on the tridiagonal (d, e), rotations accumulated into V. */
-    int budget = 60 * n + 60;
-    int hi = n - 1;
-    while (hi > 0) {
-        if (fabs(e[hi - 1]) <= DBL_EPSILON * (fabs(d[hi - 1]) + fabs(d[hi])) ||
-            fabs(e[hi - 1]) < DBL_MIN) {
-            e[hi - 1] = 0.0;
-            hi--;
-            continue;
-        }
-        if (budget-- <= 0) return -1;
-        int lo = hi - 1;
-        while (lo > 0 && !(fabs(e[lo - 1]) <= DBL_EPSILON * (fabs(d[lo - 1]) + fabs(d[lo])) ||
-                           fabs(e[lo - 1]) < DBL_MIN))
-            lo--;
-        /* Wilkinson shift from the trailing 2 x 2 block. */
-        double g = 0.5 * (d[hi - 1] - d[hi]), eh = e[hi - 1];
-        double mu = d[hi] - eh * eh / (g + copysign(hypot(g, eh), g));
-        double x = d[lo] - mu, z = e[lo];
-        for (int k = lo; k < hi; k++) {
-            /* Rotation G with (c x - s z, s x + c z) = (r, 0). sqrt of the sum is much cheaper
-             * than hypot; fall back to hypot where it could under- or overflow. */
-            double r = x * x + z * z, c = 1.0, s = 0.0;
-            r = (r > DBL_MIN && r < DBL_MAX) ? sqrt(r) : hypot(x, z);
-            if (r != 0.0) {
-                c = x / r;
-                s = -z / r;
-            }
-            if (k > lo) e[k - 1] = r;
-            double a = d[k], bk = e[k], a1 = d[k + 1];
-            d[k] = c * c * a - 2.0 * c * s * bk + s * s * a1;
-            d[k + 1] = s * s * a + 2.0 * c * s * bk + c * c * a1;
-            e[k] = c * s * (a - a1) + (c * c - s * s) * bk;
-            if (k + 1 < hi) {
-                z = -s * e[k + 1]; /* bulge at (k+2, k) */
-                e[k + 1] *= c;
-                x = e[k];
-            }
-            double *q0 = V + k * ld, *q1 = V + (k + 1) * ld;
-            for (int i = 0; i < n; i++) {
-                double u = q0[i], t = q1[i];
-                q0[i] = c * u - s * t;
-                q1[i] = s * u + c * t;
-            }
-        }
-    }
-
-    /* Ascending order (selection sort; n swaps of columns at most). */
-    for (int i = 0; i + 1 < n; i++) {
-        int kmin = i;
-        for (int k = i + 1; k < n; k++)
-            if (d[k] < d[kmin]) kmin = k;
-        if (kmin != i) {
-            double t = d[i];
-            d[i] = d[kmin];
-            d[kmin] = t;
-            double *a = V + i * ld, *b = V + kmin * ld;
-            for (int r = 0; r < n; r++) {
-                double u = a[r];
-                a[r] = b[r];
-                b[r] = u;
-            }
-        }
-    }
-    return 0;
 }
 
 /* ---- strategy constants ------------------------------------------------------------------- */
@@ -667,7 +505,7 @@ static void update_eigen(mlc_cmaes *es) {
     int n = es->n;
     double *evals = es->work + 2 * (size_t)n;
     /* On failure B is left inconsistent, but the run ends here (a restart resets B). */
-    if (sym_eigen(n, es->C, es->B, evals, es->work) != 0 || !isfinite(evals[0]) ||
+    if (mlc_symeig(n, es->C, es->B, evals, es->work) != 0 || !isfinite(evals[0]) ||
         !isfinite(evals[n - 1])) {
         es->run_stop = ST_NUMERIC;
         return;
@@ -761,18 +599,6 @@ static void rank_sort(int lam, const double *fs, const double *f, const double *
         dst = t;
     }
     if (src != idx) memcpy(idx, src, (size_t)lam * sizeof(int));
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..len) (copied into work). */
-static double median(const double *v, int len, double *work) {
-    memcpy(work, v, (size_t)len * sizeof(double));
-    qsort(work, (size_t)len, sizeof(double), cmp_double);
-    return len % 2 ? work[len / 2] : 0.5 * (work[len / 2 - 1] + work[len / 2]);
 }
 
 /* Decide what a fired run criterion means: ftarget and budgets end everything, others end the
@@ -944,10 +770,10 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
         es->stag_flag = 0;
         if (l > 0 && 2 * l < es->hist_n) {
             int hn = es->hist_n;
-            double nb = median(es->hbest + hn - l, l, es->hwork);
-            double ob = median(es->hbest + hn - 2 * l, l, es->hwork);
-            double nm = median(es->hmed + hn - l, l, es->hwork);
-            double om = median(es->hmed + hn - 2 * l, l, es->hwork);
+            double nb = mlc_median(es->hbest + hn - l, l, es->hwork);
+            double ob = mlc_median(es->hbest + hn - 2 * l, l, es->hwork);
+            double nm = mlc_median(es->hmed + hn - l, l, es->hwork);
+            double om = mlc_median(es->hmed + hn - 2 * l, l, es->hwork);
             es->stag_flag = nb >= ob && nm >= om;
         }
     }
@@ -1229,12 +1055,6 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
     ser_vec(s, *ub, (size_t)set->n);
 }
 
-static int all_finite(const double *v, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(v[i])) return 0;
-    return 1;
-}
-
 /* Run state. On reading, es already holds run 0 of the stored settings. */
 static void ser_state(ser *s, mlc_cmaes *es) {
     int run = es->run, lam = es->lambda;
@@ -1320,12 +1140,12 @@ static void ser_state(ser *s, mlc_cmaes *es) {
     ser_vec(s, es->anchor, (size_t)n);
     if (s->bad || !s->reading) return;
     /* Values: the distribution must be usable and candidates in bounds. */
-    int ok = all_finite(es->m, (size_t)n) && all_finite(es->ps, (size_t)n) &&
-             all_finite(es->pc, (size_t)n) && all_finite(es->C, nn) && all_finite(es->B, nn) &&
-             all_finite(es->D, (size_t)n) && all_finite(es->Z, nl) && all_finite(es->Y, nl) &&
-             all_finite(es->XG, nl) && all_finite(es->XP, nl) &&
-             all_finite(es->best_x, (size_t)n) && all_finite(es->mean_p, (size_t)n) &&
-             all_finite(es->anchor, (size_t)n);
+    int ok = mlc_all_finite(es->m, (size_t)n) && mlc_all_finite(es->ps, (size_t)n) &&
+             mlc_all_finite(es->pc, (size_t)n) && mlc_all_finite(es->C, nn) &&
+             mlc_all_finite(es->B, nn) && mlc_all_finite(es->D, (size_t)n) &&
+             mlc_all_finite(es->Z, nl) && mlc_all_finite(es->Y, nl) && mlc_all_finite(es->XG, nl) &&
+             mlc_all_finite(es->XP, nl) && mlc_all_finite(es->best_x, (size_t)n) &&
+             mlc_all_finite(es->mean_p, (size_t)n) && mlc_all_finite(es->anchor, (size_t)n);
     for (int i = 0; i < n && ok; i++)
         ok = es->D[i] > 0;
     for (size_t k = 0; k < nl && ok; k++) {

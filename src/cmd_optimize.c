@@ -55,17 +55,6 @@ static void on_signal(int sig) {
 
 /* ---- History rows (mlc_history_row, checkpoint.h) ---------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const double *f, int n, double *scratch) {
-    memcpy(scratch, f, (size_t)n * sizeof(double));
-    qsort(scratch, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
-}
-
 static void history_header(FILE *f) {
     /* New columns go after the old ones: scripts read them by position. */
     fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
@@ -246,14 +235,22 @@ static int settle(mlc_status s, const mlc_err *err) {
     mlc_dist_await_abort(code);
 }
 
-/* Hidden test hook: MLC_TEST_FAIL_RANK=R makes rank R's precompute fail (tests/cli_mpi.sh
+/* Only in modalloco_test_hooks, the test build of the program (CMakeLists.txt defines
+ * MLC_TEST_HOOKS for it): MLC_TEST_FAIL_RANK=R makes rank R's precompute fail (tests/cli_mpi.sh
  * checks that a failing rank ends the whole job with its message, without a hang). */
+#ifdef MLC_TEST_HOOKS
 static mlc_status test_fail_hook(mlc_err *err) {
     const char *v = getenv("MLC_TEST_FAIL_RANK");
     if (v && *v && atoi(v) == mlc_dist_rank())
         return mlc_errf(err, MLC_EIO, "precompute failed on purpose (MLC_TEST_FAIL_RANK=%s)", v);
     return MLC_OK;
 }
+#else
+static mlc_status test_fail_hook(mlc_err *err) {
+    (void)err;
+    return MLC_OK;
+}
+#endif
 
 /* The precompute cache the ranks share: subspace.cache when set, else DIR/precompute.cache
  * (kept after the run: a resume or a rerun with the same settings then skips the solves). */
@@ -655,7 +652,7 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
     for (int c = 1; c < lam; c++)
         bj = fmin(bj, o->f[c]);
     r->best_J = bj;
-    r->median_J = median(o->f, lam, o->scratch);
+    r->median_J = mlc_median(o->f, lam, o->scratch);
     r->sigma = mlc_cmaes_sigma(o->es);
     r->best_ever_J = mlc_cmaes_best_f(o->es);
     r->failed = failed;

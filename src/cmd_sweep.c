@@ -50,37 +50,17 @@
 #define SWEEP_MAX_RUNS 100000
 
 /* ---- Small file helpers --------------------------------------------------------------- */
-static int exists(const char *path) {
-    return access(path, F_OK) == 0;
-}
-
 static int is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The whole file, NUL-terminated (owned, mlc_free), or NULL. */
-static char *read_text(const char *path) {
-    char *buf = NULL;
-    size_t n;
-    if (mlc_file_read_all(path, (size_t)64 << 20, NULL, &buf, &n, NULL) != MLC_OK) return NULL;
-    return buf;
-}
-
 static cJSON *read_json(const char *path) {
-    char *text = read_text(path);
+    char *text = mlc_file_read_text(path);
     if (!text) return NULL;
     cJSON *j = cJSON_Parse(text);
     mlc_free(text);
     return j;
-}
-
-/* "DIR/NAME" (owned) or NULL. */
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = mlc_malloc(n);
-    if (p) snprintf(p, n, "%s/%s", dir, name);
-    return p;
 }
 
 /* An absolute version of `path` (owned): realpath when it exists, else cwd + path. */
@@ -89,7 +69,7 @@ static char *absolute(const char *path) {
     if (realpath(path, buf)) return mlc_strdup(buf);
     if (path[0] == '/') return mlc_strdup(path);
     if (!getcwd(buf, sizeof buf)) return NULL;
-    return path_join(buf, path);
+    return mlc_path_join_alloc(buf, path);
 }
 
 /* ---- The sweep ------------------------------------------------------------------------ */
@@ -344,7 +324,7 @@ static mlc_status slurm_load(sweep *w, const char *file, mlc_err *err) {
 /* Parse the sweep file and expand it into runs (nothing is written). */
 static mlc_status sweep_load(sweep *w, const char *file, const char *out, const char *const *extra,
                              int nextra, mlc_err *err) {
-    char *text = read_text(file);
+    char *text = mlc_file_read_text(file);
     if (!text) return mlc_errf(err, MLC_EINVAL, "%s: cannot read the sweep file", file);
     w->doc = cJSON_Parse(text);
     mlc_free(text);
@@ -438,10 +418,10 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
                         w->root);
     if (cJSON_IsObject(base)) {
         w->base_obj = base;
-        if (!(w->base = path_join(w->root, "base.json")))
+        if (!(w->base = mlc_path_join_alloc(w->root, "base.json")))
             return mlc_errf(err, MLC_ENOMEM, "out of memory");
     } else if (cJSON_IsString(base)) {
-        if (!exists(base->valuestring))
+        if (!mlc_file_exists(base->valuestring))
             return mlc_errf(err, MLC_EINVAL, "%s: base %s: no such file", file, base->valuestring);
         if (!(w->base = absolute(base->valuestring)))
             return mlc_errf(err, MLC_ENOMEM, "out of memory");
@@ -465,7 +445,8 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
                 char name[32];
                 snprintf(name, sizeof name, "run_%04d", w->nruns);
                 w->nruns++;
-                if (!(r->dir = path_join(w->root, name)) || !(r->overrides = cJSON_CreateObject()))
+                if (!(r->dir = mlc_path_join_alloc(w->root, name)) ||
+                    !(r->overrides = cJSON_CreateObject()))
                     return mlc_errf(err, MLC_ENOMEM, "out of memory");
                 cJSON_ArrayForEach(it, args) if ((s = add_set(r, NULL, NULL, it->valuestring,
                                                               err)) != MLC_OK) return s;
@@ -556,7 +537,7 @@ static mlc_status write_manifest(const sweep *w, mlc_err *err) {
     }
     /* The sweep as read, for the record. */
     char *t = cJSON_Print(w->doc);
-    if (!t || !(path = path_join(w->root, "sweep.json"))) {
+    if (!t || !(path = mlc_path_join_alloc(w->root, "sweep.json"))) {
         cJSON_free(t);
         return mlc_errf(err, MLC_ENOMEM, "out of memory");
     }
@@ -567,7 +548,8 @@ static mlc_status write_manifest(const sweep *w, mlc_err *err) {
 
     /* manifest.tsv: what each Slurm array task runs; runs.csv: the same for people. */
     mlc_afile tsv = {0}, csv = {0};
-    char *tp = path_join(w->root, "manifest.tsv"), *cp = path_join(w->root, "runs.csv");
+    char *tp = mlc_path_join_alloc(w->root, "manifest.tsv"),
+         *cp = mlc_path_join_alloc(w->root, "runs.csv");
     if (!tp || !cp) {
         s = mlc_errf(err, MLC_ENOMEM, "out of memory");
         goto out;
@@ -615,7 +597,7 @@ static mlc_status write_manifest(const sweep *w, mlc_err *err) {
         if (w->base) cJSON_AddStringToObject(rj, "base", w->base);
         char *rt = cJSON_Print(rj);
         cJSON_Delete(rj);
-        char *rp = path_join(r->dir, "run.json");
+        char *rp = mlc_path_join_alloc(r->dir, "run.json");
         s = rt && rp ? mlc_write_text_atomic(rp, rt, err)
                      : mlc_errf(err, MLC_ENOMEM, "out of memory");
         cJSON_free(rt);
@@ -760,17 +742,17 @@ enum { RUN_FRESH, RUN_SKIP, RUN_RESUME, RUN_CONFLICT };
 
 /* What to do with run r, from what its directory holds. */
 static int run_state(const sweep_run *r) {
-    char *cp = path_join(r->dir, "config.json");
-    char *pp = path_join(r->dir, "params.json");
-    char *kp = path_join(r->dir, "checkpoint.bin");
+    char *cp = mlc_path_join_alloc(r->dir, "config.json");
+    char *pp = mlc_path_join_alloc(r->dir, "params.json");
+    char *kp = mlc_path_join_alloc(r->dir, "checkpoint.bin");
     int state = RUN_FRESH;
-    if (cp && pp && kp && exists(cp)) {
-        char *text = read_text(cp);
+    if (cp && pp && kp && mlc_file_exists(cp)) {
+        char *text = mlc_file_read_text(cp);
         if (!text || strcmp(text, r->config) != 0)
             state = RUN_CONFLICT;
-        else if (exists(pp))
+        else if (mlc_file_exists(pp))
             state = RUN_SKIP;
-        else if (exists(kp))
+        else if (mlc_file_exists(kp))
             state = RUN_RESUME;
         mlc_free(text);
     }
@@ -940,7 +922,7 @@ static int is_run_dir(const char *dir) {
     char path[PATH_MAX];
     for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, marks[i]);
-        if (exists(path)) return 1;
+        if (mlc_file_exists(path)) return 1;
     }
     return 0;
 }
@@ -954,7 +936,7 @@ static double json_number(const cJSON *o, const char *name) {
 static void history_tail(const char *dir, double *generation, double *seconds) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/history.csv", dir);
-    char *text = read_text(path);
+    char *text = mlc_file_read_text(path);
     if (!text) return;
     char *last = NULL;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
@@ -1056,7 +1038,7 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
         return MLC_OK;
     }
     snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-    r->status = exists(path) ? "partial" : "pending";
+    r->status = mlc_file_exists(path) ? "partial" : "pending";
     if (isnan(r->seed)) {
         snprintf(path, sizeof path, "%s/config.json", dir);
         cJSON *cj = read_json(path);
@@ -1085,7 +1067,7 @@ static mlc_status summary_collect(summary *sm, const char *dir, mlc_err *err) {
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char *sub = path_join(dir, e->d_name);
+        char *sub = mlc_path_join_alloc(dir, e->d_name);
         if (!sub) {
             s = mlc_errf(err, MLC_ENOMEM, "out of memory");
             break;

@@ -21,6 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "modalloco/fullspace.h"
+#include "modalloco/sim.h"
+
 /* ---- The key table ---------------------------------------------------------------------- */
 #define FIELD(f) .offset = offsetof(mlc_config, f)
 #define COUNT(f) .count_offset = offsetof(mlc_config, f)
@@ -68,7 +71,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "material.density",
      .type_name = "number",
-     .default_json = "1000",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_DENSITY),
      .range = "> 0",
      .meaning = "density ρ",
      .type = MLC_CFG_NUMBER,
@@ -76,7 +79,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "material.mu",
      .type_name = "number",
-     .default_json = "1e6",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_MU),
      .range = "> 0",
      .meaning = "passive ARAP stiffness μ",
      .type = MLC_CFG_NUMBER,
@@ -84,7 +87,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "material.gamma",
      .type_name = "number",
-     .default_json = "1e6",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_GAMMA),
      .range = "> 0",
      .meaning = "actuation stiffness γ",
      .type = MLC_CFG_NUMBER,
@@ -303,7 +306,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "sim.dt",
      .type_name = "number",
-     .default_json = "0.01",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_DT),
      .range = "> 0",
      .meaning = "time step h, seconds",
      .type = MLC_CFG_NUMBER,
@@ -311,7 +314,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "sim.steps",
      .type_name = "int",
-     .default_json = "300",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_STEPS),
      .range = ">= 1",
      .meaning = "number of steps S",
      .type = MLC_CFG_INT,
@@ -319,7 +322,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(1)},
     {.name = "sim.iterations",
      .type_name = "int",
-     .default_json = "10",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_ITERATIONS),
      .range = ">= 1",
      .meaning = "local-global iterations per step (the most)",
      .type = MLC_CFG_INT,
@@ -352,7 +355,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "sim.gravity",
      .type_name = "[x,y,z]",
-     .default_json = "[0, -9.81, 0]",
+     .default_json = "[0, -" MLC_STR(MLC_SIM_DEFAULT_GRAVITY) ", 0]",
      .range = "",
      .meaning = "gravity, m/s²",
      .type = MLC_CFG_VEC3,
@@ -405,7 +408,7 @@ const mlc_config_key mlc_config_keys[] = {
      .choices = "complementarity|equality"},
     {.name = "contact.push_speed",
      .type_name = "number",
-     .default_json = "0.1",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_PUSH_SPEED),
      .range = ">= 0",
      .meaning = "m/s: the fastest a sample below the ground is pushed back out",
      .type = MLC_CFG_NUMBER,
@@ -413,7 +416,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "contact.friction",
      .type_name = "number",
-     .default_json = "0.5",
+     .default_json = MLC_STR(MLC_SIM_DEFAULT_FRICTION),
      .range = ">= 0",
      .meaning = "Coulomb limit μ_f: friction force ≤ μ_f × normal force (0 = the paper's "
                 "damping alone, unbounded)",
@@ -467,7 +470,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "reference.tolerance",
      .type_name = "number",
-     .default_json = "1e-6",
+     .default_json = MLC_STR(MLC_FULLSPACE_TOLERANCE),
      .range = ">= 0",
      .meaning = "simulate --full-space: the reference iterates each step until no coordinate "
                 "changes by more than this × the body extent in an iteration (0 = always "
@@ -477,7 +480,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "reference.max_iterations",
      .type_name = "int",
-     .default_json = "1000",
+     .default_json = MLC_STR(MLC_FULLSPACE_MAX_ITERATIONS),
      .range = ">= 1",
      .meaning = "simulate --full-space: the most iterations a step of the reference may take "
                 "(steps that stop here are counted in fullspace.json)",
@@ -749,9 +752,9 @@ void mlc_config_defaults(mlc_config *cfg) {
     strcpy(cfg->mesh.up, "+y");
     cfg->mesh.up_vector[1] = 1.0;
 
-    cfg->material.density = 1000;
-    cfg->material.mu = 1e6;
-    cfg->material.gamma = 1e6;
+    cfg->material.density = MLC_SIM_DEFAULT_DENSITY;
+    cfg->material.mu = MLC_SIM_DEFAULT_MU;
+    cfg->material.gamma = MLC_SIM_DEFAULT_GAMMA;
     cfg->material.poisson_modes = 0.25;
 
     cfg->subspace.skinning_modes = 5;
@@ -773,26 +776,26 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->actuation.ramp = 0.0;
     cfg->actuation.select = 0;
 
-    cfg->sim.dt = 0.01;
-    cfg->sim.steps = 300;
-    cfg->sim.iterations = 10;
+    cfg->sim.dt = MLC_SIM_DEFAULT_DT;
+    cfg->sim.steps = MLC_SIM_DEFAULT_STEPS;
+    cfg->sim.iterations = MLC_SIM_DEFAULT_ITERATIONS;
     cfg->sim.tolerance = 0.0;
     strcpy(cfg->sim.initial_guess, "inertial");
-    cfg->sim.gravity[1] = -9.81;
+    cfg->sim.gravity[1] = -MLC_SIM_DEFAULT_GRAVITY;
 
     cfg->contact.enabled = 1;
     cfg->contact.damping = 0.0;
     strcpy(cfg->contact.projection, "position");
     strcpy(cfg->contact.model, "complementarity");
-    cfg->contact.push_speed = 0.1;
-    cfg->contact.friction = 0.5;
+    cfg->contact.push_speed = MLC_SIM_DEFAULT_PUSH_SPEED;
+    cfg->contact.friction = MLC_SIM_DEFAULT_FRICTION;
     cfg->contact.ground_height = 0.0;
     cfg->contact.slope = 0.0;
     cfg->contact.anisotropy = 1.0;
     strcpy(cfg->sim.integrator, "euler");
 
-    cfg->reference.tolerance = 1e-6; /* fullspace.h: MLC_FULLSPACE_TOLERANCE */
-    cfg->reference.max_iterations = 1000;
+    cfg->reference.tolerance = MLC_FULLSPACE_TOLERANCE;
+    cfg->reference.max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
     cfg->reference.contact_samples = 512;
 
     strcpy(cfg->objective.kind, "locomotion");
@@ -1675,7 +1678,7 @@ static mlc_status resolve_file_path(char *dst, const cJSON *root, const char *se
     /* A TetGen stem ("body.1") names body.1.node. */
     char node[sizeof joined + 8];
     snprintf(node, sizeof node, "%s.node", joined);
-    if (access(joined, F_OK) == 0 || access(node, F_OK) == 0) memcpy(dst, joined, (size_t)n + 1);
+    if (mlc_file_exists(joined) || mlc_file_exists(node)) memcpy(dst, joined, (size_t)n + 1);
     return MLC_OK;
 }
 

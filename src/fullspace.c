@@ -37,6 +37,7 @@
 
 #include "modalloco/contact.h"
 #include "modalloco/polar.h"
+#include "modalloco/testing.h"
 
 struct mlc_fullspace {
     mlc_sim_settings set;
@@ -540,13 +541,6 @@ static inline void tet_scatter(const mlc_fullspace *fs, int e, const double P[9]
     }
 }
 
-static int finite_vec(const double *x, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
-    return s == 0;
-}
-
 /* Complementarity contact, as sim_step.c's (contact.h): normal targets from x_n (the ground,
  * or at most push_speed·h above a penetrating sample; "velocity": y_n), friction targets
  * x_n + μ_c (x_n − x_{n−1}); a force on sample s moves every coordinate block by Q⁻¹ e_s.
@@ -854,7 +848,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     fs->xc = x;
     fs->xn = xp;
     fs->step++;
-    if (!finite_vec(x, v3)) return 1;
+    if (!mlc_all_finite(x, v3)) return 1;
     double com[3], d2 = 0;
     mlc_fullspace_com(fs, x, com);
     for (int k = 0; k < 3; k++)

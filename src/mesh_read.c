@@ -16,11 +16,6 @@ static const char *supported =
     ".mesh (MEDIT), .node/.ele (TetGen), .msh (Gmsh 2.2/4.1), .off, .obj, .stl, .ply (surfaces, "
     "tetrahedralized with tetgen)";
 
-static int file_exists(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 /* The file of a TetGen pair: stem + ext, compressed like the file the user named (gz) when
  * that exists, else the other way (foo.ele.gz finds foo.node.gz, or foo.node if only that is
  * there). Fresh string (mlc_free); NULL when out of memory. */
@@ -32,10 +27,10 @@ static char *tetgen_partner(const char *stem, size_t stem_len, const char *ext, 
     memcpy(t + stem_len, ext, n - stem_len);
     memcpy(t + n, ".gz", 4); /* t is the compressed name; t[n] = 0 makes it the plain one */
     if (!gz) t[n] = '\0';
-    if (!file_exists(t)) {
+    if (!mlc_file_exists(t)) {
         char keep = t[n];
         t[n] = gz ? '\0' : '.';
-        if (!file_exists(t)) t[n] = keep;
+        if (!mlc_file_exists(t)) t[n] = keep;
     }
     return t;
 }
@@ -101,7 +96,7 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
     } else {
         /* A TetGen stem such as "cube.1" names cube.1.node + cube.1.ele (or their .gz). */
         char *node = gz ? NULL : tetgen_partner(path, strlen(path), ".node", 0);
-        int stem = node && file_exists(node);
+        int stem = node && mlc_file_exists(node);
         mlc_free(node);
         if (!stem && gz && !ext)
             return mlc_errf(err, MLC_EINVAL,

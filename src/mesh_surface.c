@@ -49,28 +49,31 @@ static void surf_free(surf *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* Grow *p (items of 3 values of `size` bytes, capacity *cap) to hold n items (amortized
+ * doubling, at least 16, at most INT_MAX / 4). Returns 0 when out of memory. */
+static int grow3(void **p, int *cap, long long n, size_t size) {
+    if (n <= *cap) return 1;
+    long long c = MLC_MAX(n, 2LL * *cap);
+    c = MLC_MIN(MLC_MAX(c, 16), INT_MAX / 4);
+    void *q = mlc_realloc(*p, 3 * (size_t)c * size);
+    if (!q) return 0;
+    *p = q;
+    *cap = (int)c;
+    return 1;
+}
+
 /* Grow to hold `nv` vertices and `nf` triangles (amortized doubling). */
 static mlc_status surf_reserve(surf *s, long long nv, long long nf, const char *path,
                                mlc_err *err) {
     if (nv > INT_MAX / 4 || nf > INT_MAX / 4)
         return mlc_errf(err, MLC_EPARSE, "%s: more than %d vertices or faces is not supported",
                         path, INT_MAX / 4);
-    if (nv > s->vcap) {
-        long long cap = MLC_MAX(nv, 2LL * s->vcap);
-        cap = MLC_MIN(MLC_MAX(cap, 16), INT_MAX / 4);
-        double *V = mlc_realloc(s->V, 3 * (size_t)cap * sizeof(double));
-        if (!V) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-        s->V = V;
-        s->vcap = (int)cap;
-    }
-    if (nf > s->fcap) {
-        long long cap = MLC_MAX(nf, 2LL * s->fcap);
-        cap = MLC_MIN(MLC_MAX(cap, 16), INT_MAX / 4);
-        int *F = mlc_realloc(s->F, 3 * (size_t)cap * sizeof(int));
-        if (!F) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-        s->F = F;
-        s->fcap = (int)cap;
-    }
+    void *V = s->V, *F = s->F;
+    int ok = grow3(&V, &s->vcap, nv, sizeof(double));
+    s->V = V;
+    ok = ok && grow3(&F, &s->fcap, nf, sizeof(int));
+    s->F = F;
+    if (!ok) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
     return MLC_OK;
 }
 
@@ -86,6 +89,19 @@ static mlc_status surf_push_tri(surf *s, int a, int b, int c, const char *path, 
     int *f = s->F + 3 * (size_t)s->nf++;
     f[0] = a, f[1] = b, f[2] = c;
     return MLC_OK;
+}
+
+/* Corner k (vertex v, already checked) of a polygon fanned into the triangles
+ * (first, prev, v): the OFF and PLY face readers. */
+static mlc_status fan_corner(surf *s, long long k, int v, int *first, int *prev, const char *path,
+                             mlc_err *err) {
+    mlc_status st = MLC_OK;
+    if (k == 0)
+        *first = v;
+    else if (k >= 2)
+        st = surf_push_tri(s, *first, *prev, v, path, err);
+    *prev = v;
+    return st;
 }
 
 /* Read three coordinates of one vertex and append it. */
@@ -143,11 +159,7 @@ static mlc_status read_off(mlc__lex *lx, surf *s, mlc_err *err) {
         for (long long k = 0; k < n; k++) {
             if ((st = mlc__lex_ll(lx, 1, "a vertex index", &v, err))) return st;
             if (v < 0 || v >= s->nv) return index_error(lx, fline, v, 0, s->nv - 1, err);
-            if (k == 0)
-                first = (int)v;
-            else if (k >= 2 && (st = surf_push_tri(s, first, prev, (int)v, path, err)))
-                return st;
-            prev = (int)v;
+            if ((st = fan_corner(s, k, (int)v, &first, &prev, path, err))) return st;
         }
         mlc__lex_skip_line(lx); /* optional colour */
     }
@@ -339,17 +351,13 @@ typedef struct ply_element {
     } props[PLY_MAX_PROPS];
 } ply_element;
 
-static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
+/* The header, after the 'ply' line, up to and with end_header: the elements (at most
+ * PLY_MAX_ELEMENTS) into el, their number into *nel. */
+static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_err *err) {
     mlc__tok t;
     mlc_status st;
-    ply_element el[PLY_MAX_ELEMENTS];
     int nel = 0;
     const char *path = lx->path;
-    if (!mlc__lex_next(lx, &t) || !mlc__tok_is(&t, "ply"))
-        return mlc_errf(err, MLC_EPARSE, "%s:1: expected 'ply' (the first line of a PLY file)",
-                        path);
-    mlc__lex_skip_line(lx);
-    /* ---- header */
     for (;;) {
         if (!mlc__lex_next(lx, &t))
             return mlc_errf(err, MLC_EPARSE,
@@ -359,7 +367,8 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
         long line = t.line;
         if (mlc__tok_is(&t, "end_header")) {
             mlc__lex_skip_line(lx);
-            break;
+            *nel_out = nel;
+            return MLC_OK;
         } else if (mlc__tok_is(&t, "format")) {
             if (!mlc__lex_inline(lx, &t) || !mlc__tok_is(&t, "ascii"))
                 return mlc_errf(err, MLC_EPARSE,
@@ -424,7 +433,11 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
         }
         mlc__lex_skip_line(lx);
     }
-    /* ---- check the layout we need */
+}
+
+/* The layout we need: one vertex element with x, y, z and one face element with a list
+ * property vertex_indices. */
+static mlc_status ply_check_layout(const ply_element *el, int nel, const char *path, mlc_err *err) {
     int have_v = 0, have_f = 0;
     for (int i = 0; i < nel; i++) {
         int mask = 0;
@@ -451,6 +464,21 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
                         "%s: expected 'element vertex' and 'element face' in "
                         "the header",
                         path);
+    return MLC_OK;
+}
+
+static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
+    mlc__tok t;
+    mlc_status st;
+    ply_element el[PLY_MAX_ELEMENTS];
+    int nel = 0;
+    const char *path = lx->path;
+    if (!mlc__lex_next(lx, &t) || !mlc__tok_is(&t, "ply"))
+        return mlc_errf(err, MLC_EPARSE, "%s:1: expected 'ply' (the first line of a PLY file)",
+                        path);
+    mlc__lex_skip_line(lx);
+    if ((st = ply_header(lx, el, &nel, err)) || (st = ply_check_layout(el, nel, path, err)))
+        return st;
     /* ---- body: token stream, element by element */
     for (int i = 0; i < nel; i++) {
         ply_element *e = el + i;
@@ -490,11 +518,7 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
                     if ((st = mlc__lex_ll(lx, 0, "a list item", &v, err))) return st;
                     if (role != ROLE_INDICES) continue;
                     if (v < 0 || v >= s->nv) return index_error(lx, fline, v, 0, s->nv - 1, err);
-                    if (k == 0)
-                        first = (int)v;
-                    else if (k >= 2 && (st = surf_push_tri(s, first, prev, (int)v, path, err)))
-                        return st;
-                    prev = (int)v;
+                    if ((st = fan_corner(s, k, (int)v, &first, &prev, path, err))) return st;
                 }
             }
             if (e->kind == 1) {

@@ -9,10 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int file_exists(const char *path) {
-    return access(path, R_OK) == 0;
-}
-
 mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
     /* Installed layout: PREFIX/bin/modalloco and PREFIX/share/modalloco/data. */
     char exe[4096];
@@ -34,7 +30,7 @@ mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
         if (!candidates[i]) continue;
         char p[4300];
         snprintf(p, sizeof p, "%s/quadruped.mesh", candidates[i]);
-        if (file_exists(p) && strlen(p) < cap) {
+        if (access(p, R_OK) == 0 && strlen(p) < cap) {
             /* Report a clean path ("PREFIX/share/...", not "PREFIX/bin/../share/..."). */
             char *canon = realpath(p, NULL);
             snprintf(path, cap, "%s", canon && strlen(canon) < cap ? canon : p);
@@ -197,7 +193,7 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
             p->t_subspace = mlc_now() - t0;
             return MLC_OK;
         }
-        if (access(cache, F_OK) == 0)
+        if (mlc_file_exists(cache))
             fprintf(stderr, "modalloco: recomputing the precompute cache: %s\n", cerr.msg);
     }
     if ((s = mlc_subspace_compute(&p->mesh, &p->fem, &ss, &p->sub, err)) != MLC_OK) return s;

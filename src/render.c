@@ -1,11 +1,12 @@
 /* render.c: software rasterizer (flat triangles, depth buffer), a tiny scene renderer (ground
- * grid, drop shadow, flat-shaded surface, fixed camera) and a self-contained PNG encoder
- * (zlib with stored or fixed-Huffman deflate blocks, CRC-32, Adler-32). See render.h. */
+ * grid, drop shadow, flat-shaded surface, fixed camera) and a PNG encoder (the chunks written
+ * here, the compressed stream and the CRCs from zlib). See render.h. */
 #include "modalloco/render.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "modalloco/output.h"
 
@@ -364,234 +365,42 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
     return MLC_OK;
 }
 
-/* ---- Checksums ------------------------------------------------------------------------------- */
-
-uint32_t mlc_crc32(uint32_t crc, const void *data, size_t len) {
-    /* Table built on first use; the race of two threads building it writes identical values. */
-    static uint32_t table[256];
-    static int ready;
-    if (!ready) {
-        for (uint32_t n = 0; n < 256; n++) {
-            uint32_t c = n;
-            for (int k = 0; k < 8; k++)
-                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[n] = c;
-        }
-        ready = 1;
-    }
-    const unsigned char *p = data;
-    crc ^= 0xFFFFFFFFu;
-    for (size_t i = 0; i < len; i++)
-        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-    return crc ^ 0xFFFFFFFFu;
-}
-
-uint32_t mlc_adler32(uint32_t adler, const void *data, size_t len) {
-    const unsigned char *p = data;
-    uint32_t a = adler & 0xFFFF, b = adler >> 16;
-    while (len > 0) {
-        /* 5552 is the largest run for which b cannot overflow 32 bits before the modulo. */
-        size_t n = len < 5552 ? len : 5552;
-        len -= n;
-        while (n--) {
-            a += *p++;
-            b += a;
-        }
-        a %= 65521;
-        b %= 65521;
-    }
-    return (b << 16) | a;
-}
-
-/* ---- Deflate -----------------------------------------------------------------------------------
- */
-
-/* Growable byte buffer with an LSB-first bit writer (deflate's bit order). */
-typedef struct bytebuf {
-    unsigned char *p;
-    size_t len, cap;
-    uint32_t acc;
-    int nbits;
-    int oom;
-} bytebuf;
-
-static void bb_byte(bytebuf *b, unsigned char v) {
-    if (b->oom) return;
-    if (b->len == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        unsigned char *np = mlc_realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    b->p[b->len++] = v;
-}
-static void bb_bytes(bytebuf *b, const void *data, size_t n) {
-    const unsigned char *d = data;
-    for (size_t i = 0; i < n; i++)
-        bb_byte(b, d[i]);
-}
-static void bb_u32be(bytebuf *b, uint32_t v) {
-    unsigned char q[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 8), (unsigned char)v};
-    bb_bytes(b, q, 4);
-}
-static void bb_bits(bytebuf *b, uint32_t v, int n) {
-    b->acc |= v << b->nbits;
-    b->nbits += n;
-    while (b->nbits >= 8) {
-        bb_byte(b, (unsigned char)b->acc);
-        b->acc >>= 8;
-        b->nbits -= 8;
-    }
-}
-static void bb_align(bytebuf *b) {
-    if (b->nbits > 0) bb_bits(b, 0, 8 - b->nbits);
-}
-/* Huffman codes are defined MSB first, while the bit stream is LSB first: reverse. */
-static void bb_huff(bytebuf *b, uint32_t code, int len) {
-    uint32_t r = 0;
-    for (int i = 0; i < len; i++)
-        r |= ((code >> i) & 1) << (len - 1 - i);
-    bb_bits(b, r, len);
-}
-
-static void fixed_litlen(bytebuf *b, int sym) {
-    if (sym < 144)
-        bb_huff(b, 0x30 + sym, 8);
-    else if (sym < 256)
-        bb_huff(b, 0x190 + (sym - 144), 9);
-    else if (sym < 280)
-        bb_huff(b, sym - 256, 7);
-    else
-        bb_huff(b, 0xC0 + (sym - 280), 8);
-}
-
-static const int len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-static const int len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                  2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const int dist_base[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
-                                  33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
-                                  1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-static const int dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
-                                   6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
-
-static void emit_match(bytebuf *b, int len, int dist) {
-    int lc = 28;
-    while (len_base[lc] > len)
-        lc--;
-    fixed_litlen(b, 257 + lc);
-    if (len_extra[lc]) bb_bits(b, (uint32_t)(len - len_base[lc]), len_extra[lc]);
-    int dc = 29;
-    while (dist_base[dc] > dist)
-        dc--;
-    bb_huff(b, (uint32_t)dc, 5);
-    if (dist_extra[dc]) bb_bits(b, (uint32_t)(dist - dist_base[dc]), dist_extra[dc]);
-}
-
-enum { WINDOW = 32768, HASH_BITS = 15, MAX_CHAIN = 48, MIN_MATCH = 3, MAX_MATCH = 258 };
-
-static uint32_t hash3(const unsigned char *p) {
-    uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-    return (v * 2654435761u) >> (32 - HASH_BITS);
-}
-
-/* One final fixed-Huffman block with greedy LZ77 over hash chains (head: most recent position
- * + 1 per hash, prev: the previous position with the same hash, by position mod WINDOW). */
-static mlc_status deflate_fixed(bytebuf *b, const unsigned char *in, size_t n) {
-    int32_t *head = mlc_malloc(((size_t)1 << HASH_BITS) * sizeof *head);
-    int32_t *prev = mlc_malloc((size_t)WINDOW * sizeof *prev);
-    if (!head || !prev) {
-        mlc_free(head);
-        mlc_free(prev);
-        return MLC_ENOMEM;
-    }
-    for (size_t i = 0; i < ((size_t)1 << HASH_BITS); i++)
-        head[i] = -1;
-    bb_bits(b, 1, 1); /* BFINAL */
-    bb_bits(b, 1, 2); /* BTYPE 01: fixed Huffman */
-    size_t i = 0;
-    while (i < n) {
-        int best_len = 0;
-        size_t best_dist = 0;
-        if (i + MIN_MATCH <= n) {
-            uint32_t h = hash3(in + i);
-            int32_t cand = head[h];
-            size_t maxlen = MLC_MIN((size_t)MAX_MATCH, n - i);
-            for (int chain = 0; cand >= 0 && chain < MAX_CHAIN; chain++) {
-                size_t dist = i - (size_t)cand;
-                if (dist == 0 || dist > WINDOW - 1) break;
-                size_t l = 0;
-                while (l < maxlen && in[cand + l] == in[i + l])
-                    l++;
-                if ((int)l > best_len) {
-                    best_len = (int)l;
-                    best_dist = dist;
-                    if (l == maxlen) break;
-                }
-                int32_t nxt = prev[cand % WINDOW];
-                if (nxt >= cand) break; /* slot reused by a newer position: chain ends */
-                cand = nxt;
-            }
-        }
-        size_t adv = best_len >= MIN_MATCH ? (size_t)best_len : 1;
-        if (best_len >= MIN_MATCH)
-            emit_match(b, best_len, (int)best_dist);
-        else
-            fixed_litlen(b, in[i]);
-        /* Index every position passed over, so later matches can start inside this one. */
-        for (size_t k = 0; k < adv; k++, i++)
-            if (i + MIN_MATCH <= n) {
-                uint32_t h = hash3(in + i);
-                prev[i % WINDOW] = head[h];
-                head[h] = (int32_t)i;
-            }
-    }
-    fixed_litlen(b, 256); /* end of block */
-    mlc_free(head);
-    mlc_free(prev);
-    return b->oom ? MLC_ENOMEM : MLC_OK;
-}
-
-static void deflate_stored(bytebuf *b, const unsigned char *in, size_t n) {
-    size_t off = 0;
-    do {
-        size_t k = MLC_MIN(n - off, (size_t)65535);
-        bb_bits(b, off + k == n ? 1 : 0, 1); /* BFINAL */
-        bb_bits(b, 0, 2);                    /* BTYPE 00: stored */
-        bb_align(b);
-        unsigned char hdr[4] = {(unsigned char)k, (unsigned char)(k >> 8), (unsigned char)~k,
-                                (unsigned char)(~k >> 8)};
-        bb_bytes(b, hdr, 4);
-        bb_bytes(b, in + off, k);
-        off += k;
-    } while (off < n);
-}
-
 /* ---- PNG ----------------------------------------------------------------------------------- */
 
-static void png_chunk(bytebuf *b, const char type[4], const unsigned char *data, size_t n) {
-    bb_u32be(b, (uint32_t)n);
-    bb_bytes(b, type, 4);
-    bb_bytes(b, data, n);
-    uint32_t crc = mlc_crc32(0, type, 4);
-    crc = mlc_crc32(crc, data, n);
-    bb_u32be(b, crc);
+/* Append one chunk (length, type, data, CRC-32 of type and data) at *at; returns the end. */
+static unsigned char *png_chunk(unsigned char *at, const char type[4], const unsigned char *data,
+                                size_t n) {
+    unsigned char len[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
+                            (unsigned char)(n >> 8), (unsigned char)n};
+    memcpy(at, len, 4);
+    memcpy(at + 4, type, 4);
+    if (n) memcpy(at + 8, data, n);
+    uLong crc = crc32(crc32(0, Z_NULL, 0), (const Bytef *)type, 4);
+    if (n) crc = crc32(crc, data, (uInt)n);
+    unsigned char c[4] = {(unsigned char)(crc >> 24), (unsigned char)(crc >> 16),
+                          (unsigned char)(crc >> 8), (unsigned char)crc};
+    memcpy(at + 8 + n, c, 4);
+    return at + 12 + n;
 }
 
-mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode mode,
-                          unsigned char **png, size_t *len, mlc_err *err) {
+mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, int level, unsigned char **png,
+                          size_t *len, mlc_err *err) {
     *png = NULL;
     *len = 0;
     if (w < 1 || h < 1 || w > 65535 || h > 65535)
         return mlc_errf(err, MLC_EINVAL, "PNG size %d x %d out of range", w, h);
+    if (level < -1 || level > 9)
+        return mlc_errf(err, MLC_EINVAL, "PNG compression level %d out of range (-1..9)", level);
     size_t stride = 3 * (size_t)w + 1;
-    unsigned char *raw = mlc_malloc(stride * (size_t)h);
-    if (!raw) return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    size_t rawlen = stride * (size_t)h;
+    uLong zcap = compressBound((uLong)rawlen);
+    unsigned char *raw = mlc_malloc(rawlen);
+    unsigned char *z = mlc_malloc(zcap);
+    if (!raw || !z) {
+        mlc_free(raw);
+        mlc_free(z);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    }
     /* Filter "Sub" (each byte minus the one a pixel to the left): flat areas become zeros,
      * which LZ77 turns into long cheap matches. */
     for (int j = 0; j < h; j++) {
@@ -601,26 +410,24 @@ mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode m
         for (size_t x = 0; x < 3 * (size_t)w; x++)
             r[1 + x] = (unsigned char)(s[x] - (x >= 3 ? s[x - 3] : 0));
     }
-    size_t rawlen = stride * (size_t)h;
-    bytebuf z = {0};
-    bb_byte(&z, 0x78); /* CMF: deflate, 32 KiB window */
-    bb_byte(&z, 0x01); /* FLG: no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0 */
-    mlc_status s = MLC_OK;
-    if (mode == MLC_PNG_STORED)
-        deflate_stored(&z, raw, rawlen);
-    else
-        s = deflate_fixed(&z, raw, rawlen);
-    bb_align(&z);
-    bb_u32be(&z, mlc_adler32(1, raw, rawlen));
+    uLongf zlen = zcap;
+    int zs = compress2(z, &zlen, raw, (uLong)rawlen, level);
     mlc_free(raw);
-    if (s != MLC_OK || z.oom) {
-        mlc_free(z.p);
-        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    if (zs != Z_OK) {
+        mlc_free(z);
+        return mlc_errf(err, zs == Z_MEM_ERROR ? MLC_ENOMEM : MLC_EINVAL,
+                        "zlib could not compress a PNG (%s)", zError(zs));
     }
 
-    bytebuf out = {0};
+    size_t nidat = (zlen + 65535) / 65536;
+    size_t outlen = 8 + (12 + 13) + 12 * nidat + zlen + 12;
+    unsigned char *out = mlc_malloc(outlen);
+    if (!out) {
+        mlc_free(z);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
+    }
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    bb_bytes(&out, sig, 8);
+    memcpy(out, sig, 8);
     unsigned char ihdr[13] = {(unsigned char)(w >> 24),
                               (unsigned char)(w >> 16),
                               (unsigned char)(w >> 8),
@@ -634,24 +441,20 @@ mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode m
                               0,
                               0,
                               0}; /* compression, filter method, no interlace */
-    png_chunk(&out, "IHDR", ihdr, sizeof ihdr);
-    for (size_t off = 0; off < z.len; off += 65536)
-        png_chunk(&out, "IDAT", z.p + off, MLC_MIN((size_t)65536, z.len - off));
-    png_chunk(&out, "IEND", NULL, 0);
-    mlc_free(z.p);
-    if (out.oom) {
-        mlc_free(out.p);
-        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
-    }
-    *png = out.p;
-    *len = out.len;
+    unsigned char *at = png_chunk(out + 8, "IHDR", ihdr, sizeof ihdr);
+    for (size_t off = 0; off < zlen; off += 65536)
+        at = png_chunk(at, "IDAT", z + off, MLC_MIN((size_t)65536, (size_t)zlen - off));
+    at = png_chunk(at, "IEND", NULL, 0);
+    mlc_free(z);
+    *png = out;
+    *len = (size_t)(at - out);
     return MLC_OK;
 }
 
 mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h, mlc_err *err) {
     unsigned char *png;
     size_t len;
-    mlc_status s = mlc_png_encode(rgb, w, h, MLC_PNG_FIXED, &png, &len, err);
+    mlc_status s = mlc_png_encode(rgb, w, h, Z_DEFAULT_COMPRESSION, &png, &len, err);
     if (s != MLC_OK) return s;
     mlc_afile af = {0};
     if ((s = mlc_afile_open(&af, path, err)) == MLC_OK) {

@@ -82,10 +82,6 @@ static mlc_status on_frame(void *user, int frame, double time, const double *z, 
     return fw->status;
 }
 
-static void path_join(char *out, size_t cap, const char *dir, const char *name) {
-    snprintf(out, cap, "%s/%s", dir, name);
-}
-
 static void vtk_frames_free(vtk_frames *v) {
     mlc_vtk_series_free(&v->series);
     mlc_free(v->rest);
@@ -240,15 +236,15 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
     for (int i = 0; i < nsv; i++)
         for (int k = 0; k < 3; k++)
             xyz[3 * i + k] = p->mesh.X[3 * sv[i] + k];
-    path_join(path, sizeof path, dir, "surface.obj");
+    mlc_path_join(path, sizeof path, dir, "surface.obj");
     if ((s = mlc_obj_write(path, xyz, nsv, sf, p->mesh.nf, "modalloco rest surface", err)) !=
         MLC_OK)
         goto done;
-    path_join(path, sizeof path, dir, "trajectory.csv");
+    mlc_path_join(path, sizeof path, dir, "trajectory.csv");
     if ((s = mlc_afile_open(&csv, path, err)) != MLC_OK) goto done;
     fprintf(csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts,"
                     "up_x,up_y,up_z\n");
-    path_join(path, sizeof path, dir, "animation.pc2");
+    mlc_path_join(path, sizeof path, dir, "animation.pc2");
     if ((s = mlc_pc2_begin(&pc2, path, nsv, err)) != MLC_OK) goto done;
     if (cfg->output.vtk &&
         (s = vtk_frames_init(&vtk, p, cfg, dir, nsv, sv, sf, xyz, err)) != MLC_OK)
@@ -276,7 +272,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
         s = mlc_errf(err, MLC_ENOMEM, "out of memory writing result.json");
         goto done;
     }
-    path_join(path, sizeof path, dir, "result.json");
+    mlc_path_join(path, sizeof path, dir, "result.json");
     s = mlc_write_text_atomic(path, rj, err);
     mlc_free(rj);
 done:
@@ -289,22 +285,14 @@ done:
     return s;
 }
 
-/* Read a whole small text file (owned, mlc_free) or NULL. */
-static char *slurp(const char *path) {
-    char *buf = NULL;
-    size_t n;
-    if (mlc_file_read_all(path, (size_t)64 << 20, NULL, &buf, &n, NULL) != MLC_OK) return NULL;
-    return buf;
-}
-
 mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force, mlc_err *err) {
     mlc_status s = mlc_mkdir_p(dir, err);
     if (s != MLC_OK) return s;
     char *text = mlc_config_to_json(cfg);
     if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     char path[MLC_CONFIG_PATH_MAX + 64];
-    path_join(path, sizeof path, dir, "config.json");
-    char *old = slurp(path);
+    mlc_path_join(path, sizeof path, dir, "config.json");
+    char *old = mlc_file_read_text(path);
     if (old && strcmp(old, text) != 0 && !force) {
         mlc_free(old);
         mlc_free(text);
@@ -326,7 +314,7 @@ mlc_status mlc_write_viewer(const char *dir, mlc_err *err) {
     mlc_status s = mlc_run_load(dir, &run, err);
     if (s == MLC_OK) {
         char path[MLC_CONFIG_PATH_MAX + 64];
-        path_join(path, sizeof path, dir, "view.html");
+        mlc_path_join(path, sizeof path, dir, "view.html");
         mlc_view_html_info info;
         s = mlc_view_html_write(&run, path, MLC_VIEW_MAX_DATA, &info, err);
     }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "modalloco/polar.h"
+#include "modalloco/testing.h"
 #include "sim_internal.h"
 
 void mlc_model_destroy(mlc_model *mod) {
@@ -52,12 +53,6 @@ void mlc_model_destroy(mlc_model *mod) {
     mlc_free(mod->X);
     mlc_terrain_free(&mod->terrain);
     mlc_free(mod);
-}
-
-static int all_finite(const double *x, int n) {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i])) return 0;
-    return 1;
 }
 
 static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
@@ -118,7 +113,7 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
                         "contact.boxes or contact.anisotropy");
     if (s->integrator != MLC_INTEGRATOR_EULER && s->integrator != MLC_INTEGRATOR_BDF2)
         return mlc_errf(err, MLC_EINVAL, "sim: unknown integrator %d", s->integrator);
-    if (!all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
+    if (!mlc_all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
         return mlc_errf(err, MLC_EINVAL, "sim: gravity, ground and tolerance must be finite");
     /* The rest state T_0 = [I|0]/W_0 reproduces X only if column 0 is constant (docs/method.md §3).
      */

@@ -3,24 +3,53 @@
  *
  * One step minimizes the backward-Euler incremental potential (Eq. 25/45)
  *   (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v(z) + E_a(z, ā),  q = 2z_n − z_{n−1},
- * by local-global iterations. Local: R_c = polar(F_c) per passive cluster (Eq. 30 of 002),
- * Ω_c = polar(H_c), H_c = Σ γV F Y(ā)ᵀ per actuation cluster (Eq. 12–13). Global: Q z = b + f_c
- * with Q = Qᵛ + Qᵃ + N/h² and b = N q/h² + BᵀMg + bᵛ + bᵃ (positive forces; Eq. 46 resolved),
- * bᵛ_k = μ Σ_c G_c R_c[k,:]ᵀ and bᵃ_k = γ Σ_c 𝒦_c(ā) Ω_c[k,:]ᵀ (∂ tr(Rᵀ F_c)/∂t_k, §11).
- * Q = I₃ ⊗ Q₄ (sim_model.c), so a solve is three triangular solve pairs with one 4w×4w factor.
+ * by local-global iterations. With the rotations fixed it is quadratic, with the constant
+ * Hessian Q = Qᵛ + Qᵃ + N/h² = I₃ ⊗ Q₄ (Q₄ 4w×4w, sim_model.c) and the right-hand side
+ * b = N q/h² + BᵀMg + bᵛ + bᵃ (positive forces; Eq. 46 resolved), bᵛ_k = μ Σ_c G_c R_c[k,:]ᵀ,
+ * bᵃ_k = γ Σ_c 𝒦_c(ā) Ω_c[k,:]ᵀ (∂ tr(Rᵀ F_c)/∂t_k, §11).
  *
- * Contact (Eq. 47–54 resolved, docs/method.md §6): after the tentative solve z* = Q⁻¹ b, a sample
- * is active when z* puts it more than 1e-9·extent below the ground while moving down (from z_n);
- * its y ends at the ground ("position" projection) or at y_n ("velocity"), its x and z move by
- * μ_c × the previous step's tangential displacement. The contact force solves L f = d with
- * L = Jᶜ Q⁻¹ and least fᵀ N⁻¹ f: f = N Lᵀ y with (L N Lᵀ) y = d. L N Lᵀ is a na×na submatrix
- * of a precomputed Gram matrix (sim_model.c), the same for the three blocks (normal rows in y,
- * tangents in x and z). It is numerically singular for many samples on a flat patch, so it is
- * solved as a damped pseudo-inverse, (L N Lᵀ + εI) y = d, ε = RCOND² × its mean diagonal
- * (MLC_SIM_CONTACT_RCOND): Lᵀ(LLᵀ+εI)⁻¹ → L⁺ as ε → 0, i.e. the minimum-norm least-squares
- * solution with singular values below ~RCOND × typical damped away; this also covers the
- * over-determined case (na·3 > r). Then z = z* + Q⁻¹ f = z* + (Q⁻¹ N Q⁻¹) S_a y, again
- * precomputed columns. Nothing here allocates: all scratch lives in the rollout.
+ * Phases of a step (step_body):
+ *  1. Setup: ā(t_{n+1}); per actuation cluster 𝒦_c(ā) = Σ_v ā_v 𝒦_c[v] and Q₄⁻¹𝒦_c(ā), written
+ *     into the rollout's combined maps GT and QG; the prediction q; the constant part of the
+ *     solution z*₀ = Q⁻¹(N q/h² + BᵀMg) = (Q₄⁻¹N) q/h² + g ⊗ Q₄⁻¹Σms (+ the Rayleigh term);
+ *     the samples' positions at z_n and z_{n−1} (kept from the previous step when the steps
+ *     follow each other).
+ *  2. Local step, every iteration: F_c of every passive cluster (Eq. 30 of 002) and
+ *     H_c = Σ γV F Y(ā)ᵀ of every actuation cluster (Eq. 12–13) from the iterate in one kernel
+ *     call, then all their polar decompositions R_c, Ω_c in one batch (mlc_polar_lanes,
+ *     warm-started from the last quaternions).
+ *  3. Global step: Q₄ is factored once (sim_model.c), and its solve applied there to every
+ *     right-hand-side term, so z* = z*₀ + Σ_c (Q⁻¹G_c) μR_cᵀ + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ is one
+ *     linear combination of precomputed columns: no triangular solve runs in a step (only the
+ *     test-only forced step uses the factor Lq).
+ *  4. Contact, every iteration at z*: the complementarity model (default, contact.h) solves
+ *     the samples' normal LCP on the precomputed Delassus matrix D = S Q₄⁻¹ Sᵀ, then friction
+ *     on the samples in contact, and moves z by Q₄⁻¹ s_s per sample and axis. The paper's
+ *     equality model (contact.model "equality") solves a damped least-force system on its
+ *     active set's submatrix of Gss (factors cached per set: MLC_CONTACT_CACHE). Iterations
+ *     end after sim.iterations, or earlier when the iterate moved less than sim.tolerance.
+ *  5. Finish: the actuation work Δzᵀ(bᵃ − Qᵃz) with the last Ω_c; the velocity update, which
+ *     in backward Euler is the state shift z_{n−1} ← z_n, z_n ← z (pointer rotation of three
+ *     vectors; the velocity is (z_n − z_{n−1})/h); the samples' new positions; the non-finite
+ *     and runaway checks.
+ *
+ * Data layout (sim_internal.h): z ∈ ℝ^r, r = 3·n4, n4 = 4w, is [t_x; t_y; t_z]; operators are
+ * I₃ ⊗ (n4×n4) or n4×3 maps, column-major with leading dimension n4. For the kernels
+ * (sim_kernels.h: "rows" and "cols" products, compiled 2- and 4-wide, one copy chosen at load
+ * through cpu.c) maps are stored transposed and padded: GT holds every cluster's map lane by
+ * lane (column npad·j + c), so the local step's output F is already the structure-of-arrays
+ * input of mlc_polar_lanes; sample rows ST are n4 × nsp (nsp = ns rounded up to 4), and sample
+ * positions are three blocks of nsp.
+ *
+ * Precomputed by mlc_model_create (sim_model.c) from the subspace (skinning weights W,
+ * vibration modes D, passive and actuation cluster labels, contact samples: subspace.c,
+ * clusters.c): Lap, N, Q₄ and its Cholesky factor, the maps G_c and tensors 𝒦_c[v] for unit
+ * stiffness and Q₄⁻¹ applied to each, Q₄⁻¹N, Q₄⁻¹Σms, the Delassus matrix and Q₄⁻¹Sᵀ, the
+ * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
+ *
+ * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
+ * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
+ * steps and a whole rollout allocate nothing.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,26 +59,27 @@
 #include "modalloco/contact.h"
 #include "modalloco/objective.h"
 #include "modalloco/polar.h"
+#include "modalloco/testing.h"
 #include "sim_internal.h"
 
 void mlc_sim_settings_default(mlc_sim_settings *s) {
     memset(s, 0, sizeof *s);
-    s->dt = 0.01;
-    s->steps = 300;
-    s->iterations = 10;
+    s->dt = MLC_SIM_DEFAULT_DT;
+    s->steps = MLC_SIM_DEFAULT_STEPS;
+    s->iterations = MLC_SIM_DEFAULT_ITERATIONS;
     s->tolerance = 0;
     s->guess_previous = 0;
-    s->gravity[1] = -9.81;
+    s->gravity[1] = -MLC_SIM_DEFAULT_GRAVITY;
     s->contact = 1;
     s->damping = 0.0;
     s->projection_velocity = 0;
     s->contact_equality = 0;
-    s->push_speed = 0.1;
-    s->friction = 0.5;
+    s->push_speed = MLC_SIM_DEFAULT_PUSH_SPEED;
+    s->friction = MLC_SIM_DEFAULT_FRICTION;
     s->ground = 0;
-    s->density = 1000;
-    s->mu = 1e6;
-    s->gamma = 1e6;
+    s->density = MLC_SIM_DEFAULT_DENSITY;
+    s->mu = MLC_SIM_DEFAULT_MU;
+    s->gamma = MLC_SIM_DEFAULT_GAMMA;
 }
 
 void mlc_objective_settings_default(mlc_objective_settings *o) {
@@ -313,13 +343,6 @@ typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 
 const char *mlc__sim_kernel_path(void) {
     return kernel_path;
-}
-
-static int finite_vec(const double *x, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
-    return s == 0;
 }
 
 /* Profiling marks: accumulate the time since the previous mark into a field (no-op unless
@@ -741,7 +764,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
     ro->zn = zp;
     ro->step++;
     ro->x_valid = 0;
-    if (!finite_vec(z, r)) {
+    if (!mlc_all_finite(z, (size_t)r)) {
         PROF_MARK(t_finish);
         return 1;
     }

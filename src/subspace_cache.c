@@ -196,14 +196,6 @@ static const unsigned char *get(const unsigned char *p, void *dst, size_t n) {
     return p + n;
 }
 
-/* Every number a cache holds is finite in a cache this program wrote; a NaN would only show up
- * much later as a rollout blowing up, far from its cause. */
-static int all_finite(const double *a, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
 static int labels_ok(const int *a, size_t n, int hi) {
     for (size_t i = 0; i < n; i++)
         if (a[i] < 0 || a[i] >= hi) return 0;
@@ -372,10 +364,12 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
         st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (label out of range)", path);
         goto done;
     }
-    if (!all_finite(out->W, snv * sw) || !all_finite(out->skin_eval, sw) ||
-        !all_finite(out->D, 3 * snv * sm) || !all_finite(out->vib_eval, sm) ||
-        !all_finite(out->grad_max, sm) || !all_finite(out->rigid_eval, 6) ||
-        !all_finite(out->vib_frac, sm) || !all_finite(lw, 4)) {
+    /* Every number a cache holds is finite in a cache this program wrote; a NaN would only show
+     * up much later as a rollout blowing up, far from its cause. */
+    if (!mlc_all_finite(out->W, snv * sw) || !mlc_all_finite(out->skin_eval, sw) ||
+        !mlc_all_finite(out->D, 3 * snv * sm) || !mlc_all_finite(out->vib_eval, sm) ||
+        !mlc_all_finite(out->grad_max, sm) || !mlc_all_finite(out->rigid_eval, 6) ||
+        !mlc_all_finite(out->vib_frac, sm) || !mlc_all_finite(lw, 4)) {
         st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)", path);
         goto done;
     }

@@ -255,7 +255,7 @@ static void frame_name(char *out, size_t cap, int k, const char *ext) {
 }
 
 static int series_path(char *out, size_t cap, const mlc_vtk_series *s, const char *rel) {
-    return snprintf(out, cap, "%s/%s", s->dir, rel) < (int)cap;
+    return mlc_path_join(out, cap, s->dir, rel);
 }
 
 void mlc_vtk_series_free(mlc_vtk_series *s) {

@@ -221,11 +221,10 @@ static void ref_step(ref *rf, const mlc_actuation *act, double t, double *z, dou
 /* x ↦ R(x − c) + c on a state (rotation about the centre of mass c). */
 static void rotate_state(const double R[9], const double c[3], double w0, int n4, const double *z,
                          double *out) {
+    double p[3];
     for (int k = 0; k < 3; k++)
-        for (int i = 0; i < n4; i++)
-            out[k * n4 + i] = R[k] * z[i] + R[k + 3] * z[n4 + i] + R[k + 6] * z[2 * n4 + i];
-    for (int k = 0; k < 3; k++)
-        out[k * n4 + 3] += (c[k] - (R[k] * c[0] + R[k + 3] * c[1] + R[k + 6] * c[2])) / w0;
+        p[k] = c[k] - (R[k] * c[0] + R[k + 3] * c[1] + R[k + 6] * c[2]);
+    test_transform_state(R, p, w0, n4, z, out);
 }
 
 static void spinning_free_flight_should_match_an_svd_reference(void **state) {

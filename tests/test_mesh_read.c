@@ -68,19 +68,6 @@ static const char *write_text(const char *name, const char *text) {
     return write_bytes(name, text, strlen(text));
 }
 
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)len + 1);
-    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
 static int tetgen_available(void) {
     const char *path = getenv("PATH");
     char buf[1024];
@@ -545,7 +532,7 @@ static void huge_file_should_be_refused(void **state) {
  * data is missing); run under ASan this also checks that nothing reads past the buffer. */
 static void check_truncations(const char *full, const char *name, size_t optional_tail) {
     size_t n;
-    char *data = slurp(full, &n);
+    char *data = test_slurp(full, &n);
     for (size_t len = 0; len < n; len++) {
         const char *p = write_bytes(name, data, len);
         mlc_mesh m = {0};
@@ -597,7 +584,7 @@ static void truncated_files_should_fail_with_a_location(void **state) {
 /* Write `src` gzip-compressed as tmpdir/name (with zlib's own writer, as gzip(1) would). */
 static const char *gzip_file(const char *src, const char *name) {
     size_t n;
-    char *data = slurp(src, &n);
+    char *data = test_slurp(src, &n);
     const char *p = tpath(name);
     gzFile g = gzopen(p, "wb9");
     assert_non_null(g);
@@ -685,7 +672,7 @@ static void damaged_gz_should_be_refused_cleanly(void **state) {
     mlc_mesh box = {0};
     test_box_mesh(1, 1, 2, 1.0, &box);
     size_t n;
-    char *gz = slurp(gzip_file(write_medit("dmg.mesh", &box), "dmg.mesh.gz"), &n);
+    char *gz = test_slurp(gzip_file(write_medit("dmg.mesh", &box), "dmg.mesh.gz"), &n);
     mlc_mesh_free(&box);
     for (size_t len = 0; len < n; len++) {
         const char *p = write_bytes("cut.mesh.gz", gz, len);
@@ -745,7 +732,7 @@ static void gz_output_should_stop_at_the_limit(void **state) {
     assert_int_equal(gzclose(g), Z_OK);
     free(zeros);
     size_t n;
-    char *gz = slurp(p, &n);
+    char *gz = test_slurp(p, &n);
     char *out = NULL;
     size_t size = 0;
     mlc_err err = {0};
@@ -1066,11 +1053,11 @@ static void mutated_files_should_fail_cleanly(void **state) {
         size_t n;
         /* The partner of a mutated TetGen file is the intact one. */
         if (f == 1 || f == 2) {
-            char *partner = slurp(full[f == 1 ? 2 : 1], &n);
+            char *partner = test_slurp(full[f == 1 ? 2 : 1], &n);
             write_bytes(cut[f == 1 ? 2 : 1], partner, n);
             free(partner);
         }
-        char *data = slurp(full[f], &n);
+        char *data = test_slurp(full[f], &n);
         char *copy = malloc(n);
         for (int trial = 0; trial < 300; trial++) {
             memcpy(copy, data, n);

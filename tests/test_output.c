@@ -55,20 +55,6 @@ static const char *in_dir(void **state, const char *name) {
 }
 
 /* Whole file into a malloc'ed NUL-terminated buffer; *len gets the byte count. */
-static char *slurp(const char *path, long *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (fread(b, 1, (size_t)n, fp) != (size_t)n) n = -1;
-    b[n < 0 ? 0 : n] = '\0';
-    fclose(fp);
-    if (len) *len = n;
-    return b;
-}
-
 static int count_entries(const char *dir) {
     DIR *d = opendir(dir);
     int n = 0;
@@ -105,7 +91,7 @@ static void atomic_write_should_leave_no_temp_and_abort_should_keep_old(void **s
     mlc_afile_abort(&af);
     mlc_afile_abort(&af); /* idempotent */
     assert_null(af.fp);
-    char *s = slurp(path, NULL);
+    char *s = test_read_file(path, NULL);
     assert_string_equal(s, "old\n");
     free(s);
     assert_int_equal(count_entries(dir), 1);
@@ -113,7 +99,7 @@ static void atomic_write_should_leave_no_temp_and_abort_should_keep_old(void **s
     assert_int_equal(mlc_afile_open(&af, path, &err), MLC_OK);
     fputs("new\n", af.fp);
     assert_int_equal(mlc_afile_commit(&af, &err), MLC_OK);
-    s = slurp(path, NULL);
+    s = test_read_file(path, NULL);
     assert_string_equal(s, "new\n");
     free(s);
     assert_int_equal(count_entries(dir), 1);
@@ -177,8 +163,8 @@ static void pc2_should_round_trip_with_the_exact_layout(void **state) {
     assert_int_equal(mlc_alloc_count(), allocs); /* frames do not allocate */
     assert_int_equal(mlc_pc2_end(&w, &err), MLC_OK);
 
-    long len = 0;
-    unsigned char *b = (unsigned char *)slurp(path, &len);
+    size_t len = 0;
+    unsigned char *b = (unsigned char *)test_read_file(path, &len);
     assert_int_equal(len, 32 + 12 * N * FRAMES);
     assert_memory_equal(b, "POINTCACHE2\0", 12);
     assert_int_equal(u32le(b + 12), 1);
@@ -228,7 +214,7 @@ static void pc2_reader_should_reject_truncated_and_foreign_files(void **state) {
     assert_int_equal(mlc_pc2_begin(&w, path, 2, &err), MLC_OK);
     assert_int_equal(mlc_pc2_frame(&w, x, &err), MLC_OK);
     mlc_pc2_abort(&w);
-    char *s = slurp(path, NULL);
+    char *s = test_read_file(path, NULL);
     assert_string_equal(s, "POINTCACHE2 and some more text here");
     free(s);
     assert_int_equal(count_entries(((tmpdir *)*state)->dir), 1);
@@ -249,7 +235,7 @@ static void obj_should_reference_every_vertex_with_1_based_indices(void **state)
     mlc_err err;
     assert_int_equal(mlc_obj_write(path, P, nsv, sf, m.nf, "test\nsecond line", &err), MLC_OK);
 
-    char *text = slurp(path, NULL);
+    char *text = test_read_file(path, NULL);
     assert_true(strncmp(text, "# test\n", 7) == 0);
     int nvl = 0, nfl = 0;
     int *used = calloc((size_t)nsv, sizeof *used);
@@ -341,7 +327,7 @@ static void ply_should_carry_vertex_and_face_colours(void **state) {
     snprintf(path, sizeof path, "%s", in_dir(state, "w.ply"));
     mlc_err err;
     assert_int_equal(mlc_ply_write(path, X, 4, F, 4, vc, fc, &err), MLC_OK);
-    char *t = slurp(path, NULL);
+    char *t = test_read_file(path, NULL);
     assert_true(strncmp(t, "ply\nformat ascii 1.0\n", 21) == 0);
     assert_non_null(strstr(t, "element vertex 4\n"));
     assert_non_null(strstr(t, "element face 4\n"));
@@ -350,7 +336,7 @@ static void ply_should_carry_vertex_and_face_colours(void **state) {
     assert_non_null(strstr(t, "\n3 0 2 1 31 119 180\n"));
     free(t);
     assert_int_equal(mlc_ply_write(path, X, 4, F, 4, NULL, NULL, &err), MLC_OK);
-    t = slurp(path, NULL);
+    t = test_read_file(path, NULL);
     assert_int_equal(count_substr(t, "property uchar"), 0);
     free(t);
     F[5] = 4;
@@ -371,7 +357,7 @@ static void vtk_should_write_tets_with_point_and_cell_data(void **state) {
     snprintf(path, sizeof path, "%s", in_dir(state, "mesh.vtk"));
     mlc_err err;
     assert_int_equal(mlc_vtk_write(path, m.X, m.nv, m.T, m.nt, f, 2, "cluster", lab, &err), MLC_OK);
-    char *t = slurp(path, NULL);
+    char *t = test_read_file(path, NULL);
     char want[128];
     assert_true(strncmp(t, "# vtk DataFile Version 3.0\n", 27) == 0);
     snprintf(want, sizeof want, "POINTS %d double\n", m.nv);
@@ -393,8 +379,8 @@ static void vtk_should_write_tets_with_point_and_cell_data(void **state) {
 /* ---- SVG ---- */
 
 static void check_svg(const char *path) {
-    long len = 0;
-    char *t = slurp(path, &len);
+    size_t len = 0;
+    char *t = test_read_file(path, &len);
     assert_non_null(t);
     assert_true(strncmp(t, "<svg", 4) == 0);
     assert_true(len > 8 && strcmp(t + len - 7, "</svg>\n") == 0);
@@ -417,7 +403,7 @@ static void svg_should_be_well_formed_with_nan_constant_and_single_points(void *
     assert_int_equal(mlc_history_svg_write(path, gen, best, med, 6, "bat <p=1> & co", &err),
                      MLC_OK);
     check_svg(path);
-    char *t = slurp(path, NULL);
+    char *t = test_read_file(path, NULL);
     assert_non_null(strstr(t, "bat &lt;p=1&gt; &amp; co"));
     assert_non_null(strstr(t, "best J"));
     assert_non_null(strstr(t, "median J"));
@@ -428,7 +414,7 @@ static void svg_should_be_well_formed_with_nan_constant_and_single_points(void *
     double one = -1.5;
     assert_int_equal(mlc_history_svg_write(path, NULL, &one, &one, 1, NULL, &err), MLC_OK);
     check_svg(path);
-    t = slurp(path, NULL);
+    t = test_read_file(path, NULL);
     assert_int_equal(count_substr(t, "<circle"), 2);
     free(t);
     double nn[2] = {(double)NAN, (double)NAN};

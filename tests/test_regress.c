@@ -72,19 +72,6 @@ static const char *status_name(mlc_status s) {
     }
 }
 
-static unsigned char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    assert_non_null(b);
-    *n = fread(b, 1, (size_t)len, f);
-    fclose(f);
-    return b;
-}
-
 static void spill(const char *path, const void *data, size_t n) {
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
@@ -101,7 +88,7 @@ static mlc_status read_mesh(const char *path, mlc_err *err) {
 
 static mlc_status read_tetgen(const char *path, mlc_err *err) {
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = (unsigned char *)test_slurp(path, &n);
     size_t split = n, skip = 0;
     for (size_t i = 0; i + 6 <= n; i++)
         if (memcmp(b + i, "\n#ELE\n", 6) == 0) {
@@ -130,7 +117,7 @@ static mlc_status read_config(const char *path, mlc_err *err) {
 
 static mlc_status read_cache(const char *path, mlc_err *err) {
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = (unsigned char *)test_slurp(path, &n);
     uint64_t key = 0;
     if (n >= 24) memcpy(&key, b + 16, 8);
     free(b);
@@ -142,7 +129,7 @@ static mlc_status read_cache(const char *path, mlc_err *err) {
 
 static mlc_status read_checkpoint(const char *path, mlc_err *err) {
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = (unsigned char *)test_slurp(path, &n);
     uint64_t fp = 0;
     if (n >= 16) memcpy(&fp, b + 8, 8);
     free(b);

@@ -233,16 +233,6 @@ static void free_flight_should_conserve_momentum_unlike_force_actuation(void **s
     tsim_free(&t);
 }
 
-/* x ↦ Rx + p on a state: t'_k = Σ_l R_kl t_l, then p/W_0 on the translation of weight 0. */
-static void transform_state(const double R[9], const double p[3], double w0, int n4,
-                            const double *z, double *out) {
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < n4; i++)
-            out[k * n4 + i] = R[k] * z[i] + R[k + 3] * z[n4 + i] + R[k + 6] * z[2 * n4 + i];
-    for (int k = 0; k < 3; k++)
-        out[k * n4 + 3] += p[k] / w0;
-}
-
 static void trajectory_should_be_rigid_motion_equivariant(void **state) {
     (void)state;
     tsim t = {0};
@@ -271,14 +261,14 @@ static void trajectory_should_be_rigid_motion_equivariant(void **state) {
     }
     double q[4] = {0.8, 0.3, -0.4, 0.33}, R[9], p[3] = {0.7, -1.1, 2.3};
     mlc_quat_to_matrix(q, R);
-    transform_state(R, p, t.sub.W[0], n4, z0, z0r);
-    transform_state(R, p, t.sub.W[0], n4, zp, zpr);
+    test_transform_state(R, p, t.sub.W[0], n4, z0, z0r);
+    test_transform_state(R, p, t.sub.W[0], n4, zp, zpr);
     mlc_rollout_reset(t.ro); /* same t = 0 */
     mlc_rollout_set_state(t.ro, z0r, zpr);
     double err = 0, scale = 0;
     for (int s = 0; s < 100; s++) {
         assert_int_equal(mlc_rollout_step(t.ro, &act), 0);
-        transform_state(R, p, t.sub.W[0], n4, traj + (size_t)s * r, zt);
+        test_transform_state(R, p, t.sub.W[0], n4, traj + (size_t)s * r, zt);
         const double *z = mlc_rollout_state(t.ro);
         for (int i = 0; i < r; i++)
             err = fmax(err, fabs(z[i] - zt[i])), scale = fmax(scale, fabs(zt[i]));

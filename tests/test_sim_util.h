@@ -200,4 +200,14 @@ static inline void tsim_free(tsim *t) {
     mlc_mesh_free(&t->mesh);
 }
 
+/* x ↦ Rx + p on a state: t'_k = Σ_l R_kl t_l, then p/W_0 on the translation of weight 0. */
+static inline void test_transform_state(const double R[9], const double p[3], double w0, int n4,
+                                        const double *z, double *out) {
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < n4; i++)
+            out[k * n4 + i] = R[k] * z[i] + R[k + 3] * z[n4 + i] + R[k + 6] * z[2 * n4 + i];
+    for (int k = 0; k < 3; k++)
+        out[k * n4 + 3] += p[k] / w0;
+}
+
 #endif

@@ -295,18 +295,6 @@ static int cache_teardown(void **state) {
     return 0;
 }
 
-static unsigned char *slurp(const char *path, long *len) {
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    *len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *b = malloc(*len);
-    assert_int_equal(fread(b, 1, *len, fp), (size_t)*len);
-    fclose(fp);
-    return b;
-}
-
 static void spit(const char *path, const void *b, long len) {
     FILE *fp = fopen(path, "wb");
     assert_non_null(fp);
@@ -393,8 +381,9 @@ static void damaged_or_foreign_cache_should_be_rejected(void **state) {
     cache_fixture *f = *state;
     mlc_err err = {0};
     assert_int_equal(mlc_subspace_cache_write(f->path, f->key, &f->s, &err), MLC_OK);
-    long len;
-    unsigned char *good = slurp(f->path, &len);
+    size_t n;
+    unsigned char *good = (unsigned char *)test_slurp(f->path, &n);
+    long len = (long)n;
     /* Wrong key. */
     expect_rejected(f, f->key ^ 1, "wrong key");
     /* Truncations. */

@@ -8,12 +8,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "modalloco/mesh.h"
+#include "modalloco/testing.h"
 
 #define assert_near(a, b, tol)                                                                     \
     do {                                                                                           \
@@ -32,6 +34,34 @@
             fail_msg("%s = %.17g, %s = %.17g, rel diff = %.3g > %.3g", #a, a_, #b, b_,             \
                      fabs(a_ - b_) / s_, (double)(tol));                                           \
     } while (0)
+
+/* A whole file (malloc, NUL-terminated; its length into *n unless n is NULL), or NULL (and
+ * length 0) when it cannot be opened or read. */
+static inline char *test_read_file(const char *path, size_t *n) {
+    if (n) *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *b = NULL;
+    long len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (len >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)len + 1)) != NULL) {
+        if (fread(b, 1, (size_t)len, f) != (size_t)len) {
+            free(b);
+            b = NULL;
+        } else {
+            b[len] = '\0';
+            if (n) *n = (size_t)len;
+        }
+    }
+    fclose(f);
+    return b;
+}
+
+/* test_read_file that fails the test when the file cannot be read. */
+static inline char *test_slurp(const char *path, size_t *n) {
+    char *b = test_read_file(path, n);
+    if (!b) fail_msg("cannot read %s", path);
+    return b;
+}
 
 /* A solid box of nx×ny×nz voxels of edge h, min corner at origin, 6 tets per voxel. */
 static inline void test_box_mesh(int nx, int ny, int nz, double h, mlc_mesh *mesh) {

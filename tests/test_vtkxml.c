@@ -15,16 +15,6 @@ static void temp_path(char *out, size_t cap, const char *name) {
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
-static char *slurp(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    char *buf = calloc(1 << 16, 1);
-    size_t n = fread(buf, 1, (1 << 16) - 1, fp);
-    buf[n] = '\0';
-    fclose(fp);
-    return buf;
-}
-
 static int b64_value(char c) {
     static const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const char *p = strchr(a, c);
@@ -85,7 +75,7 @@ static void polydata_should_encode_header_and_values(void **state) {
     mlc_vtk_piece piece = {X, 4, F, 2, fields, 1};
     mlc_err err;
     assert_int_equal(mlc_vtp_write(path, &piece, &err), MLC_OK);
-    char *xml = slurp(path);
+    char *xml = test_read_file(path, NULL);
     assert_non_null(xml);
     assert_non_null(strstr(xml, "header_type=\"UInt64\""));
     assert_non_null(strstr(xml, "byte_order=\"LittleEndian\""));
@@ -109,12 +99,12 @@ static void polydata_should_encode_header_and_values(void **state) {
     free(xml);
 
     /* An index out of range is refused and the previous file is left as it was. */
-    char *before = slurp(path);
+    char *before = test_read_file(path, NULL);
     const int Fbad[6] = {0, 1, 2, 1, 4, 2};
     piece.cells = Fbad;
     assert_int_equal(mlc_vtp_write(path, &piece, &err), MLC_EINVAL);
     assert_non_null(strstr(err.msg, "outside [0, 4)"));
-    char *after = slurp(path);
+    char *after = test_read_file(path, NULL);
     assert_string_equal(before, after);
     free(before);
     free(after);
@@ -134,7 +124,7 @@ static void grid_should_mark_tets(void **state) {
     mlc_vtk_field disp[1] = {{"displacement", 3, X, NULL}};
     piece.fields = disp;
     assert_int_equal(mlc_vtu_write(path, &piece, &err), MLC_OK);
-    char *xml = slurp(path);
+    char *xml = test_read_file(path, NULL);
     unsigned char b[128];
     assert_int_equal(array_bytes(xml, "types", b, sizeof b), 8 + 1);
     assert_int_equal(b[8], 10);
@@ -153,7 +143,7 @@ static void collection_should_escape_names(void **state) {
     const char *files[2] = {"a&b.vtp", "c\"d.vtp"};
     mlc_err err;
     assert_int_equal(mlc_pvd_write(path, t, files, 2, &err), MLC_OK);
-    char *xml = slurp(path);
+    char *xml = test_read_file(path, NULL);
     assert_non_null(strstr(xml, "<VTKFile type=\"Collection\""));
     assert_non_null(strstr(xml, "timestep=\"0.25\" group=\"\" part=\"0\" file=\"c&quot;d.vtp\""));
     assert_non_null(strstr(xml, "file=\"a&amp;b.vtp\""));

@@ -66,13 +66,6 @@ void *mlc_calloc(size_t n, size_t size); /* zeroed */
 void *mlc_realloc(void *p, size_t size);
 void mlc_free(void *p);
 char *mlc_strdup(const char *s);
-/* Number of live blocks allocated through the functions above (for leak and no-allocation
- * checks in tests). Thread-safe (atomic). */
-long mlc_alloc_live(void);
-/* Total number of successful allocations since start (monotone; tests use differences). */
-long mlc_alloc_count(void);
-/* Failure injection: the n-th allocation from now (1 = the next) fails; 0 disables. */
-void mlc_alloc_fail_after(long n);
 
 /* ---- Files ---------------------------------------------------------------------------- */
 /* Read a whole regular file into a fresh buffer (*buf, NUL-terminated, *size bytes without the
@@ -82,6 +75,16 @@ void mlc_alloc_fail_after(long n);
  * MLC_ENOMEM. `what` completes the too-large message with the fix (e.g. "simplify the mesh"). */
 mlc_status mlc_file_read_all(const char *path, size_t max_bytes, const char *what, char **buf,
                              size_t *size, mlc_err *err);
+/* A whole small text file (at most 64 MiB; NUL-terminated, owned, mlc_free), or NULL on any
+ * error, without a message (for files whose absence or damage the caller handles itself). */
+char *mlc_file_read_text(const char *path);
+/* Nonzero when something exists at `path` (stat succeeds; a symbolic link is followed). */
+int mlc_file_exists(const char *path);
+/* "DIR/NAME" into out (cap bytes; truncated, still NUL-terminated, when it does not fit).
+ * Returns 1 when it fit, 0 when truncated. */
+int mlc_path_join(char *out, size_t cap, const char *dir, const char *name);
+/* "DIR/NAME" in a fresh buffer (owned, mlc_free), or NULL when out of memory. */
+char *mlc_path_join_alloc(const char *dir, const char *name);
 
 /* ---- Clocks ---------------------------------------------------------------------------- */
 double mlc_now(void); /* monotonic seconds */
@@ -107,5 +110,14 @@ uint64_t mlc_hash64(uint64_t h, const void *data, size_t len);
 #define MLC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MLC_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MLC_UNUSED(x) ((void)(x))
+/* The text of a macro's value: MLC_STR(MLC_SIM_DEFAULT_DT) is "0.01". */
+#define MLC_STR_(x) #x
+#define MLC_STR(x) MLC_STR_(x)
+/* Nonzero when every x[0..n) is finite (no NaN, no ±Inf). */
+int mlc_all_finite(const double *x, size_t n);
+/* Median of v[0..n), n >= 1 (the mean of the two middle values when n is even). work (n values,
+ * may be v itself) receives v sorted ascending; NaN compares equal to everything, as in qsort
+ * with a (x > y) − (x < y) comparison. */
+double mlc_median(const double *v, int n, double *work);
 
 #endif

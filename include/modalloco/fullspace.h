@@ -88,21 +88,12 @@ int mlc_fullspace_nv(const mlc_fullspace *fs);
 /* Replace the stopping rule. Errors: MLC_EINVAL (tolerance < 0 or not finite,
  * max_iterations < 1), the rule unchanged. */
 mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop, mlc_err *err);
-/* Iterations of the last step, and the change of its last iteration relative to the extent. */
-int mlc_fullspace_last_iterations(const mlc_fullspace *fs);
-double mlc_fullspace_last_change(const mlc_fullspace *fs);
-/* The stopping rule's record since the last reset. */
-void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out);
 /* Back to rest (x_n = x_{n−1} = X, t = 0). */
 void mlc_fullspace_reset(mlc_fullspace *fs);
-/* Set current and previous positions (3×nv each); the step counter is kept. */
-void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev);
 /* Advance one step (act may be NULL). Returns 0; 1 when the state became non-finite or ran away
  * (|Δ CoM| > 1e3 × extent, as sim.h); a negative mlc_status when a CHOLMOD solve failed. */
 int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act);
-const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */
-int mlc_fullspace_contacts(const mlc_fullspace *fs);        /* active samples, last step */
-double mlc_fullspace_last_work(const mlc_fullspace *fs);    /* Δxᵀ(bᵃ − Qᵃx), last step */
+double mlc_fullspace_last_work(const mlc_fullspace *fs); /* Δxᵀ(bᵃ − Qᵃx), last step */
 /* Mass-weighted centre of mass and body rotation polar(Σ_e V_e F_e(x)) of positions x. */
 void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]);
 void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]);

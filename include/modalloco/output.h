@@ -77,9 +77,6 @@ mlc_status mlc_pc2_begin(mlc_pc2_writer *w, const char *path, int npoints, mlc_e
 /* Append one sample: xyz is 3×npoints doubles, converted to float32 (values beyond the float
  * range become ±Inf; NaN is written as is). Does not allocate. */
 mlc_status mlc_pc2_frame(mlc_pc2_writer *w, const double *xyz, mlc_err *err);
-/* Same, gathering point i from x[3*idx[i] .. 3*idx[i]+2] (e.g. idx = the surface vertex list
- * of mlc_mesh_surface and x the full 3×nv positions). Does not allocate. */
-mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx, mlc_err *err);
 /* Patch the sample count into the header and commit. Releases the writer in all cases (on
  * failure the temp file is removed). */
 mlc_status mlc_pc2_end(mlc_pc2_writer *w, mlc_err *err);

@@ -4,9 +4,8 @@
  * The rasterizer fills triangles with a flat colour into an RGB image with a depth buffer;
  * the renderer on top of it draws a surface (3×nv float positions, 3×nf 0-based triangles, the
  * layout of surface.obj + animation.pc2) with flat shading, a ground plane with a grid and a
- * soft-less drop shadow, seen through a pinhole camera. The PNG encoder writes 8-bit RGB with
- * zlib data in stored (uncompressed) or fixed-Huffman deflate blocks; CRC-32 and Adler-32 are
- * computed here, so there is no library dependency.
+ * soft-less drop shadow, seen through a pinhole camera. The PNG encoder writes 8-bit RGB; zlib
+ * compresses the pixel rows and computes the chunk CRCs.
  *
  * Screen conventions: x to the right, y down, pixel (i, j) covers [i, i+1) × [j, j+1) and is
  * sampled at its centre (i + 0.5, j + 0.5). Depth values: smaller is nearer; a triangle's depth
@@ -99,21 +98,14 @@ extern const unsigned char mlc_render_body[3];
 
 /* ---- PNG ---------------------------------------------------------------------------------- */
 
-/* CRC-32 (ISO 3309, as PNG uses: reflected 0xEDB88320, initial and final xor 0xFFFFFFFF).
- * Chain calls by passing the previous result; start with 0. */
-uint32_t mlc_crc32(uint32_t crc, const void *data, size_t len);
-/* Adler-32 (RFC 1950); chain calls, start with 1. */
-uint32_t mlc_adler32(uint32_t adler, const void *data, size_t len);
-
-typedef enum { MLC_PNG_STORED = 0, MLC_PNG_FIXED = 1 } mlc_png_mode;
-
 /* Encode 8-bit RGB rows (3·w·h bytes, top to bottom) as a PNG in memory: signature, IHDR
  * (colour type 2, no interlace), IDAT chunks of at most 64 KiB holding one zlib stream (filter
- * type 1 "Sub" on every row; deflate blocks stored or fixed-Huffman with LZ77 matches), IEND.
- * *png (owned, mlc_free) and *len receive the file. */
-mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, mlc_png_mode mode,
-                          unsigned char **png, size_t *len, mlc_err *err);
-/* Encode (fixed Huffman) and write atomically to `path` (MLC_EIO naming the path on failure). */
+ * type 1 "Sub" on every row; zlib's compress2 at `level`: 0 stores, 1..9 compress, -1 is zlib's
+ * default), IEND. *png (owned, mlc_free) and *len receive the file. */
+mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, int level, unsigned char **png,
+                          size_t *len, mlc_err *err);
+/* Encode (zlib's default level) and write atomically to `path` (MLC_EIO naming the path on
+ * failure). */
 mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h, mlc_err *err);
 
 #endif

@@ -176,14 +176,10 @@ mlc_status mlc_rollout_create(const mlc_model *model, mlc_rollout **out);
 void mlc_rollout_destroy(mlc_rollout *ro);
 /* Back to rest (z_n = z_{n-1} = rest, t = 0). */
 void mlc_rollout_reset(mlc_rollout *ro);
-/* Set the current and previous state (e.g. a rotated or moving start for tests). The time
- * (step counter) is kept: call mlc_rollout_reset first to start at t = 0. */
-void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_prev);
 /* Advance one step with the given actuation (NULL = none). Returns 0, or 1 when the state
  * became non-finite or ran away (the rollout should stop). */
 int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act);
 const double *mlc_rollout_state(const mlc_rollout *ro); /* current z (r) */
-int mlc_rollout_contacts(const mlc_rollout *ro);        /* active samples in the last step */
 
 /* Called for frame 0 (rest) and after every step. Returns MLC_OK to go on; any other status
  * (e.g. a failed frame write) stops the rollout, which returns that status. */
@@ -206,9 +202,18 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
  * (the rounding noise of a flat patch of samples) are damped away instead of amplified. */
 #define MLC_SIM_CONTACT_RCOND 1e-4
 
-/* Defaults of docs/method.md §9 (h = 0.01 s, 300 steps, 10 iterations from q, g = −9.81 ŷ,
- * contact on, μ_c = 0.2, position projection, ground y = 0, ρ = 1000, μ = γ = 1e6). */
-void mlc_sim_settings_default(mlc_sim_settings *s);
+/* Defaults of the simulator's settings (docs/method.md §9), written only here: config.c's
+ * defaults and its key table, and mlc_sim_settings_default (testing.h), use them. */
+#define MLC_SIM_DEFAULT_DT 0.01       /* time step h, seconds */
+#define MLC_SIM_DEFAULT_STEPS 300     /* steps S */
+#define MLC_SIM_DEFAULT_ITERATIONS 10 /* local-global iterations a step */
+#define MLC_SIM_DEFAULT_GRAVITY 9.81  /* m/s², along −y */
+#define MLC_SIM_DEFAULT_PUSH_SPEED 0.1
+#define MLC_SIM_DEFAULT_FRICTION 0.5 /* Coulomb μ_c */
+#define MLC_SIM_DEFAULT_DENSITY 1000 /* ρ, kg/m³ */
+#define MLC_SIM_DEFAULT_MU 1e6       /* passive stiffness μ */
+#define MLC_SIM_DEFAULT_GAMMA 1e6    /* actuation stiffness γ */
+
 /* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */
 void mlc_objective_settings_default(mlc_objective_settings *o);
 
@@ -221,30 +226,11 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, 
 /* The envelope s(t/ramp) above (1 when ramp <= 0 or t >= ramp, 0 for t <= 0). */
 double mlc_actuation_ramp(double t, double ramp);
 
-/* Angular momentum about the origin, Σ_i m_i x_i × v_i with x from z and v = (z − z_prev)/h
- * (ε_abc t_bᵀ N (t_c − t_c,prev)/h in block form). */
-void mlc_model_angular_momentum(const mlc_model *model, const double *z, const double *z_prev,
-                                double L[3]);
-
 /* The model's contact geometry (its own copy; a slope settled onto the rest mesh). */
 const mlc_terrain *mlc_model_terrain(const mlc_model *model);
 
 /* Largest bounding-box extent of the rest mesh (runaway and contact tolerances scale with it). */
 double mlc_model_extent(const mlc_model *model);
-
-/* Test-only contrast of Fig. 3 ("force-based actuation"): one step in which the actuation
- * energy is replaced by passive ARAP of stiffness γ (rotations R_c, so Q is unchanged) plus
- * the world-frame generalized force f = γ Σ_c Σ_i a_i 𝒦_c[i] = Bᵀ K_γ D a, i.e. "f = K D a"
- * with K the Hessian of ½Σ γV‖F‖². It does not co-rotate with the body, so it can create net
- * torque. Same return value as mlc_rollout_step; allocation-free. */
-int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act);
-
-/* Incremental potential of the NEXT step (from the current z_n, z_{n−1}, at t_{n+1}) evaluated
- * at z, with the optimal rotations of z (exact polar, cold start) and every constant term:
- * (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v + E_a (½ convention). Contact is not part of it. For tests
- * (each local-global iteration must not increase it); O(r² + clusters·r). Backward Euler's
- * potential: with sim.integrator = BDF2 it is not the step's. */
-double mlc_rollout_energy(const mlc_rollout *ro, const mlc_actuation *act, const double *z);
 
 /* Energy ledger of a rollout (joules; docs/method.md, "Energy"). Mechanical energy of the state
  * (z_n, z_{n−1}) at t_n:  E = K + G + E_v + E_a with
@@ -268,20 +254,6 @@ typedef struct mlc_energy_ledger {
     double dissipated;        /* initial + actuation_work + contact_work − total */
     double contact_work_step; /* contact work of the last step */
 } mlc_energy_ledger;
-/* Keep a ledger from now on (NULL stops): it is filled with the current state's energies and
- * zero works, and updated after every step (O(r² + clusters) a step: tests and reports, not
- * the optimizer's rollouts). act must be the actuation the next steps will use. Resetting or
- * setting the state does not restart it: call this again after mlc_rollout_reset. */
-void mlc_rollout_set_ledger(mlc_rollout *ro, mlc_energy_ledger *ledger, const mlc_actuation *act);
-/* The contact forces of the last step per sample (3 × ns, axis k at k·ns, newtons; y is the
- * normal force, ≥ 0), zero off contact. Complementarity model only (else all zero). On a
- * terrain (not the flat plane) they are world-frame force vectors (normal and friction
- * together). */
-const double *mlc_rollout_contact_forces(const mlc_rollout *ro);
-
-/* Record the iterates of subsequent steps: after iteration j of a step, z is copied to
- * buf + j·r (at most cap iterations). buf = NULL stops recording. For tests. */
-void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap);
 /* Iterations run by the last step (≤ settings.iterations; fewer when the tolerance hit). */
 int mlc_rollout_last_iterations(const mlc_rollout *ro);
 /* Actuation work Δzᵀ(bᵃ − Qᵃ z) of the last step (Eq. 18 bracket, resolved signs). */
@@ -298,7 +270,5 @@ typedef struct mlc_step_profile {
     double t_finish;  /* work term, state advance, blow-up check */
     long steps, iterations, polar_calls, polar_iterations, contact_factorizations;
 } mlc_step_profile;
-/* p = NULL stops profiling. p is not reset. */
-void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p);
 
 #endif

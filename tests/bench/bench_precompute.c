@@ -20,16 +20,7 @@
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "modalloco/testing.h"
 
 int main(int argc, char **argv) {
     const char *path = NULL;
@@ -137,7 +128,8 @@ int main(int argc, char **argv) {
                             "samples", "total",        "model"};
     int order[7] = {0, 1, 2, 3, 4, 6, 5};
     for (int i = 0; i < 7; i++)
-        printf("  %-14s %9.3f s (median)\n", names[order[i]], median(t[order[i]], runs));
+        printf("  %-14s %9.3f s (median)\n", names[order[i]],
+               mlc_median(t[order[i]], runs, t[order[i]]));
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("  ordering: %s; ARPACK solves: skinning %d, vibration %d; first elastic eigenvalue "

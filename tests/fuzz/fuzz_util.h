@@ -11,6 +11,7 @@
 #define MLC_FUZZ_UTIL_H
 
 #include "modalloco/base.h"
+#include "modalloco/testing.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,9 +25,9 @@ static void fuzz_cleanup(void) {
     char cmd_path[4200];
     if (!fuzz_dir[0]) return;
     /* Remove whatever names the targets used (each target uses a handful of fixed names). */
-    static const char *const names[] = {"in.mesh", "in.node", "in.ele", "in.msh", "in.off",
-                                        "in.obj",  "in.stl",  "in.ply", "in.json", "in.cache",
-                                        "in.bin"};
+    static const char *const names[] = {"in.mesh", "in.node",  "in.ele", "in.msh",
+                                        "in.off",  "in.obj",   "in.stl", "in.ply",
+                                        "in.json", "in.cache", "in.bin"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(cmd_path, sizeof cmd_path, "%s/%s", fuzz_dir, names[i]);
         unlink(cmd_path);
@@ -74,8 +75,8 @@ static void fuzz_check_live(long before, const char *what) {
 /* A read error must come with a message (the user is told what is wrong). */
 static void fuzz_check_msg(mlc_status st, const mlc_err *err, const char *what) {
     if (st != MLC_OK && (err->code != st || !err->msg[0])) {
-        fprintf(stderr, "%s: status %d without a matching message (code %d, '%s')\n", what,
-                (int)st, (int)err->code, err->msg);
+        fprintf(stderr, "%s: status %d without a matching message (code %d, '%s')\n", what, (int)st,
+                (int)err->code, err->msg);
         abort();
     }
 }
