@@ -124,9 +124,9 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, 
 
 void mlc_rollout_destroy(mlc_rollout *ro) {
     if (!ro) return;
-    double *bufs[] = {ro->zc, ro->zp, ro->zn,   ro->q,    ro->b0,   ro->zs0, ro->ba, ro->zs,
-                      ro->zi, ro->ys, ro->abar, ro->Kc,   ro->QG,   ro->PR,  ro->qs, ro->scl,
-                      ro->xc, ro->xp, ro->xs,   ro->Fall, ro->coef, ro->GT,  ro->Gm, ro->Ym};
+    double *bufs[] = {ro->zc, ro->zp,   ro->zn,   ro->q,  ro->b0, ro->zs0, ro->ba,  ro->zs, ro->zi,
+                      ro->ys, ro->abar, ro->Kc,   ro->QG, ro->PR, ro->qs,  ro->scl, ro->xc, ro->xp,
+                      ro->xs, ro->Fall, ro->coef, ro->GT, ro->Gm, ro->Ym,  ro->vc,  ro->vp};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
     mlc_free(ro->active);
