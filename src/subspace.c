@@ -260,6 +260,7 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     for (int j = 0; j < q; j++)
         out->local_spread_max = fmax(out->local_spread_max, rep.spread[j]);
     out->vib_solves += rep.solves;
+    out->t_local_factor = rep.t_factor;
     int base = 0; /* local indices count on after the largest global one */
     for (int i = 0; i < mg; i++)
         base = MLC_MAX(base, out->mode_index[i] + 1);

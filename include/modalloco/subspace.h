@@ -79,6 +79,7 @@ typedef struct mlc_subspace {
     /* Diagnostics (not part of the physics): seconds per stage, CHOLMOD ordering used. */
     double t_skinning, t_vibration, t_clusters, t_samples;
     double t_local;              /* seconds of t_vibration spent on the local modes */
+    double t_local_factor;       /* of t_local: the regions' numeric factorizations (not cached) */
     int skin_solves, vib_solves; /* ARPACK operator applications */
     char ordering[16];
 } mlc_subspace;
