@@ -13,13 +13,13 @@
 
 #include "modalloco/eigen.h"
 
-void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int *tet_region, int r,
-                            double *out3) {
+void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int *tet_region,
+                            const double *tet_mass_scale, int r, double *out3) {
     memset(out3, 0, 3 * (size_t)mesh->nv * sizeof(double));
     if (!tet_region) return;
     for (int e = 0; e < mesh->nt; e++) {
         if (tet_region[e] == r) continue;
-        double q = 0.25 * fem->vol[e];
+        double q = 0.25 * fem->vol[e] * (tet_mass_scale ? tet_mass_scale[e] : 1.0);
         for (int a = 0; a < 4; a++) {
             int v = mesh->T[4 * e + a];
             for (int k = 0; k < 3; k++)
@@ -125,12 +125,13 @@ done:
 /* Region r's m_r modes into ev/X; L: the shared factor slot (K's pattern); mout: n scratch;
  * bound: m_r a-posteriori bounds √(λ/w). */
 static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                               const mlc_fem *fem, const int *tet_region, int r, int per_region,
-                               double weight, double sigma, const double *Z, cholmod_factor **L,
-                               double *ev, double *X, double *mout, double *bound,
-                               mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+                               const mlc_fem *fem, const int *tet_region,
+                               const double *tet_mass_scale, int r, int per_region, double weight,
+                               double sigma, const double *Z, cholmod_factor **L, double *ev,
+                               double *X, double *mout, double *bound, mlc_eigen_info *info,
+                               cholmod_common *cc, mlc_err *err) {
     int n = 3 * mesh->nv;
-    mlc_local_outside_mass(mesh, fem, tet_region, r, mout);
+    mlc_local_outside_mass(mesh, fem, tet_region, tet_mass_scale, r, mout);
     int outside = 0;
     for (int i = 0; i < n && !outside; i++)
         outside = mout[i] > 0;
@@ -161,11 +162,11 @@ static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc
 }
 
 mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                                   const mlc_fem *fem, const int *tet_region, int nregions,
-                                   int per_region, double weight, double sigma, const int *perm,
-                                   const double *Z, double *evals, double *evecs,
-                                   mlc_local_modes_report *report, cholmod_common *cc,
-                                   mlc_err *err) {
+                                   const mlc_fem *fem, const int *tet_region,
+                                   const double *tet_mass_scale, int nregions, int per_region,
+                                   double weight, double sigma, const int *perm, const double *Z,
+                                   double *evals, double *evecs, mlc_local_modes_report *report,
+                                   cholmod_common *cc, mlc_err *err) {
     mlc_local_modes_report rep;
     memset(&rep, 0, sizeof rep);
     if (!H || !mass3 || !mesh || !fem || !Z || !evals || !evecs || !cc)
@@ -240,9 +241,10 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
     for (int r = 0; r < nregions; r++) {
         mlc_eigen_info info;
         mlc_err e2 = {0};
-        st = solve_region(H, mass3, mesh, fem, tet_region, r, per_region, weight, sigma, Z, &L,
-                          evals + (size_t)r * per_region, evecs + (size_t)n * r * per_region, mout,
-                          rep.bound + r * per_region, &info, cc, &e2);
+        st = solve_region(H, mass3, mesh, fem, tet_region, tet_mass_scale, r, per_region, weight,
+                          sigma, Z, &L, evals + (size_t)r * per_region,
+                          evecs + (size_t)n * r * per_region, mout, rep.bound + r * per_region,
+                          &info, cc, &e2);
         if (st != MLC_OK) {
             st = mlc_errf(err, st, "local modes of region %d (actuation.local_modes = %d): %s", r,
                           per_region, e2.msg);
@@ -259,7 +261,7 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
         if (st != MLC_OK) goto done;
     }
     for (int r = 0; r < nregions; r++) {
-        mlc_local_outside_mass(mesh, fem, tet_region, r, mout);
+        mlc_local_outside_mass(mesh, fem, tet_region, tet_mass_scale, r, mout);
         for (int j = 0; j < per_region; j++) {
             int i = r * per_region + j;
             rep.fraction[i] = mlc_local_fraction(evecs + (size_t)n * i, mout, mass3, n);

@@ -174,6 +174,7 @@ void mlc_pipeline_subspace_settings_for(const mlc_pipeline *p, const mlc_config 
     mlc_pipeline_subspace_settings(cfg, s);
     s->tet_stiffness = p->materials.stiffness;
     s->vertex_mass = p->materials.vertex_mass;
+    s->tet_mass_scale = p->materials.mass_scale;
     s->tet_region = p->regions.tet_region;
     s->nregions = p->regions.nregions;
 }

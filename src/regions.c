@@ -317,6 +317,7 @@ void mlc_region_materials_free(mlc_region_materials *m) {
     mlc_free(m->friction);
     mlc_free(m->stiffness);
     mlc_free(m->vertex_mass);
+    mlc_free(m->mass_scale);
     memset(m, 0, sizeof *m);
 }
 
@@ -348,9 +349,10 @@ mlc_status mlc_region_materials_build(const mlc_regions *r, const mlc_config *cf
     out->stiffness = mlc_malloc((size_t)nt * sizeof(double));
     out->friction = mlc_malloc((size_t)nv * sizeof(double));
     out->vertex_mass = mlc_calloc((size_t)nv, sizeof(double));
+    out->mass_scale = mlc_malloc((size_t)nt * sizeof(double));
     mlc_status s = MLC_OK;
     if (!rv || !vreg || !out->mu || !out->gamma || !out->density || !out->stiffness ||
-        !out->friction || !out->vertex_mass) {
+        !out->friction || !out->vertex_mass || !out->mass_scale) {
         s = mlc_errf(err, MLC_ENOMEM, "material.regions: out of memory");
         goto done;
     }
@@ -388,8 +390,9 @@ mlc_status mlc_region_materials_build(const mlc_regions *r, const mlc_config *cf
         const double *v = rv + 4 * r->tet_region[e];
         out->mu[e] = v[0], out->gamma[e] = v[1], out->density[e] = v[2];
         out->stiffness[e] = (v[0] + v[1]) / (cm->mu + cm->gamma);
+        out->mass_scale[e] = v[2] / cm->density;
         for (int a = 0; a < 4; a++)
-            out->vertex_mass[mesh->T[4 * e + a]] += 0.25 * (v[2] / cm->density) * fem->vol[e];
+            out->vertex_mass[mesh->T[4 * e + a]] += 0.25 * out->mass_scale[e] * fem->vol[e];
     }
     if ((s = mlc_regions_vertex(r, mesh, fem, vreg, err)) != MLC_OK) goto done;
     for (int i = 0; i < nv; i++)

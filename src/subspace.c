@@ -238,8 +238,9 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     if (s != MLC_OK) return s;
     double weight = st->localization * lam1;
     mlc_local_modes_report rep;
-    s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, nr, mr, weight, sigma, perm3, Z,
-                                out->vib_eval + mg, out->D + (size_t)n * mg, &rep, cc, err);
+    s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, st->tet_mass_scale, nr, mr,
+                                weight, sigma, perm3, Z, out->vib_eval + mg,
+                                out->D + (size_t)n * mg, &rep, cc, err);
     if (s != MLC_OK) return s;
     /* Global and local modes are not orthogonalized against each other (docs/method.md), but
      * they must be independent: a region that is the whole body repeats the global modes. */
@@ -259,6 +260,7 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     for (int j = 0; j < q; j++)
         out->local_spread_max = fmax(out->local_spread_max, rep.spread[j]);
     out->vib_solves += rep.solves;
+    out->t_local_factor = rep.t_factor;
     int base = 0; /* local indices count on after the largest global one */
     for (int i = 0; i < mg; i++)
         base = MLC_MAX(base, out->mode_index[i] + 1);

@@ -87,6 +87,8 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
         int32_t nr = st->tet_region ? st->nregions : 1;
         h = mlc_hash64(h, &nr, sizeof nr);
         if (st->tet_region) h = mlc_hash64(h, st->tet_region, (size_t)mesh->nt * sizeof(int));
+        if (st->tet_mass_scale)
+            h = mlc_hash64(h, st->tet_mass_scale, (size_t)mesh->nt * sizeof(double));
     }
     return h;
 }

@@ -3,7 +3,7 @@
 #  - actuation.local_modes replaces the global modes (config.json then says actuation.modes = 0
 #    and loads back to the same modes); modes.json names each mode's region (−1 = global) and
 #    writes mode_I.pc2 for every mode;
-#  - with one region (the whole body, until region labels are given) local modes with weight 0
+#  - with one region (the quadruped carries no labels: the whole body) local modes with weight 0
 #    are the global modes: same eigenvalues;
 #  - an optimized gait on local modes replays exactly from its params.json;
 #  - bad settings exit 2 with messages that name the key.

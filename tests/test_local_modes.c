@@ -156,7 +156,7 @@ static void local_eigenvalues_should_match_a_dense_solver(void **state) {
                 if ((H->stype > 0 && i > j) || (H->stype < 0 && i < j)) continue;
                 A[i + (size_t)j * n] = A[j + (size_t)i * n] = Ax[p];
             }
-        mlc_local_outside_mass(&f->m, &f->fem, f->label, r, mout);
+        mlc_local_outside_mass(&f->m, &f->fem, f->label, NULL, r, mout);
         for (int i = 0; i < n; i++) {
             A[i + (size_t)i * n] += s.local_weight * mout[i];
             B[i + (size_t)i * n] = f->fem.vmass[i / 3];
@@ -262,6 +262,46 @@ static void cache_should_keep_the_regions(void **state) {
     mlc_subspace_free(&s);
 }
 
+/* Per-region densities (legs at 0.3 of the body's): the outside mass uses the densities of the
+ * mass matrix, so M − M_out(R) is the mass of R's own tets and these add up to M over the
+ * regions; every outside share is then a share (< 1) and within its bound √(λ/w). */
+static void outside_mass_should_follow_the_region_densities(void **state) {
+    fixture *f = *state;
+    int nv = f->m.nv, nt = f->m.nt, n = 3 * nv;
+    double *scale = malloc((size_t)nt * sizeof(double));
+    double *vmass = calloc((size_t)nv, sizeof(double));
+    double *mout = malloc((size_t)n * sizeof(double)), *inside = calloc((size_t)n, sizeof(double));
+    for (int e = 0; e < nt; e++) {
+        scale[e] = f->label[e] == NREG - 1 ? 1.0 : 0.3;
+        for (int a = 0; a < 4; a++)
+            vmass[f->m.T[4 * e + a]] += 0.25 * scale[e] * f->fem.vol[e];
+    }
+    double worst = 0;
+    for (int r = 0; r < NREG; r++) {
+        mlc_local_outside_mass(&f->m, &f->fem, f->label, scale, r, mout);
+        for (int i = 0; i < n; i++) {
+            assert_true(mout[i] <= vmass[i / 3] * (1 + 1e-12));
+            inside[i] += vmass[i / 3] - mout[i];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        worst = fmax(worst, fabs(inside[i] - vmass[i / 3]) / vmass[i / 3]);
+    assert_true(worst < 1e-12);
+    mlc_subspace_settings st = labelled(f);
+    st.vertex_mass = vmass;
+    st.tet_mass_scale = scale;
+    mlc_subspace s = {0};
+    compute_or_fail(f, &st, &s);
+    for (int i = 0; i < s.m; i++) {
+        double bound = sqrt(s.vib_eval[i] / s.local_weight);
+        printf("# light legs: region %d mode %d: outside fraction %.4f, bound %.4f\n",
+               s.mode_region[i], i % 2, s.vib_frac[i], bound);
+        assert_true(s.vib_frac[i] < 1 && s.vib_frac[i] <= bound + 0.02);
+    }
+    mlc_subspace_free(&s);
+    free(scale), free(vmass), free(mout), free(inside);
+}
+
 static void expect_error(const fixture *f, const mlc_subspace_settings *st, const char *what) {
     mlc_subspace s = {0};
     mlc_err err = {0};
@@ -299,6 +339,7 @@ int main(void) {
         cmocka_unit_test(local_eigenvalues_should_match_a_dense_solver),
         cmocka_unit_test(one_region_without_weight_should_be_the_global_modes),
         cmocka_unit_test(cache_should_keep_the_regions),
+        cmocka_unit_test(outside_mass_should_follow_the_region_densities),
         cmocka_unit_test(bad_settings_should_be_refused_clearly),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -45,9 +45,11 @@ typedef struct mlc_local_modes_report {
 } mlc_local_modes_report;
 
 /* Lumped mass of the tets outside region r (tet_region[e] != r), per DOF (3 per vertex, DOF
- * 3i+k), unit density. tet_region NULL: one region, nothing outside (all zero). */
-void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int *tet_region, int r,
-                            double *out3);
+ * 3i+k): Σ_{e∋v, e∉R} s_e V_e / 4 with s_e = tet_mass_scale[e] (ρ_e/ρ, the scale of the mass
+ * M of the eigenproblem), or 1 when tet_mass_scale is NULL (unit density). tet_region NULL:
+ * one region, nothing outside (all zero). */
+void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int *tet_region,
+                            const double *tet_mass_scale, int r, double *out3);
 
 /* √(φᵀ M_out φ / φᵀ M φ) for one mode of n DOFs. */
 double mlc_local_fraction(const double *phi, const double *mout3, const double *mass3, int n);
@@ -59,8 +61,10 @@ double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
 /* The localized modes of every region.
  *  H:          the n×n (n = 3 nv) Hessian, symmetric storage with every diagonal entry (as
  *              mlc_fem_elasticity_hessian); not modified.
- *  mass3:      n lumped masses (unit density).
+ *  mass3:      n lumped masses (unit density, or scaled per tet by tet_mass_scale).
  *  tet_region: nt labels in 0..nregions−1, or NULL (one region, nregions must be 1).
+ *  tet_mass_scale: nt per-tet density scales ρ_e/ρ that mass3 was summed with, or NULL (1):
+ *              M_out uses the same densities, so M_out ≤ M and f is a share of the motion.
  *  per_region: m_r >= 1 modes per region; nregions·m_r <= MLC_LOCAL_MAX_MODES.
  *  weight:     w >= 0; w = 0 needs nregions = 1 (every region would get the global modes).
  *  sigma:      the shift (mlc_eigen_default_shift of H: below every penalized spectrum too).
@@ -72,10 +76,10 @@ double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
  * Errors name the setting: MLC_EINVAL for bad labels (a region without tets, a label out of
  * range), for w < 0 or too many modes; the eigen-solver's errors otherwise. */
 mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                                   const mlc_fem *fem, const int *tet_region, int nregions,
-                                   int per_region, double weight, double sigma, const int *perm,
-                                   const double *Z, double *evals, double *evecs,
-                                   mlc_local_modes_report *report, cholmod_common *cc,
-                                   mlc_err *err);
+                                   const mlc_fem *fem, const int *tet_region,
+                                   const double *tet_mass_scale, int nregions, int per_region,
+                                   double weight, double sigma, const int *perm, const double *Z,
+                                   double *evals, double *evecs, mlc_local_modes_report *report,
+                                   cholmod_common *cc, mlc_err *err);
 
 #endif

@@ -38,6 +38,7 @@ typedef struct mlc_region_materials {
     double *friction;    /* nv: μ_f of each vertex's region (mlc_regions_vertex) */
     double *stiffness;   /* nt: (μ_e + γ_e)/(μ + γ), the subspace's per-tet scale */
     double *vertex_mass; /* nv: Σ_{e∋v} (ρ_e/ρ) V_e/4, the subspace's mass */
+    double *mass_scale;  /* nt: ρ_e/ρ (the local modes' outside mass, local_modes.h) */
 } mlc_region_materials;
 
 /* Resolve the regions of a prepared mesh for a configuration (sources above). `report` (may be

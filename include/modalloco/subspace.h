@@ -25,12 +25,14 @@ typedef struct mlc_subspace_settings {
     uint64_t seed;          /* k-means++ seed */
     /* Per-region materials (regions.h), all NULL for one material: then every result is the
      * same, bit for bit, as without them. */
-    const double *tet_stiffness; /* nt: (μ_e + γ_e)/(μ + γ), scaling each tet's Laplacian and
-                                    Hessian entries, or NULL (1 everywhere) */
-    const double *vertex_mass;   /* nv: Σ_{e∋v} (ρ_e/ρ) V_e/4, the mass of both eigenproblems
-                                    in place of fem.vmass, or NULL (fem.vmass) */
-    const int *tet_region;       /* nt: region of every tet (0..nregions-1), or NULL */
-    int nregions;                /* regions; with > 1 the labels are part of the cache key */
+    const double *tet_stiffness;  /* nt: (μ_e + γ_e)/(μ + γ), scaling each tet's Laplacian and
+                                     Hessian entries, or NULL (1 everywhere) */
+    const double *vertex_mass;    /* nv: Σ_{e∋v} (ρ_e/ρ) V_e/4, the mass of both eigenproblems
+                                     in place of fem.vmass, or NULL (fem.vmass) */
+    const double *tet_mass_scale; /* nt: ρ_e/ρ that vertex_mass was summed with, or NULL (1):
+                                     the outside mass of the local modes uses it too */
+    const int *tet_region;        /* nt: region of every tet (0..nregions-1), or NULL */
+    int nregions;                 /* regions; with > 1 the labels are part of the cache key */
     /* Localized modes (local_modes.h): local_modes = m_r per region (0 = none). They replace
      * nothing here: the actuation set is [m global modes (m may be 0 when local_modes > 0)] +
      * [m_r local modes per region]. localization = c >= 0: the weight is w = c·λ_ref with
@@ -77,6 +79,7 @@ typedef struct mlc_subspace {
     /* Diagnostics (not part of the physics): seconds per stage, CHOLMOD ordering used. */
     double t_skinning, t_vibration, t_clusters, t_samples;
     double t_local;              /* seconds of t_vibration spent on the local modes */
+    double t_local_factor;       /* of t_local: the regions' numeric factorizations (not cached) */
     int skin_solves, vib_solves; /* ARPACK operator applications */
     char ordering[16];
 } mlc_subspace;

@@ -136,6 +136,9 @@ int main(int argc, char **argv) {
     printf("local:  precompute %.2f s wall, %.2f s CPU (vibration modes %.2f s wall, of which "
            "local %.2f s, %d solves)\n",
            tl, cl, l.t_vibration, l.t_local, l.vib_solves);
+    printf("local:  of which numeric factorizations %.2f s wall (one per region), Lanczos "
+           "and the rest %.2f s\n",
+           l.t_local_factor, l.t_local - l.t_local_factor);
     printf("outside fraction: mean %.3f, max %.3f; Löwdin: Gram min %.4f, largest change %.4f\n",
            fsum / l.m, fmax, l.local_gram_min, l.local_spread_max);
     printf("ratio local/global: precompute %.2f× wall, %.2f× CPU; vibration modes %.2f× wall\n",
