@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "modalloco/base.h"
+#include "modalloco/terrain.h"
 
 /* A run directory in memory. Zeroed = empty; mlc_run_free is idempotent. */
 typedef struct mlc_run {
@@ -30,12 +31,29 @@ typedef struct mlc_run {
     int nhist;          /* history.csv rows (0 if absent) */
     double *hist;       /* 3·nhist: generation, best_J, median_J */
     char *config_json, *params_json, *result_json; /* file texts or NULL if absent */
+    double *rest;                                  /* 3·nv rest surface (surface.obj's vertices) */
+    double *fwd; /* 3·ntraj forward axis per trajectory row (kind "turn"; else NULL) */
+    /* The task and the ground of config.json (kind "" when there is none or it does not load) */
+    char kind[32];          /* objective.kind */
+    int target_set;         /* objective.target given */
+    double target[3];       /* objective.target */
+    double heading[3];      /* objective.heading on the ground (x, 0, z), kind "turn" */
+    int npath;              /* objective.path's waypoints (kind "path"; 0 if unreadable) */
+    double *path;           /* 4·npath: time, x, y, z */
+    int has_terrain;        /* terrain holds the contact geometry (settled on the rest surface) */
+    mlc_terrain terrain;    /* as the simulator built it from the configuration */
+    char heightfield[1024]; /* contact.heightfield as config.json names it ("" = none) */
+    char note[1024];        /* what could not be read of the task or terrain ("" = all) */
 } mlc_run;
 
 /* Load DIR. surface.obj and animation.pc2 are required: a missing one is MLC_EINVAL with a
  * message naming the file and the commands that write it; a malformed one (or point counts
  * that differ) MLC_EPARSE. trajectory.csv, history.csv, config.json, params.json and
- * result.json are optional; a malformed CSV row is MLC_EPARSE naming file and line. */
+ * result.json are optional; a malformed CSV row is MLC_EPARSE naming file and line. The task
+ * and the terrain come from config.json through the simulator's own code (mlc_config_load_file,
+ * mlc_pipeline_terrain, the slope settled on the rest surface as mlc_model_create does); a
+ * heightfield or waypoint file that cannot be read leaves a flat ground or no path, and says so
+ * in run->note. */
 mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err);
 void mlc_run_free(mlc_run *run);
 
