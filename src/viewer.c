@@ -409,6 +409,50 @@ fail:
     return s;
 }
 
+int mlc_run_task_segments(const mlc_run *run, double size, double **segs) {
+    *segs = NULL;
+    const char *k = run->kind;
+    int target = (!strcmp(k, "target") || !strcmp(k, "jump")) && run->target_set;
+    int turn = !strcmp(k, "turn") && run->ntraj > 0;
+    int n = target ? 4 : !strcmp(k, "path") && run->npath > 1 ? 2 * (run->npath - 1) : turn ? 3 : 0;
+    if (n == 0 || !(*segs = mlc_malloc(sizeof(double) * 6 * (size_t)n))) return 0;
+    double *s = *segs;
+    if (target) {
+        const double *t = run->target;
+        for (int a = 0; a < 3; a++)
+            for (int e = 0; e < 2; e++)
+                for (int c = 0; c < 3; c++)
+                    s[6 * a + 3 * e + c] = t[c] + (c == a ? (e ? size : -size) : 0);
+        double g = run->has_terrain ? mlc_terrain_height(&run->terrain, t[0], t[2]) : run->ground_y;
+        double drop[6] = {t[0], g, t[2], t[0], t[1], t[2]};
+        memcpy(s + 18, drop, sizeof drop);
+    } else if (turn) {
+        const double *c = run->traj + 4 * (size_t)(run->ntraj - 1) + 1;
+        double hx = run->heading[0], hz = run->heading[2], hn = sqrt(hx * hx + hz * hz);
+        if (!(hn > 0)) hn = 1;
+        hx *= 4 * size / hn, hz *= 4 * size / hn;
+        double y = run->has_terrain ? mlc_terrain_height(&run->terrain, c[0], c[2]) : run->ground_y;
+        double tx = c[0] + hx, tz = c[2] + hz; /* the tip; the shaft, then the two barbs */
+        double from[3][2] = {{c[0], c[2]},
+                             {tx - 0.3 * hx + 0.18 * hz, tz - 0.3 * hz - 0.18 * hx},
+                             {tx - 0.3 * hx - 0.18 * hz, tz - 0.3 * hz + 0.18 * hx}};
+        for (int i = 0; i < 3; i++) {
+            double seg[6] = {from[i][0], y, from[i][1], tx, y, tz};
+            memcpy(s + 6 * i, seg, sizeof seg);
+        }
+    } else { /* the waypoints, and below them on the ground (the body hides the former) */
+        for (int i = 0; i < n / 2; i++)
+            for (int e = 0; e < 2; e++) {
+                const double *w = run->path + 4 * (i + e) + 1;
+                double *a = s + 6 * i + 3 * e, *b = a + 3 * n;
+                a[0] = b[0] = w[0], a[1] = w[1], a[2] = b[2] = w[2];
+                b[1] = run->has_terrain ? mlc_terrain_height(&run->terrain, w[0], w[2])
+                                        : run->ground_y;
+            }
+    }
+    return n;
+}
+
 /* ---- Writing --------------------------------------------------------------------------------- */
 
 /* Buffered base64 writer that splits its output into <script> parts of at most PART_CHARS

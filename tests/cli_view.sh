@@ -126,11 +126,14 @@ W=$(u32be "$T/strip.png" 16); Hh=$(u32be "$T/strip.png" 20)
 W=$(u32be "$T/strip3.png" 16)
 [ "$W" = 964 ] && echo "ok: --frames 3 gives 3 panels" || fail "strip3.png is $W wide, expected 964"
 
-# Body pixels (orange: r > g + 40 > b + 40) per panel, with an independent decoder.
+# Body pixels (orange: r > g + 40 > b + 40) per panel, with an independent decoder; with
+# PIXEL=green the task markers' pixels (g > r + 60, g > b + 40) instead.
 probe() { # probe PNG PANELS PANEL_WIDTH MIN_PIXELS
   python3 - "$@" <<'EOF'
 import struct, sys, zlib
+import os
 path, panels, pw, need = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+green = os.environ.get('PIXEL') == 'green'
 d = open(path, 'rb').read()
 i, idat = 8, b''
 while i < len(d):
@@ -160,14 +163,21 @@ counts = [0] * panels
 for line in rows:
     for x in range(w):
         r, g, b = line[x * bpp:x * bpp + 3]
-        if r > g + 40 and g > b:
+        if (g > r + 60 and g > b + 40) if green else (r > g + 40 and g > b):
             counts[min(x // pw, panels - 1)] += 1
-print('body pixels per panel:', counts)
+print('green' if green else 'body', 'pixels per panel:', counts)
 sys.exit(0 if min(counts) >= need else 1)
 EOF
 }
 if command -v python3 >/dev/null; then
   probe "$T/strip.png" 6 322 200 && echo "ok: the body shows in every panel" || fail "a panel lacks the body"
+  PIXEL=green probe "$T/strip.png" 1 100000 0 | grep -q '\[0\]' \
+    && echo "ok: no task marker in the strip of a walking run" || fail "green pixels in strip.png"
+  for ex in target path turn; do
+    "$BIN" view "$T/$ex" --png "$T/$ex.png" --frames 3 >/dev/null 2>"$T/err" || fail "view $ex --png"
+    PIXEL=green probe "$T/$ex.png" 1 100000 20 && echo "ok: $ex: the task is drawn in the strip" \
+      || fail "$ex: no task marker in the strip"
+  done
 else
   echo "SKIP: python3 not installed (film strip pixel check)"
 fi

@@ -57,6 +57,13 @@ typedef struct mlc_run {
 mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err);
 void mlc_run_free(mlc_run *run);
 
+/* The task as line segments (6 values each: two points) for a picture: the target as a cross
+ * of size `size` with a drop to the ground, the waypoints as a polyline (and again on the
+ * ground below them), the heading wanted as
+ * an arrow of length 4·size at the last centre of mass. *segs owned (mlc_free); returns the
+ * count (0 and NULL for a task without geometry, or out of memory). */
+int mlc_run_task_segments(const mlc_run *run, double size, double **segs);
+
 /* What mlc_view_html_write decided. */
 typedef struct mlc_view_html_info {
     size_t bytes;      /* size of the page */
