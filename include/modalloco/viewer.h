@@ -2,11 +2,14 @@
  * self-contained HTML viewer `DIR/view.html` (`modalloco view DIR`).
  *
  * The page plays the surface animation with WebGL (a 2D-canvas fallback without WebGL), draws
- * the ground grid and the centre-of-mass path, plots best/median J per generation and lists the
- * key numbers. Everything is inside the one file (inline CSS and JS, data as base64; a
- * Content-Security-Policy forbids any load), so it opens from file:// with no network. When the
- * data is decoded and the first frame drawn, the page sets data-ready (frames loaded),
- * data-resources (resource entries, always 0) and data-webgl (1 or 0) on <body>.
+ * the ground grid (or the run's terrain: slope, heightfield, boxes, as triangles built here) and
+ * the centre-of-mass path with the task (target, waypoints, heading), plots best/median J per
+ * generation and lists the key numbers. Everything is inside the one file (inline CSS and JS,
+ * data as base64; a Content-Security-Policy forbids any load), so it opens from file:// with no
+ * network. When the data is decoded and the first frame drawn, the page sets data-ready (frames
+ * loaded), data-resources (resource entries, always 0), data-webgl (1 or 0), data-task (the
+ * kind whose geometry it draws, or empty) and data-terrain (terrain triangles, 0 for the flat
+ * plane) on <body>.
  */
 #ifndef MODALLOCO_VIEWER_H
 #define MODALLOCO_VIEWER_H
