@@ -37,9 +37,19 @@ int mlc_cmd_view(const mlc_cli_options *opt) {
         mlc_filmstrip_options fo;
         memset(&fo, 0, sizeof fo);
         fo.ground_y = run.ground_y;
+        /* The task in green, its size a tenth of the rest body's largest extent. */
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int i = 0; i < run.nv; i++)
+            for (int c = 0; c < 3; c++)
+                lo[c] = fmin(lo[c], run.rest[3 * i + c]), hi[c] = fmax(hi[c], run.rest[3 * i + c]);
+        double size = 0.1 * fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+        double *marks = NULL;
+        fo.nmarks = mlc_run_task_segments(&run, size, &marks);
+        fo.marks = marks;
         mlc_image im;
         s = mlc_render_filmstrip(run.xyz, run.nv, run.nframes, run.faces, run.nf, frames, n, &fo,
                                  &im, &err);
+        mlc_free(marks);
         if (s == MLC_OK) {
             s = mlc_png_write(opt->png, im.rgb, im.w, im.h, &err);
             if (s == MLC_OK)

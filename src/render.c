@@ -16,6 +16,7 @@ static const unsigned char ground_rgb[3] = {206, 210, 216};
 static const unsigned char grid_rgb[3] = {150, 157, 168};
 static const unsigned char shadow_rgb[3] = {160, 164, 172};
 static const unsigned char separator_rgb[3] = {60, 64, 72};
+static const unsigned char mark_rgb[3] = {26, 158, 64};
 
 /* ---- Images ------------------------------------------------------------------------------ */
 
@@ -301,6 +302,24 @@ long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, 
     return body;
 }
 
+/* A segment two pixels wide, a hair nearer than its depth so that it wins against the ground
+ * it lies on. */
+static void draw_segment(mlc_image *im, const mlc_camera *cam, const cam_frame *cf,
+                         const double p[3], const double q[3], const unsigned char rgb[3]) {
+    double a[3], b[3];
+    if (!project_cf(cam, cf, p, a) || !project_cf(cam, cf, q, b)) return;
+    double dx = b[0] - a[0], dy = b[1] - a[1], len = sqrt(dx * dx + dy * dy);
+    double nx = len > 0 ? -dy / len : 1, ny = len > 0 ? dx / len : 0;
+    double c[4][3];
+    for (int k = 0; k < 4; k++) {
+        const double *e = k < 2 ? a : b;
+        double side = k == 0 || k == 3 ? 1 : -1;
+        c[k][0] = e[0] + side * nx, c[k][1] = e[1] + side * ny, c[k][2] = e[2] * (1 + 1e-3);
+    }
+    mlc_raster_triangle(im, c[0], c[1], c[2], rgb);
+    mlc_raster_triangle(im, c[0], c[2], c[3], rgb);
+}
+
 mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const int *faces, int nf,
                                 const int *frames, int nshow, const mlc_filmstrip_options *opt,
                                 mlc_image *out, mlc_err *err) {
@@ -333,6 +352,12 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
     }
     if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
         return mlc_errf(err, MLC_EINVAL, "film strip: the shown frames hold no finite position");
+    int nmarks = opt && opt->marks ? opt->nmarks : 0;
+    for (int i = 0; i < 2 * nmarks; i++)
+        for (int c = 0; c < 3; c++)
+            if (isfinite(opt->marks[3 * i + c]))
+                lo[c] = fmin(lo[c], opt->marks[3 * i + c]),
+                hi[c] = fmax(hi[c], opt->marks[3 * i + c]);
     lo[1] = fmin(lo[1], ground); /* keep the contact with the ground in view */
     double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     /* Grid spacing: a round number giving a handful of cells across the scene. */
@@ -359,6 +384,10 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
         mlc_render_ground(&panel, &cam, ground, spacing, mlc_render_bg);
         mlc_render_surface(&panel, &cam, xyz + (size_t)3 * nv * frames[k], nv, faces, nf,
                            mlc_render_body, 1, ground);
+        cam_frame cf;
+        camera_frame(&cam, &cf);
+        for (int i = 0; i < nmarks; i++)
+            draw_segment(&panel, &cam, &cf, opt->marks + 6 * i, opt->marks + 6 * i + 3, mark_rgb);
         mlc_image_blit(out, &panel, k * (pw + sep), 0);
     }
     mlc_image_free(&panel);

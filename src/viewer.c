@@ -18,7 +18,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "modalloco/config.h"
+#include "modalloco/objective.h"
 #include "modalloco/output.h"
+#include "modalloco/pipeline.h"
 #include "modalloco/sim.h"
 
 /* The page template, embedded at build time from src/viewer/ (tools/embed_file.c): the HTML
@@ -43,36 +46,57 @@ static mlc_status slurp(const char *path, char **text, size_t *len, int *missing
     return s;
 }
 
+/* Room for n + 1 items of `size` bytes in *buf (capacity *cap items, doubled when full). */
+static int grow(void **buf, int *cap, int n, size_t size) {
+    if (n < *cap) return 1;
+    int c = *cap ? 2 * *cap : 1024;
+    void *nb = mlc_realloc(*buf, (size_t)c * size);
+    if (!nb) return 0;
+    *buf = nb, *cap = c;
+    return 1;
+}
+
 /* Parse surface.obj: `v x y z` and `f a b c ...` lines (1-based or negative indices, optional
- * /vt/vn parts, polygons fanned into triangles); everything else is ignored. */
-static mlc_status parse_obj(const char *path, char *text, int *nv_out, int **faces_out, int *nf_out,
-                            mlc_err *err) {
-    int nv = 0, nf = 0, cap = 0;
+ * /vt/vn parts, polygons fanned into triangles); everything else is ignored. The vertices go to
+ * *v_out (3 per vertex, owned). */
+static mlc_status parse_obj(const char *path, char *text, int *nv_out, double **v_out,
+                            int **faces_out, int *nf_out, mlc_err *err) {
+    int nv = 0, nf = 0, cap = 0, vcap = 0;
     int *faces = NULL;
+    double *v = NULL;
     int line = 0;
     for (char *p = text; *p;) {
         char *eol = strchr(p, '\n');
         if (eol) *eol = 0;
         line++;
         if (p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
+            if (!grow((void **)&v, &vcap, nv, 3 * sizeof *v)) {
+                mlc_free(v);
+                mlc_free(faces);
+                return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+            }
+            char *q = p + 1;
+            for (int k = 0; k < 3; k++)
+                v[3 * (size_t)nv + k] = strtod(q, &q);
             nv++;
         } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
             int idx[3], k = 0;
             char *q = p + 1;
             for (;;) {
                 char *end;
-                long v = strtol(q, &end, 10);
+                long r = strtol(q, &end, 10);
                 if (end == q) break;
                 q = end;
                 while (*q && *q != ' ' && *q != '\t' && *q != '\r')
                     q++; /* skip /vt/vn */
-                long i = v > 0 ? v - 1 : nv + v;
-                if (v == 0 || i < 0 || i >= nv) {
+                long i = r > 0 ? r - 1 : nv + r;
+                if (r == 0 || i < 0 || i >= nv) {
+                    mlc_free(v);
                     mlc_free(faces);
                     return mlc_errf(err, MLC_EPARSE,
                                     "%s:%d: face index %ld out of range "
                                     "(%d vertices so far)",
-                                    path, line, v, nv);
+                                    path, line, r, nv);
                 }
                 if (k < 3)
                     idx[k] = (int)i;
@@ -80,20 +104,17 @@ static mlc_status parse_obj(const char *path, char *text, int *nv_out, int **fac
                     idx[1] = idx[2], idx[2] = (int)i; /* fan: (first, previous, this) */
                 k++;
                 if (k >= 3) {
-                    if (nf == cap) {
-                        cap = cap ? 2 * cap : 1024;
-                        int *nfc = mlc_realloc(faces, (size_t)cap * 3 * sizeof *faces);
-                        if (!nfc) {
-                            mlc_free(faces);
-                            return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
-                        }
-                        faces = nfc;
+                    if (!grow((void **)&faces, &cap, nf, 3 * sizeof *faces)) {
+                        mlc_free(v);
+                        mlc_free(faces);
+                        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
                     }
                     memcpy(faces + 3 * (size_t)nf, idx, sizeof idx);
                     nf++;
                 }
             }
             if (k < 3) {
+                mlc_free(v);
                 mlc_free(faces);
                 return mlc_errf(err, MLC_EPARSE, "%s:%d: a face needs at least 3 vertices", path,
                                 line);
@@ -103,6 +124,7 @@ static mlc_status parse_obj(const char *path, char *text, int *nv_out, int **fac
         p = eol + 1;
     }
     if (nv == 0 || nf == 0) {
+        mlc_free(v);
         mlc_free(faces);
         return mlc_errf(err, MLC_EPARSE, "%s: no %s (is it the surface.obj of a run?)", path,
                         nv == 0 ? "vertices" : "faces");
@@ -110,6 +132,7 @@ static mlc_status parse_obj(const char *path, char *text, int *nv_out, int **fac
     *nv_out = nv;
     *nf_out = nf;
     *faces_out = faces;
+    *v_out = v;
     return MLC_OK;
 }
 
@@ -187,6 +210,64 @@ static double json_number(const cJSON *root, const char *group, const char *key,
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* Append a sentence to run->note. */
+static void add_note(mlc_run *run, const char *text) {
+    size_t n = strlen(run->note);
+    snprintf(run->note + n, sizeof run->note - n, "%s%s", n ? " " : "", text);
+}
+
+/* The task and the ground of DIR/config.json, read the way the simulator reads them: the
+ * configuration loader (which resolves the files it names), mlc_pipeline_terrain and the slope
+ * settled on the rest surface (the boundary of the rest mesh, whose lowest point along the
+ * slope's normal is the mesh's: mlc_model_create). A file named by the configuration that
+ * cannot be read is a note, not an error: the rest of the page still shows the run. */
+static mlc_status load_task_terrain(mlc_run *run, const char *config_path) {
+    mlc_config *cfg = mlc_malloc(sizeof *cfg);
+    if (!cfg) return MLC_ENOMEM;
+    mlc_config_defaults(cfg);
+    mlc_err e = {0};
+    if (mlc_config_load_file(cfg, config_path, &e) != MLC_OK) {
+        mlc_free(cfg);
+        add_note(run, "config.json does not load as a configuration: the task and the terrain "
+                      "are not drawn.");
+        return MLC_OK;
+    }
+    const mlc_config_objective *o = &cfg->objective;
+    snprintf(run->kind, sizeof run->kind, "%s", o->kind);
+    run->target_set = o->target_set;
+    memcpy(run->target, o->target, sizeof run->target);
+    run->heading[0] = o->heading[0];
+    run->heading[2] = o->nheading > 0 ? o->heading[o->nheading - 1] : 0;
+    char buf[1200];
+    if (!strcmp(o->kind, "path") && o->path[0]) {
+        if (mlc_objective_path_read(o->path, &run->path, &run->npath, &e) != MLC_OK) {
+            run->path = NULL, run->npath = 0;
+            snprintf(buf, sizeof buf, "The waypoints are not drawn: %s.", e.msg);
+            add_note(run, buf);
+        }
+    }
+    snprintf(run->heightfield, sizeof run->heightfield, "%.1000s", cfg->contact.heightfield);
+    mlc_status s = mlc_pipeline_terrain(cfg, &run->terrain, &e);
+    if (s != MLC_OK && cfg->contact.heightfield[0]) {
+        snprintf(buf, sizeof buf, "The heightfield is not drawn (a flat ground instead): %s.",
+                 e.msg);
+        add_note(run, buf);
+        cfg->contact.heightfield[0] = 0;
+        run->heightfield[0] = 0;
+        s = mlc_pipeline_terrain(cfg, &run->terrain, &e);
+    }
+    if (s == MLC_OK) {
+        run->has_terrain = 1;
+        mlc_terrain_settle(&run->terrain, run->rest, run->nv);
+    } else if (s != MLC_ENOMEM) {
+        snprintf(buf, sizeof buf, "The terrain is not drawn: %s.", e.msg);
+        add_note(run, buf);
+        s = MLC_OK;
+    }
+    mlc_free(cfg);
+    return s;
+}
+
 void mlc_run_free(mlc_run *run) {
     mlc_free(run->dir);
     mlc_free(run->faces);
@@ -196,6 +277,10 @@ void mlc_run_free(mlc_run *run) {
     mlc_free(run->config_json);
     mlc_free(run->params_json);
     mlc_free(run->result_json);
+    mlc_free(run->rest);
+    mlc_free(run->fwd);
+    mlc_free(run->path);
+    if (run->has_terrain) mlc_terrain_free(&run->terrain);
     memset(run, 0, sizeof *run);
 }
 
@@ -238,7 +323,7 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
     mlc_path_join(path, plen, dir, "surface.obj");
     if ((s = slurp(path, &text, NULL, NULL, err)) != MLC_OK) goto fail;
     int nobj = 0;
-    s = parse_obj(path, text, &nobj, &run->faces, &run->nf, err);
+    s = parse_obj(path, text, &nobj, &run->rest, &run->faces, &run->nf, err);
     mlc_free(text);
     text = NULL;
     if (s != MLC_OK) goto fail;
@@ -277,6 +362,11 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
             run->ground_y = json_number(root, "contact", "ground_height", 0);
             cJSON_Delete(root);
         }
+        mlc_path_join(path, plen, dir, "config.json");
+        if (load_task_terrain(run, path) != MLC_OK) {
+            s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+            goto fail;
+        }
     }
 
     mlc_path_join(path, plen, dir, "trajectory.csv");
@@ -287,6 +377,19 @@ mlc_status mlc_run_load(const char *dir, mlc_run *run, mlc_err *err) {
         mlc_free(text);
         text = NULL;
         if (s != MLC_OK) goto fail;
+        if (!strcmp(run->kind, "turn") && run->ntraj > 0) {
+            /* The heading reached: the forward axis of the last row (older files lack it). */
+            static const char *const fcols[3] = {"forward_x", "forward_y", "forward_z"};
+            int nf = 0;
+            mlc_err e = {0};
+            if ((s = slurp(path, &text, NULL, NULL, err)) != MLC_OK) goto fail;
+            if (parse_csv(path, text, fcols, 3, &nf, &run->fwd, &e) != MLC_OK || nf != run->ntraj) {
+                mlc_free(run->fwd);
+                run->fwd = NULL;
+            }
+            mlc_free(text);
+            text = NULL;
+        }
     }
     mlc_path_join(path, plen, dir, "history.csv");
     if ((s = slurp(path, &text, NULL, &missing, err)) != MLC_OK) goto fail;
@@ -304,6 +407,50 @@ fail:
     mlc_free(path);
     mlc_run_free(run);
     return s;
+}
+
+int mlc_run_task_segments(const mlc_run *run, double size, double **segs) {
+    *segs = NULL;
+    const char *k = run->kind;
+    int target = (!strcmp(k, "target") || !strcmp(k, "jump")) && run->target_set;
+    int turn = !strcmp(k, "turn") && run->ntraj > 0;
+    int n = target ? 4 : !strcmp(k, "path") && run->npath > 1 ? 2 * (run->npath - 1) : turn ? 3 : 0;
+    if (n == 0 || !(*segs = mlc_malloc(sizeof(double) * 6 * (size_t)n))) return 0;
+    double *s = *segs;
+    if (target) {
+        const double *t = run->target;
+        for (int a = 0; a < 3; a++)
+            for (int e = 0; e < 2; e++)
+                for (int c = 0; c < 3; c++)
+                    s[6 * a + 3 * e + c] = t[c] + (c == a ? (e ? size : -size) : 0);
+        double g = run->has_terrain ? mlc_terrain_height(&run->terrain, t[0], t[2]) : run->ground_y;
+        double drop[6] = {t[0], g, t[2], t[0], t[1], t[2]};
+        memcpy(s + 18, drop, sizeof drop);
+    } else if (turn) {
+        const double *c = run->traj + 4 * (size_t)(run->ntraj - 1) + 1;
+        double hx = run->heading[0], hz = run->heading[2], hn = sqrt(hx * hx + hz * hz);
+        if (!(hn > 0)) hn = 1;
+        hx *= 4 * size / hn, hz *= 4 * size / hn;
+        double y = run->has_terrain ? mlc_terrain_height(&run->terrain, c[0], c[2]) : run->ground_y;
+        double tx = c[0] + hx, tz = c[2] + hz; /* the tip; the shaft, then the two barbs */
+        double from[3][2] = {{c[0], c[2]},
+                             {tx - 0.3 * hx + 0.18 * hz, tz - 0.3 * hz - 0.18 * hx},
+                             {tx - 0.3 * hx - 0.18 * hz, tz - 0.3 * hz + 0.18 * hx}};
+        for (int i = 0; i < 3; i++) {
+            double seg[6] = {from[i][0], y, from[i][1], tx, y, tz};
+            memcpy(s + 6 * i, seg, sizeof seg);
+        }
+    } else { /* the waypoints, and below them on the ground (the body hides the former) */
+        for (int i = 0; i < n / 2; i++)
+            for (int e = 0; e < 2; e++) {
+                const double *w = run->path + 4 * (i + e) + 1;
+                double *a = s + 6 * i + 3 * e, *b = a + 3 * n;
+                a[0] = b[0] = w[0], a[1] = w[1], a[2] = b[2] = w[2];
+                b[1] = run->has_terrain ? mlc_terrain_height(&run->terrain, w[0], w[2])
+                                        : run->ground_y;
+            }
+    }
+    return n;
 }
 
 /* ---- Writing --------------------------------------------------------------------------------- */
@@ -476,6 +623,203 @@ static void choose_layout(const mlc_run *run, size_t max_data, view_layout *L) {
     }
 }
 
+/* ---- Task and terrain --------------------------------------------------------------------- */
+
+/* Whether the ground is more than the plane y = ground (which the page draws itself). */
+static int terrain_shown(const mlc_run *run) {
+    const mlc_terrain *t = &run->terrain;
+    return run->has_terrain && (t->slope > 0 || t->nx > 0 || t->nbox > 0);
+}
+
+/* The square of ground the page draws, as the page computes it for the flat plane: around the
+ * motion (and the target and the waypoints) with a margin of twice the body's size, on a grid
+ * of round spacing. x0, z0, spacing and the number of cells. */
+typedef struct ground_square {
+    double x0, z0, s;
+    int n;
+} ground_square;
+
+static ground_square ground_square_of(const mlc_run *run, const view_layout *L) {
+    double lo[2] = {L->lo[0], L->lo[2]}, hi[2] = {L->hi[0], L->hi[2]};
+    if (run->target_set && !strcmp(run->kind, "target"))
+        for (int k = 0; k < 2; k++)
+            lo[k] = fmin(lo[k], run->target[2 * k]), hi[k] = fmax(hi[k], run->target[2 * k]);
+    for (int i = 0; i < run->npath; i++)
+        for (int k = 0; k < 2; k++) {
+            double v = run->path[4 * i + 1 + 2 * k];
+            if (isfinite(v)) lo[k] = fmin(lo[k], v), hi[k] = fmax(hi[k], v);
+        }
+    double d[3], r2 = 0;
+    for (int k = 0; k < 3; k++)
+        d[k] = L->hi0[k] - L->lo0[k], r2 += d[k] * d[k];
+    double radius0 = 0.5 * sqrt(r2);
+    if (!(radius0 > 0)) radius0 = 1;
+    double ext = fmax(hi[0] - lo[0], hi[1] - lo[1]) + 4 * radius0;
+    double sp = pow(10, floor(log10(ext / 8)));
+    if (ext / sp > 40)
+        sp *= 5;
+    else if (ext / sp > 16)
+        sp *= 2;
+    ground_square g;
+    g.s = sp;
+    g.x0 = floor((0.5 * (lo[0] + hi[0]) - ext / 2) / sp) * sp;
+    g.z0 = floor((0.5 * (lo[1] + hi[1]) - ext / 2) / sp) * sp;
+    g.n = (int)ceil(ext / sp) + 1;
+    return g;
+}
+
+/* Grid coordinates along one axis: the square's lines for a plane; for a heightfield its own
+ * nodes (every stride-th, at most ~256) over the union of the square and the field, whose
+ * edge values hold beyond it. Returns the count (out has room for 600). */
+static int ground_nodes(double a0, double a1, double s, int n_sq, int hf, double h0, double dh,
+                        int nh, double *out) {
+    int n = 0;
+    if (!hf) {
+        for (int i = 0; i <= n_sq; i++)
+            out[n++] = a0 + i * s;
+        return n;
+    }
+    double h1 = h0 + (nh - 1) * dh, lo = fmin(a0, h0), hi = fmax(a1, h1);
+    int stride = (nh + 255) / 256;
+    if (lo < h0 - 1e-9 * dh) out[n++] = lo;
+    for (int i = 0; i < nh; i += stride)
+        out[n++] = h0 + i * dh;
+    if (out[n - 1] < h1 - 1e-9 * dh) out[n++] = h1;
+    if (hi > h1 + 1e-9 * dh) out[n++] = hi;
+    return n;
+}
+
+static void put_xyz(FILE *fp, int *first, double x, double y, double z) {
+    fprintf(fp, *first ? "%.6g,%.6g,%.6g" : ",%.6g,%.6g,%.6g", x, y, z);
+    *first = 0;
+}
+
+/* The corners of box bx in the order of idx (bit k of an index: hi along axis k). */
+static void put_box(FILE *fp, int *first, const mlc_terrain_box *bx, const int *idx, int n) {
+    for (int c = 0; c < n; c++)
+        put_xyz(fp, first, idx[c] & 1 ? bx->hi[0] : bx->lo[0], idx[c] & 2 ? bx->hi[1] : bx->lo[1],
+                idx[c] & 4 ? bx->hi[2] : bx->lo[2]);
+}
+
+/* "terrain": a description, the triangles (9 numbers each: the ground as a grid of cells, two
+ * triangles a cell, then 12 per box), the lines drawn over them (6 numbers a segment: the
+ * grid and the box edges) and the terrain's height under every trajectory row. */
+static void write_terrain(FILE *fp, const mlc_run *run, const view_layout *L) {
+    const mlc_terrain *t = &run->terrain;
+    mlc_terrain ground = *t;
+    ground.nbox = 0; /* the ground alone: the boxes are drawn as boxes */
+    ground_square g = ground_square_of(run, L);
+    int hf = t->nx > 0;
+    double xs[600], zs[600];
+    int nx = ground_nodes(g.x0, g.x0 + g.n * g.s, g.s, g.n, hf, t->x0, t->dx, t->nx, xs);
+    int nz = ground_nodes(g.z0, g.z0 + g.n * g.s, g.s, g.n, hf, t->z0, t->dz, t->nz, zs);
+    char desc[1400];
+    int len = 0;
+    if (hf)
+        len =
+            snprintf(desc, sizeof desc, "heightfield %s (%d x %d)", run->heightfield, t->nx, t->nz);
+    else if (t->slope > 0)
+        len = snprintf(desc, sizeof desc, "slope %g degrees rising along [%g, %g]", t->slope,
+                       t->up[0], t->up[2]);
+    else
+        len = snprintf(desc, sizeof desc, "flat ground");
+    if (t->nbox > 0 && len > 0 && (size_t)len < sizeof desc)
+        snprintf(desc + len, sizeof desc - (size_t)len, ", %d box%s", t->nbox,
+                 t->nbox == 1 ? "" : "es");
+    fputs(",\"terrain\":{\"desc\":", fp);
+    json_string(fp, desc);
+    int nground = 2 * (nx - 1) * (nz - 1);
+    fprintf(fp, ",\"nground\":%d,\"nbox\":%d,\"ntri\":%d,\"tris\":[", nground, t->nbox,
+            nground + 12 * t->nbox);
+    int first = 1;
+    for (int j = 0; j + 1 < nz; j++)
+        for (int i = 0; i + 1 < nx; i++) {
+            double x[4] = {xs[i], xs[i + 1], xs[i + 1], xs[i]};
+            double z[4] = {zs[j], zs[j], zs[j + 1], zs[j + 1]};
+            double y[4];
+            for (int c = 0; c < 4; c++)
+                y[c] = mlc_terrain_height(&ground, x[c], z[c]);
+            static const int tri[6] = {0, 2, 1, 0, 3, 2};
+            for (int c = 0; c < 6; c++)
+                put_xyz(fp, &first, x[tri[c]], y[tri[c]], z[tri[c]]);
+        }
+    /* A box's 12 triangles and 12 edges by the indices of its corners (put_box). */
+    static const int box_tri[36] = {0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1,
+                                    2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3};
+    static const int box_edge[24] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3,
+                                     4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7};
+    for (int b = 0; b < t->nbox; b++)
+        put_box(fp, &first, &t->box[b], box_tri, 36);
+    fputs("],\"lines\":[", fp);
+    first = 1;
+    for (int j = 0; j < nz; j++)
+        for (int i = 0; i + 1 < nx; i++) {
+            put_xyz(fp, &first, xs[i], mlc_terrain_height(&ground, xs[i], zs[j]), zs[j]);
+            put_xyz(fp, &first, xs[i + 1], mlc_terrain_height(&ground, xs[i + 1], zs[j]), zs[j]);
+        }
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j + 1 < nz; j++) {
+            put_xyz(fp, &first, xs[i], mlc_terrain_height(&ground, xs[i], zs[j]), zs[j]);
+            put_xyz(fp, &first, xs[i], mlc_terrain_height(&ground, xs[i], zs[j + 1]), zs[j + 1]);
+        }
+    for (int b = 0; b < t->nbox; b++)
+        put_box(fp, &first, &t->box[b], box_edge, 24);
+    fputs("],\"shadow\":[", fp);
+    for (int i = 0; i < run->ntraj; i++) {
+        if (i) fputc(',', fp);
+        json_num(fp, mlc_terrain_height(t, run->traj[4 * i + 1], run->traj[4 * i + 3]));
+    }
+    fputs("]}", fp);
+}
+
+/* "task": the kind and what the page draws of it: the target (and the height of the ground
+ * under it, and the final distance of the centre of mass), the waypoints, or the heading wanted
+ * with the forward axis at the start and at the end. Nothing for the kinds without geometry. */
+static void write_task(FILE *fp, const mlc_run *run) {
+    const char *k = run->kind;
+    int target = !strcmp(k, "target") || (!strcmp(k, "jump") && run->target_set);
+    int path = !strcmp(k, "path"), turn = !strcmp(k, "turn");
+    if (!target && !path && !turn) return;
+    fputs(",\"task\":{\"kind\":", fp);
+    json_string(fp, k);
+    if (target) {
+        fputs(",\"target\":", fp);
+        json_vec3(fp, run->target);
+        if (run->has_terrain) {
+            fputs(",\"targetGround\":", fp);
+            json_num(fp, mlc_terrain_height(&run->terrain, run->target[0], run->target[2]));
+        }
+        if (run->ntraj > 0) {
+            const double *c = run->traj + 4 * (size_t)(run->ntraj - 1) + 1;
+            double d = sqrt((c[0] - run->target[0]) * (c[0] - run->target[0]) +
+                            (c[1] - run->target[1]) * (c[1] - run->target[1]) +
+                            (c[2] - run->target[2]) * (c[2] - run->target[2]));
+            fputs(",\"finalDist\":", fp);
+            json_num(fp, d);
+        }
+    }
+    if (path) {
+        fprintf(fp, ",\"npath\":%d,\"path\":[", run->npath);
+        for (int i = 0; i < run->npath; i++)
+            for (int c = 0; c < 4; c++) {
+                if (i || c) fputc(',', fp);
+                json_num(fp, run->path[4 * i + c]);
+            }
+        fputc(']', fp);
+    }
+    if (turn) {
+        fputs(",\"heading\":", fp);
+        json_vec3(fp, run->heading);
+        if (run->fwd) {
+            fputs(",\"forward0\":", fp);
+            json_vec3(fp, run->fwd);
+            fputs(",\"forward1\":", fp);
+            json_vec3(fp, run->fwd + 3 * (size_t)(run->ntraj - 1));
+        }
+    }
+    fputc('}', fp);
+}
+
 /* The metadata <script>: sizes, encoding, bounding boxes, trajectory, history and notes; then
  * the run's JSON files as they are. */
 static void write_meta(FILE *fp, const mlc_run *run, const view_layout *L, size_t max_data) {
@@ -514,7 +858,10 @@ static void write_meta(FILE *fp, const mlc_run *run, const view_layout *L, size_
         }
         fputc(']', fp);
     }
-    fputs("],\"notes\":[", fp);
+    fputc(']', fp);
+    write_task(fp, run);
+    if (terrain_shown(run)) write_terrain(fp, run, L);
+    fputs(",\"notes\":[", fp);
     char buf[512];
     double mb = (double)max_data / (1 << 20);
     if (L->quant) {
@@ -548,6 +895,10 @@ static void write_meta(FILE *fp, const mlc_run *run, const view_layout *L, size_
     if (run->ntraj == 0) {
         fputc(',', fp);
         json_string(fp, "No trajectory.csv: the centre-of-mass path is not drawn.");
+    }
+    if (run->note[0]) {
+        fputc(',', fp);
+        json_string(fp, run->note);
     }
     fputs("]}</script>\n", fp);
     embed_json(fp, "config", run->config_json);

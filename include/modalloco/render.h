@@ -86,6 +86,10 @@ typedef struct mlc_filmstrip_options {
     int panel_w, panel_h; /* 0 = 320 × 240 */
     double ground_y;
     double azimuth, elevation; /* radians; both 0 = defaults (0.45, 0.42) */
+    const double *marks;       /* nmarks segments (6 values: two points) drawn in green over
+                                  the ground, hidden where the body is in front; the camera
+                                  frames them too (the task: mlc_run_task_segments) */
+    int nmarks;
 } mlc_filmstrip_options;
 
 mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const int *faces, int nf,

@@ -45,6 +45,21 @@ function fmt(v) {
   row('steps x dt (s)', config ? get(config, 'sim.steps') + ' x ' + get(config, 'sim.dt') : undefined);
   row('actuation modes x sinusoids', config ? get(config, 'actuation.modes') + ' x ' + get(config, 'actuation.sinusoids') : undefined);
   row('objective', config ? get(config, 'objective.kind') + ' along ' + fmt(get(config, 'objective.direction')) : undefined);
+  var T = M.task, kind = get(config, 'objective.kind');
+  if (T && T.kind === 'path') row('task', 'follow ' + (get(config, 'objective.path') || 'the waypoints') + ' (' + T.npath + ' waypoints)');
+  else if (T && T.target) row('task', 'reach ' + fmt(T.target));
+  else if (T && T.heading) row('task', 'face ' + fmt([T.heading[0], T.heading[2]]) + ' (x, z)');
+  if (kind !== undefined && kind !== 'locomotion') {
+    row('J_task', get(res, 'J_task'));
+    row(kind === 'turn' || kind === 'roll' || kind === 'flip' ? 'task_error (rad)' : 'task_error (extents)', get(res, 'task_error'));
+  }
+  if (T && T.finalDist !== undefined) row('final distance to target (m)', T.finalDist);
+  if (T && T.heading && T.forward1) {
+    var a = Math.atan2(T.forward1[2], T.forward1[0]) - Math.atan2(T.heading[2], T.heading[0]);
+    a = Math.atan2(Math.sin(a), Math.cos(a));
+    row('final heading error (deg)', Math.abs(a) * 180 / Math.PI);
+  }
+  row('terrain', M.terrain ? M.terrain.desc : (config ? 'flat ground at y = ' + fmt(M.ground) : undefined));
   row('CMA-ES population', get(config, 'cmaes.population'));
   row('CMA-ES generations', get(config, 'cmaes.generations'));
   row('CMA-ES sigma0', get(config, 'cmaes.sigma0'));
@@ -152,11 +167,17 @@ function camera(w, h) {
   var l = norm([0.45 * v.z[0] + 0.8 * v.y[0] - 0.3 * v.x[0], 0.45 * v.z[1] + 0.8 * v.y[1] - 0.3 * v.x[1] + 0.4, 0.45 * v.z[2] + 0.8 * v.y[2] - 0.3 * v.x[2]]);
   return {mvp: mul(p, v.m), light: l};
 }
-/* Ground: a square around everything the body visits, with a grid of round spacing. */
-var gExt = Math.max(hi[0] - lo[0], hi[2] - lo[2]) + 4 * radius0;
+/* Ground: a square around everything the body visits (and the task's points), with a grid of
+ * round spacing (viewer.c draws the same square for a terrain). */
+var task = M.task || null, terrain = M.terrain || null;
+var glo = [lo[0], lo[2]], ghi = [hi[0], hi[2]];
+function widen(x, z) { if (isFinite(x) && isFinite(z)) { glo[0] = Math.min(glo[0], x); ghi[0] = Math.max(ghi[0], x); glo[1] = Math.min(glo[1], z); ghi[1] = Math.max(ghi[1], z); } }
+if (task && task.kind === 'target' && task.target) widen(task.target[0], task.target[2]);
+if (task && task.path) for (var wi = 0; wi < task.path.length; wi += 4) widen(task.path[wi + 1], task.path[wi + 3]);
+var gExt = Math.max(ghi[0] - glo[0], ghi[1] - glo[1]) + 4 * radius0;
 var gSpacing = Math.pow(10, Math.floor(Math.log(gExt / 8) / Math.LN10));
 if (gExt / gSpacing > 40) gSpacing *= 5; else if (gExt / gSpacing > 16) gSpacing *= 2;
-var gcx = (lo[0] + hi[0]) / 2, gcz = (lo[2] + hi[2]) / 2;
+var gcx = (glo[0] + ghi[0]) / 2, gcz = (glo[1] + ghi[1]) / 2;
 var gx0 = Math.floor((gcx - gExt / 2) / gSpacing) * gSpacing, gz0 = Math.floor((gcz - gExt / 2) / gSpacing) * gSpacing;
 var gn = Math.ceil(gExt / gSpacing) + 1, gx1 = gx0 + gn * gSpacing, gz1 = gz0 + gn * gSpacing;
 var groundTris = [gx0, ground, gz0, gx1, ground, gz0, gx1, ground, gz1, gx0, ground, gz0, gx1, ground, gz1, gx0, ground, gz1];
@@ -166,7 +187,57 @@ for (var gi = 0; gi <= gn; gi++) {
   gridLines.push(gx, ground, gz0, gx, ground, gz1, gx0, ground, gz, gx1, ground, gz);
 }
 var pathShadow = [];
-for (var pi = 0; pi < traj.length; pi += 3) pathShadow.push(traj[pi], ground, traj[pi + 2]);
+for (var pi = 0; pi < traj.length; pi += 3) pathShadow.push(traj[pi], terrain ? terrain.shadow[pi / 3] : ground, traj[pi + 2]);
+if (terrain) { groundTris = terrain.tris; gridLines = terrain.lines; }
+function groundAt(x, z) {
+  if (!terrain) return ground;
+  /* The shadow's height at the trajectory row closest in (x, z): enough to seat a marker. */
+  var best = Infinity, y = ground;
+  for (var i = 0; i < traj.length; i += 3) {
+    var d = (traj[i] - x) * (traj[i] - x) + (traj[i + 2] - z) * (traj[i + 2] - z);
+    if (d < best && terrain.shadow[i / 3] !== null) { best = d; y = terrain.shadow[i / 3]; }
+  }
+  return y;
+}
+
+/* Task markers as line segments: what is wanted (green) and what was reached (blue). */
+var want = [], reached = [], wantPts = [];
+function seg(a, x0, y0, z0, x1, y1, z1) { a.push(x0, y0, z0, x1, y1, z1); }
+function arrow(a, p, d, len) {
+  var n = Math.sqrt(d[0] * d[0] + d[2] * d[2]);
+  if (!(n > 0)) return;
+  var ux = d[0] / n * len, uz = d[2] / n * len, ex = p[0] + ux, ez = p[2] + uz;
+  seg(a, p[0], p[1], p[2], ex, p[1], ez);
+  seg(a, ex, p[1], ez, ex - 0.3 * ux + 0.18 * uz, p[1], ez - 0.3 * uz - 0.18 * ux);
+  seg(a, ex, p[1], ez, ex - 0.3 * ux - 0.18 * uz, p[1], ez - 0.3 * uz + 0.18 * ux);
+}
+var lastCom = traj.length >= 3 ? traj.slice(traj.length - 3) : null;
+if (task && task.target) {
+  var tg = task.target, r = 0.15 * radius0, gy = task.targetGround !== undefined && task.targetGround !== null ? task.targetGround : ground;
+  seg(want, tg[0] - r, tg[1], tg[2], tg[0] + r, tg[1], tg[2]); seg(want, tg[0], tg[1] - r, tg[2], tg[0], tg[1] + r, tg[2]);
+  seg(want, tg[0], tg[1], tg[2] - r, tg[0], tg[1], tg[2] + r); seg(want, tg[0], gy, tg[2], tg[0], tg[1], tg[2]);
+  wantPts.push(tg[0], tg[1], tg[2]);
+  if (lastCom) seg(reached, lastCom[0], lastCom[1], lastCom[2], tg[0], tg[1], tg[2]);
+}
+if (task && task.path) {
+  for (var k = 0; k + 4 < task.path.length; k += 4) seg(want, task.path[k + 1], task.path[k + 2], task.path[k + 3], task.path[k + 5], task.path[k + 6], task.path[k + 7]);
+  for (k = 0; k < task.path.length; k += 4) wantPts.push(task.path[k + 1], task.path[k + 2], task.path[k + 3]);
+}
+if (task && task.heading && lastCom) {
+  var at = [lastCom[0], groundAt(lastCom[0], lastCom[2]) + 0.02 * radius0, lastCom[2]];
+  arrow(want, at, task.heading, 1.2 * radius0);
+  if (task.forward1) arrow(reached, at, task.forward1, 1.2 * radius0);
+}
+/* Where the path wants the centre of mass at time t (linear between waypoints, held outside). */
+function pathAt(t) {
+  var P = task.path, n = P.length / 4;
+  if (t <= P[0]) return [P[1], P[2], P[3]];
+  for (var i = 0; i + 1 < n; i++) if (t <= P[4 * i + 4]) {
+    var u = (t - P[4 * i]) / (P[4 * i + 4] - P[4 * i] || 1);
+    return [P[4 * i + 1] + u * (P[4 * i + 5] - P[4 * i + 1]), P[4 * i + 2] + u * (P[4 * i + 6] - P[4 * i + 2]), P[4 * i + 3] + u * (P[4 * i + 7] - P[4 * i + 3])];
+  }
+  return [P[4 * n - 3], P[4 * n - 2], P[4 * n - 1]];
+}
 
 /* Position of vertex i in frame f (for the 2D fallback). */
 function vertex(f, i) {
@@ -214,6 +285,7 @@ function makeGL() {
   r.pos = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, r.pos); gl.bufferData(gl.ARRAY_BUFFER, pos, gl.STATIC_DRAW);
   function buf(a) { var b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b); gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(a), gl.STATIC_DRAW); return {b: b, n: a.length / 3}; }
   r.groundTris = buf(groundTris); r.grid = buf(gridLines); r.path = buf(traj); r.pathShadow = buf(pathShadow);
+  r.want = buf(want); r.reached = buf(reached); r.wantPts = buf(wantPts); r.cursor = buf([0, 0, 0]);
   function loc(p, names) { var o = {}; names.forEach(function (n) { o[n] = gl.getUniformLocation(p, n); }); return o; }
   r.mu = loc(r.mesh, ['u_mvp', 'u_c', 'u_h', 'u_l', 'u_col']);
   r.lu = loc(r.line, ['u_mvp', 'u_ps', 'u_col']);
@@ -232,11 +304,25 @@ function drawGL(w, h) {
     gl.uniform4fv(R.lu.u_col, col); gl.drawArrays(mode, first || 0, count === undefined ? b.n : count);
   }
   gl.enable(gl.POLYGON_OFFSET_FILL); gl.polygonOffset(1, 1);
-  lines(R.groundTris, gl.TRIANGLES, [0.81, 0.824, 0.847, 1]);
+  if (terrain) {
+    /* Shaded like the body (the slope, the bumps and the boxes' faces read in 3D). */
+    gl.useProgram(R.mesh);
+    gl.uniformMatrix4fv(R.mu.u_mvp, false, c.mvp); gl.uniform3fv(R.mu.u_l, c.light);
+    gl.uniform3fv(R.mu.u_c, [0, 0, 0]); gl.uniform3fv(R.mu.u_h, [1, 1, 1]);
+    gl.bindBuffer(gl.ARRAY_BUFFER, R.groundTris.b); gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+    gl.uniform3fv(R.mu.u_col, [0.84, 0.855, 0.88]); gl.drawArrays(gl.TRIANGLES, 0, 3 * terrain.nground);
+    gl.uniform3fv(R.mu.u_col, [0.66, 0.7, 0.76]); gl.drawArrays(gl.TRIANGLES, 3 * terrain.nground, 3 * (terrain.ntri - terrain.nground));
+    gl.useProgram(R.line);
+  } else {
+    lines(R.groundTris, gl.TRIANGLES, [0.81, 0.824, 0.847, 1]);
+  }
   gl.disable(gl.POLYGON_OFFSET_FILL);
   lines(R.grid, gl.LINES, [0.6, 0.62, 0.66, 1]);
   lines(R.pathShadow, gl.LINE_STRIP, [0.6, 0.7, 0.9, 1]);
   lines(R.path, gl.LINE_STRIP, [0.165, 0.435, 0.859, 1]);
+  if (R.want.n) lines(R.want, gl.LINES, [0.1, 0.62, 0.25, 1]);
+  if (R.reached.n) lines(R.reached, gl.LINES, [0.165, 0.435, 0.859, 1]);
+  if (R.wantPts.n) lines(R.wantPts, gl.POINTS, [0.1, 0.62, 0.25, 1]);
   gl.useProgram(R.mesh);
   gl.uniformMatrix4fv(R.mu.u_mvp, false, c.mvp); gl.uniform3fv(R.mu.u_l, c.light);
   gl.uniform3fv(R.mu.u_col, [0.886, 0.478, 0.18]);
@@ -250,6 +336,10 @@ function drawGL(w, h) {
   gl.useProgram(R.line); gl.disable(gl.DEPTH_TEST);
   var r = Math.min(state.frame * every, R.path.n - 1);
   if (r >= 0) lines(R.path, gl.POINTS, [0.1, 0.25, 0.6, 1], r, 1);
+  if (task && task.path && task.path.length) {
+    gl.bindBuffer(gl.ARRAY_BUFFER, R.cursor.b); gl.bufferSubData(gl.ARRAY_BUFFER, 0, new Float32Array(pathAt(state.frame * M.frameDt)));
+    lines(R.cursor, gl.POINTS, [0.05, 0.45, 0.15, 1]);
+  }
 }
 
 /* ---- 2D canvas fallback (no WebGL): painter's algorithm, far triangles first ---- */
@@ -274,6 +364,8 @@ function draw2D(w, h) {
     ctx2d.stroke();
   }
   polyline(gridLines, 3, '#9aa0aa');
+  polyline(want, 3, '#1a9e40');
+  polyline(reached, 3, '#2a6fdb');
   var pathSegs = [];
   for (var i = 0; i + 5 < traj.length; i += 3) pathSegs.push(traj[i], traj[i + 1], traj[i + 2], traj[i + 3], traj[i + 4], traj[i + 5]);
   polyline(pathSegs, 3, '#2a6fdb');
@@ -357,6 +449,9 @@ decode('mlc-faces', 12 * nf, function (fb) {
     overlay.textContent = '';
     wire(); setFrame(0); draw();
     document.body.dataset.webgl = R ? '1' : '0';
+    /* What the page draws of the task and the terrain; tests read these. */
+    document.body.dataset.task = task ? task.kind : '';
+    document.body.dataset.terrain = String(terrain ? terrain.ntri : 0);
     /* No network: the page loads nothing (the CSP forbids it); tests read this count. */
     document.body.dataset.resources = String(performance.getEntriesByType('resource').length);
     document.body.dataset.loadMs = String(Math.round(performance.now()));
