@@ -1215,14 +1215,9 @@ static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err)
     const double width = left + plot_w + 20, height = top + plot_h + bottom;
 #define Y(v) (top + (hi - (v)) / (hi - lo) * plot_h)
     mlc_afile af = {0};
-    mlc_status s = mlc_afile_open(&af, path, err);
+    mlc_status s = mlc_svg_begin(&af, path, width, height, 11, err);
     if (s != MLC_OK) return s;
     FILE *f = af.fp;
-    fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
-            width, height, width, height);
-    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fprintf(f,
             "<text x=\"%.1f\" y=\"22\" font-size=\"14\">modalloco: final J per run (lower "
             "is better)</text>\n",
