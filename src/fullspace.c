@@ -378,20 +378,15 @@ static void body_map_gradients(mlc_fullspace *fs, const mlc_mesh *mesh, const ml
         }
 }
 
-/* The contact solver on the precomputed Delassus matrix, and the terrain: the same copy and
- * settling as the reduced model's (sim_model.c), with its own contact workspace off the flat
- * ground. */
+/* The contact solver on the precomputed Delassus matrix, and the terrain (set up as the reduced
+ * model's, mlc_terrain_own) with its own contact workspace off the flat ground. */
 static mlc_status contact_solver_terrain(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
     const mlc_sim_settings *settings = &fs->set;
     if (mlc_contact_create(&fs->cs, fs->ns, fs->Dss, fs->ground_tol, settings->friction) != MLC_OK)
         return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the contact solver");
     fs->cs.friction_s = fs->fric;
-    int ok = 1;
-    if (settings->terrain)
-        ok = mlc_terrain_copy(&fs->terrain, settings->terrain) == MLC_OK;
-    else
-        mlc_terrain_flat(&fs->terrain, settings->ground, settings->friction);
-    mlc_terrain_settle(&fs->terrain, mesh->X, fs->nv);
+    int ok = mlc_terrain_own(&fs->terrain, settings->terrain, settings->ground, settings->friction,
+                             mesh->X, fs->nv) == MLC_OK;
     fs->set.terrain = &fs->terrain;
     if (ok && !fs->terrain.flat) {
         ok = mlc_terrain_contact_create(&fs->tc, fs->ns) == MLC_OK;

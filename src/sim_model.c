@@ -201,19 +201,14 @@ double mlc_model_mass(const mlc_model *mod) {
  * stage reads them from one place. */
 static mlc_status model_new(const mlc_mesh *mesh, const mlc_subspace *sub,
                             const mlc_sim_settings *settings, mlc_model **out, mlc_err *err) {
-    mlc_status st = MLC_OK;
     mlc_model *mod = mlc_calloc(1, sizeof *mod);
     if (!mod) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
     mod->set = *settings;
-    if (settings->terrain)
-        st = mlc_terrain_copy(&mod->terrain, settings->terrain);
-    else
-        mlc_terrain_flat(&mod->terrain, settings->ground, settings->friction);
-    if (st != MLC_OK) {
+    if (mlc_terrain_own(&mod->terrain, settings->terrain, settings->ground, settings->friction,
+                        mesh->X, mesh->nv) != MLC_OK) {
         mlc_free(mod);
         return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the terrain");
     }
-    mlc_terrain_settle(&mod->terrain, mesh->X, mesh->nv);
     mod->set.terrain = &mod->terrain;
     mod->bdf2 = settings->integrator == MLC_INTEGRATOR_BDF2;
     int w = sub->w, n4 = 4 * w, m = sub->m;
