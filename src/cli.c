@@ -204,6 +204,171 @@ static void pin_blas_threads(void) {
     dlclose(self);
 }
 
+/* `modalloco --version`: the version and the features this build has. */
+static int print_version(void) {
+    printf("modalloco %s\n", MLC_VERSION);
+#ifdef _OPENMP
+    printf("features: openmp");
+#else
+    printf("features: (no openmp)");
+#endif
+#ifdef MLC_HAVE_MPI
+    printf(" mpi\n");
+#else
+    printf(" (no mpi)\n");
+#endif
+    return 0;
+}
+
+/* A command's help text and entry point; 0 when `name` is no command. */
+static int find_command(const char *name, const char **help, int (**run)(const mlc_cli_options *)) {
+    const struct {
+        const char *name, *help;
+        int (*run)(const mlc_cli_options *);
+    } commands[] = {{"info", info_help, mlc_cmd_info},
+                    {"modes", modes_help, mlc_cmd_modes},
+                    {"simulate", simulate_help, mlc_cmd_simulate},
+                    {"optimize", optimize_help, mlc_cmd_optimize},
+                    {"sweep", sweep_help, mlc_cmd_sweep},
+                    {"summarize", summarize_help, mlc_cmd_summarize},
+                    {"view", view_help, mlc_cmd_view}};
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (!strcmp(name, commands[k].name)) {
+            *help = commands[k].help, *run = commands[k].run;
+            return 1;
+        }
+    return 0;
+}
+
+/* Parse argv[*i] (and its value, which may be the next argument) into *opt. Returns -1 to go
+ * on, else the exit code (0 after --help, 2 on a usage error). */
+static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    const char *cmd = opt->command;
+    /* Accept both "--opt value" and "--opt=value". */
+    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+    char name[64];
+    const char *val = NULL;
+    if (eq && (size_t)(eq - a) < sizeof name) {
+        memcpy(name, a, (size_t)(eq - a));
+        name[eq - a] = 0;
+        val = eq + 1;
+    } else {
+        snprintf(name, sizeof name, "%s", a);
+    }
+#define NEED_VALUE()                                                                               \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            if (*i + 1 >= argc) return usage_error(cmd, "option %s needs a value", name);          \
+            val = argv[++*i];                                                                      \
+        }                                                                                          \
+    } while (0)
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        fputs(help, stdout);
+        return 0;
+    } else if (!strcmp(name, "--out") || !strcmp(name, "-o")) {
+        NEED_VALUE();
+        opt->out = val;
+    } else if (!strcmp(name, "--set")) {
+        NEED_VALUE();
+        if (opt->nsets >= MLC_CLI_MAX_SETS)
+            return usage_error(cmd, "too many --set options (%s)", "max 256");
+        opt->sets[opt->nsets++] = val;
+    } else if (!strcmp(name, "--seed") && !strcmp(cmd, "optimize")) {
+        NEED_VALUE();
+        if (!parse_long(val, -2147483647LL, 2147483647LL, &opt->seed))
+            return usage_error(cmd, "--seed expects an integer, got '%s'", val);
+        opt->seed_set = 1;
+    } else if (!strcmp(name, "--threads") && (!strcmp(cmd, "optimize") || !strcmp(cmd, "sweep"))) {
+        NEED_VALUE();
+        long long t;
+        if (!parse_long(val, 0, 4096, &t))
+            return usage_error(cmd, "--threads expects an integer 0..4096, got '%s'", val);
+        opt->threads = (int)t;
+        opt->threads_set = 1;
+    } else if (!strcmp(name, "--resume") && !strcmp(cmd, "optimize")) {
+        NEED_VALUE();
+        opt->resume = val;
+    } else if (!strcmp(name, "--png") && !strcmp(cmd, "view")) {
+        NEED_VALUE();
+        opt->png = val;
+    } else if (!strcmp(name, "--frames") && !strcmp(cmd, "view")) {
+        NEED_VALUE();
+        long long n;
+        if (!parse_long(val, 1, 64, &n))
+            return usage_error(cmd, "--frames expects an integer 1..64, got '%s'", val);
+        opt->frames = (int)n;
+    } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
+        opt->quiet = 1;
+    } else if (!strcmp(name, "--json") && !strcmp(cmd, "info")) {
+        opt->json = 1;
+    } else if (!strcmp(name, "--expect") && !strcmp(cmd, "simulate")) {
+        NEED_VALUE();
+        opt->expect = val;
+    } else if (!strcmp(name, "--tolerance") && !strcmp(cmd, "simulate")) {
+        NEED_VALUE();
+        char *end;
+        errno = 0;
+        opt->tolerance = strtod(val, &end);
+        if (errno || end == val || *end || !(opt->tolerance >= 0) || !isfinite(opt->tolerance))
+            return usage_error(cmd, "--tolerance expects a number >= 0, got '%s'", val);
+        opt->tolerance_set = 1;
+    } else if (!strcmp(name, "--full-space") && !strcmp(cmd, "simulate")) {
+        opt->full_space = 1;
+    } else if (!strcmp(name, "--force")) {
+        opt->force = 1;
+    } else if (!strcmp(name, "--dry-run") && (!strcmp(cmd, "optimize") || !strcmp(cmd, "sweep"))) {
+        opt->dry_run = 1;
+    } else if (!strcmp(name, "--slurm") && !strcmp(cmd, "sweep")) {
+        NEED_VALUE();
+        opt->slurm = val;
+    } else if (a[0] == '-' && a[1] != 0) {
+        return usage_error(cmd, "unknown option '%s'", a);
+    } else if (!strcmp(cmd, "summarize")) {
+        if (opt->ninputs >= MLC_CLI_MAX_SETS)
+            return usage_error(cmd, "too many directories (%s)", "max 256");
+        opt->inputs[opt->ninputs++] = a;
+    } else if (!opt->input) {
+        opt->input = a;
+    } else {
+        return usage_error(cmd, "unexpected argument '%s'", a);
+    }
+#undef NEED_VALUE
+    return -1;
+}
+
+/* The positional arguments a command cannot run without. Returns -1 when they are there, else
+ * the exit code of the usage error. */
+static int check_required(const mlc_cli_options *opt) {
+    if (!strcmp(opt->command, "sweep") && !opt->input)
+        return usage_error("sweep", "%s", "sweep needs a SWEEP.json argument");
+    if (!strcmp(opt->command, "summarize") && !opt->ninputs)
+        return usage_error("summarize", "%s", "summarize needs one or more DIR arguments");
+    if (!strcmp(opt->command, "info") && !opt->input)
+        return usage_error("info", "%s", "info needs a MESH argument");
+    if (!strcmp(opt->command, "view") && !opt->input)
+        return usage_error("view", "%s", "view needs a DIR argument (an optimize output)");
+    return -1;
+}
+
+/* These commands run in one process: several copies that a launcher started would each do the
+ * whole work into the same files (optimize and sweep check in mlc_dist_init). Returns -1 when
+ * this is the only copy, else the exit code. */
+static int refuse_parallel_launch(const mlc_cli_options *opt, int (*run)(const mlc_cli_options *)) {
+    if (run != mlc_cmd_modes && run != mlc_cmd_simulate && run != mlc_cmd_summarize &&
+        run != mlc_cmd_view)
+        return -1;
+    mlc_launch l = mlc_dist_launch(NULL);
+    if (l.tasks <= 1) return -1;
+    mlc_err err = {0};
+    mlc_errf(&err, MLC_EINVAL,
+             "%s runs as one process, but this is %s %d of %d started together (%s): "
+             "each would write the same files; start one (srun --ntasks=1, or without "
+             "mpirun)",
+             opt->command, l.slurm ? "task" : "rank", l.index, l.tasks, l.var);
+    return mlc_cli_fail(MLC_EINVAL, &err);
+}
+
 int mlc_cli_main(int argc, char **argv) {
     pin_blas_threads();
     if (argc < 2) {
@@ -214,161 +379,20 @@ int mlc_cli_main(int argc, char **argv) {
         fputs(program_help, stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "--version")) {
-        printf("modalloco %s\n", MLC_VERSION);
-#ifdef _OPENMP
-        printf("features: openmp");
-#else
-        printf("features: (no openmp)");
-#endif
-#ifdef MLC_HAVE_MPI
-        printf(" mpi\n");
-#else
-        printf(" (no mpi)\n");
-#endif
-        return 0;
-    }
+    if (!strcmp(argv[1], "--version")) return print_version();
     mlc_cli_options opt;
     memset(&opt, 0, sizeof opt);
     opt.command = argv[1];
     const char *help = NULL;
     int (*run)(const mlc_cli_options *) = NULL;
-    if (!strcmp(opt.command, "info"))
-        help = info_help, run = mlc_cmd_info;
-    else if (!strcmp(opt.command, "modes"))
-        help = modes_help, run = mlc_cmd_modes;
-    else if (!strcmp(opt.command, "simulate"))
-        help = simulate_help, run = mlc_cmd_simulate;
-    else if (!strcmp(opt.command, "optimize"))
-        help = optimize_help, run = mlc_cmd_optimize;
-    else if (!strcmp(opt.command, "sweep"))
-        help = sweep_help, run = mlc_cmd_sweep;
-    else if (!strcmp(opt.command, "summarize"))
-        help = summarize_help, run = mlc_cmd_summarize;
-    else if (!strcmp(opt.command, "view"))
-        help = view_help, run = mlc_cmd_view;
-    else
+    if (!find_command(opt.command, &help, &run))
         return usage_error(NULL, "unknown command '%s'", opt.command);
-
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        /* Accept both "--opt value" and "--opt=value". */
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-        char name[64];
-        const char *val = NULL;
-        if (eq && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = 0;
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", a);
-        }
-#define NEED_VALUE()                                                                               \
-    do {                                                                                           \
-        if (!val) {                                                                                \
-            if (i + 1 >= argc) return usage_error(opt.command, "option %s needs a value", name);   \
-            val = argv[++i];                                                                       \
-        }                                                                                          \
-    } while (0)
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            fputs(help, stdout);
-            return 0;
-        } else if (!strcmp(name, "--out") || !strcmp(name, "-o")) {
-            NEED_VALUE();
-            opt.out = val;
-        } else if (!strcmp(name, "--set")) {
-            NEED_VALUE();
-            if (opt.nsets >= MLC_CLI_MAX_SETS)
-                return usage_error(opt.command, "too many --set options (%s)", "max 256");
-            opt.sets[opt.nsets++] = val;
-        } else if (!strcmp(name, "--seed") && !strcmp(opt.command, "optimize")) {
-            NEED_VALUE();
-            if (!parse_long(val, -2147483647LL, 2147483647LL, &opt.seed))
-                return usage_error(opt.command, "--seed expects an integer, got '%s'", val);
-            opt.seed_set = 1;
-        } else if (!strcmp(name, "--threads") &&
-                   (!strcmp(opt.command, "optimize") || !strcmp(opt.command, "sweep"))) {
-            NEED_VALUE();
-            long long t;
-            if (!parse_long(val, 0, 4096, &t))
-                return usage_error(opt.command, "--threads expects an integer 0..4096, got '%s'",
-                                   val);
-            opt.threads = (int)t;
-            opt.threads_set = 1;
-        } else if (!strcmp(name, "--resume") && !strcmp(opt.command, "optimize")) {
-            NEED_VALUE();
-            opt.resume = val;
-        } else if (!strcmp(name, "--png") && !strcmp(opt.command, "view")) {
-            NEED_VALUE();
-            opt.png = val;
-        } else if (!strcmp(name, "--frames") && !strcmp(opt.command, "view")) {
-            NEED_VALUE();
-            long long n;
-            if (!parse_long(val, 1, 64, &n))
-                return usage_error(opt.command, "--frames expects an integer 1..64, got '%s'", val);
-            opt.frames = (int)n;
-        } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
-            opt.quiet = 1;
-        } else if (!strcmp(name, "--json") && !strcmp(opt.command, "info")) {
-            opt.json = 1;
-        } else if (!strcmp(name, "--expect") && !strcmp(opt.command, "simulate")) {
-            NEED_VALUE();
-            opt.expect = val;
-        } else if (!strcmp(name, "--tolerance") && !strcmp(opt.command, "simulate")) {
-            NEED_VALUE();
-            char *end;
-            errno = 0;
-            opt.tolerance = strtod(val, &end);
-            if (errno || end == val || *end || !(opt.tolerance >= 0) || !isfinite(opt.tolerance))
-                return usage_error(opt.command, "--tolerance expects a number >= 0, got '%s'", val);
-            opt.tolerance_set = 1;
-        } else if (!strcmp(name, "--full-space") && !strcmp(opt.command, "simulate")) {
-            opt.full_space = 1;
-        } else if (!strcmp(name, "--force")) {
-            opt.force = 1;
-        } else if (!strcmp(name, "--dry-run") &&
-                   (!strcmp(opt.command, "optimize") || !strcmp(opt.command, "sweep"))) {
-            opt.dry_run = 1;
-        } else if (!strcmp(name, "--slurm") && !strcmp(opt.command, "sweep")) {
-            NEED_VALUE();
-            opt.slurm = val;
-        } else if (a[0] == '-' && a[1] != 0) {
-            return usage_error(opt.command, "unknown option '%s'", a);
-        } else if (!strcmp(opt.command, "summarize")) {
-            if (opt.ninputs >= MLC_CLI_MAX_SETS)
-                return usage_error(opt.command, "too many directories (%s)", "max 256");
-            opt.inputs[opt.ninputs++] = a;
-        } else if (!opt.input) {
-            opt.input = a;
-        } else {
-            return usage_error(opt.command, "unexpected argument '%s'", a);
-        }
-#undef NEED_VALUE
-    }
-    if (!strcmp(opt.command, "sweep") && !opt.input)
-        return usage_error("sweep", "%s", "sweep needs a SWEEP.json argument");
-    if (!strcmp(opt.command, "summarize") && !opt.ninputs)
-        return usage_error("summarize", "%s", "summarize needs one or more DIR arguments");
-    if (!strcmp(opt.command, "info") && !opt.input)
-        return usage_error("info", "%s", "info needs a MESH argument");
-    if (!strcmp(opt.command, "view") && !opt.input)
-        return usage_error("view", "%s", "view needs a DIR argument (an optimize output)");
-    /* These commands run in one process: several copies that a launcher started would each
-     * do the whole work into the same files (optimize and sweep check in mlc_dist_init). */
-    if (run == mlc_cmd_modes || run == mlc_cmd_simulate || run == mlc_cmd_summarize ||
-        run == mlc_cmd_view) {
-        mlc_launch l = mlc_dist_launch(NULL);
-        if (l.tasks > 1) {
-            mlc_err err = {0};
-            mlc_errf(&err, MLC_EINVAL,
-                     "%s runs as one process, but this is %s %d of %d started together (%s): "
-                     "each would write the same files; start one (srun --ntasks=1, or without "
-                     "mpirun)",
-                     opt.command, l.slurm ? "task" : "rank", l.index, l.tasks, l.var);
-            return mlc_cli_fail(MLC_EINVAL, &err);
-        }
-    }
-    int rc = run(&opt);
+    int rc;
+    for (int i = 2; i < argc; i++)
+        if ((rc = parse_arg(&opt, help, argc, argv, &i)) >= 0) return rc;
+    if ((rc = check_required(&opt)) >= 0 || (rc = refuse_parallel_launch(&opt, run)) >= 0)
+        return rc;
+    rc = run(&opt);
     mlc_dist_finalize(); /* only if a command started MPI (under mpirun/srun) */
     return rc;
 }

@@ -721,17 +721,11 @@ mlc_status mlc_cmaes_tell(mlc_cmaes *es, const double *f) {
     return mlc_cmaes_tell_ties(es, f, NULL);
 }
 
-mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie) {
-    if (!es || !f || !es->asked) return MLC_EINVAL;
-    int n = es->n, lam = es->lambda, mu = es->mu;
-    size_t ld = (size_t)n;
-    const double *w = es->w;
-    es->asked = 0;
-    es->iter++;
-    es->gen++;
-    es->evals += lam;
-
-    /* ---- ranking; NaN counts as +inf for the statistics and ranks last ---- */
+/* Rank this generation (NaN counts as +inf for the statistics and ranks last; ties broken by
+ * `tie`) into es->idx and es->fsort, and keep the best point seen. */
+static void rank_generation(mlc_cmaes *es, const double *f, const double *tie) {
+    const int lam = es->lambda;
+    const size_t ld = (size_t)es->n;
     for (int k = 0; k < lam; k++) {
         es->fs[k] = isnan(f[k]) ? MLC_INF : f[k];
         es->gs[k] = !tie || isnan(tie[k]) ? MLC_INF : tie[k];
@@ -746,8 +740,12 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
         memcpy(es->best_x, es->XP + (size_t)ib * ld, ld * sizeof(double));
         es->best_eval = es->evals;
     }
+}
 
-    /* ---- histories ---- */
+/* The histories the termination tests read: the best values (tolflatfitness, tolfun), the
+ * best and median every fifth generation (tolstagnation's flag) and the flat-fitness count. */
+static void update_histories(mlc_cmaes *es) {
+    const int lam = es->lambda;
     es->fhist[es->fhist_pos] = es->fsort[0];
     es->fhist_pos = (es->fhist_pos + 1) % es->fhist_len;
     if (es->fhist_n < es->fhist_len) es->fhist_n++;
@@ -780,8 +778,14 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
     int iq = (int)(0.75 * lam);
     if (iq > lam - 1) iq = lam - 1;
     es->flat_count = es->fsort[0] == es->fsort[iq] ? es->flat_count + 1 : 0;
+}
 
-    /* ---- mean and evolution paths ---- */
+/* Move the mean by the weighted best steps and update both evolution paths; returns |p_σ|² and
+ * sets *hsig_out (0 holds back p_c's update while p_σ is long). */
+static double update_mean_paths(mlc_cmaes *es, int *hsig_out) {
+    const int n = es->n, mu = es->mu;
+    const size_t ld = (size_t)n;
+    const double *w = es->w;
     double *ymean = es->work, *zmean = es->work + ld, *bz = es->work + 2 * ld;
     for (int i = 0; i < n; i++)
         ymean[i] = zmean[i] = 0.0;
@@ -813,8 +817,17 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
     double cpc = hsig ? sqrt(es->cc * (2.0 - es->cc) * es->mueff) : 0.0;
     for (int i = 0; i < n; i++)
         es->pc[i] = (1.0 - es->cc) * es->pc[i] + cpc * ymean[i];
+    *hsig_out = hsig;
+    return psn2;
+}
 
-    /* ---- covariance: lower triangle, then mirrored ---- */
+/* The rank-one and rank-μ update of C (negative weights scaled as pycma's active CMA), on the
+ * lower triangle, then mirrored. */
+static void update_covariance(mlc_cmaes *es, int hsig) {
+    const int n = es->n, lam = es->lambda;
+    const size_t ld = (size_t)n;
+    const double *w = es->w;
+    const double N = n;
     double c1a = es->c1 * (1.0 - (1 - hsig) * es->cc * (2.0 - es->cc));
     double fac = 1.0 - c1a - es->cmu * es->sum_w;
     for (int j = 0; j < n; j++) {
@@ -848,8 +861,12 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
         for (int i = j + 1; i < n; i++)
             es->C[j + (size_t)i * ld] = es->C[i + (size_t)j * ld];
     es->c_dirty = 1;
+}
 
-    /* ---- step size (log change clipped at 1, as pycma) and the box std cap ---- */
+/* The step size (log change clipped at 1, as pycma) and the box std cap. */
+static void update_sigma(mlc_cmaes *es, double psn2) {
+    const int n = es->n;
+    const size_t ld = (size_t)n;
     es->sigma *= exp(fmin(1.0, es->cs / es->damps * (sqrt(psn2) / es->chiN - 1.0)));
     if (es->bounded && es->set.maxstd_boundrange > 0) {
         for (int i = 0; i < n; i++) {
@@ -860,7 +877,22 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
         }
     }
     map_to_box(es, es->m, es->mean_p);
+}
 
+mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie) {
+    if (!es || !f || !es->asked) return MLC_EINVAL;
+    int n = es->n;
+    size_t ld = (size_t)n;
+    es->asked = 0;
+    es->iter++;
+    es->gen++;
+    es->evals += es->lambda;
+    rank_generation(es, f, tie);
+    update_histories(es);
+    int hsig;
+    double psn2 = update_mean_paths(es, &hsig);
+    update_covariance(es, hsig);
+    update_sigma(es, psn2);
     int finite = isfinite(es->sigma) && es->sigma > 0;
     for (int i = 0; i < n && finite; i++)
         finite = isfinite(es->m[i]) && isfinite(es->C[i + i * ld]);

@@ -48,169 +48,206 @@ static void up_text(const mlc_config *cfg, char *buf, size_t cap) {
         snprintf(buf, cap, "[%.9g, %.9g, %.9g]", u[0], u[1], u[2]);
 }
 
+/* What `info` found, shared by its JSON and its text output. */
+typedef struct mesh_info {
+    const char *file;
+    const mlc_config *cfg;
+    const mlc_mesh *mesh;
+    mlc_mesh_report rep;
+    mlc_mesh_stats st;
+    mlc_transform tf;
+    char checksum[32], up[96];
+    mlc_regions regions;     /* the labels the file carries */
+    mlc_mesh_support sup[6]; /* with each axis of axis_names up */
+    mlc_mesh_support sup_up; /* with mesh.up up */
+    int best, clear;         /* the steadiest axis, and whether it clearly stands on it */
+    double t_read;
+} mesh_info;
+
+/* `info --json`: everything as one JSON object on stdout. */
+static void print_json(const mesh_info *in) {
+    const mlc_mesh_report *rep = &in->rep;
+    const mlc_mesh_stats *st = &in->st;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", in->file);
+    cJSON_AddStringToObject(o, "format", rep->format);
+    cJSON_AddBoolToObject(o, "tetrahedralized", rep->tetrahedralized);
+    cJSON_AddNumberToObject(o, "vertices", in->mesh->nv);
+    cJSON_AddNumberToObject(o, "tets", in->mesh->nt);
+    cJSON_AddNumberToObject(o, "boundary_faces", in->mesh->nf);
+    cJSON_AddNumberToObject(o, "volume", st->volume);
+    cJSON_AddItemToObject(o, "bbox_min", vec3(st->bbox_min));
+    cJSON_AddItemToObject(o, "bbox_max", vec3(st->bbox_max));
+    cJSON_AddNumberToObject(o, "min_tet_volume", st->min_tet_volume);
+    cJSON_AddNumberToObject(o, "max_tet_volume", st->max_tet_volume);
+    cJSON_AddNumberToObject(o, "min_dihedral_deg", st->min_dihedral_deg);
+    cJSON_AddNumberToObject(o, "max_dihedral_deg", st->max_dihedral_deg);
+    cJSON_AddNumberToObject(o, "flipped_tets", rep->flipped_tets);
+    cJSON_AddNumberToObject(o, "dropped_vertices", rep->dropped_vertices);
+    cJSON_AddNumberToObject(o, "components", rep->components);
+    if (in->regions.nregions > 0) { /* the file's tet labels, ascending */
+        cJSON *lab = cJSON_AddArrayToObject(o, "region_labels");
+        for (int i = 0; i < in->regions.nregions; i++)
+            cJSON_AddItemToArray(lab, cJSON_CreateNumber(in->regions.label[i]));
+    } else {
+        cJSON_AddNullToObject(o, "region_labels");
+    }
+    cJSON_AddNumberToObject(o, "zero_volume_threshold", rep->min_volume_threshold);
+    if (rep->surface_checked) {
+        const mlc_surface_check *c = &rep->surface;
+        cJSON *sc = cJSON_AddObjectToObject(o, "surface_check");
+        cJSON_AddNumberToObject(sc, "boundary_edges", c->boundary_edges);
+        cJSON_AddNumberToObject(sc, "nonmanifold_edges", c->nonmanifold_edges);
+        cJSON_AddNumberToObject(sc, "degenerate_triangles", c->degenerate);
+        cJSON_AddNumberToObject(sc, "components", c->components);
+        cJSON_AddNumberToObject(sc, "misoriented_edges", c->misoriented_edges);
+        cJSON_AddNumberToObject(sc, "dropped_triangles", rep->dropped_triangles);
+    }
+    if (in->cfg->mesh.up[0])
+        cJSON_AddStringToObject(o, "up", in->cfg->mesh.up);
+    else
+        cJSON_AddItemToObject(o, "up", vec3(in->cfg->mesh.up_vector));
+    cJSON *so = cJSON_AddObjectToObject(o, "support");
+    for (int i = 0; i < 6; i++) {
+        cJSON *e = cJSON_AddObjectToObject(so, axis_names[i]);
+        cJSON_AddNumberToObject(e, "polygon", in->sup[i].polygon);
+        cJSON_AddNumberToObject(e, "margin", in->sup[i].margin);
+    }
+    if (in->clear)
+        cJSON_AddStringToObject(o, "likely_up", axis_names[in->best]);
+    else
+        cJSON_AddNullToObject(o, "likely_up");
+    mlc_json_add_transform(o, &in->tf);
+    cJSON_AddStringToObject(o, "checksum", in->checksum);
+    cJSON_AddNumberToObject(o, "read_seconds", in->t_read);
+    char *text = cJSON_Print(o);
+    if (text) {
+        puts(text);
+        cJSON_free(text);
+    }
+    cJSON_Delete(o);
+}
+
+/* The text report's lines on the regions and the surface check. */
+static void print_regions_surface(const mesh_info *in) {
+    const mlc_mesh_report *rep = &in->rep;
+    if (in->regions.nregions > 0) {
+        printf("region labels     %d in the file:", in->regions.nregions);
+        for (int i = 0; i < in->regions.nregions && i < 20; i++)
+            printf(" %d", in->regions.label[i]);
+        printf("%s\n", in->regions.nregions > 20 ? " ..." : "");
+    } else {
+        printf("region labels     none in the file\n");
+    }
+    if (rep->surface_checked) {
+        /* A surface that got this far passed the check; say so, with what is not a defect
+         * for tetgen but may matter to the user's other tools. */
+        printf("surface check     closed, manifold, one part, no zero-area triangles");
+        if (rep->dropped_triangles)
+            printf("; %d triangles with a repeated vertex dropped", rep->dropped_triangles);
+        if (rep->surface.misoriented_edges)
+            printf("; %d edges where neighbouring triangles disagree on the outside "
+                   "(harmless here: the tets are oriented from their volume)",
+                   rep->surface.misoriented_edges);
+        printf("\n");
+    }
+}
+
+/* `info` without --json: a human-readable report on stdout. */
+static void print_text(const mesh_info *in) {
+    const mlc_mesh_report *rep = &in->rep;
+    const mlc_mesh_stats *st = &in->st;
+    const mlc_transform *tf = &in->tf;
+    printf("file              %s (%s%s)\n", in->file, rep->format,
+           rep->tetrahedralized ? ", tetrahedralized with tetgen" : "");
+    printf("vertices          %d\n", in->mesh->nv);
+    printf("tets              %d\n", in->mesh->nt);
+    printf("boundary faces    %d\n", in->mesh->nf);
+    printf("volume            %.6g\n", st->volume);
+    printf("bounding box      [%.6g, %.6g, %.6g] .. [%.6g, %.6g, %.6g]\n", st->bbox_min[0],
+           st->bbox_min[1], st->bbox_min[2], st->bbox_max[0], st->bbox_max[1], st->bbox_max[2]);
+    printf("tet volume        min %.6g, max %.6g\n", st->min_tet_volume, st->max_tet_volume);
+    printf("dihedral angle    min %.4g°, max %.4g°\n", st->min_dihedral_deg, st->max_dihedral_deg);
+    printf("flipped tets      %d\n", rep->flipped_tets);
+    printf("dropped vertices  %d (unreferenced)\n", rep->dropped_vertices);
+    printf("components        %d\n", rep->components);
+    print_regions_surface(in);
+    /* The steadiest axis is only reported: a body standing on its feet may also rest on
+     * a flank a little more steadily (the voxel quadruped does). */
+    char steadier[64] = "";
+    if (in->clear && in->sup[in->best].margin > in->sup_up.margin)
+        snprintf(steadier, sizeof steadier, "; steadiest on %s", axis_names[in->best]);
+    printf("up axis           %s (mesh.up; the body %s%s)\n", in->up,
+           in->sup_up.margin > 0 ? "stands on it" : "tips over", steadier);
+    const double *R = tf->rotate;
+    const char *unnormalized = in->cfg->mesh.normalize ? "" : " (mesh.normalize = false)";
+    if (mlc_transform_is_unrotated(tf))
+        printf("transform         x' = %.9g x + (%.9g, %.9g, %.9g)%s\n", tf->scale,
+               tf->translate[0], tf->translate[1], tf->translate[2], unnormalized);
+    else
+        printf("transform         x' = %.9g R x + (%.9g, %.9g, %.9g)%s,\n"
+               "                  R = [[%.9g, %.9g, %.9g], [%.9g, %.9g, %.9g], "
+               "[%.9g, %.9g, %.9g]]\n",
+               tf->scale, tf->translate[0], tf->translate[1], tf->translate[2], unnormalized, R[0],
+               R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]);
+    printf("checksum          %s\n", in->checksum);
+}
+
+/* The support with every axis up and with mesh.up up, the steadiest axis and whether the body
+ * clearly stands on it; warns only when the body tips over on the configured axis and clearly
+ * stands on another. */
+static mlc_status assess_support(mesh_info *in) {
+    in->best = likely_up(in->mesh, in->sup);
+    if (in->best < 0 ||
+        mlc_mesh_support_compute(in->mesh, in->cfg->mesh.up_vector, SUPPORT_BAND, &in->sup_up))
+        return MLC_ENOMEM;
+    double ext = 0;
+    for (int k = 0; k < 3; k++)
+        ext = MLC_MAX(ext, in->st.bbox_max[k] - in->st.bbox_min[k]);
+    in->clear = in->sup[in->best].margin > SUPPORT_MIN_MARGIN * ext;
+    const char *b = axis_names[in->best];
+    if (!(in->sup_up.margin > 0) && in->clear)
+        fprintf(stderr,
+                "modalloco: warning: %s: with mesh.up = %s the body tips over (its "
+                "centre of mass is outside its support); the mesh may stand on %c%c: try --set "
+                "mesh.up=%s\n",
+                in->file, in->up, b[0] == '+' ? '-' : '+', b[1], b);
+    return MLC_OK;
+}
+
 int mlc_cmd_info(const mlc_cli_options *opt) {
     mlc_err err = {0};
     mlc_config cfg;
     mlc_status s = mlc_cli_load_config(opt, &cfg, &err);
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
     mlc_mesh mesh = {0};
-    mlc_mesh_report rep;
-    memset(&rep, 0, sizeof rep);
+    mesh_info in;
+    memset(&in, 0, sizeof in);
+    in.file = opt->input, in.cfg = &cfg, in.mesh = &mesh;
     double t0 = mlc_now();
-    s = mlc_mesh_read(opt->input, &mesh, &rep, &err);
+    s = mlc_mesh_read(opt->input, &mesh, &in.rep, &err);
     if (s == MLC_EIO) s = MLC_EINVAL; /* unreadable input is an input error (exit 2) */
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
-    double t_read = mlc_now() - t0;
-    mlc_mesh_stats st;
-    mlc_mesh_compute_stats(&mesh, &st);
-    mlc_transform tf =
+    in.t_read = mlc_now() - t0;
+    mlc_mesh_compute_stats(&mesh, &in.st);
+    in.tf =
         mlc_mesh_prepare_transform(&mesh, cfg.mesh.up_vector, cfg.mesh.normalize, cfg.mesh.extent);
-    char checksum[32];
-    snprintf(checksum, sizeof checksum, "%016" PRIx64, mlc_mesh_oriented_checksum(&mesh, &tf));
-    char up[96];
-    up_text(&cfg, up, sizeof up);
+    snprintf(in.checksum, sizeof in.checksum, "%016" PRIx64,
+             mlc_mesh_oriented_checksum(&mesh, &in.tf));
+    up_text(&cfg, in.up, sizeof in.up);
     /* The labels the file carries (regions.h: the body regions when no other source is set). */
-    mlc_regions regions = {0};
-    if (mesh.tet_tag &&
-        mlc_regions_from_labels(mesh.nt, mesh.tet_tag, "mesh", &regions, &err) != MLC_OK) {
+    if ((mesh.tet_tag &&
+         mlc_regions_from_labels(mesh.nt, mesh.tet_tag, "mesh", &in.regions, &err) != MLC_OK) ||
+        assess_support(&in) != MLC_OK) {
+        mlc_regions_free(&in.regions);
         mlc_mesh_free(&mesh);
         return mlc_cli_fail(MLC_ENOMEM, NULL);
     }
-    mlc_mesh_support sup[6], sup_up;
-    int best = likely_up(&mesh, sup);
-    if (best < 0 || mlc_mesh_support_compute(&mesh, cfg.mesh.up_vector, SUPPORT_BAND, &sup_up)) {
-        mlc_regions_free(&regions);
-        mlc_mesh_free(&mesh);
-        return mlc_cli_fail(MLC_ENOMEM, NULL);
-    }
-    /* Warn only when the body tips over on the configured axis and clearly stands on another. */
-    double ext = 0;
-    for (int k = 0; k < 3; k++)
-        ext = MLC_MAX(ext, st.bbox_max[k] - st.bbox_min[k]);
-    int clear = sup[best].margin > SUPPORT_MIN_MARGIN * ext;
-    if (!(sup_up.margin > 0) && clear)
-        fprintf(stderr,
-                "modalloco: warning: %s: with mesh.up = %s the body tips over (its "
-                "centre of mass is outside its support); the mesh may stand on %c%c: try --set "
-                "mesh.up=%s\n",
-                opt->input, up, axis_names[best][0] == '+' ? '-' : '+', axis_names[best][1],
-                axis_names[best]);
-    if (opt->json) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "file", opt->input);
-        cJSON_AddStringToObject(o, "format", rep.format);
-        cJSON_AddBoolToObject(o, "tetrahedralized", rep.tetrahedralized);
-        cJSON_AddNumberToObject(o, "vertices", mesh.nv);
-        cJSON_AddNumberToObject(o, "tets", mesh.nt);
-        cJSON_AddNumberToObject(o, "boundary_faces", mesh.nf);
-        cJSON_AddNumberToObject(o, "volume", st.volume);
-        cJSON_AddItemToObject(o, "bbox_min", vec3(st.bbox_min));
-        cJSON_AddItemToObject(o, "bbox_max", vec3(st.bbox_max));
-        cJSON_AddNumberToObject(o, "min_tet_volume", st.min_tet_volume);
-        cJSON_AddNumberToObject(o, "max_tet_volume", st.max_tet_volume);
-        cJSON_AddNumberToObject(o, "min_dihedral_deg", st.min_dihedral_deg);
-        cJSON_AddNumberToObject(o, "max_dihedral_deg", st.max_dihedral_deg);
-        cJSON_AddNumberToObject(o, "flipped_tets", rep.flipped_tets);
-        cJSON_AddNumberToObject(o, "dropped_vertices", rep.dropped_vertices);
-        cJSON_AddNumberToObject(o, "components", rep.components);
-        if (regions.nregions > 0) { /* the file's tet labels, ascending */
-            cJSON *lab = cJSON_AddArrayToObject(o, "region_labels");
-            for (int i = 0; i < regions.nregions; i++)
-                cJSON_AddItemToArray(lab, cJSON_CreateNumber(regions.label[i]));
-        } else {
-            cJSON_AddNullToObject(o, "region_labels");
-        }
-        cJSON_AddNumberToObject(o, "zero_volume_threshold", rep.min_volume_threshold);
-        if (rep.surface_checked) {
-            const mlc_surface_check *c = &rep.surface;
-            cJSON *sc = cJSON_AddObjectToObject(o, "surface_check");
-            cJSON_AddNumberToObject(sc, "boundary_edges", c->boundary_edges);
-            cJSON_AddNumberToObject(sc, "nonmanifold_edges", c->nonmanifold_edges);
-            cJSON_AddNumberToObject(sc, "degenerate_triangles", c->degenerate);
-            cJSON_AddNumberToObject(sc, "components", c->components);
-            cJSON_AddNumberToObject(sc, "misoriented_edges", c->misoriented_edges);
-            cJSON_AddNumberToObject(sc, "dropped_triangles", rep.dropped_triangles);
-        }
-        if (cfg.mesh.up[0])
-            cJSON_AddStringToObject(o, "up", cfg.mesh.up);
-        else
-            cJSON_AddItemToObject(o, "up", vec3(cfg.mesh.up_vector));
-        cJSON *so = cJSON_AddObjectToObject(o, "support");
-        for (int i = 0; i < 6; i++) {
-            cJSON *e = cJSON_AddObjectToObject(so, axis_names[i]);
-            cJSON_AddNumberToObject(e, "polygon", sup[i].polygon);
-            cJSON_AddNumberToObject(e, "margin", sup[i].margin);
-        }
-        if (clear)
-            cJSON_AddStringToObject(o, "likely_up", axis_names[best]);
-        else
-            cJSON_AddNullToObject(o, "likely_up");
-        mlc_json_add_transform(o, &tf);
-        cJSON_AddStringToObject(o, "checksum", checksum);
-        cJSON_AddNumberToObject(o, "read_seconds", t_read);
-        char *text = cJSON_Print(o);
-        if (text) {
-            puts(text);
-            cJSON_free(text);
-        }
-        cJSON_Delete(o);
-    } else {
-        printf("file              %s (%s%s)\n", opt->input, rep.format,
-               rep.tetrahedralized ? ", tetrahedralized with tetgen" : "");
-        printf("vertices          %d\n", mesh.nv);
-        printf("tets              %d\n", mesh.nt);
-        printf("boundary faces    %d\n", mesh.nf);
-        printf("volume            %.6g\n", st.volume);
-        printf("bounding box      [%.6g, %.6g, %.6g] .. [%.6g, %.6g, %.6g]\n", st.bbox_min[0],
-               st.bbox_min[1], st.bbox_min[2], st.bbox_max[0], st.bbox_max[1], st.bbox_max[2]);
-        printf("tet volume        min %.6g, max %.6g\n", st.min_tet_volume, st.max_tet_volume);
-        printf("dihedral angle    min %.4g°, max %.4g°\n", st.min_dihedral_deg,
-               st.max_dihedral_deg);
-        printf("flipped tets      %d\n", rep.flipped_tets);
-        printf("dropped vertices  %d (unreferenced)\n", rep.dropped_vertices);
-        printf("components        %d\n", rep.components);
-        if (regions.nregions > 0) {
-            printf("region labels     %d in the file:", regions.nregions);
-            for (int i = 0; i < regions.nregions && i < 20; i++)
-                printf(" %d", regions.label[i]);
-            printf("%s\n", regions.nregions > 20 ? " ..." : "");
-        } else {
-            printf("region labels     none in the file\n");
-        }
-        if (rep.surface_checked) {
-            /* A surface that got this far passed the check; say so, with what is not a defect
-             * for tetgen but may matter to the user's other tools. */
-            printf("surface check     closed, manifold, one part, no zero-area triangles");
-            if (rep.dropped_triangles)
-                printf("; %d triangles with a repeated vertex dropped", rep.dropped_triangles);
-            if (rep.surface.misoriented_edges)
-                printf("; %d edges where neighbouring triangles disagree on the outside "
-                       "(harmless here: the tets are oriented from their volume)",
-                       rep.surface.misoriented_edges);
-            printf("\n");
-        }
-        /* The steadiest axis is only reported: a body standing on its feet may also rest on
-         * a flank a little more steadily (the voxel quadruped does). */
-        char steadier[64] = "";
-        if (clear && sup[best].margin > sup_up.margin)
-            snprintf(steadier, sizeof steadier, "; steadiest on %s", axis_names[best]);
-        printf("up axis           %s (mesh.up; the body %s%s)\n", up,
-               sup_up.margin > 0 ? "stands on it" : "tips over", steadier);
-        const double *R = tf.rotate;
-        if (mlc_transform_is_unrotated(&tf))
-            printf("transform         x' = %.9g x + (%.9g, %.9g, %.9g)%s\n", tf.scale,
-                   tf.translate[0], tf.translate[1], tf.translate[2],
-                   cfg.mesh.normalize ? "" : " (mesh.normalize = false)");
-        else
-            printf("transform         x' = %.9g R x + (%.9g, %.9g, %.9g)%s,\n"
-                   "                  R = [[%.9g, %.9g, %.9g], [%.9g, %.9g, %.9g], "
-                   "[%.9g, %.9g, %.9g]]\n",
-                   tf.scale, tf.translate[0], tf.translate[1], tf.translate[2],
-                   cfg.mesh.normalize ? "" : " (mesh.normalize = false)", R[0], R[1], R[2], R[3],
-                   R[4], R[5], R[6], R[7], R[8]);
-        printf("checksum          %s\n", checksum);
-    }
-    mlc_regions_free(&regions);
+    if (opt->json)
+        print_json(&in);
+    else
+        print_text(&in);
+    mlc_regions_free(&in.regions);
     mlc_mesh_free(&mesh);
     return 0;
 }

@@ -321,9 +321,8 @@ static mlc_status slurm_load(sweep *w, const char *file, mlc_err *err) {
     return MLC_OK;
 }
 
-/* Parse the sweep file and expand it into runs (nothing is written). */
-static mlc_status sweep_load(sweep *w, const char *file, const char *out, const char *const *extra,
-                             int nextra, mlc_err *err) {
+/* Read the sweep file into w->doc and refuse members a sweep does not have. */
+static mlc_status sweep_parse(sweep *w, const char *file, mlc_err *err) {
     char *text = mlc_file_read_text(file);
     if (!text) return mlc_errf(err, MLC_EINVAL, "%s: cannot read the sweep file", file);
     w->doc = cJSON_Parse(text);
@@ -337,57 +336,73 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
                         "%s: unknown member \"%s\"; a sweep has base, grid, "
                         "list, seeds, args, out and slurm",
                         file, odd);
-    const cJSON *it;
-    const cJSON *base = cJSON_GetObjectItem(w->doc, "base");
-    const cJSON *grid = cJSON_GetObjectItem(w->doc, "grid");
-    const cJSON *list = cJSON_GetObjectItem(w->doc, "list");
-    const cJSON *seeds = cJSON_GetObjectItem(w->doc, "seeds");
-    const cJSON *args = cJSON_GetObjectItem(w->doc, "args");
-    const cJSON *jout = cJSON_GetObjectItem(w->doc, "out");
+    return MLC_OK;
+}
 
-    /* Shapes first, with messages that say what is expected. */
+/* The number of grid points (the product of the value counts, stopping once past
+ * SWEEP_MAX_RUNS), after checking that every grid key has a non-empty array of values. */
+static mlc_status grid_points(const cJSON *grid, const char *file, long *ngrid, mlc_err *err) {
+    const cJSON *it;
+    *ngrid = 1;
+    if (!grid) return MLC_OK;
+    if (!cJSON_IsObject(grid))
+        return mlc_errf(err, MLC_EINVAL, "%s: \"grid\" must be an object {\"KEY\": [values]}",
+                        file);
+    cJSON_ArrayForEach(it, grid) {
+        int n = cJSON_GetArraySize(it);
+        if (!cJSON_IsArray(it) || n == 0)
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: grid \"%s\" must be a non-empty array of "
+                            "values",
+                            file, it->string);
+        *ngrid *= n;
+        if (*ngrid > SWEEP_MAX_RUNS) break;
+    }
+    return MLC_OK;
+}
+
+/* The shapes of "base", "grid", "list", "seeds", "args" and "out", with messages that say what is
+ * expected; *ngrid, *nlist and *nseeds are the grid's points and the list's and the seeds'
+ * lengths (1 when absent). */
+static mlc_status check_members(const cJSON *doc, const char *file, long *ngrid, int *nlist,
+                                int *nseeds, mlc_err *err) {
+    const cJSON *it;
+    const cJSON *base = cJSON_GetObjectItem(doc, "base");
+    const cJSON *list = cJSON_GetObjectItem(doc, "list");
+    const cJSON *seeds = cJSON_GetObjectItem(doc, "seeds");
+    const cJSON *args = cJSON_GetObjectItem(doc, "args");
+    const cJSON *jout = cJSON_GetObjectItem(doc, "out");
     if (base && !cJSON_IsString(base) && !cJSON_IsObject(base) && !cJSON_IsNull(base))
         return mlc_errf(err, MLC_EINVAL,
                         "%s: \"base\" must be a config or mesh path, or a "
                         "configuration object",
                         file);
-    long ngrid = 1;
-    if (grid) {
-        if (!cJSON_IsObject(grid))
-            return mlc_errf(err, MLC_EINVAL, "%s: \"grid\" must be an object {\"KEY\": [values]}",
-                            file);
-        cJSON_ArrayForEach(it, grid) {
-            int n = cJSON_GetArraySize(it);
-            if (!cJSON_IsArray(it) || n == 0)
-                return mlc_errf(err, MLC_EINVAL,
-                                "%s: grid \"%s\" must be a non-empty array of "
-                                "values",
-                                file, it->string);
-            ngrid *= n;
-            if (ngrid > SWEEP_MAX_RUNS) break;
-        }
-    }
-    int nlist = 1;
+    mlc_status s = grid_points(cJSON_GetObjectItem(doc, "grid"), file, ngrid, err);
+    if (s != MLC_OK) return s;
+    *nlist = 1;
     if (list) {
         if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
             return mlc_errf(err, MLC_EINVAL, "%s: \"list\" must be a non-empty array of objects",
                             file);
-        nlist = cJSON_GetArraySize(list);
-        cJSON_ArrayForEach(it, list) if (!cJSON_IsObject(it)) return mlc_errf(
-            err, MLC_EINVAL, "%s: every \"list\" entry must be an object {\"KEY\": value}", file);
+        *nlist = cJSON_GetArraySize(list);
+        cJSON_ArrayForEach(it, list) {
+            if (!cJSON_IsObject(it))
+                return mlc_errf(err, MLC_EINVAL,
+                                "%s: every \"list\" entry must be an object {\"KEY\": value}",
+                                file);
+        }
     }
-    int nseeds = 1;
+    *nseeds = 1;
     if (seeds) {
         if (!cJSON_IsArray(seeds) || cJSON_GetArraySize(seeds) == 0)
             return mlc_errf(err, MLC_EINVAL, "%s: \"seeds\" must be a non-empty array of integers",
                             file);
-        nseeds = cJSON_GetArraySize(seeds);
-        cJSON_ArrayForEach(
-            it, seeds) if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
-                           fabs(it->valuedouble) >
-                               2147483647.0) return mlc_errf(err, MLC_EINVAL,
-                                                             "%s: \"seeds\" must hold integers",
-                                                             file);
+        *nseeds = cJSON_GetArraySize(seeds);
+        cJSON_ArrayForEach(it, seeds) {
+            if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
+                fabs(it->valuedouble) > 2147483647.0)
+                return mlc_errf(err, MLC_EINVAL, "%s: \"seeds\" must hold integers", file);
+        }
     }
     if (args) {
         if (!cJSON_IsArray(args))
@@ -395,22 +410,24 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
                             "%s: \"args\" must be an array of \"KEY=VALUE\" "
                             "strings",
                             file);
-        cJSON_ArrayForEach(it, args) if (!cJSON_IsString(it) ||
-                                         !strchr(it->valuestring,
-                                                 '=')) return mlc_errf(err, MLC_EINVAL,
-                                                                       "%s: \"args\" entries must "
-                                                                       "be \"KEY=VALUE\" strings "
-                                                                       "(as for --set)",
-                                                                       file);
+        cJSON_ArrayForEach(it, args) {
+            if (!cJSON_IsString(it) || !strchr(it->valuestring, '='))
+                return mlc_errf(err, MLC_EINVAL,
+                                "%s: \"args\" entries must be \"KEY=VALUE\" strings (as for --set)",
+                                file);
+        }
     }
     if (jout && !cJSON_IsString(jout))
         return mlc_errf(err, MLC_EINVAL, "%s: \"out\" must be a directory path", file);
-    long total = ngrid * nlist * nseeds;
-    if (total > SWEEP_MAX_RUNS)
-        return mlc_errf(err, MLC_EINVAL, "%s: %ld runs is more than this tool expands (%d)", file,
-                        total, SWEEP_MAX_RUNS);
+    return MLC_OK;
+}
 
-    /* Where things go and what every run starts from. */
+/* Where things go (the absolute output root: `out`, else the file's "out", else sweep-out) and
+ * what every run starts from (the base file's absolute path, or base.json under the root for an
+ * inline base object). */
+static mlc_status sweep_paths(sweep *w, const char *file, const char *out, mlc_err *err) {
+    const cJSON *base = cJSON_GetObjectItem(w->doc, "base");
+    const cJSON *jout = cJSON_GetObjectItem(w->doc, "out");
     const char *root = out ? out : jout ? jout->valuestring : "sweep-out";
     if (!(w->root = absolute(root))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     if (strpbrk(w->root, "\t\n"))
@@ -428,79 +445,113 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
         if (strpbrk(w->base, "\t\n"))
             return mlc_errf(err, MLC_EINVAL, "the base path may not contain tabs or newlines");
     }
+    return MLC_OK;
+}
 
+/* Run r's overrides: grid point gi's values in the file's key order, then list entry li's (which
+ * replace a grid key they repeat); every key is noted for runs.csv. */
+static mlc_status run_overrides(sweep *w, sweep_run *r, long gi, int li, mlc_err *err) {
+    const cJSON *grid = cJSON_GetObjectItem(w->doc, "grid");
+    const cJSON *list = cJSON_GetObjectItem(w->doc, "list");
+    const cJSON *it;
+    int ngk = grid ? cJSON_GetArraySize(grid) : 0;
+    if (!(r->overrides = cJSON_CreateObject())) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    /* Grid point gi in mixed radix, the first key slowest. */
+    long rem = gi;
+    for (int k = ngk - 1; k >= 0; k--) {
+        const cJSON *vals = cJSON_GetArrayItem(grid, k);
+        int n = cJSON_GetArraySize(vals);
+        const cJSON *v = cJSON_GetArrayItem(vals, (int)(rem % n));
+        rem /= n;
+        cJSON_AddItemToObject(r->overrides, vals->string, cJSON_Duplicate(v, 1));
+    }
+    /* AddItemToObject above appended in reverse key order; rebuild in key order so
+     * the --set order (and runs.csv) follows the file. */
+    cJSON *ordered = cJSON_CreateObject();
+    for (int k = 0; k < ngk; k++) {
+        const char *key = cJSON_GetArrayItem(grid, k)->string;
+        note_key(w, key);
+        cJSON_AddItemToObject(ordered, key,
+                              cJSON_Duplicate(cJSON_GetObjectItem(r->overrides, key), 1));
+    }
+    if (list) {
+        const cJSON *e = cJSON_GetArrayItem(list, li);
+        cJSON_ArrayForEach(it, e) {
+            note_key(w, it->string);
+            cJSON_DeleteItemFromObject(ordered, it->string);
+            cJSON_AddItemToObject(ordered, it->string, cJSON_Duplicate(it, 1));
+        }
+    }
+    cJSON_Delete(r->overrides);
+    r->overrides = ordered;
+    return MLC_OK;
+}
+
+/* The next run (grid point gi, list entry li, seed si): its directory, its --set list (the
+ * file's args, then `sweep --set`, then its overrides and seed) and its checked configuration. */
+static mlc_status expand_run(sweep *w, long gi, int li, int si, const char *file,
+                             const char *const *extra, int nextra, mlc_err *err) {
+    const cJSON *seeds = cJSON_GetObjectItem(w->doc, "seeds");
+    const cJSON *args = cJSON_GetObjectItem(w->doc, "args");
+    const cJSON *it;
     mlc_status s;
-    if ((s = slurm_load(w, file, err)) != MLC_OK) return s;
+    sweep_run *r = &w->runs[w->nruns];
+    char name[32];
+    snprintf(name, sizeof name, "run_%04d", w->nruns);
+    w->nruns++;
+    if (!(r->dir = mlc_path_join_alloc(w->root, name)))
+        return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    cJSON_ArrayForEach(it, args) {
+        if ((s = add_set(r, NULL, NULL, it->valuestring, err)) != MLC_OK) return s;
+    }
+    /* `sweep --set` applies to every run, after the file's args. */
+    for (int k = 0; k < nextra; k++)
+        if ((s = add_set(r, NULL, NULL, extra[k], err)) != MLC_OK) return s;
+    if ((s = run_overrides(w, r, gi, li, err)) != MLC_OK) return s;
+    cJSON_ArrayForEach(it, r->overrides) {
+        if ((s = add_set(r, it->string, it, NULL, err)) != MLC_OK) return s;
+    }
+    if (seeds) {
+        char sv[32];
+        snprintf(sv, sizeof sv, "%d", (int)cJSON_GetArrayItem(seeds, si)->valuedouble);
+        if ((s = add_set(r, "cmaes.seed", NULL, sv, err)) != MLC_OK) return s;
+    }
+    /* Check the run's configuration now: a typo in the sweep should stop it before
+     * any work, not after hours. */
+    mlc_err cerr;
+    mlc_config cfg;
+    if ((s = run_config(w, r, file, &cfg, &cerr)) != MLC_OK)
+        return mlc_errf(err, s, "%s: %s: %s", file, name, cerr.msg);
+    r->seed = cfg.cmaes.seed;
+    if (!(r->config = mlc_config_to_json(&cfg))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    for (int k = 0; k < r->nsets; k++)
+        if (strpbrk(r->sets[k], "\t\n"))
+            return mlc_errf(err, MLC_EINVAL, "%s: %s: a value holds a tab or newline", file, name);
+    return MLC_OK;
+}
 
-    /* Expansion. */
+/* Parse the sweep file and expand it into runs (nothing is written). */
+static mlc_status sweep_load(sweep *w, const char *file, const char *out, const char *const *extra,
+                             int nextra, mlc_err *err) {
+    mlc_status s;
+    long ngrid = 1;
+    int nlist = 1, nseeds = 1;
+    if ((s = sweep_parse(w, file, err)) != MLC_OK ||
+        (s = check_members(w->doc, file, &ngrid, &nlist, &nseeds, err)) != MLC_OK)
+        return s;
+    long total = ngrid * nlist * nseeds;
+    if (total > SWEEP_MAX_RUNS)
+        return mlc_errf(err, MLC_EINVAL, "%s: %ld runs is more than this tool expands (%d)", file,
+                        total, SWEEP_MAX_RUNS);
+    if ((s = sweep_paths(w, file, out, err)) != MLC_OK || (s = slurm_load(w, file, err)) != MLC_OK)
+        return s;
     w->keys = cJSON_CreateArray();
     w->runs = mlc_calloc((size_t)total, sizeof *w->runs);
     if (!w->keys || !w->runs) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-    int ngk = grid ? cJSON_GetArraySize(grid) : 0;
-    mlc_config cfg;
     for (long gi = 0; gi < ngrid; gi++)
         for (int li = 0; li < nlist; li++)
-            for (int si = 0; si < nseeds; si++) {
-                sweep_run *r = &w->runs[w->nruns];
-                char name[32];
-                snprintf(name, sizeof name, "run_%04d", w->nruns);
-                w->nruns++;
-                if (!(r->dir = mlc_path_join_alloc(w->root, name)) ||
-                    !(r->overrides = cJSON_CreateObject()))
-                    return mlc_errf(err, MLC_ENOMEM, "out of memory");
-                cJSON_ArrayForEach(it, args) if ((s = add_set(r, NULL, NULL, it->valuestring,
-                                                              err)) != MLC_OK) return s;
-                /* `sweep --set` applies to every run, after the file's args. */
-                for (int k = 0; k < nextra; k++)
-                    if ((s = add_set(r, NULL, NULL, extra[k], err)) != MLC_OK) return s;
-                /* Grid point gi in mixed radix, the first key slowest. */
-                long rem = gi;
-                for (int k = ngk - 1; k >= 0; k--) {
-                    const cJSON *vals = cJSON_GetArrayItem(grid, k);
-                    int n = cJSON_GetArraySize(vals);
-                    const cJSON *v = cJSON_GetArrayItem(vals, (int)(rem % n));
-                    rem /= n;
-                    cJSON_AddItemToObject(r->overrides, vals->string, cJSON_Duplicate(v, 1));
-                }
-                /* AddItemToObject above appended in reverse key order; rebuild in key order so
-                 * the --set order (and runs.csv) follows the file. */
-                cJSON *ordered = cJSON_CreateObject();
-                for (int k = 0; k < ngk; k++) {
-                    const char *key = cJSON_GetArrayItem(grid, k)->string;
-                    note_key(w, key);
-                    cJSON_AddItemToObject(
-                        ordered, key, cJSON_Duplicate(cJSON_GetObjectItem(r->overrides, key), 1));
-                }
-                if (list) {
-                    const cJSON *e = cJSON_GetArrayItem(list, li);
-                    cJSON_ArrayForEach(it, e) {
-                        note_key(w, it->string);
-                        cJSON_DeleteItemFromObject(ordered, it->string);
-                        cJSON_AddItemToObject(ordered, it->string, cJSON_Duplicate(it, 1));
-                    }
-                }
-                cJSON_Delete(r->overrides);
-                r->overrides = ordered;
-                cJSON_ArrayForEach(it, r->overrides) if ((s = add_set(r, it->string, it, NULL,
-                                                                      err)) != MLC_OK) return s;
-                if (seeds) {
-                    char sv[32];
-                    snprintf(sv, sizeof sv, "%d", (int)cJSON_GetArrayItem(seeds, si)->valuedouble);
-                    if ((s = add_set(r, "cmaes.seed", NULL, sv, err)) != MLC_OK) return s;
-                }
-                /* Check the run's configuration now: a typo in the sweep should stop it before
-                 * any work, not after hours. */
-                mlc_err cerr;
-                if ((s = run_config(w, r, file, &cfg, &cerr)) != MLC_OK)
-                    return mlc_errf(err, s, "%s: %s: %s", file, name, cerr.msg);
-                r->seed = cfg.cmaes.seed;
-                if (!(r->config = mlc_config_to_json(&cfg)))
-                    return mlc_errf(err, MLC_ENOMEM, "out of memory");
-                for (int k = 0; k < r->nsets; k++)
-                    if (strpbrk(r->sets[k], "\t\n"))
-                        return mlc_errf(err, MLC_EINVAL, "%s: %s: a value holds a tab or newline",
-                                        file, name);
-            }
+            for (int si = 0; si < nseeds; si++)
+                if ((s = expand_run(w, gi, li, si, file, extra, nextra, err)) != MLC_OK) return s;
     return MLC_OK;
 }
 
@@ -1164,14 +1215,9 @@ static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err)
     const double width = left + plot_w + 20, height = top + plot_h + bottom;
 #define Y(v) (top + (hi - (v)) / (hi - lo) * plot_h)
     mlc_afile af = {0};
-    mlc_status s = mlc_afile_open(&af, path, err);
+    mlc_status s = mlc_svg_begin(&af, path, width, height, 11, err);
     if (s != MLC_OK) return s;
     FILE *f = af.fp;
-    fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
-            width, height, width, height);
-    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fprintf(f,
             "<text x=\"%.1f\" y=\"22\" font-size=\"14\">modalloco: final J per run (lower "
             "is better)</text>\n",

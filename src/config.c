@@ -840,6 +840,11 @@ static const void *cfield(const mlc_config *cfg, size_t off) {
     return (const char *)cfg + off;
 }
 
+/* The entry count of a list key (or the "given" flag of a VEC3_OR_NULL key). */
+static int key_count(const mlc_config *cfg, const mlc_config_key *k) {
+    return *(const int *)cfield(cfg, k->count_offset);
+}
+
 /* Shortest of %.15g / %.17g that reads back exactly, so messages say 0.1, not 0.1000...01. */
 static const char *fmt_num(double x, char *buf, size_t n) {
     snprintf(buf, n, "%.15g", x);
@@ -1147,6 +1152,152 @@ static int axis_vector(const char *s, double v[3]) {
     return 1;
 }
 
+/* Each entry of an int list in range and none listed twice. */
+static int check_int_array(const mlc_config *cfg, const mlc_config_key *k, const void *f, char *msg,
+                           size_t n) {
+    const int *a = f;
+    int cnt = key_count(cfg, k);
+    for (int i = 0; i < cnt; i++) {
+        if (!in_bounds(k, a[i])) {
+            snprintf(msg, n, "key '%s[%d]' = %d is out of range; valid: %s", k->name, i, a[i],
+                     k->range);
+            return 1;
+        }
+        for (int j = 0; j < i; j++)
+            if (a[j] == a[i]) {
+                snprintf(msg, n, "key '%s' lists %d twice (at %d and %d); valid: %s", k->name, a[i],
+                         j, i, k->range);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* An axis given by name must be a valid name that agrees with its vector (preparation reads the
+ * vector); without a name the vector must be finite and nonzero. */
+static int check_axis(const mlc_config *cfg, const mlc_config_key *k, const void *f, char *msg,
+                      size_t n) {
+    char v[200];
+    const double *a = cfield(cfg, k->count_offset);
+    double want[3];
+    const char *name = f;
+    if (name[0]) {
+        if (!has_choice(k->choices, name) || !axis_vector(name, want)) {
+            snprintf(msg, n,
+                     "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. --set "
+                     "%s=+z for a mesh whose up axis is z)",
+                     k->name, name, k->range, k->name);
+            return 1;
+        }
+        /* Preparation reads the vector; a name that disagrees with it would be a lie in
+         * config.json. */
+        if (a[0] != want[0] || a[1] != want[1] || a[2] != want[2]) {
+            snprintf(msg, n, "key '%s' = \"%s\" disagrees with its vector %s", k->name, name,
+                     fmt_vec(a, 3, v, sizeof v));
+            return 1;
+        }
+        return 0;
+    }
+    if (!isfinite(a[0]) || !isfinite(a[1]) || !isfinite(a[2]) ||
+        !(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0)) {
+        snprintf(msg, n, "key '%s' = %s is invalid; valid: %s", k->name, fmt_vec(a, 3, v, sizeof v),
+                 k->range);
+        return 1;
+    }
+    return 0;
+}
+
+/* Every terrain box has min below max on each axis and a friction >= 0 when it gives one. */
+static int check_boxes(const mlc_config *cfg, const mlc_config_key *k, const void *f, char *msg,
+                       size_t n) {
+    char v[200];
+    const mlc_config_box *b = f;
+    int cnt = key_count(cfg, k);
+    for (int i = 0; i < cnt; i++) {
+        for (int a = 0; a < 3; a++)
+            if (!(b[i].min[a] < b[i].max[a])) {
+                snprintf(msg, n,
+                         "key '%s[%d]': min[%d] = %s is not below max[%d] = %s; give the "
+                         "box's smaller corner as \"min\" and the larger as \"max\"",
+                         k->name, i, a, fmt_num(b[i].min[a], v, 32), a,
+                         fmt_num(b[i].max[a], v + 32, 32));
+                return 1;
+            }
+        if (b[i].has_friction && !(b[i].friction >= 0)) {
+            snprintf(msg, n, "key '%s[%d].friction' = %s is out of range; valid: >= 0", k->name, i,
+                     fmt_num(b[i].friction, v, 32));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every actuated mode named once, with 1..MLC_CONFIG_MAX_SINUSOIDS finite sinusoids of positive
+ * period. */
+static int check_parameters(const mlc_config *cfg, const mlc_config_key *k, const void *f,
+                            char *msg, size_t n) {
+    char v[200];
+    const mlc_config_param *p = f;
+    int cnt = key_count(cfg, k);
+    for (int i = 0; i < cnt; i++) {
+        if (p[i].mode < 0) {
+            snprintf(msg, n, "key '%s[%d].mode' = %d is out of range; valid: >= 0", k->name, i,
+                     p[i].mode);
+            return 1;
+        }
+        for (int j = 0; j < i; j++)
+            if (p[j].mode == p[i].mode) {
+                snprintf(msg, n, "key '%s' gives mode %d twice (entries %d and %d)", k->name,
+                         p[i].mode, j, i);
+                return 1;
+            }
+        if (p[i].nsinusoids < 1 || p[i].nsinusoids > MLC_CONFIG_MAX_SINUSOIDS) {
+            snprintf(msg, n, "key '%s[%d].sinusoids' has %d entries; valid: 1..%d", k->name, i,
+                     p[i].nsinusoids, MLC_CONFIG_MAX_SINUSOIDS);
+            return 1;
+        }
+        for (int j = 0; j < p[i].nsinusoids; j++) {
+            const mlc_config_sinusoid *s = &p[i].sinusoids[j];
+            if (!isfinite(s->amplitude) || !isfinite(s->phase) || !isfinite(s->period) ||
+                !(s->period > 0)) {
+                snprintf(msg, n,
+                         "key '%s[%d].sinusoids[%d]' = {amplitude %s, period %s, phase "
+                         "%s} is invalid; valid: finite values, period > 0",
+                         k->name, i, j, fmt_num(s->amplitude, v, 32),
+                         fmt_num(s->period, v + 32, 32), fmt_num(s->phase, v + 64, 32));
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Every region named once, its given mu, gamma, density > 0 and friction >= 0. */
+static int check_region_materials(const mlc_config *cfg, const mlc_config_key *k, const void *f,
+                                  char *msg, size_t n) {
+    char v[200];
+    const mlc_config_region_material *r = f;
+    int cnt = key_count(cfg, k);
+    for (int i = 0; i < cnt; i++) {
+        for (int j = 0; j < i; j++)
+            if (r[j].label == r[i].label) {
+                snprintf(msg, n, "key '%s' gives region %d twice", k->name, r[i].label);
+                return 1;
+            }
+        for (int q = 0; q < 4; q++) {
+            double x = region_get(&r[i], q);
+            if (!(r[i].set & (1 << q))) continue;
+            if (!isfinite(x) || (q < 3 ? !(x > 0) : !(x >= 0))) {
+                snprintf(msg, n, "key '%s.%d.%s' = %s is out of range; valid: %s", k->name,
+                         r[i].label, region_members[q], fmt_num(x, v, sizeof v),
+                         q < 3 ? "> 0" : ">= 0");
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Check one key of *cfg alone. Returns 0, or 1 with `msg` saying key, value and range. */
 static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, size_t n) {
     const void *f = cfield(cfg, k->offset);
@@ -1183,27 +1334,11 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         }
         return 0;
     }
-    case MLC_CFG_INT_ARRAY: {
-        const int *a = f;
-        int cnt = *(const int *)cfield(cfg, k->count_offset);
-        for (int i = 0; i < cnt; i++) {
-            if (!in_bounds(k, a[i])) {
-                snprintf(msg, n, "key '%s[%d]' = %d is out of range; valid: %s", k->name, i, a[i],
-                         k->range);
-                return 1;
-            }
-            for (int j = 0; j < i; j++)
-                if (a[j] == a[i]) {
-                    snprintf(msg, n, "key '%s' lists %d twice (at %d and %d); valid: %s", k->name,
-                             a[i], j, i, k->range);
-                    return 1;
-                }
-        }
-        return 0;
-    }
+    case MLC_CFG_INT_ARRAY:
+        return check_int_array(cfg, k, f, msg, n);
     case MLC_CFG_NUMBER_ARRAY: {
         const double *a = f;
-        int cnt = *(const int *)cfield(cfg, k->count_offset);
+        int cnt = key_count(cfg, k);
         for (int i = 0; i < cnt; i++)
             if (!isfinite(a[i]) || !in_bounds(k, a[i])) {
                 snprintf(msg, n, "key '%s[%d]' = %s is out of range; valid: %s", k->name, i,
@@ -1226,8 +1361,7 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
     case MLC_CFG_VEC3:
     case MLC_CFG_VEC3_OR_NULL: {
         const double *a = f;
-        if (k->type == MLC_CFG_VEC3_OR_NULL && !*(const int *)cfield(cfg, k->count_offset))
-            return 0;
+        if (k->type == MLC_CFG_VEC3_OR_NULL && !key_count(cfg, k)) return 0;
         int bad = !isfinite(a[0]) || !isfinite(a[1]) || !isfinite(a[2]);
         if (k->check == MLC_CFG_CHECK_NONZERO && !(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0))
             bad = 1;
@@ -1238,113 +1372,14 @@ static int check_key(const mlc_config *cfg, const mlc_config_key *k, char *msg, 
         }
         return 0;
     }
-    case MLC_CFG_AXIS: {
-        const double *a = cfield(cfg, k->count_offset);
-        double want[3];
-        const char *name = f;
-        if (name[0]) {
-            if (!has_choice(k->choices, name) || !axis_vector(name, want)) {
-                snprintf(msg, n,
-                         "key '%s' = \"%.100s\" is invalid; valid: %s (e.g. --set "
-                         "%s=+z for a mesh whose up axis is z)",
-                         k->name, name, k->range, k->name);
-                return 1;
-            }
-            /* Preparation reads the vector; a name that disagrees with it would be a lie in
-             * config.json. */
-            if (a[0] != want[0] || a[1] != want[1] || a[2] != want[2]) {
-                snprintf(msg, n, "key '%s' = \"%s\" disagrees with its vector %s", k->name, name,
-                         fmt_vec(a, 3, v, sizeof v));
-                return 1;
-            }
-            return 0;
-        }
-        if (!isfinite(a[0]) || !isfinite(a[1]) || !isfinite(a[2]) ||
-            !(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0)) {
-            snprintf(msg, n, "key '%s' = %s is invalid; valid: %s", k->name,
-                     fmt_vec(a, 3, v, sizeof v), k->range);
-            return 1;
-        }
-        return 0;
-    }
-    case MLC_CFG_BOXES: {
-        const mlc_config_box *b = f;
-        int cnt = *(const int *)cfield(cfg, k->count_offset);
-        for (int i = 0; i < cnt; i++) {
-            for (int a = 0; a < 3; a++)
-                if (!(b[i].min[a] < b[i].max[a])) {
-                    snprintf(msg, n,
-                             "key '%s[%d]': min[%d] = %s is not below max[%d] = %s; give the "
-                             "box's smaller corner as \"min\" and the larger as \"max\"",
-                             k->name, i, a, fmt_num(b[i].min[a], v, 32), a,
-                             fmt_num(b[i].max[a], v + 32, 32));
-                    return 1;
-                }
-            if (b[i].has_friction && !(b[i].friction >= 0)) {
-                snprintf(msg, n, "key '%s[%d].friction' = %s is out of range; valid: >= 0", k->name,
-                         i, fmt_num(b[i].friction, v, 32));
-                return 1;
-            }
-        }
-        return 0;
-    }
-    case MLC_CFG_PARAMETERS: {
-        const mlc_config_param *p = f;
-        int cnt = *(const int *)cfield(cfg, k->count_offset);
-        for (int i = 0; i < cnt; i++) {
-            if (p[i].mode < 0) {
-                snprintf(msg, n, "key '%s[%d].mode' = %d is out of range; valid: >= 0", k->name, i,
-                         p[i].mode);
-                return 1;
-            }
-            for (int j = 0; j < i; j++)
-                if (p[j].mode == p[i].mode) {
-                    snprintf(msg, n, "key '%s' gives mode %d twice (entries %d and %d)", k->name,
-                             p[i].mode, j, i);
-                    return 1;
-                }
-            if (p[i].nsinusoids < 1 || p[i].nsinusoids > MLC_CONFIG_MAX_SINUSOIDS) {
-                snprintf(msg, n, "key '%s[%d].sinusoids' has %d entries; valid: 1..%d", k->name, i,
-                         p[i].nsinusoids, MLC_CONFIG_MAX_SINUSOIDS);
-                return 1;
-            }
-            for (int j = 0; j < p[i].nsinusoids; j++) {
-                const mlc_config_sinusoid *s = &p[i].sinusoids[j];
-                if (!isfinite(s->amplitude) || !isfinite(s->phase) || !isfinite(s->period) ||
-                    !(s->period > 0)) {
-                    snprintf(msg, n,
-                             "key '%s[%d].sinusoids[%d]' = {amplitude %s, period %s, phase "
-                             "%s} is invalid; valid: finite values, period > 0",
-                             k->name, i, j, fmt_num(s->amplitude, v, 32),
-                             fmt_num(s->period, v + 32, 32), fmt_num(s->phase, v + 64, 32));
-                    return 1;
-                }
-            }
-        }
-        return 0;
-    }
-    case MLC_CFG_REGION_MATERIALS: {
-        const mlc_config_region_material *r = f;
-        int cnt = *(const int *)cfield(cfg, k->count_offset);
-        for (int i = 0; i < cnt; i++) {
-            for (int j = 0; j < i; j++)
-                if (r[j].label == r[i].label) {
-                    snprintf(msg, n, "key '%s' gives region %d twice", k->name, r[i].label);
-                    return 1;
-                }
-            for (int q = 0; q < 4; q++) {
-                double x = region_get(&r[i], q);
-                if (!(r[i].set & (1 << q))) continue;
-                if (!isfinite(x) || (q < 3 ? !(x > 0) : !(x >= 0))) {
-                    snprintf(msg, n, "key '%s.%d.%s' = %s is out of range; valid: %s", k->name,
-                             r[i].label, region_members[q], fmt_num(x, v, sizeof v),
-                             q < 3 ? "> 0" : ">= 0");
-                    return 1;
-                }
-            }
-        }
-        return 0;
-    }
+    case MLC_CFG_AXIS:
+        return check_axis(cfg, k, f, msg, n);
+    case MLC_CFG_BOXES:
+        return check_boxes(cfg, k, f, msg, n);
+    case MLC_CFG_PARAMETERS:
+        return check_parameters(cfg, k, f, msg, n);
+    case MLC_CFG_REGION_MATERIALS:
+        return check_region_materials(cfg, k, f, msg, n);
     }
     return 0;
 }
@@ -1940,7 +1975,7 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
         return num(*(const double *)f, exact);
     case MLC_CFG_INT_ARRAY: {
         const int *a = f;
-        int n = *(const int *)cfield(cfg, k->count_offset);
+        int n = key_count(cfg, k);
         cJSON *arr = cJSON_CreateArray();
         for (int i = 0; arr && i < n; i++)
             if (!add(arr, NULL, cJSON_CreateNumber(a[i]))) {
@@ -1950,22 +1985,22 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
         return arr;
     }
     case MLC_CFG_NUMBER_ARRAY:
-        return number_array(f, *(const int *)cfield(cfg, k->count_offset), exact);
+        return number_array(f, key_count(cfg, k), exact);
     case MLC_CFG_RANGE:
         return number_array(f, 2, exact);
     case MLC_CFG_VEC3:
         return number_array(f, 3, exact);
     case MLC_CFG_VEC3_OR_NULL:
-        if (!*(const int *)cfield(cfg, k->count_offset)) return cJSON_CreateNull();
+        if (!key_count(cfg, k)) return cJSON_CreateNull();
         return number_array(f, 3, exact);
     case MLC_CFG_AXIS:
         if (((const char *)f)[0]) return cJSON_CreateString(f);
         return number_array(cfield(cfg, k->count_offset), 3, exact);
     case MLC_CFG_PARAMETERS:
-        return params_to_cjson(f, *(const int *)cfield(cfg, k->count_offset), exact);
+        return params_to_cjson(f, key_count(cfg, k), exact);
     case MLC_CFG_REGION_MATERIALS: {
         const mlc_config_region_material *r = f;
-        int n = *(const int *)cfield(cfg, k->count_offset);
+        int n = key_count(cfg, k);
         cJSON *obj = cJSON_CreateObject();
         for (int i = 0; obj && i < n; i++) {
             char name[16];
@@ -1984,7 +2019,7 @@ static cJSON *value_to_cjson(const mlc_config *cfg, const mlc_config_key *k, int
     }
     case MLC_CFG_BOXES: {
         const mlc_config_box *b = f;
-        int n = *(const int *)cfield(cfg, k->count_offset);
+        int n = key_count(cfg, k);
         cJSON *arr = cJSON_CreateArray();
         for (int i = 0; arr && i < n; i++) {
             cJSON *o = cJSON_CreateObject();

@@ -261,25 +261,12 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
                                           err);
 }
 
-mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
-                                          const mlc_subspace *sub, const mlc_sim_settings *settings,
-                                          int passive_per_tet, const mlc_materials *mat,
-                                          mlc_fullspace **out, mlc_err *err) {
-    /* ---- check ---- */
-    *out = NULL;
-    mlc_status st = check_inputs(mesh, fem, sub, settings, passive_per_tet, err);
-    if (st != MLC_OK) return st;
-    static const mlc_materials uniform = {0};
-    if (!mat) mat = &uniform;
-
-    /* ---- workspace ---- */
-    mlc_fullspace *fs = mlc_calloc(1, sizeof *fs);
-    if (!fs) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
-    fs->set = *settings;
-    int nv = mesh->nv, nt = mesh->nt, m = sub->m, ns = sub->ns;
-    fs->nv = nv, fs->nt = nt, fs->m = m, fs->ma = m + 1, fs->nca = sub->nca, fs->ns = ns;
-    fs->npr = passive_per_tet ? nt : sub->ncp;
-    size_t v3 = 3 * (size_t)nv, nsx = (size_t)MLC_MAX(ns, 1);
+/* Every array of the full-space simulator for its sizes (fs->nv, nt, m, ns, npr, nca), zeroed
+ * where the step accumulates; per-tet stiffness adds the weights wmu, wga, wk, per-vertex
+ * friction adds fric. 0 when out of memory (mlc_fullspace_destroy frees what was allocated). */
+static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
+    const int nv = fs->nv, nt = fs->nt, m = fs->m;
+    size_t v3 = 3 * (size_t)nv, nsx = (size_t)MLC_MAX(fs->ns, 1);
     int ok = 1;
     ok &= (fs->T = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
     ok &= (fs->pcl = mlc_malloc(sizeof(int) * (size_t)nt)) != NULL;
@@ -319,50 +306,69 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
         ok &= (fs->wk = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
     }
     if (mat->friction) ok &= (fs->fric = mlc_malloc(sizeof(double) * nsx)) != NULL;
-    if (!ok) {
-        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d vertices, %d tets)", nv, nt);
-        goto fail;
-    }
+    return ok;
+}
+
+/* The simulator's own copies of the inputs: the per-tet material weights (μ_e/μ, γ_e/γ,
+ * (μ_e+γ_e)/(μ+γ)), each sample's friction, the mesh, the FEM data and the cluster labels
+ * (every tet its own passive cluster with passive_per_tet). */
+static void copy_inputs(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                        const mlc_subspace *sub, const mlc_materials *mat, int passive_per_tet) {
+    const mlc_sim_settings *set = &fs->set;
+    const int nt = fs->nt, ns = fs->ns;
     for (int e = 0; fs->wmu && e < nt; e++) {
-        double mue = mat->mu ? mat->mu[e] : settings->mu;
-        double gae = mat->gamma ? mat->gamma[e] : settings->gamma;
-        fs->wmu[e] = mue / settings->mu, fs->wga[e] = gae / settings->gamma;
-        fs->wk[e] = (mue + gae) / (settings->mu + settings->gamma);
+        double mue = mat->mu ? mat->mu[e] : set->mu;
+        double gae = mat->gamma ? mat->gamma[e] : set->gamma;
+        fs->wmu[e] = mue / set->mu, fs->wga[e] = gae / set->gamma;
+        fs->wk[e] = (mue + gae) / (set->mu + set->gamma);
     }
     for (int s = 0; fs->fric && s < ns; s++)
         fs->fric[s] = mat->friction[sub->samples[s]];
     memcpy(fs->T, mesh->T, sizeof(int) * 4 * (size_t)nt);
-    memcpy(fs->X, mesh->X, sizeof(double) * v3);
+    memcpy(fs->X, mesh->X, sizeof(double) * 3 * (size_t)fs->nv);
     memcpy(fs->vol, fem->vol, sizeof(double) * (size_t)nt);
     memcpy(fs->grad, fem->grad, sizeof(double) * 12 * (size_t)nt);
     memcpy(fs->acl, sub->acluster, sizeof(int) * (size_t)nt);
     if (ns > 0) memcpy(fs->samples, sub->samples, sizeof(int) * (size_t)ns);
     for (int e = 0; e < nt; e++)
         fs->pcl[e] = passive_per_tet ? e : sub->cluster[e];
+}
 
-    /* ---- per-vertex mass, body map, extent; per-tet target gradients ---- */
+/* Per-vertex mass (Σ ρ_e V_e / 4 with per-tet density, else the settings' density), the total
+ * mass and the extent. */
+static void masses_extent(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                          const mlc_materials *mat) {
+    const int nv = fs->nv, nt = fs->nt;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    if (mat->density) { /* Σ ρ_e V_e / 4 */
+    if (mat->density) {
         memset(fs->mass, 0, sizeof(double) * (size_t)nv);
         for (int e = 0; e < nt; e++)
             for (int a = 0; a < 4; a++)
                 fs->mass[mesh->T[4 * e + a]] += 0.25 * mat->density[e] * fem->vol[e];
     }
     for (int i = 0; i < nv; i++) {
-        if (!mat->density) fs->mass[i] = settings->density * fem->vmass[i];
+        if (!mat->density) fs->mass[i] = fs->set.density * fem->vmass[i];
         fs->total_mass += fs->mass[i];
         for (int k = 0; k < 3; k++)
             lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
     }
     fs->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     fs->ground_tol = 1e-9 * fs->extent; /* as sim_model.c: "below" is not decided by rounding */
-    for (int e = 0; e < nt; e++)
+}
+
+/* The body map gb = Σ V ∇φ per vertex and the per-tet target gradients Yhat[l + 3j] =
+ * ∂(D_i)_l/∂X_j (Eq. 5 per tet). */
+static void body_map_gradients(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                               const mlc_subspace *sub) {
+    const int m = fs->m;
+    const size_t v3 = 3 * (size_t)fs->nv;
+    for (int e = 0; e < fs->nt; e++)
         for (int a = 0; a < 4; a++) {
             int v = mesh->T[4 * e + a];
             const double *g = fem->grad + 12 * e + 3 * a;
             for (int j = 0; j < 3; j++)
                 fs->gb[3 * v + j] += fem->vol[e] * g[j];
-            for (int i = 0; i < m; i++) { /* Yhat[l + 3j] = ∂(D_i)_l/∂X_j (Eq. 5 per tet) */
+            for (int i = 0; i < m; i++) {
                 const double *Di = sub->D + v3 * i;
                 double *Y = fs->Yhat + ((size_t)e * m + i) * 9;
                 for (int l = 0; l < 3; l++)
@@ -370,6 +376,51 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
                         Y[l + 3 * j] += Di[3 * v + l] * g[j];
             }
         }
+}
+
+/* The contact solver on the precomputed Delassus matrix, and the terrain (set up as the reduced
+ * model's, mlc_terrain_own) with its own contact workspace off the flat ground. */
+static mlc_status contact_solver_terrain(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
+    const mlc_sim_settings *settings = &fs->set;
+    if (mlc_contact_create(&fs->cs, fs->ns, fs->Dss, fs->ground_tol, settings->friction) != MLC_OK)
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the contact solver");
+    fs->cs.friction_s = fs->fric;
+    int ok = mlc_terrain_own(&fs->terrain, settings->terrain, settings->ground, settings->friction,
+                             mesh->X, fs->nv) == MLC_OK;
+    fs->set.terrain = &fs->terrain;
+    if (ok && !fs->terrain.flat) {
+        ok = mlc_terrain_contact_create(&fs->tc, fs->ns) == MLC_OK;
+        if (ok) fs->cs.D = fs->tc.Dn;
+    }
+    if (!ok) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the terrain");
+    return MLC_OK;
+}
+
+mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                          const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                          int passive_per_tet, const mlc_materials *mat,
+                                          mlc_fullspace **out, mlc_err *err) {
+    /* ---- check ---- */
+    *out = NULL;
+    mlc_status st = check_inputs(mesh, fem, sub, settings, passive_per_tet, err);
+    if (st != MLC_OK) return st;
+    static const mlc_materials uniform = {0};
+    if (!mat) mat = &uniform;
+
+    /* ---- workspace and the copies of the inputs ---- */
+    mlc_fullspace *fs = mlc_calloc(1, sizeof *fs);
+    if (!fs) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
+    fs->set = *settings;
+    int nv = mesh->nv, nt = mesh->nt, m = sub->m;
+    fs->nv = nv, fs->nt = nt, fs->m = m, fs->ma = m + 1, fs->nca = sub->nca, fs->ns = sub->ns;
+    fs->npr = passive_per_tet ? nt : sub->ncp;
+    if (!alloc_arrays(fs, mat)) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d vertices, %d tets)", nv, nt);
+        goto fail;
+    }
+    copy_inputs(fs, mesh, fem, sub, mat, passive_per_tet);
+    masses_extent(fs, mesh, fem, mat);
+    body_map_gradients(fs, mesh, fem, sub);
 
     /* ---- the system matrix, its factor, the solve workspace and the contact columns ---- */
     cholmod_start(&fs->cc);
@@ -381,27 +432,9 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
         st = cholmod_fail(fs, err, "allocating the right-hand side");
         goto fail;
     }
-    if ((st = contact_columns(fs, err)) != MLC_OK) goto fail;
-    if (mlc_contact_create(&fs->cs, ns, fs->Dss, fs->ground_tol, settings->friction) != MLC_OK) {
-        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the contact solver");
+    if ((st = contact_columns(fs, err)) != MLC_OK ||
+        (st = contact_solver_terrain(fs, mesh, err)) != MLC_OK)
         goto fail;
-    }
-    fs->cs.friction_s = fs->fric;
-    /* The terrain: the same copy and settling as the reduced model's (sim_model.c). */
-    if (settings->terrain)
-        ok = mlc_terrain_copy(&fs->terrain, settings->terrain) == MLC_OK;
-    else
-        mlc_terrain_flat(&fs->terrain, settings->ground, settings->friction);
-    mlc_terrain_settle(&fs->terrain, mesh->X, nv);
-    fs->set.terrain = &fs->terrain;
-    if (ok && !fs->terrain.flat) {
-        ok = mlc_terrain_contact_create(&fs->tc, ns) == MLC_OK;
-        if (ok) fs->cs.D = fs->tc.Dn;
-    }
-    if (!ok) {
-        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the terrain");
-        goto fail;
-    }
 
     mlc_fullspace_stop_default(&fs->stop);
     mlc_fullspace_reset(fs);

@@ -546,6 +546,18 @@ static double axis_range(double *lo, double *hi, int target) {
     return step;
 }
 
+mlc_status mlc_svg_begin(mlc_afile *af, const char *path, double width, double height,
+                         int font_size, mlc_err *err) {
+    mlc_status st = mlc_afile_open(af, path, err);
+    if (st != MLC_OK) return st;
+    fprintf(af->fp,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"%d\">\n",
+            width, height, width, height, font_size);
+    fprintf(af->fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    return MLC_OK;
+}
+
 void mlc_xml_escape(FILE *fp, const char *s) {
     for (; *s; s++)
         switch (*s) {
@@ -609,14 +621,9 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
 #define PY(y) (SVG_T + (yhi - (y)) / (yhi - ylo) * ph)
 
     mlc_afile af;
-    mlc_status st = mlc_afile_open(&af, path, err);
+    mlc_status st = mlc_svg_begin(&af, path, SVG_W, SVG_H, 12, err);
     if (st != MLC_OK) return st;
     FILE *fp = af.fp;
-    fprintf(fp,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-            "viewBox=\"0 0 %g %g\" font-family=\"sans-serif\" font-size=\"12\">\n",
-            SVG_W, SVG_H, SVG_W, SVG_H);
-    fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fputs("<text x=\"360\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">", fp);
     mlc_xml_escape(fp, title ? title : "modalloco: best and median J per generation");
     fputs("</text>\n", fp);

@@ -197,44 +197,39 @@ double mlc_model_mass(const mlc_model *mod) {
     return mod->mass;
 }
 
-mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
-                                      const mlc_subspace *sub, const mlc_sim_settings *settings,
-                                      const mlc_materials *mat, mlc_model **out, mlc_err *err) {
-    /* ---- check ---- */
-    *out = NULL;
-    mlc_status st = check_inputs(mesh, fem, sub, settings, err);
-    if (st != MLC_OK) return st;
-    static const mlc_materials uniform = {0};
-    if (!mat) mat = &uniform;
-    if ((st = check_materials(mesh, mat, err)) != MLC_OK) return st;
-    const int stiff = mat->mu || mat->gamma; /* per-tet stiffness */
-
-    /* ---- workspace ---- */
+/* A model holding a copy of the settings, its own (settled) terrain and the sizes, so every later
+ * stage reads them from one place. */
+static mlc_status model_new(const mlc_mesh *mesh, const mlc_subspace *sub,
+                            const mlc_sim_settings *settings, mlc_model **out, mlc_err *err) {
     mlc_model *mod = mlc_calloc(1, sizeof *mod);
     if (!mod) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
     mod->set = *settings;
-    if (settings->terrain)
-        st = mlc_terrain_copy(&mod->terrain, settings->terrain);
-    else
-        mlc_terrain_flat(&mod->terrain, settings->ground, settings->friction);
-    if (st != MLC_OK) {
+    if (mlc_terrain_own(&mod->terrain, settings->terrain, settings->ground, settings->friction,
+                        mesh->X, mesh->nv) != MLC_OK) {
         mlc_free(mod);
         return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the terrain");
     }
-    mlc_terrain_settle(&mod->terrain, mesh->X, mesh->nv);
     mod->set.terrain = &mod->terrain;
     mod->bdf2 = settings->integrator == MLC_INTEGRATOR_BDF2;
-    int nv = mesh->nv, nt = mesh->nt, w = sub->w, n4 = 4 * w, m = sub->m, ma = m + 1;
-    mod->nv = nv, mod->nt = nt, mod->w = w, mod->n4 = n4, mod->r = 3 * n4;
-    mod->m = m, mod->ma = ma, mod->ncp = sub->ncp, mod->nca = sub->nca, mod->ns = sub->ns;
-    size_t nn = (size_t)n4 * n4, n3 = (size_t)n4 * 3;
-    double *G = mlc_malloc(sizeof(double) * n3);
-    double *C = mlc_malloc(sizeof(double) * nn);
+    int w = sub->w, n4 = 4 * w, m = sub->m;
+    mod->nv = mesh->nv, mod->nt = mesh->nt, mod->w = w, mod->n4 = n4, mod->r = 3 * n4;
+    mod->m = m, mod->ma = m + 1, mod->ncp = sub->ncp, mod->nca = sub->nca, mod->ns = sub->ns;
+    *out = mod;
+    return MLC_OK;
+}
+
+/* The arrays the streams accumulate into (zeroed) and the copies of W and X the skinning reads;
+ * per-tet stiffness adds Lapv and Lapa, per-vertex friction adds friction_s. 0 when out of
+ * memory (mlc_model_destroy frees what was allocated). */
+static int alloc_arrays(mlc_model *mod, const mlc_mesh *mesh, const mlc_subspace *sub,
+                        const mlc_materials *mat, int stiff) {
+    const int nv = mod->nv, w = mod->w, n4 = mod->n4, ma = mod->ma;
+    const size_t nn = (size_t)n4 * n4, n3 = (size_t)n4 * 3;
+    const int nsx = sub->ns > 0 ? sub->ns : 1;
     mod->Lap = mlc_calloc(nn, sizeof(double));
     mod->N = mlc_calloc(nn, sizeof(double));
     mod->Q = mlc_calloc(nn, sizeof(double));
     mod->Lq = mlc_calloc(nn, sizeof(double));
-    int nsx = sub->ns > 0 ? sub->ns : 1;
     mod->GS = mlc_calloc((size_t)nsx * n4, sizeof(double));
     mod->Gss = mlc_calloc((size_t)nsx * nsx, sizeof(double));
     mod->QiS = mlc_calloc((size_t)nsx * n4, sizeof(double));
@@ -244,7 +239,7 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
     mod->Yg = mlc_calloc((size_t)sub->nca * ma * ma, sizeof(double));
     mod->Gb = mlc_calloc(n3, sizeof(double));
     mod->gsum = mlc_calloc((size_t)n4, sizeof(double));
-    mod->S = mlc_calloc((size_t)(sub->ns > 0 ? sub->ns : 1) * n4, sizeof(double));
+    mod->S = mlc_calloc((size_t)nsx * n4, sizeof(double));
     mod->zrest = mlc_calloc((size_t)mod->r, sizeof(double));
     mod->W = mlc_malloc(sizeof(double) * (size_t)nv * w);
     mod->X = mlc_malloc(sizeof(double) * (size_t)nv * 3);
@@ -253,22 +248,82 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
         mod->Lapa = mlc_calloc(nn, sizeof(double));
     }
     if (mat->friction) mod->friction_s = mlc_calloc((size_t)nsx, sizeof(double));
-    double *vmass = mat->density ? mlc_calloc((size_t)nv, sizeof(double)) : NULL;
-    if (!G || !C || !mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->GS || !mod->Gss ||
-        !mod->QiS || !mod->Dss || !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum ||
-        !mod->S || !mod->zrest || !mod->W || !mod->X || (stiff && (!mod->Lapv || !mod->Lapa)) ||
-        (mat->friction && !mod->friction_s) || (mat->density && !vmass)) {
-        st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", w, m);
-        goto fail;
-    }
+    if (!mod->Lap || !mod->N || !mod->Q || !mod->Lq || !mod->GS || !mod->Gss || !mod->QiS ||
+        !mod->Dss || !mod->Gp || !mod->Ka || !mod->Yg || !mod->Gb || !mod->gsum || !mod->S ||
+        !mod->zrest || !mod->W || !mod->X || (stiff && (!mod->Lapv || !mod->Lapa)) ||
+        (mat->friction && !mod->friction_s))
+        return 0;
     memcpy(mod->W, sub->W, sizeof(double) * (size_t)nv * w);
     memcpy(mod->X, mesh->X, sizeof(double) * (size_t)nv * 3);
+    return 1;
+}
 
-    /* ---- stream over tets: Lap, G_c, 𝒦_c, Yg, body map ---- */
-    const double mu = settings->mu, gam = settings->gamma;
-    for (int e = 0; e < nt; e++) {
+/* Tet e's per-mode target gradients Ŷ_v = ∇(D_v)_e, v < m, and Ŷ_m = I (Y[9v + l + 3j] =
+ * ∂(D_v)_l/∂X_j), so that Y_e(ā) = Σ_v ā_v Ŷ_v. */
+static void tet_mode_gradients(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                               int e, int ma, double *Yv) {
+    const int m = ma - 1, nv = mesh->nv;
+    for (int v = 0; v < ma; v++) {
+        double *Y = Yv + 9 * v;
+        if (v == m) {
+            for (int i = 0; i < 9; i++)
+                Y[i] = (i % 4 == 0);
+            continue;
+        }
+        memset(Y, 0, sizeof(double) * 9);
+        const double *Dv = sub->D + (size_t)3 * nv * v;
+        for (int a = 0; a < 4; a++) {
+            int vi = mesh->T[4 * e + a];
+            const double *g = fem->grad + 12 * e + 3 * a;
+            for (int l = 0; l < 3; l++)
+                for (int j = 0; j < 3; j++)
+                    Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
+        }
+    }
+}
+
+/* One tet's share of its actuation cluster: 𝒦_c[v] += Va G Ŷ_vᵀ and Yg_c[u, v] += Va Ŷ_u : Ŷ_v,
+ * Va being the tet's volume weighted by its γ_e/γ. */
+static void add_actuation(double *ka, double *yg, const double *G, const double *Yv, double Va,
+                          int n4, int ma) {
+    const size_t n3 = (size_t)n4 * 3;
+    for (int v = 0; v < ma; v++) {
+        const double *Y = Yv + 9 * v;
+        double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
+        for (int l = 0; l < 3; l++)
+            for (int j = 0; j < 3; j++) {
+                double s = Va * Y[l + 3 * j];
+                if (s == 0) continue;
+                for (int i = 0; i < n4; i++)
+                    K[i + n4 * l] += s * G[i + n4 * j];
+            }
+    }
+    for (int u = 0; u < ma; u++)
+        for (int v = 0; v < ma; v++) {
+            double d = 0;
+            for (int i = 0; i < 9; i++)
+                d += Yv[9 * u + i] * Yv[9 * v + i];
+            yg[u + ma * v] += Va * d;
+        }
+}
+
+/* The one pass over the tets: Lap (and Lapv, Lapa), G_c, 𝒦_c, Yg, the body map, the volumes and,
+ * with per-tet density, the lumped vertex masses vmass; every term weighted by the tet's
+ * material (exactly V for one material). G is an n4×3 scratch. */
+static mlc_status stream_tets(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
+                              const mlc_subspace *sub, const mlc_materials *mat, int stiff,
+                              double *G, double *vmass, mlc_err *err) {
+    const int n4 = mod->n4, ma = mod->ma;
+    const size_t n3 = (size_t)n4 * 3;
+    const double mu = mod->set.mu, gam = mod->set.gamma;
+    double Yh[64 * 9], *Yv = Yh, *Yheap = NULL;
+    if (ma > 64) {
+        Yheap = mlc_malloc(sizeof(double) * 9 * (size_t)ma);
+        if (!Yheap) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+        Yv = Yheap;
+    }
+    for (int e = 0; e < mesh->nt; e++) {
         double V = fem->vol[e];
-        /* per-tet weights (exactly V for one material) */
         double mue = mat->mu ? mat->mu[e] : mu, game = mat->gamma ? mat->gamma[e] : gam;
         double Vv = stiff ? V * (mue / mu) : V, Va = stiff ? V * (game / gam) : V;
         double Vl = stiff ? V * ((mue + game) / (mu + gam)) : V;
@@ -283,71 +338,31 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
         double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
         for (size_t i = 0; i < n3; i++)
             gp[i] += Vv * G[i], mod->Gb[i] += V * G[i];
-        /* Per-mode target gradients Ŷ_v = ∇(D_v)_e (Ŷ_m = I): Y_e(ā) = Σ_v ā_v Ŷ_v. */
-        double *ka = mod->Ka + (size_t)sub->acluster[e] * ma * n3;
-        double *yg = mod->Yg + (size_t)sub->acluster[e] * ma * ma;
-        double Yh[64 * 9], *Yv = Yh;
-        double *Yheap = NULL;
-        if (ma > 64) {
-            Yheap = mlc_malloc(sizeof(double) * 9 * (size_t)ma);
-            if (!Yheap) {
-                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
-                goto fail;
-            }
-            Yv = Yheap;
-        }
-        for (int v = 0; v < ma; v++) {
-            double *Y = Yv + 9 * v; /* Y[l + 3j] = ∂(D_v)_l/∂X_j */
-            if (v == m) {
-                for (int i = 0; i < 9; i++)
-                    Y[i] = (i % 4 == 0);
-            } else {
-                memset(Y, 0, sizeof(double) * 9);
-                const double *Dv = sub->D + (size_t)3 * nv * v;
-                for (int a = 0; a < 4; a++) {
-                    int vi = mesh->T[4 * e + a];
-                    const double *g = fem->grad + 12 * e + 3 * a;
-                    for (int l = 0; l < 3; l++)
-                        for (int j = 0; j < 3; j++)
-                            Y[l + 3 * j] += Dv[3 * vi + l] * g[j];
-                }
-            }
-            double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
-            for (int l = 0; l < 3; l++)
-                for (int j = 0; j < 3; j++) {
-                    double s = Va * Y[l + 3 * j];
-                    if (s == 0) continue;
-                    for (int i = 0; i < n4; i++)
-                        K[i + n4 * l] += s * G[i + n4 * j];
-                }
-        }
-        for (int u = 0; u < ma; u++)
-            for (int v = 0; v < ma; v++) {
-                double d = 0;
-                for (int i = 0; i < 9; i++)
-                    d += Yv[9 * u + i] * Yv[9 * v + i];
-                yg[u + ma * v] += Va * d;
-            }
-        mlc_free(Yheap);
+        tet_mode_gradients(mesh, fem, sub, e, ma, Yv);
+        add_actuation(mod->Ka + (size_t)sub->acluster[e] * ma * n3,
+                      mod->Yg + (size_t)sub->acluster[e] * ma * ma, G, Yv, Va, n4, ma);
     }
+    mlc_free(Yheap);
     mirror_upper(mod->Lap, n4);
     if (stiff) mirror_upper(mod->Lapv, n4), mirror_upper(mod->Lapa, n4);
+    return MLC_OK;
+}
 
-    /* ---- stream over vertices: N, Σ m s, extent ---- */
+/* The one pass over the vertices: N = Σ m s sᵀ, Σ m s, the mass and the extent (vertex masses
+ * from vmass when the density is per tet, else the settings' density). */
+static mlc_status stream_vertices(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
+                                  const mlc_subspace *sub, const double *vmass, mlc_err *err) {
+    const int nv = mesh->nv, w = mod->w, n4 = mod->n4;
+    double s[4 * 64], *sp = s, *sheap = NULL;
+    if (n4 > 4 * 64) {
+        sheap = mlc_malloc(sizeof(double) * (size_t)n4);
+        if (!sheap) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+        sp = sheap;
+    }
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < nv; i++) {
-        double mi = vmass ? vmass[i] : settings->density * fem->vmass[i];
+        double mi = vmass ? vmass[i] : mod->set.density * fem->vmass[i];
         const double *Xi = mesh->X + 3 * i;
-        double s[4 * 64], *sp = s;
-        double *sheap = NULL;
-        if (n4 > 4 * 64) {
-            sheap = mlc_malloc(sizeof(double) * (size_t)n4);
-            if (!sheap) {
-                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
-                goto fail;
-            }
-            sp = sheap;
-        }
         for (int b = 0; b < w; b++) {
             double wb = sub->W[i + (size_t)nv * b];
             sp[4 * b] = wb * Xi[0], sp[4 * b + 1] = wb * Xi[1], sp[4 * b + 2] = wb * Xi[2];
@@ -362,10 +377,17 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
         mod->mass += mi;
         for (int k = 0; k < 3; k++)
             lo[k] = fmin(lo[k], Xi[k]), hi[k] = fmax(hi[k], Xi[k]);
-        mlc_free(sheap);
     }
+    mlc_free(sheap);
     mod->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     mod->ground_tol = 1e-9 * mod->extent;
+    return MLC_OK;
+}
+
+/* The contact samples' rows s_i of S and, with per-vertex friction, each sample's μ_f. */
+static void sample_rows(mlc_model *mod, const mlc_mesh *mesh, const mlc_subspace *sub,
+                        const mlc_materials *mat) {
+    const int nv = mesh->nv, w = mod->w, n4 = mod->n4;
     for (int s = 0; s < sub->ns; s++) {
         int i = sub->samples[s];
         if (mod->friction_s) mod->friction_s[s] = mat->friction[i];
@@ -376,49 +398,65 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
             row[2] = wb * mesh->X[3 * i + 2], row[3] = wb;
         }
     }
+}
 
-    /* ---- Q = (μ+γ) Lap + N/h², its Cholesky factor ---- */
-    double ih2 = 1.0 / (settings->dt * settings->dt);
+/* Q = (μ+γ) Lap + N/h² (+ the Rayleigh term C/h; BDF2 scales them by 9/4 and 3/2) and its
+ * Cholesky factor Lq; returns the Rayleigh coefficients the step layouts reuse. */
+static mlc_status factor_system(mlc_model *mod, double *ra_out, double *rb_out, mlc_err *err) {
+    const mlc_sim_settings *set = &mod->set;
+    const int n4 = mod->n4;
+    const size_t nn = (size_t)n4 * n4;
+    double ih2 = 1.0 / (set->dt * set->dt);
     /* Rayleigh damping (1/2h)‖z − z_n‖²_C, C = αN + β(μ+γ)Lap, adds C/h to Q. */
-    double ra = settings->rayleigh[0] / settings->dt,
-           rb = settings->rayleigh[1] * (settings->mu + settings->gamma) / settings->dt;
+    double ra = set->rayleigh[0] / set->dt,
+           rb = set->rayleigh[1] * (set->mu + set->gamma) / set->dt;
     if (mod->bdf2) /* BDF2 (sim.h): (9/4) N/h² and (3/2) C/h */
         ih2 *= 2.25, ra *= 1.5, rb *= 1.5;
     for (size_t i = 0; i < nn; i++)
-        mod->Q[i] = (settings->mu + settings->gamma) * mod->Lap[i] + ih2 * mod->N[i] +
-                    ra * mod->N[i] + rb * mod->Lap[i];
+        mod->Q[i] = (set->mu + set->gamma) * mod->Lap[i] + ih2 * mod->N[i] + ra * mod->N[i] +
+                    rb * mod->Lap[i];
     memcpy(mod->Lq, mod->Q, sizeof(double) * nn);
     lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n4, mod->Lq, n4);
-    if (info != 0) {
-        st = mlc_errf(err, MLC_ENOTSPD,
-                      "sim: the reduced system matrix (4w = %d) is not positive definite "
-                      "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
-                      "dependent on the vertices (too many weights for the mesh: lower "
-                      "subspace.skinning_modes)",
-                      n4, (int)info);
-        goto fail;
-    }
+    if (info != 0)
+        return mlc_errf(err, MLC_ENOTSPD,
+                        "sim: the reduced system matrix (4w = %d) is not positive definite "
+                        "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
+                        "dependent on the vertices (too many weights for the mesh: lower "
+                        "subspace.skinning_modes)",
+                        n4, (int)info);
     for (int b = 0; b < n4; b++)
         for (int a = 0; a < b; a++)
             mod->Lq[a + (size_t)n4 * b] = 0;
+    *ra_out = ra, *rb_out = rb;
+    return MLC_OK;
+}
 
-    /* ---- the global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
-     * + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ, so iterations need no triangular solves (§11). ---- */
+/* The global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
+ * + Σ_c (Q⁻¹𝒦_c(ā)) γΩ_cᵀ, so iterations need no triangular solves (§11). */
+static mlc_status solve_rhs_terms(mlc_model *mod, const mlc_subspace *sub, mlc_err *err) {
+    const int n4 = mod->n4, ma = mod->ma;
+    const size_t n3 = (size_t)n4 * 3;
     mod->QiGp = mlc_malloc(sizeof(double) * (size_t)sub->ncp * n3);
     mod->QiKa = mlc_malloc(sizeof(double) * (size_t)sub->nca * ma * n3);
-    if (!mod->QiGp || !mod->QiKa) {
-        st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
-        goto fail;
-    }
+    if (!mod->QiGp || !mod->QiKa)
+        return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
     memcpy(mod->QiGp, mod->Gp, sizeof(double) * (size_t)sub->ncp * n3);
     memcpy(mod->QiKa, mod->Ka, sizeof(double) * (size_t)sub->nca * ma * n3);
     LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->ncp, mod->Lq, n4, mod->QiGp, n4);
     LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->nca * ma, mod->Lq, n4, mod->QiKa, n4);
+    return MLC_OK;
+}
 
-    /* ---- contact (docs/method.md §6): with L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least
-     * fᵀ N⁻¹ f with L f = d is f = N Lᵀ y, (L N Lᵀ) y = d, and the state correction is
-     * Q⁻¹ f = (Q⁻¹ N Q⁻¹) S_a y. Both L N Lᵀ = S_aᵀ G S_a and G S_a are submatrices of the
-     * precomputed Gss = Sᵀ G S and GS = G S (G = Q⁻¹ N Q⁻¹), so a step only picks rows. ---- */
+/* The contact operators, so a step only picks rows. Equality contact (docs/method.md §6): with
+ * L = Jᶜ Q⁻¹ = S_aᵀ Q⁻¹ per block, the force of least fᵀ N⁻¹ f with L f = d is f = N Lᵀ y,
+ * (L N Lᵀ) y = d, and the state correction is Q⁻¹ f = (Q⁻¹ N Q⁻¹) S_a y; both L N Lᵀ = S_aᵀ G S_a
+ * and G S_a are submatrices of the precomputed Gss = Sᵀ G S and GS = G S (G = Q⁻¹ N Q⁻¹).
+ * Complementarity contact (contact.h): a force λ on sample s moves every block by Q₄⁻¹ s_s λ, and
+ * the samples by the Delassus matrix D = S Q₄⁻¹ Sᵀ; S (ns rows of n4, contiguous) is Sᵀ
+ * column-major, so one multi-rhs solve gives Q₄⁻¹ Sᵀ. C is an n4×n4 scratch. */
+static void contact_operators(mlc_model *mod, const mlc_subspace *sub, double *C) {
+    const int n4 = mod->n4;
+    const size_t nn = (size_t)n4 * n4;
     memcpy(C, mod->N, sizeof(double) * nn); /* C ← Q⁻¹ N, then G = Q⁻¹ (Q⁻¹ N)ᵀ */
     LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
     for (int b = 0; b < n4; b++)
@@ -435,10 +473,6 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
         for (int u = 0; u < sub->ns; u++)
             mod->Gss[u + (size_t)sub->ns * s] =
                 dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
-
-    /* ---- complementarity contact (contact.h): a force λ on sample s moves every block by
-     * Q₄⁻¹ s_s λ, and the samples by the Delassus matrix D = S Q₄⁻¹ Sᵀ. S (ns rows of n4,
-     * contiguous) is Sᵀ column-major, so one multi-rhs solve gives Q₄⁻¹ Sᵀ. ---- */
     if (sub->ns > 0) {
         memcpy(mod->QiS, mod->S, sizeof(double) * (size_t)sub->ns * n4);
         LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, sub->ns, mod->Lq, n4, mod->QiS, n4);
@@ -447,57 +481,89 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
                 mod->Dss[u + (size_t)sub->ns * s] =
                     dot_n(mod->S + (size_t)u * n4, 1, mod->QiS + (size_t)n4 * s, n4);
     }
+}
 
-    /* ---- step layouts (sim_internal.h): transposed maps and Q₄⁻¹ N, Q₄⁻¹ Σ m s ---- */
-    {
-        int ncp = sub->ncp, ns = sub->ns, ncol = 3 * ncp;
-        mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
-        mod->nsp = (nsx + 3) & ~3;
-        mod->ST = mlc_malloc(sizeof(double) * (size_t)mod->nsp * n4);
-        mod->QiN = mlc_malloc(sizeof(double) * nn);
-        mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
-        if (!mod->GpT || !mod->ST || !mod->QiN || !mod->Qig) {
-            st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
-            goto fail;
-        }
-        for (int col = 0; col < ncol; col++)
-            for (int i = 0; i < n4; i++)
-                mod->GpT[col + (size_t)ncol * i] = mod->Gp[i + (size_t)n4 * col];
+/* The step's layouts (sim_internal.h): transposed maps GpT and ST, and Q₄⁻¹ N, Q₄⁻¹ Σ m s and,
+ * with Rayleigh damping, Q₄⁻¹ C. */
+static mlc_status step_layouts(mlc_model *mod, const mlc_subspace *sub, double ra, double rb,
+                               mlc_err *err) {
+    const int n4 = mod->n4, nsx = sub->ns > 0 ? sub->ns : 1;
+    const size_t nn = (size_t)n4 * n4, n3 = (size_t)n4 * 3;
+    const int ncp = sub->ncp, ns = sub->ns, ncol = 3 * ncp;
+    mod->GpT = mlc_malloc(sizeof(double) * (size_t)ncp * n3);
+    mod->nsp = (nsx + 3) & ~3;
+    mod->ST = mlc_malloc(sizeof(double) * (size_t)mod->nsp * n4);
+    mod->QiN = mlc_malloc(sizeof(double) * nn);
+    mod->Qig = mlc_malloc(sizeof(double) * (size_t)n4);
+    if (ra != 0 || rb != 0) mod->QiC = mlc_malloc(sizeof(double) * nn);
+    if (!mod->GpT || !mod->ST || !mod->QiN || !mod->Qig || ((ra != 0 || rb != 0) && !mod->QiC))
+        return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
+    for (int col = 0; col < ncol; col++)
         for (int i = 0; i < n4; i++)
-            for (int q = 0; q < mod->nsp; q++)
-                mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
-        if (ra != 0 || rb != 0) {
-            mod->QiC = mlc_malloc(sizeof(double) * nn);
-            if (!mod->QiC) {
-                st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
-                goto fail;
-            }
-            for (size_t i = 0; i < nn; i++)
-                mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
-            LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
-        }
-        memcpy(mod->QiN, mod->N, sizeof(double) * nn);
-        memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 1, mod->Lq, n4, mod->Qig, n4);
+            mod->GpT[col + (size_t)ncol * i] = mod->Gp[i + (size_t)n4 * col];
+    for (int i = 0; i < n4; i++)
+        for (int q = 0; q < mod->nsp; q++)
+            mod->ST[q + (size_t)mod->nsp * i] = q < ns ? mod->S[(size_t)q * n4 + i] : 0;
+    if (mod->QiC) {
+        for (size_t i = 0; i < nn; i++)
+            mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
+    }
+    memcpy(mod->QiN, mod->N, sizeof(double) * nn);
+    memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 1, mod->Lq, n4, mod->Qig, n4);
+    return MLC_OK;
+}
+
+mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                      const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                      const mlc_materials *mat, mlc_model **out, mlc_err *err) {
+    /* ---- check ---- */
+    *out = NULL;
+    mlc_status st = check_inputs(mesh, fem, sub, settings, err);
+    if (st != MLC_OK) return st;
+    static const mlc_materials uniform = {0};
+    if (!mat) mat = &uniform;
+    if ((st = check_materials(mesh, mat, err)) != MLC_OK) return st;
+    const int stiff = mat->mu || mat->gamma; /* per-tet stiffness */
+
+    /* ---- model, arrays and scratch ---- */
+    mlc_model *mod = NULL;
+    if ((st = model_new(mesh, sub, settings, &mod, err)) != MLC_OK) return st;
+    const int n4 = mod->n4;
+    double *G = mlc_malloc(sizeof(double) * (size_t)n4 * 3);
+    double *C = mlc_malloc(sizeof(double) * (size_t)n4 * n4);
+    double *vmass = mat->density ? mlc_calloc((size_t)mesh->nv, sizeof(double)) : NULL;
+    if (!alloc_arrays(mod, mesh, sub, mat, stiff) || !G || !C || (mat->density && !vmass)) {
+        st = mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model (w = %d, m = %d)", mod->w,
+                      mod->m);
+        goto fail;
     }
 
-    /* ---- rest state and its centre of mass ---- */
+    /* ---- the precompute, in the order of the functions above ---- */
+    double ra = 0, rb = 0;
+    if ((st = stream_tets(mod, mesh, fem, sub, mat, stiff, G, vmass, err)) != MLC_OK ||
+        (st = stream_vertices(mod, mesh, fem, sub, vmass, err)) != MLC_OK)
+        goto fail;
+    sample_rows(mod, mesh, sub, mat);
+    if ((st = factor_system(mod, &ra, &rb, err)) != MLC_OK ||
+        (st = solve_rhs_terms(mod, sub, err)) != MLC_OK)
+        goto fail;
+    contact_operators(mod, sub, C);
+    if ((st = step_layouts(mod, sub, ra, rb, err)) != MLC_OK) goto fail;
+
+    /* ---- rest state T_0 = [I|0]/W_0 and its centre of mass ---- */
     double iw0 = 1.0 / sub->W[0];
     for (int k = 0; k < 3; k++)
         mod->zrest[k * n4 + k] = iw0;
     mlc_model_com(mod, mod->zrest, mod->com_rest);
-
-    mlc_free(G);
-    mlc_free(C);
-    mlc_free(vmass);
     *out = mod;
-    return MLC_OK;
 fail:
     mlc_free(G);
     mlc_free(C);
     mlc_free(vmass);
-    mlc_model_destroy(mod);
+    if (st != MLC_OK) mlc_model_destroy(mod);
     return st;
 }
 

@@ -211,29 +211,28 @@ static int regions_ok(const int *a, size_t n, int nregions) {
     return 1;
 }
 
-mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace *out,
-                                   mlc_err *err) {
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return mlc_errf(err, MLC_EIO, "cache %s: cannot open: %s", path, strerror(errno));
-    mlc_status st = MLC_OK;
-    unsigned char *buf = NULL;
-    unsigned char hdr[CACHE_HEADER];
+/* What a cache's header says: its format and the sizes of what it holds. */
+typedef struct cache_header {
+    int local;                          /* format CACHE_VERSION_LOCAL (local-mode fields) */
+    int32_t nv, nt, w, m, ncp, nca, ns; /* sizes */
+    int32_t skin_solves, vib_solves;    /* solver statistics */
+    int32_t nregions;                   /* body regions (local format only) */
+    uint64_t flen, total;               /* the file's length and the length the header implies */
+} cache_header;
+
+/* Read and check the fixed header (regular file, magic, version and byte order, key) into hdr
+ * and the fields of *ch that it names. */
+static mlc_status read_header(FILE *f, const char *path, uint64_t key,
+                              unsigned char hdr[CACHE_HEADER], cache_header *ch, mlc_err *err) {
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = mlc_errf(err, MLC_EIO, "cache %s: not a regular file", path);
-        goto done;
-    }
-    uint64_t flen = (uint64_t)sb.st_size;
-    if (flen < CACHE_HEADER + 8 || fread(hdr, 1, CACHE_HEADER, f) != CACHE_HEADER) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: truncated (%llu bytes, header needs %d)", path,
-                      (unsigned long long)flen, CACHE_HEADER + 8);
-        goto done;
-    }
-    if (memcmp(hdr, "MLCCACHE", 8) != 0) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: not a modalloco cache (bad magic)", path);
-        goto done;
-    }
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode))
+        return mlc_errf(err, MLC_EIO, "cache %s: not a regular file", path);
+    ch->flen = (uint64_t)sb.st_size;
+    if (ch->flen < CACHE_HEADER + 8 || fread(hdr, 1, CACHE_HEADER, f) != CACHE_HEADER)
+        return mlc_errf(err, MLC_EPARSE, "cache %s: truncated (%llu bytes, header needs %d)", path,
+                        (unsigned long long)ch->flen, CACHE_HEADER + 8);
+    if (memcmp(hdr, "MLCCACHE", 8) != 0)
+        return mlc_errf(err, MLC_EPARSE, "cache %s: not a modalloco cache (bad magic)", path);
     uint32_t ver, endian;
     uint64_t fkey;
     int32_t h[10];
@@ -241,63 +240,67 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     q = get(q, &ver, 4);
     q = get(q, &endian, 4);
     q = get(q, &fkey, 8);
-    q = get(q, h, sizeof h);
-    if (endian != CACHE_ENDIAN || (ver != CACHE_VERSION && ver != CACHE_VERSION_LOCAL)) {
-        st = mlc_errf(err, MLC_EPARSE,
-                      "cache %s: format version %u (or byte order) differs from "
-                      "this program's version %u",
-                      path, (unsigned)ver, CACHE_VERSION);
-        goto done;
-    }
-    if (fkey != key) {
-        st = mlc_errf(err, MLC_EPARSE,
-                      "cache %s: stale (computed for another mesh or other settings)", path);
-        goto done;
-    }
-    int32_t nv = h[0], nt = h[1], w = h[2], m = h[3], ncp = h[4], nca = h[5], ns = h[6];
-    int32_t nregions = h[9];
-    int local = ver == CACHE_VERSION_LOCAL;
-    uint64_t header = local ? CACHE_HEADER_LOCAL : CACHE_HEADER;
-    if (local != (nregions > 0)) nregions = -1; /* refused below as a corrupt header */
-    if (nv < 1 || nt < 1 || w < 1 || w > CACHE_MAX_W || m < 1 || m > CACHE_MAX_M || ncp < 1 ||
-        ncp > nt || nca < 1 || nca > nt || ns < 0 || ns > nv || nregions < 0 || nregions > nt) {
-        st = mlc_errf(err, MLC_EPARSE,
-                      "cache %s:byte 24: corrupt header: expected sizes nv >= 1, nt >= 1, "
-                      "w 1..%d, m 1..%d, clusters 1..nt, samples 0..nv; found nv %d, nt %d, "
-                      "w %d, m %d, clusters %d and %d, samples %d",
-                      path, CACHE_MAX_W, CACHE_MAX_M, (int)nv, (int)nt, (int)w, (int)m, (int)ncp,
-                      (int)nca, (int)ns);
-        goto done;
-    }
-    uint64_t total =
-        header +
-        payload_bytes((uint64_t)nv, (uint64_t)nt, (uint64_t)w, (uint64_t)m, (uint64_t)ns, local) +
-        8;
-    if (total != flen || total > MLC_MAX_ALLOC) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: %s (%llu bytes, the header implies %llu)", path,
-                      flen < total ? "truncated" : "has trailing bytes", (unsigned long long)flen,
-                      (unsigned long long)total);
-        goto done;
-    }
-    buf = mlc_malloc((size_t)total);
-    if (!buf) {
-        st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
-        goto done;
-    }
-    memcpy(buf, hdr, CACHE_HEADER);
-    if (fread(buf + CACHE_HEADER, 1, (size_t)(total - CACHE_HEADER), f) !=
-        (size_t)(total - CACHE_HEADER)) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: short read (file changed while reading?)", path);
-        goto done;
-    }
-    uint64_t sum;
-    memcpy(&sum, buf + total - 8, 8);
-    if (sum != mlc_hash64(MLC_HASH_INIT, buf, (size_t)total - 8)) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: checksum mismatch (corrupt file)", path);
-        goto done;
-    }
+    get(q, h, sizeof h);
+    if (endian != CACHE_ENDIAN || (ver != CACHE_VERSION && ver != CACHE_VERSION_LOCAL))
+        return mlc_errf(err, MLC_EPARSE,
+                        "cache %s: format version %u (or byte order) differs from "
+                        "this program's version %u",
+                        path, (unsigned)ver, CACHE_VERSION);
+    if (fkey != key)
+        return mlc_errf(err, MLC_EPARSE,
+                        "cache %s: stale (computed for another mesh or other settings)", path);
+    ch->nv = h[0], ch->nt = h[1], ch->w = h[2], ch->m = h[3], ch->ncp = h[4], ch->nca = h[5];
+    ch->ns = h[6], ch->skin_solves = h[7], ch->vib_solves = h[8], ch->nregions = h[9];
+    ch->local = ver == CACHE_VERSION_LOCAL;
+    return MLC_OK;
+}
 
-    size_t snv = (size_t)nv, snt = (size_t)nt, sw = (size_t)w, sm = (size_t)m;
+/* Refuse sizes no cache of this program has, and a file whose length is not the one they imply
+ * (sets ch->total). */
+static mlc_status check_sizes(const char *path, cache_header *ch, mlc_err *err) {
+    uint64_t header = ch->local ? CACHE_HEADER_LOCAL : CACHE_HEADER;
+    if (ch->local != (ch->nregions > 0)) ch->nregions = -1; /* refused below as corrupt */
+    if (ch->nv < 1 || ch->nt < 1 || ch->w < 1 || ch->w > CACHE_MAX_W || ch->m < 1 ||
+        ch->m > CACHE_MAX_M || ch->ncp < 1 || ch->ncp > ch->nt || ch->nca < 1 || ch->nca > ch->nt ||
+        ch->ns < 0 || ch->ns > ch->nv || ch->nregions < 0 || ch->nregions > ch->nt)
+        return mlc_errf(err, MLC_EPARSE,
+                        "cache %s:byte 24: corrupt header: expected sizes nv >= 1, nt >= 1, "
+                        "w 1..%d, m 1..%d, clusters 1..nt, samples 0..nv; found nv %d, nt %d, "
+                        "w %d, m %d, clusters %d and %d, samples %d",
+                        path, CACHE_MAX_W, CACHE_MAX_M, (int)ch->nv, (int)ch->nt, (int)ch->w,
+                        (int)ch->m, (int)ch->ncp, (int)ch->nca, (int)ch->ns);
+    ch->total = header +
+                payload_bytes((uint64_t)ch->nv, (uint64_t)ch->nt, (uint64_t)ch->w, (uint64_t)ch->m,
+                              (uint64_t)ch->ns, ch->local) +
+                8;
+    if (ch->total != ch->flen || ch->total > MLC_MAX_ALLOC)
+        return mlc_errf(err, MLC_EPARSE, "cache %s: %s (%llu bytes, the header implies %llu)", path,
+                        ch->flen < ch->total ? "truncated" : "has trailing bytes",
+                        (unsigned long long)ch->flen, (unsigned long long)ch->total);
+    return MLC_OK;
+}
+
+/* The whole file in *buf (the header already read, then the rest), its checksum verified. */
+static mlc_status read_checked(FILE *f, const char *path, const unsigned char *hdr, uint64_t total,
+                               unsigned char **buf, mlc_err *err) {
+    if (!(*buf = mlc_malloc((size_t)total)))
+        return mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
+    memcpy(*buf, hdr, CACHE_HEADER);
+    if (fread(*buf + CACHE_HEADER, 1, (size_t)(total - CACHE_HEADER), f) !=
+        (size_t)(total - CACHE_HEADER))
+        return mlc_errf(err, MLC_EPARSE, "cache %s: short read (file changed while reading?)",
+                        path);
+    uint64_t sum;
+    memcpy(&sum, *buf + total - 8, 8);
+    if (sum != mlc_hash64(MLC_HASH_INIT, *buf, (size_t)total - 8))
+        return mlc_errf(err, MLC_EPARSE, "cache %s: checksum mismatch (corrupt file)", path);
+    return MLC_OK;
+}
+
+/* The subspace's arrays for the header's sizes, and its sizes and statistics; 0 when out of
+ * memory. */
+static int alloc_subspace(mlc_subspace *out, const cache_header *ch) {
+    size_t snv = (size_t)ch->nv, snt = (size_t)ch->nt, sw = (size_t)ch->w, sm = (size_t)ch->m;
     out->W = mlc_malloc(snv * sw * sizeof(double));
     out->skin_eval = mlc_malloc(sw * sizeof(double));
     out->D = mlc_malloc(3 * snv * sm * sizeof(double));
@@ -308,24 +311,27 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     out->vib_frac = mlc_malloc(sm * sizeof(double));
     out->cluster = mlc_malloc(snt * sizeof(int));
     out->acluster = mlc_malloc(snt * sizeof(int));
-    out->samples = mlc_malloc((size_t)(ns ? ns : 1) * sizeof(int));
-    if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->grad_max ||
-        !out->mode_index || !out->mode_region || !out->vib_frac || !out->cluster ||
-        !out->acluster || !out->samples) {
-        st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
-        goto done;
-    }
-    out->nv = nv;
-    out->nt = nt;
-    out->w = w;
-    out->m = m;
-    out->ncp = ncp;
-    out->nca = nca;
-    out->ns = ns;
-    out->skin_solves = h[7];
-    out->vib_solves = h[8];
-    out->nregions = nregions;
-    q = buf + 64;
+    out->samples = mlc_malloc((size_t)(ch->ns ? ch->ns : 1) * sizeof(int));
+    out->nv = ch->nv;
+    out->nt = ch->nt;
+    out->w = ch->w;
+    out->m = ch->m;
+    out->ncp = ch->ncp;
+    out->nca = ch->nca;
+    out->ns = ch->ns;
+    out->skin_solves = ch->skin_solves;
+    out->vib_solves = ch->vib_solves;
+    out->nregions = ch->nregions;
+    return out->W && out->skin_eval && out->D && out->vib_eval && out->grad_max &&
+           out->mode_index && out->mode_region && out->vib_frac && out->cluster && out->acluster &&
+           out->samples;
+}
+
+/* Copy the payload after the fixed header (byte 64 on) into *out; the version-1 format has no
+ * local-mode fields, so they read as none (weights 0, every mode global). */
+static void unpack(mlc_subspace *out, const unsigned char *buf, int local) {
+    size_t snv = (size_t)out->nv, snt = (size_t)out->nt, sw = (size_t)out->w, sm = (size_t)out->m;
+    const unsigned char *q = buf + 64;
     q = get(q, out->rigid_eval, sizeof out->rigid_eval);
     double t[4];
     q = get(q, t, sizeof t);
@@ -359,23 +365,48 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
     }
     q = get(q, out->cluster, snt * sizeof(int));
     q = get(q, out->acluster, snt * sizeof(int));
-    q = get(q, out->samples, (size_t)ns * sizeof(int));
-    if (!labels_ok(out->cluster, snt, ncp) || !labels_ok(out->acluster, snt, nca) ||
-        !labels_ok(out->samples, (size_t)ns, nv) || !labels_ok(out->mode_index, sm, 1 << 20) ||
-        !regions_ok(out->mode_region, sm, nregions)) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (label out of range)", path);
-        goto done;
-    }
-    /* Every number a cache holds is finite in a cache this program wrote; a NaN would only show
-     * up much later as a rollout blowing up, far from its cause. */
+    get(q, out->samples, (size_t)out->ns * sizeof(int));
+}
+
+/* Refuse labels out of range and numbers that are not finite: a cache this program wrote has
+ * neither, and a NaN would only show up much later as a rollout blowing up, far from its cause. */
+static mlc_status check_contents(const mlc_subspace *out, const char *path, mlc_err *err) {
+    size_t snv = (size_t)out->nv, snt = (size_t)out->nt, sw = (size_t)out->w, sm = (size_t)out->m;
+    const double lw[4] = {out->local_weight, out->t_local, out->local_gram_min,
+                          out->local_spread_max};
+    if (!labels_ok(out->cluster, snt, out->ncp) || !labels_ok(out->acluster, snt, out->nca) ||
+        !labels_ok(out->samples, (size_t)out->ns, out->nv) ||
+        !labels_ok(out->mode_index, sm, 1 << 20) ||
+        !regions_ok(out->mode_region, sm, out->nregions))
+        return mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (label out of range)", path);
     if (!mlc_all_finite(out->W, snv * sw) || !mlc_all_finite(out->skin_eval, sw) ||
         !mlc_all_finite(out->D, 3 * snv * sm) || !mlc_all_finite(out->vib_eval, sm) ||
         !mlc_all_finite(out->grad_max, sm) || !mlc_all_finite(out->rigid_eval, 6) ||
-        !mlc_all_finite(out->vib_frac, sm) || !mlc_all_finite(lw, 4)) {
-        st = mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)", path);
-        goto done;
+        !mlc_all_finite(out->vib_frac, sm) || !mlc_all_finite(lw, 4))
+        return mlc_errf(err, MLC_EPARSE, "cache %s: corrupt contents (a number is not finite)",
+                        path);
+    return MLC_OK;
+}
+
+mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace *out,
+                                   mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return mlc_errf(err, MLC_EIO, "cache %s: cannot open: %s", path, strerror(errno));
+    unsigned char *buf = NULL;
+    unsigned char hdr[CACHE_HEADER];
+    cache_header ch = {0};
+    mlc_status st;
+    if ((st = read_header(f, path, key, hdr, &ch, err)) == MLC_OK &&
+        (st = check_sizes(path, &ch, err)) == MLC_OK &&
+        (st = read_checked(f, path, hdr, ch.total, &buf, err)) == MLC_OK) {
+        if (!alloc_subspace(out, &ch)) {
+            st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
+        } else {
+            unpack(out, buf, ch.local);
+            st = check_contents(out, path, err);
+        }
     }
-done:
     fclose(f);
     mlc_free(buf);
     if (st != MLC_OK) mlc_subspace_free(out);

@@ -190,6 +190,18 @@ done:
     return st;
 }
 
+mlc_status mlc_terrain_own(mlc_terrain *dst, const mlc_terrain *src, double ground, double friction,
+                           const double *x, int n) {
+    if (src) {
+        mlc_status st = mlc_terrain_copy(dst, src);
+        if (st != MLC_OK) return st;
+    } else {
+        mlc_terrain_flat(dst, ground, friction);
+    }
+    mlc_terrain_settle(dst, x, n);
+    return MLC_OK;
+}
+
 /* ---- queries ---------------------------------------------------------------------------- */
 
 void mlc_terrain_settle(mlc_terrain *t, const double *x, int n) {

@@ -128,6 +128,12 @@ mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T
 
 /* ---- history.svg ------------------------------------------------------------------------- */
 
+/* Open `path` as an mlc_afile and write the opening <svg> element (width × height, whole
+ * numbers of pixels, sans-serif at font_size) and a white background; the caller writes the
+ * rest, closes the element and commits. The one header of the program's plots. */
+mlc_status mlc_svg_begin(mlc_afile *af, const char *path, double width, double height,
+                         int font_size, mlc_err *err);
+
 /* Self-contained SVG line plot of best J and median J against the generation number (x =
  * generation[i], or i when `generation` is NULL), n >= 0 entries. Axes with "nice" ticks and
  * labels, a legend and a title (`title` NULL gives a default; it is XML-escaped). NaN/Inf

@@ -67,6 +67,12 @@ void mlc_terrain_free(mlc_terrain *t);
  * measured along its normal: the body starts touching the slope instead of cutting into it.
  * No-op for a flat plane or a heightfield. */
 void mlc_terrain_settle(mlc_terrain *t, const double *x, int n);
+/* A simulator's own terrain (dst uninitialized): a deep copy of src, or the flat ground at
+ * `ground` with `friction` when src is NULL, settled under the body's rest shape x (3×n). The
+ * reduced model and the full-space simulator set up their terrains alike through this.
+ * MLC_ENOMEM when the copy fails (dst then empty, not settled). */
+mlc_status mlc_terrain_own(mlc_terrain *dst, const mlc_terrain *src, double ground, double friction,
+                           const double *x, int n);
 
 /* Signed distance of x to the solid (positive outside), the outward normal n of the closest
  * feature, and that feature's friction μ (may be NULL). */
