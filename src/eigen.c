@@ -20,6 +20,10 @@
  * generator state that persists across calls, which would make a second solve differ. */
 #define EIGEN_START_SEED 0x6d6c63656967ULL
 #define EIGEN_MAXITER 3000
+/* Relative accuracy of the Ritz values θ = 1/(λ − σ). Machine precision (tol = 0) roughly triples
+ * the solves (132 against 46 on a 47k-DOF mesh) for no visible gain: 1e-12 gives eigenvalues to
+ * ~1e-12 relative and M-orthonormality to rounding. */
+#define EIGEN_TOL 1e-12
 
 double mlc_eigen_default_shift(const cholmod_sparse *K, const double *mass) {
     size_t n = K ? K->ncol : 0;
@@ -188,14 +192,10 @@ cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_co
     return L;
 }
 
-/* The solver behind mlc_eigen_solve_ordered and mlc_eigen_solve_shared: `shared` NULL (analyze,
- * factor, free) or the caller's factor slot (see eigen.h). */
-static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                             const int *perm, int *perm_out, const double *Z, int nz,
-                             cholmod_factor **shared, double *evals, double *evecs,
-                             mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
-    /* ---- check ------------------------------------------------------------------------ */
-    if (info) memset(info, 0, sizeof *info);
+/* The arguments' contract (eigen.h) apart from the deflation basis. */
+static mlc_status check_problem(const cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                const double *evals, const double *evecs, const cholmod_common *cc,
+                                mlc_err *err) {
     if (!K || !mass || !evals || !evecs || !cc)
         return mlc_errf(err, MLC_EINVAL, "eigen: NULL argument");
     if (K->nrow != K->ncol || K->stype == 0 || K->xtype != CHOLMOD_REAL ||
@@ -216,57 +216,41 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
                             "eigen: mass entry %d is %g; every DOF needs a positive mass (a "
                             "vertex not used by any tet?)",
                             i, mass[i]);
-    if (info) info->sigma = sigma;
-    if (!Z) nz = 0;
-    if (nz < 0 || nev + nz >= n)
-        return mlc_errf(err, MLC_EINVAL,
-                        "eigen: %d eigenpairs and %d deflated vectors do not fit "
-                        "a %d×%d problem",
-                        nev, nz, n, n);
-    if (n < 3 * (nev + nz) + 20) {
-        if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
-        /* Dense is exact, so no degeneracy problem: take the nz smallest pairs as the deflated
-         * space (Z spans K's null space by contract) and return the next nev. */
-        double *ev = mlc_malloc((size_t)(nev + nz) * sizeof(double));
-        double *X = mlc_malloc((size_t)n * (nev + nz) * sizeof(double));
-        mlc_status st = ev && X ? solve_dense(K, mass, nev + nz, ev, X, info, err)
-                                : mlc_errf(err, MLC_ENOMEM, "eigen: out of memory (n = %d)", n);
-        if (st == MLC_OK) {
-            memcpy(evals, ev + nz, (size_t)nev * sizeof(double));
-            memcpy(evecs, X + (size_t)n * nz, (size_t)n * nev * sizeof(double));
-        }
-        mlc_free(ev);
-        mlc_free(X);
-        return st;
-    }
+    return MLC_OK;
+}
 
-    /* ---- shift and factor ------------------------------------------------------------- */
-    mlc_status st = MLC_OK;
-    cholmod_sparse *A = NULL;
-    cholmod_factor *L = NULL;
+/* Dense path with deflation: the nz smallest pairs stand for span Z; the next nev are returned. */
+static mlc_status solve_dense_deflated(cholmod_sparse *K, const double *mass, int nev, int nz,
+                                       double *evals, double *evecs, mlc_eigen_info *info,
+                                       mlc_err *err) {
+    /* Dense is exact, so no degeneracy problem: Z spans K's null space by contract. */
+    int n = (int)K->ncol;
+    double *ev = mlc_malloc((size_t)(nev + nz) * sizeof(double));
+    double *X = mlc_malloc((size_t)n * (nev + nz) * sizeof(double));
+    mlc_status st = ev && X ? solve_dense(K, mass, nev + nz, ev, X, info, err)
+                            : mlc_errf(err, MLC_ENOMEM, "eigen: out of memory (n = %d)", n);
+    if (st == MLC_OK) {
+        memcpy(evals, ev + nz, (size_t)nev * sizeof(double));
+        memcpy(evecs, X + (size_t)n * nz, (size_t)n * nev * sizeof(double));
+    }
+    mlc_free(ev);
+    mlc_free(X);
+    return st;
+}
+
+/* *Aout = K − σM and *Lout its factor (new, or taken from a filled `shared` slot), checked SPD. */
+static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double sigma,
+                                   const int *perm, int *perm_out, cholmod_factor **shared,
+                                   mlc_eigen_info *info, cholmod_common *cc, cholmod_sparse **Aout,
+                                   cholmod_factor **Lout, mlc_err *err) {
+    /* The caller frees A and frees L or hands it back to `shared`, also on failure. */
+    int n = (int)K->ncol;
     int reused = 0;
-    cholmod_dense *X = NULL, *Y = NULL, *E = NULL;
-    int ncv = MLC_MIN(n, MLC_MAX(2 * nev + 1, 20));
-    int lworkl = ncv * (ncv + 8);
-    double *resid = mlc_malloc((size_t)n * sizeof(double));
-    double *V = mlc_malloc((size_t)n * ncv * sizeof(double));
-    double *workd = mlc_malloc(3 * (size_t)n * sizeof(double));
-    double *workl = mlc_malloc((size_t)lworkl * sizeof(double));
-    double *d = mlc_malloc((size_t)ncv * sizeof(double));
-    /* dseupd reads select[] as workspace even with howmny = "A": must be initialized. */
-    a_int *select = mlc_calloc((size_t)ncv, sizeof(a_int));
-    if (!resid || !V || !workd || !workl || !d || !select) {
-        st =
-            mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n, ncv);
-        goto done;
-    }
     double t0 = mlc_now();
-    A = cholmod_copy_sparse(K, cc);
-    if (!A) {
-        st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory copying K (CHOLMOD status %d)",
-                      cc->status);
-        goto done;
-    }
+    cholmod_sparse *A = *Aout = cholmod_copy_sparse(K, cc);
+    if (!A)
+        return mlc_errf(err, MLC_ENOMEM, "eigen: out of memory copying K (CHOLMOD status %d)",
+                        cc->status);
     {
         int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
         double *Ax = A->x;
@@ -278,15 +262,14 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
                     found = 1;
                     break;
                 }
-            if (!found) {
-                st = mlc_errf(err, MLC_EINVAL,
-                              "eigen: K has no stored diagonal entry in column %d (a DOF not "
-                              "coupled to any element?)",
-                              j);
-                goto done;
-            }
+            if (!found)
+                return mlc_errf(err, MLC_EINVAL,
+                                "eigen: K has no stored diagonal entry in column %d (a DOF not "
+                                "coupled to any element?)",
+                                j);
         }
     }
+    cholmod_factor *L;
     if (shared && *shared) {
         /* The symbolic analysis of an earlier matrix with the same pattern: refactorize. */
         L = *shared;
@@ -295,13 +278,12 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
     } else {
         L = mlc_eigen_analyze(A, perm, cc);
     }
+    *Lout = L;
     if (info) info->t_analyze = mlc_now() - t0;
-    if (!L) {
-        st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
-                      "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d", n,
-                      cc->status);
-        goto done;
-    }
+    if (!L)
+        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                        "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d", n,
+                        cc->status);
     if (info) {
         int sel = cc->selected >= 0 && cc->selected < CHOLMOD_MAXMETHODS + 1 ? cc->selected : 0;
         snprintf(info->ordering, sizeof info->ordering, "%s",
@@ -324,61 +306,68 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
                 break;
             }
     }
-    if (cc->status == CHOLMOD_NOT_POSDEF) {
-        st = mlc_errf(err, MLC_ENOTSPD,
-                      "eigen: factorizing K - sigma*M (sigma = %.3g, n = %d) failed: not positive "
-                      "definite at column %d; K is indefinite (inverted or degenerate elements, "
-                      "negative material parameters) or the shift is not below the spectrum; "
-                      "`modalloco info` shows the smallest tet volume and dihedral angle",
-                      sigma, n, (int)L->minor);
-        goto done;
-    }
-    if (!ok || cc->status < CHOLMOD_OK) {
-        st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
-                      "eigen: CHOLMOD factorization of K - sigma*M (n = %d) failed, status %d", n,
-                      cc->status);
-        goto done;
-    }
+    if (cc->status == CHOLMOD_NOT_POSDEF)
+        return mlc_errf(err, MLC_ENOTSPD,
+                        "eigen: factorizing K - sigma*M (sigma = %.3g, n = %d) failed: not "
+                        "positive definite at column %d; K is indefinite (inverted or degenerate "
+                        "elements, negative material parameters) or the shift is not below the "
+                        "spectrum; `modalloco info` shows the smallest tet volume and dihedral "
+                        "angle",
+                        sigma, n, (int)L->minor);
+    if (!ok || cc->status < CHOLMOD_OK)
+        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                        "eigen: CHOLMOD factorization of K - sigma*M (n = %d) failed, status %d", n,
+                        cc->status);
     if (info) {
         info->factor_nnz = cc->lnz;
         info->t_factor = mlc_now() - t0;
-        info->ncv = ncv;
     }
+    return MLC_OK;
+}
 
-    /* ---- Lanczos loop (reverse communication) ----------------------------------------- */
-    t0 = mlc_now();
-    {
-        mlc_rng rng;
-        mlc_rng_seed(&rng, EIGEN_START_SEED);
-        for (int i = 0; i < n; i++)
-            resid[i] = 2.0 * mlc_rng_uniform(&rng) - 1.0;
-        deflate(resid, Z, nz, mass, n);
-    }
-    a_int ido = 0, ainfo = 1; /* ainfo = 1: use resid as the start vector */
-    a_int iparam[11] = {0}, ipntr[14] = {0};
-    iparam[0] = 1;             /* exact shifts */
-    iparam[2] = EIGEN_MAXITER; /* max restarts */
-    iparam[3] = 1;             /* block size (must be 1) */
-    iparam[6] = 3;             /* mode 3: shift-invert, generalized */
-    /* Relative accuracy of the Ritz values θ = 1/(λ − σ). Machine precision (tol = 0) roughly
-     * triples the solves (132 against 46 on a 47k-DOF mesh) for no visible gain: 1e-12 gives
-     * eigenvalues to ~1e-12 relative and M-orthonormality to rounding. */
-    const double tol = 1e-12;
-    cholmod_dense B = {0}; /* header over ARPACK's workd: no copy into CHOLMOD memory */
+/* ARPACK's state and workspace for n unknowns, nev wanted pairs and ncv Lanczos vectors. */
+typedef struct {
+    int n, nev, ncv, lworkl;
+    double *resid, *V, *workd, *workl, *d;
+    a_int *select; /* dseupd reads it as workspace even with howmny = "A": must be initialized */
+    a_int info, iparam[11], ipntr[14];
+} arpack_work;
+
+/* Lanczos loop: seeded, deflated start vector, then dsaupd with y = (K − σM)⁻¹ M x from L. */
+static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double *mass,
+                                 const double *Z, int nz, mlc_eigen_info *info, cholmod_common *cc,
+                                 mlc_err *err) {
+    int n = w->n;
+    double *workd = w->workd;
+    mlc_rng rng;
+    mlc_rng_seed(&rng, EIGEN_START_SEED);
+    for (int i = 0; i < n; i++)
+        w->resid[i] = 2.0 * mlc_rng_uniform(&rng) - 1.0;
+    deflate(w->resid, Z, nz, mass, n);
+    a_int ido = 0;
+    w->info = 1;                  /* use resid as the start vector */
+    w->iparam[0] = 1;             /* exact shifts */
+    w->iparam[2] = EIGEN_MAXITER; /* max restarts */
+    w->iparam[3] = 1;             /* block size (must be 1) */
+    w->iparam[6] = 3;             /* mode 3: shift-invert, generalized */
+    cholmod_dense B = {0};        /* header over ARPACK's workd: no copy into CHOLMOD memory */
     B.nrow = (size_t)n;
     B.ncol = 1;
     B.nzmax = (size_t)n;
     B.d = (size_t)n;
     B.xtype = CHOLMOD_REAL;
     B.dtype = CHOLMOD_DOUBLE;
+    cholmod_dense *X = NULL, *Y = NULL, *E = NULL;
+    mlc_status st = MLC_OK;
     int solves = 0;
     for (;;) {
-        dsaupd_c(&ido, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam, ipntr, workd, workl,
-                 lworkl, &ainfo);
-        double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1; /* 1-based offsets */
+        dsaupd_c(&ido, "G", n, "LM", w->nev, EIGEN_TOL, w->resid, w->ncv, w->V, n, w->iparam,
+                 w->ipntr, workd, w->workl, w->lworkl, &w->info);
+        /* 1-based offsets */
+        double *x = workd + w->ipntr[0] - 1, *y = workd + w->ipntr[1] - 1;
         if (ido == -1 || ido == 1) {
             /* y = (K − σM)⁻¹ M x; for ido = 1, M x is already at ipntr[2]. */
-            double *bx = workd + ipntr[2] - 1;
+            double *bx = workd + w->ipntr[2] - 1;
             if (ido == -1) {
                 for (int i = 0; i < n; i++)
                     y[i] = mass[i] * x[i];
@@ -388,7 +377,7 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
             if (!cholmod_solve2(CHOLMOD_A, L, &B, NULL, &X, NULL, &Y, &E, cc)) {
                 st = mlc_errf(err, MLC_ENUMERIC, "eigen: CHOLMOD solve failed, status %d",
                               cc->status);
-                goto done;
+                break;
             }
             memcpy(y, X->x, (size_t)n * sizeof(double));
             /* OP restricted to the M-orthogonal complement of Z: (K − σM)⁻¹M maps Z onto
@@ -403,82 +392,135 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
             break;
         }
     }
-    if (info) {
+    if (st == MLC_OK && info) {
         info->solves = solves;
-        info->iterations = iparam[2];
-        info->nconv = iparam[4];
+        info->iterations = w->iparam[2];
+        info->nconv = w->iparam[4];
     }
-    if (ainfo == 1) {
-        st = mlc_errf(err, MLC_ENOCONV,
-                      "eigen: ARPACK did not converge after %d iterations; %d of %d eigenpairs "
-                      "converged (n = %d, ncv = %d, sigma = %.3g): the spectrum may be clustered "
-                      "or the shift too far from the wanted eigenvalues; ask for fewer modes "
-                      "(actuation.modes, subspace.skinning_modes) or re-mesh the body",
-                      (int)iparam[2], (int)iparam[4], nev, n, ncv, sigma);
-        goto done;
-    }
-    if (ainfo == 3) {
-        st = mlc_errf(err, MLC_ENOCONV,
-                      "eigen: ARPACK could not apply shifts during a restart (info 3, n = %d, "
-                      "ncv = %d): the Lanczos basis is too small for %d eigenpairs",
-                      n, ncv, nev);
-        goto done;
-    }
-    if (ainfo == -9999) {
-        st = mlc_errf(err, MLC_ENUMERIC,
-                      "eigen: ARPACK could not build a Lanczos factorization (info -9999, "
-                      "n = %d): the operator may be singular or the start vector degenerate",
-                      n);
-        goto done;
-    }
-    if (ainfo != 0) {
-        st = mlc_errf(err, MLC_ENUMERIC,
-                      "eigen: dsaupd returned info %d (an invalid argument: a bug in eigen.c; "
-                      "n = %d, nev = %d, ncv = %d)",
-                      (int)ainfo, n, nev, ncv);
-        goto done;
+    cholmod_free_dense(&X, cc);
+    cholmod_free_dense(&Y, cc);
+    cholmod_free_dense(&E, cc);
+    return st;
+}
+
+/* dsaupd's final info as a status (ARPACK's codes in words). */
+static mlc_status arpack_status(const arpack_work *w, double sigma, mlc_err *err) {
+    int n = w->n, nev = w->nev, ncv = w->ncv;
+    if (w->info == 1)
+        return mlc_errf(err, MLC_ENOCONV,
+                        "eigen: ARPACK did not converge after %d iterations; %d of %d eigenpairs "
+                        "converged (n = %d, ncv = %d, sigma = %.3g): the spectrum may be clustered "
+                        "or the shift too far from the wanted eigenvalues; ask for fewer modes "
+                        "(actuation.modes, subspace.skinning_modes) or re-mesh the body",
+                        (int)w->iparam[2], (int)w->iparam[4], nev, n, ncv, sigma);
+    if (w->info == 3)
+        return mlc_errf(err, MLC_ENOCONV,
+                        "eigen: ARPACK could not apply shifts during a restart (info 3, n = %d, "
+                        "ncv = %d): the Lanczos basis is too small for %d eigenpairs",
+                        n, ncv, nev);
+    if (w->info == -9999)
+        return mlc_errf(err, MLC_ENUMERIC,
+                        "eigen: ARPACK could not build a Lanczos factorization (info -9999, "
+                        "n = %d): the operator may be singular or the start vector degenerate",
+                        n);
+    if (w->info != 0)
+        return mlc_errf(err, MLC_ENUMERIC,
+                        "eigen: dsaupd returned info %d (an invalid argument: a bug in eigen.c; "
+                        "n = %d, nev = %d, ncv = %d)",
+                        (int)w->info, n, nev, ncv);
+    return MLC_OK;
+}
+
+/* dseupd: the converged pairs λ = σ + 1/θ into evals/evecs, sorted, M-normalized and signed. */
+static mlc_status arpack_extract(arpack_work *w, double sigma, const double *mass, double *evals,
+                                 double *evecs, mlc_err *err) {
+    int n = w->n, nev = w->nev;
+    a_int ierr = 0;
+    dseupd_c(1, "A", w->select, w->d, evecs, n, sigma, "G", n, "LM", nev, EIGEN_TOL, w->resid,
+             w->ncv, w->V, n, w->iparam, w->ipntr, w->workd, w->workl, w->lworkl, &ierr);
+    if (ierr != 0)
+        return mlc_errf(err, ierr == -14 ? MLC_ENOCONV : MLC_ENUMERIC,
+                        "eigen: dseupd returned info %d (%s; n = %d, nev = %d)", (int)ierr,
+                        ierr == -14 ? "no Ritz value converged to sufficient accuracy"
+                                    : "internal LAPACK failure or invalid argument",
+                        n, nev);
+    if (w->iparam[4] < nev)
+        return mlc_errf(err, MLC_ENOCONV,
+                        "eigen: only %d of %d eigenpairs converged (n = %d, %d iterations); ask "
+                        "for fewer modes (actuation.modes, subspace.skinning_modes) or re-mesh "
+                        "the body",
+                        (int)w->iparam[4], nev, n, (int)w->iparam[2]);
+    memcpy(evals, w->d, (size_t)nev * sizeof(double));
+    finish_pairs(n, nev, mass, evals, evecs, w->resid);
+    return MLC_OK;
+}
+
+/* The solver behind mlc_eigen_solve_ordered and mlc_eigen_solve_shared: `shared` NULL (analyze,
+ * factor, free) or the caller's factor slot (see eigen.h). */
+static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                             const int *perm, int *perm_out, const double *Z, int nz,
+                             cholmod_factor **shared, double *evals, double *evecs,
+                             mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+    /* ---- check ------------------------------------------------------------------------ */
+    if (info) memset(info, 0, sizeof *info);
+    mlc_status st = check_problem(K, mass, nev, sigma, evals, evecs, cc, err);
+    if (st != MLC_OK) return st;
+    int n = (int)K->ncol;
+    if (info) info->sigma = sigma;
+    if (!Z) nz = 0;
+    if (nz < 0 || nev + nz >= n)
+        return mlc_errf(err, MLC_EINVAL,
+                        "eigen: %d eigenpairs and %d deflated vectors do not fit "
+                        "a %d×%d problem",
+                        nev, nz, n, n);
+    if (n < 3 * (nev + nz) + 20) {
+        if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
+        return solve_dense_deflated(K, mass, nev, nz, evals, evecs, info, err);
     }
 
-    /* ---- extract ---------------------------------------------------------------------- */
-    a_int ierr = 0;
-    dseupd_c(1, "A", select, d, evecs, n, sigma, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam,
-             ipntr, workd, workl, lworkl, &ierr);
-    if (ierr != 0) {
-        st = mlc_errf(err, ierr == -14 ? MLC_ENOCONV : MLC_ENUMERIC,
-                      "eigen: dseupd returned info %d (%s; n = %d, nev = %d)", (int)ierr,
-                      ierr == -14 ? "no Ritz value converged to sufficient accuracy"
-                                  : "internal LAPACK failure or invalid argument",
-                      n, nev);
+    /* ---- shift and factor ------------------------------------------------------------- */
+    cholmod_sparse *A = NULL;
+    cholmod_factor *L = NULL;
+    arpack_work w = {0};
+    w.n = n;
+    w.nev = nev;
+    w.ncv = MLC_MIN(n, MLC_MAX(2 * nev + 1, 20));
+    w.lworkl = w.ncv * (w.ncv + 8);
+    w.resid = mlc_malloc((size_t)n * sizeof(double));
+    w.V = mlc_malloc((size_t)n * w.ncv * sizeof(double));
+    w.workd = mlc_malloc(3 * (size_t)n * sizeof(double));
+    w.workl = mlc_malloc((size_t)w.lworkl * sizeof(double));
+    w.d = mlc_malloc((size_t)w.ncv * sizeof(double));
+    w.select = mlc_calloc((size_t)w.ncv, sizeof(a_int));
+    if (!w.resid || !w.V || !w.workd || !w.workl || !w.d || !w.select) {
+        st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n,
+                      w.ncv);
         goto done;
     }
-    if (iparam[4] < nev) {
-        st = mlc_errf(err, MLC_ENOCONV,
-                      "eigen: only %d of %d eigenpairs converged (n = %d, %d iterations); ask for "
-                      "fewer modes (actuation.modes, subspace.skinning_modes) or re-mesh the body",
-                      (int)iparam[4], nev, n, (int)iparam[2]);
-        goto done;
-    }
-    memcpy(evals, d, (size_t)nev * sizeof(double));
-    /* ---- sort, normalize, sign -------------------------------------------------------- */
-    finish_pairs(n, nev, mass, evals, evecs, resid);
+    st = shift_and_factor(K, mass, sigma, perm, perm_out, shared, info, cc, &A, &L, err);
+    if (st != MLC_OK) goto done;
+    if (info) info->ncv = w.ncv;
+
+    /* ---- Lanczos loop, extract, sort/normalize/sign ----------------------------------- */
+    double t0 = mlc_now();
+    if ((st = arpack_iterate(&w, L, mass, Z, nz, info, cc, err)) != MLC_OK) goto done;
+    if ((st = arpack_status(&w, sigma, err)) != MLC_OK) goto done;
+    if ((st = arpack_extract(&w, sigma, mass, evals, evecs, err)) != MLC_OK) goto done;
     if (info) info->t_iterate = mlc_now() - t0;
 
 done:
     /* ---- cleanup ---------------------------------------------------------------------- */
-    cholmod_free_dense(&X, cc);
-    cholmod_free_dense(&Y, cc);
-    cholmod_free_dense(&E, cc);
     if (shared && !*shared)
         *shared = L; /* the caller's now, numeric or symbolic */
     else
         cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
-    mlc_free(resid);
-    mlc_free(V);
-    mlc_free(workd);
-    mlc_free(workl);
-    mlc_free(d);
-    mlc_free(select);
+    mlc_free(w.resid);
+    mlc_free(w.V);
+    mlc_free(w.workd);
+    mlc_free(w.workl);
+    mlc_free(w.d);
+    mlc_free(w.select);
     return st;
 }
 
