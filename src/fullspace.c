@@ -1,4 +1,5 @@
-/* fullspace.c: the full-space reference simulator and the reduced-versus-full comparison
+/* fullspace.c: the full-space reference simulator (the reduced-versus-full comparison that runs it
+ * beside the reduced one is rollout_run.c)
  * (docs/method.md §5–7; 000 Eq. 9–16, 25/45 and App. E with the signs of docs/method.md §6).
  *
  * The reduced simulator (sim_model.c, sim_step.c) minimizes the backward-Euler incremental
@@ -30,7 +31,6 @@
  * nothing else.
  */
 #include "modalloco/fullspace.h"
-#include "modalloco/objective.h"
 
 #include <math.h>
 #include <string.h>
@@ -889,8 +889,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     return d2 > 1e6 * fs->extent * fs->extent; /* runaway, as sim_step.c */
 }
 
-/* ---- rollout, scored by the shared objective accumulator (objective.h)
- * ---------------------------------------- */
+/* ---- what the objective reads of a frame (objective.h) ----------------------------------------
+ */
 
 static void body_rotation(mlc_fullspace *fs, const double *x, double R[9]) {
     double A[9];
@@ -898,146 +898,47 @@ static void body_rotation(mlc_fullspace *fs, const double *x, double R[9]) {
     mlc_polar(A, fs->qbody, R);
 }
 
-mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
-                             const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
-                             void *user, mlc_rollout_result *res, mlc_err *err) {
-    mlc_objective_settings od;
-    if (!obj) {
-        mlc_objective_settings_default(&od);
-        obj = &od;
-    }
-    mlc_fullspace_reset(fs);
-    const int S = fs->set.steps;
-    const double h = fs->set.dt;
-    double fwd[3], com[3], R[9];
-    mlc_objective_acc acc;
-    mlc_fullspace_com(fs, fs->xc, com);
-    body_rotation(fs, fs->xc, R);
-    mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
-    mlc_objective_set_body(&acc, fs->extent, fs->set.ground);
-    mlc_objective_set_terrain(&acc, &fs->terrain);
-    if (frame) frame(user, 0, 0.0, fs->xc, com, fwd, 0);
-    if (fs->observer) fs->observer(fs->observer_user, 0, 0.0, fs->xc, com, fwd, 0);
-    int s, failed = 0;
-    for (s = 1; s <= S; s++) {
-        int rc = mlc_fullspace_step(fs, act);
-        if (rc < 0)
-            return mlc_errf(err, (mlc_status)rc,
-                            "fullspace: sparse solve failed at step %d "
-                            "(CHOLMOD status %d)",
-                            s, fs->cc.status);
-        if (rc) {
-            failed = 1;
-            break;
-        }
-        if (obj->effort > 0) mlc_objective_actuation(&acc, fs->abar, fs->m);
-        mlc_fullspace_com(fs, fs->xc, com);
-        body_rotation(fs, fs->xc, R);
-        double lowest = INFINITY;
-        if (fs->tc.frame) { /* terrain: ground + the smallest distance to it (as sim_step.c) */
-            double n[3];
-            for (int i = 0; i < fs->ns; i++)
-                lowest = fmin(
-                    lowest, mlc_terrain_query(&fs->terrain, fs->xc + 3 * fs->samples[i], n, NULL));
-            lowest += fs->set.ground;
-        } else {
-            for (int i = 0; i < fs->ns; i++)
-                lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
-        }
-        mlc_objective_frame(&acc, com, R, fs->last_work, lowest, fwd);
-        if (frame) frame(user, s, s * h, fs->xc, com, fwd, fs->contacts);
-        if (fs->observer) fs->observer(fs->observer_user, s, s * h, fs->xc, com, fwd, fs->contacts);
-    }
-    mlc_objective_end(&acc, S, s - 1, failed);
-    return MLC_OK;
-}
-
 void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *user) {
     fs->observer = fn;
     fs->observer_user = user;
 }
 
-/* ---- reduced versus full --------------------------------------------------------------------- */
-
-typedef struct com_log {
-    double *com; /* 3 × (cap) */
-    int cap, n;
-} com_log;
-
-static mlc_status log_reduced(void *user, int frame, double time, const double *z,
-                              const double com[3], const double forward[3], int contacts) {
-    MLC_UNUSED(time), MLC_UNUSED(z), MLC_UNUSED(forward), MLC_UNUSED(contacts);
-    com_log *lg = user;
-    if (frame < lg->cap) memcpy(lg->com + 3 * (size_t)frame, com, 3 * sizeof(double));
-    lg->n = MLC_MAX(lg->n, frame + 1);
-    return MLC_OK;
+void mlc_fullspace_notify(const mlc_fullspace *fs, int frame, double time, const double com[3],
+                          const double forward[3]) {
+    if (fs->observer)
+        fs->observer(fs->observer_user, frame, time, fs->xc, com, forward, fs->contacts);
 }
 
-static void log_full(void *user, int frame, double time, const double *x, const double com[3],
-                     const double forward[3], int contacts) {
-    (void)log_reduced(user, frame, time, x, com, forward, contacts);
+void mlc_fullspace_frame_state(mlc_fullspace *fs, mlc_frame_state *f) {
+    mlc_fullspace_com(fs, fs->xc, f->com);
+    body_rotation(fs, fs->xc, f->R);
+    double lowest = INFINITY;
+    if (fs->tc.frame) { /* terrain: ground + the smallest distance to it (as sim_step.c) */
+        double n[3];
+        for (int i = 0; i < fs->ns; i++)
+            lowest =
+                fmin(lowest, mlc_terrain_query(&fs->terrain, fs->xc + 3 * fs->samples[i], n, NULL));
+        lowest += fs->set.ground;
+    } else {
+        for (int i = 0; i < fs->ns; i++)
+            lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
+    }
+    f->lowest = lowest;
+    f->work = fs->last_work;
+    f->abar = fs->abar;
+    f->m = fs->m;
+    f->contacts = fs->contacts;
 }
 
-mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
-                                 const mlc_actuation *act, const mlc_objective_settings *obj,
-                                 mlc_fullspace_comparison *out, mlc_err *err) {
-    memset(out, 0, sizeof *out);
-    const mlc_sim_settings *ms = mlc_model_settings(model);
-    if (ms->steps != fs->set.steps || ms->dt != fs->set.dt)
-        return mlc_errf(err, MLC_EINVAL,
-                        "fullspace: the reduced model (%d steps of %g s) and "
-                        "the full-space simulator (%d of %g s) disagree",
-                        ms->steps, ms->dt, fs->set.steps, fs->set.dt);
-    int S = fs->set.steps, nv = fs->nv;
-    mlc_status st = MLC_OK;
-    mlc_rollout *ro = NULL;
-    com_log lr = {0}, lf = {0};
-    double *xr = NULL;
-    lr.cap = lf.cap = S + 1;
-    lr.com = mlc_malloc(sizeof(double) * 3 * (size_t)(S + 1));
-    lf.com = mlc_malloc(sizeof(double) * 3 * (size_t)(S + 1));
-    xr = mlc_malloc(sizeof(double) * 3 * (size_t)nv);
-    if (!lr.com || !lf.com || !xr || mlc_rollout_create(model, &ro) != MLC_OK) {
-        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the comparison");
-        goto done;
-    }
-    double t0 = mlc_now();
-    if ((st = mlc_rollout_run(ro, act, obj, log_reduced, &lr, &out->reduced)) != MLC_OK) {
-        mlc_errf(err, st, "fullspace: the reduced rollout failed: %s", mlc_strerror(st));
-        goto done;
-    }
-    out->t_reduced = mlc_now() - t0;
-    t0 = mlc_now();
-    if ((st = mlc_fullspace_run(fs, act, obj, log_full, &lf, &out->full, err)) != MLC_OK) goto done;
-    out->t_full = mlc_now() - t0;
-    out->convergence = fs->conv;
-    out->frames = MLC_MIN(lr.n, lf.n);
-    for (int f = 0; f < out->frames; f++) {
-        double d2 = 0;
-        for (int k = 0; k < 3; k++) {
-            double d = lr.com[3 * f + k] - lf.com[3 * f + k];
-            d2 += d * d;
-        }
-        out->com_error_max = fmax(out->com_error_max, sqrt(d2));
-        if (f == out->frames - 1) out->com_error_final = sqrt(d2);
-    }
-    /* Final shapes: B z_S against x_S (meaningful only when both rollouts ran to the end). */
-    mlc_model_skin(model, mlc_rollout_state(ro), nv, NULL, xr);
-    const double *xf = fs->xc;
-    double sum2 = 0;
-    for (int i = 0; i < nv; i++) {
-        double d2 = 0;
-        for (int k = 0; k < 3; k++)
-            d2 += (xr[3 * i + k] - xf[3 * i + k]) * (xr[3 * i + k] - xf[3 * i + k]);
-        out->vertex_error_max = fmax(out->vertex_error_max, sqrt(d2));
-        sum2 += d2;
-    }
-    out->vertex_error_rms = sqrt(sum2 / nv);
-    out->extent = fs->extent;
-done:
-    mlc_rollout_destroy(ro);
-    mlc_free(lr.com);
-    mlc_free(lf.com);
-    mlc_free(xr);
-    return st;
+const mlc_sim_settings *mlc_fullspace_settings(const mlc_fullspace *fs) {
+    return &fs->set;
+}
+const mlc_terrain *mlc_fullspace_terrain(const mlc_fullspace *fs) {
+    return &fs->terrain;
+}
+double mlc_fullspace_extent(const mlc_fullspace *fs) {
+    return fs->extent;
+}
+int mlc_fullspace_solver_status(const mlc_fullspace *fs) {
+    return fs->cc.status;
 }

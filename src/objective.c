@@ -3,13 +3,19 @@
  * reader at the end runs once, before any rollout). */
 #include "modalloco/objective.h"
 
-#include "modalloco/credibility.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void mlc_objective_settings_default(mlc_objective_settings *o) {
+    memset(o, 0, sizeof *o);
+    o->direction[0] = 1;
+    o->forward[0] = 1;
+    o->align = 1;
+    o->credible_gate = 1;
+}
 
 static void normalize3(const double in[3], double out[3]) {
     double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);

@@ -1,5 +1,5 @@
-/* sim_step.c: reduced time stepping with ground contact, and the rollout objective
- * (docs/method.md §4, §6, §7; 000 App. D–E with the signs of docs/method.md §6).
+/* sim_step.c: reduced time stepping with ground contact (docs/method.md §4, §6; 000 App. D–E with
+ * the signs of docs/method.md §6).
  *
  * One step minimizes the backward-Euler incremental potential (Eq. 25/45)
  *   (1/2h²)‖z − q‖²_N − zᵀBᵀMg + E_v(z) + E_a(z, ā),  q = 2z_n − z_{n−1},
@@ -57,7 +57,6 @@
 
 #include "cpu_internal.h"
 #include "modalloco/contact.h"
-#include "modalloco/objective.h"
 #include "modalloco/polar.h"
 #include "modalloco/testing.h"
 #include "sim_internal.h"
@@ -80,14 +79,6 @@ void mlc_sim_settings_default(mlc_sim_settings *s) {
     s->density = MLC_SIM_DEFAULT_DENSITY;
     s->mu = MLC_SIM_DEFAULT_MU;
     s->gamma = MLC_SIM_DEFAULT_GAMMA;
-}
-
-void mlc_objective_settings_default(mlc_objective_settings *o) {
-    memset(o, 0, sizeof *o);
-    o->direction[0] = 1;
-    o->forward[0] = 1;
-    o->align = 1;
-    o->credible_gate = 1;
 }
 
 double mlc_model_extent(const mlc_model *mod) {
@@ -230,6 +221,9 @@ int mlc_rollout_contacts(const mlc_rollout *ro) {
 }
 int mlc_rollout_last_iterations(const mlc_rollout *ro) {
     return ro->last_iterations;
+}
+const mlc_model *mlc_rollout_model(const mlc_rollout *ro) {
+    return ro->mod;
 }
 double mlc_rollout_last_work(const mlc_rollout *ro) {
     return ro->last_work;
@@ -796,7 +790,7 @@ int mlc_rollout_step_forced(mlc_rollout *ro, const mlc_actuation *act) {
     return step_impl(ro, act, 1);
 }
 
-/* ---- rollout and objective (docs/method.md §7) --------------------------------------------------
+/* ---- what the objective reads of a frame (objective.h) ----------------------------------------
  */
 
 /* Height of the lowest contact sample of the current state (+∞ without contact). */
@@ -825,40 +819,12 @@ static void body_rotation(mlc_rollout *ro, const double *z, double R[9]) {
     mlc_polar(A, ro->qbody, R);
 }
 
-mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
-                           const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
-                           mlc_rollout_result *res) {
-    const mlc_model *mod = ro->mod;
-    mlc_objective_settings od;
-    if (!obj) {
-        mlc_objective_settings_default(&od);
-        obj = &od;
-    }
-    mlc_rollout_reset(ro);
-    const int S = mod->set.steps;
-    double h = mod->set.dt;
-    double fwd[3], com[3], R[9];
-    mlc_objective_acc acc;
-    mlc_model_com(mod, ro->zc, com);
-    body_rotation(ro, ro->zc, R);
-    mlc_objective_begin(&acc, obj, h, com, R, res, fwd);
-    mlc_objective_set_body(&acc, mod->extent, mod->set.ground);
-    mlc_objective_set_terrain(&acc, &mod->terrain);
-    mlc_status st = frame ? frame(user, 0, 0.0, ro->zc, com, fwd, 0) : MLC_OK;
-    int done = 0, failed = st != MLC_OK; /* a frame function's status stops the rollout */
-    for (int s = 1; s <= S && !failed; s++) {
-        if (mlc_rollout_step(ro, act)) {
-            failed = 1;
-            break;
-        }
-        done = s;
-        if (obj->effort > 0) mlc_objective_actuation(&acc, ro->abar, mod->m);
-        mlc_model_com(mod, ro->zc, com);
-        body_rotation(ro, ro->zc, R);
-        mlc_objective_frame(&acc, com, R, mlc_rollout_last_work(ro), lowest_sample(ro), fwd);
-        if (frame && (st = frame(user, s, s * h, ro->zc, com, fwd, ro->contacts)) != MLC_OK)
-            failed = 1;
-    }
-    mlc_objective_end(&acc, S, done, failed);
-    return st;
+void mlc_rollout_frame_state(mlc_rollout *ro, mlc_frame_state *f) {
+    mlc_model_com(ro->mod, ro->zc, f->com);
+    body_rotation(ro, ro->zc, f->R);
+    f->lowest = lowest_sample(ro);
+    f->work = ro->last_work;
+    f->abar = ro->abar;
+    f->m = ro->mod->m;
+    f->contacts = ro->contacts;
 }

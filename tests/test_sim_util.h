@@ -8,6 +8,7 @@
 #include <lapacke.h>
 
 #include "modalloco/fem.h"
+#include "modalloco/objective.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
 #include "test_util.h"

@@ -38,14 +38,14 @@
 
 #include "modalloco/base.h"
 #include "modalloco/mesh.h"
+#include "modalloco/objective.h"
 #include "modalloco/sim.h"
 
-#define MLC_CRED_RISE_MAX 0.25         /* extents */
-#define MLC_CRED_AIRBORNE_MAX 0.25     /* fraction of frames */
+/* MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX and MLC_CRED_CLEARANCE, which the objective's gate
+ * also uses, are objective.h's. */
 #define MLC_CRED_PENETRATION_MAX 0.02  /* extents */
 #define MLC_CRED_UP_MIN 0.5            /* up_min must exceed it (60° of tilt) */
 #define MLC_CRED_ROBUSTNESS_MIN 0.75   /* fraction of replays */
-#define MLC_CRED_CLEARANCE 0.01        /* a frame is airborne above ground + this × extent */
 #define MLC_CRED_FLIP_RISE_MAX 1.0     /* extents (objective.kind "flip") */
 #define MLC_CRED_FLIP_AIRBORNE_MAX 0.6 /* fraction of frames (flip) */
 #define MLC_CRED_FLIP_AIRBORNE_MIN 0.02

@@ -102,36 +102,24 @@ void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9
 typedef void (*mlc_fullspace_frame_fn)(void *user, int frame, double time, const double *x,
                                        const double com[3], const double forward[3], int contacts);
 
-/* A whole rollout from rest with the objective bookkeeping of mlc_rollout_run (docs/method.md §7),
- * so the two results are directly comparable. Blow-ups go to result->failed; a CHOLMOD
- * failure is returned as a status. */
-mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
-                             const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
-                             void *user, mlc_rollout_result *result, mlc_err *err);
-
 /* Also call `fn` (NULL: nobody) for every frame of the following runs, beside their own
  * `frame` argument: a caller can measure the rollout mlc_fullspace_compare runs. */
 void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *user);
+/* Call the function registered with mlc_fullspace_observe (if any) for a frame of the current
+ * state (what mlc_fullspace_run does after its own `frame`). */
+void mlc_fullspace_notify(const mlc_fullspace *fs, int frame, double time, const double com[3],
+                          const double forward[3]);
 
-/* ---- Reduced versus full ---------------------------------------------------------------- */
-
-typedef struct mlc_fullspace_comparison {
-    mlc_rollout_result reduced, full; /* objective terms of both rollouts */
-    double com_error_max;             /* max over frames of |c_reduced(t) − c_full(t)| (metres) */
-    double com_error_final;           /* the same at the last frame */
-    double vertex_error_max;          /* max over vertices of |B z_S − x_S| at the last frame */
-    double vertex_error_rms;          /* root mean square of the same */
-    double extent;            /* largest bounding-box extent of the rest mesh (error scale) */
-    int frames;               /* frames compared (steps + 1 unless a rollout failed) */
-    double t_reduced, t_full; /* seconds per rollout */
-    mlc_fullspace_convergence convergence; /* of the full-space rollout */
-} mlc_fullspace_comparison;
-
-/* Run the reduced rollout of `model` and the full-space rollout of `fs` with the same actuation
- * and objective, and compare them frame by frame (both must have been created from the same
- * mesh and settings). Allocates O(steps + nv) scratch. */
-mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
-                                 const mlc_actuation *act, const mlc_objective_settings *obj,
-                                 mlc_fullspace_comparison *out, mlc_err *err);
+/* What the objective reads of the current state, as mlc_rollout_frame_state (sim.h); once a
+ * frame and in order (the body rotation is warm-started). */
+void mlc_fullspace_frame_state(mlc_fullspace *fs, mlc_frame_state *f);
+const mlc_sim_settings *mlc_fullspace_settings(const mlc_fullspace *fs);
+const mlc_terrain *mlc_fullspace_terrain(const mlc_fullspace *fs); /* its own copy */
+double mlc_fullspace_extent(const mlc_fullspace *fs); /* largest rest bounding-box extent */
+/* CHOLMOD's status after a step that returned a negative status (for the message). */
+int mlc_fullspace_solver_status(const mlc_fullspace *fs);
+/* The stopping rule's record since the last reset. */
+void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out);
+const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */
 
 #endif

@@ -31,7 +31,76 @@
 #define MODALLOCO_OBJECTIVE_H
 
 #include "modalloco/base.h"
+#include "modalloco/fullspace.h"
 #include "modalloco/sim.h"
+
+/* What J measures (objective.kind; docs/method.md §7). Locomotion and jump keep the values 0
+ * and 1 that the former `jump` flag had. */
+typedef enum mlc_objective_kind {
+    MLC_OBJ_LOCOMOTION = 0,
+    MLC_OBJ_JUMP = 1,
+    MLC_OBJ_TURN,   /* end with the body's forward axis along the heading */
+    MLC_OBJ_TARGET, /* end with the centre of mass at a target */
+    MLC_OBJ_PATH,   /* follow timed waypoints with the centre of mass */
+    MLC_OBJ_ROLL,   /* roll forward about v̂ × ŷ */
+    MLC_OBJ_FLIP    /* rotate about v̂ × ŷ while airborne */
+} mlc_objective_kind;
+
+#define MLC_OBJ_MAX_MODES 64 /* a_max entries of the effort penalty (actuation.modes ≤ 64) */
+
+typedef struct mlc_objective_settings {
+    int kind;            /* mlc_objective_kind: 0 locomotion (J = J_disp·J_align), 1 jump, ... */
+    double direction[3]; /* v̂ (normalized by the model) */
+    double forward[3];   /* û₀ (normalized) */
+    int align;           /* multiply by J_align */
+    int upright;    /* J_align = max(0, min_t min((R û₀)·v̂, (R ŷ)·ŷ)): also no rolling */
+    int align_mean; /* J_align = mean_t max(0, a(t)) instead of max(0, min_t a(t)) */
+    double work_penalty; /* α */
+    int work_abs;        /* penalize |work| per step */
+    int credible_gate;   /* J ×= J_gate (objective.h): leaps and flights do not pay */
+    double heading[3];   /* turn: final forward direction ĥ (y ignored; normalized on the
+                            ground by the objective) */
+    double target[3];    /* target (and jump with target_set): final centre of mass */
+    int target_set;
+    const double *path; /* path: npath waypoints (t, x, y, z), times increasing (borrowed) */
+    int npath;
+    double effort;                   /* weight of the effort penalty (0 = off) */
+    double a_max[MLC_OBJ_MAX_MODES]; /* per-mode amplitude limits of the effort penalty
+                                        (0 or unset entries count as 1) */
+    double vibration;                /* weight of the vibration penalty (0 = off) */
+} mlc_objective_settings;
+
+typedef struct mlc_rollout_result {
+    double J, J_disp, J_align, J_work; /* objective and its terms (J_work = α·work) */
+    double J_task;       /* the task term before gate and penalties (docs/method.md §7) */
+    double task_error;   /* how far from the task: turn |heading error| (radians), target
+                            final distance / extent, path mean distance / extent, roll and flip
+                            the rotation about the lateral axis (radians, signed); 0 else */
+    double J_effort;     /* effort weight × mean_s ‖a(t_s)/a_max‖² */
+    double J_vibration;  /* vibration weight × mean squared CoM acceleration (extents/s²)² */
+    double roll_angle;   /* accumulated rotation about v̂ × ŷ (radians) */
+    double flip_angle;   /* the same, over airborne frames only */
+    double J_gate;       /* credibility gate (1 when off) */
+    double displacement; /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
+    double height_gain;  /* mean_t c_y(t) - c_y(t0) (jump) */
+    double com0[3], com1[3];
+    int steps_done;   /* < steps when the rollout blew up */
+    int failed;       /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
+    double align_min; /* min over frames of the alignment a(t), not clamped at 0 (with
+                         `upright` also of R_yy): how far a tumbling rollout, whose
+                         J_align is 0, was from staying aligned (the optimizer's
+                         tie-breaker); up to the failing frame when failed */
+} mlc_rollout_result;
+
+#define MLC_SIM_FAIL_PENALTY 1e3
+
+/* Credibility limits (credibility.h) that the gate above also applies. */
+#define MLC_CRED_RISE_MAX 0.25     /* extents */
+#define MLC_CRED_AIRBORNE_MAX 0.25 /* fraction of frames */
+#define MLC_CRED_CLEARANCE 0.01    /* a frame is airborne above ground + this × extent */
+
+/* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */
+void mlc_objective_settings_default(mlc_objective_settings *o);
 
 typedef struct mlc_objective_acc {
     const mlc_objective_settings *obj; /* borrowed */
@@ -88,5 +157,46 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed);
 /* Read objective.path's CSV (header line starting with "time", then time,x,y,z per line, times
  * increasing) into *out (4×n values, owned, mlc_free). Errors name FILE:LINE; MLC_EINVAL. */
 mlc_status mlc_objective_path_read(const char *file, double **out, int *n, mlc_err *err);
+
+/* ---- Scored rollouts (rollout_run.c) ------------------------------------------------------- */
+
+/* Called for frame 0 (rest) and after every step. Returns MLC_OK to go on; any other status
+ * (e.g. a failed frame write) stops the rollout, which returns that status. */
+typedef mlc_status (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
+                                   const double com[3], const double forward[3], int contacts);
+
+/* Run a whole rollout from rest: S steps, scored by the accumulator above (docs/method.md
+ * §7). `frame` may be NULL. Failures of the simulation (blow-up) are reported in result->failed,
+ * not as a status. Returns MLC_OK, or the status of a frame function that stopped the rollout (then
+ * result covers the steps done and is marked failed). */
+mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
+                           const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
+                           mlc_rollout_result *result);
+
+/* A whole rollout from rest scored as mlc_rollout_run (docs/method.md §7),
+ * so the two results are directly comparable. Blow-ups go to result->failed; a CHOLMOD
+ * failure is returned as a status. */
+mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
+                             const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
+                             void *user, mlc_rollout_result *result, mlc_err *err);
+
+typedef struct mlc_fullspace_comparison {
+    mlc_rollout_result reduced, full; /* objective terms of both rollouts */
+    double com_error_max;             /* max over frames of |c_reduced(t) − c_full(t)| (metres) */
+    double com_error_final;           /* the same at the last frame */
+    double vertex_error_max;          /* max over vertices of |B z_S − x_S| at the last frame */
+    double vertex_error_rms;          /* root mean square of the same */
+    double extent;            /* largest bounding-box extent of the rest mesh (error scale) */
+    int frames;               /* frames compared (steps + 1 unless a rollout failed) */
+    double t_reduced, t_full; /* seconds per rollout */
+    mlc_fullspace_convergence convergence; /* of the full-space rollout */
+} mlc_fullspace_comparison;
+
+/* Run the reduced rollout of `model` and the full-space rollout of `fs` with the same actuation
+ * and objective, and compare them frame by frame (both must have been created from the same
+ * mesh and settings). Allocates O(steps + nv) scratch. */
+mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
+                                 const mlc_actuation *act, const mlc_objective_settings *obj,
+                                 mlc_fullspace_comparison *out, mlc_err *err);
 
 #endif

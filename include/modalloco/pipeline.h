@@ -13,6 +13,7 @@
 #include "modalloco/fem.h"
 #include "modalloco/gait.h"
 #include "modalloco/mesh.h"
+#include "modalloco/objective.h"
 #include "modalloco/regions.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"

@@ -1,5 +1,5 @@
 /* sim.h: the reduced soft-body simulator (docs/method.md §4–7, §11): precomputed reduced model,
- * per-thread rollouts with ground contact, and the locomotion/jump objectives.
+ * per-thread rollouts with ground contact. The objective that scores a rollout is objective.h.
  *
  * Reduced coordinates (r = 12w): z = [t_x; t_y; t_z], t_k ∈ ℝ^{4w} holds row k of every
  * skinning transform T_b ∈ ℝ^{3×4}: t_k[4b + c] = (T_b)_{kc}. Vertex i moves to
@@ -57,72 +57,12 @@ typedef struct mlc_sim_settings {
  * exact history, so every step is BDF2. */
 enum { MLC_INTEGRATOR_EULER = 0, MLC_INTEGRATOR_BDF2 = 1 };
 
-/* What J measures (objective.kind; docs/method.md §7). Locomotion and jump keep the values 0
- * and 1 that the former `jump` flag had. */
-typedef enum mlc_objective_kind {
-    MLC_OBJ_LOCOMOTION = 0,
-    MLC_OBJ_JUMP = 1,
-    MLC_OBJ_TURN,   /* end with the body's forward axis along the heading */
-    MLC_OBJ_TARGET, /* end with the centre of mass at a target */
-    MLC_OBJ_PATH,   /* follow timed waypoints with the centre of mass */
-    MLC_OBJ_ROLL,   /* roll forward about v̂ × ŷ */
-    MLC_OBJ_FLIP    /* rotate about v̂ × ŷ while airborne */
-} mlc_objective_kind;
-
-#define MLC_OBJ_MAX_MODES 64 /* a_max entries of the effort penalty (actuation.modes ≤ 64) */
-
-typedef struct mlc_objective_settings {
-    int kind;            /* mlc_objective_kind: 0 locomotion (J = J_disp·J_align), 1 jump, ... */
-    double direction[3]; /* v̂ (normalized by the model) */
-    double forward[3];   /* û₀ (normalized) */
-    int align;           /* multiply by J_align */
-    int upright;    /* J_align = max(0, min_t min((R û₀)·v̂, (R ŷ)·ŷ)): also no rolling */
-    int align_mean; /* J_align = mean_t max(0, a(t)) instead of max(0, min_t a(t)) */
-    double work_penalty; /* α */
-    int work_abs;        /* penalize |work| per step */
-    int credible_gate;   /* J ×= J_gate (objective.h): leaps and flights do not pay */
-    double heading[3];   /* turn: final forward direction ĥ (y ignored; normalized on the
-                            ground by the objective) */
-    double target[3];    /* target (and jump with target_set): final centre of mass */
-    int target_set;
-    const double *path; /* path: npath waypoints (t, x, y, z), times increasing (borrowed) */
-    int npath;
-    double effort;                   /* weight of the effort penalty (0 = off) */
-    double a_max[MLC_OBJ_MAX_MODES]; /* per-mode amplitude limits of the effort penalty
-                                        (0 or unset entries count as 1) */
-    double vibration;                /* weight of the vibration penalty (0 = off) */
-} mlc_objective_settings;
-
 /* Per-mode actuation signals (Eq. 6): a_i(t) = Σ_j A[i*k+j] sin(2π(t/T[i*k+j] + θ[i*k+j])),
  * for the m modes of the subspace (A = 0 leaves a mode idle). θ in cycles, T in seconds. */
 typedef struct mlc_actuation {
     int m, k;
     const double *A, *T, *theta;
 } mlc_actuation;
-
-typedef struct mlc_rollout_result {
-    double J, J_disp, J_align, J_work; /* objective and its terms (J_work = α·work) */
-    double J_task;       /* the task term before gate and penalties (docs/method.md §7) */
-    double task_error;   /* how far from the task: turn |heading error| (radians), target
-                            final distance / extent, path mean distance / extent, roll and flip
-                            the rotation about the lateral axis (radians, signed); 0 else */
-    double J_effort;     /* effort weight × mean_s ‖a(t_s)/a_max‖² */
-    double J_vibration;  /* vibration weight × mean squared CoM acceleration (extents/s²)² */
-    double roll_angle;   /* accumulated rotation about v̂ × ŷ (radians) */
-    double flip_angle;   /* the same, over airborne frames only */
-    double J_gate;       /* credibility gate (1 when off) */
-    double displacement; /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
-    double height_gain;  /* mean_t c_y(t) - c_y(t0) (jump) */
-    double com0[3], com1[3];
-    int steps_done;   /* < steps when the rollout blew up */
-    int failed;       /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
-    double align_min; /* min over frames of the alignment a(t), not clamped at 0 (with
-                         `upright` also of R_yy): how far a tumbling rollout, whose
-                         J_align is 0, was from staying aligned (the optimizer's
-                         tie-breaker); up to the failing frame when failed */
-} mlc_rollout_result;
-
-#define MLC_SIM_FAIL_PENALTY 1e3
 
 typedef struct mlc_model mlc_model;
 typedef struct mlc_rollout mlc_rollout;
@@ -179,20 +119,22 @@ void mlc_rollout_reset(mlc_rollout *ro);
 /* Advance one step with the given actuation (NULL = none). Returns 0, or 1 when the state
  * became non-finite or ran away (the rollout should stop). */
 int mlc_rollout_step(mlc_rollout *ro, const mlc_actuation *act);
-const double *mlc_rollout_state(const mlc_rollout *ro); /* current z (r) */
+const double *mlc_rollout_state(const mlc_rollout *ro);    /* current z (r) */
+const mlc_model *mlc_rollout_model(const mlc_rollout *ro); /* the model it steps */
 
-/* Called for frame 0 (rest) and after every step. Returns MLC_OK to go on; any other status
- * (e.g. a failed frame write) stops the rollout, which returns that status. */
-typedef mlc_status (*mlc_frame_fn)(void *user, int frame, double time, const double *z,
-                                   const double com[3], const double forward[3], int contacts);
-
-/* Run a whole rollout from rest: S steps, objective bookkeeping (docs/method.md §7). `frame` may
- * be NULL. Failures of the simulation (blow-up) are reported in result->failed, not as a status.
- * Returns MLC_OK, or the status of a frame function that stopped the rollout (then result covers
- * the steps done and is marked failed). */
-mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
-                           const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
-                           mlc_rollout_result *result);
+/* What the objective reads of the current state (objective.h), taken once a frame and in order:
+ * the body rotation is warm-started from the previous call's (mlc_rollout_reset restarts it). */
+typedef struct mlc_frame_state {
+    double com[3];      /* centre of mass */
+    double R[9];        /* body rotation, polar factor of Σ V F (3×3 column-major) */
+    double lowest;      /* height of the lowest contact sample (+∞ without contact) */
+    double work;        /* actuation work of the last step (0 at rest) */
+    const double *abar; /* ā of the last step (m + 1 values; borrowed from the simulator) */
+    int m;              /* actuation modes */
+    int contacts;       /* active samples in the last step */
+} mlc_frame_state;
+void mlc_rollout_frame_state(mlc_rollout *ro, mlc_frame_state *f);
+int mlc_rollout_contacts(const mlc_rollout *ro); /* active samples in the last step */
 
 /* ---- Additions (documented extensions of the contract) ---------------------------------- */
 
@@ -213,9 +155,6 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
 #define MLC_SIM_DEFAULT_DENSITY 1000 /* ρ, kg/m³ */
 #define MLC_SIM_DEFAULT_MU 1e6       /* passive stiffness μ */
 #define MLC_SIM_DEFAULT_GAMMA 1e6    /* actuation stiffness γ */
-
-/* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */
-void mlc_objective_settings_default(mlc_objective_settings *o);
 
 /* ā = [a(t); 1] (m + 1 values) of Eq. 6 at time t for a model with m modes; modes beyond
  * act->m, and sinusoids with A = 0, are idle. act may be NULL (a = 0). With ramp > 0 every

@@ -50,7 +50,6 @@ mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *
 /* Set the current and previous state (e.g. a rotated or moving start for tests). The time
  * (step counter) is kept: call mlc_rollout_reset first to start at t = 0. */
 void mlc_rollout_set_state(mlc_rollout *ro, const double *z, const double *z_prev);
-int mlc_rollout_contacts(const mlc_rollout *ro); /* active samples in the last step */
 /* Defaults of docs/method.md §9 (h = 0.01 s, 300 steps, 10 iterations from q, g = −9.81 ŷ,
  * contact on, μ_c = 0.5, position projection, ground y = 0, ρ = 1000, μ = γ = 1e6). */
 void mlc_sim_settings_default(mlc_sim_settings *s);
@@ -92,11 +91,8 @@ void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p);
 /* Iterations of the last step, and the change of its last iteration relative to the extent. */
 int mlc_fullspace_last_iterations(const mlc_fullspace *fs);
 double mlc_fullspace_last_change(const mlc_fullspace *fs);
-/* The stopping rule's record since the last reset. */
-void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out);
 /* Set current and previous positions (3×nv each); the step counter is kept. */
 void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev);
-const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */
-int mlc_fullspace_contacts(const mlc_fullspace *fs);        /* active samples, last step */
+int mlc_fullspace_contacts(const mlc_fullspace *fs); /* active samples, last step */
 
 #endif
