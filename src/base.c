@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "modalloco/testing.h"
+#include "modalloco/base_testing.h"
 
 const char *mlc_strerror(mlc_status s) {
     switch (s) {

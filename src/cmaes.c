@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "modalloco/symeig.h"
-#include "modalloco/testing.h"
+#include "modalloco/cmaes_testing.h"
 
 #define MLC_INF ((double)INFINITY) /* INFINITY is a float constant */
 

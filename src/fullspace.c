@@ -37,7 +37,7 @@
 
 #include "modalloco/contact.h"
 #include "modalloco/polar.h"
-#include "modalloco/testing.h"
+#include "modalloco/sim_testing.h"
 
 struct mlc_fullspace {
     mlc_sim_settings set;

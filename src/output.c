@@ -8,7 +8,7 @@
  * on any host. Text formats use the C locale's '.' (modules never call setlocale).
  */
 #include "modalloco/output.h"
-#include "modalloco/testing.h"
+#include "modalloco/output_testing.h"
 
 #include <errno.h>
 #include <fcntl.h>

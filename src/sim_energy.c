@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "modalloco/polar.h"
-#include "modalloco/testing.h"
+#include "modalloco/sim_testing.h"
 #include "sim_internal.h"
 
 /* ½ dᵀ (I₃⊗N) d with d = a·z1 + b·z2 (+ c·z3 when z3 is not NULL). */

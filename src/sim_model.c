@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "modalloco/polar.h"
-#include "modalloco/testing.h"
+#include "modalloco/sim_testing.h"
 #include "sim_internal.h"
 
 void mlc_model_destroy(mlc_model *mod) {

@@ -58,7 +58,7 @@
 #include "cpu_internal.h"
 #include "modalloco/contact.h"
 #include "modalloco/polar.h"
-#include "modalloco/testing.h"
+#include "modalloco/sim_testing.h"
 #include "sim_internal.h"
 
 void mlc_sim_settings_default(mlc_sim_settings *s) {

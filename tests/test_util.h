@@ -15,7 +15,10 @@
 #include <cmocka.h>
 
 #include "modalloco/mesh.h"
-#include "modalloco/testing.h"
+#include "modalloco/base_testing.h"
+#include "modalloco/cmaes_testing.h"
+#include "modalloco/output_testing.h"
+#include "modalloco/sim_testing.h"
 
 #define assert_near(a, b, tol)                                                                     \
     do {                                                                                           \

@@ -20,7 +20,7 @@
 #include "modalloco/mesh.h"
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
-#include "modalloco/testing.h"
+#include "modalloco/sim_testing.h"
 
 int main(int argc, char **argv) {
     const char *path = NULL;

@@ -42,7 +42,7 @@
 #include "modalloco/sim.h"
 #include "modalloco/subspace.h"
 #include "modalloco/terrain.h"
-#include "modalloco/testing.h"
+#include "modalloco/sim_testing.h"
 
 static double poly(const double *x, int j) { /* 1, x, y, z, x², y², z², xy, yz, zx, x³, ... */
     double a = x[0], b = x[1], c = x[2];

@@ -11,7 +11,7 @@
 #define MLC_FUZZ_UTIL_H
 
 #include "modalloco/base.h"
-#include "modalloco/testing.h"
+#include "modalloco/base_testing.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,14 +1,11 @@
-/* testing.h: functions that only the tests, the fuzz targets and the benchmarks call: allocation
- * counters and failure injection, and inspection and setup of the optimizer's and the
- * simulators' internals. This header is NOT part of the program's interface; the program never
- * includes it (only the source files that define these functions do). The types they use stay
- * in their modules' headers. */
-#ifndef MODALLOCO_TESTING_H
-#define MODALLOCO_TESTING_H
+/* sim_testing.h: test-only setup and inspection of the simulators' internals (sim_step.c,
+ * sim_model.c, sim_energy.c, fullspace.c). This header is NOT part of the program's interface: only
+ * the tests, the fuzz targets, the benchmarks and the source files that define these functions
+ * include it. */
+#ifndef MODALLOCO_SIM_TESTING_H
+#define MODALLOCO_SIM_TESTING_H
 
 #include "modalloco/base.h"
-#include "modalloco/cmaes.h"
-#include "modalloco/output.h"
 
 /* The simulators' types, declared here (as in sim.h and fullspace.h) instead of included: those
  * headers bring in CHOLMOD, whose headers define _LARGEFILE64_SOURCE, and a zlib.h included
@@ -22,29 +19,6 @@ typedef struct mlc_energy_ledger mlc_energy_ledger;
 typedef struct mlc_step_profile mlc_step_profile;
 typedef struct mlc_fullspace mlc_fullspace;
 typedef struct mlc_fullspace_convergence mlc_fullspace_convergence;
-
-/* ---- Memory (base.c) ------------------------------------------------------------------------- */
-/* Number of live blocks allocated through mlc_malloc and the others of base.h (for leak and
- * no-allocation checks in tests). Thread-safe (atomic). */
-long mlc_alloc_live(void);
-/* Total number of successful allocations since start (monotone; tests use differences). */
-long mlc_alloc_count(void);
-/* Failure injection: the n-th allocation from now (1 = the next) fails; 0 disables. */
-void mlc_alloc_fail_after(long n);
-
-/* ---- CMA-ES (cmaes.c) ------------------------------------------------------------------------ */
-/* Criterion that ended the most recent run ("" if none has ended yet): also set when a
- * restart followed. */
-const char *mlc_cmaes_run_stop_reason(const mlc_cmaes *es);
-/* The secondary value of mlc_cmaes_best_x (+INFINITY if none). */
-double mlc_cmaes_best_tie(const mlc_cmaes *es);
-int mlc_cmaes_restarts_done(const mlc_cmaes *es); /* 0 in the first run */
-void mlc_cmaes_get_constants(const mlc_cmaes *es, mlc_cmaes_constants *c);
-
-/* ---- Point cache writer (output.c) ----------------------------------------------------------- */
-/* As mlc_pc2_frame, gathering point i from x[3*idx[i] .. 3*idx[i]+2] (e.g. idx = the surface vertex
- * list of mlc_mesh_surface and x the full 3×nv positions). Does not allocate. */
-mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx, mlc_err *err);
 
 /* ---- Reduced simulator (sim_step.c, sim_model.c, sim_energy.c) ------------------------------- */
 /* Set the current and previous state (e.g. a rotated or moving start for tests). The time
@@ -94,5 +68,4 @@ double mlc_fullspace_last_change(const mlc_fullspace *fs);
 /* Set current and previous positions (3×nv each); the step counter is kept. */
 void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev);
 int mlc_fullspace_contacts(const mlc_fullspace *fs); /* active samples, last step */
-
 #endif
