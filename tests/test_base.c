@@ -5,7 +5,7 @@
 
 #include "test_util.h"
 
-#include "modalloco/base.h"
+#include "base.h"
 
 static void median_odd_even_in_place(void **state) {
     (void)state;

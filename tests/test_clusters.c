@@ -3,7 +3,7 @@
  * (the vertex coordinates, or indicator fields) so the tests do not need the eigen-solvers. */
 #include "test_util.h"
 
-#include "modalloco/clusters.h"
+#include "clusters.h"
 
 /* W (nv×4): column 0 constant, columns 1..3 the vertex coordinates; eigenvalues (0,1,1,1). */
 static double *coordinate_weights(const mlc_mesh *m, double eval[4]) {

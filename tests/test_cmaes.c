@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "modalloco/cmaes.h"
+#include "cmaes.h"
 
 #define NSEEDS 11
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "modalloco/config.h"
+#include "config.h"
 
 /* Write `text` to a fresh temporary file; `path` receives its name (caller unlinks). */
 static void write_temp(const char *text, char path[64]) {

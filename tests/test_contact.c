@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modalloco/contact.h"
-#include "modalloco/fullspace.h"
+#include "contact.h"
+#include "fullspace.h"
 #include "test_sim_util.h"
 
 /* ---- the solver ------------------------------------------------------------------------ */

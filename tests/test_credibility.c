@@ -4,8 +4,8 @@
  * determinism (perturb.h). */
 #include <stdio.h>
 
-#include "modalloco/credibility.h"
-#include "modalloco/perturb.h"
+#include "credibility.h"
+#include "perturb.h"
 #include "test_sim_util.h"
 
 /* ---- Stored frames ------------------------------------------------------------------------ */

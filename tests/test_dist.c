@@ -3,7 +3,7 @@
  * environments given as lists of NAME=VALUE, without any launcher. */
 #include "test_util.h"
 
-#include "modalloco/dist.h"
+#include "dist.h"
 
 /* The environment of the case being tested: NAME=VALUE strings, NULL-terminated. */
 static const char *const *fake;

@@ -2,8 +2,8 @@
  * normalization, sign and determinism conventions, the dense fallback, and error paths. */
 #include <lapacke.h>
 
-#include "modalloco/eigen.h"
-#include "modalloco/fem.h"
+#include "eigen.h"
+#include "fem.h"
 #include "test_util.h"
 
 typedef struct problem {

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "modalloco/clusters.h"
-#include "modalloco/config.h"
-#include "modalloco/fem.h"
-#include "modalloco/pipeline.h"
-#include "modalloco/sim.h"
-#include "modalloco/subspace.h"
+#include "clusters.h"
+#include "config.h"
+#include "fem.h"
+#include "pipeline.h"
+#include "sim.h"
+#include "subspace.h"
 
 #define FUZZ_CORPUS MLC_TEST_DATA "/../fuzz/corpus"
 /* A bound on the attempts: an operation needing more allocations than this is a test bug. */

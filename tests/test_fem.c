@@ -3,7 +3,7 @@
  * evaluated energy, and the patch test. */
 #include <lapacke.h>
 
-#include "modalloco/fem.h"
+#include "fem.h"
 #include "test_util.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */

@@ -9,7 +9,7 @@
  * no quaternions, no batching). Both take 10 local-global iterations per step from the
  * inertial prediction q = 2z_n − z_{n−1}. The body rotation R(t) = polar(Σ V F_e) of both is
  * compared (the objective's J_align reads it), and the centre of mass. */
-#include "modalloco/polar.h"
+#include "polar.h"
 #include "test_rot_util.h"
 #include "test_sim_util.h"
 

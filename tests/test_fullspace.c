@@ -4,8 +4,8 @@
  * skinning modes w grows (free flight with actuation, then gravity and ground contact); and
  * full-space rollouts are bit-identical when repeated. Subspaces are built in the test
  * (test_sim_util.h). */
-#include "modalloco/config.h"
-#include "modalloco/fullspace.h"
+#include "config.h"
+#include "fullspace.h"
 #include "test_sim_util.h"
 
 /* Every mode driven at a fraction p of its amplitude limit, one sinusoid each. */

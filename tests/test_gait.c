@@ -3,7 +3,7 @@
  * actuation ramp-in is smooth and ends in the unramped signal. */
 #include "test_util.h"
 
-#include "modalloco/gait.h"
+#include "gait.h"
 #include "test_sim_util.h"
 
 static void decode_should_map_the_unit_box_onto_the_parameter_bounds(void **state) {

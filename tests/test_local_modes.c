@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "modalloco/local_modes.h"
-#include "modalloco/subspace.h"
+#include "local_modes.h"
+#include "subspace.h"
 #include "test_util.h"
 
 #define NREG 5 /* four legs and the rest */

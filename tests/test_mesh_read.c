@@ -5,7 +5,7 @@
  * line) without leaks or crashes, including every truncation of a valid file. */
 #include "test_util.h"
 
-#include "modalloco/gzip.h"
+#include "gzip.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * measure `info` guesses an up axis from. */
 #include "test_util.h"
 
-#include "modalloco/mesh.h"
+#include "mesh.h"
 
 #define QUADRUPED MLC_DATA_DIR "/quadruped.mesh"
 

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "modalloco/objective.h"
+#include "objective.h"
 
 typedef struct frames {
     const mlc_model *model;

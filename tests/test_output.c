@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "modalloco/output.h"
+#include "output.h"
 
 /* ---- fixtures ---- */
 

@@ -7,7 +7,7 @@
 
 #include "test_rot_util.h"
 
-#include "modalloco/polar.h"
+#include "polar.h"
 
 static void random_problem(mlc_rng *rng, int kind, double A[9], double q[4]) {
     for (int i = 0; i < 9; i++)

@@ -3,7 +3,7 @@
  * from, stays in the box, and is a pure function of the values it is given. */
 #include "test_util.h"
 
-#include "modalloco/polish.h"
+#include "polish.h"
 
 typedef struct fn_ctx {
     int kind; /* 0 quadratic, 1 Rosenbrock, 2 rough (a step function), 3 NaN everywhere */

@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "modalloco/config.h"
-#include "modalloco/fullspace.h"
-#include "modalloco/pipeline.h"
-#include "modalloco/regions.h"
-#include "modalloco/sim.h"
-#include "modalloco/subspace.h"
+#include "config.h"
+#include "fullspace.h"
+#include "pipeline.h"
+#include "regions.h"
+#include "sim.h"
+#include "subspace.h"
 
 #ifndef AUTO_K
 #define AUTO_K 12

@@ -16,9 +16,9 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "modalloco/checkpoint.h"
-#include "modalloco/config.h"
-#include "modalloco/subspace.h"
+#include "checkpoint.h"
+#include "config.h"
+#include "subspace.h"
 
 #define REGRESS_DIR MLC_TEST_DATA "/regress"
 

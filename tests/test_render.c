@@ -9,9 +9,9 @@
 
 #include "test_util.h"
 
-#include "modalloco/output.h"
-#include "modalloco/render.h"
-#include "modalloco/viewer.h"
+#include "output.h"
+#include "render.h"
+#include "viewer.h"
 
 /* ---- An independent PNG reader ------------------------------------------------------------- */
 

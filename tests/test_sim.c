@@ -2,7 +2,7 @@
  * resting contact, momentum conservation of the plasticity actuation against force actuation
  * (Fig. 3), rigid-motion equivariance, monotone local-global iterations, no allocation and
  * bit-identical determinism. Subspaces are built in the test (test_sim_util.h). */
-#include "modalloco/polar.h"
+#include "polar.h"
 #include "test_sim_util.h"
 
 static double rot_angle_deg(const double R[9]) {

@@ -7,10 +7,10 @@
 
 #include <lapacke.h>
 
-#include "modalloco/fem.h"
-#include "modalloco/objective.h"
-#include "modalloco/sim.h"
-#include "modalloco/subspace.h"
+#include "fem.h"
+#include "objective.h"
+#include "sim.h"
+#include "subspace.h"
 #include "test_util.h"
 
 static inline void tsub_free(mlc_subspace *s) {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "modalloco/subspace.h"
+#include "subspace.h"
 #include "test_util.h"
 
 static mlc_subspace_settings default_settings(void) {

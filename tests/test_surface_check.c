@@ -4,7 +4,7 @@
  * indices and failed allocations are refused without a leak. */
 #include "test_util.h"
 
-#include "modalloco/surface_check.h"
+#include "surface_check.h"
 
 /* A unit cube, 8 vertices, 12 outward triangles; room for a second cube and extras. */
 typedef struct surf {

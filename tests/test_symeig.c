@@ -6,8 +6,8 @@
 
 #include "test_util.h"
 
-#include "modalloco/base.h"
-#include "modalloco/symeig.h"
+#include "base.h"
+#include "symeig.h"
 
 static double frob(int n, const double *A) {
     double s = 0;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "modalloco/terrain.h"
+#include "terrain.h"
 #include "test_sim_util.h"
 
 /* ---- geometry ----------------------------------------------------------------------------- */

@@ -14,11 +14,11 @@
 
 #include <cmocka.h>
 
-#include "modalloco/mesh.h"
-#include "modalloco/base_testing.h"
-#include "modalloco/cmaes_testing.h"
-#include "modalloco/output_testing.h"
-#include "modalloco/sim_testing.h"
+#include "base_testing.h"
+#include "cmaes_testing.h"
+#include "mesh.h"
+#include "output_testing.h"
+#include "sim_testing.h"
 
 #define assert_near(a, b, tol)                                                                     \
     do {                                                                                           \

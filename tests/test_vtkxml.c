@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "modalloco/vtkxml.h"
+#include "vtkxml.h"
 
 static char dir[] = "/tmp/mlc_test_vtkxml_XXXXXX";
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "modalloco/base.h"
-#include "modalloco/config.h"
+#include "base.h"
+#include "config.h"
 
 /* roff needs backslashes doubled and a leading '.' or '\'' escaped. */
 static void roff(const char *s) {

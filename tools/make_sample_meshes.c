@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modalloco/mesh.h"
-#include "modalloco/output.h"
+#include "mesh.h"
+#include "output.h"
 
 /* ---- occupancy grid ------------------------------------------------------------------------ */
 

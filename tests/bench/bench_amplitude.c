@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modalloco/commands.h"
-#include "modalloco/gait.h"
-#include "modalloco/pipeline.h"
+#include "commands.h"
+#include "gait.h"
+#include "pipeline.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

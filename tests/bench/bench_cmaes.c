@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "modalloco/cmaes.h"
+#include "cmaes.h"
 
 /* CPU time of the process (as the CMA-ES timing protocol below): on a shared machine wall time
  * mostly measures the neighbours. */

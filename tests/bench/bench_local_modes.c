@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "modalloco/fem.h"
-#include "modalloco/mesh.h"
-#include "modalloco/subspace.h"
+#include "fem.h"
+#include "mesh.h"
+#include "subspace.h"
 
 static const double *g_key;
 static int cmp_idx(const void *a, const void *b) {

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "modalloco/eigen.h"
-#include "modalloco/fem.h"
-#include "modalloco/mesh.h"
-#include "modalloco/sim.h"
-#include "modalloco/subspace.h"
-#include "modalloco/sim_testing.h"
+#include "eigen.h"
+#include "fem.h"
+#include "mesh.h"
+#include "sim.h"
+#include "sim_testing.h"
+#include "subspace.h"
 
 int main(int argc, char **argv) {
     const char *path = NULL;

@@ -37,12 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "modalloco/fem.h"
-#include "modalloco/mesh.h"
-#include "modalloco/sim.h"
-#include "modalloco/subspace.h"
-#include "modalloco/terrain.h"
-#include "modalloco/sim_testing.h"
+#include "fem.h"
+#include "mesh.h"
+#include "sim.h"
+#include "sim_testing.h"
+#include "subspace.h"
+#include "terrain.h"
 
 static double poly(const double *x, int j) { /* 1, x, y, z, x², y², z², xy, yz, zx, x³, ... */
     double a = x[0], b = x[1], c = x[2];

@@ -4,7 +4,7 @@
  * and, for inputs of at least 168 bytes, overwrites the last 8 bytes with the checksum of the
  * rest. The key and checksum checks themselves are covered by tests/test_regress.c. */
 #include "fuzz_util.h"
-#include "modalloco/subspace.h"
+#include "subspace.h"
 
 #include <math.h>
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modalloco/checkpoint.h"
+#include "checkpoint.h"
 
 #include "fuzz_util.h"
 

@@ -1,8 +1,8 @@
 /* fuzz_config.c: libFuzzer target for JSON configuration files: mlc_config_load_file on top
  * of the defaults, then mlc_config_validate, as the CLI does. A configuration that loads and
  * validates must also print (mlc_config_to_json) and read back to the same printed text. */
+#include "config.h"
 #include "fuzz_util.h"
-#include "modalloco/config.h"
 
 #ifndef FUZZ_NAME /* fuzz_params.c reuses this target under its own name */
 #define FUZZ_NAME "config"

@@ -6,7 +6,7 @@
 #define MLC_FUZZ_MESH_H
 
 #include "fuzz_util.h"
-#include "modalloco/mesh.h"
+#include "mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

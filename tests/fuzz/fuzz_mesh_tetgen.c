@@ -3,7 +3,7 @@
  * in.node, the rest to in.ele ('#' starts a TetGen comment, so the marker is harmless if the
  * fuzzer moves it); without the marker the .ele is empty. */
 #include "fuzz_util.h"
-#include "modalloco/mesh.h"
+#include "mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -10,8 +10,8 @@
 #ifndef MLC_FUZZ_UTIL_H
 #define MLC_FUZZ_UTIL_H
 
-#include "modalloco/base.h"
-#include "modalloco/base_testing.h"
+#include "base.h"
+#include "base_testing.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,0 +1,53 @@
+/* commands.h: the commands behind the CLI (info, modes, simulate, optimize, sweep, summarize)
+ * and what they share from cli.c: the options, loading the effective configuration and
+ * reporting a failure. Writing a rollout's output files is rollout_io.h.
+ * Each command prints results on stdout and diagnostics on stderr, and returns an exit code. */
+#ifndef MODALLOCO_COMMANDS_H
+#define MODALLOCO_COMMANDS_H
+
+#include "base.h"
+#include "config.h"
+
+#define MLC_CLI_MAX_SETS 256
+
+typedef struct mlc_cli_options {
+    const char *command;
+    const char *input;                  /* CONFIG, PARAMS or MESH positional (may be NULL) */
+    const char *out;                    /* --out DIR */
+    const char *sets[MLC_CLI_MAX_SETS]; /* --set KEY=VALUE, in order */
+    int nsets;
+    long long seed; /* --seed N */
+    int seed_set;
+    int threads; /* --threads N */
+    int threads_set;
+    const char *resume; /* --resume DIR */
+    int quiet, json, full_space, force, dry_run;
+    const char *expect; /* simulate --expect RESULT.json */
+    double tolerance;   /* simulate --tolerance T (relative; default 1e-9) */
+    int tolerance_set;
+    const char *slurm;                    /* sweep --slurm FILE */
+    const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
+    int ninputs;
+    const char *png; /* view --png FILE */
+    int frames;      /* view --frames N (0 = default) */
+} mlc_cli_options;
+
+/* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the
+ * dedicated options (--seed, --threads, --out), then validation. */
+mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err);
+
+int mlc_cmd_info(const mlc_cli_options *opt);
+int mlc_cmd_modes(const mlc_cli_options *opt);
+int mlc_cmd_simulate(const mlc_cli_options *opt);
+int mlc_cmd_optimize(const mlc_cli_options *opt);
+/* sweep SWEEP.json: expand into optimize runs and run them here, or write a Slurm job array
+ * (--slurm FILE), or list them (--dry-run); summarize DIR...: one CSV row per run (stdout or
+ * --out FILE.csv, plus FILE.svg). See src/cmd_sweep.c and docs/cluster.md. */
+int mlc_cmd_sweep(const mlc_cli_options *opt);
+int mlc_cmd_summarize(const mlc_cli_options *opt);
+int mlc_cmd_view(const mlc_cli_options *opt);
+
+/* Print "modalloco: message" on stderr and return the exit code for the status. */
+int mlc_cli_fail(mlc_status s, const mlc_err *err);
+
+#endif

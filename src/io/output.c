@@ -1,0 +1,700 @@
+/* output.c: atomic result files and the writers of output.h (OBJ, PC2, PLY, VTK, SVG).
+ *
+ * Atomicity: write to a mkstemp file in the destination's own directory (rename is atomic only
+ * within one file system), fflush + fsync it, rename it over the final name, then fsync the
+ * directory so the rename itself survives a crash. Any failure unlinks the temporary file.
+ *
+ * Binary formats are serialized byte by byte in little-endian order, so the files are the same
+ * on any host. Text formats use the C locale's '.' (modules never call setlocale).
+ */
+#include "output.h"
+#include "output_testing.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- Atomic files ------------------------------------------------------------------------ */
+
+/* Free the struct's strings and re-zero it (the FILE* is handled by the caller). */
+static void afile_release(mlc_afile *af) {
+    mlc_free(af->path);
+    mlc_free(af->tmp);
+    af->fp = NULL;
+    af->path = af->tmp = NULL;
+}
+
+mlc_status mlc_afile_open(mlc_afile *af, const char *path, mlc_err *err) {
+    af->fp = NULL;
+    af->path = af->tmp = NULL;
+    if (!path || !*path) return mlc_errf(err, MLC_EINVAL, "output: empty file name");
+    size_t len = strlen(path);
+    if (path[len - 1] == '/')
+        return mlc_errf(err, MLC_EINVAL, "%s: names a directory, not a file", path);
+    /* "DIR/NAME" -> "DIR/.NAME.XXXXXX": hidden, same directory, obviously related. */
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    af->path = mlc_strdup(path);
+    af->tmp = mlc_malloc(len + 2 + 7 + 1);
+    if (!af->path || !af->tmp) {
+        afile_release(af);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    }
+    memcpy(af->tmp, path, dirlen);
+    af->tmp[dirlen] = '.';
+    memcpy(af->tmp + dirlen + 1, path + dirlen, len - dirlen);
+    memcpy(af->tmp + len + 1, ".XXXXXX", 8);
+    int fd = mkstemp(af->tmp);
+    if (fd < 0) {
+        int e = errno;
+        afile_release(af);
+        return mlc_errf(err, MLC_EIO,
+                        "%s: cannot create a temporary file beside it: %s (does "
+                        "the directory exist and is it writable?)",
+                        path, strerror(e));
+    }
+    /* mkstemp makes the file 0600; results are meant to be shared like any other file. */
+    (void)fchmod(fd, 0644);
+    af->fp = fdopen(fd, "wb");
+    if (!af->fp) {
+        int e = errno;
+        close(fd);
+        unlink(af->tmp);
+        afile_release(af);
+        return mlc_errf(err, MLC_EIO, "%s: %s", path, strerror(e));
+    }
+    return MLC_OK;
+}
+
+void mlc_afile_abort(mlc_afile *af) {
+    if (!af) return;
+    if (af->fp) fclose(af->fp);
+    if (af->tmp) unlink(af->tmp);
+    afile_release(af);
+}
+
+/* fsync the directory holding `path` so that a completed rename is durable. Best effort:
+ * some file systems refuse fsync on directories, and the data itself is already safe. */
+static void sync_parent_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) {
+        strcpy(dir, ".");
+    } else {
+        size_t n = (size_t)(slash - path);
+        if (n == 0) n = 1; /* "/name" -> "/" */
+        if (n >= sizeof dir) return;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+mlc_status mlc_afile_commit(mlc_afile *af, mlc_err *err) {
+    if (!af || !af->fp) {
+        mlc_afile_abort(af);
+        return mlc_errf(err, MLC_EINVAL, "output: commit of a file that is not open");
+    }
+    const char *what = NULL;
+    int e = 0;
+    if (fflush(af->fp) != 0 || ferror(af->fp))
+        what = "write failed", e = errno;
+    else if (fsync(fileno(af->fp)) != 0)
+        what = "fsync failed", e = errno;
+    int closed = fclose(af->fp);
+    af->fp = NULL;
+    if (!what && closed != 0) what = "close failed", e = errno;
+    if (!what && rename(af->tmp, af->path) != 0) what = "rename failed", e = errno;
+    if (what) {
+        unlink(af->tmp);
+        mlc_status s = mlc_errf(err, MLC_EIO, "%s: %s: %s (disk full or not writable?)", af->path,
+                                what, e ? strerror(e) : "unknown error");
+        afile_release(af);
+        return s;
+    }
+    sync_parent_dir(af->path);
+    afile_release(af);
+    return MLC_OK;
+}
+
+mlc_status mlc_write_text_atomic(const char *path, const char *text, mlc_err *err) {
+    mlc_afile af;
+    mlc_status s = mlc_afile_open(&af, path, err);
+    if (s != MLC_OK) return s;
+    fputs(text, af.fp);
+    return mlc_afile_commit(&af, err);
+}
+
+mlc_status mlc_mkdir_p(const char *path, mlc_err *err) {
+    if (!path || !*path) return mlc_errf(err, MLC_EINVAL, "output: empty directory name");
+    char *buf = mlc_strdup(path);
+    if (!buf) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    size_t len = strlen(buf);
+    mlc_status s = MLC_OK;
+    /* Create each prefix ending before a '/', then the whole path. */
+    for (size_t i = 1; i <= len && s == MLC_OK; i++) {
+        if (i < len && buf[i] != '/') continue;
+        if (i < len && buf[i - 1] == '/') continue; /* repeated slashes */
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0) {
+            int e = errno;
+            struct stat st;
+            if (e != EEXIST || stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+                s = mlc_errf(err, MLC_EIO, "%s: cannot create directory %s: %s", path, buf,
+                             e == EEXIST ? "exists and is not a directory" : strerror(e));
+        }
+        buf[i] = saved;
+    }
+    mlc_free(buf);
+    return s;
+}
+
+/* ---- Shared checks ------------------------------------------------------------------------ */
+
+static mlc_status check_indices(const char *path, const int *idx, int n, int per, int nv,
+                                const char *what, mlc_err *err) {
+    for (int i = 0; i < n * per; i++)
+        if (idx[i] < 0 || idx[i] >= nv)
+            return mlc_errf(err, MLC_EINVAL, "%s: %s %d has vertex index %d outside [0, %d)", path,
+                            what, i / per, idx[i], nv);
+    return MLC_OK;
+}
+
+/* ---- surface.obj ------------------------------------------------------------------------- */
+
+mlc_status mlc_obj_write(const char *path, const double *X, int nv, const int *F, int nf,
+                         const char *comment, mlc_err *err) {
+    if (nv < 0 || nf < 0 || (nv && !X) || (nf && !F))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid surface arguments", path);
+    mlc_status s = check_indices(path, F, nf, 3, nv, "face", err);
+    if (s != MLC_OK) return s;
+    unsigned char *used = mlc_calloc((size_t)nv, 1);
+    if (!used) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    for (int i = 0; i < 3 * nf; i++)
+        used[F[i]] = 1;
+    for (int i = 0; i < nv; i++)
+        if (!used[i]) {
+            mlc_free(used);
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: vertex %d is used by no face; Blender would "
+                            "drop it and the point cache would not match",
+                            path, i);
+        }
+    mlc_free(used);
+
+    mlc_afile af;
+    if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
+    /* The comment must stay one line: cut it at the first newline. */
+    const char *c = comment ? comment : "modalloco " MLC_VERSION " surface";
+    fputs("# ", af.fp);
+    fwrite(c, 1, strcspn(c, "\r\n"), af.fp);
+    fputc('\n', af.fp);
+    for (int i = 0; i < nv; i++)
+        fprintf(af.fp, "v %.15g %.15g %.15g\n", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
+    for (int f = 0; f < nf; f++)
+        fprintf(af.fp, "f %d %d %d\n", F[3 * f] + 1, F[3 * f + 1] + 1, F[3 * f + 2] + 1);
+    return mlc_afile_commit(&af, err);
+}
+
+/* ---- PC2 ---------------------------------------------------------------------------------- */
+
+#define PC2_HEADER 32
+#define PC2_COUNT_OFFSET 28
+
+static void put_u32le(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v & 0xff);
+    p[1] = (unsigned char)((v >> 8) & 0xff);
+    p[2] = (unsigned char)((v >> 16) & 0xff);
+    p[3] = (unsigned char)((v >> 24) & 0xff);
+}
+
+static uint32_t get_u32le(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_f32le(unsigned char *p, float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    put_u32le(p, u);
+}
+
+static float get_f32le(const unsigned char *p) {
+    uint32_t u = get_u32le(p);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+mlc_status mlc_pc2_begin(mlc_pc2_writer *w, const char *path, int npoints, mlc_err *err) {
+    memset(w, 0, sizeof *w);
+    if (npoints < 1)
+        return mlc_errf(err, MLC_EINVAL, "%s: a point cache needs at least one point", path);
+    mlc_status s = mlc_afile_open(&w->file, path, err);
+    if (s != MLC_OK) return s;
+    unsigned char h[PC2_HEADER];
+    memcpy(h, "POINTCACHE2", 12); /* 11 characters + the NUL Blender insists on */
+    put_u32le(h + 12, 1);
+    put_u32le(h + 16, (uint32_t)npoints);
+    put_f32le(h + 20, 0.0f);
+    put_f32le(h + 24, 1.0f);
+    put_u32le(h + 28, 0);
+    fwrite(h, 1, sizeof h, w->file.fp);
+    w->npoints = npoints;
+    return MLC_OK;
+}
+
+/* Convert and write in blocks through a stack buffer: no allocation per frame. */
+static mlc_status pc2_frame(mlc_pc2_writer *w, const double *x, const int *idx, mlc_err *err) {
+    if (!w->file.fp) return mlc_errf(err, MLC_EINVAL, "point cache: writer is not open");
+    if (w->nsamples == INT32_MAX) /* the header's sample count is an int32 */
+        return mlc_errf(err, MLC_EINVAL, "%s: too many samples", w->file.path);
+    enum { BLOCK = 256 };
+    unsigned char buf[12 * BLOCK];
+    for (int i0 = 0; i0 < w->npoints; i0 += BLOCK) {
+        int n = MLC_MIN(BLOCK, w->npoints - i0);
+        for (int i = 0; i < n; i++) {
+            const double *p = x + 3 * (size_t)(idx ? idx[i0 + i] : i0 + i);
+            for (int k = 0; k < 3; k++)
+                put_f32le(buf + 12 * i + 4 * k, (float)p[k]);
+        }
+        if (fwrite(buf, 12, (size_t)n, w->file.fp) != (size_t)n)
+            return mlc_errf(err, MLC_EIO, "%s: write failed: %s", w->file.path, strerror(errno));
+    }
+    w->nsamples++;
+    return MLC_OK;
+}
+
+mlc_status mlc_pc2_frame(mlc_pc2_writer *w, const double *xyz, mlc_err *err) {
+    return pc2_frame(w, xyz, NULL, err);
+}
+
+mlc_status mlc_pc2_frame_indexed(mlc_pc2_writer *w, const double *x, const int *idx, mlc_err *err) {
+    return pc2_frame(w, x, idx, err);
+}
+
+mlc_status mlc_pc2_end(mlc_pc2_writer *w, mlc_err *err) {
+    if (!w->file.fp) return mlc_errf(err, MLC_EINVAL, "point cache: writer is not open");
+    unsigned char c[4];
+    put_u32le(c, (uint32_t)w->nsamples);
+    if (fseek(w->file.fp, PC2_COUNT_OFFSET, SEEK_SET) != 0 || fwrite(c, 1, 4, w->file.fp) != 4) {
+        mlc_status s = mlc_errf(err, MLC_EIO, "%s: cannot patch the sample count: %s", w->file.path,
+                                strerror(errno));
+        mlc_pc2_abort(w);
+        return s;
+    }
+    mlc_status s = mlc_afile_commit(&w->file, err);
+    memset(w, 0, sizeof *w);
+    return s;
+}
+
+void mlc_pc2_abort(mlc_pc2_writer *w) {
+    if (!w) return;
+    mlc_afile_abort(&w->file);
+    memset(w, 0, sizeof *w);
+}
+
+mlc_status mlc_pc2_read(const char *path, int *npoints, int *nsamples, float *start, float *rate,
+                        float **xyz, mlc_err *err) {
+    *xyz = NULL;
+    *npoints = *nsamples = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return mlc_errf(err, MLC_EIO, "%s: %s", path, strerror(errno));
+    mlc_status s = MLC_OK;
+    unsigned char h[PC2_HEADER];
+    long size = -1;
+    if (fseek(fp, 0, SEEK_END) == 0) size = ftell(fp);
+    if (size < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+        s = mlc_errf(err, MLC_EIO, "%s: cannot determine the file size", path);
+        goto done;
+    }
+    if (size < PC2_HEADER || fread(h, 1, sizeof h, fp) != sizeof h) {
+        s = mlc_errf(err, MLC_EPARSE, "%s: shorter than the 32-byte PC2 header", path);
+        goto done;
+    }
+    if (memcmp(h, "POINTCACHE2", 12) != 0) {
+        s = mlc_errf(err, MLC_EPARSE,
+                     "%s: not a PC2 file (signature must be "
+                     "\"POINTCACHE2\" and a NUL byte)",
+                     path);
+        goto done;
+    }
+    uint32_t version = get_u32le(h + 12), np = get_u32le(h + 16), ns = get_u32le(h + 28);
+    if (version != 1) {
+        s = mlc_errf(err, MLC_EPARSE, "%s: PC2 version %u (expected 1)", path, (unsigned)version);
+        goto done;
+    }
+    if (np > INT32_MAX || ns > INT32_MAX ||
+        (uint64_t)PC2_HEADER + (uint64_t)12 * np * ns != (uint64_t)size) {
+        s = mlc_errf(err, MLC_EPARSE,
+                     "%s: header says %u points × %u samples = %llu bytes, "
+                     "the file has %ld (truncated or corrupt)",
+                     path, (unsigned)np, (unsigned)ns,
+                     (unsigned long long)(PC2_HEADER + (uint64_t)12 * np * ns), size);
+        goto done;
+    }
+    if (start) *start = get_f32le(h + 20);
+    if (rate) *rate = get_f32le(h + 24);
+    size_t count = (size_t)3 * np * ns;
+    float *out = mlc_malloc(count * sizeof *out);
+    unsigned char *raw = mlc_malloc(count * 4);
+    if (!out || !raw) {
+        mlc_free(out);
+        mlc_free(raw);
+        s = mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    if (fread(raw, 4, count, fp) != count) {
+        mlc_free(out);
+        mlc_free(raw);
+        s = mlc_errf(err, MLC_EIO, "%s: read failed", path);
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++)
+        out[i] = get_f32le(raw + 4 * i);
+    mlc_free(raw);
+    *xyz = out;
+    *npoints = (int)np;
+    *nsamples = (int)ns;
+done:
+    fclose(fp);
+    return s;
+}
+
+/* ---- Colours ------------------------------------------------------------------------------ */
+
+/* Nine anchors of a viridis-like ramp (dark purple, blue, teal, green, yellow): monotone in
+ * lightness so that a scalar reads correctly in grey scale and for colour-blind viewers. */
+static const unsigned char ramp[9][3] = {
+    {68, 1, 84},    {71, 44, 122}, {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
+    {39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37},
+};
+
+/* Twelve categorical colours with distinct hues, mid-to-high saturation, no near-greys. */
+static const unsigned char palette[12][3] = {
+    {31, 119, 180},  {255, 127, 14},  {44, 160, 44},   {214, 39, 40},
+    {148, 103, 189}, {140, 86, 75},   {227, 119, 194}, {188, 189, 34},
+    {23, 190, 207},  {255, 187, 120}, {152, 223, 138}, {174, 199, 232},
+};
+
+void mlc_colormap(double t, unsigned char rgb[3]) {
+    if (isnan(t)) {
+        rgb[0] = rgb[1] = rgb[2] = 128;
+        return;
+    }
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double u = t * 8;
+    int i = (int)u;
+    if (i > 7) i = 7;
+    double f = u - i;
+    for (int k = 0; k < 3; k++)
+        rgb[k] = (unsigned char)lround((1 - f) * ramp[i][k] + f * ramp[i + 1][k]);
+}
+
+void mlc_color_label(int label, unsigned char rgb[3]) {
+    if (label < 0) {
+        rgb[0] = rgb[1] = rgb[2] = 128;
+        return;
+    }
+    memcpy(rgb, palette[label % 12], 3);
+}
+
+void mlc_colors_from_scalars(const double *s, int n, double lo, double hi, unsigned char *rgb) {
+    if (!(lo < hi) || !isfinite(lo) || !isfinite(hi)) {
+        lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (int i = 0; i < n; i++)
+            if (isfinite(s[i])) lo = fmin(lo, s[i]), hi = fmax(hi, s[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        double t = !isfinite(s[i]) ? (double)NAN : (hi > lo) ? (s[i] - lo) / (hi - lo) : 0.5;
+        mlc_colormap(t, rgb + 3 * i);
+    }
+}
+
+void mlc_colors_from_labels(const int *label, int n, unsigned char *rgb) {
+    for (int i = 0; i < n; i++)
+        mlc_color_label(label[i], rgb + 3 * i);
+}
+
+/* ---- PLY ---------------------------------------------------------------------------------- */
+
+mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F, int nf,
+                         const unsigned char *vrgb, const unsigned char *frgb, mlc_err *err) {
+    if (nv < 0 || nf < 0 || (nv && !X) || (nf && !F))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
+    mlc_status s = check_indices(path, F, nf, 3, nv, "face", err);
+    if (s != MLC_OK) return s;
+    mlc_afile af;
+    if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
+    FILE *fp = af.fp;
+    fprintf(fp, "ply\nformat ascii 1.0\ncomment modalloco %s\n", MLC_VERSION);
+    fprintf(fp, "element vertex %d\nproperty double x\nproperty double y\nproperty double z\n", nv);
+    if (vrgb) fputs("property uchar red\nproperty uchar green\nproperty uchar blue\n", fp);
+    fprintf(fp, "element face %d\nproperty list uchar int vertex_indices\n", nf);
+    if (frgb) fputs("property uchar red\nproperty uchar green\nproperty uchar blue\n", fp);
+    fputs("end_header\n", fp);
+    for (int i = 0; i < nv; i++) {
+        fprintf(fp, "%.15g %.15g %.15g", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
+        if (vrgb) fprintf(fp, " %d %d %d", vrgb[3 * i], vrgb[3 * i + 1], vrgb[3 * i + 2]);
+        fputc('\n', fp);
+    }
+    for (int f = 0; f < nf; f++) {
+        fprintf(fp, "3 %d %d %d", F[3 * f], F[3 * f + 1], F[3 * f + 2]);
+        if (frgb) fprintf(fp, " %d %d %d", frgb[3 * f], frgb[3 * f + 1], frgb[3 * f + 2]);
+        fputc('\n', fp);
+    }
+    return mlc_afile_commit(&af, err);
+}
+
+/* ---- VTK ---------------------------------------------------------------------------------- */
+
+/* Legacy VTK names are whitespace-delimited tokens and XML names are attribute values; keep
+ * both to a safe character set. */
+int mlc_vtk_name_ok(const char *s) {
+    if (!s || !*s) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-' || *s == '.'))
+            return 0;
+    return 1;
+}
+
+mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T, int nt,
+                         const mlc_vtk_scalars *point, int npoint, const char *cell_name,
+                         const int *cell_data, mlc_err *err) {
+    if (nv < 0 || nt < 0 || npoint < 0 || (nv && !X) || (nt && !T) || (npoint && !point))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
+    mlc_status s = check_indices(path, T, nt, 4, nv, "tet", err);
+    if (s != MLC_OK) return s;
+    for (int a = 0; a < npoint; a++)
+        if (!mlc_vtk_name_ok(point[a].name) || !point[a].values)
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: point field %d: name must be non-empty "
+                            "letters, digits, '_', '-', '.' and values non-NULL",
+                            path, a);
+    if (cell_data && !mlc_vtk_name_ok(cell_name))
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: cell field name must be non-empty letters, "
+                        "digits, '_', '-', '.'",
+                        path);
+    mlc_afile af;
+    if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
+    FILE *fp = af.fp;
+    fprintf(fp,
+            "# vtk DataFile Version 3.0\nmodalloco %s tet mesh\nASCII\n"
+            "DATASET UNSTRUCTURED_GRID\nPOINTS %d double\n",
+            MLC_VERSION, nv);
+    for (int i = 0; i < nv; i++)
+        fprintf(fp, "%.15g %.15g %.15g\n", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
+    fprintf(fp, "CELLS %d %lld\n", nt, 5LL * nt);
+    for (int e = 0; e < nt; e++)
+        fprintf(fp, "4 %d %d %d %d\n", T[4 * e], T[4 * e + 1], T[4 * e + 2], T[4 * e + 3]);
+    fprintf(fp, "CELL_TYPES %d\n", nt);
+    for (int e = 0; e < nt; e++)
+        fputs("10\n", fp); /* VTK_TETRA */
+    if (npoint > 0) {
+        fprintf(fp, "POINT_DATA %d\n", nv);
+        for (int a = 0; a < npoint; a++) {
+            fprintf(fp, "SCALARS %s double 1\nLOOKUP_TABLE default\n", point[a].name);
+            for (int i = 0; i < nv; i++)
+                fprintf(fp, "%.15g\n", point[a].values[i]);
+        }
+    }
+    if (cell_data) {
+        fprintf(fp, "CELL_DATA %d\nSCALARS %s int 1\nLOOKUP_TABLE default\n", nt, cell_name);
+        for (int e = 0; e < nt; e++)
+            fprintf(fp, "%d\n", cell_data[e]);
+    }
+    return mlc_afile_commit(&af, err);
+}
+
+/* ---- history.svg -------------------------------------------------------------------------- */
+
+/* Plot geometry (SVG user units = pixels). */
+#define SVG_W 720.0
+#define SVG_H 440.0
+#define SVG_L 80.0 /* left margin: y tick labels */
+#define SVG_R 20.0
+#define SVG_T 50.0 /* top: title */
+#define SVG_B 60.0 /* bottom: x tick labels and axis label */
+
+/* A "nice" tick step (1, 2 or 5 × 10^k) giving about `target` intervals over `span` > 0. */
+static double nice_step(double span, int target) {
+    double raw = span / target;
+    double p = pow(10.0, floor(log10(raw)));
+    double f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+/* Make [*lo, *hi] non-degenerate and round it outward to the tick step. */
+static double axis_range(double *lo, double *hi, int target) {
+    if (!(*hi > *lo)) {
+        double pad = fabs(*lo) > 0 ? 0.1 * fabs(*lo) : 1.0;
+        *lo -= pad, *hi += pad;
+    }
+    double step = nice_step(*hi - *lo, target);
+    *lo = floor(*lo / step) * step;
+    *hi = ceil(*hi / step) * step;
+    return step;
+}
+
+mlc_status mlc_svg_begin(mlc_afile *af, const char *path, double width, double height,
+                         int font_size, mlc_err *err) {
+    mlc_status st = mlc_afile_open(af, path, err);
+    if (st != MLC_OK) return st;
+    fprintf(af->fp,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"%d\">\n",
+            width, height, width, height, font_size);
+    fprintf(af->fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    return MLC_OK;
+}
+
+void mlc_xml_escape(FILE *fp, const char *s) {
+    for (; *s; s++)
+        switch (*s) {
+        case '&':
+            fputs("&amp;", fp);
+            break;
+        case '<':
+            fputs("&lt;", fp);
+            break;
+        case '>':
+            fputs("&gt;", fp);
+            break;
+        case '"':
+            fputs("&quot;", fp);
+            break;
+        case '\n':
+        case '\r':
+            fputc(' ', fp);
+            break;
+        default:
+            fputc(*s, fp);
+        }
+}
+
+/* Tick label: the value rounded to the step's precision, with -0 shown as 0. */
+static void tick_label(char *buf, size_t n, double v, double step) {
+    if (fabs(v) < 1e-9 * step) v = 0;
+    int digits = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-4) || digits > 6)
+        snprintf(buf, n, "%.3g", v);
+    else
+        snprintf(buf, n, "%.*f", digits, v);
+}
+
+mlc_status mlc_history_svg_write(const char *path, const int *generation, const double *best,
+                                 const double *median, int n, const char *title, mlc_err *err) {
+    if (n < 0 || (n > 0 && (!best || !median)))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid history arguments", path);
+    /* Data ranges over finite entries only. */
+    double xlo = HUGE_VAL, xhi = -HUGE_VAL, ylo = HUGE_VAL, yhi = -HUGE_VAL;
+    const double *series[2] = {best, median};
+    for (int i = 0; i < n; i++) {
+        double x = generation ? generation[i] : i;
+        for (int s = 0; s < 2; s++) {
+            double y = series[s][i];
+            if (!isfinite(y)) continue;
+            xlo = fmin(xlo, x), xhi = fmax(xhi, x);
+            ylo = fmin(ylo, y), yhi = fmax(yhi, y);
+        }
+    }
+    int have = isfinite(ylo);
+    if (!have) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+    double xstep = axis_range(&xlo, &xhi, 8);
+    if (xstep < 1) { /* generations are integers: no fractional ticks */
+        xstep = 1;
+        xlo = floor(xlo), xhi = ceil(xhi);
+    }
+    double ystep = axis_range(&ylo, &yhi, 6);
+    const double pw = SVG_W - SVG_L - SVG_R, ph = SVG_H - SVG_T - SVG_B;
+#define PX(x) (SVG_L + ((x)-xlo) / (xhi - xlo) * pw)
+#define PY(y) (SVG_T + (yhi - (y)) / (yhi - ylo) * ph)
+
+    mlc_afile af;
+    mlc_status st = mlc_svg_begin(&af, path, SVG_W, SVG_H, 12, err);
+    if (st != MLC_OK) return st;
+    FILE *fp = af.fp;
+    fputs("<text x=\"360\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">", fp);
+    mlc_xml_escape(fp, title ? title : "modalloco: best and median J per generation");
+    fputs("</text>\n", fp);
+
+    /* Grid, ticks and labels. Tick values are k·step (integer k) to avoid drift. */
+    char lab[64];
+    fputs("<g stroke=\"#dddddd\" stroke-width=\"1\">\n", fp);
+    for (long k = lround(xlo / xstep); k * xstep <= xhi + 1e-9 * xstep; k++)
+        fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", PX(k * xstep),
+                SVG_T, PX(k * xstep), SVG_T + ph);
+    for (long k = lround(ylo / ystep); k * ystep <= yhi + 1e-9 * ystep; k++)
+        fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", SVG_L,
+                PY(k * ystep), SVG_L + pw, PY(k * ystep));
+    fputs("</g>\n<g fill=\"#333333\">\n", fp);
+    for (long k = lround(xlo / xstep); k * xstep <= xhi + 1e-9 * xstep; k++) {
+        tick_label(lab, sizeof lab, k * xstep, xstep);
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n", PX(k * xstep),
+                SVG_T + ph + 18, lab);
+    }
+    for (long k = lround(ylo / ystep); k * ystep <= yhi + 1e-9 * ystep; k++) {
+        tick_label(lab, sizeof lab, k * ystep, ystep);
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">%s</text>\n", SVG_L - 6,
+                PY(k * ystep) + 4, lab);
+    }
+    fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">generation</text>\n",
+            SVG_L + pw / 2, SVG_H - 15);
+    fprintf(fp,
+            "<text x=\"18\" y=\"%.2f\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 18 %.2f)\">J</text>\n",
+            SVG_T + ph / 2, SVG_T + ph / 2);
+    if (!have)
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">no finite data</text>\n",
+                SVG_L + pw / 2, SVG_T + ph / 2);
+    fputs("</g>\n", fp);
+    fprintf(fp,
+            "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+            "stroke=\"#333333\"/>\n",
+            SVG_L, SVG_T, pw, ph);
+
+    /* The two series: one polyline each over the finite points, plus markers when a series
+     * has a single point (a one-point polyline draws nothing). */
+    static const char *const colour[2] = {"#1f77b4", "#ff7f0e"};
+    static const char *const name[2] = {"best J", "median J"};
+    for (int s = 0; s < 2; s++) {
+        int count = 0, last = -1;
+        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                colour[s]);
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(series[s][i])) continue;
+            double x = generation ? generation[i] : i;
+            fprintf(fp, "%s%.2f,%.2f", count ? " " : "", PX(x), PY(series[s][i]));
+            count++, last = i;
+        }
+        fputs("\"/>\n", fp);
+        if (count == 1) {
+            double x = generation ? generation[last] : last;
+            fprintf(fp, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"%s\"/>\n", PX(x),
+                    PY(series[s][last]), colour[s]);
+        }
+    }
+    /* Legend, top right inside the plot. */
+    for (int s = 0; s < 2; s++) {
+        double y = SVG_T + 16 + 18 * s, x = SVG_L + pw - 120;
+        fprintf(fp,
+                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                "stroke-width=\"2\"/>\n",
+                x, y, x + 24, y, colour[s]);
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\">%s</text>\n", x + 30, y + 4, name[s]);
+    }
+    fputs("</svg>\n", fp);
+#undef PX
+#undef PY
+    return mlc_afile_commit(&af, err);
+}

@@ -1,0 +1,158 @@
+/* checkpoint.c: optimize's checkpoint file, written after every generation and read by
+ * --resume (format in checkpoint.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checkpoint.h"
+#include "output.h"
+
+/* ---- Resume compatibility: everything that changes results, and nothing that does not -- */
+uint64_t mlc_checkpoint_fingerprint(const mlc_config *cfg) {
+    mlc_config c = *cfg;
+    memset(c.output.dir, 0, sizeof c.output.dir);
+    c.parallel.threads = 0;
+    char *text = mlc_config_to_json(&c);
+    uint64_t h = mlc_hash64(MLC_HASH_INIT, text ? text : "", text ? strlen(text) : 0);
+    mlc_free(text);
+    return h;
+}
+
+/* ---- Checkpoint: magic, fingerprint, history, CMA-ES state, checksum --------------------- */
+/* The history rows are stored as raw bytes: a change of mlc_history_row is a new magic. Format 2
+ * added mean_J. */
+#define CKPT_MAGIC "MLCCKPT2"
+#define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
+
+mlc_status mlc_checkpoint_write(const char *path, uint64_t fingerprint, const mlc_history_row *hist,
+                                int nhist, const mlc_cmaes *es, mlc_err *err) {
+    unsigned char *blob = NULL;
+    size_t blen = 0;
+    if (mlc_cmaes_save(es, &blob, &blen) != MLC_OK)
+        return mlc_errf(err, MLC_ENOMEM, "out of memory saving the optimizer state");
+    mlc_afile af = {0};
+    mlc_status s = mlc_afile_open(&af, path, err);
+    if (s != MLC_OK) {
+        mlc_free(blob);
+        return s;
+    }
+    uint64_t h = MLC_HASH_INIT;
+    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
+#define PUT(ptr, len)                                                                              \
+    do {                                                                                           \
+        fwrite((ptr), 1, (len), af.fp);                                                            \
+        h = mlc_hash64(h, (ptr), (len));                                                           \
+    } while (0)
+    PUT(CKPT_MAGIC, 8);
+    PUT(&fingerprint, 8);
+    PUT(&n64, 8);
+    if (nhist) PUT(hist, (size_t)nhist * sizeof *hist);
+    PUT(&b64, 8);
+    PUT(blob, blen);
+#undef PUT
+    fwrite(&h, 1, 8, af.fp);
+    mlc_free(blob);
+    return mlc_afile_commit(&af, err);
+}
+
+mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_history_row **hist,
+                               int *nhist, mlc_cmaes **es, mlc_err *err) {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return mlc_errf(err, MLC_EINVAL,
+                        "--resume: %s: no checkpoint there (the run never "
+                        "finished a generation, or this is not an optimize output directory)",
+                        path);
+    char *text = NULL;
+    size_t nbytes = 0;
+    mlc_err rerr;
+    if (mlc_file_read_all(path, (size_t)1 << 30, "not a checkpoint", &text, &nbytes, &rerr) !=
+        MLC_OK)
+        return mlc_errf(err, MLC_EPARSE, "--resume: %s", rerr.msg);
+    if (nbytes == 0) {
+        mlc_free(text);
+        return mlc_errf(err, MLC_EPARSE, "--resume: %s: unreadable or empty checkpoint", path);
+    }
+    unsigned char *buf = (unsigned char *)text;
+    size_t len = nbytes;
+    mlc_status s = MLC_EPARSE;
+    const char *why = "truncated";
+    size_t L = len, off = 0;
+    uint64_t fp, n64, b64, sum;
+    char whybuf[200]; /* messages that name a byte offset */
+    if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' && buf[7] < CKPT_MAGIC[7]) {
+        snprintf(whybuf, sizeof whybuf,
+                 "checkpoint format %c, written by an earlier version "
+                 "of modalloco; this version reads format %c and cannot continue that run "
+                 "(start it again without --resume)",
+                 buf[7], CKPT_MAGIC[7]);
+        why = whybuf;
+        goto out;
+    }
+    if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
+        why = "not a modalloco checkpoint";
+        goto out;
+    }
+    memcpy(&sum, buf + L - 8, 8);
+    if (mlc_hash64(MLC_HASH_INIT, buf, L - 8) != sum) {
+        why = "checksum mismatch (corrupt or truncated)";
+        goto out;
+    }
+    off = 8;
+    memcpy(&fp, buf + off, 8), off += 8;
+    memcpy(&n64, buf + off, 8), off += 8;
+    if (n64 > (L - off) / sizeof(mlc_history_row) ||
+        off + (size_t)n64 * sizeof(mlc_history_row) + 8 > L - 8) {
+        snprintf(whybuf, sizeof whybuf,
+                 "byte 16: the history count %" PRIu64 " needs more "
+                 "bytes than the file's %zu (corrupt checkpoint)",
+                 n64, L);
+        why = whybuf;
+        goto out;
+    }
+    size_t hbytes = (size_t)n64 * sizeof(mlc_history_row);
+    const unsigned char *hp = buf + off;
+    off += hbytes;
+    memcpy(&b64, buf + off, 8), off += 8;
+    if (b64 != L - 8 - off) {
+        snprintf(whybuf, sizeof whybuf,
+                 "byte %zu: expected the optimizer state length %zu, "
+                 "found %" PRIu64 " (corrupt checkpoint)",
+                 off - 8, L - 8 - off, b64);
+        why = whybuf;
+        goto out;
+    }
+    if (fp != fingerprint) {
+        s = MLC_EINVAL;
+        mlc_errf(err, MLC_EINVAL,
+                 "--resume: %s was written by a run with another "
+                 "configuration; resume with the same configuration and settings (only "
+                 "output.dir and parallel.threads may differ)",
+                 path);
+        mlc_free(buf);
+        return s;
+    }
+    *hist = mlc_malloc(hbytes ? hbytes : 1);
+    if (!*hist) {
+        s = MLC_ENOMEM;
+        why = "out of memory";
+        goto out;
+    }
+    memcpy(*hist, hp, hbytes);
+    *nhist = (int)n64;
+    mlc_err cerr;
+    if ((s = mlc_cmaes_load(buf + off, (size_t)b64, es, &cerr)) != MLC_OK) {
+        mlc_free(*hist);
+        *hist = NULL;
+        why = cerr.msg;
+        s = MLC_EPARSE;
+        goto out;
+    }
+    mlc_free(buf);
+    return MLC_OK;
+out:
+    mlc_errf(err, s, "--resume: %s: %s", path, why);
+    mlc_free(buf);
+    return s;
+}

@@ -1,0 +1,50 @@
+/* checkpoint.h: optimize's checkpoint (OUT/checkpoint.bin, written after every generation and
+ * read by `optimize --resume`): the history so far and the complete CMA-ES state, tied to the
+ * configuration that produced them.
+ *
+ * Format (native byte order): the magic "MLCCKPT2", the configuration fingerprint (8 bytes),
+ * the number of history rows (8 bytes), the rows as raw mlc_history_row bytes, the length of
+ * the optimizer state (8 bytes), the state (mlc_cmaes_save), and an FNV-1a checksum
+ * (mlc_hash64) of everything before it. A change of
+ * mlc_history_row is a new magic; an earlier format is refused with a message saying so. */
+#ifndef MODALLOCO_CHECKPOINT_H
+#define MODALLOCO_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "base.h"
+#include "cmaes.h"
+#include "config.h"
+
+/* One generation of optimize's history (a history.csv row). Stored byte for byte in the
+ * checkpoint, so a run continued with --resume writes the same history. */
+typedef struct mlc_history_row {
+    int generation;
+    long evaluations;
+    double best_J;   /* best of this generation */
+    double median_J; /* median of this generation */
+    double sigma;
+    double best_ever_J;
+    int failed;     /* nominal rollouts of this generation's candidates that blew up */
+    double seconds; /* wall clock since the run started (not reproducible) */
+    double mean_J;  /* score of the distribution mean this generation sampled around */
+    long rollouts;  /* rollouts so far: candidates, means and replays (the run's cost) */
+} mlc_history_row;
+
+/* What a checkpoint must match to be resumed: a hash of the configuration with output.dir and
+ * parallel.threads cleared (everything that changes results, and nothing that does not). */
+uint64_t mlc_checkpoint_fingerprint(const mlc_config *cfg);
+
+/* Write the checkpoint to `path` atomically (output.h's mlc_afile): an interrupted write leaves
+ * the previous checkpoint. */
+mlc_status mlc_checkpoint_write(const char *path, uint64_t fingerprint, const mlc_history_row *hist,
+                                int nhist, const mlc_cmaes *es, mlc_err *err);
+
+/* Read the checkpoint at `path`, which must carry `fingerprint`: on success *hist (nhist rows,
+ * owned, mlc_free) and *es (owned, mlc_cmaes_destroy). Errors name the path and start with
+ * "--resume: ": a missing file or a different configuration is MLC_EINVAL, anything
+ * unreadable, truncated, corrupt or of an earlier format MLC_EPARSE (docs/errors.md). */
+mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_history_row **hist,
+                               int *nhist, mlc_cmaes **es, mlc_err *err);
+
+#endif

@@ -1,0 +1,266 @@
+/* pipeline.c: configuration → mesh → FEM → subspaces (cache) → reduced model. */
+#include "pipeline.h"
+
+#include "objective.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+mlc_status mlc_pipeline_sample_mesh(char *path, size_t cap, mlc_err *err) {
+    /* Installed layout: PREFIX/bin/modalloco and PREFIX/share/modalloco/data. */
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    /* An installed program looks next to itself first, so a build tree that still exists
+     * on the machine is not used by mistake; the source tree comes last. */
+    const char *candidates[3] = {NULL, MLC_INSTALL_DATA_DIR "/data", MLC_DATA_DIR};
+    char rel[4200];
+    if (len > 0) {
+        exe[len] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(rel, sizeof rel, "%s/../share/modalloco/data", exe);
+            candidates[0] = rel;
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!candidates[i]) continue;
+        char p[4300];
+        snprintf(p, sizeof p, "%s/quadruped.mesh", candidates[i]);
+        if (access(p, R_OK) == 0 && strlen(p) < cap) {
+            /* Report a clean path ("PREFIX/share/...", not "PREFIX/bin/../share/..."). */
+            char *canon = realpath(p, NULL);
+            snprintf(path, cap, "%s", canon && strlen(canon) < cap ? canon : p);
+            free(canon);
+            return MLC_OK;
+        }
+    }
+    return mlc_errf(err, MLC_EIO,
+                    "the bundled sample mesh quadruped.mesh was not found (looked "
+                    "in %s and %s); give a mesh with mesh.path or as an argument",
+                    MLC_DATA_DIR, MLC_INSTALL_DATA_DIR "/data");
+}
+
+void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
+    memset(s, 0, sizeof *s);
+    s->dt = cfg->sim.dt;
+    s->steps = cfg->sim.steps;
+    s->iterations = cfg->sim.iterations;
+    s->tolerance = cfg->sim.tolerance;
+    s->guess_previous = strcmp(cfg->sim.initial_guess, "previous") == 0;
+    memcpy(s->gravity, cfg->sim.gravity, sizeof s->gravity);
+    s->contact = cfg->contact.enabled;
+    s->damping = cfg->contact.damping;
+    s->projection_velocity = strcmp(cfg->contact.projection, "velocity") == 0;
+    s->contact_equality = strcmp(cfg->contact.model, "equality") == 0;
+    s->rayleigh[0] = cfg->sim.rayleigh[0], s->rayleigh[1] = cfg->sim.rayleigh[1];
+    s->push_speed = cfg->contact.push_speed;
+    s->friction = cfg->contact.friction;
+    s->ground = cfg->contact.ground_height;
+    s->density = cfg->material.density;
+    s->mu = cfg->material.mu;
+    s->gamma = cfg->material.gamma;
+    s->ramp = cfg->actuation.ramp;
+    s->integrator =
+        strcmp(cfg->sim.integrator, "bdf2") == 0 ? MLC_INTEGRATOR_BDF2 : MLC_INTEGRATOR_EULER;
+}
+
+mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *err) {
+    const mlc_config_contact *c = &cfg->contact;
+    mlc_terrain_box boxes[MLC_CONFIG_MAX_BOXES];
+    for (int b = 0; b < c->nboxes; b++) {
+        memcpy(boxes[b].lo, c->boxes[b].min, sizeof boxes[b].lo);
+        memcpy(boxes[b].hi, c->boxes[b].max, sizeof boxes[b].hi);
+        boxes[b].friction = c->boxes[b].has_friction ? c->boxes[b].friction : -1;
+    }
+    mlc_status s = mlc_terrain_init(t, c->ground_height, c->friction, c->slope, c->anisotropy,
+                                    cfg->objective.direction, boxes, c->nboxes, err);
+    if (s == MLC_OK && c->heightfield[0]) s = mlc_terrain_read_heightfield(t, c->heightfield, err);
+    if (s != MLC_OK) mlc_terrain_free(t);
+    return s;
+}
+
+void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
+    memset(o, 0, sizeof *o);
+    o->kind = mlc_objective_kind_parse(cfg->objective.kind);
+    /* The objective normalizes both vectors itself (objective.c). */
+    memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
+    memcpy(o->forward,
+           cfg->objective.forward_set ? cfg->objective.forward : cfg->objective.direction,
+           sizeof o->forward);
+    o->align = cfg->objective.align;
+    o->upright = cfg->objective.upright;
+    o->align_mean = strcmp(cfg->objective.align_mode, "mean") == 0;
+    o->work_penalty = cfg->objective.work_penalty;
+    o->work_abs = cfg->objective.work_abs;
+    o->credible_gate = cfg->objective.credible_gate;
+    const mlc_config_objective *c = &cfg->objective;
+    /* [x,z] or [x,y,z]: the ground components are the first and the last. */
+    o->heading[0] = c->heading[0];
+    o->heading[2] = c->nheading > 0 ? c->heading[c->nheading - 1] : 0;
+    memcpy(o->target, c->target, sizeof o->target);
+    o->target_set = c->target_set;
+    o->effort = c->effort;
+    o->vibration = c->vibration;
+}
+
+void mlc_pipeline_objective(const mlc_pipeline *p, const mlc_config *cfg,
+                            mlc_objective_settings *o) {
+    mlc_pipeline_objective_settings(cfg, o);
+    o->path = p->path;
+    o->npath = p->npath;
+    for (int i = 0; i < p->sub.m && i < MLC_OBJ_MAX_MODES; i++)
+        o->a_max[i] = cfg->actuation.amplitude_p / p->sub.grad_max[i];
+}
+
+void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s) {
+    memset(s, 0, sizeof *s);
+    s->w = cfg->subspace.skinning_modes;
+    s->m = cfg->actuation.modes;
+    s->mode_list = cfg->actuation.nmode_list > 0 ? cfg->actuation.mode_list : NULL;
+    s->nlist = cfg->actuation.nmode_list;
+    s->poisson = cfg->material.poisson_modes;
+    s->passive_clusters = cfg->subspace.passive_clusters;
+    s->actuation_clusters = cfg->subspace.actuation_clusters;
+    s->contact_samples = cfg->subspace.contact_samples;
+    s->contact_band = cfg->subspace.contact_band;
+    s->seed = (uint64_t)(int64_t)cfg->cmaes.seed;
+    s->local_modes = cfg->actuation.local_modes;
+    s->localization = cfg->actuation.localization;
+    s->nregions = 1; /* one region; mlc_pipeline_subspace_settings_for adds the body's */
+}
+
+mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    if (cfg->mesh.path[0]) {
+        snprintf(p->mesh_path, sizeof p->mesh_path, "%s", cfg->mesh.path);
+    } else if ((s = mlc_pipeline_sample_mesh(p->mesh_path, sizeof p->mesh_path, err)) != MLC_OK) {
+        return s;
+    }
+    double t0 = mlc_now();
+    s = mlc_mesh_read(p->mesh_path, &p->mesh, &p->report, err);
+    /* A mesh that cannot be read is bad input (exit 2), not a runtime failure. */
+    if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
+    if (s != MLC_OK) return s;
+    p->transform = mlc_mesh_prepare_transform(&p->mesh, cfg->mesh.up_vector, cfg->mesh.normalize,
+                                              cfg->mesh.extent);
+    p->mesh_checksum = mlc_mesh_oriented_checksum(&p->mesh, &p->transform);
+    mlc_mesh_apply_transform(&p->mesh, p->transform);
+    p->t_mesh = mlc_now() - t0;
+    return MLC_OK;
+}
+
+mlc_status mlc_pipeline_regions(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    if (!p->mesh.X && (s = mlc_pipeline_load_mesh(p, cfg, err)) != MLC_OK) return s;
+    if (!p->fem.vol) {
+        double t0 = mlc_now();
+        if ((s = mlc_fem_init(&p->fem, &p->mesh, err)) != MLC_OK) return s;
+        p->t_fem = mlc_now() - t0;
+    }
+    if (p->regions.tet_region) return MLC_OK;
+    s = mlc_regions_resolve(cfg, &p->mesh, &p->report, &p->fem, &p->regions, err);
+    if (s == MLC_OK)
+        s = mlc_region_materials_build(&p->regions, cfg, &p->mesh, &p->fem, &p->materials, err);
+    if (s != MLC_OK) mlc_regions_free(&p->regions);
+    return s;
+}
+
+void mlc_pipeline_subspace_settings_for(const mlc_pipeline *p, const mlc_config *cfg,
+                                        mlc_subspace_settings *s) {
+    mlc_pipeline_subspace_settings(cfg, s);
+    s->tet_stiffness = p->materials.stiffness;
+    s->vertex_mass = p->materials.vertex_mass;
+    s->tet_mass_scale = p->materials.mass_scale;
+    s->tet_region = p->regions.tet_region;
+    s->nregions = p->regions.nregions;
+}
+
+mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    if ((s = mlc_pipeline_regions(p, cfg, err)) != MLC_OK) return s;
+    double t0 = mlc_now();
+    mlc_subspace_settings ss;
+    mlc_pipeline_subspace_settings_for(p, cfg, &ss);
+    uint64_t key = mlc_subspace_cache_key(&p->mesh, &ss);
+    const char *cache = cfg->subspace.cache;
+    if (cache[0]) {
+        mlc_err cerr;
+        if (mlc_subspace_cache_read(cache, key, &p->sub, &cerr) == MLC_OK) {
+            p->cache_used = 1;
+            p->t_subspace = mlc_now() - t0;
+            return MLC_OK;
+        }
+        if (mlc_file_exists(cache))
+            fprintf(stderr, "modalloco: recomputing the precompute cache: %s\n", cerr.msg);
+    }
+    if ((s = mlc_subspace_compute(&p->mesh, &p->fem, &ss, &p->sub, err)) != MLC_OK) return s;
+    p->t_subspace = mlc_now() - t0;
+    if (cache[0]) {
+        mlc_err werr;
+        if (mlc_subspace_cache_write(cache, key, &p->sub, &werr) != MLC_OK)
+            fprintf(stderr, "modalloco: warning: could not write the cache: %s\n", werr.msg);
+    }
+    return MLC_OK;
+}
+
+mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
+    mlc_status s;
+    /* The waypoints first: a bad path file fails before the precompute. */
+    if (!strcmp(cfg->objective.kind, "path") && !p->path &&
+        (s = mlc_objective_path_read(cfg->objective.path, &p->path, &p->npath, err)) != MLC_OK)
+        return s;
+    if (!p->sub.W && (s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) return s;
+    double t0 = mlc_now();
+    mlc_sim_settings ss;
+    mlc_pipeline_sim_settings(cfg, &ss);
+    mlc_terrain ter;
+    if ((s = mlc_pipeline_terrain(cfg, &ter, err)) != MLC_OK) return s;
+    ss.terrain = &ter;
+    mlc_materials mat = mlc_region_materials_view(&p->materials);
+    s = mlc_model_create_materials(&p->mesh, &p->fem, &p->sub, &ss, &mat, &p->model, err);
+    mlc_terrain_free(&ter);
+    if (s != MLC_OK) return s;
+    p->t_model = mlc_now() - t0;
+    return MLC_OK;
+}
+
+mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_gait_space *g,
+                                   mlc_err *err) {
+    const mlc_subspace *sub = &p->sub;
+    if (sub->m > MLC_GAIT_MAX_MODES)
+        return mlc_errf(err, MLC_EINVAL, "actuation.modes: %d modes, expected 1..%d", sub->m,
+                        MLC_GAIT_MAX_MODES);
+    double amax[MLC_GAIT_MAX_MODES];
+    for (int i = 0; i < sub->m; i++)
+        amax[i] = cfg->actuation.amplitude_p / sub->grad_max[i];
+    mlc_status s =
+        mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids, cfg->actuation.select, amax,
+                            cfg->actuation.period_range[0], cfg->actuation.period_range[1],
+                            cfg->actuation.phase_range[0], cfg->actuation.phase_range[1],
+                            cfg->actuation.fixed_periods, cfg->actuation.nfixed_periods, err);
+    if (s != MLC_OK) return s;
+    if (!p->mode_strain) {
+        p->mode_strain = mlc_malloc((size_t)sub->nt * (size_t)sub->m * sizeof(double));
+        if (!p->mode_strain) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+        mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, p->mode_strain);
+    }
+    return mlc_gait_space_set_strain(g, sub->nt, p->mode_strain, cfg->actuation.amplitude_p,
+                                     strcmp(cfg->actuation.amplitude_bound, "combined") == 0, err);
+}
+
+void mlc_pipeline_free(mlc_pipeline *p) {
+    if (!p) return;
+    mlc_free(p->mode_strain);
+    mlc_free(p->path);
+    mlc_model_destroy(p->model);
+    mlc_subspace_free(&p->sub);
+    mlc_region_materials_free(&p->materials);
+    mlc_regions_free(&p->regions);
+    mlc_fem_free(&p->fem);
+    mlc_mesh_free(&p->mesh);
+    memset(p, 0, sizeof *p);
+}

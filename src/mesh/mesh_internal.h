@@ -1,0 +1,33 @@
+/* mesh_internal.h: the mesh readers' entry points, called by the dispatch (mesh_read.c): the
+ * tetrahedral formats (mesh_tet.c) and the surfaces (mesh_surface.c). Each fills m->X, m->T
+ * only; the dispatch finalizes. Not part of the public API. */
+#ifndef MODALLOCO_MESH_INTERNAL_H
+#define MODALLOCO_MESH_INTERNAL_H
+
+#include "mesh.h"
+
+#include <stddef.h>
+
+/* Parse a MEDIT .mesh held in buf[0..size) (path for messages) into m->X, m->T. Does not
+ * finalize. */
+mlc_status mlc__medit_read(const char *path, const char *buf, size_t size, mlc_mesh *m,
+                           mlc_err *err);
+
+/* Parse a Gmsh .msh (2.2 ASCII or binary, 4.1 ASCII) held in buf[0..size) into m->X, m->T and
+ * write "gmsh2" or "gmsh4" to format. Does not finalize. */
+mlc_status mlc__gmsh_read(const char *path, const char *buf, size_t size, mlc_mesh *m,
+                          char format[16], mlc_err *err);
+
+/* Read a TetGen .node/.ele pair into m->X, m->T (0-based; firstnumber detected from the first
+ * data row of .node). Does not finalize. On failure m is freed. The surface reader reads tetgen's
+ * output through it too. */
+mlc_status mlc__tetgen_read(const char *node_path, const char *ele_path, mlc_mesh *m, mlc_err *err);
+
+/* Read a surface (`fmt` is "off", "obj", "stl" or "ply"), check it (surface_check.h: MLC_EINVAL
+ * with one line per defect) and tetrahedralize it with tetgen into m->X, m->T. Does not
+ * finalize. Fills report->surface, surface_checked and dropped_triangles when the surface was
+ * read (report may be NULL). On failure m is freed. */
+mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m,
+                             mlc_mesh_report *report, mlc_err *err);
+
+#endif

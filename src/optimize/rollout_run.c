@@ -1,0 +1,184 @@
+/* rollout_run.c: whole rollouts from rest, scored by the objective accumulator (objective.h),
+ * for the reduced simulator (sim.h) and the full-space reference (fullspace.h), and the
+ * comparison of the two.
+ *
+ * The simulators step and report what a frame looks like (mlc_frame_state); scoring lives
+ * here, one layer above them, so both are scored by the same code and neither simulator knows
+ * what J is. Each frame's state is taken exactly once and in order, because the body rotation
+ * is warm-started from the previous frame's. */
+#include "objective.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Start scoring at the rest frame fr; obj = NULL scores with the default objective. */
+static void score_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj,
+                        mlc_objective_settings *dflt, const mlc_sim_settings *set,
+                        const mlc_frame_state *fr, double extent, const mlc_terrain *terrain,
+                        mlc_rollout_result *res, double fwd[3]) {
+    if (!obj) {
+        mlc_objective_settings_default(dflt);
+        obj = dflt;
+    }
+    mlc_objective_begin(acc, obj, set->dt, fr->com, fr->R, res, fwd);
+    mlc_objective_set_body(acc, extent, set->ground);
+    mlc_objective_set_terrain(acc, terrain);
+}
+
+mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
+                           const mlc_objective_settings *obj, mlc_frame_fn frame, void *user,
+                           mlc_rollout_result *res) {
+    const mlc_model *mod = mlc_rollout_model(ro);
+    const mlc_sim_settings *set = mlc_model_settings(mod);
+    const int S = set->steps;
+    const double h = set->dt;
+    double fwd[3];
+    mlc_frame_state fr;
+    mlc_objective_acc acc;
+    mlc_objective_settings od;
+    mlc_rollout_reset(ro);
+    mlc_rollout_frame_state(ro, &fr);
+    score_begin(&acc, obj, &od, set, &fr, mlc_model_extent(mod), mlc_model_terrain(mod), res, fwd);
+    obj = acc.obj;
+    mlc_status st = frame ? frame(user, 0, 0.0, mlc_rollout_state(ro), fr.com, fwd, 0) : MLC_OK;
+    int done = 0, failed = st != MLC_OK; /* a frame function's status stops the rollout */
+    for (int s = 1; s <= S && !failed; s++) {
+        if (mlc_rollout_step(ro, act)) {
+            failed = 1;
+            break;
+        }
+        done = s;
+        mlc_rollout_frame_state(ro, &fr);
+        if (obj->effort > 0) mlc_objective_actuation(&acc, fr.abar, fr.m);
+        mlc_objective_frame(&acc, fr.com, fr.R, fr.work, fr.lowest, fwd);
+        if (frame &&
+            (st = frame(user, s, s * h, mlc_rollout_state(ro), fr.com, fwd, fr.contacts)) != MLC_OK)
+            failed = 1;
+    }
+    mlc_objective_end(&acc, S, done, failed);
+    return st;
+}
+
+mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
+                             const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
+                             void *user, mlc_rollout_result *res, mlc_err *err) {
+    const mlc_sim_settings *set = mlc_fullspace_settings(fs);
+    const int S = set->steps;
+    const double h = set->dt;
+    double fwd[3];
+    mlc_frame_state fr;
+    mlc_objective_acc acc;
+    mlc_objective_settings od;
+    mlc_fullspace_reset(fs);
+    mlc_fullspace_frame_state(fs, &fr);
+    score_begin(&acc, obj, &od, set, &fr, mlc_fullspace_extent(fs), mlc_fullspace_terrain(fs), res,
+                fwd);
+    obj = acc.obj;
+    if (frame) frame(user, 0, 0.0, mlc_fullspace_state(fs), fr.com, fwd, 0);
+    mlc_fullspace_notify(fs, 0, 0.0, fr.com, fwd);
+    int s, failed = 0;
+    for (s = 1; s <= S; s++) {
+        int rc = mlc_fullspace_step(fs, act);
+        if (rc < 0)
+            return mlc_errf(err, (mlc_status)rc,
+                            "fullspace: sparse solve failed at step %d "
+                            "(CHOLMOD status %d)",
+                            s, mlc_fullspace_solver_status(fs));
+        if (rc) {
+            failed = 1;
+            break;
+        }
+        mlc_fullspace_frame_state(fs, &fr);
+        if (obj->effort > 0) mlc_objective_actuation(&acc, fr.abar, fr.m);
+        mlc_objective_frame(&acc, fr.com, fr.R, fr.work, fr.lowest, fwd);
+        if (frame) frame(user, s, s * h, mlc_fullspace_state(fs), fr.com, fwd, fr.contacts);
+        mlc_fullspace_notify(fs, s, s * h, fr.com, fwd);
+    }
+    mlc_objective_end(&acc, S, s - 1, failed);
+    return MLC_OK;
+}
+
+/* ---- reduced versus full --------------------------------------------------------------------- */
+
+typedef struct com_log {
+    double *com; /* 3 × (cap) */
+    int cap, n;
+} com_log;
+
+static mlc_status log_reduced(void *user, int frame, double time, const double *z,
+                              const double com[3], const double forward[3], int contacts) {
+    MLC_UNUSED(time), MLC_UNUSED(z), MLC_UNUSED(forward), MLC_UNUSED(contacts);
+    com_log *lg = user;
+    if (frame < lg->cap) memcpy(lg->com + 3 * (size_t)frame, com, 3 * sizeof(double));
+    lg->n = MLC_MAX(lg->n, frame + 1);
+    return MLC_OK;
+}
+
+static void log_full(void *user, int frame, double time, const double *x, const double com[3],
+                     const double forward[3], int contacts) {
+    (void)log_reduced(user, frame, time, x, com, forward, contacts);
+}
+
+mlc_status mlc_fullspace_compare(const mlc_model *model, mlc_fullspace *fs,
+                                 const mlc_actuation *act, const mlc_objective_settings *obj,
+                                 mlc_fullspace_comparison *out, mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    const mlc_sim_settings *ms = mlc_model_settings(model), *fset = mlc_fullspace_settings(fs);
+    if (ms->steps != fset->steps || ms->dt != fset->dt)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: the reduced model (%d steps of %g s) and "
+                        "the full-space simulator (%d of %g s) disagree",
+                        ms->steps, ms->dt, fset->steps, fset->dt);
+    int S = fset->steps, nv = mlc_fullspace_nv(fs);
+    mlc_status st = MLC_OK;
+    mlc_rollout *ro = NULL;
+    com_log lr = {0}, lf = {0};
+    double *xr = NULL;
+    lr.cap = lf.cap = S + 1;
+    lr.com = mlc_malloc(sizeof(double) * 3 * (size_t)(S + 1));
+    lf.com = mlc_malloc(sizeof(double) * 3 * (size_t)(S + 1));
+    xr = mlc_malloc(sizeof(double) * 3 * (size_t)nv);
+    if (!lr.com || !lf.com || !xr || mlc_rollout_create(model, &ro) != MLC_OK) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the comparison");
+        goto done;
+    }
+    double t0 = mlc_now();
+    if ((st = mlc_rollout_run(ro, act, obj, log_reduced, &lr, &out->reduced)) != MLC_OK) {
+        mlc_errf(err, st, "fullspace: the reduced rollout failed: %s", mlc_strerror(st));
+        goto done;
+    }
+    out->t_reduced = mlc_now() - t0;
+    t0 = mlc_now();
+    if ((st = mlc_fullspace_run(fs, act, obj, log_full, &lf, &out->full, err)) != MLC_OK) goto done;
+    out->t_full = mlc_now() - t0;
+    mlc_fullspace_convergence_get(fs, &out->convergence);
+    out->frames = MLC_MIN(lr.n, lf.n);
+    for (int f = 0; f < out->frames; f++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double d = lr.com[3 * f + k] - lf.com[3 * f + k];
+            d2 += d * d;
+        }
+        out->com_error_max = fmax(out->com_error_max, sqrt(d2));
+        if (f == out->frames - 1) out->com_error_final = sqrt(d2);
+    }
+    /* Final shapes: B z_S against x_S (meaningful only when both rollouts ran to the end). */
+    mlc_model_skin(model, mlc_rollout_state(ro), nv, NULL, xr);
+    const double *xf = mlc_fullspace_state(fs);
+    double sum2 = 0;
+    for (int i = 0; i < nv; i++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++)
+            d2 += (xr[3 * i + k] - xf[3 * i + k]) * (xr[3 * i + k] - xf[3 * i + k]);
+        out->vertex_error_max = fmax(out->vertex_error_max, sqrt(d2));
+        sum2 += d2;
+    }
+    out->vertex_error_rms = sqrt(sum2 / nv);
+    out->extent = mlc_fullspace_extent(fs);
+done:
+    mlc_rollout_destroy(ro);
+    mlc_free(lr.com);
+    mlc_free(lf.com);
+    mlc_free(xr);
+    return st;
+}

@@ -1,0 +1,327 @@
+/* contact.c: exact contact solves on a precomputed Delassus matrix (contact.h).
+ *
+ * The normal problem, min ½λᵀAλ + cᵀλ over λ ≥ 0 with A = (D + εI)_CC and c = y* − g, is
+ * solved by the active-set method of Lawson and Hanson (their NNLS, here for a general strictly
+ * convex quadratic): keep a set P of positive forces whose unconstrained minimizer over P is
+ * strictly positive; add the candidate whose gap w = Aλ + c is most negative; when the new
+ * minimizer leaves the positive orthant, walk toward it until the first force reaches 0 and
+ * drop it. Each step strictly decreases the objective, so it terminates; the iteration guard
+ * only protects against rounding cycles. P holds the samples in contact of one step (tens),
+ * so every solve refactors A_PP by a dense Cholesky: simpler than updating a factor and cheap
+ * next to the rest of a step.
+ */
+#include "contact.h"
+
+#include <math.h>
+#include <string.h>
+
+mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,
+                              double friction) {
+    memset(cs, 0, sizeof *cs);
+    cs->ns = ns;
+    cs->D = D;
+    cs->tol = tol;
+    cs->friction = friction;
+    size_t n = (size_t)(ns > 0 ? ns : 1);
+    double dmax = 0;
+    for (int s = 0; s < ns; s++)
+        dmax = fmax(dmax, D[(size_t)s * (n + 1)]);
+    cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
+    int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
+    ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
+    double **vecs[] = {&cs->c, &cs->l, &cs->d, &cs->x, &cs->bound, &cs->s, &cs->t};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+        ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
+    int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand};
+    for (size_t i = 0; i < sizeof ivecs / sizeof ivecs[0]; i++)
+        ok &= (*ivecs[i] = mlc_calloc(n, sizeof(int))) != NULL;
+    if (!ok) {
+        mlc_contact_destroy(cs);
+        return MLC_ENOMEM;
+    }
+    return MLC_OK;
+}
+
+void mlc_contact_destroy(mlc_contact *cs) {
+    if (!cs) return;
+    double *bufs[] = {cs->lam, cs->L, cs->A, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mlc_free(bufs[i]);
+    int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand};
+    for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
+        mlc_free(ibufs[i]);
+    memset(cs, 0, sizeof *cs);
+}
+
+void mlc_contact_reset(mlc_contact *cs) {
+    if (cs->ns > 0) memset(cs->lam, 0, sizeof(double) * 3 * (size_t)cs->ns);
+    cs->np = 0;
+}
+
+/* A_ij of candidates i, j. */
+static inline double entry(const mlc_contact *cs, int i, int j) {
+    double a = cs->D[(size_t)cs->cand[i] + (size_t)cs->ns * (size_t)cs->cand[j]];
+    return i == j ? a + cs->eps : a;
+}
+
+/* Lower Cholesky factor of A_PP into L (ld ns), with the reciprocal pivots on the diagonal
+ * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
+ * is positive definite) is replaced by √ε so the factor stays usable. */
+static void factor_set(mlc_contact *cs, const int *P, int np) {
+    const size_t ld = (size_t)cs->ns;
+    for (int j = 0; j < np; j++) {
+        double *Lj = cs->L + ld * (size_t)j;
+        for (int i = j; i < np; i++)
+            Lj[i] = entry(cs, P[i], P[j]);
+        for (int k = 0; k < j; k++) {
+            const double *Lk = cs->L + ld * (size_t)k;
+            double l = Lk[j];
+            for (int i = j; i < np; i++)
+                Lj[i] -= l * Lk[i];
+        }
+        double ipiv = 1 / (Lj[j] > cs->eps ? sqrt(Lj[j]) : sqrt(cs->eps));
+        Lj[j] = ipiv;
+        for (int i = j + 1; i < np; i++)
+            Lj[i] *= ipiv;
+    }
+}
+
+/* x ← (L Lᵀ)⁻¹ x (np values). */
+static void solve_factored(const mlc_contact *cs, int np, double *x) {
+    const size_t ld = (size_t)cs->ns;
+    for (int j = 0; j < np; j++) {
+        const double *Lj = cs->L + ld * (size_t)j;
+        double xj = x[j] * Lj[j];
+        x[j] = xj;
+        for (int i = j + 1; i < np; i++)
+            x[i] -= Lj[i] * xj;
+    }
+    for (int j = np - 1; j >= 0; j--) {
+        const double *Lj = cs->L + ld * (size_t)j;
+        double v = x[j];
+        for (int i = j + 1; i < np; i++)
+            v -= Lj[i] * x[i];
+        x[j] = v * Lj[j];
+    }
+}
+
+/* s = −A_PP⁻¹ c_P (P's order), refactoring A_PP. */
+static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
+    factor_set(cs, P, np);
+    for (int a = 0; a < np; a++)
+        cs->s[a] = -cs->c[P[a]];
+    solve_factored(cs, np, cs->s);
+}
+
+/* The LCP over the n candidates cand[0..n) with gaps c; l (n values) holds the warm start on
+ * entry (its positive entries are the guessed set) and the forces on exit. Leaves the set in
+ * pset[0..return) and its factor in L. */
+static int lcp_solve(mlc_contact *cs, int n) {
+    double *l = cs->l, *s = cs->s;
+    int *P = cs->pset, np = 0, changes = 0;
+    /* Warm start: the guessed set (the previous solve's contacts), else every violated
+     * candidate, is kept only when its minimizer is strictly positive (a feasible point of the
+     * method); otherwise start from λ = 0. The second guess saves one refactorization per
+     * contact when many samples land at once. */
+    for (int guess = 0; guess < 2 && np == 0; guess++) {
+        for (int i = 0; i < n; i++)
+            if (guess == 0 ? l[i] > 0 : cs->c[i] < -cs->tol) P[np++] = i;
+        if (np == 0) continue;
+        minimize_on_set(cs, P, np);
+        int ok = 1;
+        for (int a = 0; a < np; a++)
+            ok &= s[a] > 0;
+        for (int i = 0; i < n; i++)
+            l[i] = 0;
+        if (ok)
+            for (int a = 0; a < np; a++)
+                l[P[a]] = s[a];
+        else
+            np = 0;
+    }
+    const int maxit = 3 * n + 10;
+    while (changes < maxit) {
+        /* The most violated candidate outside P enters. */
+        int enter = -1;
+        double worst = -cs->tol;
+        for (int i = 0; i < n; i++) {
+            if (l[i] > 0) continue;
+            double w = cs->c[i];
+            for (int a = 0; a < np; a++)
+                w += entry(cs, i, P[a]) * l[P[a]];
+            if (w < worst) worst = w, enter = i;
+        }
+        if (enter < 0) break;
+        /* Keep P ascending, so the factor's order (and its rounding) depends only on the set. */
+        int pos = np;
+        while (pos > 0 && P[pos - 1] > enter)
+            P[pos] = P[pos - 1], pos--;
+        P[pos] = enter;
+        np++;
+        changes++;
+        for (;;) {
+            minimize_on_set(cs, P, np);
+            int feasible = 1;
+            for (int a = 0; a < np; a++)
+                feasible &= s[a] > 0;
+            if (feasible) {
+                for (int a = 0; a < np; a++)
+                    l[P[a]] = s[a];
+                break;
+            }
+            /* Walk from λ toward s until the first force reaches zero; drop it (and any other
+             * that reaches zero on the way). */
+            double alpha = 1;
+            int hit = -1;
+            for (int a = 0; a < np; a++) {
+                if (s[a] > 0) continue;
+                double la = l[P[a]], t = la / (la - s[a]);
+                if (hit < 0 || t < alpha) alpha = t, hit = a;
+            }
+            int keep = 0;
+            for (int a = 0; a < np; a++) {
+                double la = l[P[a]] + alpha * (s[a] - l[P[a]]);
+                if (a == hit || !(la > 0)) {
+                    l[P[a]] = 0;
+                } else {
+                    l[P[a]] = la;
+                    P[keep++] = P[a];
+                }
+            }
+            np = keep;
+            changes++;
+            if (np == 0 || changes >= maxit) {
+                if (np > 0) minimize_on_set(cs, P, np); /* leave P's factor in L */
+                break;
+            }
+        }
+        /* Rounding guard: an entering index dropped at once (α = 0) would re-enter forever. */
+        if (l[enter] == 0) break;
+    }
+    return np;
+}
+
+int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g) {
+    const int ns = cs->ns;
+    const double tol = cs->tol;
+    int nc = 0;
+    for (int s = 0; s < ns; s++) {
+        cs->iscand[s] = ystar[s] < g[s] - tol;
+        if (cs->iscand[s]) cs->cand[nc++] = s;
+    }
+    double *lamy = cs->lam + ns;
+    int np = 0;
+    while (nc > 0) {
+        for (int a = 0; a < nc; a++) {
+            int s = cs->cand[a];
+            cs->c[a] = ystar[s] - g[s];
+            cs->l[a] = lamy[s]; /* warm start: the previous solve's forces */
+        }
+        np = lcp_solve(cs, nc);
+        /* Does any other sample now end below its target? (y = y* + D λ over the set) */
+        int added = 0;
+        for (int s = 0; s < ns; s++) {
+            if (cs->iscand[s]) continue;
+            double y = ystar[s];
+            for (int b = 0; b < np; b++) {
+                int a = cs->pset[b];
+                y += cs->D[(size_t)s + (size_t)ns * cs->cand[a]] * cs->l[a];
+            }
+            if (y < g[s] - tol) cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
+        }
+        if (!added) break;
+        for (int a = 0; a < nc; a++)
+            lamy[cs->cand[a]] = cs->l[a];
+    }
+    /* x and z keep the last forces as the friction solves' warm start, unless nothing is in
+     * contact (then no friction solve follows) */
+    memset(np > 0 ? lamy : cs->lam, 0, sizeof(double) * (size_t)ns * (np > 0 ? 1 : 3));
+    for (int b = 0; b < np; b++) {
+        int a = cs->pset[b];
+        cs->contact[b] = cs->cand[a];
+        lamy[cs->cand[a]] = cs->l[a];
+    }
+    cs->np = np;
+    if (cs->friction > 0 || cs->friction_s) /* A_PP, contiguous, for Coulomb-limited friction */
+        for (int b = 0; b < np; b++) {
+            for (int e = 0; e < np; e++)
+                cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
+            cs->t[b] = 1 / cs->A[b + (size_t)np * b]; /* reciprocal diagonal */
+        }
+    return np;
+}
+
+static inline double clamp(double x, double lo, double hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
+    mlc_contact_solve_friction_box(cs, k, rhs, NULL, NULL, NULL);
+}
+
+void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, const double *Dk,
+                                    const double *mu_lo, const double *mu_hi) {
+    const int np = cs->np, ns = cs->ns;
+    double *x = cs->x, *lamk = cs->lam + (size_t)k * ns, *lamy = cs->lam + ns;
+    int boxed = cs->friction > 0 || cs->friction_s || mu_hi;
+    if (Dk) { /* this axis' own matrix: its factor and A_PP over the contact set */
+        const double *D = cs->D;
+        cs->D = Dk;
+        factor_set(cs, cs->pset, np);
+        for (int b = 0; b < np; b++) {
+            for (int e = 0; e < np; e++)
+                cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
+            cs->t[b] = 1 / cs->A[b + (size_t)np * b];
+        }
+        cs->D = D;
+    }
+    for (int b = 0; b < np; b++)
+        x[b] = rhs[b];
+    solve_factored(cs, np, x); /* L holds the factor of the final contact set */
+    if (boxed) {
+        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample):
+         * when the unconstrained (sticking) forces are inside it, they are the answer; else
+         * clamp and run projected Gauss–Seidel sweeps on A_PP (kept by
+         * mlc_contact_solve_normal, or built above) until they stop changing. */
+        double *bound = cs->bound, *blo = cs->d;
+        int inside = 1;
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b];
+            if (mu_hi) {
+                bound[b] = mu_hi[s] > 0 ? mu_hi[s] * lamy[s] : (double)INFINITY;
+                blo[b] = mu_lo[s] > 0 ? -(mu_lo[s] * lamy[s]) : -(double)INFINITY;
+            } else { /* per-region friction per sample, or the one μ_f */
+                double mf = cs->friction_s ? cs->friction_s[s] : cs->friction;
+                bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
+                blo[b] = -bound[b];
+            }
+            inside &= x[b] <= bound[b] && x[b] >= blo[b];
+        }
+        if (!inside) {
+            const double *A = cs->A; /* np×np, A_PP of the contact set */
+            /* Start from the previous solve's forces (the last local-global iteration's: they
+             * differ little), clamped to the new box. */
+            for (int b = 0; b < np; b++)
+                x[b] = clamp(lamk[cs->contact[b]], blo[b], bound[b]);
+            for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++) {
+                double change = 0, size = 0;
+                for (int b = 0; b < np; b++) {
+                    const double *Ab = A + (size_t)np * b; /* column b = row b (symmetric) */
+                    double r = rhs[b];
+                    for (int e = 0; e < np; e++)
+                        r -= Ab[e] * x[e];
+                    double v = clamp(x[b] + r * cs->t[b], blo[b], bound[b]);
+                    change += fabs(v - x[b]), size += fabs(v);
+                    x[b] = v;
+                }
+                if (change <= 1e-10 * size) break;
+            }
+        }
+    }
+    /* Only the contact set carries friction. */
+    for (int s = 0; s < ns; s++)
+        lamk[s] = 0;
+    for (int b = 0; b < np; b++)
+        lamk[cs->contact[b]] = x[b];
+}

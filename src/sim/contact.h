@@ -1,0 +1,82 @@
+/* contact.h: ground contact of one local-global iteration, solved exactly in the space of the
+ * contact samples (docs/method.md, "Contact"). Shared by the reduced simulator (sim_step.c)
+ * and the full-space reference (fullspace.c), which differ only in how a force moves the
+ * state.
+ *
+ * With the rotations of the iteration fixed, the global step minimizes a quadratic with
+ * Hessian Q; a contact force λ_s on sample s (newtons, along one axis) moves the solution by
+ * Q⁻¹ J_sᵀ λ_s, and the samples' coordinate on that axis by D λ, where D = J Q⁻¹ Jᵀ is the
+ * Delassus matrix of the samples (ns×ns, precomputed once: Q is constant; the same for the
+ * three axes because Q is the same per coordinate block). The normal problem is then the
+ * linear complementarity problem
+ *
+ *     y = y* + D_CC λ ≥ g,   λ ≥ 0,   λᵀ (y − g) = 0     over the candidates C,
+ *
+ * (y* the tentative positions, g the targets): samples end at or above their targets, forces
+ * only push, and only a sample that ends exactly on its target is pushed. It is the KKT system
+ * of min ½λᵀDλ + (y* − g)ᵀλ over λ ≥ 0. D is positive semi-definite (rank ≤ 4w in the reduced
+ * model), so a Tikhonov term ε picks the least force among equivalent ones (a force along a
+ * null direction of D moves nothing) and the problem is solved exactly by an active-set method
+ * (Lawson–Hanson's): finite, no iteration count to tune, warm-started from the previous
+ * solve's contact set. Candidates are the samples below their targets at y*; pushing some up
+ * can push others down, so any sample that ends below its target joins and the problem is
+ * solved again, until none does.
+ *
+ * Friction, on the samples in contact (λ > 0): tangential targets t (the paper's damping:
+ * x_n + μ_c (x_n − x_{n−1})) reached by forces with D_PP λ_t = t − x*, the same matrix and
+ * factor; with a Coulomb coefficient μ_f > 0 each axis' force is limited to μ_f λ_n (a box,
+ * solved by projected Gauss–Seidel from the clamped unconstrained solution).
+ *
+ * Ownership: the solver owns its scratch (allocated once by mlc_contact_create); D is borrowed.
+ * Solving never allocates.
+ */
+#ifndef MODALLOCO_CONTACT_H
+#define MODALLOCO_CONTACT_H
+
+#include "base.h"
+
+/* Tikhonov term relative to D's largest diagonal entry, and the projected Gauss–Seidel
+ * sweeps of Coulomb-limited friction. */
+#define MLC_CONTACT_EPS 1e-10
+#define MLC_CONTACT_FRICTION_SWEEPS 20
+
+typedef struct mlc_contact {
+    int ns;                   /* samples */
+    const double *D;          /* ns×ns column-major Delassus matrix (borrowed) */
+    double eps;               /* MLC_CONTACT_EPS × max diag D */
+    double tol;               /* a sample at most tol below its target counts as on it (metres) */
+    double friction;          /* μ_f (0 = unbounded) */
+    const double *friction_s; /* ns: μ_f per sample (0 = unbounded), replacing `friction`;
+                                 NULL = `friction` for all (borrowed, set after create) */
+    double *lam;  /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
+                     friction, y normal), zero off contact; the next solve's warm start */
+    int np;       /* samples in contact after the last solve */
+    int *contact; /* np sample indices in contact (ascending candidate order) */
+    /* scratch */
+    int *cand, *pset, *iscand;
+    double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
+} mlc_contact;
+
+/* ns ≥ 0 samples; D as above (not copied). Returns MLC_ENOMEM on allocation failure. */
+mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,
+                              double friction);
+void mlc_contact_destroy(mlc_contact *cs);
+/* Forget the warm start (λ = 0), e.g. when a rollout restarts. */
+void mlc_contact_reset(mlc_contact *cs);
+
+/* The normal problem for tentative positions ystar and targets g (ns values each, by sample).
+ * Fills lam's y block and the contact set; returns np. */
+int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g);
+
+/* Friction on axis k (0 = x, 2 = z) after mlc_contact_solve_normal: rhs[a] is the wanted
+ * motion (target − x*) of the a-th sample of the contact set. Fills lam's block k. */
+void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs);
+/* The same with this axis' own Delassus matrix Dk (ns×ns like D; NULL = D and the normal
+ * problem's factor) and per-sample Coulomb coefficients (ns values by sample; NULL = μ_f both
+ * ways): the force of sample s is kept in [−mu_lo[s] λ_n, mu_hi[s] λ_n], a coefficient ≤ 0
+ * leaving that side unbounded. Terrain contact (sim_step.c): tangent axes of per-sample
+ * normals, anisotropic and per-region friction. */
+void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, const double *Dk,
+                                    const double *mu_lo, const double *mu_hi);
+
+#endif

@@ -1,0 +1,944 @@
+/* fullspace.c: the full-space reference simulator (the reduced-versus-full comparison that runs it
+ * beside the reduced one is rollout_run.c)
+ * (docs/method.md §5–7; 000 Eq. 9–16, 25/45 and App. E with the signs of docs/method.md §6).
+ *
+ * The reduced simulator (sim_model.c, sim_step.c) minimizes the backward-Euler incremental
+ * potential over x = B z. This file minimizes the same potential over every vertex position,
+ *   (1/2h²)‖x − q‖²_M − xᵀMg + ½Σ_e μV‖F_e − R_e‖² + ½Σ_e γV‖F_e − Ω_{c(e)} Y_e(ā)‖²,
+ * by the same local-global iterations, so that B → I recovers it (Galerkin: the reduced global
+ * step Bᵀ Q B z = Bᵀ b is this global step projected, and the local steps see the same F_e):
+ *  - local: R_e = polar(F_e) per tet (the ARAP reference; or per passive cluster,
+ *    R_c = polar(Σ_{e∈c} V F_e), to isolate the skinning error), Ω_c = polar(H_c) with
+ *    H_c = Σ_{e∈c} γV F_e Y_eᵀ per actuation cluster (Eq. 12–13), Y_e = I + Σ_i a_i ∇(D_i)_e;
+ *  - global: Q x = b with Q = M/h² + (μ+γ) Σ_e V G_eᵀG_e (per coordinate, Eq. 15–16 with
+ *    B = I) and b = M q/h² + M g + Σ_e V G_eᵀ (μ R_e + γ Ω_c Y_e)ᵀ, where G_e (3×4) holds the
+ *    shape gradients, i.e. vertex a of tet e receives V (μR + γΩY) ∇φ_a (positive forces).
+ *    The three coordinate blocks share one nv×nv matrix, factored once by CHOLMOD and solved
+ *    with three right-hand sides.
+ *  - contact (App. E resolved as in sim_step.c): after the tentative solve x* = Q⁻¹ b, a sample
+ *    is active when x* puts it more than 1e-9·extent below the ground while moving down from
+ *    x_n; its y ends at the ground ("position") or at y_n ("velocity"); its x and z move by
+ *    μ_c × the previous tangential displacement. The contact force of least fᵀM⁻¹f with
+ *    L f = d, L = Jᶜ Q⁻¹, is f = M Lᵀ y with (L M Lᵀ + εI) y = d (the same damped
+ *    pseudo-inverse, MLC_SIM_CONTACT_RCOND), and x = x* + (Q⁻¹ M Q⁻¹) Jᶜᵀ y. The columns
+ *    Q⁻¹ M Q⁻¹ e_s of the samples are precomputed (2·ns solves at creation). This is exactly
+ *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible.
+ * Differences from the reduced code, all deliberate: rotations are applied on the right-hand
+ * side and then solved (the reduced code pre-solves each term: equal up to rounding); each step
+ * starts from q and iterates to its own stopping rule (mlc_fullspace_stop: until the iterate
+ * changes by at most a tolerance relative to the extent), because the reference must not
+ * inherit the reduced model's truncation; a CHOLMOD solve can fail (reported as a status);
+ * nothing else.
+ */
+#include "fullspace.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "contact.h"
+#include "polar.h"
+#include "sim_testing.h"
+
+struct mlc_fullspace {
+    mlc_sim_settings set;
+    mlc_fullspace_stop stop;
+    int nv, nt, m, ma, nca, ns;
+    int npr;        /* passive rotations: nt (per tet) or the subspace's ncp */
+    int *T;         /* 4×nt */
+    int *pcl, *acl; /* nt: passive rotation index, actuation cluster */
+    int *samples;   /* ns contact vertices */
+    double *X;      /* 3×nv rest positions */
+    double *vol;    /* nt */
+    double *grad;   /* 12×nt shape gradients (fem.h layout) */
+    double *mass;   /* nv: ρ × lumped volume */
+    double *Yhat;   /* nt × m × 9: ∇(D_i)_e, so Y_e(ā) = I + Σ_i a_i Yhat[e, i] */
+    double *gb;     /* 3×nv: Σ_{e∋v} V_e ∇φ_v, so Σ_e V_e F_e = Σ_v x_v gb_vᵀ */
+    double *GS;     /* nv×ns: Q⁻¹ M Q⁻¹ e_{v_s} (one coordinate block) */
+    double *Gss;    /* ns×ns: its rows at the samples (Gram matrix of the contact system) */
+    double *QiE;    /* nv×ns: Q⁻¹ e_{v_s}, the motion per unit force on sample s (one block) */
+    double *Dss;    /* ns×ns: its rows at the samples, the Delassus matrix (contact.h) */
+    double total_mass, extent, ground_tol, com_rest[3];
+    cholmod_common cc;
+    int cc_started;
+    double *wmu, *wga, *wk; /* nt: μ_e/μ, γ_e/γ, (μ_e+γ_e)/(μ+γ) (per-tet materials), or NULL */
+    double *fric;           /* ns: friction of each sample (per-region), or NULL */
+    cholmod_factor *L;      /* of the nv×nv block of Q */
+    cholmod_sparse *K; /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
+    cholmod_dense *Xn, *KX;        /* nv×3: x_n and K x_n (Rayleigh β) */
+    cholmod_dense *B;              /* nv×3 right-hand side (coordinate blocks) */
+    cholmod_dense *Xs, *Ysw, *Esw; /* solution and cholmod_solve2 workspace (reused) */
+    /* state */
+    int step, contacts, last_iterations;
+    double last_work, last_change;  /* last_change: ‖Δx‖_∞ / extent of the last iteration */
+    mlc_fullspace_convergence conv; /* since the last reset */
+    double *xc, *xp, *xn;           /* 3×nv current, previous, next (rotated by pointer swap) */
+    double *q, *b0, *xi;            /* 3×nv prediction, nv×3 constant rhs, previous iterate */
+    double *abar;                   /* ma */
+    double *Ye;                     /* nt×9 actuation targets of this step */
+    double *Fp;                     /* npr×9 passive cluster sums (when not per tet) */
+    double *Rp, *qp;                /* npr×9 rotations, npr×4 warm-start quaternions */
+    double *Hc, *Om, *qa;           /* nca×9, nca×9, nca×4 */
+    double qbody[4];
+    double *xsc, *xsp;     /* 3×ns sample positions at x_n and x_{n−1} */
+    int *active;           /* ns */
+    double *ys, *Gm, *Ym;  /* ns, ns×ns, ns×3 */
+    mlc_contact cs;        /* complementarity contact */
+    double *yst, *yt, *ct; /* ns each: y at x*, normal targets, friction right-hand sides */
+    /* terrain contact (terrain.h; NULL frame when the terrain is the flat plane): as
+     * sim_step.c's, per sample frame [n, t1, t2], friction bounds and Delassus matrices */
+    mlc_terrain terrain;
+    mlc_terrain_contact tc;
+    mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
+    void *observer_user;
+};
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+void mlc_fullspace_destroy(mlc_fullspace *fs) {
+    if (!fs) return;
+    if (fs->cc_started) {
+        cholmod_free_factor(&fs->L, &fs->cc);
+        cholmod_free_sparse(&fs->K, &fs->cc);
+        cholmod_free_dense(&fs->Xn, &fs->cc);
+        cholmod_free_dense(&fs->KX, &fs->cc);
+        cholmod_free_dense(&fs->B, &fs->cc);
+        cholmod_free_dense(&fs->Xs, &fs->cc);
+        cholmod_free_dense(&fs->Ysw, &fs->cc);
+        cholmod_free_dense(&fs->Esw, &fs->cc);
+        cholmod_finish(&fs->cc);
+    }
+    double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb,  fs->GS,   fs->Gss,
+                      fs->xc, fs->xp,  fs->xn,   fs->q,    fs->b0,   fs->xi,  fs->abar, fs->Ye,
+                      fs->Fp, fs->Rp,  fs->qp,   fs->Hc,   fs->Om,   fs->qa,  fs->xsc,  fs->xsp,
+                      fs->ys, fs->Gm,  fs->Ym,   fs->QiE,  fs->Dss,  fs->yst, fs->yt,   fs->ct};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mlc_free(bufs[i]);
+    mlc_free(fs->wmu);
+    mlc_free(fs->wga);
+    mlc_free(fs->wk);
+    mlc_free(fs->fric);
+    mlc_free(fs->T);
+    mlc_free(fs->pcl);
+    mlc_free(fs->acl);
+    mlc_free(fs->samples);
+    mlc_free(fs->active);
+    mlc_contact_destroy(&fs->cs);
+    mlc_terrain_contact_destroy(&fs->tc);
+    mlc_terrain_free(&fs->terrain);
+    mlc_free(fs);
+}
+
+static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                               const mlc_sim_settings *s, int per_tet, mlc_err *err) {
+    if (!mesh || !fem || !sub || !s) return mlc_errf(err, MLC_EINVAL, "fullspace: NULL argument");
+    if (s->integrator != MLC_INTEGRATOR_EULER)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: the full-space reference integrates with backward Euler "
+                        "only; run --full-space with sim.integrator = \"euler\"");
+    if (fem->nv != mesh->nv || fem->nt != mesh->nt || sub->nv != mesh->nv || sub->nt != mesh->nt)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: mesh (%d vertices, %d tets), FEM data (%d, %d) and subspace "
+                        "(%d, %d) disagree",
+                        mesh->nv, mesh->nt, fem->nv, fem->nt, sub->nv, sub->nt);
+    if (sub->m < 0 || (sub->m > 0 && !sub->D))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: subspace has %d modes but no mode data",
+                        sub->m);
+    if (sub->nca < 1 || !sub->acluster || (!per_tet && (sub->ncp < 1 || !sub->cluster)))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: subspace has no clusters");
+    for (int e = 0; e < mesh->nt; e++)
+        if (sub->acluster[e] < 0 || sub->acluster[e] >= sub->nca ||
+            (!per_tet && (sub->cluster[e] < 0 || sub->cluster[e] >= sub->ncp)))
+            return mlc_errf(err, MLC_EINVAL, "fullspace: cluster label of tet %d out of range", e);
+    if (sub->ns < 0 || (sub->ns > 0 && !sub->samples))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: %d samples but no sample list", sub->ns);
+    for (int i = 0; i < sub->ns; i++)
+        if (sub->samples[i] < 0 || sub->samples[i] >= mesh->nv)
+            return mlc_errf(err, MLC_EINVAL, "fullspace: contact sample %d names vertex %d of %d",
+                            i, sub->samples[i], mesh->nv);
+    if (!(s->dt > 0) || !isfinite(s->dt))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: need dt > 0 (got %g)", s->dt);
+    if (!(s->density > 0) || !(s->mu >= 0) || !(s->gamma >= 0) || !isfinite(s->density) ||
+        !isfinite(s->mu) || !isfinite(s->gamma) || !(s->mu + s->gamma > 0))
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: need density > 0, mu >= 0, gamma >= 0, mu + gamma > 0 "
+                        "(got %g, %g, %g)",
+                        s->density, s->mu, s->gamma);
+    if (!(s->damping >= 0 && s->damping < 1))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: contact damping %g must be in [0, 1)",
+                        s->damping);
+    if (!isfinite(s->gravity[0]) || !isfinite(s->gravity[1]) || !isfinite(s->gravity[2]) ||
+        !isfinite(s->ground))
+        return mlc_errf(err, MLC_EINVAL, "fullspace: gravity and ground must be finite");
+    return MLC_OK;
+}
+
+static mlc_status cholmod_fail(mlc_fullspace *fs, mlc_err *err, const char *what) {
+    int st = fs->cc.status;
+    if (st == CHOLMOD_NOT_POSDEF)
+        return mlc_errf(err, MLC_ENOTSPD,
+                        "fullspace: %s: the system matrix is not positive "
+                        "definite (CHOLMOD, column %d)",
+                        what, fs->L ? (int)fs->L->minor : -1);
+    return mlc_errf(err, st == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                    "fullspace: %s failed (CHOLMOD status %d)", what, st);
+}
+
+/* Q = (μ+γ) Lap + M/h² (upper triangle, as fem.h returns it), analysed and factored once. */
+static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                                mlc_err *err) {
+    cholmod_sparse *A = mlc_fem_laplacian(mesh, fem, fs->wk, &fs->cc);
+    if (!A) return cholmod_fail(fs, err, "assembling the Laplacian");
+    const int *Ap = A->p, *Ai = A->i;
+    double *Ax = A->x, ih2 = 1.0 / (fs->set.dt * fs->set.dt), k = fs->set.mu + fs->set.gamma;
+    /* Rayleigh damping adds (αM + βK)/h (sim.h). */
+    const double ra = fs->set.rayleigh[0] / fs->set.dt, rb = fs->set.rayleigh[1] / fs->set.dt;
+    for (int j = 0; j < fs->nv; j++)
+        for (int p = Ap[j]; p < Ap[j + 1]; p++)
+            Ax[p] *= k;
+    if (rb != 0) {
+        fs->K = cholmod_copy_sparse(A, &fs->cc);
+        fs->Xn = cholmod_zeros((size_t)fs->nv, 3, CHOLMOD_REAL, &fs->cc);
+        fs->KX = cholmod_zeros((size_t)fs->nv, 3, CHOLMOD_REAL, &fs->cc);
+        if (!fs->K || !fs->Xn || !fs->KX) {
+            cholmod_free_sparse(&A, &fs->cc);
+            return cholmod_fail(fs, err, "copying the stiffness matrix");
+        }
+    }
+    for (int j = 0; j < fs->nv; j++) {
+        int found = 0;
+        for (int p = Ap[j]; p < Ap[j + 1]; p++) {
+            Ax[p] *= 1 + rb;
+            if (Ai[p] == j) Ax[p] += (ih2 + ra) * fs->mass[j], found = 1;
+        }
+        if (!found) {
+            cholmod_free_sparse(&A, &fs->cc);
+            return mlc_errf(err, MLC_EINVAL, "fullspace: vertex %d belongs to no tet", j);
+        }
+    }
+    fs->L = cholmod_analyze(A, &fs->cc);
+    int ok = fs->L && cholmod_factorize(A, fs->L, &fs->cc) && fs->cc.status == CHOLMOD_OK;
+    cholmod_free_sparse(&A, &fs->cc);
+    if (!ok) return cholmod_fail(fs, err, "factorizing M/h² + (mu+gamma) L");
+    return MLC_OK;
+}
+
+/* Contact columns: QiE = Q⁻¹ E (E the sample indicator columns) and the Delassus matrix
+ * Dss = Eᵀ QiE (complementarity); GS = Q⁻¹ M Q⁻¹ E and Gss = Eᵀ GS (equality). */
+static mlc_status contact_columns(mlc_fullspace *fs, mlc_err *err) {
+    int nv = fs->nv, ns = fs->ns;
+    if (ns == 0) return MLC_OK;
+    cholmod_dense *E = cholmod_zeros((size_t)nv, (size_t)ns, CHOLMOD_REAL, &fs->cc);
+    if (!E) return cholmod_fail(fs, err, "allocating the contact columns");
+    double *Ex = E->x;
+    for (int s = 0; s < ns; s++)
+        Ex[fs->samples[s] + (size_t)nv * s] = 1;
+    cholmod_dense *Y = cholmod_solve(CHOLMOD_A, fs->L, E, &fs->cc);
+    cholmod_free_dense(&E, &fs->cc);
+    if (!Y) return cholmod_fail(fs, err, "solving for the contact columns");
+    double *Yx = Y->x;
+    memcpy(fs->QiE, Yx, sizeof(double) * (size_t)nv * ns);
+    for (int s = 0; s < ns; s++)
+        for (int u = 0; u < ns; u++)
+            fs->Dss[u + (size_t)ns * s] = fs->QiE[fs->samples[u] + (size_t)nv * s];
+    for (int s = 0; s < ns; s++)
+        for (int i = 0; i < nv; i++)
+            Yx[i + (size_t)nv * s] *= fs->mass[i];
+    cholmod_dense *G = cholmod_solve(CHOLMOD_A, fs->L, Y, &fs->cc);
+    cholmod_free_dense(&Y, &fs->cc);
+    if (!G) return cholmod_fail(fs, err, "solving for the contact columns");
+    memcpy(fs->GS, G->x, sizeof(double) * (size_t)nv * ns);
+    cholmod_free_dense(&G, &fs->cc);
+    for (int s = 0; s < ns; s++)
+        for (int u = 0; u < ns; u++)
+            fs->Gss[u + (size_t)ns * s] = fs->GS[fs->samples[u] + (size_t)nv * s];
+    return MLC_OK;
+}
+
+mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                                const mlc_sim_settings *settings, int passive_per_tet,
+                                mlc_fullspace **out, mlc_err *err) {
+    return mlc_fullspace_create_materials(mesh, fem, sub, settings, passive_per_tet, NULL, out,
+                                          err);
+}
+
+/* Every array of the full-space simulator for its sizes (fs->nv, nt, m, ns, npr, nca), zeroed
+ * where the step accumulates; per-tet stiffness adds the weights wmu, wga, wk, per-vertex
+ * friction adds fric. 0 when out of memory (mlc_fullspace_destroy frees what was allocated). */
+static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
+    const int nv = fs->nv, nt = fs->nt, m = fs->m;
+    size_t v3 = 3 * (size_t)nv, nsx = (size_t)MLC_MAX(fs->ns, 1);
+    int ok = 1;
+    ok &= (fs->T = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
+    ok &= (fs->pcl = mlc_malloc(sizeof(int) * (size_t)nt)) != NULL;
+    ok &= (fs->acl = mlc_malloc(sizeof(int) * (size_t)nt)) != NULL;
+    ok &= (fs->samples = mlc_malloc(sizeof(int) * nsx)) != NULL;
+    ok &= (fs->active = mlc_calloc(nsx, sizeof(int))) != NULL;
+    double **vecs3[] = {&fs->X, &fs->gb, &fs->xc, &fs->xp, &fs->xn, &fs->q, &fs->b0, &fs->xi};
+    for (size_t i = 0; i < sizeof vecs3 / sizeof vecs3[0]; i++)
+        ok &= (*vecs3[i] = mlc_calloc(v3, sizeof(double))) != NULL;
+    ok &= (fs->vol = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+    ok &= (fs->grad = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
+    ok &= (fs->mass = mlc_malloc(sizeof(double) * (size_t)nv)) != NULL;
+    ok &= (fs->Yhat = mlc_calloc((size_t)nt * (size_t)MLC_MAX(m, 1) * 9, sizeof(double))) != NULL;
+    ok &= (fs->GS = mlc_calloc((size_t)nv * nsx, sizeof(double))) != NULL;
+    ok &= (fs->Gss = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
+    ok &= (fs->abar = mlc_calloc((size_t)fs->ma, sizeof(double))) != NULL;
+    ok &= (fs->Ye = mlc_calloc((size_t)nt * 9, sizeof(double))) != NULL;
+    ok &= (fs->Fp = mlc_calloc((size_t)fs->npr * 9, sizeof(double))) != NULL;
+    ok &= (fs->Rp = mlc_calloc((size_t)fs->npr * 9, sizeof(double))) != NULL;
+    ok &= (fs->qp = mlc_calloc((size_t)fs->npr * 4, sizeof(double))) != NULL;
+    ok &= (fs->Hc = mlc_calloc((size_t)fs->nca * 9, sizeof(double))) != NULL;
+    ok &= (fs->Om = mlc_calloc((size_t)fs->nca * 9, sizeof(double))) != NULL;
+    ok &= (fs->qa = mlc_calloc((size_t)fs->nca * 4, sizeof(double))) != NULL;
+    ok &= (fs->xsc = mlc_calloc(3 * nsx, sizeof(double))) != NULL;
+    ok &= (fs->xsp = mlc_calloc(3 * nsx, sizeof(double))) != NULL;
+    ok &= (fs->ys = mlc_calloc(nsx, sizeof(double))) != NULL;
+    ok &= (fs->Gm = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
+    ok &= (fs->Ym = mlc_calloc(nsx * 3, sizeof(double))) != NULL;
+    ok &= (fs->QiE = mlc_calloc((size_t)nv * nsx, sizeof(double))) != NULL;
+    ok &= (fs->Dss = mlc_calloc(nsx * nsx, sizeof(double))) != NULL;
+    ok &= (fs->yst = mlc_calloc(nsx, sizeof(double))) != NULL;
+    ok &= (fs->yt = mlc_calloc(nsx, sizeof(double))) != NULL;
+    ok &= (fs->ct = mlc_calloc(nsx, sizeof(double))) != NULL;
+    if (mat->mu || mat->gamma) {
+        ok &= (fs->wmu = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+        ok &= (fs->wga = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+        ok &= (fs->wk = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
+    }
+    if (mat->friction) ok &= (fs->fric = mlc_malloc(sizeof(double) * nsx)) != NULL;
+    return ok;
+}
+
+/* The simulator's own copies of the inputs: the per-tet material weights (μ_e/μ, γ_e/γ,
+ * (μ_e+γ_e)/(μ+γ)), each sample's friction, the mesh, the FEM data and the cluster labels
+ * (every tet its own passive cluster with passive_per_tet). */
+static void copy_inputs(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                        const mlc_subspace *sub, const mlc_materials *mat, int passive_per_tet) {
+    const mlc_sim_settings *set = &fs->set;
+    const int nt = fs->nt, ns = fs->ns;
+    for (int e = 0; fs->wmu && e < nt; e++) {
+        double mue = mat->mu ? mat->mu[e] : set->mu;
+        double gae = mat->gamma ? mat->gamma[e] : set->gamma;
+        fs->wmu[e] = mue / set->mu, fs->wga[e] = gae / set->gamma;
+        fs->wk[e] = (mue + gae) / (set->mu + set->gamma);
+    }
+    for (int s = 0; fs->fric && s < ns; s++)
+        fs->fric[s] = mat->friction[sub->samples[s]];
+    memcpy(fs->T, mesh->T, sizeof(int) * 4 * (size_t)nt);
+    memcpy(fs->X, mesh->X, sizeof(double) * 3 * (size_t)fs->nv);
+    memcpy(fs->vol, fem->vol, sizeof(double) * (size_t)nt);
+    memcpy(fs->grad, fem->grad, sizeof(double) * 12 * (size_t)nt);
+    memcpy(fs->acl, sub->acluster, sizeof(int) * (size_t)nt);
+    if (ns > 0) memcpy(fs->samples, sub->samples, sizeof(int) * (size_t)ns);
+    for (int e = 0; e < nt; e++)
+        fs->pcl[e] = passive_per_tet ? e : sub->cluster[e];
+}
+
+/* Per-vertex mass (Σ ρ_e V_e / 4 with per-tet density, else the settings' density), the total
+ * mass and the extent. */
+static void masses_extent(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                          const mlc_materials *mat) {
+    const int nv = fs->nv, nt = fs->nt;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    if (mat->density) {
+        memset(fs->mass, 0, sizeof(double) * (size_t)nv);
+        for (int e = 0; e < nt; e++)
+            for (int a = 0; a < 4; a++)
+                fs->mass[mesh->T[4 * e + a]] += 0.25 * mat->density[e] * fem->vol[e];
+    }
+    for (int i = 0; i < nv; i++) {
+        if (!mat->density) fs->mass[i] = fs->set.density * fem->vmass[i];
+        fs->total_mass += fs->mass[i];
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
+    }
+    fs->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    fs->ground_tol = 1e-9 * fs->extent; /* as sim_model.c: "below" is not decided by rounding */
+}
+
+/* The body map gb = Σ V ∇φ per vertex and the per-tet target gradients Yhat[l + 3j] =
+ * ∂(D_i)_l/∂X_j (Eq. 5 per tet). */
+static void body_map_gradients(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
+                               const mlc_subspace *sub) {
+    const int m = fs->m;
+    const size_t v3 = 3 * (size_t)fs->nv;
+    for (int e = 0; e < fs->nt; e++)
+        for (int a = 0; a < 4; a++) {
+            int v = mesh->T[4 * e + a];
+            const double *g = fem->grad + 12 * e + 3 * a;
+            for (int j = 0; j < 3; j++)
+                fs->gb[3 * v + j] += fem->vol[e] * g[j];
+            for (int i = 0; i < m; i++) {
+                const double *Di = sub->D + v3 * i;
+                double *Y = fs->Yhat + ((size_t)e * m + i) * 9;
+                for (int l = 0; l < 3; l++)
+                    for (int j = 0; j < 3; j++)
+                        Y[l + 3 * j] += Di[3 * v + l] * g[j];
+            }
+        }
+}
+
+/* The contact solver on the precomputed Delassus matrix, and the terrain (set up as the reduced
+ * model's, mlc_terrain_own) with its own contact workspace off the flat ground. */
+static mlc_status contact_solver_terrain(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
+    const mlc_sim_settings *settings = &fs->set;
+    if (mlc_contact_create(&fs->cs, fs->ns, fs->Dss, fs->ground_tol, settings->friction) != MLC_OK)
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the contact solver");
+    fs->cs.friction_s = fs->fric;
+    int ok = mlc_terrain_own(&fs->terrain, settings->terrain, settings->ground, settings->friction,
+                             mesh->X, fs->nv) == MLC_OK;
+    fs->set.terrain = &fs->terrain;
+    if (ok && !fs->terrain.flat) {
+        ok = mlc_terrain_contact_create(&fs->tc, fs->ns) == MLC_OK;
+        if (ok) fs->cs.D = fs->tc.Dn;
+    }
+    if (!ok) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the terrain");
+    return MLC_OK;
+}
+
+mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                          const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                          int passive_per_tet, const mlc_materials *mat,
+                                          mlc_fullspace **out, mlc_err *err) {
+    /* ---- check ---- */
+    *out = NULL;
+    mlc_status st = check_inputs(mesh, fem, sub, settings, passive_per_tet, err);
+    if (st != MLC_OK) return st;
+    static const mlc_materials uniform = {0};
+    if (!mat) mat = &uniform;
+
+    /* ---- workspace and the copies of the inputs ---- */
+    mlc_fullspace *fs = mlc_calloc(1, sizeof *fs);
+    if (!fs) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
+    fs->set = *settings;
+    int nv = mesh->nv, nt = mesh->nt, m = sub->m;
+    fs->nv = nv, fs->nt = nt, fs->m = m, fs->ma = m + 1, fs->nca = sub->nca, fs->ns = sub->ns;
+    fs->npr = passive_per_tet ? nt : sub->ncp;
+    if (!alloc_arrays(fs, mat)) {
+        st = mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d vertices, %d tets)", nv, nt);
+        goto fail;
+    }
+    copy_inputs(fs, mesh, fem, sub, mat, passive_per_tet);
+    masses_extent(fs, mesh, fem, mat);
+    body_map_gradients(fs, mesh, fem, sub);
+
+    /* ---- the system matrix, its factor, the solve workspace and the contact columns ---- */
+    cholmod_start(&fs->cc);
+    fs->cc_started = 1;
+    fs->cc.print = 0; /* modules never print; failures come back as a status */
+    if ((st = factor_system(fs, mesh, fem, err)) != MLC_OK) goto fail;
+    fs->B = cholmod_zeros((size_t)nv, 3, CHOLMOD_REAL, &fs->cc);
+    if (!fs->B) {
+        st = cholmod_fail(fs, err, "allocating the right-hand side");
+        goto fail;
+    }
+    if ((st = contact_columns(fs, err)) != MLC_OK ||
+        (st = contact_solver_terrain(fs, mesh, err)) != MLC_OK)
+        goto fail;
+
+    mlc_fullspace_stop_default(&fs->stop);
+    mlc_fullspace_reset(fs);
+    mlc_fullspace_com(fs, fs->X, fs->com_rest);
+    *out = fs;
+    return MLC_OK;
+fail:
+    mlc_fullspace_destroy(fs);
+    return st;
+}
+
+int mlc_fullspace_nv(const mlc_fullspace *fs) {
+    return fs->nv;
+}
+int mlc_fullspace_last_iterations(const mlc_fullspace *fs) {
+    return fs->last_iterations;
+}
+double mlc_fullspace_last_change(const mlc_fullspace *fs) {
+    return fs->last_change;
+}
+void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out) {
+    *out = fs->conv;
+}
+
+void mlc_fullspace_stop_default(mlc_fullspace_stop *stop) {
+    stop->tolerance = MLC_FULLSPACE_TOLERANCE;
+    stop->max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
+}
+
+mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop, mlc_err *err) {
+    if (!(stop->tolerance >= 0) || !isfinite(stop->tolerance) || stop->max_iterations < 1)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: need a finite tolerance >= 0 and "
+                        "max_iterations >= 1 (got %g, %d)",
+                        stop->tolerance, stop->max_iterations);
+    fs->stop = *stop;
+    return MLC_OK;
+}
+const double *mlc_fullspace_state(const mlc_fullspace *fs) {
+    return fs->xc;
+}
+int mlc_fullspace_contacts(const mlc_fullspace *fs) {
+    return fs->contacts;
+}
+double mlc_fullspace_last_work(const mlc_fullspace *fs) {
+    return fs->last_work;
+}
+
+static void reset_rotations(mlc_fullspace *fs) {
+    for (int c = 0; c < fs->npr; c++)
+        fs->qp[4 * c] = 1, fs->qp[4 * c + 1] = fs->qp[4 * c + 2] = fs->qp[4 * c + 3] = 0;
+    for (int c = 0; c < fs->nca; c++)
+        fs->qa[4 * c] = 1, fs->qa[4 * c + 1] = fs->qa[4 * c + 2] = fs->qa[4 * c + 3] = 0;
+    fs->qbody[0] = 1, fs->qbody[1] = fs->qbody[2] = fs->qbody[3] = 0;
+}
+
+void mlc_fullspace_reset(mlc_fullspace *fs) {
+    size_t v3 = 3 * (size_t)fs->nv;
+    memcpy(fs->xc, fs->X, sizeof(double) * v3);
+    memcpy(fs->xp, fs->X, sizeof(double) * v3);
+    fs->step = 0;
+    fs->contacts = 0;
+    fs->last_work = 0;
+    fs->last_iterations = 0;
+    fs->last_change = 0;
+    memset(&fs->conv, 0, sizeof fs->conv);
+    reset_rotations(fs);
+    mlc_contact_reset(&fs->cs);
+    mlc_terrain_contact_reset(&fs->tc);
+}
+
+void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev) {
+    size_t v3 = 3 * (size_t)fs->nv;
+    memcpy(fs->xc, x, sizeof(double) * v3);
+    memcpy(fs->xp, x_prev, sizeof(double) * v3);
+    reset_rotations(fs); /* as sim.h: a moved start is far from the warm starts */
+}
+
+void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]) {
+    double c[3] = {0, 0, 0};
+    for (int i = 0; i < fs->nv; i++)
+        for (int k = 0; k < 3; k++)
+            c[k] += fs->mass[i] * x[3 * i + k];
+    for (int k = 0; k < 3; k++)
+        com[k] = c[k] / fs->total_mass;
+}
+
+/* Σ_e V_e F_e(x) = Σ_v x_v gb_vᵀ (3×3 column-major): the body rotation's matrix of Eq. 17. */
+static void body_matrix(const mlc_fullspace *fs, const double *x, double A[9]) {
+    memset(A, 0, 9 * sizeof(double));
+    for (int i = 0; i < fs->nv; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                A[k + 3 * j] += x[3 * i + k] * fs->gb[3 * i + j];
+}
+
+void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]) {
+    double A[9], q[4] = {1, 0, 0, 0};
+    body_matrix(fs, x, A);
+    mlc_polar(A, q, R);
+}
+
+/* ---- one step ------------------------------------------------------------------------------- */
+
+/* F_e = Σ_a x_{v_a} ∇φ_aᵀ (3×3 column-major) for interleaved x. */
+static inline void tet_F(const mlc_fullspace *fs, const double *restrict x, int e, double F[9]) {
+    const int *t = fs->T + 4 * (size_t)e;
+    const double *g = fs->grad + 12 * (size_t)e;
+    for (int i = 0; i < 9; i++)
+        F[i] = 0;
+    for (int a = 0; a < 4; a++) {
+        const double *xa = x + 3 * t[a], *ga = g + 3 * a;
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                F[k + 3 * j] += xa[k] * ga[j];
+    }
+}
+
+/* C = A B for 3×3 column-major matrices. */
+static inline void mul33(const double A[9], const double B[9], double C[9]) {
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            C[i + 3 * j] = A[i] * B[3 * j] + A[i + 3] * B[3 * j + 1] + A[i + 6] * B[3 * j + 2];
+}
+
+/* Scatter V P ∇φ_a into the block rhs b (nv×3, b[v + nv k]) for the four vertices of tet e
+ * (∂/∂x_a of tr(Pᵀ F_e) = P ∇φ_a). */
+static inline void tet_scatter(const mlc_fullspace *fs, int e, const double P[9], double s,
+                               double *restrict b) {
+    const int *t = fs->T + 4 * (size_t)e;
+    const double *g = fs->grad + 12 * (size_t)e;
+    size_t nv = (size_t)fs->nv;
+    for (int a = 0; a < 4; a++) {
+        const double *ga = g + 3 * a;
+        for (int k = 0; k < 3; k++)
+            b[t[a] + nv * k] += s * (P[k] * ga[0] + P[k + 3] * ga[1] + P[k + 6] * ga[2]);
+    }
+}
+
+/* Complementarity contact, as sim_step.c's (contact.h): normal targets from x_n (the ground,
+ * or at most push_speed·h above a penetrating sample; "velocity": y_n), friction targets
+ * x_n + μ_c (x_n − x_{n−1}); a force on sample s moves every coordinate block by Q⁻¹ e_s.
+ * xs is x* (nv×3 blocks), x (3×nv) receives the correction. Returns the samples in contact. */
+static int contact_complementarity(mlc_fullspace *fs, const double *xs, double *x,
+                                   int first_iteration) {
+    const mlc_sim_settings *set = &fs->set;
+    const int ns = fs->ns, nv = fs->nv;
+    const size_t nvs = (size_t)nv;
+    if (first_iteration)
+        for (int s = 0; s < ns; s++) {
+            double g = set->ground, yn = fs->xsc[3 * s + 1];
+            if (set->projection_velocity)
+                g = fmin(g, yn);
+            else if (yn < g - fs->ground_tol)
+                g = fmin(g, yn + set->push_speed * set->dt);
+            fs->yt[s] = g;
+        }
+    for (int s = 0; s < ns; s++)
+        fs->yst[s] = xs[fs->samples[s] + nvs];
+    mlc_contact *cs = &fs->cs;
+    int np = mlc_contact_solve_normal(cs, fs->yst, fs->yt);
+    for (int k = 0; k < 3 && np > 0; k += 2) {
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b];
+            const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
+            fs->ct[b] = xo[k] + set->damping * (xo[k] - xq[k]) - xs[fs->samples[s] + nvs * k];
+        }
+        mlc_contact_solve_friction(cs, k, fs->ct);
+    }
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        const double *g = fs->QiE + nvs * s;
+        for (int k = 0; k < 3; k++) {
+            double f = cs->lam[(size_t)k * ns + s];
+            for (int i = 0; i < nv; i++)
+                x[3 * i + k] += g[i] * f;
+        }
+    }
+    return np;
+}
+
+/* Terrain contact, as sim_step.c's contact_terrain: each sample's frame and half-space from
+ * its closest terrain feature at x_n (once a step), the normal problem on Dn, friction per
+ * tangent axis on Dt1 (anisotropic bounds) and Dt2. */
+static int contact_terrain(mlc_fullspace *fs, const double *xs, double *x, int first_iteration) {
+    const mlc_sim_settings *set = &fs->set;
+    const int ns = fs->ns, nv = fs->nv;
+    const size_t nvs = (size_t)nv;
+    mlc_terrain_contact *tc = &fs->tc;
+    if (first_iteration)
+        mlc_terrain_contact_update(tc, &fs->terrain, fs->Dss, fs->fric, fs->xsc, 3, 1,
+                                   fs->ground_tol, set->push_speed * set->dt,
+                                   set->projection_velocity);
+    for (int s = 0; s < ns; s++) {
+        const double *n = tc->frame + 9 * (size_t)s;
+        int v = fs->samples[s];
+        fs->yst[s] = n[0] * xs[v] + n[1] * xs[v + nvs] + n[2] * xs[v + 2 * nvs];
+    }
+    mlc_contact *cs = &fs->cs;
+    int np = mlc_contact_solve_normal(cs, fs->yst, tc->target);
+    for (int a = 1; a <= 2 && np > 0; a++) {
+        for (int b = 0; b < np; b++) {
+            int s = cs->contact[b], v = fs->samples[s];
+            const double *t = tc->frame + 9 * (size_t)s + 3 * a;
+            const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
+            double w = 0;
+            for (int k = 0; k < 3; k++)
+                w += t[k] * (xo[k] + set->damping * (xo[k] - xq[k]) - xs[v + nvs * k]);
+            fs->ct[b] = w;
+        }
+        if (a == 1)
+            mlc_contact_solve_friction_box(cs, 0, fs->ct, tc->Dt1, tc->mu1l, tc->mu1h);
+        else
+            mlc_contact_solve_friction_box(cs, 2, fs->ct, tc->Dt2, tc->mu2, tc->mu2);
+    }
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        const double *g = fs->QiE + nvs * s, *f = tc->frame + 9 * (size_t)s;
+        double ln = cs->lam[(size_t)ns + s], l1 = cs->lam[s], l2 = cs->lam[2 * (size_t)ns + s];
+        for (int k = 0; k < 3; k++) {
+            double fk = ln * f[k] + l1 * f[3 + k] + l2 * f[6 + k];
+            for (int i = 0; i < nv; i++)
+                x[3 * i + k] += g[i] * fk;
+        }
+    }
+    return np;
+}
+
+/* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. */
+static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
+    const int nt = fs->nt, nca = fs->nca;
+    const int per_tet = fs->npr == nt;
+    const double mu = fs->set.mu, gam = fs->set.gamma;
+    memset(fs->Hc, 0, sizeof(double) * 9 * (size_t)nca);
+    if (!per_tet) memset(fs->Fp, 0, sizeof(double) * 9 * (size_t)fs->npr);
+    for (int e = 0; e < nt; e++) {
+        double F[9], V = fs->vol[e];
+        double Vm = fs->wmu ? fs->wmu[e] * V : V, Va = fs->wga ? fs->wga[e] * V : V;
+        tet_F(fs, x, e, F);
+        if (per_tet) {
+            mlc_polar(F, fs->qp + 4 * e, fs->Rp + 9 * e);
+        } else {
+            double *Fc = fs->Fp + 9 * fs->pcl[e];
+            for (int i = 0; i < 9; i++)
+                Fc[i] += Vm * F[i];
+        }
+        double *H = fs->Hc + 9 * fs->acl[e]; /* H_c += V F Yᵀ (unit γ: polar ignores scale) */
+        const double *Y = fs->Ye + 9 * e;
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 3; i++)
+                H[i + 3 * j] += Va * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
+    }
+    if (!per_tet)
+        for (int c = 0; c < fs->npr; c++)
+            mlc_polar(fs->Fp + 9 * c, fs->qp + 4 * c, fs->Rp + 9 * c);
+    for (int c = 0; c < nca; c++)
+        mlc_polar(fs->Hc + 9 * c, fs->qa + 4 * c, fs->Om + 9 * c);
+    memcpy(b, fs->b0, sizeof(double) * 3 * (size_t)fs->nv);
+    for (int e = 0; e < nt; e++) {
+        double P[9], OY[9];
+        const double *R = fs->Rp + 9 * fs->pcl[e];
+        mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
+        const double mue = fs->wmu ? mu * fs->wmu[e] : mu, gae = fs->wga ? gam * fs->wga[e] : gam;
+        for (int i = 0; i < 9; i++)
+            P[i] = mue * R[i] + gae * OY[i];
+        tet_scatter(fs, e, P, fs->vol[e], b);
+    }
+}
+
+int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
+    const mlc_sim_settings *set = &fs->set;
+    const int nv = fs->nv, nt = fs->nt, ns = fs->ns, m = fs->m;
+    const size_t v3 = 3 * (size_t)nv, nvs = (size_t)nv;
+    const double ih2 = 1.0 / (set->dt * set->dt);
+    double *restrict xc = fs->xc, *restrict xp = fs->xp, *restrict x = fs->xn;
+    double *b = fs->B->x;
+
+    /* ---- per-step constants: ā(t_{n+1}), Y_e(ā), q, b0 = M q/h² + M g ---- */
+    double t = (fs->step + 1) * set->dt;
+    mlc_actuation_eval(act, m, t, set->ramp, fs->abar);
+    for (int e = 0; e < nt; e++) {
+        double *Y = fs->Ye + 9 * e;
+        for (int i = 0; i < 9; i++)
+            Y[i] = (i % 4 == 0) * fs->abar[m];
+        for (int i = 0; i < m; i++) {
+            double ai = fs->abar[i];
+            if (ai == 0) continue;
+            const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
+            for (int l = 0; l < 9; l++)
+                Y[l] += ai * Yh[l];
+        }
+    }
+    for (size_t i = 0; i < v3; i++)
+        fs->q[i] = 2 * xc[i] - xp[i];
+    const double ra = set->rayleigh[0] / set->dt, rb = set->rayleigh[1] / set->dt;
+    for (int i = 0; i < nv; i++)
+        for (int k = 0; k < 3; k++)
+            fs->b0[i + nvs * k] =
+                fs->mass[i] * (ih2 * fs->q[3 * i + k] + set->gravity[k] + ra * xc[3 * i + k]);
+    if (fs->K) { /* + β K x_n / h */
+        double *xn = fs->Xn->x, one[2] = {1, 0}, zero[2] = {0, 0};
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++)
+                xn[i + nvs * k] = xc[3 * i + k];
+        if (!cholmod_sdmult(fs->K, 0, one, zero, fs->Xn, fs->KX, &fs->cc)) return MLC_ENOMEM;
+        const double *kx = fs->KX->x;
+        for (size_t i = 0; i < 3 * nvs; i++)
+            fs->b0[i] += rb * kx[i];
+    }
+    int contact = set->contact && ns > 0;
+    if (contact)
+        for (int s = 0; s < ns; s++)
+            for (int k = 0; k < 3; k++) {
+                fs->xsc[3 * s + k] = xc[3 * fs->samples[s] + k];
+                fs->xsp[3 * s + k] = xp[3 * fs->samples[s] + k];
+            }
+
+    /* ---- local-global iterations (order of docs/method.md §6), from q, to the stopping rule ----
+     */
+    memcpy(x, fs->q, sizeof(double) * v3);
+    const double stop_at = fs->stop.tolerance * fs->extent;
+    double change = INFINITY;
+    int it, na = 0;
+    for (it = 0; it < fs->stop.max_iterations; it++) {
+        /* (1) local step and (2) right-hand side, (3) tentative solve x* = Q⁻¹ b */
+        local_and_rhs(fs, x, b);
+        if (!cholmod_solve2(CHOLMOD_A, fs->L, fs->B, NULL, &fs->Xs, NULL, &fs->Ysw, &fs->Esw,
+                            &fs->cc))
+            return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
+        const double *xs = fs->Xs->x; /* nv×3 blocks */
+        /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
+        memcpy(fs->xi, x, sizeof(double) * v3);
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++)
+                x[3 * i + k] = xs[i + nvs * k];
+        na = 0;
+        if (contact && fs->tc.frame) {
+            na = contact_terrain(fs, xs, x, it == 0);
+        } else if (contact && !set->contact_equality) {
+            na = contact_complementarity(fs, xs, x, it == 0);
+        } else if (contact) {
+            for (int s = 0; s < ns; s++) {
+                double ys = xs[fs->samples[s] + nvs];
+                if (ys < set->ground - fs->ground_tol && ys - fs->xsc[3 * s + 1] < 0) {
+                    fs->active[na] = s;
+                    fs->ys[na] = ys;
+                    na++;
+                }
+            }
+        }
+        if (na > 0 && set->contact_equality) {
+            double *Gm = fs->Gm, *Y = fs->Ym, diag = 0;
+            for (int a = 0; a < na; a++) {
+                int s = fs->active[a], v = fs->samples[s];
+                for (int c = 0; c <= a; c++)
+                    Gm[a + (size_t)ns * c] = fs->Gss[s + (size_t)ns * fs->active[c]];
+                diag += Gm[a + (size_t)ns * a];
+                const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
+                double ytarget = set->projection_velocity ? xo[1] : set->ground;
+                Y[a] = xo[0] + set->damping * (xo[0] - xq[0]) - xs[v];
+                Y[a + ns] = ytarget - fs->ys[a];
+                Y[a + 2 * ns] = xo[2] + set->damping * (xo[2] - xq[2]) - xs[v + 2 * nvs];
+            }
+            /* Damped pseudo-inverse, as sim_step.c: Cholesky of L M Lᵀ + εI. */
+            double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
+            for (int a = 0; a < na; a++)
+                Gm[a + (size_t)ns * a] += eps;
+            for (int c = 0; c < na; c++) {
+                double *colc = Gm + (size_t)ns * c;
+                for (int p = 0; p < c; p++) {
+                    const double *colp = Gm + (size_t)ns * p;
+                    double l = colp[c];
+                    for (int a = c; a < na; a++)
+                        colc[a] -= l * colp[a];
+                }
+                double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps);
+                colc[c] = piv;
+                for (int a = c + 1; a < na; a++)
+                    colc[a] /= piv;
+            }
+            for (int k = 0; k < 3; k++) {
+                double *yk = Y + (size_t)ns * k;
+                for (int c = 0; c < na; c++) {
+                    const double *col = Gm + (size_t)ns * c;
+                    yk[c] /= col[c];
+                    for (int a = c + 1; a < na; a++)
+                        yk[a] -= col[a] * yk[c];
+                }
+                for (int c = na - 1; c >= 0; c--) {
+                    const double *col = Gm + (size_t)ns * c;
+                    double sum = yk[c];
+                    for (int a = c + 1; a < na; a++)
+                        sum -= col[a] * yk[a];
+                    yk[c] = sum / col[c];
+                }
+                for (int a = 0; a < na; a++) {
+                    const double *g = fs->GS + nvs * fs->active[a];
+                    double ya = yk[a];
+                    for (int i = 0; i < nv; i++)
+                        x[3 * i + k] += g[i] * ya;
+                }
+            }
+        }
+        /* The largest coordinate change: a local, unit-carrying measure (a vertex moved by
+         * at most this much), independent of the mesh resolution, unlike ‖Δx‖₂. NaN counts
+         * as not converged. */
+        change = 0;
+        for (size_t i = 0; i < v3; i++)
+            change = fmax(change, fabs(x[i] - fs->xi[i]));
+        if (!isfinite(change)) change = INFINITY;
+        if (fs->stop.tolerance > 0 && change <= stop_at) {
+            it++;
+            break;
+        }
+    }
+    fs->last_iterations = it;
+    fs->last_change = change / fs->extent;
+    fs->contacts = na;
+    fs->conv.steps++;
+    fs->conv.iterations += it;
+    fs->conv.most_iterations = MLC_MAX(fs->conv.most_iterations, it);
+    fs->conv.guard_steps += !(change <= stop_at);
+    fs->conv.worst_change = fmax(fs->conv.worst_change, fs->last_change);
+
+    /* ---- work Δxᵀ(bᵃ − Qᵃ x) (Eq. 18 bracket): per tet γV (Ω Y − F) ∇φ_a, with the last
+     * iteration's Ω_c and the final x, as the reduced code ---- */
+    memset(b, 0, sizeof(double) * v3);
+    for (int e = 0; e < nt; e++) {
+        double F[9], OY[9];
+        tet_F(fs, x, e, F);
+        mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
+        for (int i = 0; i < 9; i++)
+            OY[i] -= F[i];
+        tet_scatter(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e], b);
+    }
+    double work = 0;
+    for (int i = 0; i < nv; i++)
+        for (int k = 0; k < 3; k++)
+            work += (x[3 * i + k] - xc[3 * i + k]) * b[i + nvs * k];
+    fs->last_work = work;
+
+    /* ---- advance ---- */
+    fs->xp = xc;
+    fs->xc = x;
+    fs->xn = xp;
+    fs->step++;
+    if (!mlc_all_finite(x, v3)) return 1;
+    double com[3], d2 = 0;
+    mlc_fullspace_com(fs, x, com);
+    for (int k = 0; k < 3; k++)
+        d2 += (com[k] - fs->com_rest[k]) * (com[k] - fs->com_rest[k]);
+    return d2 > 1e6 * fs->extent * fs->extent; /* runaway, as sim_step.c */
+}
+
+/* ---- what the objective reads of a frame (objective.h) ----------------------------------------
+ */
+
+static void body_rotation(mlc_fullspace *fs, const double *x, double R[9]) {
+    double A[9];
+    body_matrix(fs, x, A);
+    mlc_polar(A, fs->qbody, R);
+}
+
+void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *user) {
+    fs->observer = fn;
+    fs->observer_user = user;
+}
+
+void mlc_fullspace_notify(const mlc_fullspace *fs, int frame, double time, const double com[3],
+                          const double forward[3]) {
+    if (fs->observer)
+        fs->observer(fs->observer_user, frame, time, fs->xc, com, forward, fs->contacts);
+}
+
+void mlc_fullspace_frame_state(mlc_fullspace *fs, mlc_frame_state *f) {
+    mlc_fullspace_com(fs, fs->xc, f->com);
+    body_rotation(fs, fs->xc, f->R);
+    double lowest = INFINITY;
+    if (fs->tc.frame) { /* terrain: ground + the smallest distance to it (as sim_step.c) */
+        double n[3];
+        for (int i = 0; i < fs->ns; i++)
+            lowest =
+                fmin(lowest, mlc_terrain_query(&fs->terrain, fs->xc + 3 * fs->samples[i], n, NULL));
+        lowest += fs->set.ground;
+    } else {
+        for (int i = 0; i < fs->ns; i++)
+            lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
+    }
+    f->lowest = lowest;
+    f->work = fs->last_work;
+    f->abar = fs->abar;
+    f->m = fs->m;
+    f->contacts = fs->contacts;
+}
+
+const mlc_sim_settings *mlc_fullspace_settings(const mlc_fullspace *fs) {
+    return &fs->set;
+}
+const mlc_terrain *mlc_fullspace_terrain(const mlc_fullspace *fs) {
+    return &fs->terrain;
+}
+double mlc_fullspace_extent(const mlc_fullspace *fs) {
+    return fs->extent;
+}
+int mlc_fullspace_solver_status(const mlc_fullspace *fs) {
+    return fs->cc.status;
+}

@@ -1,0 +1,125 @@
+/* fullspace.h: the full-space reference simulator (docs/method.md §5–7 without the subspace), and
+ * its comparison with the reduced simulator of sim.h.
+ *
+ * Same energies, time stepping, contact rule and objective as sim.h, but the unknowns are the
+ * positions of every vertex, x (3×nv column-major, xyz interleaved, 3nv DOFs):
+ *   minimize (1/2h²)‖x − q‖²_M − xᵀMg + E_v(x) + E_a(x, ā),   q = 2x_n − x_{n−1},
+ * with lumped mass M, passive ARAP with one rotation per tet (R_e = polar(F_e)) or, as an
+ * option, per passive cluster of the subspace, and the actuation energy with one rotation per
+ * actuation cluster, Ω_c = polar(Σ_{e∈c} γV F_e Y_eᵀ), exactly as the reduced model. The
+ * local-global solver uses the constant matrix Q = M/h² + (μ+γ) Σ_e V G_eᵀG_e ⊗ I₃; its three
+ * coordinate blocks are identical, so one nv×nv sparse Cholesky factor (CHOLMOD) serves all.
+ *
+ * This is a slow reference for validating the subspace, not a production simulator: it
+ * allocates at creation only, but its cost grows with the mesh. Unlike the reduced model, which
+ * runs a fixed number of iterations (sim.iterations: part of its physics), the reference
+ * iterates each step to convergence (mlc_fullspace_stop): every iteration costs one sparse
+ * solve with three right-hand sides.
+ *
+ * Ownership: an mlc_fullspace owns its state, factor and scratch; it borrows nothing after
+ * creation (the mesh, FEM data and subspace may be freed). One thread per object.
+ */
+#ifndef MODALLOCO_FULLSPACE_H
+#define MODALLOCO_FULLSPACE_H
+
+#include "base.h"
+#include "fem.h"
+#include "mesh.h"
+#include "sim.h"
+#include "subspace.h"
+
+typedef struct mlc_fullspace mlc_fullspace;
+
+/* When a step's local-global iterations stop. Each iteration (local step, global solve and
+ * contact solve) maps the iterate x to a new one; the step ends after the first iteration
+ * whose change max_i |Δx_i| (over all 3nv coordinates, metres) is at most tolerance × extent
+ * (largest bounding-box extent of the rest mesh), or after max_iterations, the guard, whichever
+ * comes first. tolerance = 0 never stops early: exactly max_iterations a step, the reduced
+ * model's fixed-count rule (with max_iterations = sim.iterations, the old reference). */
+typedef struct mlc_fullspace_stop {
+    double tolerance;   /* relative to the extent, >= 0 */
+    int max_iterations; /* >= 1 */
+} mlc_fullspace_stop;
+
+/* Defaults: tolerance MLC_FULLSPACE_TOLERANCE, guard MLC_FULLSPACE_MAX_ITERATIONS. The
+ * iteration contracts linearly (about 0.7 per iteration on the quadruped), so a step that stops
+ * at 1e-6 of the extent lies within about 3e-6 of its fixed point; over a 300-step gait that
+ * moves the displacement by about 0.1% (against 1e-8), far below the reduced-versus-full
+ * differences the comparison exists to show (tens of percent). Measured: 15–20 iterations a
+ * step on average (at most 26) on the demo gaits, 21–23 (at most 36) on a 10k-vertex cat;
+ * the guard only stops a step that cannot converge (e.g. contact cycling between sets). */
+#define MLC_FULLSPACE_TOLERANCE 1e-6
+#define MLC_FULLSPACE_MAX_ITERATIONS 1000
+void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
+
+/* How the stopping rule went, over the steps since the last reset (mlc_fullspace_run resets,
+ * so after a run: that rollout). */
+typedef struct mlc_fullspace_convergence {
+    long steps;          /* steps taken */
+    long iterations;     /* iterations, all steps together */
+    int most_iterations; /* the most iterations one step took */
+    int guard_steps;     /* steps that ran max_iterations without meeting the tolerance */
+    double worst_change; /* largest last-iteration change over the steps, relative to the
+                            extent (≤ tolerance unless a step hit the guard) */
+} mlc_fullspace_convergence;
+
+/* Build the full-space simulator for a prepared mesh. From the subspace it takes only the
+ * vibration modes D (actuation targets Y_e(ā)), the actuation clusters, the contact samples
+ * and, when passive_per_tet = 0, the passive clusters. passive_per_tet = 1 (the reference) uses
+ * one ARAP rotation per tet. Settings are those of the reduced model (sim.h), with the same
+ * meaning, except the reduced model's iteration rule (`iterations`, `tolerance`,
+ * `guess_previous`), which is ignored: the reference starts every step from the inertial
+ * prediction q and stops by the default mlc_fullspace_stop (change it with
+ * mlc_fullspace_set_stop), so the reference does not depend on how the reduced model iterates.
+ * Errors: MLC_EINVAL (sizes disagree, bad settings), MLC_ENOMEM, MLC_ENOTSPD (factorization). */
+mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                                const mlc_sim_settings *settings, int passive_per_tet,
+                                mlc_fullspace **out, mlc_err *err);
+/* The same with per-tet materials and per-vertex friction (sim.h mlc_materials; NULL or NULL
+ * arrays: mlc_fullspace_create exactly): per-tet μ_e, γ_e in the system matrix, the local
+ * step and the work, ρ_e in the lumped mass, and each contact sample's friction. */
+mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
+                                          const mlc_subspace *sub, const mlc_sim_settings *settings,
+                                          int passive_per_tet, const mlc_materials *mat,
+                                          mlc_fullspace **out, mlc_err *err);
+void mlc_fullspace_destroy(mlc_fullspace *fs);
+
+int mlc_fullspace_nv(const mlc_fullspace *fs);
+/* Replace the stopping rule. Errors: MLC_EINVAL (tolerance < 0 or not finite,
+ * max_iterations < 1), the rule unchanged. */
+mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop, mlc_err *err);
+/* Back to rest (x_n = x_{n−1} = X, t = 0). */
+void mlc_fullspace_reset(mlc_fullspace *fs);
+/* Advance one step (act may be NULL). Returns 0; 1 when the state became non-finite or ran away
+ * (|Δ CoM| > 1e3 × extent, as sim.h); a negative mlc_status when a CHOLMOD solve failed. */
+int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act);
+double mlc_fullspace_last_work(const mlc_fullspace *fs); /* Δxᵀ(bᵃ − Qᵃx), last step */
+/* Mass-weighted centre of mass and body rotation polar(Σ_e V_e F_e(x)) of positions x. */
+void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]);
+void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]);
+
+/* Called for frame 0 (rest) and after every step with the full positions x (3×nv). */
+typedef void (*mlc_fullspace_frame_fn)(void *user, int frame, double time, const double *x,
+                                       const double com[3], const double forward[3], int contacts);
+
+/* Also call `fn` (NULL: nobody) for every frame of the following runs, beside their own
+ * `frame` argument: a caller can measure the rollout mlc_fullspace_compare runs. */
+void mlc_fullspace_observe(mlc_fullspace *fs, mlc_fullspace_frame_fn fn, void *user);
+/* Call the function registered with mlc_fullspace_observe (if any) for a frame of the current
+ * state (what mlc_fullspace_run does after its own `frame`). */
+void mlc_fullspace_notify(const mlc_fullspace *fs, int frame, double time, const double com[3],
+                          const double forward[3]);
+
+/* What the objective reads of the current state, as mlc_rollout_frame_state (sim.h); once a
+ * frame and in order (the body rotation is warm-started). */
+void mlc_fullspace_frame_state(mlc_fullspace *fs, mlc_frame_state *f);
+const mlc_sim_settings *mlc_fullspace_settings(const mlc_fullspace *fs);
+const mlc_terrain *mlc_fullspace_terrain(const mlc_fullspace *fs); /* its own copy */
+double mlc_fullspace_extent(const mlc_fullspace *fs); /* largest rest bounding-box extent */
+/* CHOLMOD's status after a step that returned a negative status (for the message). */
+int mlc_fullspace_solver_status(const mlc_fullspace *fs);
+/* The stopping rule's record since the last reset. */
+void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out);
+const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */
+
+#endif

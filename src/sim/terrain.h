@@ -1,0 +1,120 @@
+/* terrain.h: the ground as contact geometry (docs/method.md, "Terrain"): a plane (flat or a
+ * slope rising along the objective's direction), or a heightfield, plus solid axis-aligned
+ * boxes, with Coulomb friction per region and optional anisotropic friction.
+ *
+ * The solid is the union of the ground and the boxes. mlc_terrain_query gives, for a point,
+ * the signed distance to that union (positive outside: the minimum over the features) and the
+ * outward normal of the closest feature at its closest point, and the friction coefficient of
+ * that feature. The simulator linearizes the contact of each sample once per step at its
+ * position x_n: the half-space n·x ≥ n·(x_n − d n).
+ *
+ * Distances: exact for the plane and the boxes; for the heightfield, the distance to the
+ * tangent plane of the bilinear surface at the point's (x, z), (y − h)/√(1 + |∇h|²), with
+ * that plane's normal (exact on planar cells, first order on curved ones).
+ *
+ * Ownership: an mlc_terrain owns its heightfield and boxes (mlc_terrain_free); queries never
+ * allocate and may run on any number of threads.
+ */
+#ifndef MODALLOCO_TERRAIN_H
+#define MODALLOCO_TERRAIN_H
+
+#include "base.h"
+
+typedef struct mlc_terrain_box {
+    double lo[3], hi[3]; /* corners, lo < hi per axis */
+    double friction;     /* Coulomb μ of its faces; < 0: the ground's */
+} mlc_terrain_box;
+
+typedef struct mlc_terrain {
+    int flat;          /* the plane y = ground alone with isotropic friction: the simulator
+                          keeps its original (bit-identical) contact path */
+    double ground;     /* contact.ground_height */
+    double slope;      /* degrees, [0, 90) */
+    double up[3];      /* unit horizontal direction the slope rises along (objective.direction
+                          projected on the x-z plane; +x when it has none) */
+    double n[3];       /* plane normal (cos θ ŷ − sin θ up) */
+    double offset;     /* the plane is n·x = offset */
+    double friction;   /* the ground's μ (contact.friction; 0 = unbounded) */
+    double anisotropy; /* a ≥ 1: the friction bound against backward sliding is a·μ */
+    double dir[3];     /* unit objective direction (anisotropy axis) */
+    /* heightfield (replaces the plane when nx > 0): heights h[i + nx·j] at
+       (x0 + i·dx, z0 + j·dz), plus ground */
+    int nx, nz;
+    double x0, z0, dx, dz;
+    double *h;
+    int nbox;
+    mlc_terrain_box *box;
+} mlc_terrain;
+
+/* The flat plane y = ground with friction μ (anisotropy 1, no boxes). */
+void mlc_terrain_flat(mlc_terrain *t, double ground, double friction);
+/* Build from settings: slope in degrees rising along `direction` (any vector; its x-z part
+ * is used), anisotropy a ≥ 1 along `direction`, boxes copied (may be NULL with nbox 0).
+ * Heightfield: mlc_terrain_read_heightfield after this. Returns MLC_EINVAL with a message
+ * for invalid values. */
+mlc_status mlc_terrain_init(mlc_terrain *t, double ground, double friction, double slope_deg,
+                            double anisotropy, const double direction[3],
+                            const mlc_terrain_box *boxes, int nbox, mlc_err *err);
+/* Read a heightfield text file (docs/config.md, "Heightfield files"): a header line
+ * "nx nz x0 z0 dx dz" then nz rows of nx heights; '#' starts a comment. Errors name
+ * PATH:LINE. Outside the grid the edge value holds (the field is clamped). */
+mlc_status mlc_terrain_read_heightfield(mlc_terrain *t, const char *path, mlc_err *err);
+/* Deep copy (dst uninitialized). MLC_ENOMEM on failure (dst then empty). */
+mlc_status mlc_terrain_copy(mlc_terrain *dst, const mlc_terrain *src);
+void mlc_terrain_free(mlc_terrain *t);
+
+/* Lower a slope plane so that it passes through the lowest of n points (3×n, by point)
+ * measured along its normal: the body starts touching the slope instead of cutting into it.
+ * No-op for a flat plane or a heightfield. */
+void mlc_terrain_settle(mlc_terrain *t, const double *x, int n);
+/* A simulator's own terrain (dst uninitialized): a deep copy of src, or the flat ground at
+ * `ground` with `friction` when src is NULL, settled under the body's rest shape x (3×n). The
+ * reduced model and the full-space simulator set up their terrains alike through this.
+ * MLC_ENOMEM when the copy fails (dst then empty, not settled). */
+mlc_status mlc_terrain_own(mlc_terrain *dst, const mlc_terrain *src, double ground, double friction,
+                           const double *x, int n);
+
+/* Signed distance of x to the solid (positive outside), the outward normal n of the closest
+ * feature, and that feature's friction μ (may be NULL). */
+double mlc_terrain_query(const mlc_terrain *t, const double x[3], double n[3], double *mu);
+/* A contact sample's frame at x: f = [n, t1, t2] (9 values) with n the normal of
+ * mlc_terrain_query, t1 the objective direction projected on the tangent plane and
+ * normalized (another axis when the direction is along n) and t2 = n × t1; returns the signed
+ * distance, *mu the feature's friction. */
+double mlc_terrain_frame(const mlc_terrain *t, const double x[3], double f[9], double *mu);
+/* The Delassus matrices of the frames' axes from D (ns×ns, the same for every world axis):
+ * Dn_ij = D_ij nᵢ·nⱼ, Dt1_ij = D_ij t1ᵢ·t1ⱼ, Dt2_ij = D_ij t2ᵢ·t2ⱼ, rewritten in the rows and
+ * columns of the samples with changed[i] ≠ 0 (frames: 9 × ns). */
+void mlc_terrain_delassus(int ns, const double *D, const double *frames, const int *changed,
+                          double *Dn, double *Dt1, double *Dt2);
+/* Per-sample contact state on a terrain, shared by the reduced simulator and the full-space
+ * reference (docs/method.md, "Terrain"): once a step each sample's frame [n, t1, t2] at x_n,
+ * its normal target on u = n·x (the closest feature's surface n·x_n − d; a sample already
+ * below it rises at most push_step, or with `velocity` keeps u_n), its friction bounds
+ * along t1 (forward μ, backward a·μ) and t2 (μ), and the Delassus matrices of the three
+ * axes (rewritten only in the rows and columns of the samples whose frame changed). */
+typedef struct mlc_terrain_contact {
+    int ns;
+    double *frame;             /* 9 × ns */
+    double *target;            /* ns */
+    double *mu1l, *mu1h, *mu2; /* ns each */
+    double *Dn, *Dt1, *Dt2;    /* ns×ns each */
+    int *changed;              /* ns */
+} mlc_terrain_contact;
+/* Allocates (MLC_ENOMEM) and resets. */
+mlc_status mlc_terrain_contact_create(mlc_terrain_contact *tc, int ns);
+void mlc_terrain_contact_destroy(mlc_terrain_contact *tc);
+/* Forget the frames (the next update rebuilds every row of the matrices). */
+void mlc_terrain_contact_reset(mlc_terrain_contact *tc);
+/* Update at the sample positions x_n: coordinate k of sample s at x[s·ss + k·ks]. D is the
+ * samples' Delassus matrix (ns×ns); tol the "below" tolerance (metres). body_mu (ns, or NULL)
+ * is each sample's own friction (per-region materials): it replaces the ground's, and on a box
+ * with its own friction the smaller of the two applies. */
+void mlc_terrain_contact_update(mlc_terrain_contact *tc, const mlc_terrain *t, const double *D,
+                                const double *body_mu, const double *x, size_t ss, size_t ks,
+                                double tol, double push_step, int velocity);
+
+/* Height of the top surface above (x, z) (the ground, or a box top over it when higher). */
+double mlc_terrain_height(const mlc_terrain *t, double x, double z);
+
+#endif

@@ -1,0 +1,35 @@
+/* clusters.h: passive/actuation clusters (docs/method.md §5; seed 002 Alg. 1) and contact samples
+ * (docs/method.md §6). Deterministic for a given seed. */
+#ifndef MODALLOCO_CLUSTERS_H
+#define MODALLOCO_CLUSTERS_H
+
+#include "base.h"
+#include "fem.h"
+#include "mesh.h"
+
+/* Passive clusters: k-means++ (seeded) on per-tet averages of the non-constant skinning
+ * weights (columns 1..w-1 of W, nv×w column-major) scaled by eval[b]^-2 (eval = skinning
+ * eigenvalues, w), then every cluster split into face-connected components, and components
+ * smaller than 1% of their k-means cluster merged into the face-adjacent cluster sharing the
+ * most faces. Writes label[nt] in [0, *ncluster), numbered in order of first tet, none empty.
+ * With w == 1 (no features) or k == 1 every tet is in cluster 0. k is clamped to nt. */
+mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const double *W, int w,
+                                const double *eval, int k, uint64_t seed, int *label, int *ncluster,
+                                mlc_err *err);
+
+/* Contact samples: farthest-point sampling (Euclidean) over boundary vertices, starting from
+ * the lowest vertex (min y; ties by smallest index). With band > 0 the sampling runs in three
+ * stages that continue one distance field: half of the samples (MLC_CONTACT_BAND_SHARE) go to
+ * the soles, the boundary vertices at most band × extent (largest bounding-box side) above
+ * the lowest one; a quarter (MLC_CONTACT_BAND_SHARE_WIDE) to the surface that faces down
+ * (area-weighted vertex normal with n_y < −1/2: where a body tilted by up to 60°, the credible
+ * range, can touch the ground); the rest to the whole surface, where they fill what the first
+ * stages left far away. A stage with fewer vertices than its share takes them all. band = 0
+ * is plain farthest-point sampling. Writes min(count, #boundary vertices) vertex indices into
+ * samples[] and their number into *nsamples. */
+#define MLC_CONTACT_BAND_SHARE 0.5
+#define MLC_CONTACT_BAND_SHARE_WIDE 0.25
+mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int *samples,
+                               int *nsamples, mlc_err *err);
+
+#endif

@@ -1,0 +1,103 @@
+/* eigen.h: the smallest eigenpairs of a sparse generalized problem K x = λ M x with symmetric
+ * positive semi-definite K and diagonal (lumped) positive M (docs/method.md §3–4).
+ *
+ * The one routine of the project that owns the ARPACK reverse-communication loop: implicitly
+ * restarted Lanczos (dsaupd/dseupd) in shift-invert mode 3 with bmat = "G" and which = "LM",
+ * the operator (K − σM)⁻¹ M applied through one CHOLMOD Cholesky factor of K − σM. Small
+ * problems (n < 3·nev + 20) go to dense LAPACKE_dsygvd instead, where ARPACK would need
+ * ncv close to n anyway and the dense solve is both faster and exact.
+ *
+ * Results are deterministic: a fixed start vector, eigenpairs sorted ascending, xᵀ M x = 1,
+ * and the sign of each vector fixed so that its entry of largest magnitude is positive (ties:
+ * smallest index).
+ */
+#ifndef MODALLOCO_EIGEN_H
+#define MODALLOCO_EIGEN_H
+
+#include <cholmod.h>
+
+#include "base.h"
+
+/* What the solver did (diagnostics only). */
+typedef struct mlc_eigen_info {
+    int dense;         /* 1 when the dense LAPACKE_dsygvd fallback was used */
+    int solves;        /* applications of (K − σM)⁻¹ (0 for dense) */
+    int iterations;    /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
+    int nconv;         /* converged Ritz values reported by ARPACK */
+    int ncv;           /* Lanczos basis size used */
+    double sigma;      /* shift used */
+    double factor_nnz; /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
+    double t_analyze;  /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
+    double t_factor;   /* seconds in cholmod_analyze + cholmod_factorize */
+    double t_iterate;  /* seconds in the ARPACK loop and dseupd (or in dsygvd) */
+    char ordering[16]; /* fill-reducing ordering CHOLMOD selected: "amd", "metis", "nesdis",
+                          "natural", "given", "colamd", "postordered"; "dense" for dsygvd */
+} mlc_eigen_info;
+
+/* Default shift for a singular, positive semi-definite K: σ = −1e-2 · s · n^(−2/3) with
+ * s = mean(diag K) / mean(M). s estimates the top of the spectrum (~ stiffness / (ρ h²)) and
+ * n^(−2/3) ≈ (h / L)² brings it to the order of the first non-zero eigenvalue (~ stiffness /
+ * (ρ L²)), so K − σM is SPD with a margin while σ stays small against the wanted eigenvalues
+ * (shift-invert convergence depends on (λ_k − σ)/(λ_{nev+1} − σ)). Returns −1e-3 for an empty or
+ * zero matrix. `mass` has K->nrow entries. */
+double mlc_eigen_default_shift(const cholmod_sparse *K, const double *mass);
+
+/* Solve K x = λ M x for the `nev` eigenvalues nearest σ; with σ below the spectrum (σ < 0 for
+ * a PSD K) these are the nev smallest.
+ *  K:     n×n CHOLMOD sparse, real, symmetric storage (stype ≠ 0, e.g. the upper triangle
+ *         from mlc_fem_*), every diagonal entry stored. Not modified (non-const only because
+ *         the CHOLMOD API is not const-correct).
+ *  mass:  n positive diagonal entries of M.
+ *  nev:   1 <= nev < n.
+ *  sigma: shift, must make K − σM positive definite (see mlc_eigen_default_shift).
+ *  evals: out, nev eigenvalues ascending.  evecs: out, n×nev column-major, M-orthonormal.
+ *  info:  out (may be NULL).  cc: a started cholmod_common (its ordering settings are used).
+ * Errors: MLC_EINVAL (bad arguments), MLC_ENOTSPD (K − σM not positive definite: K indefinite,
+ * e.g. inverted elements, or σ not below the spectrum), MLC_ENOCONV (ARPACK did not converge
+ * or ran out of shifts), MLC_ENUMERIC (ARPACK/LAPACK internal failure), MLC_ENOMEM. */
+mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                           double *evals, double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                           mlc_err *err);
+
+/* mlc_eigen_solve with control of the fill-reducing ordering of K − σM and with deflation:
+ *  perm:     NULL (CHOLMOD chooses, as mlc_eigen_solve), or n entries used as given
+ *            (cholmod_analyze_p with CHOLMOD_GIVEN; postordering as set in cc). A vertex
+ *            ordering expanded to 3×3 blocks serves a 3-DOF-per-vertex problem at a fraction of
+ *            the cost of ordering the larger graph.
+ *  perm_out: NULL, or n entries that receive the ordering the factor used (L->Perm), e.g. to
+ *            reuse it for a second problem on the same mesh. Not written by the dense path
+ *            (info->dense = 1).
+ *  Z, nz:    NULL/0, or an M-orthonormal n×nz basis of null vectors of K (K Z = 0, e.g. the 6
+ *            rigid modes of an elasticity Hessian) to project out: the nev pairs returned are
+ *            then the smallest of K restricted to the M-orthogonal complement of Z. A
+ *            degenerate null space is otherwise hard for single-vector Lanczos (it can miss
+ *            copies of a repeated eigenvalue), and deflation shortens the Krylov basis.
+ *            Dense path: the nz smallest pairs are dropped instead.
+ * Everything else as mlc_eigen_solve. */
+mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                   const int *perm, int *perm_out, const double *Z, int nz,
+                                   double *evals, double *evecs, mlc_eigen_info *info,
+                                   cholmod_common *cc, mlc_err *err);
+
+/* The symbolic analysis (fill-reducing ordering, supernodes) of a symmetric matrix's pattern as
+ * mlc_eigen_solve_ordered does it: `perm` NULL (CHOLMOD chooses) or n entries used as given.
+ * Returns NULL on failure (cc->status says why). The factor can seed mlc_eigen_solve_shared,
+ * also as copies (cholmod_copy_factor) for solves on several threads. */
+cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc);
+
+/* mlc_eigen_solve_ordered for a family of matrices with one sparsity pattern, e.g. K plus
+ * different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
+ * analysis are done once and every later matrix is only refactorized.
+ *  shared: the caller's factor slot. *shared = NULL on the first call: the matrix is analyzed
+ *          (with `perm` as in mlc_eigen_solve_ordered) and the factor is left in *shared, also
+ *          on failure once it exists. Later calls with *shared set skip cholmod_analyze and
+ *          refactorize into it (the matrix must have the same pattern; `perm` is then
+ *          unused). The caller frees it with cholmod_free_factor. The dense path (small n)
+ *          leaves *shared untouched. info->ordering is "shared" for a refactorization.
+ * Everything else, including the results bit for bit, as mlc_eigen_solve_ordered. */
+mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                  const int *perm, const double *Z, int nz, cholmod_factor **shared,
+                                  double *evals, double *evecs, mlc_eigen_info *info,
+                                  cholmod_common *cc, mlc_err *err);
+
+#endif

@@ -1,0 +1,541 @@
+/* subspace.c: the precomputation of docs/method.md §3–5.
+ *
+ *  1. Skinning eigenmodes (§3; 000 App. A Eq. 20; 002 §4): L W = M_s W Λ with the unit-μ scalar
+ *     Laplacian L and M_s = vmass, the w smallest pairs. Column 0 (λ₀ = 0) is then set exactly
+ *     to the constant 1/√(Σ M_s) so that the rest state is reproduced exactly.
+ *  2. Vibration modes (§4; Eq. 4): H D = M D Λ with the linear-elasticity Hessian for μ = 1,
+ *     λ = 2μν/(1−2ν), M = vmass per DOF. The 6 rigid modes are built analytically and deflated
+ *     from the Lanczos solve; the check that there are exactly 6 (|λ| < 1e-6·λ₇, λ₇ clearly
+ *     elastic) stays; the next m (or the listed indices) are kept.
+ *  3. Amplitude limits (App. H Eq. 78): grad_max[i] = max_e ‖∇(D_i)_e‖_F.
+ *  4. Passive and actuation clusters (§5) and contact samples (§6) via clusters.c.
+ */
+#include "subspace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clusters.h"
+#include "eigen.h"
+#include "local_modes.h"
+
+void mlc_subspace_free(mlc_subspace *s) {
+    if (!s) return;
+    mlc_free(s->W);
+    mlc_free(s->skin_eval);
+    mlc_free(s->D);
+    mlc_free(s->vib_eval);
+    mlc_free(s->mode_index);
+    mlc_free(s->mode_region);
+    mlc_free(s->vib_frac);
+    mlc_free(s->grad_max);
+    mlc_free(s->cluster);
+    mlc_free(s->acluster);
+    mlc_free(s->samples);
+    memset(s, 0, sizeof *s);
+}
+
+/* ‖∇(D_i)_e‖_F: the strain of tet e under unit amplitude of the mode with DOFs Di. Shared by
+ * grad_max and mlc_subspace_mode_strains so that both are the same numbers bit for bit. */
+static double mode_tet_strain(const mlc_mesh *mesh, const mlc_fem *fem, const double *Di, int e) {
+    double F[9], f2 = 0;
+    mlc_fem_deformation_gradient(mesh, fem, e, Di, F);
+    for (int q = 0; q < 9; q++)
+        f2 += F[q] * F[q];
+    return sqrt(f2);
+}
+
+void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *s,
+                               double *out) {
+    const size_t n = 3 * (size_t)s->nv;
+    for (int e = 0; e < s->nt; e++)
+        for (int i = 0; i < s->m; i++)
+            out[(size_t)e * s->m + i] = mode_tet_strain(mesh, fem, s->D + (size_t)i * n, e);
+}
+
+/* Number of non-rigid modes the settings need (m, or max(mode_list)+1). */
+static int modes_needed(const mlc_subspace_settings *st) {
+    if (st->nlist <= 0) return st->m;
+    int need = 0;
+    for (int i = 0; i < st->nlist; i++)
+        need = MLC_MAX(need, st->mode_list[i] + 1);
+    return need;
+}
+
+/* Regions of the local modes (0 without local modes). */
+static int local_regions(const mlc_subspace_settings *st) {
+    if (st->local_modes <= 0) return 0;
+    return st->tet_region ? st->nregions : 1;
+}
+
+static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st, mlc_err *err) {
+    int nv = mesh->nv;
+    if (st->local_modes < 0 || st->local_modes > 64)
+        return mlc_errf(err, MLC_EINVAL, "actuation.local_modes = %d: must be in 0..64 (0 = off)",
+                        st->local_modes);
+    if (st->local_modes > 0) {
+        if (!(st->localization >= 0) || !isfinite(st->localization))
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.localization = %g: must be a finite number >= 0 (a "
+                            "multiple of the first Laplacian eigenvalue; 0 = no localization)",
+                            st->localization);
+        if (st->tet_region && st->nregions < 1)
+            return mlc_errf(err, MLC_EINVAL, "region labels: %d regions; need at least 1",
+                            st->nregions);
+        int global = st->nlist > 0 ? st->nlist : st->m;
+        long total = global + (long)st->local_modes * local_regions(st);
+        if (total > 64)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes = %d × %d regions + %d global modes = %ld "
+                            "actuation modes; at most 64: lower actuation.local_modes or "
+                            "actuation.modes",
+                            st->local_modes, local_regions(st), global, total);
+        if (6 + st->local_modes >= 3 * nv)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes = %d: the mesh has only %d vertices; use "
+                            "fewer modes",
+                            st->local_modes, nv);
+    }
+    if (st->w < 1 || st->w > 32)
+        return mlc_errf(err, MLC_EINVAL, "subspace.skinning_modes = %d: must be in 1..32", st->w);
+    if (st->w >= nv)
+        return mlc_errf(err, MLC_EINVAL,
+                        "subspace.skinning_modes = %d: the mesh has only %d vertices; use fewer "
+                        "modes or a finer mesh",
+                        st->w, nv);
+    if (!(st->poisson > -1.0 && st->poisson < 0.5))
+        return mlc_errf(err, MLC_EINVAL,
+                        "material.poisson_modes = %g: must be in (-1, 0.5) for a stable "
+                        "isotropic material",
+                        st->poisson);
+    if (st->nlist > 0) {
+        if (!st->mode_list) return mlc_errf(err, MLC_EINVAL, "actuation.mode_list: NULL list");
+        if (st->nlist > 64)
+            return mlc_errf(err, MLC_EINVAL, "actuation.mode_list has %d entries: at most 64",
+                            st->nlist);
+        for (int i = 0; i < st->nlist; i++)
+            if (st->mode_list[i] < 0)
+                return mlc_errf(err, MLC_EINVAL,
+                                "actuation.mode_list[%d] = %d: mode indices start at 0 (the "
+                                "first non-rigid mode)",
+                                i, st->mode_list[i]);
+        int need = modes_needed(st);
+        if (need > 1024 || 6 + need >= 3 * nv)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.mode_list: index %d is too large for a mesh with %d "
+                            "vertices (%d DOFs, 6 of them rigid)",
+                            need - 1, nv, 3 * nv);
+    } else {
+        if (st->m < (st->local_modes > 0 ? 0 : 1) || st->m > 64)
+            return mlc_errf(err, MLC_EINVAL, "actuation.modes = %d: must be in %d..64", st->m,
+                            st->local_modes > 0 ? 0 : 1);
+        if (6 + st->m >= 3 * nv)
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.modes = %d: the mesh has only %d vertices (%d DOFs, 6 of "
+                            "them rigid); use fewer modes",
+                            st->m, nv, 3 * nv);
+    }
+    if (st->contact_samples < 1)
+        return mlc_errf(err, MLC_EINVAL, "subspace.contact_samples = %d: must be >= 1",
+                        st->contact_samples);
+    if (st->passive_clusters < 1)
+        return mlc_errf(err, MLC_EINVAL, "subspace.passive_clusters = %d: must be >= 1",
+                        st->passive_clusters);
+    if (st->actuation_clusters < 1)
+        return mlc_errf(err, MLC_EINVAL, "subspace.actuation_clusters = %d: must be >= 1",
+                        st->actuation_clusters);
+    return MLC_OK;
+}
+
+/* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). */
+static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
+                                 const double *stiffness, const double *mass, mlc_subspace *out,
+                                 int *vperm, int *have_perm, cholmod_common *cc, mlc_err *err) {
+    int nv = fem->nv;
+    double msum = 0;
+    for (int i = 0; i < nv; i++)
+        msum += mass[i];
+    double c0 = 1.0 / sqrt(msum);
+    if (w == 1) { /* nothing to solve: the constant weight alone */
+        for (int i = 0; i < nv; i++)
+            out->W[i] = c0;
+        out->skin_eval[0] = 0;
+        return MLC_OK;
+    }
+    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, stiffness, cc);
+    if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
+    mlc_eigen_info info;
+    mlc_err e2 = {0};
+    /* Nested dissection (METIS) straight away: on tet meshes CHOLMOD's default tries AMD first
+     * and then switches to METIS anyway (AMD's fill is 1.5-2.5× higher), so the AMD pass is
+     * wasted time. The vertex ordering it returns is reused for the vibration problem. */
+    int nm = cc->nmethods, ord = cc->method[0].ordering;
+    cc->nmethods = 1;
+    cc->method[0].ordering = CHOLMOD_METIS;
+    mlc_status st = mlc_eigen_solve_ordered(L, mass, w, mlc_eigen_default_shift(L, mass), NULL,
+                                            vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
+    cc->nmethods = nm;
+    cc->method[0].ordering = ord;
+    *have_perm = st == MLC_OK && !info.dense;
+    cholmod_free_sparse(&L, cc);
+    if (st != MLC_OK)
+        return mlc_errf(err, st, "skinning eigenmodes (subspace.skinning_modes = %d): %s", w,
+                        e2.msg);
+    out->skin_solves = info.solves;
+    /* A connected mesh has exactly one zero eigenvalue; a second one means a part that moves
+     * freely (mesh not connected through faces/edges the FEM couples). */
+    if (!(fabs(out->skin_eval[0]) < 1e-6 * out->skin_eval[1]))
+        return mlc_errf(err, MLC_ENUMERIC,
+                        "skinning eigenmodes: expected one zero eigenvalue, got %.3g and %.3g; "
+                        "the mesh may be disconnected or have hanging parts (check it with "
+                        "`modalloco info`)",
+                        out->skin_eval[0], out->skin_eval[1]);
+    /* Exact constant column (docs/method.md §3: the rest state must be reproduced exactly). */
+    for (int i = 0; i < nv; i++)
+        out->W[i] = c0;
+    out->skin_eval[0] = 0;
+    return MLC_OK;
+}
+
+/* λ_ref of the localization weight: the first non-zero eigenvalue of the unit-μ scalar
+ * Laplacian, the skinning λ₁ when there are at least 2 skinning modes, else solved here. */
+static mlc_status laplacian_lambda1(const mlc_mesh *mesh, const mlc_fem *fem,
+                                    const mlc_subspace *out, double *lam, cholmod_common *cc,
+                                    mlc_err *err) {
+    if (out->w >= 2) {
+        *lam = out->skin_eval[1];
+        return MLC_OK;
+    }
+    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, NULL, cc);
+    double ev[2], *X = mlc_malloc(2 * (size_t)fem->nv * sizeof(double));
+    if (!L || !X) {
+        cholmod_free_sparse(&L, cc);
+        mlc_free(X);
+        return mlc_errf(err, MLC_ENOMEM, "local modes: out of memory (Laplacian)");
+    }
+    mlc_err e2 = {0};
+    mlc_status s = mlc_eigen_solve(L, fem->vmass, 2, mlc_eigen_default_shift(L, fem->vmass), ev, X,
+                                   NULL, cc, &e2);
+    cholmod_free_sparse(&L, cc);
+    mlc_free(X);
+    if (s != MLC_OK)
+        return mlc_errf(err, s, "local modes: the Laplacian eigenvalue of the weight: %s", e2.msg);
+    *lam = ev[1];
+    return MLC_OK;
+}
+
+/* Step 2b: m_r localized modes per region after the mg global ones (local_modes.h). Z: the 6
+ * rigid modes. */
+static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
+                                        const mlc_subspace_settings *st, mlc_subspace *out,
+                                        cholmod_sparse *H, const double *mass, double sigma,
+                                        const int *perm3, const double *Z, int mg,
+                                        cholmod_common *cc, mlc_err *err) {
+    int n = 3 * fem->nv, nr = local_regions(st), mr = st->local_modes, q = nr * mr;
+    double lam1 = 0;
+    mlc_status s = laplacian_lambda1(mesh, fem, out, &lam1, cc, err);
+    if (s != MLC_OK) return s;
+    double weight = st->localization * lam1;
+    mlc_local_modes_report rep;
+    s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, st->tet_mass_scale, nr, mr,
+                                weight, sigma, perm3, Z, out->vib_eval + mg,
+                                out->D + (size_t)n * mg, &rep, cc, err);
+    if (s != MLC_OK) return s;
+    /* Global and local modes are not orthogonalized against each other (docs/method.md), but
+     * they must be independent: a region that is the whole body repeats the global modes. */
+    if (mg > 0) {
+        double gmin = mlc_local_gram_min(n, mg + q, mass, out->D);
+        if (!(gmin > 1e-6))
+            return mlc_errf(err, MLC_EINVAL,
+                            "actuation.local_modes with actuation.modes = %d: the local modes "
+                            "repeat the global ones (smallest Gram eigenvalue %.2g; %s); drop "
+                            "actuation.modes or raise actuation.localization",
+                            mg, gmin,
+                            nr == 1 ? "one region is the whole body" : "regions too large");
+    }
+    out->nregions = nr;
+    out->local_weight = weight;
+    out->local_gram_min = rep.gram_min;
+    for (int j = 0; j < q; j++)
+        out->local_spread_max = fmax(out->local_spread_max, rep.spread[j]);
+    out->vib_solves += rep.solves;
+    out->t_local_factor = rep.t_factor;
+    int base = 0; /* local indices count on after the largest global one */
+    for (int i = 0; i < mg; i++)
+        base = MLC_MAX(base, out->mode_index[i] + 1);
+    for (int j = 0; j < q; j++) {
+        int i = mg + j;
+        out->mode_index[i] = base + j;
+        out->mode_region[i] = j / mr;
+        out->vib_frac[i] = rep.fraction[j];
+        double gmax = 0;
+        for (int e = 0; e < fem->nt; e++)
+            gmax = fmax(gmax, mode_tet_strain(mesh, fem, out->D + (size_t)i * n, e));
+        out->grad_max[i] = gmax;
+    }
+    return MLC_OK;
+}
+
+/* Step 2–3: vibration modes and their gradient maxima. */
+static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
+                                  const mlc_subspace_settings *st, mlc_subspace *out,
+                                  const int *vperm, cholmod_common *cc, mlc_err *err) {
+    int nv = fem->nv, n = 3 * nv;
+    int need = modes_needed(st), nev = 6 + need;
+    double nu = st->poisson, lambda = 2.0 * nu / (1.0 - 2.0 * nu);
+    mlc_status s = MLC_OK;
+    double *mass = mlc_malloc((size_t)n * sizeof(double));
+    double *evals = mlc_malloc((size_t)nev * sizeof(double));
+    double *evecs = mlc_malloc((size_t)n * nev * sizeof(double));
+    int *perm3 = vperm ? mlc_malloc((size_t)n * sizeof(int)) : NULL;
+    cholmod_sparse *H = NULL;
+    if (!mass || !evals || !evecs || (vperm && !perm3)) {
+        s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs × %d modes)", n,
+                     nev);
+        goto done;
+    }
+    const double *vm = st->vertex_mass ? st->vertex_mass : fem->vmass;
+    for (int i = 0; i < nv; i++)
+        mass[3 * i] = mass[3 * i + 1] = mass[3 * i + 2] = vm[i];
+    H = mlc_fem_elasticity_hessian_scaled(mesh, fem, 1.0, lambda, st->tet_stiffness, cc);
+    if (!H) {
+        s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory assembling the Hessian");
+        goto done;
+    }
+    mlc_eigen_info info;
+    mlc_err e2 = {0};
+    /* The vertex ordering expanded to 3×3 blocks (DOF 3i+k ↦ 3·perm[i]+k): the same fill as
+     * ordering the 3n graph (measured: nnz(L) within 0.5%, flops within 2%) at about a quarter
+     * of the ordering time. */
+    if (vperm)
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++)
+                perm3[3 * i + k] = 3 * vperm[i] + k;
+    /* The 6 rigid modes are known: translations and rotations about the centroid,
+     * M-orthonormalized into evecs[0..5]. Lanczos then runs on their M-orthogonal complement
+     * (deflation): a 6-fold zero eigenvalue is a cluster single-vector Lanczos can under-count
+     * (seen: the 37k-tet cat with m = 3 found only 5), and the basis gets 6 vectors shorter. */
+    {
+        double c[3] = {0, 0, 0}, msum = 0;
+        for (int i = 0; i < nv; i++) {
+            for (int k = 0; k < 3; k++)
+                c[k] += vm[i] * mesh->X[3 * i + k];
+            msum += vm[i];
+        }
+        for (int k = 0; k < 3; k++)
+            c[k] /= msum;
+        for (int j = 0; j < 6; j++) {
+            double *z = evecs + (size_t)n * j;
+            for (int i = 0; i < nv; i++) {
+                double d[3] = {mesh->X[3 * i] - c[0], mesh->X[3 * i + 1] - c[1],
+                               mesh->X[3 * i + 2] - c[2]};
+                for (int k = 0; k < 3; k++)
+                    z[3 * i + k] = j < 3 ? (k == j) : 0;
+                if (j >= 3) { /* e_a × d */
+                    int a = j - 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+                    z[3 * i + b2] = d[b1];
+                    z[3 * i + b1] = -d[b2];
+                }
+            }
+            for (int pass = 0; pass < 2; pass++) {
+                for (int l = 0; l < j; l++) {
+                    const double *zl = evecs + (size_t)n * l;
+                    double dd = 0;
+                    for (int i = 0; i < n; i++)
+                        dd += zl[i] * mass[i] * z[i];
+                    for (int i = 0; i < n; i++)
+                        z[i] -= dd * zl[i];
+                }
+                double nn = 0;
+                for (int i = 0; i < n; i++)
+                    nn += z[i] * mass[i] * z[i];
+                for (int i = 0; i < n; i++)
+                    z[i] /= sqrt(nn);
+            }
+        }
+        /* Their Rayleigh quotients zᵀ H z stand in for the rigid eigenvalues (≈ 0). */
+        cholmod_dense Zd = {0};
+        Zd.nrow = (size_t)n, Zd.ncol = 6, Zd.nzmax = (size_t)n * 6, Zd.d = (size_t)n;
+        Zd.x = evecs, Zd.xtype = CHOLMOD_REAL, Zd.dtype = CHOLMOD_DOUBLE;
+        cholmod_dense *HZ = cholmod_zeros((size_t)n, 6, CHOLMOD_REAL, cc);
+        double one[2] = {1, 0}, zero[2] = {0, 0};
+        if (!HZ || !cholmod_sdmult(H, 0, one, zero, &Zd, HZ, cc)) {
+            cholmod_free_dense(&HZ, cc);
+            s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs)", n);
+            goto done;
+        }
+        for (int j = 0; j < 6; j++) {
+            double q = 0;
+            for (int i = 0; i < n; i++)
+                q += evecs[(size_t)n * j + i] * ((double *)HZ->x)[(size_t)n * j + i];
+            evals[j] = q;
+        }
+        cholmod_free_dense(&HZ, cc);
+    }
+    double sigma = mlc_eigen_default_shift(H, mass);
+    int mg = st->nlist > 0 ? st->nlist : st->m; /* global modes kept */
+    if (need == 0) {                            /* local modes only: no global solve */
+        memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
+        snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : "cholmod");
+        goto local;
+    }
+    s = mlc_eigen_solve_ordered(H, mass, need, sigma, perm3, NULL, evecs, 6, evals + 6,
+                                evecs + (size_t)n * 6, &info, cc, &e2);
+    if (s != MLC_OK) {
+        s = mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);
+        goto done;
+    }
+    out->vib_solves = info.solves;
+    snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : info.ordering);
+    /* Exactly 6 rigid modes: |λ| < 1e-6·λ₇, and λ₇ itself clearly elastic. */
+    int k = 0;
+    for (int i = 0; i < nev; i++)
+        if (fabs(evals[i]) < 1e-6 * evals[6]) k++;
+    /* λ₇ elastic: not ≈ 0 against the largest computed one, nor against the shift (σ is about
+     * 1e-2 of the first elastic eigenvalue by construction), which also covers m = 1. */
+    int seventh_elastic = evals[6] > 1e-6 * evals[nev - 1] && evals[6] > 1e-4 * fabs(sigma);
+    if (k != 6 || !seventh_elastic) {
+        if (!seventh_elastic) { /* λ₇ ≈ 0 itself: count against the largest computed one */
+            k = 0;
+            for (int i = 0; i < nev; i++)
+                if (fabs(evals[i]) < 1e-6 * evals[nev - 1]) k++;
+        }
+        s = mlc_errf(err, MLC_ENUMERIC,
+                     "vibration modes: expected 6 rigid modes, found %s%d (eigenvalues %.3g, "
+                     "%.3g, ..., %.3g); the mesh may be disconnected or have hanging parts",
+                     k == nev ? "at least " : "", k, evals[0], evals[6], evals[nev - 1]);
+        goto done;
+    }
+    memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
+    for (int i = 0; i < mg; i++) {
+        int idx = st->nlist > 0 ? st->mode_list[i] : i;
+        out->mode_index[i] = idx;
+        out->mode_region[i] = -1;
+        out->vib_frac[i] = 0;
+        out->vib_eval[i] = evals[6 + idx];
+        memcpy(out->D + (size_t)i * n, evecs + (size_t)(6 + idx) * n, (size_t)n * sizeof(double));
+        double gmax = 0;
+        for (int e = 0; e < fem->nt; e++)
+            gmax = fmax(gmax, mode_tet_strain(mesh, fem, out->D + (size_t)i * n, e));
+        out->grad_max[i] = gmax;
+    }
+local:
+    if (st->local_modes > 0) {
+        double t0 = mlc_now();
+        s = local_vibration_modes(mesh, fem, st, out, H, mass, sigma, perm3, evecs, mg, cc, err);
+        out->t_local = mlc_now() - t0;
+    }
+done:
+    cholmod_free_sparse(&H, cc);
+    mlc_free(mass);
+    mlc_free(evals);
+    mlc_free(evecs);
+    mlc_free(perm3);
+    return s;
+}
+
+mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
+                                       const double *stiffness, const double *mass, double *W,
+                                       double *eval, mlc_err *err) {
+    if (w < 1 || w >= mesh->nv)
+        return mlc_errf(err, MLC_EINVAL, "skinning modes: %d modes for %d vertices", w, mesh->nv);
+    mlc_subspace tmp = {0};
+    tmp.W = W, tmp.skin_eval = eval;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.print = 0;
+    int *vperm = mlc_malloc((size_t)mesh->nv * sizeof(int)), have_perm = 0;
+    mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, &tmp,
+                                          vperm, &have_perm, &cc, err)
+                         : mlc_errf(err, MLC_ENOMEM, "skinning modes: out of memory");
+    mlc_free(vperm);
+    cholmod_finish(&cc);
+    return s;
+}
+
+mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
+                                const mlc_subspace_settings *settings, mlc_subspace *out,
+                                mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    if (!mesh || !fem || !settings) return mlc_errf(err, MLC_EINVAL, "subspace: NULL argument");
+    if (fem->nv != mesh->nv || fem->nt != mesh->nt || mesh->nv <= 0)
+        return mlc_errf(err, MLC_EINVAL,
+                        "subspace: FEM data (%d vertices, %d tets) does not "
+                        "match the mesh (%d, %d)",
+                        fem->nv, fem->nt, mesh->nv, mesh->nt);
+    mlc_status s = validate(mesh, settings, err);
+    if (s != MLC_OK) return s;
+
+    int nv = mesh->nv, nt = mesh->nt, w = settings->w;
+    int m = (settings->nlist > 0 ? settings->nlist : settings->m) +
+            settings->local_modes * local_regions(settings);
+    out->nv = nv;
+    out->nt = nt;
+    out->w = w;
+    out->m = m;
+    out->W = mlc_malloc((size_t)nv * w * sizeof(double));
+    out->skin_eval = mlc_malloc((size_t)w * sizeof(double));
+    out->D = mlc_malloc(3 * (size_t)nv * m * sizeof(double));
+    out->vib_eval = mlc_malloc((size_t)m * sizeof(double));
+    out->mode_index = mlc_malloc((size_t)m * sizeof(int));
+    out->mode_region = mlc_malloc((size_t)m * sizeof(int));
+    out->vib_frac = mlc_malloc((size_t)m * sizeof(double));
+    out->grad_max = mlc_malloc((size_t)m * sizeof(double));
+    out->cluster = mlc_malloc((size_t)nt * sizeof(int));
+    out->acluster = mlc_malloc((size_t)nt * sizeof(int));
+    out->samples = mlc_malloc((size_t)settings->contact_samples * sizeof(int));
+    if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->mode_index ||
+        !out->mode_region || !out->vib_frac || !out->grad_max || !out->cluster || !out->acluster ||
+        !out->samples) {
+        mlc_subspace_free(out);
+        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
+    }
+
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.print = 0; /* modules never print: errors come back through status */
+    int *vperm = mlc_malloc((size_t)nv * sizeof(int)), have_perm = 0;
+    if (!vperm) {
+        cholmod_finish(&cc);
+        mlc_subspace_free(out);
+        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
+    }
+    double t0 = mlc_now();
+    s = skinning_modes(mesh, fem, w, settings->tet_stiffness,
+                       settings->vertex_mass ? settings->vertex_mass : fem->vmass, out, vperm,
+                       &have_perm, &cc, err);
+    out->t_skinning = mlc_now() - t0;
+    if (s == MLC_OK) {
+        t0 = mlc_now();
+        s = vibration_modes(mesh, fem, settings, out, have_perm ? vperm : NULL, &cc, err);
+        out->t_vibration = mlc_now() - t0;
+    }
+    mlc_free(vperm);
+    cholmod_finish(&cc);
+    if (s != MLC_OK) goto fail;
+
+    t0 = mlc_now();
+    s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->passive_clusters,
+                             settings->seed, out->cluster, &out->ncp, err);
+    if (s != MLC_OK) goto fail;
+    if (settings->actuation_clusters == 1) {
+        memset(out->acluster, 0, (size_t)nt * sizeof(int));
+        out->nca = 1;
+    } else {
+        s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->actuation_clusters,
+                                 settings->seed + 1, out->acluster, &out->nca, err);
+        if (s != MLC_OK) goto fail;
+    }
+    out->t_clusters = mlc_now() - t0;
+
+    t0 = mlc_now();
+    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples,
+                            &out->ns, err);
+    if (s != MLC_OK) goto fail;
+    out->t_samples = mlc_now() - t0;
+    return MLC_OK;
+fail:
+    mlc_subspace_free(out);
+    return s;
+}
