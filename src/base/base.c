@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base_testing.h"
+#include "detmath.h"
 
 const char *mlc_strerror(mlc_status s) {
     switch (s) {
@@ -251,10 +252,10 @@ double mlc_rng_normal(mlc_rng *rng) {
     /* Box-Muller on (0,1]: the log never sees 0. Deterministic given the stream. */
     double u1 = 1.0 - mlc_rng_uniform(rng);
     double u2 = mlc_rng_uniform(rng);
-    double r = sqrt(-2.0 * log(u1));
-    rng->spare = r * sin(2.0 * MLC_PI * u2);
+    double r = sqrt(-2.0 * mlc_log(u1));
+    rng->spare = r * mlc_sin(2.0 * MLC_PI * u2);
     rng->has_spare = 1;
-    return r * cos(2.0 * MLC_PI * u2);
+    return r * mlc_cos(2.0 * MLC_PI * u2);
 }
 
 int mlc_rng_below(mlc_rng *rng, int n) {

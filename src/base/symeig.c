@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "detmath.h"
+
 int mlc_symeig(int n, const double *A, double *V, double *d, double *work) {
     double *e = work;        /* n: subdiagonal, e[i] couples i and i+1 */
     double *beta = work + n; /* n: reflector factors */
@@ -112,13 +114,13 @@ int mlc_symeig(int n, const double *A, double *V, double *d, double *work) {
             lo--;
         /* Wilkinson shift from the trailing 2 x 2 block. */
         double g = 0.5 * (d[hi - 1] - d[hi]), eh = e[hi - 1];
-        double mu = d[hi] - eh * eh / (g + copysign(hypot(g, eh), g));
+        double mu = d[hi] - eh * eh / (g + copysign(mlc_hypot(g, eh), g));
         double x = d[lo] - mu, z = e[lo];
         for (int k = lo; k < hi; k++) {
             /* Rotation G with (c x - s z, s x + c z) = (r, 0). sqrt of the sum is much cheaper
-             * than hypot; fall back to hypot where it could under- or overflow. */
+             * than hypot; fall back to mlc_hypot where it could under- or overflow. */
             double r = x * x + z * z, c = 1.0, s = 0.0;
-            r = (r > DBL_MIN && r < DBL_MAX) ? sqrt(r) : hypot(x, z);
+            r = (r > DBL_MIN && r < DBL_MAX) ? sqrt(r) : mlc_hypot(x, z);
             if (r != 0.0) {
                 c = x / r;
                 s = -z / r;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cmaes_testing.h"
+#include "detmath.h"
 #include "symeig.h"
 
 #define MLC_INF ((double)INFINITY) /* INFINITY is a float constant */
@@ -193,11 +194,26 @@ static void map_to_box(const mlc_cmaes *es, const double *xg, double *xp) {
         xp[i] = to_box(xg[i], es->lb[i], es->ub[i], es->al[i], es->au[i]);
 }
 
-/* E|N(0,I)|: exact for n <= 6, pycma's expansion above (pycma 4.4.0's constants). */
+/* E|N(0,I)|: exact for n <= 6, pycma's expansion above (pycma 4.4.0's constants). The exact
+ * value √2 Γ((n+1)/2)/Γ(n/2) by its recurrence χ_n = χ_{n−2} (n−1)/(n−2) from χ_1 = √(2/π) and
+ * χ_2 = √(π/2): square roots and divisions only, so no lgamma of the C library. */
 static double chi_n(int n) {
     double N = n;
-    if (n <= 6) return sqrt(2.0) * exp(lgamma((N + 1.0) / 2.0) - lgamma(N / 2.0));
+    if (n <= 6) {
+        double chi = n % 2 ? sqrt(2.0 / MLC_PI) : sqrt(MLC_PI / 2.0);
+        for (int k = n % 2 ? 3 : 4; k <= n; k += 2)
+            chi = chi * (k - 1) / (k - 2);
+        return chi;
+    }
     return sqrt(N) * (1.0 - 1.0 / (4.0 * N) + 1.0 / (26.0 * N * N));
+}
+
+/* b^e for an integer e ≥ 0 by squaring (multiplications only, see detmath.h). */
+static double pow_int(double b, long e) {
+    double r = 1.0;
+    for (; e > 0; e >>= 1, b *= b)
+        if (e & 1) r *= b;
+    return r;
 }
 
 /* ---- strategy constants ------------------------------------------------------------------- */
@@ -208,7 +224,7 @@ static void compute_constants(mlc_cmaes *es) {
     double *w = es->w;
     double spos = 0, sneg = 0, s2pos = 0, s2neg = 0;
     for (int i = 0; i < lam; i++) {
-        w[i] = log((lam + 1) / 2.0) - log(i + 1.0);
+        w[i] = mlc_log((lam + 1) / 2.0) - mlc_log(i + 1.0);
         if (i < es->mu) {
             spos += w[i];
         } else {
@@ -247,7 +263,7 @@ static void compute_constants(mlc_cmaes *es) {
     } else if (es->set.tolstagnation > 0) {
         es->tolstag = es->set.tolstagnation;
     } else {
-        double ts = 100.0 + 100.0 * pow(N, 1.5) / es->popsize_real;
+        double ts = 100.0 + 100.0 * (N * sqrt(N)) / es->popsize_real; /* N^1.5 */
         es->tolstag = ts < 2e9 ? (int)ts : 2000000000;
     }
     es->fhist_len = 10 + (int)ceil(30.0 * N / lam);
@@ -422,7 +438,7 @@ static mlc_status check_settings(const mlc_cmaes_settings *s, mlc_err *err) {
         return mlc_errf(err, MLC_EINVAL, "cmaes: restarts = %d must be in [0, 40]", s->restarts);
     if (!(s->incpopsize >= 1.0) || !isfinite(s->incpopsize))
         return mlc_errf(err, MLC_EINVAL, "cmaes: incpopsize = %g must be >= 1", s->incpopsize);
-    double p = s->lambda > 0 ? s->lambda : 4.0 + 3.0 * log((double)n);
+    double p = s->lambda > 0 ? s->lambda : 4.0 + 3.0 * mlc_log((double)n);
     for (int k = 0; k < s->restarts; k++)
         p *= s->incpopsize;
     if (p > MAX_LAMBDA)
@@ -481,7 +497,7 @@ static mlc_status create_impl(const mlc_cmaes_settings *s, mlc_cmaes **out, mlc_
         if (isfinite(es->lb[i]) || isfinite(es->ub[i])) es->bounded = 1;
         es->xg0[i] = from_box(es->x0[i], es->lb[i], es->ub[i], es->al[i], es->au[i]);
     }
-    es->popsize0 = s->lambda > 0 ? (double)s->lambda : 4.0 + 3.0 * log((double)n);
+    es->popsize0 = s->lambda > 0 ? (double)s->lambda : 4.0 + 3.0 * mlc_log((double)n);
     mlc_rng_seed(&es->rng, s->seed);
     memcpy(es->best_x, es->x0, (size_t)n * sizeof(double));
     es->best_f = MLC_INF;
@@ -812,7 +828,7 @@ static double update_mean_paths(mlc_cmaes *es, int *hsig_out) {
         psn2 += es->ps[i] * es->ps[i];
     }
     double N = n;
-    double hden = 1.0 - pow(1.0 - es->cs, 2.0 * es->iter);
+    double hden = 1.0 - pow_int(1.0 - es->cs, 2L * es->iter);
     int hsig = psn2 / hden / N < 2.0 + 4.0 / (N + 1.0);
     double cpc = hsig ? sqrt(es->cc * (2.0 - es->cc) * es->mueff) : 0.0;
     for (int i = 0; i < n; i++)
@@ -867,7 +883,7 @@ static void update_covariance(mlc_cmaes *es, int hsig) {
 static void update_sigma(mlc_cmaes *es, double psn2) {
     const int n = es->n;
     const size_t ld = (size_t)n;
-    es->sigma *= exp(fmin(1.0, es->cs / es->damps * (sqrt(psn2) / es->chiN - 1.0)));
+    es->sigma *= mlc_exp(fmin(1.0, es->cs / es->damps * (sqrt(psn2) / es->chiN - 1.0)));
     if (es->bounded && es->set.maxstd_boundrange > 0) {
         for (int i = 0; i < n; i++) {
             double width = es->ub[i] - es->lb[i];

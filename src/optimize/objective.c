@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detmath.h"
+
 void mlc_objective_settings_default(mlc_objective_settings *o) {
     memset(o, 0, sizeof *o);
     o->direction[0] = 1;
@@ -52,7 +54,7 @@ static double heading_error(const mlc_objective_acc *acc, const double fwd[3]) {
     if (!(fx * fx + fz * fz > 0)) return 0;
     const double *hd = acc->hd;
     /* (ĥ × f)·ŷ = h_z f_x − h_x f_z */
-    return atan2(hd[2] * fx - hd[0] * fz, hd[0] * fx + hd[2] * fz);
+    return mlc_atan2(hd[2] * fx - hd[0] * fz, hd[0] * fx + hd[2] * fz);
 }
 
 /* Centre-of-mass waypoint at time t: linear between the waypoints around t, the first or last
@@ -162,7 +164,7 @@ static double lateral_increment(const mlc_objective_acc *acc, const double R[9])
     double w[3] = {0.5 * (D[7] - D[5]), 0.5 * (D[2] - D[6]), 0.5 * (D[3] - D[1])};
     double s = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
     double c = 0.5 * (D[0] + D[4] + D[8] - 1);
-    double f = s > 1e-300 ? atan2(s, c) / s : 1.0;
+    double f = s > 1e-300 ? mlc_atan2(s, c) / s : 1.0;
     return f * (w[0] * acc->lat[0] + w[1] * acc->lat[1] + w[2] * acc->lat[2]);
 }
 
@@ -216,7 +218,7 @@ static double task_term(mlc_objective_acc *acc, double e) {
     case MLC_OBJ_TURN:
         res->task_error = fabs(acc->heading1);
         res->J_align = up;
-        return 0.5 * (cos(acc->heading0) - cos(acc->heading1)) * up;
+        return 0.5 * (mlc_cos(acc->heading0) - mlc_cos(acc->heading1)) * up;
     case MLC_OBJ_TARGET: {
         double d1 = dist3(res->com1, obj->target), d0 = dist3(res->com0, obj->target);
         res->task_error = d1 / e;

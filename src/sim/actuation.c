@@ -4,6 +4,7 @@
  * other for that. */
 #include <math.h>
 
+#include "detmath.h"
 #include "sim.h"
 
 double mlc_actuation_ramp(double t, double ramp) {
@@ -26,7 +27,8 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, 
         for (int j = 0; j < act->k; j++) {
             double A = act->A[i * act->k + j];
             if (A == 0) continue;
-            s += A * sin(2 * MLC_PI * (t / act->T[i * act->k + j] + act->theta[i * act->k + j]));
+            s +=
+                A * mlc_sin(2 * MLC_PI * (t / act->T[i * act->k + j] + act->theta[i * act->k + j]));
         }
         abar[i] = env * s;
     }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detmath.h"
+
 void mlc_terrain_flat(mlc_terrain *t, double ground, double friction) {
     memset(t, 0, sizeof *t);
     t->flat = 1;
@@ -43,7 +45,7 @@ mlc_status mlc_terrain_init(mlc_terrain *t, double ground, double friction, doub
     t->slope = slope_deg;
     t->anisotropy = anisotropy;
     if (slope_deg > 0) {
-        double th = slope_deg * MLC_PI / 180, c = cos(th), s = sin(th);
+        double th = slope_deg * MLC_PI / 180, c = mlc_cos(th), s = mlc_sin(th);
         t->n[0] = -s * t->up[0], t->n[1] = c, t->n[2] = -s * t->up[2];
         t->offset = c * ground; /* through (0, ground, 0) until settled */
     }

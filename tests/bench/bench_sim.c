@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "detmath.h"
 #include "fem.h"
 #include "mesh.h"
 #include "sim.h"
@@ -68,7 +69,9 @@ static double poly(const double *x, int j) { /* 1, x, y, z, x², y², z², xy, y
     case 9:
         return c * a;
     default:
-        return pow(a, 1 + j % 3) * pow(b + 0.5, j % 2) * cos(c * j);
+        /* a^(1 + j%3) (b + 0.5)^(j%2) cos(cj), by products and detmath.h: the same bits on
+         * every machine */
+        return a * (j % 3 ? a : 1) * (j % 3 == 2 ? a : 1) * (j % 2 ? b + 0.5 : 1) * mlc_cos(c * j);
     }
 }
 
@@ -120,10 +123,9 @@ static void synthetic_subspace(const mlc_mesh *mesh, const mlc_fem *fem, int w, 
     for (int j = 0; j < w; j++)
         for (int i = 0; i < nv; i++) { /* polynomials would make W_b X̃_c products collide */
             const double *x = mesh->X + 3 * i;
-            sub.W[i + nv * j] =
-                j == 0
-                    ? 1
-                    : exp(0.6 * j * x[0] - 0.4 * (j % 3) * x[1] + 0.3 * ((j % 2) ? 1 : -1) * x[2]);
+            sub.W[i + nv * j] = j == 0 ? 1
+                                       : mlc_exp(0.6 * j * x[0] - 0.4 * (j % 3) * x[1] +
+                                                 0.3 * ((j % 2) ? 1 : -1) * x[2]);
         }
     orthonormalize(sub.W, nv, w, fem->vmass);
     sub.D = malloc(sizeof(double) * 3 * nv * m);
@@ -286,7 +288,7 @@ static int bench_terrain(const mlc_mesh *mesh, const mlc_fem *fem, int runs) {
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) {
             double x = -4 + 0.25 * i, z = -4 + 0.25 * j;
-            fprintf(f, "%.6f%c", -0.01 * (1 + sin(2.1 * x) * sin(1.7 * z)),
+            fprintf(f, "%.6f%c", -0.01 * (1 + mlc_sin(2.1 * x) * mlc_sin(1.7 * z)),
                     i == N - 1 ? '\n' : ' ');
         }
     fclose(f);
