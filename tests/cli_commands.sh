@@ -43,6 +43,10 @@ done
 check "modes into a directory of another run" 2 "$BIN" modes "$MESH" --out "$T/modes" --set actuation.modes=5
 grep_err "refuses to overwrite another run" "another"
 check "... unless --force" 0 "$BIN" modes "$MESH" --out "$T/modes" --set actuation.modes=5 --force
+# --force did overwrite: the run now has 5 modes (mode_4.pc2, modes.json and config.json say so).
+[ -s "$T/modes/mode_4.pc2" ] && ok "--force wrote the new run's mode_4.pc2" || fail "no mode_4.pc2 after --force"
+grep -q '"modes":[[:space:]]*5' "$T/modes/config.json" && ok "--force replaced config.json" \
+  || fail "config.json after --force: $(grep '"modes"' "$T/modes/config.json")"
 
 cat > "$T/gait.json" <<JSON
 {"mesh": {"path": "$MESH"}, "sim": {"steps": 50},

@@ -52,7 +52,19 @@ grep -q '"path":[[:space:]]*"here.mesh"' run2/config.json || fail "--set mesh.pa
 cd "$SRC" || exit 1
 
 # Sweeps: list the runs only (a sweep is many optimize runs).
+# The listing holds one "todo" line per run (grid product × list entries × seeds), each an
+# optimize command into its own run directory, and a dry run writes nothing.
 for f in examples/sweep*.json; do
+  rm -rf "$T/sweep"
   check "$f lists its runs" 0 "$BIN" sweep "$f" --dry-run --out "$T/sweep"
+  want=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); n = 1
+for v in d.get("grid", {}).values(): n *= len(v)
+print(n * max(len(d.get("list", [])), 1) * max(len(d.get("seeds", [])), 1))' "$f")
+  got=$(grep -c '^todo .*modalloco optimize .* --out .*/run_[0-9]*' "$T/out")
+  dirs=$(grep -o -- '--out [^ ]*' "$T/out" | sort -u | wc -l)
+  [ "$got" = "$want" ] && [ "$dirs" = "$want" ] && ok "$f: $got runs listed, each into its own directory" \
+    || fail "$f: $got runs listed into $dirs directories, expected $want"
+  [ -e "$T/sweep" ] && fail "$f: the dry run wrote $T/sweep" || ok "$f: the dry run wrote nothing"
 done
 finish

@@ -46,9 +46,20 @@ grep -q '"heightfield":[[:space:]]*"../cfgdir/field.txt"' "$T/hf/config.json" \
   && ok "config.json records the heightfield's path" || fail "config.json: $(grep heightfield "$T/hf/config.json")"
 
 # The examples and BDF2, briefly.
+# Each ends with all its steps done and not failed; on the slope the passive body slides down:
+# back along the objective's direction (the slope rises along it) and lower.
+ran_all() { # ran_all DESCRIPTION RESULT.JSON: 20 steps done, not failed
+  grep -q '"steps_done":[[:space:]]*20,' "$2" 2>/dev/null && grep -q '"failed":[[:space:]]*false' "$2" \
+    && ok "$1: 20 steps, not failed" || fail "$1: $(grep -E 'steps_done|failed' "$2" 2>&1 | tr -d '\n')"
+}
 for e in slope steps; do
   check "examples/$e.json runs" 0 "$BIN" simulate "$SRC/examples/$e.json" "${TINY[@]}" --out "$T/$e"
+  ran_all "examples/$e.json" "$T/$e/result.json"
 done
+disp=$(json_num "$T/slope/result.json" displacement) gain=$(json_num "$T/slope/result.json" height_gain)
+awk -v d="$disp" -v g="$gain" 'BEGIN { exit !(d != "" && g != "" && d < -0.01 && g < -0.01) }' \
+  && ok "the body slides down the slope: displacement $disp, height gain $gain" \
+  || fail "the body does not slide down the slope: displacement '$disp', height gain '$gain'"
 check "full-space reference on the steps" 0 "$BIN" simulate "$SRC/examples/steps.json" "${TINY[@]}" \
   --set sim.steps=10 --full-space --out "$T/steps_full"
 grep -q '"full"' "$T/steps_full/fullspace.json" 2>/dev/null && ok "fullspace.json written" \
@@ -61,6 +72,9 @@ pen=$(sed -n 's/^full_penetration //p' "$T/out")
 awk -v p="$pen" 'BEGIN { exit !(p != "" && p < 0.005) }' && ok "full-space penetration on the slope: $pen" \
   || fail "full-space penetration on the slope: '$pen'"
 check "bdf2 runs" 0 "$BIN" simulate "${TINY[@]}" --set sim.integrator=bdf2 --out "$T/bdf2"
+ran_all "bdf2" "$T/bdf2/result.json"
+grep -q '"integrator":[[:space:]]*"bdf2"' "$T/bdf2/config.json" && ok "config.json records bdf2" \
+  || fail "config.json: $(grep integrator "$T/bdf2/config.json")"
 # The new keys at their defaults, explicitly: the same J as without them.
 check "defaults" 0 "$BIN" simulate "${TINY[@]}" --out "$T/d0"
 check "defaults, explicit" 0 "$BIN" simulate "${TINY[@]}" --set sim.integrator=euler --set contact.slope=0 \
@@ -68,4 +82,7 @@ check "defaults, explicit" 0 "$BIN" simulate "${TINY[@]}" --set sim.integrator=e
 j0=$(json_num "$T/d0/result.json" J)
 [ -n "$j0" ] && [ "$j0" = "$(json_num "$T/d1/result.json" J)" ] \
   && ok "explicit defaults give the same J" || fail "J differs: $(json_num "$T/d0/result.json" J) vs $(json_num "$T/d1/result.json" J)"
+jb=$(json_num "$T/bdf2/result.json" J)
+[ -n "$jb" ] && [ "$jb" != "$j0" ] && ok "bdf2 steps differently from backward Euler (J $jb vs $j0)" \
+  || fail "bdf2 gives backward Euler's J: '$jb' vs '$j0'"
 finish
