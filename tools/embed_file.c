@@ -1,5 +1,5 @@
 /* embed_file.c: files as C arrays, for assets the program carries inside it (the viewer's page,
- * src/viewer/). CMake runs it at build time; the generated file stays in the build directory.
+ * src/job/viewer/). CMake runs it at build time; the generated file stays in the build directory.
  *
  *   embed_file OUT.c NAME FILE [NAME FILE]...
  *

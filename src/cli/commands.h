@@ -42,7 +42,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt);
 int mlc_cmd_optimize(const mlc_cli_options *opt);
 /* sweep SWEEP.json: expand into optimize runs and run them here, or write a Slurm job array
  * (--slurm FILE), or list them (--dry-run); summarize DIR...: one CSV row per run (stdout or
- * --out FILE.csv, plus FILE.svg). See src/cmd_sweep.c and docs/cluster.md. */
+ * --out FILE.csv, plus FILE.svg). See src/cli/cmd_sweep.c and docs/cluster.md. */
 int mlc_cmd_sweep(const mlc_cli_options *opt);
 int mlc_cmd_summarize(const mlc_cli_options *opt);
 int mlc_cmd_view(const mlc_cli_options *opt);

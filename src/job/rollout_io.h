@@ -1,4 +1,4 @@
-/* rollout_io.h: what the commands write for a rollout (src/rollout_io.c): a rollout's output
+/* rollout_io.h: what the commands write for a rollout (src/job/rollout_io.c): a rollout's output
  * files, result.json and its JSON blocks, the credibility lines on stdout, the output
  * directory and the viewer page. */
 #ifndef MODALLOCO_ROLLOUT_IO_H

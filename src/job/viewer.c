@@ -1,7 +1,7 @@
 /* viewer.c: load a run directory (surface.obj, animation.pc2 and the optional CSV/JSON files)
  * and write the self-contained HTML viewer view.html. See viewer.h.
  *
- * The page is a fixed HTML/CSS/JS template (src/viewer/viewer.html and viewer.js, embedded at
+ * The page is a fixed HTML/CSS/JS template (src/job/viewer/viewer.html and viewer.js, embedded at
  * build time as C arrays by tools/embed_file.c) around the run's data: a JSON
  * <script> with the metadata, the trajectory and the history, the JSON files as they are, and
  * the faces and positions as base64 in several <script type="application/octet-stream">
@@ -24,7 +24,7 @@
 #include "pipeline.h"
 #include "sim.h"
 
-/* The page template, embedded at build time from src/viewer/ (tools/embed_file.c): the HTML
+/* The page template, embedded at build time from src/job/viewer/ (tools/embed_file.c): the HTML
  * and CSS up to the data, and the script after it. */
 extern const char mlc__viewer_html[];
 extern const char mlc__viewer_js[];

@@ -145,7 +145,7 @@ int mlc_rollout_contacts(const mlc_rollout *ro); /* active samples in the last s
 #define MLC_SIM_CONTACT_RCOND 1e-4
 
 /* Defaults of the simulator's settings (docs/method.md §9), written only here: config.c's
- * defaults and its key table, and mlc_sim_settings_default (testing.h), use them. */
+ * defaults and its key table, and mlc_sim_settings_default (sim_testing.h), use them. */
 #define MLC_SIM_DEFAULT_DT 0.01       /* time step h, seconds */
 #define MLC_SIM_DEFAULT_STEPS 300     /* steps S */
 #define MLC_SIM_DEFAULT_ITERATIONS 10 /* local-global iterations a step */

@@ -51,7 +51,7 @@ static int g_profile = 0, g_checksum = 0;
 static const mlc_terrain *g_terrain = NULL; /* --terrain: the variant being measured */
 static int g_integrator = MLC_INTEGRATOR_EULER;
 
-const char *mlc__sim_kernel_path(void); /* src/sim_internal.h */
+const char *mlc__sim_kernel_path(void); /* src/sim/sim_internal.h */
 
 /* CPU time of the calling thread: on a shared machine it excludes the time spent descheduled,
  * so it is a steadier measure than the wall clock (both are reported). */
