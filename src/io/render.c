@@ -164,12 +164,6 @@ static int project_cf(const mlc_camera *cam, const cam_frame *cf, const double p
     return 1;
 }
 
-int mlc_camera_project(const mlc_camera *cam, const double p[3], double out[3]) {
-    cam_frame cf;
-    camera_frame(cam, &cf);
-    return project_cf(cam, &cf, p, out);
-}
-
 /* Do all eight corners of the box project inside the image minus the margin? */
 static int box_fits(const mlc_camera *cam, const double lo[3], const double hi[3], double margin) {
     cam_frame cf;

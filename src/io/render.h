@@ -52,9 +52,6 @@ typedef struct mlc_camera {
     int w, h;
 } mlc_camera;
 
-/* Project a world point: screen x, y (pixels) and depth -1/z (z = distance along the view
- * direction). Returns 0 if the point is not in front of the camera (z <= 1e-6). */
-int mlc_camera_project(const mlc_camera *cam, const double p[3], double out[3]);
 
 /* A camera that sees the axis-aligned box [lo, hi] whole from direction (azimuth, elevation)
  * in radians: azimuth 0 looks along -z (from the +z side, x to the right), elevation > 0 looks

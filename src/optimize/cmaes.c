@@ -941,9 +941,6 @@ double mlc_cmaes_best_f(const mlc_cmaes *es) {
 double mlc_cmaes_best_tie(const mlc_cmaes *es) {
     return es->best_g;
 }
-long mlc_cmaes_best_evaluation(const mlc_cmaes *es) {
-    return es->best_eval;
-}
 const double *mlc_cmaes_mean(const mlc_cmaes *es) {
     return es->mean_p;
 }
@@ -953,9 +950,6 @@ double mlc_cmaes_sigma(const mlc_cmaes *es) {
 int mlc_cmaes_generation(const mlc_cmaes *es) {
     return es->gen;
 }
-int mlc_cmaes_run_generation(const mlc_cmaes *es) {
-    return es->iter;
-}
 long mlc_cmaes_evaluations(const mlc_cmaes *es) {
     return es->evals;
 }
@@ -964,9 +958,6 @@ int mlc_cmaes_restarts_done(const mlc_cmaes *es) {
 }
 int mlc_cmaes_dim(const mlc_cmaes *es) {
     return es->n;
-}
-double mlc_cmaes_axis_ratio2(const mlc_cmaes *es) {
-    return es->cond;
 }
 
 void mlc_cmaes_get_constants(const mlc_cmaes *es, mlc_cmaes_constants *c) {

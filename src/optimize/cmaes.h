@@ -151,15 +151,11 @@ int mlc_cmaes_stop(const mlc_cmaes *es, const char **reason);
 const double *mlc_cmaes_best_x(const mlc_cmaes *es); /* n, best ever evaluated, in bounds
                                                         (x0 until a finite value was told) */
 double mlc_cmaes_best_f(const mlc_cmaes *es);        /* +INFINITY until a non-NaN value */
-long mlc_cmaes_best_evaluation(const mlc_cmaes *es); /* evaluation count when it was found */
 const double *mlc_cmaes_mean(const mlc_cmaes *es);   /* n, distribution mean mapped into bounds */
 double mlc_cmaes_sigma(const mlc_cmaes *es);
 int mlc_cmaes_generation(const mlc_cmaes *es);     /* tell calls over all runs */
-int mlc_cmaes_run_generation(const mlc_cmaes *es); /* tell calls in the current run */
 long mlc_cmaes_evaluations(const mlc_cmaes *es);   /* objective values told, all runs */
 int mlc_cmaes_dim(const mlc_cmaes *es);
-/* Condition number of C (max/min eigenvalue) at the last eigendecomposition. */
-double mlc_cmaes_axis_ratio2(const mlc_cmaes *es);
 
 /* Checkpoint. save: *buf is allocated with mlc_malloc (caller mlc_frees), *len its size; the
  * format is versioned, native-endian (an endian tag is checked), ends with an FNV-1a checksum,

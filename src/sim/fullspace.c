@@ -479,9 +479,6 @@ const double *mlc_fullspace_state(const mlc_fullspace *fs) {
 int mlc_fullspace_contacts(const mlc_fullspace *fs) {
     return fs->contacts;
 }
-double mlc_fullspace_last_work(const mlc_fullspace *fs) {
-    return fs->last_work;
-}
 
 static void reset_rotations(mlc_fullspace *fs) {
     for (int c = 0; c < fs->npr; c++)

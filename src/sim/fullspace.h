@@ -93,7 +93,6 @@ void mlc_fullspace_reset(mlc_fullspace *fs);
 /* Advance one step (act may be NULL). Returns 0; 1 when the state became non-finite or ran away
  * (|Δ CoM| > 1e3 × extent, as sim.h); a negative mlc_status when a CHOLMOD solve failed. */
 int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act);
-double mlc_fullspace_last_work(const mlc_fullspace *fs); /* Δxᵀ(bᵃ − Qᵃx), last step */
 /* Mass-weighted centre of mass and body rotation polar(Σ_e V_e F_e(x)) of positions x. */
 void mlc_fullspace_com(const mlc_fullspace *fs, const double *x, double com[3]);
 void mlc_fullspace_rotation(const mlc_fullspace *fs, const double *x, double R[9]);

@@ -193,8 +193,6 @@ typedef struct mlc_energy_ledger {
     double dissipated;        /* initial + actuation_work + contact_work − total */
     double contact_work_step; /* contact work of the last step */
 } mlc_energy_ledger;
-/* Iterations run by the last step (≤ settings.iterations; fewer when the tolerance hit). */
-int mlc_rollout_last_iterations(const mlc_rollout *ro);
 /* Actuation work Δzᵀ(bᵃ − Qᵃ z) of the last step (Eq. 18 bracket, resolved signs). */
 double mlc_rollout_last_work(const mlc_rollout *ro);
 

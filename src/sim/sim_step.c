@@ -219,9 +219,6 @@ const double *mlc_rollout_state(const mlc_rollout *ro) {
 int mlc_rollout_contacts(const mlc_rollout *ro) {
     return ro->contacts;
 }
-int mlc_rollout_last_iterations(const mlc_rollout *ro) {
-    return ro->last_iterations;
-}
 const mlc_model *mlc_rollout_model(const mlc_rollout *ro) {
     return ro->mod;
 }

@@ -318,7 +318,10 @@ double mlc_terrain_height(const mlc_terrain *t, double x, double z) {
     return y;
 }
 
-/* mlc_terrain_frame with the body's friction at the sample (NULL: none). */
+/* A contact sample's frame at x: f = [n, t1, t2] (9 values) with n the normal of
+ * mlc_terrain_query, t1 the objective direction projected on the tangent plane and normalized
+ * (another axis when the direction is along n) and t2 = n × t1; returns the signed distance,
+ * *mu the feature's friction with the body's friction at the sample (body_mu, NULL: none). */
 static double frame_at(const mlc_terrain *t, const double x[3], double f[9], const double *body_mu,
                        double *mu) {
     int box;
@@ -343,10 +346,6 @@ static double frame_at(const mlc_terrain *t, const double x[3], double f[9], con
     f[7] = n[2] * f[3] - n[0] * f[5];
     f[8] = n[0] * f[4] - n[1] * f[3];
     return d;
-}
-
-double mlc_terrain_frame(const mlc_terrain *t, const double x[3], double f[9], double *mu) {
-    return frame_at(t, x, f, NULL, mu);
 }
 
 void mlc_terrain_delassus(int ns, const double *D, const double *frames, const int *changed,

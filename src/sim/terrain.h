@@ -77,11 +77,6 @@ mlc_status mlc_terrain_own(mlc_terrain *dst, const mlc_terrain *src, double grou
 /* Signed distance of x to the solid (positive outside), the outward normal n of the closest
  * feature, and that feature's friction μ (may be NULL). */
 double mlc_terrain_query(const mlc_terrain *t, const double x[3], double n[3], double *mu);
-/* A contact sample's frame at x: f = [n, t1, t2] (9 values) with n the normal of
- * mlc_terrain_query, t1 the objective direction projected on the tangent plane and
- * normalized (another axis when the direction is along n) and t2 = n × t1; returns the signed
- * distance, *mu the feature's friction. */
-double mlc_terrain_frame(const mlc_terrain *t, const double x[3], double f[9], double *mu);
 /* The Delassus matrices of the frames' axes from D (ns×ns, the same for every world axis):
  * Dn_ij = D_ij nᵢ·nⱼ, Dt1_ij = D_ij t1ᵢ·t1ⱼ, Dt2_ij = D_ij t2ᵢ·t2ⱼ, rewritten in the rows and
  * columns of the samples with changed[i] ≠ 0 (frames: 9 × ns). */
