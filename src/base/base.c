@@ -296,3 +296,27 @@ double mlc_median(const double *v, int n, double *work) {
     qsort(work, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? work[n / 2] : 0.5 * (work[n / 2 - 1] + work[n / 2]);
 }
+
+void mlc_sort3(int v[3]) {
+    int t;
+    if (v[0] > v[1]) t = v[0], v[0] = v[1], v[1] = t;
+    if (v[1] > v[2]) t = v[1], v[1] = v[2], v[2] = t;
+    if (v[0] > v[1]) t = v[0], v[0] = v[1], v[1] = t;
+}
+
+int mlc_uf_find(int *parent, int i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+void mlc_uf_union(int *parent, int i, int j) {
+    i = mlc_uf_find(parent, i);
+    j = mlc_uf_find(parent, j);
+    if (i < j)
+        parent[j] = i;
+    else if (j < i)
+        parent[i] = j;
+}

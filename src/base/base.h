@@ -101,6 +101,15 @@ double mlc_rng_uniform(mlc_rng *rng);   /* in [0, 1), 53 random bits */
 double mlc_rng_normal(mlc_rng *rng);    /* standard normal */
 int mlc_rng_below(mlc_rng *rng, int n); /* uniform integer in [0, n), n > 0 */
 
+/* ---- Small integer helpers -------------------------------------------------------------- */
+/* Sort three ints ascending in place (a triangle's vertex key). */
+void mlc_sort3(int v[3]);
+/* Union-find over 0..n−1, parent[i] = i to start. mlc_uf_find returns the root of i and halves
+ * the path on the way; mlc_uf_union joins the sets of i and j with the smaller root as the root
+ * (deterministic, and shallow enough with path halving). */
+int mlc_uf_find(int *parent, int i);
+void mlc_uf_union(int *parent, int i, int j);
+
 /* ---- Hashing (FNV-1a 64, for checksums and cache keys) --------------------------------- */
 #define MLC_HASH_INIT 0xcbf29ce484222325ULL
 uint64_t mlc_hash64(uint64_t h, const void *data, size_t len);

@@ -698,3 +698,14 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
 #undef PY
     return mlc_afile_commit(&af, err);
 }
+
+void mlc_base64_group(const unsigned char in[3], int n, char out[4]) {
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned v =
+        (unsigned)in[0] << 16 | (unsigned)(n > 1 ? in[1] : 0) << 8 | (unsigned)(n > 2 ? in[2] : 0);
+    out[0] = alphabet[(v >> 18) & 63];
+    out[1] = alphabet[(v >> 12) & 63];
+    out[2] = n > 1 ? alphabet[(v >> 6) & 63] : '=';
+    out[3] = n > 2 ? alphabet[v & 63] : '=';
+}

@@ -23,14 +23,9 @@ typedef struct b64 {
     int nin;
 } b64;
 
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 static void b64_group(b64 *b, int n) {
-    unsigned v = (unsigned)b->in[0] << 16 | (unsigned)(n > 1 ? b->in[1] : 0) << 8 |
-                 (unsigned)(n > 2 ? b->in[2] : 0);
-    char out[4] = {b64_alphabet[(v >> 18) & 63], b64_alphabet[(v >> 12) & 63],
-                   n > 1 ? b64_alphabet[(v >> 6) & 63] : '=', n > 2 ? b64_alphabet[v & 63] : '='};
+    char out[4];
+    mlc_base64_group(b->in, n, out);
     fwrite(out, 1, 4, b->fp);
 }
 

@@ -470,8 +470,6 @@ typedef struct b64w {
     int open;
 } b64w;
 
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 static void b64_flush_out(b64w *w) {
     if (w->nout) fwrite(w->out, 1, w->nout, w->fp);
     w->nout = 0;
@@ -490,13 +488,7 @@ static void b64_close(b64w *w) {
 static void b64_group(b64w *w, int n) {
     if (!w->open) b64_open(w);
     if (w->nout + 4 > OUTBUF) b64_flush_out(w);
-    uint32_t v = (uint32_t)w->in[0] << 16 | (uint32_t)(n > 1 ? w->in[1] : 0) << 8 |
-                 (uint32_t)(n > 2 ? w->in[2] : 0);
-    char *o = w->out + w->nout;
-    o[0] = b64chars[v >> 18];
-    o[1] = b64chars[(v >> 12) & 63];
-    o[2] = n > 1 ? b64chars[(v >> 6) & 63] : '=';
-    o[3] = n > 2 ? b64chars[v & 63] : '=';
+    mlc_base64_group(w->in, n, w->out + w->nout);
     w->nout += 4;
     w->part += 4;
     w->total += 4;

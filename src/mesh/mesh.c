@@ -52,13 +52,6 @@ static int face_cmp(const void *pa, const void *pb) {
     return 0;
 }
 
-static void sort3(int *k) {
-    int t;
-    if (k[0] > k[1]) t = k[0], k[0] = k[1], k[1] = t;
-    if (k[1] > k[2]) t = k[1], k[1] = k[2], k[2] = t;
-    if (k[0] > k[1]) t = k[0], k[0] = k[1], k[1] = t;
-}
-
 /* Faces of a positively oriented tet (a,b,c,d), each wound so its normal points out of it. */
 static const int tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
@@ -71,7 +64,7 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
             face_rec *r = f + 4 * (size_t)e + j;
             for (int k = 0; k < 3; k++)
                 r->v[k] = r->key[k] = m->T[4 * e + tet_faces[j][k]];
-            sort3(r->key);
+            mlc_sort3(r->key);
         }
     qsort(f, nfaces, sizeof *f, face_cmp);
     size_t nb = 0;
@@ -105,27 +98,19 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
 }
 
 /* ---- Connected components (union-find over vertices of each tet) ------------------------- */
-static int uf_find(int *p, int x) {
-    while (p[x] != x) {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    return x;
-}
-
 static int count_components(const mlc_mesh *m, int *parent) {
     for (int i = 0; i < m->nv; i++)
         parent[i] = i;
     for (int e = 0; e < m->nt; e++) {
-        int r0 = uf_find(parent, m->T[4 * e]);
+        int r0 = mlc_uf_find(parent, m->T[4 * e]);
         for (int k = 1; k < 4; k++) {
-            int r = uf_find(parent, m->T[4 * e + k]);
+            int r = mlc_uf_find(parent, m->T[4 * e + k]);
             if (r != r0) parent[r] = r0;
         }
     }
     int n = 0;
     for (int i = 0; i < m->nv; i++)
-        n += uf_find(parent, i) == i;
+        n += mlc_uf_find(parent, i) == i;
     return n;
 }
 

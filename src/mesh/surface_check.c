@@ -64,26 +64,6 @@ static int ekey_cmp(const void *pa, const void *pb) {
     return (x->fwd > y->fwd) - (x->fwd < y->fwd);
 }
 
-/* ---- Union-find over welded vertices ------------------------------------------------------ */
-static int uf_find(int *parent, int i) {
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]]; /* path halving keeps the trees shallow */
-        i = parent[i];
-    }
-    return i;
-}
-
-static void uf_union(int *parent, int i, int j) {
-    i = uf_find(parent, i);
-    j = uf_find(parent, j);
-    /* The smaller root wins: deterministic, and the depth stays logarithmic in practice with
-     * path halving (no rank array needed for the sizes a file can hold). */
-    if (i < j)
-        parent[j] = i;
-    else if (j < i)
-        parent[i] = j;
-}
-
 /* Zero area relative to the triangle's own size (see the header). */
 static int zero_area(const double *a, const double *b, const double *c) {
     double u[3], v[3], w[3];
@@ -176,12 +156,12 @@ mlc_status mlc_surface_check_compute(int nv, const double *V, int nf, const int 
      * which points at itself. */
     for (int t = 0; t < nf; t++) {
         const int *f = F + 3 * (size_t)t;
-        int a = uf_find(map, f[0]);
-        uf_union(map, a, f[1]);
-        uf_union(map, a, f[2]);
+        int a = mlc_uf_find(map, f[0]);
+        mlc_uf_union(map, a, f[1]);
+        mlc_uf_union(map, a, f[2]);
     }
     for (int t = 0; t < nf; t++)
-        count[uf_find(map, F[3 * (size_t)t])]++;
+        count[mlc_uf_find(map, F[3 * (size_t)t])]++;
     for (int i = 0; i < nv; i++) {
         if (count[i] == 0) continue;
         out->components++;

@@ -50,13 +50,6 @@ static int face_key_cmp(const void *pa, const void *pb) {
     return (a->tet > b->tet) - (a->tet < b->tet);
 }
 
-static void sort3(int *v) {
-    int t;
-    if (v[0] > v[1]) t = v[0], v[0] = v[1], v[1] = t;
-    if (v[1] > v[2]) t = v[1], v[1] = v[2], v[2] = t;
-    if (v[0] > v[1]) t = v[0], v[0] = v[1], v[1] = t;
-}
-
 /* nbr[4e + f] = the tet sharing face f (the face opposite vertex f) of tet e, or -1 on the
  * boundary. Sorting the faces puts the (at most two, in a valid mesh) copies of a triangle next
  * to each other; a non-manifold triangle shared by more tets links them pairwise in sort order. */
@@ -69,7 +62,7 @@ static mlc_status face_neighbors(const mlc_mesh *mesh, int *nbr) {
             face_key *k = keys + 4 * e + f;
             for (int i = 0, n = 0; i < 4; i++)
                 if (i != f) k->v[n++] = mesh->T[4 * e + i];
-            sort3(k->v);
+            mlc_sort3(k->v);
             /* Store 4e+f, the face's own slot, so a match can fill nbr directly. */
             k->tet = 4 * e + f;
         }
@@ -226,14 +219,6 @@ static int split_components(int nt, const int *nbr, const int *lab, int *comp, i
     return nc;
 }
 
-static int find_root(int *parent, int c) {
-    while (parent[c] != c) {
-        parent[c] = parent[parent[c]];
-        c = parent[c];
-    }
-    return c;
-}
-
 static double tet_volume(const mlc_mesh *mesh, int e) {
     const int *t = mesh->T + 4 * e;
     const double *a = mesh->X + 3 * t[0], *b = mesh->X + 3 * t[1], *c = mesh->X + 3 * t[2],
@@ -296,7 +281,7 @@ static mlc_status merge_small(const mlc_mesh *mesh, const mlc_fem *fem, const in
             for (int f = 0; f < 4; f++) {
                 int o = nbr[4 * e + f];
                 if (o < 0) continue;
-                int r = find_root(parent, comp[o]);
+                int r = mlc_uf_find(parent, comp[o]);
                 if (r == c) continue;
                 if (shared[r]++ == 0) touched[ntouched++] = r;
             }
@@ -321,7 +306,7 @@ static mlc_status merge_small(const mlc_mesh *mesh, const mlc_fem *fem, const in
         touched[c] = -1;
     int n = 0;
     for (int e = 0; e < nt; e++) {
-        int r = find_root(parent, comp[e]);
+        int r = mlc_uf_find(parent, comp[e]);
         if (touched[r] < 0) touched[r] = n++;
         label[e] = touched[r];
     }
