@@ -94,6 +94,18 @@ mlc_status mlc_fem_init(mlc_fem *fem, const mlc_mesh *mesh, mlc_err *err) {
     return MLC_OK;
 }
 
+/* Append the upper-triangle entry (min(r, c), max(r, c)) = v to a triplet with room for it. */
+static void triplet_push_upper(cholmod_triplet *T, int r, int c, double v) {
+    if (r > c) {
+        int t = r;
+        r = c, c = t;
+    }
+    ((int *)T->i)[T->nnz] = r;
+    ((int *)T->j)[T->nnz] = c;
+    ((double *)T->x)[T->nnz] = v;
+    T->nnz++;
+}
+
 /* Convert a filled triplet (upper entries only) to a sorted, duplicate-summed stype=1 CSC. */
 static cholmod_sparse *triplet_finish(cholmod_triplet *T, cholmod_common *cc) {
     cholmod_sparse *A = cholmod_triplet_to_sparse(T, T->nnz, cc);
@@ -108,25 +120,17 @@ cholmod_sparse *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem, cons
     cholmod_triplet *T =
         cholmod_allocate_triplet((size_t)nv, (size_t)nv, (size_t)nt * 10, 1, CHOLMOD_REAL, cc);
     if (!T) return NULL;
-    int *Ti = T->i, *Tj = T->j;
-    double *Tx = T->x;
-    size_t z = 0;
+    T->nnz = 0;
     for (int e = 0; e < nt; e++) {
         const int *t = mesh->T + 4 * (size_t)e;
         const double *g = fem->grad + 12 * (size_t)e;
         double s = (mu ? mu[e] : 1.0) * fem->vol[e];
         for (int a = 0; a < 4; a++)
-            for (int b = a; b < 4; b++) {
-                int r = t[a], c = t[b];
-                if (r > c) r = t[b], c = t[a];
-                Ti[z] = r;
-                Tj[z] = c;
-                Tx[z] = s * (g[3 * a] * g[3 * b] + g[3 * a + 1] * g[3 * b + 1] +
-                             g[3 * a + 2] * g[3 * b + 2]);
-                z++;
-            }
+            for (int b = a; b < 4; b++)
+                triplet_push_upper(T, t[a], t[b],
+                                   s * (g[3 * a] * g[3 * b] + g[3 * a + 1] * g[3 * b + 1] +
+                                        g[3 * a + 2] * g[3 * b + 2]));
     }
-    T->nnz = z;
     return triplet_finish(T, cc);
 }
 
@@ -143,9 +147,7 @@ cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const ml
     /* 12×12 element matrix, upper half: 78 entries per tet. */
     cholmod_triplet *T = cholmod_allocate_triplet(n, n, (size_t)nt * 78, 1, CHOLMOD_REAL, cc);
     if (!T) return NULL;
-    int *Ti = T->i, *Tj = T->j;
-    double *Tx = T->x;
-    size_t z = 0;
+    T->nnz = 0;
     for (int e = 0; e < nt; e++) {
         const int *t = mesh->T + 4 * (size_t)e;
         const double *g = fem->grad + 12 * (size_t)e;
@@ -160,15 +162,12 @@ cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const ml
                         /* Each unordered pair of distinct DOFs appears twice in the full
                          * element matrix; keeping only r <= c stores it once. */
                         if (r > c) continue;
-                        Ti[z] = r;
-                        Tj[z] = c;
-                        Tx[z] = V * (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) +
-                                     lambda * ga[i] * gb[j]);
-                        z++;
+                        triplet_push_upper(T, r, c,
+                                           V * (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) +
+                                                lambda * ga[i] * gb[j]));
                     }
             }
     }
-    T->nnz = z;
     return triplet_finish(T, cc);
 }
 

@@ -338,21 +338,9 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     double S00[PLMAX], S11[PLMAX], S22[PLMAX], S33[PLMAX], S01[PLMAX], S02[PLMAX], S03[PLMAX],
         S12[PLMAX], S13[PLMAX], S23[PLMAX];
     for (int l = 0; l < PL; l++) {
-        double w = qw[0][l], x = qw[1][l], y = qw[2][l], z = qw[3][l];
-        double s = 2 / (w * w + x * x + y * y + z * z);
-        double xs = x * s, ys = y * s, zs = z * s;
-        double wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
-        double yy = y * ys, yz = y * zs, zz = z * zs;
+        const double qlane[4] = {qw[0][l], qw[1][l], qw[2][l], qw[3][l]};
         double R0[9];
-        R0[0] = 1 - (yy + zz);
-        R0[1] = xy + wz;
-        R0[2] = xz - wy;
-        R0[3] = xy - wz;
-        R0[4] = 1 - (xx + zz);
-        R0[5] = yz + wx;
-        R0[6] = xz + wy;
-        R0[7] = yz - wx;
-        R0[8] = 1 - (xx + yy);
+        mlc_quat_to_matrix(qlane, R0); /* inlined: the same translation unit */
         double B[9];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
