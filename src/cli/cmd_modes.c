@@ -38,15 +38,14 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     cJSON_AddItemToObject(o, "rigid_eigenvalues", num_array(s->rigid_eval, 6));
     cJSON_AddItemToObject(o, "vibration_modes", int_array(s->mode_index, s->m));
     cJSON_AddItemToObject(o, "vibration_eigenvalues", num_array(s->vib_eval, s->m));
-    double fr[64], amax[64];
+    double fr[MLC_SUBSPACE_MAX_ACTUATED], amax[MLC_SUBSPACE_MAX_ACTUATED];
+    int na = mlc_subspace_amplitude_limits(s, cfg->actuation.amplitude_p, amax);
     /* Eigenvalues are for unit μ and unit density: ω² = λ μ / ρ for the material given. */
-    for (int i = 0; i < s->m && i < 64; i++) {
+    for (int i = 0; i < na; i++)
         fr[i] =
             sqrt(fmax(s->vib_eval[i], 0) * cfg->material.mu / cfg->material.density) / (2 * MLC_PI);
-        amax[i] = cfg->actuation.amplitude_p / s->grad_max[i];
-    }
-    cJSON_AddItemToObject(o, "frequencies_hz", num_array(fr, s->m));
-    cJSON_AddItemToObject(o, "amplitude_limits", num_array(amax, s->m));
+    cJSON_AddItemToObject(o, "frequencies_hz", num_array(fr, na));
+    cJSON_AddItemToObject(o, "amplitude_limits", num_array(amax, na));
     /* Local modes (docs/method.md): the region of every actuation mode (−1 = global), the
      * number of regions, the weight w (unit material, and in 1/s² for this material) and each
      * mode's share of motion outside its region. */
@@ -139,8 +138,10 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
         goto fail;
 
     /* One oscillation cycle per vibration mode, at the amplitude limit a_max (strain p). */
-    for (int i = 0; i < sub->m; i++) {
-        double amp = cfg.actuation.amplitude_p / sub->grad_max[i];
+    double amax[MLC_SUBSPACE_MAX_ACTUATED];
+    int na = mlc_subspace_amplitude_limits(sub, cfg.actuation.amplitude_p, amax);
+    for (int i = 0; i < na; i++) {
+        double amp = amax[i];
         mlc_pc2_writer w;
         memset(&w, 0, sizeof w);
         snprintf(path, sizeof path, "%s/mode_%d.pc2", dir, sub->mode_index[i]);

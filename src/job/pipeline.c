@@ -112,8 +112,7 @@ void mlc_pipeline_objective(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_pipeline_objective_settings(cfg, o);
     o->path = p->path;
     o->npath = p->npath;
-    for (int i = 0; i < p->sub.m && i < MLC_OBJ_MAX_MODES; i++)
-        o->a_max[i] = cfg->actuation.amplitude_p / p->sub.grad_max[i];
+    mlc_subspace_amplitude_limits(&p->sub, cfg->actuation.amplitude_p, o->a_max);
 }
 
 void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s) {
@@ -234,9 +233,8 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
     if (sub->m > MLC_GAIT_MAX_MODES)
         return mlc_errf(err, MLC_EINVAL, "actuation.modes: %d modes, expected 1..%d", sub->m,
                         MLC_GAIT_MAX_MODES);
-    double amax[MLC_GAIT_MAX_MODES];
-    for (int i = 0; i < sub->m; i++)
-        amax[i] = cfg->actuation.amplitude_p / sub->grad_max[i];
+    double amax[MLC_SUBSPACE_MAX_ACTUATED];
+    mlc_subspace_amplitude_limits(sub, cfg->actuation.amplitude_p, amax);
     mlc_status s =
         mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids, cfg->actuation.select, amax,
                             cfg->actuation.period_range[0], cfg->actuation.period_range[1],

@@ -46,7 +46,7 @@ typedef enum mlc_objective_kind {
     MLC_OBJ_FLIP    /* rotate about v̂ × ŷ while airborne */
 } mlc_objective_kind;
 
-#define MLC_OBJ_MAX_MODES 64 /* a_max entries of the effort penalty (actuation.modes ≤ 64) */
+#define MLC_OBJ_MAX_MODES MLC_SUBSPACE_MAX_ACTUATED /* a_max entries of the effort penalty */
 
 typedef struct mlc_objective_settings {
     int kind;            /* mlc_objective_kind: 0 locomotion (J = J_disp·J_align), 1 jump, ... */

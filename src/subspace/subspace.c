@@ -539,3 +539,10 @@ fail:
     mlc_subspace_free(out);
     return s;
 }
+
+int mlc_subspace_amplitude_limits(const mlc_subspace *sub, double p, double *a_max) {
+    int n = MLC_MIN(sub->m, MLC_SUBSPACE_MAX_ACTUATED);
+    for (int i = 0; i < n; i++)
+        a_max[i] = p / sub->grad_max[i];
+    return n;
+}

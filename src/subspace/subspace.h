@@ -92,6 +92,13 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                                 mlc_err *err);
 void mlc_subspace_free(mlc_subspace *s);
 
+/* Most actuation modes any amplitude table holds (the configuration allows actuation.modes ≤ 64;
+ * gait.h and objective.h size theirs by it). */
+#define MLC_SUBSPACE_MAX_ACTUATED 64
+/* Amplitude limits a_max,i = p / max_e ‖∇(D_i)_e‖_F (docs/method.md App. H, Eq. 76) of the
+ * first min(m, MLC_SUBSPACE_MAX_ACTUATED) modes into a_max; returns that count. */
+int mlc_subspace_amplitude_limits(const mlc_subspace *sub, double p, double *a_max);
+
 /* The skinning eigenmodes alone (step 1 of mlc_subspace_compute): the w smallest pairs of
  * L W = M W Λ with L the Laplacian scaled per tet by `stiffness` (nt, NULL = 1) and M =
  * `mass` (nv, NULL = fem.vmass); W (nv×w) and eval (w) caller-allocated. Column 0 is the
