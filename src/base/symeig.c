@@ -7,14 +7,11 @@
 
 #include "detmath.h"
 
-int mlc_symeig(int n, const double *A, double *V, double *d, double *work) {
-    double *e = work;        /* n: subdiagonal, e[i] couples i and i+1 */
-    double *beta = work + n; /* n: reflector factors */
+/* Phase 1 of mlc_symeig on V (the lower triangle of A, n×n): the Householder reflectors in V
+ * below the subdiagonal with their factors beta, the tridiagonal T in d (diagonal) and e
+ * (subdiagonal, e[n−1] = 0). */
+static void tridiagonalize(int n, double *V, double *d, double *e, double *beta) {
     size_t ld = (size_t)n;
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++)
-            V[i + j * ld] = A[i + j * ld];
-
     /* Phase 1: reduction. Step k zeroes column k below the subdiagonal with
      * H = I - beta v v^T, v stored in V[k+1:, k]. The trailing block (lower triangle only)
      * becomes H A22 H = A22 - v w^T - w v^T with p = beta A22 v, w = p - (beta/2)(p.v) v. */
@@ -69,6 +66,17 @@ int mlc_symeig(int n, const double *A, double *V, double *d, double *work) {
         d[k] = V[k + k * ld];
     if (n >= 2) e[n - 2] = V[(n - 1) + (n - 2) * ld];
     e[n - 1] = 0.0;
+}
+
+int mlc_symeig(int n, const double *A, double *V, double *d, double *work) {
+    double *e = work;        /* n: subdiagonal, e[i] couples i and i+1 */
+    double *beta = work + n; /* n: reflector factors */
+    size_t ld = (size_t)n;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++)
+            V[i + j * ld] = A[i + j * ld];
+
+    tridiagonalize(n, V, d, e, beta);
 
     /* Phase 2: Q = H_0 H_1 ... H_{n-3}, built in place from the last reflector backwards. The
      * block Q[k+1:, k+1:] holds H_{k+1}...H_{n-3} (row/column k+1 being a unit vector) when

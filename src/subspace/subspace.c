@@ -277,6 +277,71 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     return MLC_OK;
 }
 
+/* The 6 rigid modes are known: translations and rotations about the centroid,
+ * M-orthonormalized into evecs[0..5]. Lanczos then runs on their M-orthogonal complement
+ * (deflation): a 6-fold zero eigenvalue is a cluster single-vector Lanczos can under-count
+ * (seen: the 37k-tet cat with m = 3 found only 5), and the basis gets 6 vectors shorter. */
+static mlc_status rigid_modes(const mlc_mesh *mesh, const double *vm, const double *mass,
+                              cholmod_sparse *H, double *evecs, double *evals, cholmod_common *cc,
+                              mlc_err *err) {
+    int nv = mesh->nv, n = 3 * nv;
+    double c[3] = {0, 0, 0}, msum = 0;
+    for (int i = 0; i < nv; i++) {
+        for (int k = 0; k < 3; k++)
+            c[k] += vm[i] * mesh->X[3 * i + k];
+        msum += vm[i];
+    }
+    for (int k = 0; k < 3; k++)
+        c[k] /= msum;
+    for (int j = 0; j < 6; j++) {
+        double *z = evecs + (size_t)n * j;
+        for (int i = 0; i < nv; i++) {
+            double d[3] = {mesh->X[3 * i] - c[0], mesh->X[3 * i + 1] - c[1],
+                           mesh->X[3 * i + 2] - c[2]};
+            for (int k = 0; k < 3; k++)
+                z[3 * i + k] = j < 3 ? (k == j) : 0;
+            if (j >= 3) { /* e_a × d */
+                int a = j - 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+                z[3 * i + b2] = d[b1];
+                z[3 * i + b1] = -d[b2];
+            }
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            for (int l = 0; l < j; l++) {
+                const double *zl = evecs + (size_t)n * l;
+                double dd = 0;
+                for (int i = 0; i < n; i++)
+                    dd += zl[i] * mass[i] * z[i];
+                for (int i = 0; i < n; i++)
+                    z[i] -= dd * zl[i];
+            }
+            double nn = 0;
+            for (int i = 0; i < n; i++)
+                nn += z[i] * mass[i] * z[i];
+            for (int i = 0; i < n; i++)
+                z[i] /= sqrt(nn);
+        }
+    }
+    /* Their Rayleigh quotients zᵀ H z stand in for the rigid eigenvalues (≈ 0). */
+    cholmod_dense Zd = {0};
+    Zd.nrow = (size_t)n, Zd.ncol = 6, Zd.nzmax = (size_t)n * 6, Zd.d = (size_t)n;
+    Zd.x = evecs, Zd.xtype = CHOLMOD_REAL, Zd.dtype = CHOLMOD_DOUBLE;
+    cholmod_dense *HZ = cholmod_zeros((size_t)n, 6, CHOLMOD_REAL, cc);
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    if (!HZ || !cholmod_sdmult(H, 0, one, zero, &Zd, HZ, cc)) {
+        cholmod_free_dense(&HZ, cc);
+        return mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs)", n);
+    }
+    for (int j = 0; j < 6; j++) {
+        double q = 0;
+        for (int i = 0; i < n; i++)
+            q += evecs[(size_t)n * j + i] * ((double *)HZ->x)[(size_t)n * j + i];
+        evals[j] = q;
+    }
+    cholmod_free_dense(&HZ, cc);
+    return MLC_OK;
+}
+
 /* Step 2–3: vibration modes and their gradient maxima. */
 static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                                   const mlc_subspace_settings *st, mlc_subspace *out,
@@ -312,67 +377,7 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         for (int i = 0; i < nv; i++)
             for (int k = 0; k < 3; k++)
                 perm3[3 * i + k] = 3 * vperm[i] + k;
-    /* The 6 rigid modes are known: translations and rotations about the centroid,
-     * M-orthonormalized into evecs[0..5]. Lanczos then runs on their M-orthogonal complement
-     * (deflation): a 6-fold zero eigenvalue is a cluster single-vector Lanczos can under-count
-     * (seen: the 37k-tet cat with m = 3 found only 5), and the basis gets 6 vectors shorter. */
-    {
-        double c[3] = {0, 0, 0}, msum = 0;
-        for (int i = 0; i < nv; i++) {
-            for (int k = 0; k < 3; k++)
-                c[k] += vm[i] * mesh->X[3 * i + k];
-            msum += vm[i];
-        }
-        for (int k = 0; k < 3; k++)
-            c[k] /= msum;
-        for (int j = 0; j < 6; j++) {
-            double *z = evecs + (size_t)n * j;
-            for (int i = 0; i < nv; i++) {
-                double d[3] = {mesh->X[3 * i] - c[0], mesh->X[3 * i + 1] - c[1],
-                               mesh->X[3 * i + 2] - c[2]};
-                for (int k = 0; k < 3; k++)
-                    z[3 * i + k] = j < 3 ? (k == j) : 0;
-                if (j >= 3) { /* e_a × d */
-                    int a = j - 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
-                    z[3 * i + b2] = d[b1];
-                    z[3 * i + b1] = -d[b2];
-                }
-            }
-            for (int pass = 0; pass < 2; pass++) {
-                for (int l = 0; l < j; l++) {
-                    const double *zl = evecs + (size_t)n * l;
-                    double dd = 0;
-                    for (int i = 0; i < n; i++)
-                        dd += zl[i] * mass[i] * z[i];
-                    for (int i = 0; i < n; i++)
-                        z[i] -= dd * zl[i];
-                }
-                double nn = 0;
-                for (int i = 0; i < n; i++)
-                    nn += z[i] * mass[i] * z[i];
-                for (int i = 0; i < n; i++)
-                    z[i] /= sqrt(nn);
-            }
-        }
-        /* Their Rayleigh quotients zᵀ H z stand in for the rigid eigenvalues (≈ 0). */
-        cholmod_dense Zd = {0};
-        Zd.nrow = (size_t)n, Zd.ncol = 6, Zd.nzmax = (size_t)n * 6, Zd.d = (size_t)n;
-        Zd.x = evecs, Zd.xtype = CHOLMOD_REAL, Zd.dtype = CHOLMOD_DOUBLE;
-        cholmod_dense *HZ = cholmod_zeros((size_t)n, 6, CHOLMOD_REAL, cc);
-        double one[2] = {1, 0}, zero[2] = {0, 0};
-        if (!HZ || !cholmod_sdmult(H, 0, one, zero, &Zd, HZ, cc)) {
-            cholmod_free_dense(&HZ, cc);
-            s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs)", n);
-            goto done;
-        }
-        for (int j = 0; j < 6; j++) {
-            double q = 0;
-            for (int i = 0; i < n; i++)
-                q += evecs[(size_t)n * j + i] * ((double *)HZ->x)[(size_t)n * j + i];
-            evals[j] = q;
-        }
-        cholmod_free_dense(&HZ, cc);
-    }
+    if ((s = rigid_modes(mesh, vm, mass, H, evecs, evals, cc, err)) != MLC_OK) goto done;
     double sigma = mlc_eigen_default_shift(H, mass);
     int mg = st->nlist > 0 ? st->nlist : st->m; /* global modes kept */
     if (need == 0) {                            /* local modes only: no global solve */
