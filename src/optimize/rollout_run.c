@@ -11,18 +11,31 @@
 #include <math.h>
 #include <string.h>
 
-/* Start scoring at the rest frame fr; obj = NULL scores with the default objective. */
-static void score_begin(mlc_objective_acc *acc, const mlc_objective_settings *obj,
-                        mlc_objective_settings *dflt, const mlc_sim_settings *set,
-                        const mlc_frame_state *fr, double extent, const mlc_terrain *terrain,
-                        mlc_rollout_result *res, double fwd[3]) {
+/* A rollout being scored: the accumulator, the current frame and the body's forward axis. */
+typedef struct scoring {
+    mlc_objective_acc acc;
+    mlc_objective_settings dflt; /* the objective when the caller gives none */
+    mlc_frame_state fr;          /* filled by the simulator before score_begin / score_frame */
+    double fwd[3];
+} scoring;
+
+/* Start scoring at the rest frame sc->fr; obj = NULL scores with the default objective. */
+static void score_begin(scoring *sc, const mlc_objective_settings *obj, const mlc_sim_settings *set,
+                        double extent, const mlc_terrain *terrain, mlc_rollout_result *res) {
     if (!obj) {
-        mlc_objective_settings_default(dflt);
-        obj = dflt;
+        mlc_objective_settings_default(&sc->dflt);
+        obj = &sc->dflt;
     }
-    mlc_objective_begin(acc, obj, set->dt, fr->com, fr->R, res, fwd);
-    mlc_objective_set_body(acc, extent, set->ground);
-    mlc_objective_set_terrain(acc, terrain);
+    mlc_objective_begin(&sc->acc, obj, set->dt, sc->fr.com, sc->fr.R, res, sc->fwd);
+    mlc_objective_set_body(&sc->acc, extent, set->ground);
+    mlc_objective_set_terrain(&sc->acc, terrain);
+}
+
+/* Score the frame in sc->fr, the state after a step. */
+static void score_frame(scoring *sc) {
+    const mlc_frame_state *f = &sc->fr;
+    if (sc->acc.obj->effort > 0) mlc_objective_actuation(&sc->acc, f->abar, f->m);
+    mlc_objective_frame(&sc->acc, f->com, f->R, f->work, f->lowest, sc->fwd);
 }
 
 mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
@@ -30,32 +43,26 @@ mlc_status mlc_rollout_run(mlc_rollout *ro, const mlc_actuation *act,
                            mlc_rollout_result *res) {
     const mlc_model *mod = mlc_rollout_model(ro);
     const mlc_sim_settings *set = mlc_model_settings(mod);
-    const int S = set->steps;
-    const double h = set->dt;
-    double fwd[3];
-    mlc_frame_state fr;
-    mlc_objective_acc acc;
-    mlc_objective_settings od;
+    scoring sc;
     mlc_rollout_reset(ro);
-    mlc_rollout_frame_state(ro, &fr);
-    score_begin(&acc, obj, &od, set, &fr, mlc_model_extent(mod), mlc_model_terrain(mod), res, fwd);
-    obj = acc.obj;
-    mlc_status st = frame ? frame(user, 0, 0.0, mlc_rollout_state(ro), fr.com, fwd, 0) : MLC_OK;
+    mlc_rollout_frame_state(ro, &sc.fr);
+    score_begin(&sc, obj, set, mlc_model_extent(mod), mlc_model_terrain(mod), res);
+    mlc_status st =
+        frame ? frame(user, 0, 0.0, mlc_rollout_state(ro), sc.fr.com, sc.fwd, 0) : MLC_OK;
     int done = 0, failed = st != MLC_OK; /* a frame function's status stops the rollout */
-    for (int s = 1; s <= S && !failed; s++) {
+    for (int s = 1; s <= set->steps && !failed; s++) {
         if (mlc_rollout_step(ro, act)) {
             failed = 1;
             break;
         }
         done = s;
-        mlc_rollout_frame_state(ro, &fr);
-        if (obj->effort > 0) mlc_objective_actuation(&acc, fr.abar, fr.m);
-        mlc_objective_frame(&acc, fr.com, fr.R, fr.work, fr.lowest, fwd);
-        if (frame &&
-            (st = frame(user, s, s * h, mlc_rollout_state(ro), fr.com, fwd, fr.contacts)) != MLC_OK)
+        mlc_rollout_frame_state(ro, &sc.fr);
+        score_frame(&sc);
+        if (frame && (st = frame(user, s, s * set->dt, mlc_rollout_state(ro), sc.fr.com, sc.fwd,
+                                 sc.fr.contacts)) != MLC_OK)
             failed = 1;
     }
-    mlc_objective_end(&acc, S, done, failed);
+    mlc_objective_end(&sc.acc, set->steps, done, failed);
     return st;
 }
 
@@ -63,21 +70,15 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
                              const mlc_objective_settings *obj, mlc_fullspace_frame_fn frame,
                              void *user, mlc_rollout_result *res, mlc_err *err) {
     const mlc_sim_settings *set = mlc_fullspace_settings(fs);
-    const int S = set->steps;
     const double h = set->dt;
-    double fwd[3];
-    mlc_frame_state fr;
-    mlc_objective_acc acc;
-    mlc_objective_settings od;
+    scoring sc;
     mlc_fullspace_reset(fs);
-    mlc_fullspace_frame_state(fs, &fr);
-    score_begin(&acc, obj, &od, set, &fr, mlc_fullspace_extent(fs), mlc_fullspace_terrain(fs), res,
-                fwd);
-    obj = acc.obj;
-    if (frame) frame(user, 0, 0.0, mlc_fullspace_state(fs), fr.com, fwd, 0);
-    mlc_fullspace_notify(fs, 0, 0.0, fr.com, fwd);
+    mlc_fullspace_frame_state(fs, &sc.fr);
+    score_begin(&sc, obj, set, mlc_fullspace_extent(fs), mlc_fullspace_terrain(fs), res);
+    if (frame) frame(user, 0, 0.0, mlc_fullspace_state(fs), sc.fr.com, sc.fwd, 0);
+    mlc_fullspace_notify(fs, 0, 0.0, sc.fr.com, sc.fwd);
     int s, failed = 0;
-    for (s = 1; s <= S; s++) {
+    for (s = 1; s <= set->steps; s++) {
         int rc = mlc_fullspace_step(fs, act);
         if (rc < 0)
             return mlc_errf(err, (mlc_status)rc,
@@ -88,13 +89,13 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
             failed = 1;
             break;
         }
-        mlc_fullspace_frame_state(fs, &fr);
-        if (obj->effort > 0) mlc_objective_actuation(&acc, fr.abar, fr.m);
-        mlc_objective_frame(&acc, fr.com, fr.R, fr.work, fr.lowest, fwd);
-        if (frame) frame(user, s, s * h, mlc_fullspace_state(fs), fr.com, fwd, fr.contacts);
-        mlc_fullspace_notify(fs, s, s * h, fr.com, fwd);
+        mlc_fullspace_frame_state(fs, &sc.fr);
+        score_frame(&sc);
+        if (frame)
+            frame(user, s, s * h, mlc_fullspace_state(fs), sc.fr.com, sc.fwd, sc.fr.contacts);
+        mlc_fullspace_notify(fs, s, s * h, sc.fr.com, sc.fwd);
     }
-    mlc_objective_end(&acc, S, s - 1, failed);
+    mlc_objective_end(&sc.acc, set->steps, s - 1, failed);
     return MLC_OK;
 }
 
