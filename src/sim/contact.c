@@ -15,6 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "dense.h"
+
 mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,
                               double friction) {
     memset(cs, 0, sizeof *cs);
@@ -65,45 +67,18 @@ static inline double entry(const mlc_contact *cs, int i, int j) {
     return i == j ? a + cs->eps : a;
 }
 
-/* Lower Cholesky factor of A_PP into L (ld ns), with the reciprocal pivots on the diagonal
- * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
- * is positive definite) is replaced by √ε so the factor stays usable. */
+/* Lower Cholesky factor of A_PP into L (ld ns), damped by ε (dense.h: reciprocal pivots). */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = (size_t)cs->ns;
-    for (int j = 0; j < np; j++) {
-        double *Lj = cs->L + ld * (size_t)j;
+    for (int j = 0; j < np; j++)
         for (int i = j; i < np; i++)
-            Lj[i] = entry(cs, P[i], P[j]);
-        for (int k = 0; k < j; k++) {
-            const double *Lk = cs->L + ld * (size_t)k;
-            double l = Lk[j];
-            for (int i = j; i < np; i++)
-                Lj[i] -= l * Lk[i];
-        }
-        double ipiv = 1 / (Lj[j] > cs->eps ? sqrt(Lj[j]) : sqrt(cs->eps));
-        Lj[j] = ipiv;
-        for (int i = j + 1; i < np; i++)
-            Lj[i] *= ipiv;
-    }
+            cs->L[ld * (size_t)j + (size_t)i] = entry(cs, P[i], P[j]);
+    mlc_dense_cholesky(cs->L, ld, np, cs->eps);
 }
 
 /* x ← (L Lᵀ)⁻¹ x (np values). */
 static void solve_factored(const mlc_contact *cs, int np, double *x) {
-    const size_t ld = (size_t)cs->ns;
-    for (int j = 0; j < np; j++) {
-        const double *Lj = cs->L + ld * (size_t)j;
-        double xj = x[j] * Lj[j];
-        x[j] = xj;
-        for (int i = j + 1; i < np; i++)
-            x[i] -= Lj[i] * xj;
-    }
-    for (int j = np - 1; j >= 0; j--) {
-        const double *Lj = cs->L + ld * (size_t)j;
-        double v = x[j];
-        for (int i = j + 1; i < np; i++)
-            v -= Lj[i] * x[i];
-        x[j] = v * Lj[j];
-    }
+    mlc_dense_cholesky_solve(cs->L, (size_t)cs->ns, np, x);
 }
 
 /* s = −A_PP⁻¹ c_P (P's order), refactoring A_PP. */

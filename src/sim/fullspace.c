@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "contact.h"
+#include "dense.h"
 #include "polar.h"
 #include "sim_testing.h"
 
@@ -799,34 +800,10 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
             for (int a = 0; a < na; a++)
                 Gm[a + (size_t)ns * a] += eps;
-            for (int c = 0; c < na; c++) {
-                double *colc = Gm + (size_t)ns * c;
-                for (int p = 0; p < c; p++) {
-                    const double *colp = Gm + (size_t)ns * p;
-                    double l = colp[c];
-                    for (int a = c; a < na; a++)
-                        colc[a] -= l * colp[a];
-                }
-                double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps);
-                colc[c] = piv;
-                for (int a = c + 1; a < na; a++)
-                    colc[a] /= piv;
-            }
+            mlc_dense_cholesky(Gm, (size_t)ns, na, eps);
             for (int k = 0; k < 3; k++) {
                 double *yk = Y + (size_t)ns * k;
-                for (int c = 0; c < na; c++) {
-                    const double *col = Gm + (size_t)ns * c;
-                    yk[c] /= col[c];
-                    for (int a = c + 1; a < na; a++)
-                        yk[a] -= col[a] * yk[c];
-                }
-                for (int c = na - 1; c >= 0; c--) {
-                    const double *col = Gm + (size_t)ns * c;
-                    double sum = yk[c];
-                    for (int a = c + 1; a < na; a++)
-                        sum -= col[a] * yk[a];
-                    yk[c] = sum / col[c];
-                }
+                mlc_dense_cholesky_solve(Gm, (size_t)ns, na, yk);
                 for (int a = 0; a < na; a++) {
                     const double *g = fs->GS + nvs * fs->active[a];
                     double ya = yk[a];

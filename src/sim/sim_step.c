@@ -57,6 +57,7 @@
 
 #include "contact.h"
 #include "cpu_internal.h"
+#include "dense.h"
 #include "polar.h"
 #include "sim_internal.h"
 #include "sim_testing.h"
@@ -345,20 +346,7 @@ static const double *contact_factor(mlc_rollout *ro, int na) {
     double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
     for (int a = 0; a < na; a++)
         Gm[a + (size_t)ns * a] += eps;
-    for (int c = 0; c < na; c++) {
-        double *colc = Gm + (size_t)ns * c;
-        for (int p = 0; p < c; p++) {
-            const double *colp = Gm + (size_t)ns * p;
-            double l = colp[c];
-            for (int a = c; a < na; a++)
-                colc[a] -= l * colp[a];
-        }
-        double piv = colc[c] > eps ? sqrt(colc[c]) : sqrt(eps); /* rounding guard */
-        double ipiv = 1 / piv;
-        colc[c] = ipiv; /* the solves only multiply by the reciprocal pivot */
-        for (int a = c + 1; a < na; a++)
-            colc[a] *= ipiv;
-    }
+    mlc_dense_cholesky(Gm, (size_t)ns, na, eps); /* reciprocal pivots: the solves multiply */
     memcpy(ro->cact + (size_t)ns * e, ro->active, sizeof(int) * (size_t)na);
     ro->cna[e] = na;
     if (ro->prof) ro->prof->contact_factorizations++;

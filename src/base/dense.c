@@ -1,0 +1,37 @@
+/* dense.c: the damped dense Cholesky factorization and its solve (dense.h). */
+#include "dense.h"
+
+#include <math.h>
+
+void mlc_dense_cholesky(double *A, size_t ld, int n, double eps) {
+    for (int j = 0; j < n; j++) {
+        double *Lj = A + ld * (size_t)j;
+        for (int k = 0; k < j; k++) {
+            const double *Lk = A + ld * (size_t)k;
+            double l = Lk[j];
+            for (int i = j; i < n; i++)
+                Lj[i] -= l * Lk[i];
+        }
+        double ipiv = 1 / (Lj[j] > eps ? sqrt(Lj[j]) : sqrt(eps));
+        Lj[j] = ipiv;
+        for (int i = j + 1; i < n; i++)
+            Lj[i] *= ipiv;
+    }
+}
+
+void mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x) {
+    for (int j = 0; j < n; j++) {
+        const double *Lj = L + ld * (size_t)j;
+        double xj = x[j] * Lj[j];
+        x[j] = xj;
+        for (int i = j + 1; i < n; i++)
+            x[i] -= Lj[i] * xj;
+    }
+    for (int j = n - 1; j >= 0; j--) {
+        const double *Lj = L + ld * (size_t)j;
+        double v = x[j];
+        for (int i = j + 1; i < n; i++)
+            v -= Lj[i] * x[i];
+        x[j] = v * Lj[j];
+    }
+}

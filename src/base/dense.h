@@ -1,0 +1,20 @@
+/* dense.h: small dense linear algebra the simulators share: the damped Cholesky factorization
+ * of the contact systems (sim_step.c's equality model, contact.c's active sets, fullspace.c).
+ *
+ * Matrices are column-major with leading dimension ld ≥ n; only the lower triangle is read or
+ * written. The factor keeps the reciprocal pivots on its diagonal, so the solves multiply
+ * instead of dividing (the simulators' solves are written for that layout). */
+#ifndef MODALLOCO_DENSE_H
+#define MODALLOCO_DENSE_H
+
+#include <stddef.h>
+
+/* In place: the lower triangle of A (n×n, positive definite up to rounding, any damping εI
+ * already added by the caller) becomes L of A = L Lᵀ, with 1/L_jj on the diagonal. A pivot
+ * that rounding made ≤ eps is replaced by √eps, so the factor stays usable. Left-looking by
+ * columns: the bits do not depend on how the caller filled A. */
+void mlc_dense_cholesky(double *A, size_t ld, int n, double eps);
+/* x ← (L Lᵀ)⁻¹ x for a factor of mlc_dense_cholesky (n values). */
+void mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x);
+
+#endif
