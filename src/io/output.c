@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 /* ---- Atomic files ------------------------------------------------------------------------ */
 
 /* Free the struct's strings and re-zero it (the FILE* is handled by the caller). */
@@ -708,4 +710,9 @@ void mlc_base64_group(const unsigned char in[3], int n, char out[4]) {
     out[1] = alphabet[(v >> 12) & 63];
     out[2] = n > 1 ? alphabet[(v >> 6) & 63] : '=';
     out[3] = n > 2 ? alphabet[v & 63] : '=';
+}
+
+void mlc_json_add_numbers(struct cJSON *o, const mlc_json_number *f, int n) {
+    for (int i = 0; i < n; i++)
+        cJSON_AddNumberToObject(o, f[i].name, f[i].value);
 }

@@ -142,6 +142,15 @@ mlc_status mlc_svg_begin(mlc_afile *af, const char *path, double width, double h
 mlc_status mlc_history_svg_write(const char *path, const int *generation, const double *best,
                                  const double *median, int n, const char *title, mlc_err *err);
 
+/* A named number for mlc_json_add_numbers. */
+typedef struct mlc_json_number {
+    const char *name;
+    double value;
+} mlc_json_number;
+struct cJSON;
+/* Add n number members {name: value} to the JSON object o, in order (cJSON's printing). */
+void mlc_json_add_numbers(struct cJSON *o, const mlc_json_number *f, int n);
+
 /* One base64 group (RFC 4648 alphabet): n = 1..3 input bytes in[0..n−1] become 4 characters,
  * '=' padded when n < 3. The streaming writers (vtkxml.c, the viewer) call it per group. */
 void mlc_base64_group(const unsigned char in[3], int n, char out[4]);

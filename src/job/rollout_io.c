@@ -131,11 +131,12 @@ static mlc_status vtk_frames_init(vtk_frames *v, const mlc_pipeline *p, const ml
 
 void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
     cJSON *b = cJSON_AddObjectToObject(o, "credibility");
-    cJSON_AddNumberToObject(b, "rise", c->rise);
-    cJSON_AddNumberToObject(b, "airborne", c->airborne);
-    cJSON_AddNumberToObject(b, "penetration", c->penetration);
-    cJSON_AddNumberToObject(b, "up_min", c->up_min);
-    cJSON_AddNumberToObject(b, "robustness", c->robustness);
+    const mlc_json_number f[] = {{"rise", c->rise},
+                                 {"airborne", c->airborne},
+                                 {"penetration", c->penetration},
+                                 {"up_min", c->up_min},
+                                 {"robustness", c->robustness}};
+    mlc_json_add_numbers(b, f, (int)(sizeof f / sizeof f[0]));
     cJSON_AddBoolToObject(b, "credible", c->credible);
 }
 
@@ -164,12 +165,13 @@ void mlc_json_add_transform(cJSON *o, const mlc_transform *tf) {
 
 char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found) {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "J", res->J);
-    cJSON_AddNumberToObject(o, "J_disp", res->J_disp);
-    cJSON_AddNumberToObject(o, "J_align", res->J_align);
-    cJSON_AddNumberToObject(o, "J_work", res->J_work);
-    cJSON_AddNumberToObject(o, "displacement", res->displacement);
-    cJSON_AddNumberToObject(o, "height_gain", res->height_gain);
+    const mlc_json_number f[] = {{"J", res->J},
+                                 {"J_disp", res->J_disp},
+                                 {"J_align", res->J_align},
+                                 {"J_work", res->J_work},
+                                 {"displacement", res->displacement},
+                                 {"height_gain", res->height_gain}};
+    mlc_json_add_numbers(o, f, (int)(sizeof f / sizeof f[0]));
     /* The task term and the penalties of docs/method.md §7 (exact: re-derivable from
      * trajectory.csv). */
     cJSON_AddItemToObject(o, "J_task", exact_num(res->J_task));
