@@ -79,13 +79,13 @@ static void print_json(const mesh_info *in) {
     cJSON_AddNumberToObject(o, "volume", st->volume);
     cJSON_AddItemToObject(o, "bbox_min", vec3(st->bbox_min));
     cJSON_AddItemToObject(o, "bbox_max", vec3(st->bbox_max));
-    const mlc_json_number quality[] = {{"min_tet_volume", st->min_tet_volume},
-                                       {"max_tet_volume", st->max_tet_volume},
-                                       {"min_dihedral_deg", st->min_dihedral_deg},
-                                       {"max_dihedral_deg", st->max_dihedral_deg},
-                                       {"flipped_tets", rep->flipped_tets},
-                                       {"dropped_vertices", rep->dropped_vertices},
-                                       {"components", rep->components}};
+    const mlc_json_field quality[] = {{"min_tet_volume", st->min_tet_volume},
+                                      {"max_tet_volume", st->max_tet_volume},
+                                      {"min_dihedral_deg", st->min_dihedral_deg},
+                                      {"max_dihedral_deg", st->max_dihedral_deg},
+                                      {"flipped_tets", rep->flipped_tets},
+                                      {"dropped_vertices", rep->dropped_vertices},
+                                      {"components", rep->components}};
     mlc_json_add_numbers(o, quality, (int)(sizeof quality / sizeof quality[0]));
     if (in->regions.nregions > 0) { /* the file's tet labels, ascending */
         cJSON *lab = cJSON_AddArrayToObject(o, "region_labels");
@@ -98,12 +98,12 @@ static void print_json(const mesh_info *in) {
     if (rep->surface_checked) {
         const mlc_surface_check *c = &rep->surface;
         cJSON *sc = cJSON_AddObjectToObject(o, "surface_check");
-        const mlc_json_number f[] = {{"boundary_edges", c->boundary_edges},
-                                     {"nonmanifold_edges", c->nonmanifold_edges},
-                                     {"degenerate_triangles", c->degenerate},
-                                     {"components", c->components},
-                                     {"misoriented_edges", c->misoriented_edges},
-                                     {"dropped_triangles", rep->dropped_triangles}};
+        const mlc_json_field f[] = {{"boundary_edges", c->boundary_edges},
+                                    {"nonmanifold_edges", c->nonmanifold_edges},
+                                    {"degenerate_triangles", c->degenerate},
+                                    {"components", c->components},
+                                    {"misoriented_edges", c->misoriented_edges},
+                                    {"dropped_triangles", rep->dropped_triangles}};
         mlc_json_add_numbers(sc, f, (int)(sizeof f / sizeof f[0]));
     }
     if (in->cfg->mesh.up[0])

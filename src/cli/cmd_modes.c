@@ -80,11 +80,11 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     }
     cJSON_AddItemToObject(o, "contact_samples", int_array(s->samples, s->ns));
     cJSON *t = cJSON_AddObjectToObject(o, "timings");
-    const mlc_json_number f[] = {{"mesh", p->t_mesh},
-                                 {"fem", p->t_fem},
-                                 {"subspace_total", p->t_subspace},
-                                 {"skinning_modes", s->t_skinning},
-                                 {"vibration_modes", s->t_vibration}};
+    const mlc_json_field f[] = {{"mesh", p->t_mesh},
+                                {"fem", p->t_fem},
+                                {"subspace_total", p->t_subspace},
+                                {"skinning_modes", s->t_skinning},
+                                {"vibration_modes", s->t_vibration}};
     mlc_json_add_numbers(t, f, (int)(sizeof f / sizeof f[0]));
     if (s->nregions > 0) cJSON_AddNumberToObject(t, "local_modes", s->t_local);
     cJSON_AddNumberToObject(t, "clusters", s->t_clusters);

@@ -978,11 +978,6 @@ static int is_run_dir(const char *dir) {
     return 0;
 }
 
-static double json_number(const cJSON *o, const char *name) {
-    const cJSON *v = cJSON_GetObjectItem(o, name);
-    return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
-}
-
 /* The last data row of history.csv: generation (column 1) and wall seconds (column 6). */
 static void history_tail(const char *dir, double *generation, double *seconds) {
     char path[PATH_MAX];
@@ -1042,7 +1037,7 @@ static void summary_task(summary_row *r, const char *dir) {
     cJSON_Delete(cj);
     snprintf(path, sizeof path, "%s/result.json", dir);
     cJSON *rj = read_json(path);
-    r->task_error = json_number(rj, "task_error");
+    r->task_error = mlc_json_number(rj, "task_error", (double)NAN);
     cJSON_Delete(rj);
 }
 
@@ -1068,7 +1063,7 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
             r->overrides = ov;
         else
             cJSON_Delete(ov);
-        r->seed = json_number(rj, "seed");
+        r->seed = mlc_json_number(rj, "seed", (double)NAN);
         cJSON_Delete(rj);
     }
     history_tail(dir, &r->generations, &r->seconds);
@@ -1078,13 +1073,13 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
     cJSON *pj = read_json(path);
     if (pj) {
         r->status = "done";
-        r->J = json_number(pj, "J");
-        r->displacement = json_number(pj, "displacement");
-        r->J_align = json_number(pj, "J_align");
-        r->generations = json_number(pj, "generations");
+        r->J = mlc_json_number(pj, "J", (double)NAN);
+        r->displacement = mlc_json_number(pj, "displacement", (double)NAN);
+        r->J_align = mlc_json_number(pj, "J_align", (double)NAN);
+        r->generations = mlc_json_number(pj, "generations", (double)NAN);
         const cJSON *fd = cJSON_GetObjectItem(pj, "found");
         if (cJSON_IsBool(fd)) r->found = cJSON_IsTrue(fd);
-        if (isnan(r->seed)) r->seed = json_number(pj, "seed");
+        if (isnan(r->seed)) r->seed = mlc_json_number(pj, "seed", (double)NAN);
         cJSON_Delete(pj);
         return MLC_OK;
     }
@@ -1093,7 +1088,7 @@ static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
     if (isnan(r->seed)) {
         snprintf(path, sizeof path, "%s/config.json", dir);
         cJSON *cj = read_json(path);
-        r->seed = json_number(cJSON_GetObjectItem(cj, "cmaes"), "seed");
+        r->seed = mlc_json_number(cJSON_GetObjectItem(cj, "cmaes"), "seed", (double)NAN);
         cJSON_Delete(cj);
     }
     return MLC_OK;

@@ -712,7 +712,12 @@ void mlc_base64_group(const unsigned char in[3], int n, char out[4]) {
     out[3] = n > 2 ? alphabet[v & 63] : '=';
 }
 
-void mlc_json_add_numbers(struct cJSON *o, const mlc_json_number *f, int n) {
+void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n) {
     for (int i = 0; i < n; i++)
         cJSON_AddNumberToObject(o, f[i].name, f[i].value);
+}
+
+double mlc_json_number(const struct cJSON *o, const char *name, double dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }

@@ -143,13 +143,17 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
                                  const double *median, int n, const char *title, mlc_err *err);
 
 /* A named number for mlc_json_add_numbers. */
-typedef struct mlc_json_number {
+typedef struct mlc_json_field {
     const char *name;
     double value;
-} mlc_json_number;
+} mlc_json_field;
 struct cJSON;
 /* Add n number members {name: value} to the JSON object o, in order (cJSON's printing). */
-void mlc_json_add_numbers(struct cJSON *o, const mlc_json_number *f, int n);
+void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n);
+
+/* The number member `name` of the JSON object o (NULL o: none), or dflt when it is missing or
+ * not a number. Names are case-sensitive. */
+double mlc_json_number(const struct cJSON *o, const char *name, double dflt);
 
 /* One base64 group (RFC 4648 alphabet): n = 1..3 input bytes in[0..n−1] become 4 characters,
  * '=' padded when n < 3. The streaming writers (vtkxml.c, the viewer) call it per group. */

@@ -131,11 +131,11 @@ static mlc_status vtk_frames_init(vtk_frames *v, const mlc_pipeline *p, const ml
 
 void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
     cJSON *b = cJSON_AddObjectToObject(o, "credibility");
-    const mlc_json_number f[] = {{"rise", c->rise},
-                                 {"airborne", c->airborne},
-                                 {"penetration", c->penetration},
-                                 {"up_min", c->up_min},
-                                 {"robustness", c->robustness}};
+    const mlc_json_field f[] = {{"rise", c->rise},
+                                {"airborne", c->airborne},
+                                {"penetration", c->penetration},
+                                {"up_min", c->up_min},
+                                {"robustness", c->robustness}};
     mlc_json_add_numbers(b, f, (int)(sizeof f / sizeof f[0]));
     cJSON_AddBoolToObject(b, "credible", c->credible);
 }
@@ -165,12 +165,12 @@ void mlc_json_add_transform(cJSON *o, const mlc_transform *tf) {
 
 char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found) {
     cJSON *o = cJSON_CreateObject();
-    const mlc_json_number f[] = {{"J", res->J},
-                                 {"J_disp", res->J_disp},
-                                 {"J_align", res->J_align},
-                                 {"J_work", res->J_work},
-                                 {"displacement", res->displacement},
-                                 {"height_gain", res->height_gain}};
+    const mlc_json_field f[] = {{"J", res->J},
+                                {"J_disp", res->J_disp},
+                                {"J_align", res->J_align},
+                                {"J_work", res->J_work},
+                                {"displacement", res->displacement},
+                                {"height_gain", res->height_gain}};
     mlc_json_add_numbers(o, f, (int)(sizeof f / sizeof f[0]));
     /* The task term and the penalties of docs/method.md §7 (exact: re-derivable from
      * trajectory.csv). */

@@ -204,10 +204,9 @@ static mlc_status parse_csv(const char *path, char *text, const char *const *wan
     return MLC_OK;
 }
 
+/* root.group.key, or dflt. */
 static double json_number(const cJSON *root, const char *group, const char *key, double dflt) {
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, group);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+    return mlc_json_number(cJSON_GetObjectItemCaseSensitive(root, group), key, dflt);
 }
 
 /* Append a sentence to run->note. */
