@@ -227,7 +227,7 @@ static uint64_t rotl(uint64_t x, int k) {
     return (x << k) | (x >> (64 - k));
 }
 
-uint64_t mlc_rng_u64(mlc_rng *rng) {
+static uint64_t mlc_rng_u64(mlc_rng *rng) {
     uint64_t *s = rng->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;

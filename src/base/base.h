@@ -96,7 +96,6 @@ typedef struct mlc_rng {
     double spare;
 } mlc_rng;
 void mlc_rng_seed(mlc_rng *rng, uint64_t seed);
-uint64_t mlc_rng_u64(mlc_rng *rng);
 double mlc_rng_uniform(mlc_rng *rng);   /* in [0, 1), 53 random bits */
 double mlc_rng_normal(mlc_rng *rng);    /* standard normal */
 int mlc_rng_below(mlc_rng *rng, int n); /* uniform integer in [0, n), n > 0 */

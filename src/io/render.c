@@ -46,7 +46,8 @@ void mlc_image_free(mlc_image *im) {
     memset(im, 0, sizeof *im);
 }
 
-void mlc_image_blit(mlc_image *dst, const mlc_image *src, int x0, int y0) {
+/* Copy `src` into `dst` with its top-left corner at (x0, y0), clipped to dst. */
+static void mlc_image_blit(mlc_image *dst, const mlc_image *src, int x0, int y0) {
     for (int j = 0; j < src->h; j++) {
         int y = y0 + j;
         if (y < 0 || y >= dst->h) continue;
@@ -178,8 +179,11 @@ static int box_fits(const mlc_camera *cam, const double lo[3], const double hi[3
     return 1;
 }
 
-void mlc_camera_frame_box(mlc_camera *cam, const double lo[3], const double hi[3], double azimuth,
-                          double elevation, double margin, int w, int h) {
+/* A camera that sees the axis-aligned box [lo, hi] whole from direction (azimuth, elevation)
+ * in radians: azimuth 0 looks along -z (from the +z side, x to the right), elevation > 0 looks
+ * down. Margin: fraction of the image left around the box (e.g. 0.1). */
+static void mlc_camera_frame_box(mlc_camera *cam, const double lo[3], const double hi[3],
+                                 double azimuth, double elevation, double margin, int w, int h) {
     double dir[3] = {sin(azimuth) * cos(elevation), sin(elevation), cos(azimuth) * cos(elevation)};
     double ext[3];
     v3_sub(hi, lo, ext);
@@ -210,8 +214,8 @@ void mlc_camera_frame_box(mlc_camera *cam, const double lo[3], const double hi[3
 
 /* ---- Scene ----------------------------------------------------------------------------------- */
 
-void mlc_render_ground(mlc_image *im, const mlc_camera *cam, double ground_y, double spacing,
-                       const unsigned char bg[3]) {
+static void mlc_render_ground(mlc_image *im, const mlc_camera *cam, double ground_y, double spacing,
+                              const unsigned char bg[3]) {
     cam_frame cf;
     camera_frame(cam, &cf);
     double dist = sqrt((cam->eye[0] - cam->target[0]) * (cam->eye[0] - cam->target[0]) +
@@ -247,9 +251,14 @@ void mlc_render_ground(mlc_image *im, const mlc_camera *cam, double ground_y, do
         }
 }
 
-long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, int nv,
-                        const int *faces, int nf, const unsigned char rgb[3], int shadow,
-                        double ground_y) {
+/* Draw a surface: flat shading from a fixed light above and behind the camera (two-sided, so
+ * inner faces of non-manifold meshes are lit too), base colour `rgb`. If `shadow` is set, the
+ * vertical projection of the surface onto y = ground_y is drawn first in a darkened ground
+ * colour. Triangles with a vertex behind the camera, or with an index out of range, are
+ * skipped. Returns the number of body pixels written. */
+static long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, int nv,
+                               const int *faces, int nf, const unsigned char rgb[3], int shadow,
+                               double ground_y) {
     cam_frame cf;
     camera_frame(cam, &cf);
     /* Light from above, a little from the camera's side, so faces towards the viewer are lit

@@ -32,8 +32,6 @@ typedef struct mlc_image {
 /* Allocate a w×h image (w, h in 1..16384) filled with `bg` and infinite depth. */
 mlc_status mlc_image_init(mlc_image *im, int w, int h, const unsigned char bg[3], mlc_err *err);
 void mlc_image_free(mlc_image *im);
-/* Copy `src` into `dst` with its top-left corner at (x0, y0), clipped to dst. */
-void mlc_image_blit(mlc_image *dst, const mlc_image *src, int x0, int y0);
 
 /* Fill the pixels whose centres lie inside triangle (a, b, c) (each x, y, depth), with the
  * top-left rule so that triangles sharing an edge cover each pixel exactly once, where the
@@ -51,27 +49,6 @@ typedef struct mlc_camera {
     double fov_y;
     int w, h;
 } mlc_camera;
-
-
-/* A camera that sees the axis-aligned box [lo, hi] whole from direction (azimuth, elevation)
- * in radians: azimuth 0 looks along -z (from the +z side, x to the right), elevation > 0 looks
- * down. Margin: fraction of the image left around the box (e.g. 0.1). */
-void mlc_camera_frame_box(mlc_camera *cam, const double lo[3], const double hi[3], double azimuth,
-                          double elevation, double margin, int w, int h);
-
-/* Draw the plane y = ground_y (a grid of `spacing`, lines about one pixel wide, fading into
- * the background with distance) on pixels not already nearer than it. */
-void mlc_render_ground(mlc_image *im, const mlc_camera *cam, double ground_y, double spacing,
-                       const unsigned char bg[3]);
-
-/* Draw a surface: flat shading from a fixed light above and behind the camera (two-sided, so
- * inner faces of non-manifold meshes are lit too), base colour `rgb`. If `shadow` is set, the
- * vertical projection of the surface onto y = ground_y is drawn first in a darkened ground
- * colour. Triangles with a vertex behind the camera, or with an index out of range, are
- * skipped. Returns the number of body pixels written. */
-long mlc_render_surface(mlc_image *im, const mlc_camera *cam, const float *xyz, int nv,
-                        const int *faces, int nf, const unsigned char rgb[3], int shadow,
-                        double ground_y);
 
 /* ---- Film strip --------------------------------------------------------------------------- */
 

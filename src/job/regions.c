@@ -11,6 +11,8 @@
 #include "clusters.h"
 #include "subspace.h"
 
+static int mlc_regions_find(const mlc_regions *r, int label);
+
 #define LABEL_FILE_MAX ((size_t)256 << 20)
 
 void mlc_regions_free(mlc_regions *r) {
@@ -54,7 +56,8 @@ mlc_status mlc_regions_from_labels(int nt, const int *tet_label, const char *sou
     return MLC_OK;
 }
 
-mlc_status mlc_regions_single(int nt, mlc_regions *out, mlc_err *err) {
+/* One region covering nt tets (source "none", label 0). */
+static mlc_status mlc_regions_single(int nt, mlc_regions *out, mlc_err *err) {
     memset(out, 0, sizeof *out);
     out->tet_region = mlc_calloc((size_t)(nt > 0 ? nt : 1), sizeof(int));
     out->label = mlc_calloc(1, sizeof(int));
@@ -68,7 +71,8 @@ mlc_status mlc_regions_single(int nt, mlc_regions *out, mlc_err *err) {
     return MLC_OK;
 }
 
-int mlc_regions_find(const mlc_regions *r, int label) {
+/* The region index of a user label, or -1. */
+static int mlc_regions_find(const mlc_regions *r, int label) {
     int lo = 0, hi = r->nregions;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
@@ -135,8 +139,10 @@ static mlc_status parse_labels(const char *path, const char *buf, size_t size, i
     return MLC_OK;
 }
 
-mlc_status mlc_regions_read_file(const char *path, const mlc_mesh *mesh, int dropped_vertices,
-                                 mlc_regions *out, mlc_err *err) {
+/* Read a label file for `mesh` (format in docs/config.md). Per-vertex labels become per-tet
+ * by the majority of the tet's 4 vertices; a tie goes to the smallest tied label. */
+static mlc_status mlc_regions_read_file(const char *path, const mlc_mesh *mesh,
+                                        int dropped_vertices, mlc_regions *out, mlc_err *err) {
     memset(out, 0, sizeof *out);
     char *buf = NULL;
     size_t size = 0;

@@ -51,24 +51,15 @@ mlc_status mlc_regions_resolve(const mlc_config *cfg, const mlc_mesh *mesh,
                                const mlc_mesh_report *report, const mlc_fem *fem, mlc_regions *out,
                                mlc_err *err);
 
-/* One region covering nt tets (source "none", label 0). */
-mlc_status mlc_regions_single(int nt, mlc_regions *out, mlc_err *err);
 /* Regions from per-tet labels (arbitrary ints): region i is the i-th smallest label. */
 mlc_status mlc_regions_from_labels(int nt, const int *tet_label, const char *source,
                                    mlc_regions *out, mlc_err *err);
-/* Read a label file for `mesh` (format in docs/config.md). Per-vertex labels become per-tet
- * by the majority of the tet's 4 vertices; a tie goes to the smallest tied label. */
-mlc_status mlc_regions_read_file(const char *path, const mlc_mesh *mesh, int dropped_vertices,
-                                 mlc_regions *out, mlc_err *err);
 /* K automatic regions: k-means (seeded) on the tets' skinning-weight features with w =
  * min(32, max(K + 1, 6)) skinning modes of the geometry (uniform material), split into
  * face-connected parts (small parts merged), as mlc_clusters_passive. The count found can
  * differ from K (a cluster in two parts becomes two regions). Labels = region indices. */
 mlc_status mlc_regions_auto(const mlc_mesh *mesh, const mlc_fem *fem, int K, uint64_t seed,
                             mlc_regions *out, mlc_err *err);
-
-/* The region index of a user label, or -1. */
-int mlc_regions_find(const mlc_regions *r, int label);
 
 /* Region of every vertex (nv, caller-allocated): the region holding the most volume among the
  * tets around it (fem NULL: the most tets); a tie goes to the smallest region index.

@@ -163,7 +163,10 @@ void mlc_json_add_transform(cJSON *o, const mlc_transform *tf) {
     cJSON_AddItemToObject(t, "translate", exact_array(tf->translate, 3));
 }
 
-char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found) {
+/* result.json text for a rollout (owned, mlc_free), with the credibility block when cred is
+ * not NULL and "found" when found >= 0. */
+static char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred,
+                             int found) {
     cJSON *o = cJSON_CreateObject();
     const mlc_json_field f[] = {{"J", res->J},
                                 {"J_disp", res->J_disp},

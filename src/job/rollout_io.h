@@ -28,10 +28,6 @@ mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force
 /* Write DIR/view.html for a run directory (output.viewer), as `modalloco view DIR` does. */
 mlc_status mlc_write_viewer(const char *dir, mlc_err *err);
 
-/* result.json text for a rollout (owned, mlc_free), with the credibility block when cred is
- * not NULL and "found" when found >= 0. */
-char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibility *cred, int found);
-
 /* Add the "credibility" object (the six keys of result.json) to the cJSON object o. */
 struct cJSON;
 void mlc_json_add_credibility(struct cJSON *o, const mlc_credibility *c);

@@ -137,8 +137,8 @@ static int tok_cstr(const mlc__tok *t, char buf[64]) {
     return 1;
 }
 
-mlc_status mlc__tok_double(const mlc__lex *lx, const mlc__tok *t, const char *what, double *out,
-                           mlc_err *err) {
+static mlc_status mlc__tok_double(const mlc__lex *lx, const mlc__tok *t, const char *what,
+                                  double *out, mlc_err *err) {
     char buf[64], *e;
     if (!tok_cstr(t, buf)) return mlc__tok_bad(lx, t, what, err);
     double v = strtod(buf, &e);

@@ -56,8 +56,6 @@ mlc_status mlc__lex_ll(mlc__lex *lx, int inline_only, const char *what, long lon
 /* Convert one token (already taken) to a long long / double, same rules and messages. */
 mlc_status mlc__tok_ll(const mlc__lex *lx, const mlc__tok *t, const char *what, long long *out,
                        mlc_err *err);
-mlc_status mlc__tok_double(const mlc__lex *lx, const mlc__tok *t, const char *what, double *out,
-                           mlc_err *err);
 /* Expect a specific keyword (case-insensitive) as the next token. */
 mlc_status mlc__lex_expect(mlc__lex *lx, const char *word, mlc_err *err);
 

@@ -40,6 +40,8 @@
 #include "polar.h"
 #include "sim_testing.h"
 
+static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
+
 struct mlc_fullspace {
     mlc_sim_settings set;
     mlc_fullspace_stop stop;
@@ -460,7 +462,7 @@ void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_conver
     *out = fs->conv;
 }
 
-void mlc_fullspace_stop_default(mlc_fullspace_stop *stop) {
+static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop) {
     stop->tolerance = MLC_FULLSPACE_TOLERANCE;
     stop->max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
 }

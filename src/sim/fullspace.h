@@ -50,7 +50,6 @@ typedef struct mlc_fullspace_stop {
  * the guard only stops a step that cannot converge (e.g. contact cycling between sets). */
 #define MLC_FULLSPACE_TOLERANCE 1e-6
 #define MLC_FULLSPACE_MAX_ITERATIONS 1000
-void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
 
 /* How the stopping rule went, over the steps since the last reset (mlc_fullspace_run resets,
  * so after a run: that rollout). */

@@ -68,7 +68,9 @@ static double passive_energy(const mlc_model *mod, const double *z) {
     return mod->set.mu * E;
 }
 
-double mlc__energy_actuation(const mlc_model *mod, const double *z, const double *abar) {
+/* Energy terms (sim_energy.c): the actuation elastic energy of z for targets ā (ma values), and
+ * the ledger's updates around a step: before (ā_{n+1} in ro->abar, z_n current) and after it. */
+static double mlc__energy_actuation(const mlc_model *mod, const double *z, const double *abar) {
     const int n4 = mod->n4, ma = mod->ma;
     const size_t n3 = (size_t)n4 * 3;
     double K[3 * 4 * MLC_SIM_MAX_W]; /* w ≤ MLC_SIM_MAX_W: mlc_model_create checks it */

@@ -140,9 +140,6 @@ static inline void mlc__block_map(const double *restrict z, const double *restri
 /* Σ_e V_e F_e(z) (3×3 column-major), whose rotation is the body rotation R(t) of Eq. 17. */
 void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]);
 
-/* Energy terms (sim_energy.c): the actuation elastic energy of z for targets ā (ma values), and
- * the ledger's updates around a step: before (ā_{n+1} in ro->abar, z_n current) and after it. */
-double mlc__energy_actuation(const mlc_model *mod, const double *z, const double *abar);
 void mlc__ledger_before_step(mlc_rollout *ro);
 void mlc__ledger_after_step(mlc_rollout *ro);
 

@@ -75,7 +75,8 @@ void mlc_terrain_free(mlc_terrain *t) {
     t->h = NULL, t->box = NULL, t->nx = t->nz = t->nbox = 0;
 }
 
-mlc_status mlc_terrain_copy(mlc_terrain *dst, const mlc_terrain *src) {
+/* Deep copy (dst uninitialized). MLC_ENOMEM on failure (dst then empty). */
+static mlc_status mlc_terrain_copy(mlc_terrain *dst, const mlc_terrain *src) {
     *dst = *src;
     dst->h = NULL, dst->box = NULL;
     size_t nh = (size_t)src->nx * (size_t)src->nz;
@@ -348,8 +349,11 @@ static double frame_at(const mlc_terrain *t, const double x[3], double f[9], con
     return d;
 }
 
-void mlc_terrain_delassus(int ns, const double *D, const double *frames, const int *changed,
-                          double *Dn, double *Dt1, double *Dt2) {
+/* The Delassus matrices of the frames' axes from D (ns×ns, the same for every world axis):
+ * Dn_ij = D_ij nᵢ·nⱼ, Dt1_ij = D_ij t1ᵢ·t1ⱼ, Dt2_ij = D_ij t2ᵢ·t2ⱼ, rewritten in the rows and
+ * columns of the samples with changed[i] ≠ 0 (frames: 9 × ns). */
+static void mlc_terrain_delassus(int ns, const double *D, const double *frames, const int *changed,
+                                 double *Dn, double *Dt1, double *Dt2) {
     for (int i = 0; i < ns; i++) {
         if (!changed[i]) continue;
         const double *fi = frames + 9 * (size_t)i;

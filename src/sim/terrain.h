@@ -59,8 +59,6 @@ mlc_status mlc_terrain_init(mlc_terrain *t, double ground, double friction, doub
  * "nx nz x0 z0 dx dz" then nz rows of nx heights; '#' starts a comment. Errors name
  * PATH:LINE. Outside the grid the edge value holds (the field is clamped). */
 mlc_status mlc_terrain_read_heightfield(mlc_terrain *t, const char *path, mlc_err *err);
-/* Deep copy (dst uninitialized). MLC_ENOMEM on failure (dst then empty). */
-mlc_status mlc_terrain_copy(mlc_terrain *dst, const mlc_terrain *src);
 void mlc_terrain_free(mlc_terrain *t);
 
 /* Lower a slope plane so that it passes through the lowest of n points (3×n, by point)
@@ -77,11 +75,6 @@ mlc_status mlc_terrain_own(mlc_terrain *dst, const mlc_terrain *src, double grou
 /* Signed distance of x to the solid (positive outside), the outward normal n of the closest
  * feature, and that feature's friction μ (may be NULL). */
 double mlc_terrain_query(const mlc_terrain *t, const double x[3], double n[3], double *mu);
-/* The Delassus matrices of the frames' axes from D (ns×ns, the same for every world axis):
- * Dn_ij = D_ij nᵢ·nⱼ, Dt1_ij = D_ij t1ᵢ·t1ⱼ, Dt2_ij = D_ij t2ᵢ·t2ⱼ, rewritten in the rows and
- * columns of the samples with changed[i] ≠ 0 (frames: 9 × ns). */
-void mlc_terrain_delassus(int ns, const double *D, const double *frames, const int *changed,
-                          double *Dn, double *Dt1, double *Dt2);
 /* Per-sample contact state on a terrain, shared by the reduced simulator and the full-space
  * reference (docs/method.md, "Terrain"): once a step each sample's frame [n, t1, t2] at x_n,
  * its normal target on u = n·x (the closest feature's surface n·x_n − d; a sample already

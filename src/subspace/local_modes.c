@@ -28,7 +28,9 @@ void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int 
     }
 }
 
-double mlc_local_fraction(const double *phi, const double *mout3, const double *mass3, int n) {
+/* √(φᵀ M_out φ / φᵀ M φ) for one mode of n DOFs. */
+static double mlc_local_fraction(const double *phi, const double *mout3, const double *mass3,
+                                 int n) {
     double out = 0, all = 0;
     for (int i = 0; i < n; i++) {
         out += mout3[i] * phi[i] * phi[i];

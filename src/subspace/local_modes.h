@@ -51,9 +51,6 @@ typedef struct mlc_local_modes_report {
 void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int *tet_region,
                             const double *tet_mass_scale, int r, double *out3);
 
-/* √(φᵀ M_out φ / φᵀ M φ) for one mode of n DOFs. */
-double mlc_local_fraction(const double *phi, const double *mout3, const double *mass3, int n);
-
 /* Smallest eigenvalue of ΦᵀMΦ for Φ n×q (0 when the columns are linearly dependent, 1 for an
  * M-orthonormal set); −1 when out of memory or LAPACK fails. */
 double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
