@@ -5,9 +5,12 @@
  * Scoring: a candidate that walks (nominal J < 0) is replayed R times with perturbed
  * parameters (cmaes.robust_samples, run_batch) and scores the worst J of its R + 1 rollouts,
  * so the best-ever gait is one whose neighbourhood walks too, and its own J is never worse
- * than its score. Candidates with equal scores (every rollout that tumbles has J = 0) are
- * ranked by how far they stayed from tumbling (-align_min of the nominal rollout), a
- * tie-breaker inside CMA-ES's ranking that leaves the scores themselves untouched. Each
+ * than its score. Candidates with equal scores (every rollout that tumbles, leaps or flies has
+ * J = 0) are ranked by how far they were from a credible gait: how far they stayed from
+ * tumbling (-align_min of the nominal rollout) plus how far they went past the credibility
+ * gate (gate_excess), a tie-breaker inside CMA-ES's ranking that leaves the scores themselves
+ * untouched. Without the second term a population that flies has no direction back to the
+ * ground when it stays aligned. Each
  * generation also scores the distribution mean it sampled around (history.csv mean_J).
  *
  * Determinism: CMA-ES owns its generator and linear algebra, every rollout is a pure function
@@ -174,8 +177,8 @@ static uint64_t replay_seed(int seed, int gen, int point, int replay) {
  * (column pts[..] of X, n × points). Replay 0 is the nominal rollout; replay r > 0 perturbs the
  * decoded parameters (mlc_gait_perturb). Points below `ncand` are candidates (their index is
  * their seed tag); the others are distribution means (tag -1). Writes J[i] and
- * tie[i] = -align_min (smaller = further from tumbling); returns how many candidates' nominal
- * rollouts blew up. Allocation-free; threads over rollouts. */
+ * tie[i] = -align_min + gate_excess (smaller = nearer a credible gait); returns how many
+ * candidates' nominal rollouts blew up. Allocation-free; threads over rollouts. */
 static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
                      const mlc_objective_settings *obj, const double *X, const int *pts, int ncand,
                      int r0, int nrep, int seed, int gen, int lo, int hi, double *J, double *tie) {
@@ -199,7 +202,7 @@ static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
         mlc_rollout_result res;
         mlc_rollout_run(w->ro, &act, obj, NULL, NULL, &res);
         J[i] = res.J;
-        tie[i] = -res.align_min;
+        tie[i] = -res.align_min + res.gate_excess;
         if (r == 0 && pt < ncand) failed += res.failed;
     }
     return failed;
@@ -754,7 +757,8 @@ static mlc_status generations(optimize_run *o) {
          * imbalance rather than communication: count it apart. */
         o->sum_wait += roll_max - mine[1];
         o->sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
-        /* Scores (f[lam] is the mean's); ties are broken by the nominal rollout's alignment. */
+        /* Scores (f[lam] is the mean's); ties are broken by the nominal rollout's alignment
+         * and gate excess. */
         for (int c = 0; c < lam; c++)
             o->tie[c] = o->T0[c];
         o->rollouts += npts + (long)nwalk * o->R;
