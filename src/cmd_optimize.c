@@ -330,8 +330,9 @@ typedef struct optimize_run {
     int rank, nproc, quiet;
     const char *dir;
     uint64_t fingerprint;
-    int lam_max; /* the largest population, restarts included */
-    int R;       /* replays of each point that walks */
+    int lam_max;   /* the largest population, restarts included */
+    int R;         /* replays of each point that walks */
+    int improving; /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
     /* Per point (the population, then the mean; lam_max + 1 at most): scores f, median scratch
      * and ties; the rollout values, nominal J0 and tie T0 per point, then J2 and T2 per replay
      * (all in Jv). */
@@ -368,15 +369,17 @@ static int settled(optimize_run *o) {
 
 /* Score `npts` points (columns of X: the first `ncand` candidates, the others distribution
  * means) in generation `gen` (tells before it): every point's nominal rollout, then R perturbed
- * replays of each point that walks (nominal J < 0). With `dist` the rollouts are shared out
- * among the processes and gathered by index, whatever rank computed them; without it this
- * process runs them all. On rank 0, f[q] is then point q's score, the worst J of its rollouts
- * (a point that does not walk keeps its nominal J either way: replays could only raise it
- * further above the walkers), and T0[q] its nominal rollout's tie-breaker. Returns how many of
+ * replays of each point that walks (nominal J < 0) and, with cmaes.robust_scope "improving",
+ * whose nominal J is below `improve_below` (the best score so far: only a point that would
+ * become the best-ever pays for its replays, and it does so before it can). With `dist` the
+ * rollouts are shared out among the processes and gathered by index, whatever rank computed them;
+ * without it this process runs them all. On rank 0, f[q] is then point q's score, the worst J of
+ * its rollouts (a point that does not walk keeps its nominal J either way: replays could only raise
+ * it further above the walkers), and T0[q] its nominal rollout's tie-breaker. Returns how many of
  * this process's nominal candidate rollouts blew up; *nwalk is the number of points that walk,
  * *seconds this process's time in rollouts. */
 static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int gen, int dist,
-                    int *nwalk, double *seconds) {
+                    double improve_below, int *nwalk, double *seconds) {
     const int rank = dist ? o->rank : 0, nproc = dist ? o->nproc : 1, R = o->R;
     const int seed = o->cfg.cmaes.seed;
     int *pts = o->pts;
@@ -396,7 +399,7 @@ static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int g
     if (R > 0) {
         if (rank == 0)
             for (int q = 0; q < npts; q++)
-                if (o->J0[q] < 0) pts[nw++] = q;
+                if (o->J0[q] < 0 && (!o->improving || o->J0[q] < improve_below)) pts[nw++] = q;
         if (dist) mlc_dist_bcast_int(&nw, 1, 0);
         if (nw > 0) {
             if (dist) mlc_dist_bcast_int(pts, nw, 0);
@@ -492,6 +495,7 @@ static mlc_status setup(optimize_run *o) {
     }
     o->lam_max = cfg->cmaes.population << MLC_MIN(cfg->cmaes.restarts, 20);
     const int R = o->R = cfg->cmaes.robust_samples;
+    o->improving = strcmp(cfg->cmaes.robust_scope, "improving") == 0;
     /* A generation scores lam candidates and the distribution mean (points): one nominal
      * rollout each, then R replays of each point that walks. */
     const size_t npts_max = (size_t)o->lam_max + 1;
@@ -737,7 +741,8 @@ static mlc_status generations(optimize_run *o) {
         const int npts = lam + 1;
         int nwalk;
         double mine[2]; /* this rank's failure count and rollout seconds */
-        mine[0] = evaluate(o, o->Xbuf, npts, lam, gen_before, 1, &nwalk, &mine[1]);
+        const double best = o->rank == 0 ? mlc_cmaes_best_f(o->es) : HUGE_VAL;
+        mine[0] = evaluate(o, o->Xbuf, npts, lam, gen_before, 1, best, &nwalk, &mine[1]);
         if (nproc > 1) mlc_dist_gather_fixed(mine, o->stats, 2);
         if (rank != 0) continue;
         int failed = (int)mine[0];
@@ -828,7 +833,7 @@ static void polish_eval(void *user, const double *X, int npts, double *f) {
     for (int q0 = 0; q0 < npts; q0 += chunk) {
         int nq = MLC_MIN(chunk, npts - q0), nwalk;
         double seconds;
-        evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, &nwalk, &seconds);
+        evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, HUGE_VAL, &nwalk, &seconds);
         memcpy(f + q0, o->f, (size_t)nq * sizeof(double));
         pc->rollouts += nq + (long)nwalk * o->R;
     }
@@ -1027,7 +1032,8 @@ static mlc_status finish(optimize_run *o) {
      * all in this process. */
     int nwalk;
     double seconds;
-    evaluate(o, mlc_cmaes_mean(o->es), 1, 0, mlc_cmaes_generation(o->es), 0, &nwalk, &seconds);
+    evaluate(o, mlc_cmaes_mean(o->es), 1, 0, mlc_cmaes_generation(o->es), 0, HUGE_VAL, &nwalk,
+             &seconds);
     const double J_mean = o->f[0];
 
     const double *u;

@@ -672,6 +672,18 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_INT,
      FIELD(cmaes.robust_samples),
      BETWEEN('[', 0, 16, ']')},
+    {.name = "cmaes.robust_scope",
+     .type_name = "string",
+     .default_json = "\"walkers\"",
+     .range = "\"walkers\" or \"improving\"",
+     .meaning = "which candidates pay for the cmaes.robust_samples replays: \"walkers\" (every "
+                "candidate that walks) or \"improving\" (only a walker whose nominal J beats the "
+                "best score so far, so the best-ever gait holds its gain under perturbation at a "
+                "small share of the cost)",
+     .type = MLC_CFG_STRING,
+     FIELD(cmaes.robust_scope),
+     BYTES(cmaes.robust_scope),
+     .choices = "walkers|improving"},
     {.name = "cmaes.polish",
      .type_name = "int",
      .default_json = "0",
@@ -820,6 +832,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.restarts = 0;
     cfg->cmaes.early_stop = 0;
     cfg->cmaes.robust_samples = 0;
+    strcpy(cfg->cmaes.robust_scope, "walkers");
     cfg->cmaes.polish = 0;
 
     strcpy(cfg->output.dir, "modalloco-out");

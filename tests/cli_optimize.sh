@@ -31,6 +31,23 @@ jm=$(json_num "$T/t1/params.json" J_mean); jr=$(json_num "$T/t1/params.json" J_r
 "$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --threads 2 --out "$T/r2" >/dev/null || fail "R=2 2 threads"
 cmp -s "$T/r1/params.json" "$T/r2/params.json" && diff <(strip_clock "$T/r1/history.csv") <(strip_clock "$T/r2/history.csv") >/dev/null \
   && echo "ok: robust scoring identical for 1 and 2 threads" || fail "robust scoring differs between thread counts"
+# Replays only for candidates that would become the best-ever: the same bits for any thread
+# count, fewer rollouts than replaying every walker, and the best gait's J never worse than
+# its robust score.
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --set cmaes.robust_scope=improving \
+  --threads 1 --out "$T/i1" >/dev/null || fail "improving 1 thread"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --set cmaes.robust_scope=improving \
+  --threads 2 --out "$T/i2" >/dev/null || fail "improving 2 threads"
+cmp -s "$T/i1/params.json" "$T/i2/params.json" \
+  && echo "ok: improving-scope scoring identical for 1 and 2 threads" || fail "improving scope differs between thread counts"
+ri=$(tail -1 "$T/i1/history.csv" | cut -d, -f10); rw=$(tail -1 "$T/r1/history.csv" | cut -d, -f10)
+jr=$(json_num "$T/i1/params.json" J_robust); j=$(json_num "$T/i1/params.json" J)
+[ "$ri" -lt "$rw" ] && awk -v j="$j" -v r="$jr" 'BEGIN{exit !(j <= r)}' \
+  && echo "ok: improving scope: $ri rollouts against $rw, J $j <= J_robust $jr" \
+  || fail "improving scope: $ri rollouts against $rw, J $j, J_robust $jr"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_scope=all --out "$T/bad_scope" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.robust_scope" "$T/err" && [ ! -e "$T/bad_scope" ] \
+  && echo "ok: a bad robust scope exits 2 and writes nothing" || fail "bad robust scope: $(cat "$T/err")"
 # Restarts need early stops, and say so; with them the run is accepted.
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --out "$T/rs" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "cmaes.early_stop" "$T/err" && echo "ok: restarts without early_stop refused" \
