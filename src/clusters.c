@@ -373,22 +373,8 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
                             "need positive finite eigenvalues (is the mesh connected?)",
                             b, eval[b]);
 
-    /* workspace */
-    mlc_status st = MLC_OK;
     double *P = mlc_malloc((size_t)nt * d * sizeof *P); /* features, d per tet */
-    double *C = mlc_malloc((size_t)k * d * sizeof *C);  /* centres */
-    double *D2 = mlc_malloc((size_t)nt * sizeof *D2);
-    int *km = mlc_malloc((size_t)nt * sizeof *km); /* k-means labels */
-    int *count = mlc_malloc((size_t)k * sizeof *count);
-    int *nbr = mlc_malloc((size_t)4 * nt * sizeof *nbr);
-    int *comp = mlc_malloc((size_t)nt * sizeof *comp);
-    int *stack = mlc_malloc((size_t)nt * sizeof *stack);
-    if (!P || !C || !D2 || !km || !count || !nbr || !comp || !stack) {
-        st = MLC_ENOMEM;
-        goto fail;
-    }
-
-    /* compute: features */
+    if (!P) return mlc_errf(err, MLC_ENOMEM, "clusters: out of memory (%d tets)", nt);
     for (int e = 0; e < nt; e++) {
         const int *t = mesh->T + 4 * e;
         for (int b = 1; b < w; b++) {
@@ -397,14 +383,37 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
             P[(size_t)e * d + (b - 1)] = s / (eval[b] * eval[b]);
         }
     }
+    mlc_status st = mlc_clusters_of_features(mesh, fem, P, d, k, seed, label, ncluster, err);
+    mlc_free(P);
+    return st;
+}
+
+mlc_status mlc_clusters_of_features(const mlc_mesh *mesh, const mlc_fem *fem, const double *P,
+                                    int d, int k, uint64_t seed, int *label, int *ncluster,
+                                    mlc_err *err) {
+    const int nt = mesh->nt;
+    if (k > nt) k = nt;
+    *ncluster = 0;
     for (size_t i = 0; i < (size_t)nt * d; i++)
-        if (!isfinite(P[i])) {
-            st = mlc_errf(err, MLC_ENUMERIC,
-                          "clusters: non-finite skinning weight feature "
-                          "on tet %d",
-                          (int)(i / d));
-            goto fail;
-        }
+        if (!isfinite(P[i]))
+            return mlc_errf(err, MLC_ENUMERIC,
+                            "clusters: non-finite skinning weight feature "
+                            "on tet %d",
+                            (int)(i / d));
+
+    /* workspace */
+    mlc_status st = MLC_OK;
+    double *C = mlc_malloc((size_t)k * d * sizeof *C); /* centres */
+    double *D2 = mlc_malloc((size_t)nt * sizeof *D2);
+    int *km = mlc_malloc((size_t)nt * sizeof *km); /* k-means labels */
+    int *count = mlc_malloc((size_t)k * sizeof *count);
+    int *nbr = mlc_malloc((size_t)4 * nt * sizeof *nbr);
+    int *comp = mlc_malloc((size_t)nt * sizeof *comp);
+    int *stack = mlc_malloc((size_t)nt * sizeof *stack);
+    if (!C || !D2 || !km || !count || !nbr || !comp || !stack) {
+        st = MLC_ENOMEM;
+        goto fail;
+    }
 
     mlc_rng rng;
     mlc_rng_seed(&rng, seed);
@@ -417,7 +426,6 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
 
 fail:
     if (st == MLC_ENOMEM) mlc_errf(err, st, "clusters: out of memory (%d tets)", nt);
-    mlc_free(P);
     mlc_free(C);
     mlc_free(D2);
     mlc_free(km);
@@ -425,6 +433,28 @@ fail:
     mlc_free(nbr);
     mlc_free(comp);
     mlc_free(stack);
+    return st;
+}
+
+mlc_status mlc_clusters_face_neighbors(const mlc_mesh *mesh, int *nbr, mlc_err *err) {
+    if (face_neighbors(mesh, nbr) != MLC_OK)
+        return mlc_errf(err, MLC_ENOMEM, "clusters: out of memory (%d tets)", mesh->nt);
+    return MLC_OK;
+}
+
+mlc_status mlc_clusters_connect(const mlc_mesh *mesh, const mlc_fem *fem, const int *nbr, int k,
+                                const int *km, int *label, int *ncluster, mlc_err *err) {
+    const int nt = mesh->nt;
+    int *comp = mlc_malloc((size_t)nt * sizeof *comp);
+    int *stack = mlc_malloc((size_t)nt * sizeof *stack);
+    mlc_status st = MLC_ENOMEM;
+    if (comp && stack) {
+        int nc = split_components(nt, nbr, km, comp, stack);
+        st = merge_small(mesh, fem, nbr, k, km, comp, nc, label, ncluster);
+    }
+    mlc_free(comp);
+    mlc_free(stack);
+    if (st == MLC_ENOMEM) return mlc_errf(err, st, "clusters: out of memory (%d tets)", nt);
     return st;
 }
 

@@ -17,6 +17,23 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
                                 const double *eval, int k, uint64_t seed, int *label, int *ncluster,
                                 mlc_err *err);
 
+/* The clustering step of mlc_clusters_passive on any per-tet features: P holds d values per tet
+ * (row e at P + e*d, all finite); k-means++ seeded from `seed`, Lloyd iterations, the split into
+ * face-connected parts and the merge of small parts, as above. Requires d >= 1, k >= 1. */
+mlc_status mlc_clusters_of_features(const mlc_mesh *mesh, const mlc_fem *fem, const double *P,
+                                    int d, int k, uint64_t seed, int *label, int *ncluster,
+                                    mlc_err *err);
+
+/* nbr[4e + f] = the tet across face f of tet e (the face opposite its vertex f), -1 on the
+ * boundary. */
+mlc_status mlc_clusters_face_neighbors(const mlc_mesh *mesh, int *nbr, mlc_err *err);
+
+/* The last steps of mlc_clusters_of_features on labels km[nt] in [0, k): split every label
+ * into face-connected parts, merge the small parts (nbr from mlc_clusters_face_neighbors) and
+ * number the result in order of first tet into label[nt]. */
+mlc_status mlc_clusters_connect(const mlc_mesh *mesh, const mlc_fem *fem, const int *nbr, int k,
+                                const int *km, int *label, int *ncluster, mlc_err *err);
+
 /* Contact samples: farthest-point sampling (Euclidean) over boundary vertices, starting from
  * the lowest vertex (min y; ties by smallest index). With band > 0 the sampling runs in three
  * stages that continue one distance field: half of the samples (MLC_CONTACT_BAND_SHARE) go to
