@@ -677,8 +677,10 @@ static void rank_sort(int lam, const double *fs, const double *f, const double *
  * run and leave a restart pending if any remain. */
 static void finish_stop(mlc_cmaes *es) {
     int r = es->run_stop;
-    if (r == ST_FTARGET || r == ST_MAXGEN || r == ST_MAXEVAL || r == ST_NOMEM ||
-        es->run >= es->set.restarts)
+    /* BIPOP counts large runs only (pycma: irun - runs_with_small > restarts): small runs fit
+     * between them and end with the last large one. */
+    int last = es->set.bipop ? es->n_large > es->set.restarts : es->run >= es->set.restarts;
+    if (r == ST_FTARGET || r == ST_MAXGEN || r == ST_MAXEVAL || r == ST_NOMEM || last)
         es->final_stop = r;
 }
 
@@ -1203,16 +1205,16 @@ static void ser_state(ser *s, mlc_cmaes *es) {
     if (s->bad) return;
     if (s->reading) {
         /* The run's plan: IPOP's is a function of the run index; a BIPOP plan drew a random
-         * number, so only its range is known (no run is larger than IPOP's run of the same
-         * index). The buffer must hold the four n x lambda population arrays of that run before
-         * anything of that size is allocated. */
+         * number, so only its range is known (BIPOP's small runs do not count as restarts, and
+         * no run is larger than the last large one). The buffer must hold the four n x lambda
+         * population arrays of that run before anything of that size is allocated. */
+        int bip = es->set.bipop && run > 0, kmax = bip ? es->set.restarts : run;
         int lam = p.lambda,
-            lam_ipop = run < 0 || run > es->set.restarts ? 0 : run_lambda(es, run, NULL);
-        int ok = run >= 0 && run <= es->set.restarts && lam >= 2 &&
-                 (es->set.bipop && run > 0 ? lam <= lam_ipop : lam == lam_ipop) &&
-                 isfinite(p.popsize_real) && p.popsize_real > 0 && isfinite(p.sigma) &&
-                 p.sigma > 0 && p.maxiter >= 0 && (p.small == 0 || p.small == 1) &&
-                 (es->set.bipop && run > 0 ? 1 : p.small == 0 && p.maxiter == 0) &&
+            lam_ipop = run < 0 || kmax > es->set.restarts ? 0 : run_lambda(es, kmax, NULL);
+        int ok = run >= 0 && (es->set.bipop || run <= es->set.restarts) && lam >= 2 &&
+                 (bip ? lam <= lam_ipop : lam == lam_ipop) && isfinite(p.popsize_real) &&
+                 p.popsize_real > 0 && isfinite(p.sigma) && p.sigma > 0 && p.maxiter >= 0 &&
+                 (p.small == 0 || p.small == 1) && (bip || (p.small == 0 && p.maxiter == 0)) &&
                  (size_t)lam <= (s->len - s->pos) / sizeof(double) / 4 / (size_t)es->n;
         if (!ok) {
             s->bad = 1;
@@ -1266,7 +1268,8 @@ static void ser_state(ser *s, mlc_cmaes *es) {
                  es->fhist_n >= 0 && es->fhist_n <= es->fhist_len && es->fhist_pos >= 0 &&
                  es->fhist_pos < es->fhist_len && es->hist_n >= 0 && es->hist_n <= es->hist_cap &&
                  (es->stag_flag == 0 || es->stag_flag == 1) && es->anchor_iter >= 0 &&
-                 es->n_large >= 1 && es->n_large <= es->run + 1 && es->evals_small >= 0 &&
+                 es->n_large >= 1 && es->n_large <= es->run + 1 &&
+                 es->n_large <= es->set.restarts + 1 && es->evals_small >= 0 &&
                  es->evals_large >= 0 && es->evals_small == es->evals - es->evals_large &&
                  !isnan(es->run_best) && es->run_best_iter >= 0 && es->run_best_iter <= es->iter &&
                  es->anchor_iter <= es->iter && es->flat_count >= 0 &&

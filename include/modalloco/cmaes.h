@@ -69,7 +69,8 @@ typedef struct mlc_cmaes_settings {
     uint64_t seed;        /* any value (0 included) is a fixed seed */
     int max_generations;  /* budget over all runs (tell calls); 0 = unlimited. Ends everything */
     long max_evaluations; /* budget over all runs (objective values told); 0 = unlimited */
-    int restarts;         /* restarts after the first run (pycma fmin2 restarts=k), <= 40 */
+    int restarts;         /* restarts after the first run (pycma fmin2 restarts=k), <= 40; with
+                             BIPOP the large runs' (small runs come on top, as pycma) */
     int bipop;            /* 0: IPOP restarts; 1: BIPOP (large and small runs interleaved) */
     double incpopsize;    /* population factor per (large) restart, default 2 */
     double ftarget;       /* stop everything when best f <= ftarget; -INFINITY disables */
