@@ -7,8 +7,9 @@
  * minimizer leaves the positive orthant, walk toward it until the first force reaches 0 and
  * drop it. Each step strictly decreases the objective, so it terminates; the iteration guard
  * only protects against rounding cycles. P holds the samples in contact of one step (tens),
- * so every solve refactors A_PP by a dense Cholesky: simpler than updating a factor and cheap
- * next to the rest of a step.
+ * so a solve factors A_PP by a dense Cholesky, and keeps the factor while the set stays the
+ * same (the normal case within a solve, across the iterations of a step and across the steps
+ * of a resting contact): a set seen again costs no factorization, with the same bits.
  */
 #include "modalloco/contact.h"
 
@@ -19,7 +20,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
                               double friction) {
     memset(cs, 0, sizeof *cs);
     cs->ns = ns;
-    cs->D = D;
+    cs->D = cs->D0 = D;
+    cs->fnp = cs->anp = -1;
     cs->tol = tol;
     cs->friction = friction;
     size_t n = (size_t)(ns > 0 ? ns : 1);
@@ -33,7 +35,7 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     double **vecs[] = {&cs->c, &cs->l, &cs->d, &cs->x, &cs->bound, &cs->s, &cs->t};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
-    int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand};
+    int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand, &cs->fkey, &cs->akey};
     for (size_t i = 0; i < sizeof ivecs / sizeof ivecs[0]; i++)
         ok &= (*ivecs[i] = mlc_calloc(n, sizeof(int))) != NULL;
     if (!ok) {
@@ -48,7 +50,7 @@ void mlc_contact_destroy(mlc_contact *cs) {
     double *bufs[] = {cs->lam, cs->L, cs->A, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
-    int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand};
+    int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand, cs->fkey, cs->akey};
     for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
         mlc_free(ibufs[i]);
     memset(cs, 0, sizeof *cs);
@@ -65,12 +67,52 @@ static inline double entry(const mlc_contact *cs, int i, int j) {
     return i == j ? a + cs->eps : a;
 }
 
+/* The length of the common start of key[0..knp) (samples) and set P (candidate indices, in
+ * order). Only for the matrix given at creation, which stays constant: a factor's or A_PP's
+ * entries over a leading part of a set are then functions of those samples alone, so reusing
+ * them gives the bits a rebuild would. */
+static int same_start(const mlc_contact *cs, const int *key, int knp, const int *P, int np) {
+    if (cs->D != cs->D0) return 0;
+    int p = 0, n = knp < np ? knp : np;
+    while (p < n && key[p] == cs->cand[P[p]])
+        p++;
+    return p;
+}
+
+/* Remember which samples' matrix was just built from the current D (none when D is not the
+ * creation's: a caller's own matrix may change between solves). */
+static void record_set(const mlc_contact *cs, int *key, int *knp, const int *P, int np) {
+    for (int a = 0; a < np; a++)
+        key[a] = cs->cand[P[a]];
+    *knp = cs->D == cs->D0 ? np : -1;
+}
+
 /* Lower Cholesky factor of A_PP into L (ld ns), with the reciprocal pivots on the diagonal
  * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
- * is positive definite) is replaced by √ε so the factor stays usable. */
+ * is positive definite) is replaced by √ε so the factor stays usable.
+ *
+ * Entry (i, j) of the factor is A_ij minus Σ_{k<j} L_jk L_ik, times the j-th reciprocal
+ * pivot: it depends only on rows 0..j and i of the set. So when the set starts with the same
+ * p samples as the set L holds (an entering sample appended, or inserted at p; a sample
+ * dropped at p; the same set again, p = np), the leading p columns are kept, the new rows
+ * below them are computed with the same operations in the same order, and only columns p.. are
+ * factored: the bits of a full factorization at a fraction of its cost. Within a solve, across
+ * the iterations of a step and across the steps of a resting contact the set rarely changes. */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = (size_t)cs->ns;
-    for (int j = 0; j < np; j++) {
+    const int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
+    if (p == np && cs->fnp == np) return;
+    record_set(cs, cs->fkey, &cs->fnp, P, np);
+    for (int i = p; i < np; i++) /* new rows of the kept columns */
+        for (int j = 0; j < p; j++) {
+            double *Lj = cs->L + ld * (size_t)j, v = entry(cs, P[i], P[j]);
+            for (int k = 0; k < j; k++) {
+                const double *Lk = cs->L + ld * (size_t)k;
+                v -= Lk[j] * Lk[i];
+            }
+            Lj[i] = v * Lj[j];
+        }
+    for (int j = p; j < np; j++) {
         double *Lj = cs->L + ld * (size_t)j;
         for (int i = j; i < np; i++)
             Lj[i] = entry(cs, P[i], P[j]);
@@ -243,12 +285,16 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         lamy[cs->cand[a]] = cs->l[a];
     }
     cs->np = np;
-    if (cs->friction > 0 || cs->friction_s) /* A_PP, contiguous, for Coulomb-limited friction */
+    /* A_PP, contiguous, for Coulomb-limited friction (kept while the contact set stays) */
+    if ((cs->friction > 0 || cs->friction_s) &&
+        !(cs->anp == np && same_start(cs, cs->akey, cs->anp, cs->pset, np) == np)) {
+        record_set(cs, cs->akey, &cs->anp, cs->pset, np);
         for (int b = 0; b < np; b++) {
             for (int e = 0; e < np; e++)
                 cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
             cs->t[b] = 1 / cs->A[b + (size_t)np * b]; /* reciprocal diagonal */
         }
+    }
     return np;
 }
 
@@ -275,6 +321,7 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
             cs->t[b] = 1 / cs->A[b + (size_t)np * b];
         }
         cs->D = D;
+        cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
     }
     for (int b = 0; b < np; b++)
         x[b] = rhs[b];

@@ -28,6 +28,9 @@
  * solved by projected Gauss–Seidel from the clamped unconstrained solution).
  *
  * Ownership: the solver owns its scratch (allocated once by mlc_contact_create); D is borrowed.
+ * The D given to mlc_contact_create must keep its values (factors of its submatrices are kept
+ * between solves); a matrix that changes between solves (terrain frames) is set into `D`
+ * after creation and is refactored every time.
  * Solving never allocates.
  */
 #ifndef MODALLOCO_CONTACT_H
@@ -48,10 +51,15 @@ typedef struct mlc_contact {
     double friction;          /* μ_f (0 = unbounded) */
     const double *friction_s; /* ns: μ_f per sample (0 = unbounded), replacing `friction`;
                                  NULL = `friction` for all (borrowed, set after create) */
-    double *lam;  /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
-                     friction, y normal), zero off contact; the next solve's warm start */
-    int np;       /* samples in contact after the last solve */
-    int *contact; /* np sample indices in contact (ascending candidate order) */
+    double *lam;      /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
+                         friction, y normal), zero off contact; the next solve's warm start */
+    int np;           /* samples in contact after the last solve */
+    const double *D0; /* D as given to mlc_contact_create: constant, so factors of its
+                         submatrices are kept between solves (a caller that changes D's values
+                         points D at its own array instead, which is never cached) */
+    int *fkey, fnp;   /* samples (fnp of them; −1 none) whose factor L holds */
+    int *akey, anp;   /* samples (anp; −1 none) whose A_PP A holds */
+    int *contact;     /* np sample indices in contact (ascending candidate order) */
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
