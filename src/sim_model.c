@@ -627,6 +627,15 @@ void mlc_model_skin(const mlc_model *mod, const double *z, int n, const int *ver
     }
 }
 
+void mlc_model_skin_row(const mlc_model *mod, int i, double *phi) {
+    const double *Xi = mod->X + 3 * i;
+    for (int b = 0; b < mod->w; b++) {
+        double wb = mod->W[i + (size_t)mod->nv * b];
+        for (int c = 0; c < 4; c++)
+            phi[4 * b + c] = wb * (c < 3 ? Xi[c] : 1);
+    }
+}
+
 void mlc_model_angular_momentum(const mlc_model *mod, const double *z, const double *zp,
                                 double L[3]) {
     int n4 = mod->n4;
