@@ -194,13 +194,14 @@ void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double c
     mlc_cred_meter_frame_values(m, frame, com_y, up_y, y_min);
 }
 
-/* Skin group g's vertices and lower y_min by them (the exhaustive scan's update rule). */
+/* Skin group g's vertices (y alone: the same bits as mlc_model_skin's y) and lower y_min by
+ * them (the exhaustive scan's update rule). */
 static double group_min(mlc_cred_meter *m, const double *z, int g, double y_min) {
     int a0 = m->gs[g], n = m->gs[g + 1] - a0;
-    mlc_model_skin(m->model, z, n, m->gv + a0, m->xyz);
+    mlc_model_skin_coord(m->model, z, 1, n, m->gv + a0, m->xyz);
     m->skinned += n;
     for (int a = 0; a < n; a++) {
-        double y = m->xyz[3 * a + 1];
+        double y = m->xyz[a];
         if (!(y >= y_min)) y_min = y;
     }
     return y_min;
