@@ -47,6 +47,13 @@
  * stiffness and Q₄⁻¹ applied to each, Q₄⁻¹N, Q₄⁻¹Σms, the Delassus matrix and Q₄⁻¹Sᵀ, the
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
+ * Where the time goes (callgrind, synthetic body at the Bat sizes, 20 samples, 171k
+ * instructions a step): contact about 60% (the Coulomb friction's projected Gauss–Seidel
+ * sweeps, the normal solve's candidate and gap checks, the friction samples' x and z at z*),
+ * the local step's maps and rhs rotation terms 25%, the polar decompositions 13% of the
+ * instructions but more of the time (dependent divisions and square roots). The contact
+ * solver keeps its factors while the contact set stays (contact.c).
+ *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
  * steps and a whole rollout allocate nothing.
