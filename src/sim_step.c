@@ -441,16 +441,6 @@ static int contact_equality(mlc_rollout *ro, double *z, int prev_na) {
     return na;
 }
 
-/* Sample s's coordinate k at state z (the kernels' sum order). */
-static inline double sample_coord(const mlc_model *mod, const double *z, int k, int s) {
-    const double *zk = z + (size_t)k * mod->n4, *col = mod->ST + s;
-    const size_t nsp = (size_t)mod->nsp;
-    double v = zk[0] * col[0];
-    for (int i = 1; i < mod->n4; i++)
-        v += zk[i] * col[nsp * i];
-    return v;
-}
-
 /* Complementarity contact (contact.h, default). Every sample must end at or above its
  * target: the ground; for a sample already below it (pushed in between samples' contacts or
  * by a neighbour), at most push_speed·h higher than it is, so a deep penetration is not
@@ -479,12 +469,24 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     mlc_contact *cs = &ro->cs;
     int np = mlc_contact_solve_normal(cs, ys, ro->yt);
     if (np == 0) return 0;
+    /* x and z at z* of the samples in contact: the rows kernel over just the 4-sample column
+     * groups that hold one (each output is the same sum in the same order whatever the
+     * columns, so these are the bits of a full pass at a few groups' cost, and vectorized
+     * where a sample at a time was a strided scalar loop). */
+    int *group = ro->active; /* scratch until the forces are gathered below (ns ≥ nsp/4) */
+    memset(group, 0, sizeof(int) * (nsp / 4));
+    for (int b = 0; b < np; b++) {
+        int c = cs->contact[b] >> 2;
+        if (group[c]++ == 0)
+            rows3(ro->zs, n4, mod->ST + 4 * (size_t)c, nsp, 4, ro->xs + 4 * (size_t)c, nsp);
+    }
     const double *xn = ro->xc, *xo = ro->xp;
     for (int k = 0; k < 3; k += 2) {
         const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
+        const double *sk = ro->xs + (size_t)k * nsp;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
-            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sample_coord(mod, ro->zs, k, s);
+            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[s];
         }
         mlc_contact_solve_friction(cs, k, ro->ct);
     }
