@@ -32,7 +32,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
     ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
-    double **vecs[] = {&cs->c, &cs->l, &cs->d, &cs->x, &cs->bound, &cs->s, &cs->t};
+    double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
+                       &cs->s, &cs->t, &cs->base, &cs->w};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
     int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand, &cs->fkey, &cs->akey};
@@ -47,7 +48,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
 
 void mlc_contact_destroy(mlc_contact *cs) {
     if (!cs) return;
-    double *bufs[] = {cs->lam, cs->L, cs->A, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
+    double *bufs[] = {cs->lam, cs->L,     cs->A, cs->c, cs->l,    cs->d,
+                      cs->x,   cs->bound, cs->s, cs->t, cs->base, cs->w};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand, cs->fkey, cs->akey};
@@ -156,45 +158,72 @@ static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
     solve_factored(cs, np, cs->s);
 }
 
+/* w[s] = base[s] + Σ_a D[s, cand[P[a]]] l[P[a]] for every sample s, the terms in P's order:
+ * each candidate's gap (base y* − g) and each other sample's height (base y*) under the forces
+ * on P. The sums the per-sample loops formed (the same terms in the same order, so the same
+ * bits), but column by column over contiguous samples, which vectorizes, instead of a
+ * two-level gather per entry. */
+static void all_gaps(mlc_contact *cs, const int *P, int np) {
+    const size_t ns = (size_t)cs->ns;
+    double *restrict w = cs->w;
+    memcpy(w, cs->base, sizeof(double) * ns);
+    for (int a = 0; a < np; a++) {
+        const double *restrict col = cs->D + ns * (size_t)cs->cand[P[a]];
+        const double la = cs->l[P[a]];
+        for (size_t s = 0; s < ns; s++)
+            w[s] += col[s] * la;
+    }
+}
+
 /* The LCP over the n candidates cand[0..n) with gaps c; l (n values) holds the warm start on
  * entry (its positive entries are the guessed set) and the forces on exit. Leaves the set in
  * pset[0..return) and its factor in L. */
 static int lcp_solve(mlc_contact *cs, int n) {
     double *l = cs->l, *s = cs->s;
     int *P = cs->pset, np = 0, changes = 0;
-    /* Warm start: the guessed set (the previous solve's contacts), else every violated
-     * candidate, is kept only when its minimizer is strictly positive (a feasible point of the
-     * method); otherwise start from λ = 0. The second guess saves one refactorization per
-     * contact when many samples land at once. */
-    for (int guess = 0; guess < 2 && np == 0; guess++) {
+    /* Warm start: a set is kept only when its minimizer is strictly positive (a feasible
+     * point of the method), else λ = 0. The first guess is the previous solve's contacts; when
+     * some of their forces turn non-positive those are dropped and the rest tried again (each
+     * try reuses the factor's leading columns), which stays close to the answer where falling
+     * back to λ = 0 would add every contact again one at a time. Without previous contacts the
+     * guess is every violated candidate, which saves one refactorization per contact when many
+     * samples land at once (after contacts it rarely holds and costs a factorization of all
+     * the candidates). */
+    for (int i = 0; i < n; i++)
+        if (l[i] > 0) P[np++] = i;
+    const int first = np == 0;
+    if (first)
         for (int i = 0; i < n; i++)
-            if (guess == 0 ? l[i] > 0 : cs->c[i] < -cs->tol) P[np++] = i;
-        if (np == 0) continue;
+            if (cs->c[i] < -cs->tol) P[np++] = i;
+    while (np > 0) {
         minimize_on_set(cs, P, np);
-        int ok = 1;
+        int keep = 0;
         for (int a = 0; a < np; a++)
-            ok &= s[a] > 0;
-        for (int i = 0; i < n; i++)
-            l[i] = 0;
-        if (ok)
-            for (int a = 0; a < np; a++)
-                l[P[a]] = s[a];
-        else
-            np = 0;
+            if (s[a] > 0) P[keep++] = P[a];
+        if (keep == np) break;
+        np = first ? 0 : keep;
     }
+    for (int i = 0; i < n; i++)
+        l[i] = 0;
+    for (int a = 0; a < np; a++)
+        l[P[a]] = s[a];
     const int maxit = 3 * n + 10;
+    cs->w_fresh = 0;
     while (changes < maxit) {
-        /* The most violated candidate outside P enters. */
+        /* The most violated candidate outside P enters. The gaps of all samples at once:
+         * when none enters they are also the heights the caller checks the others by. */
+        all_gaps(cs, P, np);
         int enter = -1;
         double worst = -cs->tol;
         for (int i = 0; i < n; i++) {
             if (l[i] > 0) continue;
-            double w = cs->c[i];
-            for (int a = 0; a < np; a++)
-                w += entry(cs, i, P[a]) * l[P[a]];
+            double w = cs->w[cs->cand[i]];
             if (w < worst) worst = w, enter = i;
         }
-        if (enter < 0) break;
+        if (enter < 0) {
+            cs->w_fresh = 1;
+            break;
+        }
         /* Keep P ascending, so the factor's order (and its rounding) depends only on the set. */
         int pos = np;
         while (pos > 0 && P[pos - 1] > enter)
@@ -250,6 +279,7 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
     int nc = 0;
     for (int s = 0; s < ns; s++) {
         cs->iscand[s] = ystar[s] < g[s] - tol;
+        cs->base[s] = cs->iscand[s] ? ystar[s] - g[s] : ystar[s];
         if (cs->iscand[s]) cs->cand[nc++] = s;
     }
     double *lamy = cs->lam + ns;
@@ -263,14 +293,11 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         np = lcp_solve(cs, nc);
         /* Does any other sample now end below its target? (y = y* + D λ over the set) */
         int added = 0;
+        if (!cs->w_fresh) all_gaps(cs, cs->pset, np);
         for (int s = 0; s < ns; s++) {
-            if (cs->iscand[s]) continue;
-            double y = ystar[s];
-            for (int b = 0; b < np; b++) {
-                int a = cs->pset[b];
-                y += cs->D[(size_t)s + (size_t)ns * cs->cand[a]] * cs->l[a];
-            }
-            if (y < g[s] - tol) cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
+            if (cs->iscand[s] || !(cs->w[s] < g[s] - tol)) continue;
+            cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
+            cs->base[s] = ystar[s] - g[s];
         }
         if (!added) break;
         for (int a = 0; a < nc; a++)

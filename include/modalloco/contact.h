@@ -63,6 +63,8 @@ typedef struct mlc_contact {
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
+    double *base, *w; /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
+    int w_fresh;      /* w holds the last lcp forces' gaps */
 } mlc_contact;
 
 /* ns ≥ 0 samples; D as above (not copied). Returns MLC_ENOMEM on allocation failure. */
