@@ -31,6 +31,9 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
     ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->Lb = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->fside = mlc_calloc(3 * n, sizeof(int))) != NULL;
+    ok &= (cs->fset = mlc_calloc(3 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
     double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
                        &cs->s, &cs->t, &cs->base, &cs->w};
@@ -48,11 +51,12 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
 
 void mlc_contact_destroy(mlc_contact *cs) {
     if (!cs) return;
-    double *bufs[] = {cs->lam, cs->L,     cs->A, cs->c, cs->l,    cs->d,
-                      cs->x,   cs->bound, cs->s, cs->t, cs->base, cs->w};
+    double *bufs[] = {cs->lam,   cs->L, cs->A, cs->c,    cs->l, cs->d, cs->x,
+                      cs->bound, cs->s, cs->t, cs->base, cs->w, cs->Lb};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
-    int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand, cs->fkey, cs->akey};
+    int *ibufs[] = {cs->contact, cs->cand, cs->pset,  cs->iscand,
+                    cs->fkey,    cs->akey, cs->fside, cs->fset};
     for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
         mlc_free(ibufs[i]);
     memset(cs, 0, sizeof *cs);
@@ -60,6 +64,7 @@ void mlc_contact_destroy(mlc_contact *cs) {
 
 void mlc_contact_reset(mlc_contact *cs) {
     if (cs->ns > 0) memset(cs->lam, 0, sizeof(double) * 3 * (size_t)cs->ns);
+    if (cs->ns > 0) memset(cs->fside, 0, sizeof(int) * 3 * (size_t)cs->ns);
     cs->np = 0;
 }
 
@@ -131,23 +136,28 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
     }
 }
 
-/* x ← (L Lᵀ)⁻¹ x (np values). */
-static void solve_factored(const mlc_contact *cs, int np, double *x) {
-    const size_t ld = (size_t)cs->ns;
-    for (int j = 0; j < np; j++) {
-        const double *Lj = cs->L + ld * (size_t)j;
+/* x ← (L Lᵀ)⁻¹ x (n values) for a lower factor L (leading dimension ld) with reciprocal
+ * pivots on its diagonal. */
+static void solve_lower(const double *L, size_t ld, int n, double *x) {
+    for (int j = 0; j < n; j++) {
+        const double *Lj = L + ld * (size_t)j;
         double xj = x[j] * Lj[j];
         x[j] = xj;
-        for (int i = j + 1; i < np; i++)
+        for (int i = j + 1; i < n; i++)
             x[i] -= Lj[i] * xj;
     }
-    for (int j = np - 1; j >= 0; j--) {
-        const double *Lj = cs->L + ld * (size_t)j;
+    for (int j = n - 1; j >= 0; j--) {
+        const double *Lj = L + ld * (size_t)j;
         double v = x[j];
-        for (int i = j + 1; i < np; i++)
+        for (int i = j + 1; i < n; i++)
             v -= Lj[i] * x[i];
         x[j] = v * Lj[j];
     }
+}
+
+/* x ← A_PP⁻¹ x (np values) with the factor in L. */
+static void solve_factored(const mlc_contact *cs, int np, double *x) {
+    solve_lower(cs->L, (size_t)cs->ns, np, x);
 }
 
 /* s = −A_PP⁻¹ c_P (P's order), refactoring A_PP. */
@@ -329,6 +339,92 @@ static inline double clamp(double x, double lo, double hi) {
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* The Coulomb box problem exactly: min ½xᵀAx − rhsᵀx over lo ≤ x ≤ hi (A = A_PP, np×np,
+ * symmetric positive definite), by principal pivoting on the sides side[b] ∈ {−1, 0, +1}
+ * (at lo, free, at hi), warm-started from the last solve's. For the sides, the free forces
+ * solve A_FF x_F = rhs_F − A_FC x_C (a dense Cholesky of the few free ones); a free force
+ * outside its box, or a bound one whose residual rhs − Ax pulls it back inside, changes side.
+ * All of them change at once while that shrinks the number wrong, then one at a time, the
+ * last by index (Murty's rule: finite for positive definite A). Sides seen again give the same
+ * x whatever the path. Returns 0 when it did not settle (rounding), for the caller's fallback. */
+static int box_solve(mlc_contact *cs, int np, const double *restrict rhs, const double *restrict lo,
+                     const double *restrict hi, int *restrict side, double *restrict x) {
+    const double *A = cs->A;
+    double *Lf = cs->Lb, *y = cs->s;
+    int *F = cs->fset, *to = cs->fset + cs->ns, best = np + 1, stall = 0;
+    for (int b = 0; b < np; b++) /* an infinite side cannot hold a force */
+        if ((side[b] < 0 && !(lo[b] > -(double)INFINITY)) ||
+            (side[b] > 0 && !(hi[b] < (double)INFINITY)))
+            side[b] = 0;
+    for (int it = 0; it < 3 * np + 10; it++) {
+        int nf = 0;
+        for (int b = 0; b < np; b++) {
+            if (side[b] == 0)
+                F[nf++] = b;
+            else
+                x[b] = side[b] < 0 ? lo[b] : hi[b];
+        }
+        if (nf == np) { /* all free: the unconstrained forces, with the set's factor L */
+            for (int b = 0; b < np; b++)
+                x[b] = rhs[b];
+            solve_factored(cs, np, x);
+            nf = 0;
+        }
+        for (int f = 0; f < nf; f++) {
+            const double *Ab = A + (size_t)np * F[f];
+            double r = rhs[F[f]];
+            for (int e = 0; e < np; e++)
+                if (side[e] != 0) r -= Ab[e] * x[e];
+            y[f] = r;
+        }
+        for (int j = 0; j < nf; j++) { /* Lf: lower factor of A_FF (reciprocal pivots) */
+            double *Lj = Lf + (size_t)nf * j;
+            const double *Aj = A + (size_t)np * F[j];
+            for (int i = j; i < nf; i++)
+                Lj[i] = Aj[F[i]];
+            for (int q = 0; q < j; q++) {
+                const double *Lq = Lf + (size_t)nf * q;
+                for (int i = j; i < nf; i++)
+                    Lj[i] -= Lq[j] * Lq[i];
+            }
+            double ipiv = 1 / sqrt(Lj[j] > cs->eps ? Lj[j] : cs->eps);
+            Lj[j] = ipiv;
+            for (int i = j + 1; i < nf; i++)
+                Lj[i] *= ipiv;
+        }
+        solve_lower(Lf, (size_t)nf, nf, y);
+        for (int f = 0; f < nf; f++)
+            x[F[f]] = y[f];
+        /* Wrong sides, and the side each force should move to */
+        int nwrong = 0, last = -1;
+        for (int b = 0; b < np; b++) {
+            to[b] = side[b];
+            if (side[b] == 0) {
+                to[b] = x[b] > hi[b] ? 1 : x[b] < lo[b] ? -1 : 0;
+            } else {
+                const double *Ab = A + (size_t)np * b;
+                double r = rhs[b], size = fabs(rhs[b]);
+                for (int e = 0; e < np; e++)
+                    r -= Ab[e] * x[e], size += fabs(Ab[e] * x[e]);
+                /* at hi the residual must push up (r ≥ 0), at lo down; rounding-level
+                 * residuals count as zero */
+                if (side[b] * r < -1e-13 * size) to[b] = 0;
+            }
+            if (to[b] != side[b]) nwrong++, last = b;
+        }
+        if (nwrong == 0) return 1;
+        if (nwrong < best)
+            best = nwrong, stall = 0;
+        else
+            stall++;
+        if (stall < 3)
+            memcpy(side, to, sizeof(int) * (size_t)np);
+        else
+            side[last] = to[last];
+    }
+    return 0;
+}
+
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
     mlc_contact_solve_friction_box(cs, k, rhs, NULL, NULL, NULL);
 }
@@ -350,16 +446,16 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         cs->D = D;
         cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
     }
-    for (int b = 0; b < np; b++)
-        x[b] = rhs[b];
-    solve_factored(cs, np, x); /* L holds the factor of the final contact set */
-    if (boxed) {
-        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample):
-         * when the unconstrained (sticking) forces are inside it, they are the answer; else
-         * clamp and run projected Gauss–Seidel sweeps on A_PP (kept by
-         * mlc_contact_solve_normal, or built above) until they stop changing. */
+    if (!boxed) {
+        for (int b = 0; b < np; b++)
+            x[b] = rhs[b];
+        solve_factored(cs, np, x); /* L holds the factor of the final contact set */
+    } else {
+        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample),
+         * solved exactly on A_PP (kept by mlc_contact_solve_normal, or built above) by
+         * box_solve: when the unconstrained (sticking) forces are inside the box they are the
+         * answer, computed with L as without a box. */
         double *bound = cs->bound, *blo = cs->d;
-        int inside = 1;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
             if (mu_hi) {
@@ -370,12 +466,17 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
                 bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
                 blo[b] = -bound[b];
             }
-            inside &= x[b] <= bound[b] && x[b] >= blo[b];
         }
-        if (!inside) {
-            const double *A = cs->A; /* np×np, A_PP of the contact set */
-            /* Start from the previous solve's forces (the last local-global iteration's: they
-             * differ little), clamped to the new box. */
+        /* The sides of the box the forces were left on by this axis' previous solve (the
+         * last local-global iteration's: they rarely change), as the exact solve's start. */
+        int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
+        for (int b = 0; b < np; b++)
+            side[b] = fside[cs->contact[b]];
+        if (!box_solve(cs, np, rhs, blo, bound, side, x)) {
+            /* Rounding kept the pivoting from settling: projected Gauss–Seidel sweeps on A_PP
+             * from the previous solve's forces, clamped to the new box, until they stop
+             * changing. */
+            const double *A = cs->A;
             for (int b = 0; b < np; b++)
                 x[b] = clamp(lamk[cs->contact[b]], blo[b], bound[b]);
             for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++) {
@@ -391,7 +492,12 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
                 }
                 if (change <= 1e-10 * size) break;
             }
+            for (int b = 0; b < np; b++)
+                side[b] = x[b] >= bound[b] ? 1 : x[b] <= blo[b] ? -1 : 0;
         }
+        memset(fside, 0, sizeof(int) * (size_t)ns);
+        for (int b = 0; b < np; b++)
+            fside[cs->contact[b]] = side[b];
     }
     /* Only the contact set carries friction. */
     for (int s = 0; s < ns; s++)

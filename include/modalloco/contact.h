@@ -64,6 +64,10 @@ typedef struct mlc_contact {
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
     double *base, *w; /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
+    double *Lb;       /* ns×ns: factor of the free friction forces' block */
+    int *fside;       /* 3 × ns: per axis and sample, the side of the Coulomb box the last
+                         friction solve left the force on (−1, +1; 0 inside) */
+    int *fset;        /* ns scratch */
     int w_fresh;      /* w holds the last lcp forces' gaps */
 } mlc_contact;
 
