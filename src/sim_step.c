@@ -454,7 +454,15 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     const int n4 = mod->n4, ns = mod->ns;
     const size_t nsp = (size_t)mod->nsp;
     double *ys = ro->xs + nsp; /* y of every sample at z* */
-    rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
+    /* x and z are needed only for the samples that end in contact: when the last iteration's
+     * contacts filled at least half of the 4-sample groups, all three coordinates of every
+     * sample in one pass cost less than y alone and then x and z group by group (the same
+     * sums either way: the choice changes only the cost). */
+    const int ngroups = (int)nsp / 4, all3 = 2 * ro->cgroups >= ngroups;
+    if (all3)
+        rows3(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs, nsp);
+    else
+        rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
     if (first_iteration) { /* the targets depend only on z_n */
         const double *yn = ro->xc + nsp;
         for (int s = 0; s < ns; s++) {
@@ -468,17 +476,19 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     }
     mlc_contact *cs = &ro->cs;
     int np = mlc_contact_solve_normal(cs, ys, ro->yt);
+    ro->cgroups = 0;
     if (np == 0) return 0;
     /* x and z at z* of the samples in contact: the rows kernel over just the 4-sample column
      * groups that hold one (each output is the same sum in the same order whatever the
      * columns, so these are the bits of a full pass at a few groups' cost, and vectorized
      * where a sample at a time was a strided scalar loop). */
     int *group = ro->active; /* scratch until the forces are gathered below (ns ≥ nsp/4) */
-    memset(group, 0, sizeof(int) * (nsp / 4));
+    memset(group, 0, sizeof(int) * (size_t)ngroups);
     for (int b = 0; b < np; b++) {
         int c = cs->contact[b] >> 2;
-        if (group[c]++ == 0)
-            rows3(ro->zs, n4, mod->ST + 4 * (size_t)c, nsp, 4, ro->xs + 4 * (size_t)c, nsp);
+        if (group[c]++ > 0) continue;
+        ro->cgroups++;
+        if (!all3) rows3(ro->zs, n4, mod->ST + 4 * (size_t)c, nsp, 4, ro->xs + 4 * (size_t)c, nsp);
     }
     const double *xn = ro->xc, *xo = ro->xp;
     for (int k = 0; k < 3; k += 2) {
