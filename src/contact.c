@@ -10,6 +10,11 @@
  * so a solve factors A_PP by a dense Cholesky, and keeps the factor while the set stays the
  * same (the normal case within a solve, across the iterations of a step and across the steps
  * of a resting contact): a set seen again costs no factorization, with the same bits.
+ *
+ * Coulomb-limited friction is a box-constrained problem on the same A_PP, solved exactly by
+ * principal pivoting (box_solve) from the sides of the box the previous solve left each force
+ * on: across the iterations of a step they rarely change, so a solve is about one pass of a
+ * factorization of the few free forces' block.
  */
 #include "modalloco/contact.h"
 

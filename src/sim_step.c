@@ -47,12 +47,17 @@
  * stiffness and Q₄⁻¹ applied to each, Q₄⁻¹N, Q₄⁻¹Σms, the Delassus matrix and Q₄⁻¹Sᵀ, the
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
- * Where the time goes (callgrind, synthetic body at the Bat sizes, 20 samples, 171k
- * instructions a step): contact about 60% (the Coulomb friction's projected Gauss–Seidel
- * sweeps, the normal solve's candidate and gap checks, the friction samples' x and z at z*),
- * the local step's maps and rhs rotation terms 25%, the polar decompositions 13% of the
- * instructions but more of the time (dependent divisions and square roots). The contact
- * solver keeps its factors while the contact set stays (contact.c).
+ * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
+ * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 143k instructions a step
+ * against 121k for the equality contact of 312c059. Contact is 49%: the normal solve 18%
+ * (gaps of all samples column by column, the factor of the contact set kept between solves:
+ * contact.c), friction 17% (the exact Coulomb box solve, about one pivoting pass a call), the
+ * samples' coordinates at z* 8% (y of all samples, x and z of the groups in contact), the
+ * correction Q⁻¹Sᵀλ 3%. The rest is the equality build's too: polar decompositions 16% (more of
+ * the time: dependent divisions and square roots), the local step's maps 12%, the rhs
+ * rotation terms 12%, setup and finish 10%. Those parts, 73k, are the same in both builds, so
+ * the difference is contact's: 70k a step here against about 49k for the equality contact.
+ * With 64 samples (bench_sim --config 5,3,10,64) the step is 217k against 495k for 312c059.
  *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200

@@ -25,7 +25,9 @@
  * Friction, on the samples in contact (λ > 0): tangential targets t (the paper's damping:
  * x_n + μ_c (x_n − x_{n−1})) reached by forces with D_PP λ_t = t − x*, the same matrix and
  * factor; with a Coulomb coefficient μ_f > 0 each axis' force is limited to μ_f λ_n (a box,
- * solved by projected Gauss–Seidel from the clamped unconstrained solution).
+ * solved exactly by principal pivoting on the sides of the box the forces are on, starting
+ * from the sides the previous solve left them on; forces inside the box are the unconstrained
+ * solution).
  *
  * Ownership: the solver owns its scratch (allocated once by mlc_contact_create); D is borrowed.
  * The D given to mlc_contact_create must keep its values (factors of its submatrices are kept
@@ -38,8 +40,8 @@
 
 #include "modalloco/base.h"
 
-/* Tikhonov term relative to D's largest diagonal entry, and the projected Gauss–Seidel
- * sweeps of Coulomb-limited friction. */
+/* Tikhonov term relative to D's largest diagonal entry, and the most projected Gauss–Seidel
+ * sweeps of Coulomb-limited friction should the exact pivoting not settle (rounding). */
 #define MLC_CONTACT_EPS 1e-10
 #define MLC_CONTACT_FRICTION_SWEEPS 20
 
