@@ -462,9 +462,10 @@ mlc_status mlc_clusters_connect(const mlc_mesh *mesh, const mlc_fem *fem, const 
 
 /* Farthest-point steps from `cur` until n reaches `count`, choosing among the vertices with
  * allowed[v] (NULL: all); dist is the squared distance of every boundary vertex to the
- * nearest chosen sample (-1: not boundary, or chosen). Returns the new count. */
+ * nearest chosen sample (-1: not boundary, or chosen), with the height difference weighted:
+ * dx² + wy2·dy² + dz². Returns the new count. */
 static int farthest_points(const mlc_mesh *mesh, double *dist, const unsigned char *allowed,
-                           int cur, int n, int count, int *samples) {
+                           double wy2, int cur, int n, int count, int *samples) {
     const int nv = mesh->nv;
     while (cur >= 0 && n < count) {
         samples[n++] = cur;
@@ -475,7 +476,7 @@ static int farthest_points(const mlc_mesh *mesh, double *dist, const unsigned ch
             if (dist[i] < 0) continue;
             const double *q = mesh->X + 3 * i;
             double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
-            double t = dx * dx + dy * dy + dz * dz;
+            double t = dx * dx + wy2 * dy * dy + dz * dz;
             if (t < dist[i]) dist[i] = t;
             /* Strict > keeps the smallest index among equally far vertices. */
             if ((!allowed || allowed[i]) && (next < 0 || dist[i] > dist[next])) next = i;
@@ -524,6 +525,11 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
         for (int k = 0; k < 3; k++)
             lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
     }
+    /* With the ground in view (band > 0), a sample protects the vertices beside it far
+     * better than those above or below it: a tail tip whose only sample sat on its top edge
+     * sank by its own thickness (3.3% of the extent) whatever the sample count. Heights count
+     * MLC_CONTACT_HEIGHT_WEIGHT times over in the distance. */
+    const double wy2 = band > 0 ? MLC_CONTACT_HEIGHT_WEIGHT * MLC_CONTACT_HEIGHT_WEIGHT : 1.0;
     int n = 0;
     if (band > 0) {
         /* Stage 1: the soles (band). Stage 2: the surface that faces down, where a body
@@ -559,14 +565,14 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
                                                        m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
             }
             goal += (int)(shares[stage] * count + 0.5);
-            n = farthest_points(mesh, dist, low, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
+            n = farthest_points(mesh, dist, low, wy2, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
                                 samples);
             cur = farthest_remaining(dist, nv);
         }
         mlc_free(nrm);
     }
     /* Stage 2 (or the only stage): the whole surface, continuing the same distances. */
-    n = farthest_points(mesh, dist, NULL, cur, n, count, samples);
+    n = farthest_points(mesh, dist, NULL, wy2, cur, n, count, samples);
     *nsamples = n;
     mlc_free(dist);
     mlc_free(low);
