@@ -19,7 +19,7 @@ done
 # The columns scripts rely on stay first; mean_J (score of the distribution mean) and the
 # rollout count come after them, finite; params.json reports the mean's and the best's scores,
 # and the best gait's own J is never worse than its robust score (the worst of its replays).
-head -1 "$T/t1/history.csv" | grep -qx "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,rollouts" \
+head -1 "$T/t1/history.csv" | grep -qx "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,rollouts,restart,population" \
   && echo "ok: history.csv columns" || fail "history.csv header: $(head -1 "$T/t1/history.csv")"
 awk -F, 'NR>1 && !($9+0 == $9 && $9 < 1e300 && $9 > -1e300 && $10 >= 9*(NR-1)) {bad=1} END{exit bad}' "$T/t1/history.csv" \
   && echo "ok: mean_J finite, rollouts counted" || fail "mean_J or rollouts column"
@@ -31,12 +31,43 @@ jm=$(json_num "$T/t1/params.json" J_mean); jr=$(json_num "$T/t1/params.json" J_r
 "$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --threads 2 --out "$T/r2" >/dev/null || fail "R=2 2 threads"
 cmp -s "$T/r1/params.json" "$T/r2/params.json" && diff <(strip_clock "$T/r1/history.csv") <(strip_clock "$T/r2/history.csv") >/dev/null \
   && echo "ok: robust scoring identical for 1 and 2 threads" || fail "robust scoring differs between thread counts"
-# Restarts need early stops, and say so; with them the run is accepted.
-"$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --out "$T/rs" >/dev/null 2>"$T/err"
-[ $? -eq 2 ] && grep -q "cmaes.early_stop" "$T/err" && echo "ok: restarts without early_stop refused" \
-  || fail "restarts without early_stop: $(cat "$T/err")"
+# Replays only for candidates that would become the best-ever: the same bits for any thread
+# count, fewer rollouts than replaying every walker, and the best gait's J never worse than
+# its robust score.
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --set cmaes.robust_scope=improving \
+  --threads 1 --out "$T/i1" >/dev/null || fail "improving 1 thread"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_samples=2 --set cmaes.robust_scope=improving \
+  --threads 2 --out "$T/i2" >/dev/null || fail "improving 2 threads"
+cmp -s "$T/i1/params.json" "$T/i2/params.json" \
+  && echo "ok: improving-scope scoring identical for 1 and 2 threads" || fail "improving scope differs between thread counts"
+ri=$(tail -1 "$T/i1/history.csv" | cut -d, -f10); rw=$(tail -1 "$T/r1/history.csv" | cut -d, -f10)
+jr=$(json_num "$T/i1/params.json" J_robust); j=$(json_num "$T/i1/params.json" J)
+[ "$ri" -lt "$rw" ] && awk -v j="$j" -v r="$jr" 'BEGIN{exit !(j <= r)}' \
+  && echo "ok: improving scope: $ri rollouts against $rw, J $j <= J_robust $jr" \
+  || fail "improving scope: $ri rollouts against $rw, J $j, J_robust $jr"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.robust_scope=all --out "$T/bad_scope" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.robust_scope" "$T/err" && [ ! -e "$T/bad_scope" ] \
+  && echo "ok: a bad robust scope exits 2 and writes nothing" || fail "bad robust scope: $(cat "$T/err")"
+# Restarts need something to end a run, and say so; with early stops or the collapse trigger
+# (on by default) the run is accepted.
+"$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.restart_collapse=0 --set cmaes.restart_stall=0 --out "$T/rs" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.restart_collapse" "$T/err" && [ ! -e "$T/rs" ] && echo "ok: restarts without a trigger refused" \
+  || fail "restarts without a trigger: $(cat "$T/err")"
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.early_stop=true --out "$T/rs" >/dev/null \
   && echo "ok: restarts with early_stop run" || fail "restarts with early_stop"
+# BIPOP under a rollout budget: a collapse threshold this coarse ends runs within a few
+# generations, so restarts happen; history.csv numbers them and their populations, the budget
+# (less the final mean's rollout) is never exceeded, and 1 and 2 threads agree.
+BIP=(--set cmaes.restarts=6 --set cmaes.restart_strategy=bipop --set cmaes.restart_collapse=0.27
+     --set cmaes.budget=150)
+"$BIN" optimize "${SMALL[@]}" "${BIP[@]}" --threads 1 --out "$T/b1" >/dev/null || fail "bipop 1 thread"
+"$BIN" optimize "${SMALL[@]}" "${BIP[@]}" --threads 2 --out "$T/b2" >/dev/null || fail "bipop 2 threads"
+cmp -s "$T/b1/params.json" "$T/b2/params.json" && diff <(strip_clock "$T/b1/history.csv") <(strip_clock "$T/b2/history.csv") >/dev/null \
+  && echo "ok: bipop identical for 1 and 2 threads" || fail "bipop differs between thread counts"
+awk -F, 'NR>1 {if ($10 > 149) over=1; if ($11 > last) r++; last=$11; p[$12]=1} END{n=0; for (k in p) n++; exit !(over == 0 && r >= 2 && n >= 2)}' "$T/b1/history.csv" \
+  && echo "ok: bipop restarts recorded within the budget" || fail "bipop history: $(cut -d, -f1,10-12 "$T/b1/history.csv" | tr '\n' ' ')"
+grep -q '"stop_reason":[[:space:]]*"budget"' "$T/b1/params.json" && echo "ok: stop_reason budget" \
+  || fail "stop_reason: $(grep stop_reason "$T/b1/params.json")"
 
 # simulate replays params.json to the same objective, bit for bit.
 "$BIN" simulate "$T/t1/params.json" --out "$T/replay" >/dev/null 2>&1 || fail "simulate params.json"

@@ -91,6 +91,10 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.cmaes.sigma0, 0.3, 0);
     assert_int_equal(c.cmaes.seed, 1);
     assert_int_equal(c.cmaes.restarts, 0);
+    assert_string_equal(c.cmaes.restart_strategy, "ipop");
+    assert_near(c.cmaes.restart_collapse, 0.005, 0);
+    assert_int_equal(c.cmaes.restart_stall, 80);
+    assert_int_equal(c.cmaes.budget, 0);
     assert_string_equal(c.output.dir, "modalloco-out");
     assert_int_equal(c.output.every, 1);
     assert_int_equal(c.parallel.threads, 0);
@@ -114,7 +118,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     assert_int_equal(written, mlc_config_nkeys);
     /* Every key of the table is written; the count moves only when a key is added on
      * purpose (and docs/config.md and the changelog move with it). */
-    assert_int_equal(mlc_config_nkeys, 80);
+    assert_int_equal(mlc_config_nkeys, 85);
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -525,6 +529,10 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"cmaes.generations=0", "cmaes.generations", "0"},
         {"cmaes.sigma0=0", "cmaes.sigma0", "0"},
         {"cmaes.restarts=-1", "cmaes.restarts", "-1"},
+        {"cmaes.restart_strategy=lipop", "cmaes.restart_strategy", "\"lipop\""},
+        {"cmaes.restart_collapse=-0.1", "cmaes.restart_collapse", "-0.1"},
+        {"cmaes.restart_stall=-1", "cmaes.restart_stall", "-1"},
+        {"cmaes.budget=-1", "cmaes.budget", "-1"},
         {"output.dir=\"\"", "output.dir", "\"\""},
         {"output.every=0", "output.every", "0"},
         {"parallel.threads=-1", "parallel.threads", "-1"},
@@ -688,6 +696,32 @@ static void zero_modes_should_need_local_modes(void **state) {
     assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
 }
 
+/* Restarts need something that ends a run; a budget must hold one generation at its worst. */
+static void restarts_and_budget_should_be_checked_together(void **state) {
+    (void)state;
+    mlc_config c;
+    mlc_err err;
+    mlc_config_defaults(&c);
+    assert_int_equal(mlc_config_set(&c, "cmaes.restarts=3", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_OK); /* the triggers are on */
+    assert_int_equal(mlc_config_set(&c, "cmaes.restart_collapse=0", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
+    assert_int_equal(mlc_config_set(&c, "cmaes.restart_stall=0", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "'cmaes.restarts' = 3"));
+    assert_non_null(strstr(err.msg, "cmaes.restart_stall"));
+    assert_int_equal(mlc_config_set(&c, "cmaes.restart_stall=50", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
+    /* (16 + 1) x (2 + 1) = 51 rollouts: one generation with two replays each. */
+    assert_int_equal(mlc_config_set(&c, "cmaes.robust_samples=2", &err), MLC_OK);
+    assert_int_equal(mlc_config_set(&c, "cmaes.budget=50", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "'cmaes.budget' = 50"));
+    assert_non_null(strstr(err.msg, "51"));
+    assert_int_equal(mlc_config_set(&c, "cmaes.budget=51", &err), MLC_OK);
+    assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
+}
+
 static void fixed_periods_count_should_be_0_1_or_m_times_k(void **state) {
     (void)state;
     mlc_config c;
@@ -767,6 +801,7 @@ int main(void) {
         cmocka_unit_test(params_json_should_load_config_and_parameters),
         cmocka_unit_test(fixed_periods_count_should_be_0_1_or_m_times_k),
         cmocka_unit_test(zero_modes_should_need_local_modes),
+        cmocka_unit_test(restarts_and_budget_should_be_checked_together),
         cmocka_unit_test(comment_should_be_ignored_but_type_checked),
         cmocka_unit_test(allocation_failures_should_be_reported),
     };

@@ -1,7 +1,8 @@
 /* test_credibility.c: the credibility block (credibility.h) re-derived independently from the
  * stored frames of a rollout, the robustness replays (sequential re-derivation, thread-count
  * independence, the J >= 0 rule), the verdict's limits, and the perturbation's statistics and
- * determinism (perturb.h). */
+ * determinism (perturb.h), and the bounded lowest-vertex search against the exhaustive scan on
+ * random gaits. */
 #include <stdio.h>
 
 #include "credibility.h"
@@ -344,12 +345,85 @@ static void perturbation_should_have_the_documented_statistics(void **state) {
         assert_true(oA[i] == 0);
 }
 
+/* ---- The bounded lowest-vertex search against the exhaustive scan ------------------------ */
+typedef struct meter_pair {
+    mlc_cred_meter *fast, *full;
+} meter_pair;
+
+/* Both meters measure the frame; their measures must agree bit for bit after every frame
+ * (so every frame's y_min decided the same penetration and airborne count). */
+static mlc_status both_meters(void *user, int frame, double time, const double *z,
+                              const double com[3], const double forward[3], int contacts) {
+    meter_pair *p = user;
+    mlc_cred_meter_frame(p->fast, frame, time, z, com, forward, contacts);
+    mlc_cred_meter_frame(p->full, frame, time, z, com, forward, contacts);
+    mlc_credibility a, b;
+    memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+    mlc_cred_meter_result(p->fast, &a);
+    mlc_cred_meter_result(p->full, &b);
+    assert_memory_equal(&a.rise, &b.rise, sizeof a.rise);
+    assert_memory_equal(&a.penetration, &b.penetration, sizeof a.penetration);
+    assert_memory_equal(&a.airborne, &b.airborne, sizeof a.airborne);
+    assert_memory_equal(&a.up_min, &b.up_min, sizeof a.up_min);
+    assert_int_equal(a.frames, b.frames);
+    return MLC_OK;
+}
+
+static void bounded_search_should_equal_the_exhaustive_scan(void **state) {
+    (void)state;
+    const double down[3] = {0, -9.81, 0}, tilted[3] = {-6, -9.81, 3};
+    const struct {
+        double ground;
+        const double *g;
+    } bodies[3] = {{0, down}, {-0.6, down}, {0, tilted}}; /* resting, dropped, tipping */
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 23);
+    long fast = 0, full = 0;
+    int airborne = 0, penetrating = 0;
+    for (int bi = 0; bi < 3; bi++) {
+        tsim t;
+        memset(&t, 0, sizeof t);
+        quad_init(&t, 120, bodies[bi].ground, bodies[bi].g);
+        meter_pair p;
+        mlc_err err;
+        assert_int_equal(mlc_cred_meter_create(t.model, &t.mesh, &p.fast, &err), MLC_OK);
+        assert_int_equal(mlc_cred_meter_create(t.model, &t.mesh, &p.full, &err), MLC_OK);
+        mlc_cred_meter_set_exhaustive(p.full, 1);
+        for (int run = 0; run < 12; run++) { /* random gaits, up to large amplitudes */
+            double A[6], T[6], th[6];
+            for (int i = 0; i < 6; i++) {
+                A[i] = 1.2 * mlc_rng_uniform(&rng) / t.sub.grad_max[i / 2];
+                T[i] = 0.1 + 0.5 * mlc_rng_uniform(&rng);
+                th[i] = 6.283 * mlc_rng_uniform(&rng);
+            }
+            mlc_actuation act = {3, 2, A, T, th};
+            mlc_cred_meter_reset(p.fast);
+            mlc_cred_meter_reset(p.full);
+            mlc_rollout_result res;
+            assert_int_equal(mlc_rollout_run(t.ro, &act, NULL, both_meters, &p, &res), MLC_OK);
+            mlc_credibility c;
+            mlc_cred_meter_result(p.fast, &c);
+            airborne += c.airborne > 0, penetrating += c.penetration > 0;
+            fast += mlc_cred_meter_skinned(p.fast), full += mlc_cred_meter_skinned(p.full);
+        }
+        mlc_cred_meter_destroy(p.fast);
+        mlc_cred_meter_destroy(p.full);
+        tsim_free(&t);
+    }
+    printf("bounded search: %ld of %ld vertex skinnings; %d of 36 rollouts airborne, %d "
+           "penetrating\n",
+           fast, full, airborne, penetrating);
+    assert_true(airborne > 0 && penetrating > 0); /* both measures were exercised */
+    assert_true(2 * fast < full);                 /* and the search skipped most vertices */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(measures_should_match_a_rederivation_from_the_stored_frames),
         cmocka_unit_test(robustness_should_not_depend_on_the_thread_count),
         cmocka_unit_test(judge_should_apply_each_limit),
         cmocka_unit_test(perturbation_should_have_the_documented_statistics),
+        cmocka_unit_test(bounded_search_should_equal_the_exhaustive_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

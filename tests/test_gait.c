@@ -208,6 +208,58 @@ static void combined_bound_should_hold_for_the_realized_strain_in_every_tet(void
     tsim_free(&t);
 }
 
+/* The paper's bound (App. H, Eq. 75 and 78; actuation.amplitude_bound = "per_signal"):
+ * a_max,i = p / √(max_t W_it), W_it = D_iᵀ J_tᵀ J_t D_i, i.e. p over the largest Frobenius norm
+ * of mode i's gradient in any tet, computed here from the mode vectors and shape gradients
+ * alone. Every amplitude A_ij of a decoded box point lies in [−a_max,i, a_max,i], the box's
+ * corners reach both ends exactly (no scaling, unlike "combined"), and mode i alone at a_max,i
+ * strains its worst tet by exactly p. */
+static void per_signal_bound_should_be_eq78(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    enum { M = 5, K = 2 };
+    tsim_init(&t, &set, 3, M, 4, 12);
+    const double p = 1.0;
+    double *strain = malloc(sizeof(double) * (size_t)t.mesh.nt * M), amax[M], eq78[M];
+    mlc_subspace_mode_strains(&t.mesh, &t.fem, &t.sub, strain);
+    for (int i = 0; i < M; i++) {
+        double unit[M] = {0};
+        unit[i] = 1.0;
+        eq78[i] = p / worst_tet_strain(&t, unit); /* Eq. 78 from D and the gradients */
+        amax[i] = p / t.sub.grad_max[i];          /* what the program stores */
+        assert_near(amax[i], eq78[i], 1e-12 * eq78[i]);
+    }
+    mlc_gait_space g;
+    assert_int_equal(mlc_gait_space_init(&g, M, K, 0, amax, 0.2, 0.6, 0, 1, NULL, 0, NULL), MLC_OK);
+    assert_int_equal(mlc_gait_space_set_strain(&g, t.mesh.nt, strain, p, 0, NULL), MLC_OK);
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 5);
+    double u[3 * M * K], A[M * K], T[M * K], th[M * K];
+    for (int c = 0; c < 200; c++) {
+        int corner = c % 2;
+        for (int i = 0; i < g.n; i++)
+            u[i] = corner ? (mlc_rng_uniform(&rng) < 0.5 ? 0.0 : 1.0) : mlc_rng_uniform(&rng);
+        mlc_gait_decode(&g, u, A, T, th);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < K; j++) {
+                double a = A[i * K + j];
+                assert_true(fabs(a) <= eq78[i] * (1 + 1e-12));
+                if (corner) assert_near(fabs(a), eq78[i], 1e-12 * eq78[i]);
+            }
+    }
+    /* Mode i alone at a_max,i: exactly p in its worst tet. */
+    for (int i = 0; i < M; i++) {
+        double a[M] = {0};
+        a[i] = amax[i];
+        assert_near(worst_tet_strain(&t, a), p, 1e-12);
+    }
+    free(strain);
+    tsim_free(&t);
+}
+
 /* actuation.ramp: a(t) = s(t/ramp)·signal(t) with the quintic smoothstep: exactly 0 at t = 0
  * with zero slope, the unramped signal from t = ramp on, and a monotone envelope in between. */
 static void ramp_should_start_at_rest_and_end_in_the_signal(void **state) {
@@ -251,6 +303,7 @@ int main(void) {
         cmocka_unit_test(selection_should_drive_the_modes_with_largest_participation),
         cmocka_unit_test(inconsistent_bounds_should_be_rejected),
         cmocka_unit_test(combined_bound_should_hold_for_the_realized_strain_in_every_tet),
+        cmocka_unit_test(per_signal_bound_should_be_eq78),
         cmocka_unit_test(ramp_should_start_at_rest_and_end_in_the_signal),
     };
     return cmocka_run_group_tests_name("gait", tests, NULL, NULL);

@@ -110,7 +110,16 @@ static void objective_terms_should_match_their_definitions(void **state) {
     double rise = (f.max_y - f.c0[1]) / mlc_model_extent(t.model);
     double g_rise = fmin(1, fmax(0, (0.25 - rise) / 0.1));
     assert_true(gated.J_gate <= g_rise + 1e-12); /* the airborne factor is ≤ 1 */
-    print_message("rise %.3f extents: gate %.3f\n", rise, gated.J_gate);
+    /* The excess is the same fade-out unclamped: the rise's share is (rise − 0.6L)/0.4L when
+     * positive, the airborne share adds a non-negative term, and it is 0 exactly when the
+     * gate is 1 (both within 60% of their limits). */
+    double e_rise = fmax(0, (rise - 0.15) / 0.1);
+    assert_true(gated.gate_excess >= e_rise - 1e-12);
+    assert_true((gated.gate_excess == 0) == (gated.J_gate == 1));
+    if (gated.J_gate > 0) assert_true(gated.gate_excess <= 2.0 + 1e-12);
+    assert_true(plain.gate_excess == 0); /* gate off: no excess */
+    print_message("rise %.3f extents: gate %.3f, excess %.3f\n", rise, gated.J_gate,
+                  gated.gate_excess);
     print_message("J_align %.4f, with upright %.4f (min up_y %.4f)\n", plain.J_align, up.J_align,
                   f.min_up);
     tsim_free(&t);

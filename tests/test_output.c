@@ -384,8 +384,10 @@ static void check_svg(const char *path) {
     assert_non_null(t);
     assert_true(strncmp(t, "<svg", 4) == 0);
     assert_true(len > 8 && strcmp(t + len - 7, "</svg>\n") == 0);
-    assert_int_equal(count_substr(t, "<polyline"), 2);
+    int lines = count_substr(t, "<polyline");
+    assert_true(lines == 2 || lines == 3); /* J, and sigma when given */
     assert_int_equal(count_substr(t, "<text"), count_substr(t, "</text>"));
+    assert_int_equal(count_substr(t, "<title"), count_substr(t, "</title>"));
     assert_int_equal(count_substr(t, "<g"), count_substr(t, "</g>"));
     /* No non-finite number leaked into coordinates. */
     assert_null(strstr(t, "nan"));
@@ -400,30 +402,44 @@ static void svg_should_be_well_formed_with_nan_constant_and_single_points(void *
     double best[6] = {-0.1, (double)NAN, -0.25, -0.3, HUGE_VAL, -0.42};
     double med[6] = {0.2, 0.1, (double)NAN, -0.05, -0.1, -0.2};
     int gen[6] = {1, 2, 3, 4, 5, 6};
-    assert_int_equal(mlc_history_svg_write(path, gen, best, med, 6, "bat <p=1> & co", &err),
-                     MLC_OK);
+    assert_int_equal(
+        mlc_history_svg_write(path, gen, best, med, NULL, NULL, 6, "bat <p=1> & co", &err), MLC_OK);
     check_svg(path);
     char *t = test_read_file(path, NULL);
     assert_non_null(strstr(t, "bat &lt;p=1&gt; &amp; co"));
     assert_non_null(strstr(t, "best J"));
     assert_non_null(strstr(t, "median J"));
+    assert_int_equal(count_substr(t, "<polyline"), 2); /* no sigma given */
+    free(t);
+    /* Sigma adds a third line; each change of run one restart marker. */
+    double sig[6] = {0.3, 0.2, 0.3, 0.1, 0.05, 0.3};
+    int run[6] = {0, 0, 1, 1, 1, 2};
+    assert_int_equal(mlc_history_svg_write(path, gen, best, med, sig, run, 6, NULL, &err), MLC_OK);
+    check_svg(path);
+    t = test_read_file(path, NULL);
+    assert_int_equal(count_substr(t, "<polyline"), 3);
+    assert_int_equal(count_substr(t, "<title>restart "), 2);
+    assert_non_null(strstr(t, "<title>restart 2</title>"));
     free(t);
     double c[3] = {0, 0, 0};
-    assert_int_equal(mlc_history_svg_write(path, NULL, c, c, 3, NULL, &err), MLC_OK);
+    assert_int_equal(mlc_history_svg_write(path, NULL, c, c, NULL, NULL, 3, NULL, &err), MLC_OK);
     check_svg(path);
     double one = -1.5;
-    assert_int_equal(mlc_history_svg_write(path, NULL, &one, &one, 1, NULL, &err), MLC_OK);
+    assert_int_equal(mlc_history_svg_write(path, NULL, &one, &one, NULL, NULL, 1, NULL, &err),
+                     MLC_OK);
     check_svg(path);
     t = test_read_file(path, NULL);
     assert_int_equal(count_substr(t, "<circle"), 2);
     free(t);
     double nn[2] = {(double)NAN, (double)NAN};
-    assert_int_equal(mlc_history_svg_write(path, NULL, nn, nn, 2, NULL, &err), MLC_OK);
+    assert_int_equal(mlc_history_svg_write(path, NULL, nn, nn, NULL, NULL, 2, NULL, &err), MLC_OK);
     check_svg(path);
-    assert_int_equal(mlc_history_svg_write(path, NULL, NULL, NULL, 0, NULL, &err), MLC_OK);
+    assert_int_equal(mlc_history_svg_write(path, NULL, NULL, NULL, NULL, NULL, 0, NULL, &err),
+                     MLC_OK);
     check_svg(path);
     double big[3] = {1e9, 2e9, 3e9}, tiny[3] = {1e-9, 2e-9, 1.5e-9};
-    assert_int_equal(mlc_history_svg_write(path, NULL, big, tiny, 3, NULL, &err), MLC_OK);
+    assert_int_equal(mlc_history_svg_write(path, NULL, big, tiny, NULL, NULL, 3, NULL, &err),
+                     MLC_OK);
     check_svg(path);
 }
 

@@ -385,6 +385,72 @@ static void auto_regions_should_separate_the_octopod_legs(void **state) {
     mlc_mesh_free(&m);
 }
 
+/* Agreement of regions r with the true labels lab[] (0 the body, 1..8 the limbs): for limb l,
+ * share[l] is the fraction of its tets in its dominant region dom[l], and purity[l] the
+ * fraction of that region's tets that belong to limb l. */
+static void limb_agreement(int nt, const int *lab, const mlc_regions *r, int dom[9],
+                           double share[9], double purity[9]) {
+    int K = r->nregions;
+    int *n = calloc((size_t)9 * K, sizeof(int)); /* n[l*K + k]: tets of limb l in region k */
+    int *size = calloc((size_t)K, sizeof(int));
+    assert_non_null(n);
+    assert_non_null(size);
+    for (int e = 0; e < nt; e++) {
+        assert_true(lab[e] >= 0 && lab[e] <= 8);
+        n[lab[e] * K + r->tet_region[e]]++;
+        size[r->tet_region[e]]++;
+    }
+    for (int l = 1; l <= 8; l++) {
+        int best = 0, total = 0;
+        for (int k = 0; k < K; k++) {
+            total += n[l * K + k];
+            if (n[l * K + k] > n[l * K + best]) best = k;
+        }
+        dom[l] = best;
+        share[l] = (double)n[l * K + best] / total;
+        purity[l] = (double)n[l * K + best] / size[best];
+    }
+    free(n);
+    free(size);
+}
+
+/* The bundled octopus (data/octopus.mesh.gz, 48,648 tets) with its labels removed: nine
+ * automatic regions find the eight tentacles. Each tentacle's dominant region is its own (a
+ * different one for each), at least 95% of that region is the tentacle (it takes in no mantle
+ * and no other tentacle), and it holds at least 80% of the tentacle: the labels put the joint
+ * at the mantle's ellipsoid, inside the web where neighbouring tentacles meet, and the regions
+ * end a little further out (k-means alone cut at 63%, halfway along the tentacle). */
+static void auto_regions_should_find_the_octopus_tentacles(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem;
+    mlc_err err;
+    read_bundled("octopus.mesh.gz", &m, &fem);
+    assert_non_null(m.tet_tag);
+    int *truth = m.tet_tag;
+    m.tet_tag = NULL; /* an unlabelled file: regions.auto sees the geometry only */
+    mlc_regions r = {0};
+    if (mlc_regions_auto(&m, &fem, 9, 1, &r, &err) != MLC_OK) fail_msg("%s", err.msg);
+    int dom[9];
+    double share[9], purity[9];
+    limb_agreement(m.nt, truth, &r, dom, share, purity);
+    for (int l = 1; l <= 8; l++)
+        print_message("octopus tentacle %d: region %d holds %.1f%% of it, %.1f%% of the region "
+                      "is the tentacle\n",
+                      l, dom[l], 100 * share[l], 100 * purity[l]);
+    print_message("octopus auto regions: %d\n", r.nregions);
+    for (int a = 1; a <= 8; a++) {
+        assert_true(share[a] >= 0.8);
+        assert_true(purity[a] >= 0.95);
+        for (int b = 1; b < a; b++)
+            assert_int_not_equal(dom[a], dom[b]);
+    }
+    mlc_regions_free(&r);
+    mlc_free(truth);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
 /* ---- materials ------------------------------------------------------------------------ */
 
 /* A bar of 8×2×2 voxels of 0.1 (0.8 × 0.2 × 0.2) along x, on the ground: region 1 (x < 0.4)
@@ -649,6 +715,7 @@ int main(void) {
         cmocka_unit_test(bad_labels_should_fail_with_file_line_and_fix),
         cmocka_unit_test(auto_regions_should_separate_the_legs),
         cmocka_unit_test(auto_regions_should_separate_the_octopod_legs),
+        cmocka_unit_test(auto_regions_should_find_the_octopus_tentacles),
         cmocka_unit_test(mass_should_be_the_dense_sum_of_region_densities),
         cmocka_unit_test(one_material_per_tet_should_give_the_same_bits),
         cmocka_unit_test(friction_should_follow_the_region_of_each_sample),

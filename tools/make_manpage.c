@@ -97,7 +97,7 @@ static const char *tail =
     ".TP\n.I config.json\nThe effective, complete configuration (all commands).\n"
     ".TP\n.I params.json\nBest parameters, objective terms, found, seed, version, mesh checksum "
     "and transform, configuration.\n"
-    ".TP\n.I history.csv\ngeneration,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed\n"
+    ".TP\n.I history.csv\ngeneration,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,rollouts,restart,population\n"
     ".TP\n.I trajectory.csv\nframe,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts\n"
     ".TP\n.IR surface.obj \" and \" animation.pc2\nRest surface and Blender Point Cache 2 "
     "(Blender: import the OBJ, add a Mesh Cache modifier with the PC2).\n"

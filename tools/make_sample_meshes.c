@@ -1,8 +1,10 @@
 /* make_sample_meshes.c: generates the bundled voxel characters data/quadruped.mesh (the demo and
- * test mesh), data/critter.mesh (a larger benchmark creature) and data/octopod.mesh (eight legs,
- * each leg its own region) as MEDIT .mesh files.
+ * test mesh), data/critter.mesh (a larger benchmark creature), data/octopod.mesh (eight legs,
+ * each leg its own region) and data/octopus.mesh.gz (the paper's octopus size, one region per
+ * tentacle) as MEDIT .mesh files, the octopus gzip-compressed.
  *
- *   make_sample_meshes OUTDIR      (writes OUTDIR/quadruped.mesh, critter.mesh and octopod.mesh)
+ *   make_sample_meshes OUTDIR      (writes all four into OUTDIR)
+ *   make_sample_meshes OUTDIR RES  (only the octopus, RES voxels per mantle radius)
  *
  * Shapes are occupancy grids turned into tets by mlc_mesh_from_voxels (6 Kuhn tets per voxel),
  * so the output is deterministic and the same on every machine. Frame: y up, +x forward (the
@@ -17,9 +19,11 @@
  * A character may label its voxels (grid.lab): every tet of a voxel gets the voxel's label as
  * its MEDIT reference, the body regions of regions.h. Unlabelled characters write reference 0.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "mesh.h"
 #include "output.h"
@@ -31,12 +35,14 @@ typedef struct grid {
     int mirror_z;       /* shape symmetric under k -> nz-1-k: repairs are mirrored too */
     unsigned char *occ; /* occ[i + nx*(j + ny*k)] */
     unsigned char *lab; /* per-voxel region label (same layout), or NULL: all 0 */
+    int added;          /* voxels make_manifold filled */
 } grid;
 
 static int grid_init(grid *g, int nx, int ny, int nz) {
     g->nx = nx, g->ny = ny, g->nz = nz;
     g->mirror_z = 0;
     g->lab = NULL;
+    g->added = 0;
     g->occ = mlc_calloc((size_t)nx * ny * nz, 1);
     return g->occ != NULL;
 }
@@ -157,6 +163,7 @@ static int make_manifold(grid *g) {
                     }
                 }
     }
+    g->added += added;
     return added;
 }
 
@@ -234,45 +241,188 @@ static int build_octopod(grid *g) {
     return 1;
 }
 
+/* Octopus: a rounded mantle raised above the ground and eight tentacles radiating from under
+ * it, tapering, curving down to the ground and lying on it over their outer half, so the body
+ * rests on the tentacles. Lengths below are in units of the mantle's horizontal radius; `res`
+ * is voxels per unit (9.85 gives the bundled mesh: 8,108 voxels, 48,648 tets, near the
+ * paper's 48,514-tet octopus; smaller values give coarser copies of the same shape). */
+enum { OCTO_ARMS = 8, OCTO_SAMPLES = 160 };
+static const double octo_mantle_c = 1.5, octo_mantle_r[3] = {1.0, 1.15, 1.0};
+/* Tentacle centreline over the distance rho from the axis: from rho0 (inside the mantle, centre
+ * at height y0) down to the ground at rho1, then flat to the tip at rho2; the tube radius shrinks
+ * linearly from r0 to r2 and the centre is one radius up wherever it lies on the ground. */
+static const double arm_rho0 = 0.55, arm_y0 = 0.9, arm_rho1 = 1.9, arm_rho2 = 3.3;
+static const double arm_r0 = 0.34, arm_r2 = 0.11;
+
+typedef struct octo_arm {
+    double c[OCTO_SAMPLES][3], r[OCTO_SAMPLES];
+} octo_arm;
+
+/* Tentacle a points along the angle (a + 0.5)·45° from +x towards +z, so the shape is symmetric
+ * about both vertical midplanes and no tentacle lies on the walking axis. */
+static void octo_arms(octo_arm arm[OCTO_ARMS]) {
+    for (int a = 0; a < OCTO_ARMS; a++) {
+        double th = (a + 0.5) * 0.78539816339744831, cx = cos(th), cz = sin(th);
+        for (int i = 0; i < OCTO_SAMPLES; i++) {
+            double rho = arm_rho0 + (arm_rho2 - arm_rho0) * i / (OCTO_SAMPLES - 1.0);
+            double r = arm_r0 + (arm_r2 - arm_r0) * (rho - arm_rho0) / (arm_rho2 - arm_rho0);
+            /* Parabolic descent, level where it meets the ground: no kink at rho1. */
+            double q = rho < arm_rho1 ? (arm_rho1 - rho) / (arm_rho1 - arm_rho0) : 0.0;
+            arm[a].c[i][0] = rho * cx;
+            arm[a].c[i][1] = r + (arm_y0 - arm_r0) * q * q;
+            arm[a].c[i][2] = rho * cz;
+            arm[a].r[i] = r;
+        }
+    }
+}
+
+/* How far p lies outside tentacle a (negative inside): the tube is the union of balls along its
+ * centreline, sampled finer than a tenth of the tip radius. */
+static double octo_arm_depth(const octo_arm *arm, const double p[3]) {
+    double best = 1e300;
+    for (int i = 0; i < OCTO_SAMPLES; i++) {
+        double dx = p[0] - arm->c[i][0], dy = p[1] - arm->c[i][1], dz = p[2] - arm->c[i][2];
+        double d = sqrt(dx * dx + dy * dy + dz * dz) - arm->r[i];
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+static int octo_in_mantle(const double p[3]) {
+    double x = p[0] / octo_mantle_r[0], y = (p[1] - octo_mantle_c) / octo_mantle_r[1],
+           z = p[2] / octo_mantle_r[2];
+    return x * x + y * y + z * z <= 1.0;
+}
+
+/* Labels as the octopod's: 1..4 the tentacles on the -z side and 5..8 those on the +z side,
+ * each side from -x to +x. Tentacles 4..7 point to -z with x rising; 0..3 to +z with x falling. */
+static unsigned char octo_label(int a) {
+    return (unsigned char)(a >= 4 ? a - 3 : 8 - a);
+}
+
+static int build_octopus(grid *g, double res) {
+    double half = arm_rho2 + arm_r2 + 1.0 / res; /* a voxel of margin around the tips */
+    int n = 2 * (int)ceil(half * res), ny = (int)ceil((octo_mantle_c + octo_mantle_r[1]) * res);
+    if (!grid_init(g, n, ny, n)) return 0;
+    if (!(g->lab = mlc_calloc((size_t)n * ny * n, 1))) return 0;
+    g->mirror_z = 1;
+    octo_arm *arm = mlc_malloc(OCTO_ARMS * sizeof *arm);
+    if (!arm) return 0;
+    octo_arms(arm);
+    /* Voxel centre (i, j, k) in units, with the grid centred on the vertical axis. */
+#define OCTO_CENTRE(p, i, j, k)                                                                    \
+    double p[3] = {((i) + 0.5 - 0.5 * n) / res, ((j) + 0.5) / res, ((k) + 0.5 - 0.5 * n) / res }
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < n; i++) {
+                OCTO_CENTRE(p, i, j, k);
+                int in = octo_in_mantle(p);
+                for (int a = 0; a < OCTO_ARMS && !in; a++)
+                    in = octo_arm_depth(&arm[a], p) <= 0;
+                if (in) *cell(g, i, j, k) = 1;
+            }
+    make_manifold(g);
+    /* Label after the repair, so the voxels it added belong to the nearest part too. */
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < n; i++) {
+                if (!*cell(g, i, j, k)) continue;
+                OCTO_CENTRE(p, i, j, k);
+                unsigned char label = 0;
+                if (!octo_in_mantle(p)) {
+                    double best = 1e300;
+                    for (int a = 0; a < OCTO_ARMS; a++) {
+                        double d = octo_arm_depth(&arm[a], p);
+                        if (d < best) best = d, label = octo_label(a);
+                    }
+                }
+                g->lab[cell(g, i, j, k) - g->occ] = label;
+            }
+#undef OCTO_CENTRE
+    mlc_free(arm);
+    return 1;
+}
+
 /* ---- output ---------------------------------------------------------------------------------- */
 
-/* m is g meshed by mlc_mesh_from_voxels: 6 tets per filled voxel, voxels in scan order. */
-static mlc_status write_medit(const char *path, const mlc_mesh *m, const grid *g, const char *what,
-                              mlc_err *err) {
+/* Write m (g meshed by mlc_mesh_from_voxels: 6 tets per filled voxel, voxels in scan order) as
+ * MEDIT text to fp. */
+static int print_medit(FILE *fp, const mlc_mesh *m, const grid *g, const char *what) {
     int *tl = mlc_calloc((size_t)m->nt + 1, sizeof(int)); /* each tet's voxel label */
-    if (!tl) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    if (!tl) return 0;
     if (g->lab)
         for (size_t v = 0, e = 0; v < (size_t)g->nx * g->ny * g->nz; v++)
             for (int p = 0; g->occ[v] && p < 6 && e < (size_t)m->nt; p++)
                 tl[e++] = g->lab[v];
+    /* No version or date in the file: regenerating must reproduce it byte for byte. */
+    fprintf(fp, "# %s: generated by tools/make_sample_meshes.c\n", what);
+    fprintf(fp, "MeshVersionFormatted 2\nDimension 3\n\nVertices\n%d\n", m->nv);
+    for (int i = 0; i < m->nv; i++)
+        fprintf(fp, "%.10g %.10g %.10g 0\n", m->X[3 * i], m->X[3 * i + 1], m->X[3 * i + 2]);
+    fprintf(fp, "\nTetrahedra\n%d\n", m->nt);
+    for (int e = 0; e < m->nt; e++)
+        fprintf(fp, "%d %d %d %d %d\n", m->T[4 * e] + 1, m->T[4 * e + 1] + 1, m->T[4 * e + 2] + 1,
+                m->T[4 * e + 3] + 1, tl[e]);
+    fputs("\nEnd\n", fp);
+    mlc_free(tl);
+    return 1;
+}
+
+/* Compress text[0..n) into one gzip member on fp. zlib's gzip header carries no name and a zero
+ * time, so the same text gives the same bytes on every run. */
+static int put_gzip(FILE *fp, const char *text, size_t n) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    unsigned char out[1 << 16];
+    int zs = Z_OK;
+    z.next_in = (unsigned char *)(size_t)text; /* deflate does not write its input */
+    z.avail_in = (uInt)n;                      /* the meshes are far below 4 GiB */
+    while (zs == Z_OK) {
+        z.next_out = out;
+        z.avail_out = sizeof out;
+        zs = deflate(&z, Z_FINISH);
+        fwrite(out, 1, sizeof out - z.avail_out, fp);
+    }
+    deflateEnd(&z);
+    return zs == Z_STREAM_END;
+}
+
+/* Write m as MEDIT to path, gzip-compressed when the name ends in ".gz". */
+static mlc_status write_medit(const char *path, const mlc_mesh *m, const grid *g, const char *what,
+                              mlc_err *err) {
+    size_t len = strlen(path);
+    int gz = len > 3 && strcmp(path + len - 3, ".gz") == 0;
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = gz ? open_memstream(&text, &n) : NULL;
+    if (gz && !mem) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     mlc_afile af;
     mlc_status s = mlc_afile_open(&af, path, err);
     if (s != MLC_OK) {
-        mlc_free(tl);
+        if (mem) fclose(mem);
+        free(text);
         return s;
     }
-    /* No version or date in the file: regenerating must reproduce it byte for byte. */
-    fprintf(af.fp, "# %s: generated by tools/make_sample_meshes.c\n", what);
-    fprintf(af.fp, "MeshVersionFormatted 2\nDimension 3\n\nVertices\n%d\n", m->nv);
-    for (int i = 0; i < m->nv; i++)
-        fprintf(af.fp, "%.10g %.10g %.10g 0\n", m->X[3 * i], m->X[3 * i + 1], m->X[3 * i + 2]);
-    fprintf(af.fp, "\nTetrahedra\n%d\n", m->nt);
-    for (int e = 0; e < m->nt; e++)
-        fprintf(af.fp, "%d %d %d %d %d\n", m->T[4 * e] + 1, m->T[4 * e + 1] + 1,
-                m->T[4 * e + 2] + 1, m->T[4 * e + 3] + 1, tl[e]);
-    fputs("\nEnd\n", af.fp);
-    mlc_free(tl);
+    int ok = print_medit(gz ? mem : af.fp, m, g, what);
+    if (gz) ok = fclose(mem) == 0 && ok && put_gzip(af.fp, text, n);
+    free(text); /* open_memstream's buffer comes from malloc */
+    if (!ok) {
+        mlc_afile_abort(&af);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    }
     return mlc_afile_commit(&af, err);
 }
 
-/* Mesh grid g with voxel edge h, centred at x = z = 0 with the feet on y = 0, and write it. */
-static int emit(const char *dir, const char *name, grid *g, double h) {
-    int bridged = make_manifold(g);
+/* Mesh grid g with voxel edge h, centred at x = z = 0 with the feet on y = 0, and write it as
+ * DIR/NAME.mesh, or NAME.mesh.gz when gz. */
+static int emit(const char *dir, const char *name, grid *g, double h, int gz) {
+    make_manifold(g);
     double origin[3] = {-0.5 * h * g->nx, 0.0, -0.5 * h * g->nz};
     mlc_mesh m = {0};
     mlc_err err;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s.mesh", dir, name);
+    snprintf(path, sizeof path, "%s/%s.mesh%s", dir, name, gz ? ".gz" : "");
     mlc_status s = mlc_mesh_from_voxels(g->nx, g->ny, g->nz, g->occ, h, origin, &m, &err);
     if (s == MLC_OK) s = write_medit(path, &m, g, name, &err);
     if (s != MLC_OK) {
@@ -290,14 +440,22 @@ static int emit(const char *dir, const char *name, grid *g, double h) {
     printf("%s: %d vertices, %d tets, %d boundary triangles, %d voxels (%d added for a manifold "
            "surface), "
            "extent %.3g x %.3g x %.3g\n",
-           path, m.nv, m.nt, m.nf, m.nt / 6, bridged, hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+           path, m.nv, m.nt, m.nf, m.nt / 6, g->added, hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
     mlc_mesh_free(&m);
     return 1;
 }
 
+/* Voxels per unit of the bundled octopus, and its unit in metres (the mantle's radius): the
+ * mesh is about 1 m across. */
+#define OCTO_RES 9.85
+#define OCTO_UNIT 0.15
+
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: make_sample_meshes OUTDIR\n");
+    /* With a resolution, only the octopus, at that many voxels per mantle radius (tests use a
+     * coarse one). */
+    double res = argc == 3 ? atof(argv[2]) : OCTO_RES;
+    if ((argc != 2 && argc != 3) || !(res >= 2 && res <= 40)) {
+        fprintf(stderr, "usage: make_sample_meshes OUTDIR [OCTOPUS_RESOLUTION (2..40)]\n");
         return 2;
     }
     mlc_err err;
@@ -305,13 +463,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "make_sample_meshes: %s\n", err.msg);
         return 1;
     }
-    grid q = {0}, c = {0}, o = {0};
-    int ok = build_quadruped(&q) && emit(argv[1], "quadruped", &q, 0.1) && build_critter(&c) &&
-             emit(argv[1], "critter", &c, 0.025) && build_octopod(&o) &&
-             emit(argv[1], "octopod", &o, 0.1);
-    mlc_free(q.occ);
-    mlc_free(c.occ);
-    mlc_free(o.occ);
-    mlc_free(o.lab);
+    grid q = {0}, c = {0}, o = {0}, p = {0};
+    int ok = argc == 3 || (build_quadruped(&q) && emit(argv[1], "quadruped", &q, 0.1, 0) &&
+                           build_critter(&c) && emit(argv[1], "critter", &c, 0.025, 0) &&
+                           build_octopod(&o) && emit(argv[1], "octopod", &o, 0.1, 0));
+    ok = ok && build_octopus(&p, res) && emit(argv[1], "octopus", &p, OCTO_UNIT / res, 1);
+    grid *all[4] = {&q, &c, &o, &p};
+    for (int i = 0; i < 4; i++) {
+        mlc_free(all[i]->occ);
+        mlc_free(all[i]->lab);
+    }
     return ok ? 0 : 1;
 }

@@ -4,7 +4,11 @@
 #include <math.h>
 
 void mlc_dense_cholesky(double *A, size_t ld, int n, double eps) {
-    for (int j = 0; j < n; j++) {
+    mlc_dense_cholesky_from(A, ld, n, 0, eps);
+}
+
+void mlc_dense_cholesky_from(double *A, size_t ld, int n, int j0, double eps) {
+    for (int j = j0; j < n; j++) {
         double *Lj = A + ld * (size_t)j;
         for (int k = 0; k < j; k++) {
             const double *Lk = A + ld * (size_t)k;

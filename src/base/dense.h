@@ -14,6 +14,10 @@
  * that rounding made ≤ eps is replaced by √eps, so the factor stays usable. Left-looking by
  * columns: the bits do not depend on how the caller filled A. */
 void mlc_dense_cholesky(double *A, size_t ld, int n, double eps);
+/* The same from column j0 on: columns 0..j0-1 of A already hold the factor in all rows 0..n-1
+ * (a factor of a matrix whose leading j0 columns did not change, with rows appended), columns
+ * j0.. the matrix's lower triangle. The bits are those of the whole factorization. */
+void mlc_dense_cholesky_from(double *A, size_t ld, int n, int j0, double eps);
 /* x ← (L Lᵀ)⁻¹ x for a factor of mlc_dense_cholesky (n values). */
 void mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x);
 

@@ -5,9 +5,12 @@
  * Scoring: a candidate that walks (nominal J < 0) is replayed R times with perturbed
  * parameters (cmaes.robust_samples, run_batch) and scores the worst J of its R + 1 rollouts,
  * so the best-ever gait is one whose neighbourhood walks too, and its own J is never worse
- * than its score. Candidates with equal scores (every rollout that tumbles has J = 0) are
- * ranked by how far they stayed from tumbling (-align_min of the nominal rollout), a
- * tie-breaker inside CMA-ES's ranking that leaves the scores themselves untouched. Each
+ * than its score. Candidates with equal scores (every rollout that tumbles, leaps or flies has
+ * J = 0) are ranked by how far they were from a credible gait: how far they stayed from
+ * tumbling (-align_min of the nominal rollout) plus how far they went past the credibility
+ * gate (gate_excess), a tie-breaker inside CMA-ES's ranking that leaves the scores themselves
+ * untouched. Without the second term a population that flies has no direction back to the
+ * ground when it stays aligned. Each
  * generation also scores the distribution mean it sampled around (history.csv mean_J).
  *
  * Determinism: CMA-ES owns its generator and linear algebra, every rollout is a pure function
@@ -58,12 +61,12 @@ static void on_signal(int sig) {
 static void history_header(FILE *f) {
     /* New columns go after the old ones: scripts read them by position. */
     fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
-               "rollouts\n");
+               "rollouts,restart,population\n");
 }
 static void history_line(FILE *f, const mlc_history_row *r) {
-    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld\n", r->generation, r->evaluations,
-            r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed, r->mean_J,
-            r->rollouts);
+    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld,%d,%d\n", r->generation,
+            r->evaluations, r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed,
+            r->mean_J, r->rollouts, r->restart, r->population);
 }
 
 /* ---- params.json ---------------------------------------------------------------------------- */
@@ -83,7 +86,7 @@ static void add_exact(cJSON *o, const char *name, double v) {
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
                          const mlc_rollout_result *res, int found, const mlc_cmaes *es,
-                         double J_mean, int chose_mean) {
+                         const char *stop_reason, double J_mean, int chose_mean) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", "modalloco");
     cJSON_AddStringToObject(o, "version", MLC_VERSION);
@@ -102,9 +105,8 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     cJSON_AddStringToObject(o, "gait", chose_mean ? "mean" : "best");
     cJSON_AddNumberToObject(o, "generations", mlc_cmaes_generation(es));
     cJSON_AddNumberToObject(o, "evaluations", (double)mlc_cmaes_evaluations(es));
-    const char *reason = NULL;
-    mlc_cmaes_stop(es, &reason);
-    cJSON_AddStringToObject(o, "stop_reason", reason ? reason : "");
+    cJSON_AddNumberToObject(o, "restarts", mlc_cmaes_restarts_done(es));
+    cJSON_AddStringToObject(o, "stop_reason", stop_reason);
     cJSON *mesh = cJSON_AddObjectToObject(o, "mesh");
     cJSON_AddStringToObject(mesh, "path", p->mesh_path);
     char sum[32];
@@ -174,8 +176,8 @@ static uint64_t replay_seed(int seed, int gen, int point, int replay) {
  * (column pts[..] of X, n × points). Replay 0 is the nominal rollout; replay r > 0 perturbs the
  * decoded parameters (mlc_gait_perturb). Points below `ncand` are candidates (their index is
  * their seed tag); the others are distribution means (tag -1). Writes J[i] and
- * tie[i] = -align_min (smaller = further from tumbling); returns how many candidates' nominal
- * rollouts blew up. Allocation-free; threads over rollouts. */
+ * tie[i] = -align_min + gate_excess (smaller = nearer a credible gait); returns how many
+ * candidates' nominal rollouts blew up. Allocation-free; threads over rollouts. */
 static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
                      const mlc_objective_settings *obj, const double *X, const int *pts, int ncand,
                      int r0, int nrep, int seed, int gen, int lo, int hi, double *J, double *tie) {
@@ -199,7 +201,7 @@ static int run_batch(const mlc_gait_space *g, worker *workers, int nthreads,
         mlc_rollout_result res;
         mlc_rollout_run(w->ro, &act, obj, NULL, NULL, &res);
         J[i] = res.J;
-        tie[i] = -res.align_min;
+        tie[i] = -res.align_min + res.gate_excess;
         if (r == 0 && pt < ncand) failed += res.failed;
     }
     return failed;
@@ -327,8 +329,9 @@ typedef struct optimize_run {
     int rank, nproc, quiet;
     const char *dir;
     uint64_t fingerprint;
-    int lam_max; /* the largest population, restarts included */
-    int R;       /* replays of each point that walks */
+    int lam_max;   /* the largest population, restarts included */
+    int R;         /* replays of each point that walks */
+    int improving; /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
     /* Per point (the population, then the mean; lam_max + 1 at most): scores f, median scratch
      * and ties; the rollout values, nominal J0 and tie T0 per point, then J2 and T2 per replay
      * (all in Jv). */
@@ -337,9 +340,14 @@ typedef struct optimize_run {
     double *Xbuf;  /* the points as scored (the population, then the mean) and broadcast */
     double *stats; /* several processes: per rank its failure count and rollout seconds */
     mlc_history_row *hist;
-    int nhist;
-    long rollouts;   /* rollouts of the run so far (history.csv) */
-    double t_offset; /* wall time of earlier sessions of a resumed run */
+    int nhist, cap_hist;
+    /* cmaes.budget > 0: rollouts the generations may spend (the budget less what the final mean
+     * and the polish are expected to take); the polish stops at the budget itself. */
+    long loop_budget;
+    long eval_budget; /* restarts without a budget: candidate evaluations, generations × λ */
+    int budget_spent; /* the loop ended because the next generation would not fit */
+    long rollouts;    /* rollouts of the run so far (history.csv) */
+    double t_offset;  /* wall time of earlier sessions of a resumed run */
     double t_start, t_pre;
     FILE *hf; /* history.csv */
     char path[MLC_CONFIG_PATH_MAX + 64];
@@ -365,15 +373,17 @@ static int settled(optimize_run *o) {
 
 /* Score `npts` points (columns of X: the first `ncand` candidates, the others distribution
  * means) in generation `gen` (tells before it): every point's nominal rollout, then R perturbed
- * replays of each point that walks (nominal J < 0). With `dist` the rollouts are shared out
- * among the processes and gathered by index, whatever rank computed them; without it this
- * process runs them all. On rank 0, f[q] is then point q's score, the worst J of its rollouts
- * (a point that does not walk keeps its nominal J either way: replays could only raise it
- * further above the walkers), and T0[q] its nominal rollout's tie-breaker. Returns how many of
+ * replays of each point that walks (nominal J < 0) and, with cmaes.robust_scope "improving",
+ * whose nominal J is below `improve_below` (the best score so far: only a point that would
+ * become the best-ever pays for its replays, and it does so before it can). With `dist` the
+ * rollouts are shared out among the processes and gathered by index, whatever rank computed them;
+ * without it this process runs them all. On rank 0, f[q] is then point q's score, the worst J of
+ * its rollouts (a point that does not walk keeps its nominal J either way: replays could only raise
+ * it further above the walkers), and T0[q] its nominal rollout's tie-breaker. Returns how many of
  * this process's nominal candidate rollouts blew up; *nwalk is the number of points that walk,
  * *seconds this process's time in rollouts. */
 static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int gen, int dist,
-                    int *nwalk, double *seconds) {
+                    double improve_below, int *nwalk, double *seconds) {
     const int rank = dist ? o->rank : 0, nproc = dist ? o->nproc : 1, R = o->R;
     const int seed = o->cfg.cmaes.seed;
     int *pts = o->pts;
@@ -393,7 +403,7 @@ static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int g
     if (R > 0) {
         if (rank == 0)
             for (int q = 0; q < npts; q++)
-                if (o->J0[q] < 0) pts[nw++] = q;
+                if (o->J0[q] < 0 && (!o->improving || o->J0[q] < improve_below)) pts[nw++] = q;
         if (dist) mlc_dist_bcast_int(&nw, 1, 0);
         if (nw > 0) {
             if (dist) mlc_dist_bcast_int(pts, nw, 0);
@@ -489,6 +499,7 @@ static mlc_status setup(optimize_run *o) {
     }
     o->lam_max = cfg->cmaes.population << MLC_MIN(cfg->cmaes.restarts, 20);
     const int R = o->R = cfg->cmaes.robust_samples;
+    o->improving = strcmp(cfg->cmaes.robust_scope, "improving") == 0;
     /* A generation scores lam candidates and the distribution mean (points): one nominal
      * rollout each, then R replays of each point that walks. */
     const size_t npts_max = (size_t)o->lam_max + 1;
@@ -565,6 +576,13 @@ static mlc_status start(optimize_run *o) {
     mlc_status s;
     const mlc_config *cfg = &o->cfg;
     const int n = o->g.n;
+    const int R = o->R;
+    if (cfg->cmaes.budget > 0) {
+        long polish = (long)cfg->cmaes.polish * (2L * n + MLC_POLISH_LINE) * (R + 1);
+        o->loop_budget = MLC_MAX(0, cfg->cmaes.budget - (R + 1) - polish);
+    } else if (cfg->cmaes.restarts > 0) {
+        o->eval_budget = (long)cfg->cmaes.generations * cfg->cmaes.population;
+    }
     if (o->rank == 0) {
         if (o->opt.resume) {
             snprintf(o->path, sizeof o->path, "%s/checkpoint.bin", o->dir);
@@ -598,9 +616,18 @@ static mlc_status start(optimize_run *o) {
             cs.lower = lo;
             cs.upper = hi;
             cs.seed = (uint64_t)(int64_t)cfg->cmaes.seed;
-            cs.max_generations = cfg->cmaes.generations;
+            /* Without restarts and a budget, the generation count is the budget, as it always
+             * was; otherwise the loop enforces the budget in rollouts or evaluations, since
+             * populations change from run to run. */
+            cs.max_generations = o->loop_budget || o->eval_budget ? 0 : cfg->cmaes.generations;
+            cs.max_evaluations = o->eval_budget;
             cs.restarts = cfg->cmaes.restarts;
+            cs.bipop = strcmp(cfg->cmaes.restart_strategy, "bipop") == 0;
             cs.early_stop = cfg->cmaes.early_stop;
+            if (cfg->cmaes.restarts > 0) {
+                cs.collapse_std = cfg->cmaes.restart_collapse;
+                cs.stall_generations = cfg->cmaes.restart_stall;
+            }
             s = mlc_cmaes_create(&cs, &o->es, &o->err);
             mlc_free(x0);
             if (s != MLC_OK) return s;
@@ -617,8 +644,10 @@ static mlc_status start(optimize_run *o) {
             history_line(o->hf, &o->hist[i]);
         fflush(o->hf);
 
-        int cap_hist = o->nhist + cfg->cmaes.generations + 1;
-        mlc_history_row *nh = mlc_realloc(o->hist, (size_t)cap_hist * sizeof *o->hist);
+        /* Room for the generations as configured; a budget or small BIPOP runs may need more,
+         * which record_generation adds. */
+        o->cap_hist = o->nhist + cfg->cmaes.generations + 1;
+        mlc_history_row *nh = mlc_realloc(o->hist, (size_t)o->cap_hist * sizeof *o->hist);
         if (!nh) return out_of_memory(o);
         o->hist = nh;
     }
@@ -644,6 +673,12 @@ static mlc_status start(optimize_run *o) {
 static mlc_status record_generation(optimize_run *o, int lam, int failed, double t_gen,
                                     double t_loop, int tty) {
     mlc_status s;
+    if (o->nhist == o->cap_hist) {
+        int cap = 2 * o->cap_hist;
+        mlc_history_row *nh = mlc_realloc(o->hist, (size_t)cap * sizeof *o->hist);
+        if (!nh) return out_of_memory(o);
+        o->hist = nh, o->cap_hist = cap;
+    }
     mlc_history_row *r = &o->hist[o->nhist++];
     memset(r, 0, sizeof *r); /* padding too: the checkpoint hashes these bytes */
     r->generation = mlc_cmaes_generation(o->es);
@@ -659,6 +694,8 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
     r->seconds = o->t_offset + (mlc_now() - o->t_start);
     r->mean_J = o->f[lam];
     r->rollouts = o->rollouts;
+    r->restart = mlc_cmaes_restarts_done(o->es);
+    r->population = lam;
     history_line(o->hf, r);
     fflush(o->hf);
     snprintf(o->path, sizeof o->path, "%s/checkpoint.bin", o->dir);
@@ -668,10 +705,17 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
     o->gens_this_session++;
     o->sum_gen += mlc_now() - t_gen;
     if (!o->quiet) {
-        const int gens = o->cfg.cmaes.generations;
+        int gens = o->cfg.cmaes.generations;
+        /* Under a budget, the generations left are estimated from the cost so far. */
+        if (o->loop_budget > 0)
+            gens = r->generation +
+                   (int)((o->loop_budget - o->rollouts) / MLC_MAX(1, o->rollouts / o->nhist));
+        else if (o->eval_budget > 0)
+            gens = r->generation + (int)((o->eval_budget - r->evaluations) /
+                                         MLC_MAX(1, r->evaluations / r->generation));
         double per = (mlc_now() - t_loop) / o->gens_this_session;
         char eta[32];
-        format_eta(per * (gens - r->generation), eta, sizeof eta);
+        format_eta(per * MLC_MAX(0, gens - r->generation), eta, sizeof eta);
         if (tty)
             fprintf(stderr,
                     "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
@@ -686,6 +730,15 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
                     r->sigma, r->seconds, eta);
     }
     return MLC_OK;
+}
+
+/* Whether a generation of lam candidates fits in what is left of the budget, at its worst
+ * (the candidates and the mean all walk and are replayed): never overspending matters more
+ * than the rollouts left over. */
+static int generation_fits(const optimize_run *o, int lam) {
+    if (o->loop_budget > 0) return o->rollouts + ((long)lam + 1) * (o->R + 1) <= o->loop_budget;
+    if (o->eval_budget > 0) return mlc_cmaes_evaluations(o->es) + lam <= o->eval_budget;
+    return 1;
 }
 
 /* The generation loop, on every rank: rank 0 asks CMA-ES for a population and broadcasts it
@@ -715,6 +768,7 @@ static mlc_status generations(optimize_run *o) {
             const double *X = mlc_cmaes_ask(o->es);
             head[0] = X ? mlc_cmaes_lambda(o->es) : 0;
             head[1] = mlc_cmaes_generation(o->es);
+            if (head[0] > 0 && !generation_fits(o, head[0])) head[0] = 0, o->budget_spent = 1;
             if (head[0] > 0 && head[0] <= o->lam_max) {
                 /* The population, then the mean it was sampled around (after ask: a pending
                  * restart moves it). */
@@ -734,7 +788,8 @@ static mlc_status generations(optimize_run *o) {
         const int npts = lam + 1;
         int nwalk;
         double mine[2]; /* this rank's failure count and rollout seconds */
-        mine[0] = evaluate(o, o->Xbuf, npts, lam, gen_before, 1, &nwalk, &mine[1]);
+        const double best = o->rank == 0 ? mlc_cmaes_best_f(o->es) : HUGE_VAL;
+        mine[0] = evaluate(o, o->Xbuf, npts, lam, gen_before, 1, best, &nwalk, &mine[1]);
         if (nproc > 1) mlc_dist_gather_fixed(mine, o->stats, 2);
         if (rank != 0) continue;
         int failed = (int)mine[0];
@@ -754,7 +809,8 @@ static mlc_status generations(optimize_run *o) {
          * imbalance rather than communication: count it apart. */
         o->sum_wait += roll_max - mine[1];
         o->sum_comm += mlc_dist_comm_seconds() - comm0 - (roll_max - mine[1]);
-        /* Scores (f[lam] is the mean's); ties are broken by the nominal rollout's alignment. */
+        /* Scores (f[lam] is the mean's); ties are broken by the nominal rollout's alignment
+         * and gate excess. */
         for (int c = 0; c < lam; c++)
             o->tie[c] = o->T0[c];
         o->rollouts += npts + (long)nwalk * o->R;
@@ -815,6 +871,7 @@ static mlc_status choose_gait(optimize_run *o, const double **u, int *chose_mean
 typedef struct polish_eval_ctx {
     optimize_run *o;
     long rollouts;
+    long limit; /* rollouts the polish may spend (cmaes.budget), < 0 = no limit */
 } polish_eval_ctx;
 
 static void polish_eval(void *user, const double *X, int npts, double *f) {
@@ -824,7 +881,14 @@ static void polish_eval(void *user, const double *X, int npts, double *f) {
     for (int q0 = 0; q0 < npts; q0 += chunk) {
         int nq = MLC_MIN(chunk, npts - q0), nwalk;
         double seconds;
-        evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, &nwalk, &seconds);
+        /* Past the budget, points are not scored: +inf is never accepted, so the polish ends
+         * (its gradient and line search see no finite difference). */
+        if (pc->limit >= 0 && pc->rollouts + (long)nq * (o->R + 1) > pc->limit) {
+            for (int q = 0; q < nq; q++)
+                f[q0 + q] = INFINITY;
+            continue;
+        }
+        evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, HUGE_VAL, &nwalk, &seconds);
         memcpy(f + q0, o->f, (size_t)nq * sizeof(double));
         pc->rollouts += nq + (long)nwalk * o->R;
     }
@@ -858,7 +922,9 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
     }
     for (int i = 0; i < n; i++)
         lohi[i] = 0, lohi[n + i] = 1;
-    polish_eval_ctx pc = {o, 0};
+    polish_eval_ctx pc = {o, 0, -1};
+    if (o->cfg.cmaes.budget > 0)
+        pc.limit = MLC_MAX(0, o->cfg.cmaes.budget - o->rollouts - (o->R + 1));
     int nt = 0, found_u = 0, found = 0;
     mlc_status s = mlc_polish_run(n, lohi, lohi + n, u, NAN, steps, polish_eval, &pc, out, trail,
                                   &nt, rep, &o->err);
@@ -867,15 +933,22 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
         /* Keep the credibility: walk back along the accepted points. */
         int k = nt - 1;
         for (; k > 0; k--) {
+            /* A check, and the re-score of the point it keeps, must fit in the budget. */
+            if (pc.limit >= 0 &&
+                pc.rollouts + *rollouts + 1 + MLC_CRED_REPLAYS + o->R + 1 > pc.limit) {
+                k = 0; /* no budget left to check: keep u, known credible */
+                break;
+            }
             if ((s = gait_found(o, trail + (size_t)k * n, &found)) != MLC_OK) break;
             *rollouts += 1 + MLC_CRED_REPLAYS;
             if (found) break;
         }
         if (s == MLC_OK && k < nt - 1) {
             memcpy(out, trail + (size_t)k * n, (size_t)n * sizeof(double));
-            /* Its score, as the polish computed it. */
-            double f;
-            polish_eval(&pc, out, 1, &f);
+            /* Its score, as the polish computed it (reserved above); u's is f_before. */
+            double f = rep->f_before;
+            pc.limit = -1;
+            if (k > 0) polish_eval(&pc, out, 1, &f);
             rep->f_after = f;
             if (!o->quiet)
                 fprintf(stderr,
@@ -933,15 +1006,18 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
     if ((s = mlc_write_rollout(&o->p, cfg, &act, o->dir, 1, &res, &cred, &o->err)) != MLC_OK)
         return s;
     const int found = mlc_credibility_found(&res, &cred);
-    char *pj =
-        params_json(cfg, &o->p, g, u, w->A, w->T, w->th, &res, found, o->es, J_mean, chose_mean);
+    const char *reason = NULL;
+    mlc_cmaes_stop(o->es, &reason);
+    if (o->budget_spent) reason = "budget";
+    char *pj = params_json(cfg, &o->p, g, u, w->A, w->T, w->th, &res, found, o->es,
+                           reason ? reason : "", J_mean, chose_mean);
     if (!pj) return out_of_memory(o);
     snprintf(o->path, sizeof o->path, "%s/params.json", o->dir);
     s = mlc_write_text_atomic(o->path, pj, &o->err);
     mlc_free(pj);
     if (s != MLC_OK) return s;
-    int *gen = mlc_malloc((size_t)(nhist ? nhist : 1) * sizeof(int));
-    double *best = mlc_malloc(2 * (size_t)(nhist ? nhist : 1) * sizeof(double));
+    int *gen = mlc_malloc(2 * (size_t)(nhist ? nhist : 1) * sizeof(int));
+    double *best = mlc_malloc(3 * (size_t)(nhist ? nhist : 1) * sizeof(double));
     if (!gen || !best) {
         mlc_free(gen);
         mlc_free(best);
@@ -951,16 +1027,16 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
         gen[i] = o->hist[i].generation;
         best[i] = o->hist[i].best_J;
         best[nhist + i] = o->hist[i].median_J;
+        best[2 * nhist + i] = o->hist[i].sigma;
+        gen[nhist + i] = o->hist[i].restart;
     }
     snprintf(o->path, sizeof o->path, "%s/history.svg", o->dir);
-    s = mlc_history_svg_write(o->path, gen, best, best + nhist, nhist,
-                              "modalloco: best and median J per generation", &o->err);
+    s = mlc_history_svg_write(o->path, gen, best, best + nhist, best + 2 * nhist, gen + nhist,
+                              nhist, "modalloco: best and median J per generation", &o->err);
     mlc_free(gen);
     mlc_free(best);
     if (s != MLC_OK) return s;
     if (cfg->output.viewer && (s = mlc_write_viewer(o->dir, &o->err)) != MLC_OK) return s;
-    const char *reason = NULL;
-    mlc_cmaes_stop(o->es, &reason);
     printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n"
            "generations %d\nevaluations %ld\n",
            res.J, res.J_disp, res.J_align, res.J_work, res.displacement,
@@ -1023,7 +1099,8 @@ static mlc_status finish(optimize_run *o) {
      * all in this process. */
     int nwalk;
     double seconds;
-    evaluate(o, mlc_cmaes_mean(o->es), 1, 0, mlc_cmaes_generation(o->es), 0, &nwalk, &seconds);
+    evaluate(o, mlc_cmaes_mean(o->es), 1, 0, mlc_cmaes_generation(o->es), 0, HUGE_VAL, &nwalk,
+             &seconds);
     const double J_mean = o->f[0];
 
     const double *u;

@@ -595,7 +595,8 @@ static void tick_label(char *buf, size_t n, double v, double step) {
 }
 
 mlc_status mlc_history_svg_write(const char *path, const int *generation, const double *best,
-                                 const double *median, int n, const char *title, mlc_err *err) {
+                                 const double *median, const double *sigma, const int *restart,
+                                 int n, const char *title, mlc_err *err) {
     if (n < 0 || (n > 0 && (!best || !median)))
         return mlc_errf(err, MLC_EINVAL, "%s: invalid history arguments", path);
     /* Data ranges over finite entries only. */
@@ -685,6 +686,39 @@ mlc_status mlc_history_svg_write(const char *path, const int *generation, const 
             fprintf(fp, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"%s\"/>\n", PX(x),
                     PY(series[s][last]), colour[s]);
         }
+    }
+    /* Restarts: a dashed vertical line before the first generation of each new run. */
+    for (int i = 1; restart && i < n; i++) {
+        if (restart[i] == restart[i - 1]) continue;
+        double x = generation ? 0.5 * (generation[i] + generation[i - 1]) : i - 0.5;
+        fprintf(fp,
+                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#d62728\" "
+                "stroke-dasharray=\"4 3\"><title>restart %d</title></line>\n",
+                PX(x), SVG_T, PX(x), SVG_T + ph, restart[i]);
+    }
+    /* Sigma on its own scale (0 at the bottom, its maximum at the top; the legend gives it):
+     * the step size shows when a run converges and when a restart resets it. */
+    double smax = 0;
+    for (int i = 0; sigma && i < n; i++)
+        if (isfinite(sigma[i])) smax = fmax(smax, sigma[i]);
+    if (smax > 0) {
+        fputs("<polyline fill=\"none\" stroke=\"#7f7f7f\" stroke-width=\"1\" "
+              "stroke-dasharray=\"2 2\" points=\"",
+              fp);
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(sigma[i])) continue;
+            double x = generation ? generation[i] : i;
+            fprintf(fp, "%s%.2f,%.2f", count++ ? " " : "", PX(x),
+                    SVG_T + ph - sigma[i] / smax * ph);
+        }
+        fputs("\"/>\n", fp);
+        double y = SVG_T + 16 + 18 * 2, x = SVG_L + pw - 120;
+        fprintf(fp,
+                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#7f7f7f\" "
+                "stroke-dasharray=\"2 2\"/>\n",
+                x, y, x + 24, y);
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\">σ (top %.3g)</text>\n", x + 30, y + 4, smax);
     }
     /* Legend, top right inside the plot. */
     for (int s = 0; s < 2; s++) {

@@ -138,9 +138,12 @@ mlc_status mlc_svg_begin(mlc_afile *af, const char *path, double width, double h
  * generation[i], or i when `generation` is NULL), n >= 0 entries. Axes with "nice" ticks and
  * labels, a legend and a title (`title` NULL gives a default; it is XML-escaped). NaN/Inf
  * entries are skipped; a constant series or a single point still plots (the range is padded).
- * Always contains exactly two <polyline> elements (best first). */
+ * Contains the two <polyline> elements of J (best first), then, when `sigma` (nullable, n
+ * values) has a positive finite entry, a third for sigma scaled to the plot's height. With
+ * `restart` (nullable, n run indices) a dashed vertical line marks each change of run. */
 mlc_status mlc_history_svg_write(const char *path, const int *generation, const double *best,
-                                 const double *median, int n, const char *title, mlc_err *err);
+                                 const double *median, const double *sigma, const int *restart,
+                                 int n, const char *title, mlc_err *err);
 
 /* A named number for mlc_json_add_numbers. */
 typedef struct mlc_json_field {

@@ -2,7 +2,7 @@
  * read by `optimize --resume`): the history so far and the complete CMA-ES state, tied to the
  * configuration that produced them.
  *
- * Format (native byte order): the magic "MLCCKPT2", the configuration fingerprint (8 bytes),
+ * Format (native byte order): the magic "MLCCKPT3", the configuration fingerprint (8 bytes),
  * the number of history rows (8 bytes), the rows as raw mlc_history_row bytes, the length of
  * the optimizer state (8 bytes), the state (mlc_cmaes_save), and an FNV-1a checksum
  * (mlc_hash64) of everything before it. A change of
@@ -29,6 +29,8 @@ typedef struct mlc_history_row {
     double seconds; /* wall clock since the run started (not reproducible) */
     double mean_J;  /* score of the distribution mean this generation sampled around */
     long rollouts;  /* rollouts so far: candidates, means and replays (the run's cost) */
+    int restart;    /* restarts before this generation's run (0: the first run) */
+    int population; /* candidates of this generation */
 } mlc_history_row;
 
 /* What a checkpoint must match to be resumed: a hash of the configuration with output.dir and

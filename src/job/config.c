@@ -651,9 +651,47 @@ const mlc_config_key mlc_config_keys[] = {
      .type_name = "int",
      .default_json = "0",
      .range = ">= 0",
-     .meaning = "IPOP restarts (they begin when a run stops early: need cmaes.early_stop)",
+     .meaning = "restarts after a run stops (on cmaes.restart_collapse, cmaes.restart_stall "
+                "or, with cmaes.early_stop, pycma's criteria), within the budget; 0 = off",
      .type = MLC_CFG_INT,
      FIELD(cmaes.restarts),
+     GE(0)},
+    {.name = "cmaes.restart_strategy",
+     .type_name = "string",
+     .default_json = "\"ipop\"",
+     .range = "\"ipop\" or \"bipop\"",
+     .meaning = "\"ipop\": each restart doubles the population; \"bipop\": large IPOP runs "
+                "interleaved with small runs of random population and step size (Hansen 2009)",
+     .type = MLC_CFG_STRING,
+     FIELD(cmaes.restart_strategy),
+     BYTES(cmaes.restart_strategy),
+     .choices = "ipop|bipop"},
+    {.name = "cmaes.restart_collapse",
+     .type_name = "number",
+     .default_json = "0.005",
+     .range = ">= 0",
+     .meaning = "with restarts: a run ends when σ·max_i sqrt(C_ii), its widest spread in the "
+                "normalized box, falls below this; 0 = off",
+     .type = MLC_CFG_NUMBER,
+     FIELD(cmaes.restart_collapse),
+     GE(0)},
+    {.name = "cmaes.restart_stall",
+     .type_name = "int",
+     .default_json = "80",
+     .range = ">= 0",
+     .meaning = "with restarts: a run ends when its best score has not improved for this many "
+                "generations; 0 = off",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.restart_stall),
+     GE(0)},
+    {.name = "cmaes.budget",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "rollouts the run may spend in all (generations, means, replays, restarts, the "
+                "polish); 0 = cmaes.generations × cmaes.population candidate evaluations",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.budget),
      GE(0)},
     {.name = "cmaes.early_stop",
      .type_name = "bool",
@@ -672,6 +710,18 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_INT,
      FIELD(cmaes.robust_samples),
      BETWEEN('[', 0, 16, ']')},
+    {.name = "cmaes.robust_scope",
+     .type_name = "string",
+     .default_json = "\"walkers\"",
+     .range = "\"walkers\" or \"improving\"",
+     .meaning = "which candidates pay for the cmaes.robust_samples replays: \"walkers\" (every "
+                "candidate that walks) or \"improving\" (only a walker whose nominal J beats the "
+                "best score so far, so the best-ever gait holds its gain under perturbation at a "
+                "small share of the cost)",
+     .type = MLC_CFG_STRING,
+     FIELD(cmaes.robust_scope),
+     BYTES(cmaes.robust_scope),
+     .choices = "walkers|improving"},
     {.name = "cmaes.polish",
      .type_name = "int",
      .default_json = "0",
@@ -818,8 +868,13 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.sigma0 = 0.3;
     cfg->cmaes.seed = 1;
     cfg->cmaes.restarts = 0;
+    strcpy(cfg->cmaes.restart_strategy, "ipop");
+    cfg->cmaes.restart_collapse = 0.005;
+    cfg->cmaes.restart_stall = 80;
+    cfg->cmaes.budget = 0;
     cfg->cmaes.early_stop = 0;
     cfg->cmaes.robust_samples = 0;
+    strcpy(cfg->cmaes.robust_scope, "walkers");
     cfg->cmaes.polish = 0;
 
     strcpy(cfg->output.dir, "modalloco-out");
@@ -1880,11 +1935,22 @@ mlc_status mlc_config_validate(const mlc_config *cfg, mlc_err *err) {
         return mlc_errf(err, MLC_EINVAL,
                         "objective.kind \"path\" needs key 'objective.path': a CSV file "
                         "time,x,y,z with a header line");
-    if (cfg->cmaes.restarts > 0 && !cfg->cmaes.early_stop)
+    const mlc_config_cmaes *cm = &cfg->cmaes;
+    if (cm->restarts > 0 && !cm->early_stop && cm->restart_collapse <= 0 && cm->restart_stall <= 0)
         return mlc_errf(err, MLC_EINVAL,
-                        "key 'cmaes.restarts' = %d needs 'cmaes.early_stop' = true: a restart "
-                        "begins when a run stops early, which is off; set both, or restarts = 0",
-                        cfg->cmaes.restarts);
+                        "key 'cmaes.restarts' = %d has nothing to end a run: set "
+                        "'cmaes.restart_collapse' or 'cmaes.restart_stall' > 0 (or "
+                        "'cmaes.early_stop' = true), or restarts = 0",
+                        cm->restarts);
+    /* A budget below one generation's worst case (every candidate and the mean walk and are
+     * replayed) would end the run before it started. */
+    long gen_cost = ((long)cm->population + 1) * (cm->robust_samples + 1);
+    if (cm->budget > 0 && cm->budget < gen_cost)
+        return mlc_errf(err, MLC_EINVAL,
+                        "key 'cmaes.budget' = %d is below one generation's worst case, (population "
+                        "+ 1) × (robust_samples + 1) = %ld rollouts; raise it, or 0 for "
+                        "generations × population",
+                        cm->budget, gen_cost);
     const mlc_config_contact *ct = &cfg->contact;
     int terrain = ct->slope > 0 || ct->heightfield[0] || ct->nboxes > 0 || ct->anisotropy != 1;
     if (ct->slope > 0 && ct->heightfield[0])

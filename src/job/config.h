@@ -183,14 +183,21 @@ typedef struct mlc_config_objective {
 } mlc_config_objective;
 
 typedef struct mlc_config_cmaes {
-    int population;     /* cmaes.population: λ, ≥ 2 */
-    int generations;    /* cmaes.generations: ≥ 1 */
-    double sigma0;      /* cmaes.sigma0: in the normalized box, > 0 */
-    int seed;           /* cmaes.seed: seed of everything random */
-    int restarts;       /* cmaes.restarts: IPOP restarts, ≥ 0 */
-    int early_stop;     /* cmaes.early_stop: pycma's early stops end a run (bool) */
-    int robust_samples; /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
-    int polish;         /* cmaes.polish: gradient polish steps after CMA-ES, 0 = off */
+    int population;           /* cmaes.population: λ, ≥ 2 */
+    int generations;          /* cmaes.generations: ≥ 1 */
+    double sigma0;            /* cmaes.sigma0: in the normalized box, > 0 */
+    int seed;                 /* cmaes.seed: seed of everything random */
+    int restarts;             /* cmaes.restarts: restarts, ≥ 0 */
+    char restart_strategy[8]; /* cmaes.restart_strategy: "ipop" or "bipop" */
+    double restart_collapse;  /* cmaes.restart_collapse: spread that ends a run, ≥ 0 (0 off) */
+    int restart_stall;        /* cmaes.restart_stall: generations without gain, ≥ 0 (0 off) */
+    int budget;               /* cmaes.budget: rollouts in all, ≥ 0 (0: generations × λ) */
+    int early_stop;           /* cmaes.early_stop: pycma's early stops end a run (bool) */
+    int robust_samples;       /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
+    char robust_scope[16];    /* cmaes.robust_scope: which candidates are replayed: "walkers"
+                                 (every one that walks) or "improving" (only those whose
+                                 nominal J beats the best score so far) */
+    int polish;               /* cmaes.polish: gradient polish steps after CMA-ES, 0 = off */
 } mlc_config_cmaes;
 
 typedef struct mlc_config_output {

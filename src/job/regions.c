@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,168 @@ static mlc_status mlc_regions_read_file(const char *path, const mlc_mesh *mesh,
 
 /* ---- automatic regions ------------------------------------------------------------------ */
 
+/* A max-heap of tets keyed by a score, for the best-first growth below. */
+typedef struct tet_heap {
+    int n, *tet;
+    const double *key;
+} tet_heap;
+
+static void heap_push(tet_heap *h, int e) {
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (h->key[h->tet[p]] >= h->key[e]) break;
+        h->tet[i] = h->tet[p], i = p;
+    }
+    h->tet[i] = e;
+}
+
+static int heap_pop(tet_heap *h) {
+    int top = h->tet[0], last = h->tet[--h->n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && h->key[h->tet[c + 1]] > h->key[h->tet[c]]) c++;
+        if (h->key[last] >= h->key[h->tet[c]]) break;
+        h->tet[i] = h->tet[c], i = c;
+    }
+    if (h->n) h->tet[i] = last;
+    return top;
+}
+
+/* Move the boundary of each region c of lab[] to the neck of its limb. k-means in the embedding
+ * cuts a limb where its features are halfway between the limb's centre and the body's, well
+ * out along the limb, since the weights rise gradually from the body along a long limb. The
+ * neck is where the cut is small for the volume it separates: from c, tets are added
+ * best-first by the projection of their features on c's centroid (each next to the set, so the
+ * set stays connected; at most until it holds half the volume), and the prefix with the lowest
+ * conductance, interior faces cut / min(volume inside, volume outside), is kept if it is below
+ * c's own. Along a limb the cut is its cross-section, which widens where it meets the body, so
+ * the minimum is at the joint. Only tets of the body (the largest region, when it holds most
+ * of the volume) are taken, so limbs never merge; regions grow from the smallest up and keep
+ * the tets a smaller one took. Writes the new labels into out[]. */
+static mlc_status grow_to_necks(const mlc_mesh *mesh, const mlc_fem *fem, const double *P, int d,
+                                const int *nbr, const int *lab, int n, int *out, mlc_err *err) {
+    const int nt = mesh->nt;
+    double *vol = mlc_calloc((size_t)n, sizeof *vol), *mu = mlc_malloc((size_t)d * sizeof *mu);
+    double *key = mlc_malloc((size_t)nt * sizeof *key);
+    int *order = mlc_malloc((size_t)nt * sizeof *order);
+    int *inset = mlc_malloc((size_t)nt * sizeof *inset),
+        *seen = mlc_malloc((size_t)nt * sizeof *seen);
+    int *byvol = mlc_malloc((size_t)n * sizeof *byvol);
+    tet_heap h = {0, mlc_malloc((size_t)nt * sizeof(int)), key};
+    mlc_status st = MLC_OK;
+    if (!vol || !mu || !key || !order || !inset || !seen || !byvol || !h.tet) {
+        st = mlc_errf(err, MLC_ENOMEM, "regions.auto: out of memory (%d tets)", nt);
+        goto done;
+    }
+    double total = 0;
+    for (int e = 0; e < nt; e++) {
+        vol[lab[e]] += fem->vol[e], total += fem->vol[e];
+        out[e] = lab[e];
+        seen[e] = inset[e] = -1;
+    }
+    for (int c = 0; c < n; c++) { /* insertion sort by volume, ties by number */
+        int j = c;
+        while (j > 0 && vol[byvol[j - 1]] > vol[c])
+            byvol[j] = byvol[j - 1], j--;
+        byvol[j] = c;
+    }
+    /* Only a body with limbs has necks to find: the largest region must hold most of the volume
+     * (otherwise it is one piece among several and the growth could swallow it whole). */
+    const int body = byvol[n - 1], limbs = vol[body] > 0.5 * total ? n - 1 : 0;
+    for (int r = 0; r < limbs; r++) {
+        const int c = byvol[r];
+        for (int j = 0; j < d; j++)
+            mu[j] = 0;
+        for (int e = 0; e < nt; e++)
+            if (lab[e] == c)
+                for (int j = 0; j < d; j++)
+                    mu[j] += fem->vol[e] * P[(size_t)e * d + j];
+        for (int e = 0; e < nt; e++) {
+            double t = 0;
+            for (int j = 0; j < d; j++)
+                t += P[(size_t)e * d + j] * mu[j];
+            key[e] = t;
+        }
+        /* inset[e] == c: in the set; seen[e] == c: in the set or queued. The set starts as c,
+         * its cut the faces c shares with the rest. */
+        long cut = 0;
+        h.n = 0;
+        for (int e = 0; e < nt; e++)
+            if (lab[e] == c) seen[e] = inset[e] = c;
+        for (int e = 0; e < nt; e++)
+            for (int f = 0; lab[e] == c && f < 4; f++) {
+                int o = nbr[4 * e + f];
+                if (o < 0 || lab[o] == c) continue;
+                cut++;
+                if (lab[o] == body && seen[o] != c) seen[o] = c, heap_push(&h, o);
+            }
+        double in = vol[c], best = (double)cut / in;
+        int added = 0, keep = 0;
+        while (h.n && in < 0.5 * total) {
+            int e = heap_pop(&h);
+            order[added++] = e;
+            inset[e] = c;
+            in += fem->vol[e];
+            for (int f = 0; f < 4; f++) {
+                int o = nbr[4 * e + f];
+                if (o < 0) continue;
+                cut += inset[o] == c ? -1 : 1;
+                if (lab[o] == body && seen[o] != c) seen[o] = c, heap_push(&h, o);
+            }
+            double phi = (double)cut / MLC_MIN(in, total - in);
+            if (phi < best) best = phi, keep = added;
+        }
+        for (int i = 0; i < keep; i++)
+            if (out[order[i]] == lab[order[i]]) out[order[i]] = c;
+    }
+done:
+    mlc_free(vol), mlc_free(mu), mlc_free(key), mlc_free(order), mlc_free(inset);
+    mlc_free(seen), mlc_free(byvol), mlc_free(h.tet);
+    return st;
+}
+
+/* K regions from the skinning weights W (nv × w) with eigenvalues ev: the features and
+ * k-means of the passive clusters, every region grown to its limb's neck, then split into
+ * face-connected parts again. */
+static mlc_status auto_regions(const mlc_mesh *mesh, const mlc_fem *fem, const double *W, int w,
+                               const double *ev, int K, uint64_t seed, int *lab, int *n,
+                               mlc_err *err) {
+    const int nt = mesh->nt, nv = mesh->nv, d = w - 1;
+    if (d < 1 || K == 1) return mlc_clusters_passive(mesh, fem, W, w, ev, K, seed, lab, n, err);
+    for (int b = 1; b < w; b++)
+        if (!(ev[b] > 0) || !isfinite(ev[b]))
+            return mlc_errf(err, MLC_EINVAL,
+                            "regions.auto: skinning eigenvalue %d is %g; is the mesh connected?", b,
+                            ev[b]);
+    double *P = mlc_malloc((size_t)nt * d * sizeof *P);
+    int *nbr = mlc_malloc((size_t)4 * nt * sizeof *nbr), *km = mlc_malloc((size_t)nt * sizeof *km);
+    int *grown = mlc_malloc((size_t)nt * sizeof *grown);
+    mlc_status s = MLC_OK;
+    if (!P || !nbr || !km || !grown) {
+        s = mlc_errf(err, MLC_ENOMEM, "regions.auto: out of memory (%d tets)", nt);
+        goto done;
+    }
+    for (int e = 0; e < nt; e++) { /* as mlc_clusters_passive's */
+        const int *t = mesh->T + 4 * e;
+        for (int b = 1; b < w; b++) {
+            const double *Wb = W + (size_t)b * nv;
+            double v = 0.25 * (Wb[t[0]] + Wb[t[1]] + Wb[t[2]] + Wb[t[3]]);
+            P[(size_t)e * d + b - 1] = v / (ev[b] * ev[b]);
+        }
+    }
+    int k = 0;
+    if ((s = mlc_clusters_of_features(mesh, fem, P, d, K, seed, km, &k, err)) != MLC_OK ||
+        (s = mlc_clusters_face_neighbors(mesh, nbr, err)) != MLC_OK ||
+        (s = grow_to_necks(mesh, fem, P, d, nbr, km, k, grown, err)) != MLC_OK)
+        goto done;
+    s = mlc_clusters_connect(mesh, fem, nbr, k, grown, lab, n, err);
+done:
+    mlc_free(P), mlc_free(nbr), mlc_free(km), mlc_free(grown);
+    return s;
+}
+
 mlc_status mlc_regions_auto(const mlc_mesh *mesh, const mlc_fem *fem, int K, uint64_t seed,
                             mlc_regions *out, mlc_err *err) {
     memset(out, 0, sizeof *out);
@@ -225,7 +388,7 @@ mlc_status mlc_regions_auto(const mlc_mesh *mesh, const mlc_fem *fem, int K, uin
         goto done;
     }
     int n = 0;
-    if ((s = mlc_clusters_passive(mesh, fem, W, w, ev, K, seed, lab, &n, err)) != MLC_OK) goto done;
+    if ((s = auto_regions(mesh, fem, W, w, ev, K, seed, lab, &n, err)) != MLC_OK) goto done;
     out->tet_region = lab, lab = NULL;
     out->label = mlc_malloc((size_t)n * sizeof(int));
     if (!out->label) {

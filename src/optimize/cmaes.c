@@ -1,6 +1,6 @@
 /* cmaes.c: (mu/mu_w, lambda)-CMA-ES with active covariance update, pycma 4.4.0's defaults
- * and constants, its BoundTransform bounds, its termination criteria, IPOP restarts, a lazy
- * eigendecomposition (mlc_symeig, symeig.c), and exact checkpoints.
+ * and constants, its BoundTransform bounds, its termination criteria, IPOP and BIPOP restarts, a
+ * lazy eigendecomposition (mlc_symeig, symeig.c), and exact checkpoints.
  *
  * One generation (pycma's notation, C = B D^2 B^T, genotype space):
  *   ask:  z_k ~ N(0, I), y_k = B D z_k, x_k = m + sigma y_k, candidate = T(x_k) (T: box map)
@@ -49,6 +49,8 @@ enum {
     ST_NOEFFAXIS,
     ST_NOEFFCOORD,
     ST_FLAT,
+    ST_COLLAPSE,
+    ST_STALL,
     ST_NUMERIC,
     ST_NOMEM,
     ST_COUNT
@@ -69,6 +71,8 @@ static const char *const stop_names[ST_COUNT] = {"",
                                                  "noeffectaxis",
                                                  "noeffectcoord",
                                                  "tolflatfitness",
+                                                 "collapse",
+                                                 "stall",
                                                  "numerical breakdown",
                                                  "out of memory"};
 
@@ -96,10 +100,17 @@ struct mlc_cmaes {
 
     /* ---- state (all serialized) ---- */
     mlc_rng rng;
-    int run;        /* restarts done */
-    int final_stop; /* ST_*: nonzero ends everything */
-    int run_stop;   /* ST_* that ended the current run; a restart is pending if !final */
-    int asked;      /* population outstanding */
+    int run;       /* restarts done */
+    int run_small; /* BIPOP: the current run is a small one */
+    int n_large;   /* large runs started, the first included (BIPOP's next large exponent) */
+    long evals_small, evals_large; /* evaluations told in small / large runs */
+    double sigma_run;              /* sigma0 of the current run */
+    int run_maxiter;               /* generation cap of a BIPOP small run; 0 = none */
+    double run_best;               /* best f of the current run (NaN as +inf) */
+    int run_best_iter;             /* iter when run_best last improved */
+    int final_stop;                /* ST_*: nonzero ends everything */
+    int run_stop; /* ST_* that ended the current run; a restart is pending if !final */
+    int asked;    /* population outstanding */
     long evals;
     int gen;  /* tells, all runs */
     int iter; /* tells, this run */
@@ -302,15 +313,58 @@ static int run_lambda(const mlc_cmaes *es, int k, double *real) {
     return lam < 2 ? 2 : lam;
 }
 
-/* Start run k (0 = first): population, constants, fresh distribution at x0. Allocates the
- * population-sized arrays (the only allocation after create). */
-static mlc_status start_run(mlc_cmaes *es, int k) {
+/* What a run starts with: its population (rounded and unrounded), step size, generation cap
+ * (0 = the usual maxiter) and regime. */
+typedef struct run_plan {
+    int lambda;
+    double popsize_real;
+    double sigma;
+    int maxiter;
+    int small;
+} run_plan;
+
+/* The plan of run k: IPOP's (and BIPOP's large runs') population lambda0 incpopsize^j, sigma0;
+ * j = k for IPOP, the number of large runs so far for BIPOP. BIPOP (Hansen 2009; pycma fmin2
+ * bipop=True, CMAES.md §7) starts a small run instead while the small runs have spent fewer
+ * evaluations than the large ones: lambda = floor(lambda0 (incpopsize^(L-1))^(u^2)),
+ * sigma0 10^(-2u), at most min(maxiter, half the large runs' evaluations / lambda)
+ * generations, with u uniform from the object's generator (so a seed fixes the schedule). */
+static void plan_run(mlc_cmaes *es, int k, run_plan *p) {
+    p->sigma = es->set.sigma0;
+    p->maxiter = 0;
+    p->small = 0;
+    if (k == 0 || !es->set.bipop) {
+        p->lambda = run_lambda(es, k, &p->popsize_real);
+        if (k == 0 && es->set.lambda > 0) p->popsize_real = (double)es->set.lambda;
+        return;
+    }
+    if (es->evals_small < es->evals_large) {
+        double u = mlc_rng_uniform(&es->rng);
+        double mult = pow(es->set.incpopsize, es->n_large - 1);
+        p->popsize_real = es->popsize0 * pow(mult, u * u);
+        p->lambda = (int)floor(p->popsize_real);
+        if (p->lambda < 2) p->lambda = 2;
+        p->sigma = es->set.sigma0 * pow(10.0, -2.0 * u);
+        double cap = 0.5 * (double)es->evals_large / p->lambda;
+        p->maxiter = cap < 1 ? 1 : cap < 2e9 ? (int)cap : 2000000000;
+        p->small = 1;
+        return;
+    }
+    p->popsize_real = es->popsize0;
+    for (int i = 0; i < es->n_large; i++)
+        p->popsize_real *= es->set.incpopsize;
+    p->lambda = (int)floor(p->popsize_real);
+    if (p->lambda < 2) p->lambda = 2;
+}
+
+/* Start run k (0 = first) by plan p: population, constants, fresh distribution at x0.
+ * Allocates the population-sized arrays (the only allocation after create). */
+static mlc_status start_run(mlc_cmaes *es, int k, const run_plan *p) {
     int n = es->n;
-    double pr;
-    int lam = run_lambda(es, k, &pr);
+    int lam = p->lambda;
     free_run_arrays(es);
     es->lambda = lam;
-    es->popsize_real = k == 0 && es->set.lambda > 0 ? (double)es->set.lambda : pr;
+    es->popsize_real = p->popsize_real;
     size_t nl = (size_t)n * (size_t)lam;
     es->w = dalloc((size_t)lam);
     if (!es->w) return MLC_ENOMEM;
@@ -337,10 +391,16 @@ static mlc_status start_run(mlc_cmaes *es, int k) {
     memset(es->XP, 0, nl * sizeof(double));
 
     es->run = k;
+    es->run_small = p->small;
+    if (!p->small) es->n_large++;
+    es->sigma_run = p->sigma;
+    es->run_maxiter = p->maxiter;
+    es->run_best = MLC_INF;
+    es->run_best_iter = 0;
     es->run_stop = ST_NONE;
     es->asked = 0;
     es->iter = 0;
-    es->sigma = es->set.sigma0;
+    es->sigma = p->sigma;
     memcpy(es->m, es->xg0, (size_t)n * sizeof(double));
     memset(es->ps, 0, (size_t)n * sizeof(double));
     memset(es->pc, 0, (size_t)n * sizeof(double));
@@ -436,6 +496,14 @@ static mlc_status check_settings(const mlc_cmaes_settings *s, mlc_err *err) {
                         "max_evaluations or maxiter)");
     if (s->restarts < 0 || s->restarts > 40)
         return mlc_errf(err, MLC_EINVAL, "cmaes: restarts = %d must be in [0, 40]", s->restarts);
+    if (s->bipop != 0 && s->bipop != 1)
+        return mlc_errf(err, MLC_EINVAL, "cmaes: bipop = %d must be 0 or 1", s->bipop);
+    if (!(s->collapse_std >= 0) || !isfinite(s->collapse_std))
+        return mlc_errf(err, MLC_EINVAL, "cmaes: collapse_std = %g must be >= 0 and finite",
+                        s->collapse_std);
+    if (s->stall_generations < 0)
+        return mlc_errf(err, MLC_EINVAL, "cmaes: stall_generations = %d must be >= 0",
+                        s->stall_generations);
     if (!(s->incpopsize >= 1.0) || !isfinite(s->incpopsize))
         return mlc_errf(err, MLC_EINVAL, "cmaes: incpopsize = %g must be >= 1", s->incpopsize);
     double p = s->lambda > 0 ? s->lambda : 4.0 + 3.0 * mlc_log((double)n);
@@ -503,7 +571,9 @@ static mlc_status create_impl(const mlc_cmaes_settings *s, mlc_cmaes **out, mlc_
     es->best_f = MLC_INF;
     es->best_g = MLC_INF;
     es->best_eval = 0;
-    if (start_run(es, 0) != MLC_OK) {
+    run_plan plan;
+    plan_run(es, 0, &plan);
+    if (start_run(es, 0, &plan) != MLC_OK) {
         mlc_cmaes_destroy(es);
         return mlc_errf(err, MLC_ENOMEM, "cmaes: out of memory (n = %d)", n);
     }
@@ -547,7 +617,9 @@ const double *mlc_cmaes_ask(mlc_cmaes *es) {
     if (!es || es->final_stop) return NULL;
     if (es->asked) return es->XP;
     if (es->run_stop) {
-        if (start_run(es, es->run + 1) != MLC_OK) {
+        run_plan plan;
+        plan_run(es, es->run + 1, &plan);
+        if (start_run(es, es->run + 1, &plan) != MLC_OK) {
             es->final_stop = ST_NOMEM;
             return NULL;
         }
@@ -621,8 +693,10 @@ static void rank_sort(int lam, const double *fs, const double *f, const double *
  * run and leave a restart pending if any remain. */
 static void finish_stop(mlc_cmaes *es) {
     int r = es->run_stop;
-    if (r == ST_FTARGET || r == ST_MAXGEN || r == ST_MAXEVAL || r == ST_NOMEM ||
-        es->run >= es->set.restarts)
+    /* BIPOP counts large runs only (pycma: irun - runs_with_small > restarts): small runs fit
+     * between them and end with the last large one. */
+    int last = es->set.bipop ? es->n_large > es->set.restarts : es->run >= es->set.restarts;
+    if (r == ST_FTARGET || r == ST_MAXGEN || r == ST_MAXEVAL || r == ST_NOMEM || last)
         es->final_stop = r;
 }
 
@@ -637,9 +711,26 @@ static void test_termination(mlc_cmaes *es) {
         r = ST_MAXGEN;
     else if (s->max_evaluations > 0 && es->evals >= s->max_evaluations)
         r = ST_MAXEVAL;
-    else if (s->early_stop && es->iter >= es->maxiter)
+    else if ((s->early_stop && es->iter >= es->maxiter) ||
+             (es->run_maxiter > 0 && es->iter >= es->run_maxiter))
         r = ST_MAXITER;
     if (r) goto done;
+    /* The short-budget restart triggers: a search whose spread has shrunk below collapse_std
+     * only refines its local optimum, and one whose best has not moved for stall_generations
+     * has stopped finding anything; either way the rest of the budget buys more in a new run. */
+    if (s->collapse_std > 0) {
+        double cmax = 0;
+        for (int i = 0; i < n; i++)
+            cmax = fmax(cmax, es->C[i + i * ld]);
+        if (es->sigma * sqrt(cmax) < s->collapse_std) {
+            r = ST_COLLAPSE;
+            goto done;
+        }
+    }
+    if (s->stall_generations > 0 && es->iter - es->run_best_iter >= s->stall_generations) {
+        r = ST_STALL;
+        goto done;
+    }
     if (!s->early_stop) {
         /* Only the numerical breakdown test: a C this ill-conditioned is singular in double
          * precision (the eigenvalue floor of update_eigen would take over). */
@@ -694,12 +785,12 @@ static void test_termination(mlc_cmaes *es) {
     }
     if (s->tolfacupx > 0) {
         for (int i = 0; i < n; i++)
-            if (es->sigma * sqrt(es->C[i + i * ld]) > s->tolfacupx * s->sigma0) {
+            if (es->sigma * sqrt(es->C[i + i * ld]) > s->tolfacupx * es->sigma_run) {
                 r = ST_TOLFACUPX;
                 goto done;
             }
     }
-    if (s->tolupsigma > 0 && es->sigma / s->sigma0 > s->tolupsigma * es->D[n - 1]) {
+    if (s->tolupsigma > 0 && es->sigma / es->sigma_run > s->tolupsigma * es->D[n - 1]) {
         r = ST_TOLUPSIGMA;
         goto done;
     }
@@ -903,7 +994,15 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
     es->iter++;
     es->gen++;
     es->evals += es->lambda;
+    if (es->run_small)
+        es->evals_small += es->lambda;
+    else
+        es->evals_large += es->lambda;
     rank_generation(es, f, tie);
+    if (es->fsort[0] < es->run_best) {
+        es->run_best = es->fsort[0];
+        es->run_best_iter = es->iter;
+    }
     update_histories(es);
     int hsig;
     double psn2 = update_mean_paths(es, &hsig);
@@ -955,6 +1054,9 @@ long mlc_cmaes_evaluations(const mlc_cmaes *es) {
 }
 int mlc_cmaes_restarts_done(const mlc_cmaes *es) {
     return es->run;
+}
+int mlc_cmaes_run_is_small(const mlc_cmaes *es) {
+    return es->run_small;
 }
 int mlc_cmaes_dim(const mlc_cmaes *es) {
     return es->n;
@@ -1027,7 +1129,7 @@ static void ser_vec(ser *s, double *v, size_t count) {
 }
 
 #define CKPT_MAGIC "MLCCMAES"
-#define CKPT_VERSION 2 /* 2: early_stop, best_g */
+#define CKPT_VERSION 3 /* 2: early_stop, best_g; 3: BIPOP and the restart triggers */
 #define CKPT_ENDIAN 0x01020304u
 
 /* Header and settings. On reading, fills *set and the three n-vectors (allocated here). */
@@ -1068,6 +1170,9 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
     ser_int(s, &set->noeffectcoord);
     ser_dbl(s, &set->maxstd_boundrange);
     ser_int(s, &set->early_stop);
+    ser_int(s, &set->bipop);
+    ser_dbl(s, &set->collapse_std);
+    ser_int(s, &set->stall_generations);
     ser_int(s, has_lb);
     ser_int(s, has_ub);
     if (s->bad) return;
@@ -1096,29 +1201,41 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
 
 /* Run state. On reading, es already holds run 0 of the stored settings. */
 static void ser_state(ser *s, mlc_cmaes *es) {
-    int run = es->run, lam = es->lambda;
+    int run = es->run;
+    run_plan p = {es->lambda, es->popsize_real, es->sigma_run, es->run_maxiter, es->run_small};
     ser_int(s, &run);
-    ser_int(s, &lam);
+    ser_int(s, &p.lambda);
+    ser_dbl(s, &p.popsize_real);
+    ser_dbl(s, &p.sigma);
+    ser_int(s, &p.maxiter);
+    ser_int(s, &p.small);
     if (s->bad) return;
     if (s->reading) {
-        /* The buffer must hold the four n x lambda population arrays of that run before
-         * anything of that size is allocated. */
-        if (run < 0 || run > es->set.restarts || lam != run_lambda(es, run, NULL) ||
-            (size_t)lam > (s->len - s->pos) / sizeof(double) / 4 / (size_t)es->n) {
+        /* The run's plan: IPOP's is a function of the run index; a BIPOP plan drew a random
+         * number, so only its range is known (BIPOP's small runs do not count as restarts, and
+         * no run is larger than the last large one). The buffer must hold the four n x lambda
+         * population arrays of that run before anything of that size is allocated. */
+        int bip = es->set.bipop && run > 0, kmax = bip ? es->set.restarts : run;
+        int lam = p.lambda,
+            lam_ipop = run < 0 || kmax > es->set.restarts ? 0 : run_lambda(es, kmax, NULL);
+        int ok = run >= 0 && (es->set.bipop || run <= es->set.restarts) && lam >= 2 &&
+                 (bip ? lam <= lam_ipop : lam == lam_ipop) && isfinite(p.popsize_real) &&
+                 p.popsize_real > 0 && isfinite(p.sigma) && p.sigma > 0 && p.maxiter >= 0 &&
+                 (p.small == 0 || p.small == 1) && (bip || (p.small == 0 && p.maxiter == 0)) &&
+                 (size_t)lam <= (s->len - s->pos) / sizeof(double) / 4 / (size_t)es->n;
+        if (!ok) {
             s->bad = 1;
             return;
         }
-        if (run != es->run && start_run(es, run) != MLC_OK) {
+        if ((run != es->run || lam != es->lambda || p.popsize_real != es->popsize_real ||
+             p.sigma != es->sigma_run) &&
+            start_run(es, run, &p) != MLC_OK) {
             s->bad = 2;
-            return;
-        }
-        if (lam != es->lambda) {
-            s->bad = 1;
             return;
         }
     }
     int n = es->n;
-    size_t nn = (size_t)n * (size_t)n, nl = (size_t)n * (size_t)lam;
+    size_t nn = (size_t)n * (size_t)n, nl = (size_t)n * (size_t)es->lambda;
     ser_int(s, &es->final_stop);
     ser_int(s, &es->run_stop);
     ser_int(s, &es->asked);
@@ -1138,6 +1255,11 @@ static void ser_state(ser *s, mlc_cmaes *es) {
     ser_int(s, &es->stag_flag);
     ser_int(s, &es->anchor_iter);
     ser_int(s, &es->flat_count);
+    ser_int(s, &es->n_large);
+    ser_long(s, &es->evals_small);
+    ser_long(s, &es->evals_large);
+    ser_dbl(s, &es->run_best);
+    ser_int(s, &es->run_best_iter);
     for (int i = 0; i < 4; i++)
         ser_u64(s, &es->rng.s[i]);
     ser_int(s, &es->rng.has_spare);
@@ -1153,6 +1275,10 @@ static void ser_state(ser *s, mlc_cmaes *es) {
                  es->fhist_n >= 0 && es->fhist_n <= es->fhist_len && es->fhist_pos >= 0 &&
                  es->fhist_pos < es->fhist_len && es->hist_n >= 0 && es->hist_n <= es->hist_cap &&
                  (es->stag_flag == 0 || es->stag_flag == 1) && es->anchor_iter >= 0 &&
+                 es->n_large >= 1 && es->n_large <= es->run + 1 &&
+                 es->n_large <= es->set.restarts + 1 && es->evals_small >= 0 &&
+                 es->evals_large >= 0 && es->evals_small == es->evals - es->evals_large &&
+                 !isnan(es->run_best) && es->run_best_iter >= 0 && es->run_best_iter <= es->iter &&
                  es->anchor_iter <= es->iter && es->flat_count >= 0 &&
                  (es->rng.has_spare == 0 || es->rng.has_spare == 1) &&
                  (es->rng.s[0] | es->rng.s[1] | es->rng.s[2] | es->rng.s[3]) != 0;

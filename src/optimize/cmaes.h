@@ -10,10 +10,16 @@
  *    early_stop = 0 only the budget and a numerical breakdown end a run (see the setting);
  *  - an optional tie-breaker (mlc_cmaes_tell_ties): candidates with equal f are ranked by a
  *    secondary value, so a generation of equal f still moves the distribution;
- *  - IPOP restarts inside the object: when a run ends (any criterion except ftarget and the
- *    budget) and restarts remain, the next ask starts a new run from x0 and sigma0 with the
- *    population doubled (lambda_k = floor(lambda0 * 2^k), lambda0 unrounded 4 + 3 ln n when
- *    defaulted, as pycma); the best-ever solution is kept across runs;
+ *  - IPOP or BIPOP restarts inside the object: when a run ends (any criterion except ftarget
+ *    and the budget) and restarts remain, the next ask starts a new run from x0. IPOP: sigma0
+ *    and the population doubled (lambda_k = floor(lambda0 * 2^k), lambda0 unrounded 4 + 3 ln n
+ *    when defaulted, as pycma). BIPOP (Hansen 2009, pycma fmin2 bipop=True): "large" runs as
+ *    IPOP, interleaved with "small" runs whenever the small runs have spent fewer evaluations
+ *    than the large ones; a small run has lambda = floor(lambda0 (incpopsize^(L-1))^(u^2)),
+ *    sigma0 10^(-2u) and at most half the large runs' evaluations (L large runs so far, u
+ *    uniform from the object's own generator). The best-ever solution is kept across runs;
+ *  - two restart triggers for short budgets (collapse_std, stall_generations), tested with or
+ *    without early_stop: pycma's criteria rarely fire within a few hundred generations;
  *  - a private xoshiro256** generator and a self-written eigensolver (Householder + QL), so a
  *    seed gives a bit-identical run on any machine and thread count (same binary);
  *  - checkpoints: the complete state, RNG included, serializes to a byte buffer; a loaded
@@ -38,7 +44,7 @@
  *
  * Not implemented (documented deviations from pycma): mirrored sampling (pycma uses it only for
  * popsize < 6, i.e. n = 1 with the default lambda), conditioncov_alleviate (C is never rescaled;
- * tolconditioncov stops the run instead), tolfunrel (off in pycma too), BIPOP, timeouts.
+ * tolconditioncov stops the run instead), tolfunrel (off in pycma too), timeouts.
  * tolxstagnation is tracked with an anchor: the run stops when the mean has stayed within
  * 1e-9 (Euclidean, genotype) of a point for more than 20 + 0.1 * iteration generations.
  */
@@ -63,8 +69,10 @@ typedef struct mlc_cmaes_settings {
     uint64_t seed;        /* any value (0 included) is a fixed seed */
     int max_generations;  /* budget over all runs (tell calls); 0 = unlimited. Ends everything */
     long max_evaluations; /* budget over all runs (objective values told); 0 = unlimited */
-    int restarts;         /* IPOP restarts after the first run (pycma fmin2 restarts=k) */
-    double incpopsize;    /* population factor per restart, default 2 */
+    int restarts;         /* restarts after the first run (pycma fmin2 restarts=k), <= 40; with
+                             BIPOP the large runs' (small runs come on top, as pycma) */
+    int bipop;            /* 0: IPOP restarts; 1: BIPOP (large and small runs interleaved) */
+    double incpopsize;    /* population factor per (large) restart, default 2 */
     double ftarget;       /* stop everything when best f <= ftarget; -INFINITY disables */
     /* Per-run termination (pycma names and defaults; a value <= 0 switches a test off unless
      * noted). */
@@ -88,6 +96,11 @@ typedef struct mlc_cmaes_settings {
                                  budgets, ftarget or a numerical breakdown (non-finite state, a
                                  failed eigendecomposition, cond(C) > tolconditioncov, which
                                  stays on because C is then numerically singular) */
+    /* Restart triggers for short budgets, tested whatever early_stop says (0 = off, the
+     * default): */
+    double collapse_std;   /* "collapse": sigma max_i sqrt(C_ii) below this (genotype units,
+                              which are the box's inside a box) */
+    int stall_generations; /* "stall": the run's best f not improved for this many tells */
 } mlc_cmaes_settings;
 
 /* Fill `s` with the defaults for dimension n (pointers NULL, sigma0 0: caller sets x0/sigma0). */
@@ -144,7 +157,8 @@ mlc_status mlc_cmaes_tell_ties(mlc_cmaes *es, const double *f, const double *tie
  * left (or out of memory). `reason` (nullable) receives a static string: "ftarget",
  * "max_generations", "max_evaluations", the pycma criterion of the last run ("tolfun",
  * "tolfunhist", "tolx", "tolxstagnation", "tolstagnation", "tolfacupx", "tolupsigma",
- * "tolconditioncov", "noeffectaxis", "noeffectcoord", "tolflatfitness", "maxiter"),
+ * "tolconditioncov", "noeffectaxis", "noeffectcoord", "tolflatfitness", "maxiter", "collapse",
+ * "stall"),
  * "out of memory"; "" while running. */
 int mlc_cmaes_stop(const mlc_cmaes *es, const char **reason);
 
@@ -153,8 +167,10 @@ const double *mlc_cmaes_best_x(const mlc_cmaes *es); /* n, best ever evaluated, 
 double mlc_cmaes_best_f(const mlc_cmaes *es);        /* +INFINITY until a non-NaN value */
 const double *mlc_cmaes_mean(const mlc_cmaes *es);   /* n, distribution mean mapped into bounds */
 double mlc_cmaes_sigma(const mlc_cmaes *es);
-int mlc_cmaes_generation(const mlc_cmaes *es);   /* tell calls over all runs */
-long mlc_cmaes_evaluations(const mlc_cmaes *es); /* objective values told, all runs */
+int mlc_cmaes_generation(const mlc_cmaes *es);     /* tell calls over all runs */
+int mlc_cmaes_restarts_done(const mlc_cmaes *es);  /* 0 in the first run */
+int mlc_cmaes_run_is_small(const mlc_cmaes *es);   /* 1 in a BIPOP small run */
+long mlc_cmaes_evaluations(const mlc_cmaes *es);   /* objective values told, all runs */
 int mlc_cmaes_dim(const mlc_cmaes *es);
 
 /* Checkpoint. save: *buf is allocated with mlc_malloc (caller mlc_frees), *len its size; the

@@ -12,7 +12,6 @@
 const char *mlc_cmaes_run_stop_reason(const mlc_cmaes *es);
 /* The secondary value of mlc_cmaes_best_x (+INFINITY if none). */
 double mlc_cmaes_best_tie(const mlc_cmaes *es);
-int mlc_cmaes_restarts_done(const mlc_cmaes *es); /* 0 in the first run */
 void mlc_cmaes_get_constants(const mlc_cmaes *es, mlc_cmaes_constants *c);
 
 #endif

@@ -10,16 +10,100 @@
 
 #include "perturb.h"
 
+/* Surface vertices per group of the lowest-vertex search (at most; a group is a box of the
+ * rest shape split until it holds this many). */
+#define CRED_GROUP 32
+
 struct mlc_cred_meter {
     const mlc_model *model;
     int nsv;
     int *sv;     /* boundary vertices (owned) */
     double *xyz; /* 3×nsv skinned positions (owned scratch) */
     double extent, ground;
+    /* The lowest-vertex search (flat ground): the surface in ng groups of nearby vertices,
+     * group g = gv[gs[g] .. gs[g+1]) (a permutation of sv), each with a centre row gc and a
+     * slack row ge (n4 = 4w values each, by group) such that every vertex i of the group has
+     * φ_i = gc ± (ge's part without margin) componentwise (mlc_model_skin_row): its y under t_y
+     * is at least gc·t_y − ge·|t_y|, rounding of both sides included. */
+    int n4, ng, exhaustive;
+    int *gs, *gv;
+    double *gc, *ge, *gl; /* ng×n4, ng×n4, ng lower bounds of the current frame (scratch) */
+    long skinned;         /* vertices skinned since the last reset */
     /* accumulators */
     int frames, after0, airborne;
     double com_y0, rise, depth, up_min;
 };
+
+/* Split the surface vertices v[lo..hi) (rest positions X) into boxes of at most CRED_GROUP:
+ * halve the longest side of the bounding box (by count when every vertex falls on one side),
+ * recording each group's start in gs. Only the speed of the search depends on the grouping. */
+static void split_groups(const double *X, int *v, int lo, int hi, int *gs, int *ng) {
+    if (hi - lo <= CRED_GROUP) {
+        gs[(*ng)++] = lo;
+        return;
+    }
+    double mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = lo; i < hi; i++)
+        for (int k = 0; k < 3; k++)
+            mn[k] = fmin(mn[k], X[3 * v[i] + k]), mx[k] = fmax(mx[k], X[3 * v[i] + k]);
+    int ax = 0;
+    for (int k = 1; k < 3; k++)
+        if (mx[k] - mn[k] > mx[ax] - mn[ax]) ax = k;
+    double mid = 0.5 * (mn[ax] + mx[ax]);
+    int i = lo, j = hi - 1;
+    while (i <= j) {
+        if (X[3 * v[i] + ax] < mid) {
+            i++;
+        } else {
+            int t = v[i];
+            v[i] = v[j], v[j--] = t;
+        }
+    }
+    if (i == lo || i == hi) i = lo + (hi - lo) / 2;
+    split_groups(X, v, lo, i, gs, ng);
+    split_groups(X, v, i, hi, gs, ng);
+}
+
+/* Centre and slack rows of every group. With δ the half-range of φ over the group, every φ_i
+ * is within δ of the centre c, so t·φ_i ≥ t·c − δ·|t|; the margin 1e-9 (|c| + δ) per entry
+ * covers the rounding of the skinned value and of the bound (a few ε of the same sums). */
+static mlc_status build_groups(mlc_cred_meter *m, const mlc_mesh *mesh) {
+    const int n4 = m->n4 = mlc_model_dim(m->model) / 3;
+    m->gs = mlc_malloc(sizeof(int) * (size_t)(m->nsv + 1));
+    m->gv = mlc_malloc(sizeof(int) * (size_t)(m->nsv ? m->nsv : 1));
+    double *phi = mlc_malloc(sizeof(double) * 3 * (size_t)n4);
+    if (!m->gs || !m->gv || !phi) goto oom;
+    memcpy(m->gv, m->sv, sizeof(int) * (size_t)m->nsv);
+    m->ng = 0;
+    if (m->nsv > 0) split_groups(mesh->X, m->gv, 0, m->nsv, m->gs, &m->ng);
+    m->gs[m->ng] = m->nsv;
+    size_t sz = (size_t)(m->ng ? m->ng : 1) * (size_t)n4;
+    m->gc = mlc_malloc(sizeof(double) * sz);
+    m->ge = mlc_malloc(sizeof(double) * sz);
+    m->gl = mlc_malloc(sizeof(double) * (size_t)(m->ng ? m->ng : 1));
+    if (!m->gc || !m->ge || !m->gl) goto oom;
+    double *lo = phi + n4, *hi = phi + 2 * n4;
+    for (int g = 0; g < m->ng; g++) {
+        for (int j = 0; j < n4; j++)
+            lo[j] = INFINITY, hi[j] = -INFINITY;
+        for (int a = m->gs[g]; a < m->gs[g + 1]; a++) {
+            mlc_model_skin_row(m->model, m->gv[a], phi);
+            for (int j = 0; j < n4; j++)
+                lo[j] = fmin(lo[j], phi[j]), hi[j] = fmax(hi[j], phi[j]);
+        }
+        double *c = m->gc + (size_t)g * n4, *e = m->ge + (size_t)g * n4;
+        for (int j = 0; j < n4; j++) {
+            c[j] = 0.5 * (lo[j] + hi[j]);
+            double d = fmax(hi[j] - c[j], c[j] - lo[j]);
+            e[j] = d + 1e-9 * (fabs(c[j]) + d);
+        }
+    }
+    mlc_free(phi);
+    return MLC_OK;
+oom:
+    mlc_free(phi);
+    return MLC_ENOMEM;
+}
 
 mlc_status mlc_cred_meter_create(const mlc_model *model, const mlc_mesh *mesh, mlc_cred_meter **out,
                                  mlc_err *err) {
@@ -33,6 +117,7 @@ mlc_status mlc_cred_meter_create(const mlc_model *model, const mlc_mesh *mesh, m
     m->model = model;
     m->extent = mlc_model_extent(model);
     m->ground = mlc_model_settings(model)->ground;
+    if (build_groups(m, mesh) != MLC_OK) goto oom;
     mlc_cred_meter_reset(m);
     *out = m;
     return MLC_OK;
@@ -45,11 +130,25 @@ void mlc_cred_meter_destroy(mlc_cred_meter *m) {
     if (!m) return;
     mlc_free(m->sv);
     mlc_free(m->xyz);
+    mlc_free(m->gs);
+    mlc_free(m->gv);
+    mlc_free(m->gc);
+    mlc_free(m->ge);
+    mlc_free(m->gl);
     mlc_free(m);
+}
+
+void mlc_cred_meter_set_exhaustive(mlc_cred_meter *m, int on) {
+    m->exhaustive = on;
+}
+
+long mlc_cred_meter_skinned(const mlc_cred_meter *m) {
+    return m->skinned;
 }
 
 void mlc_cred_meter_reset(mlc_cred_meter *m) {
     m->frames = m->after0 = m->airborne = 0;
+    m->skinned = 0;
     m->com_y0 = 0;
     m->rise = 0;
     m->depth = 0;
@@ -95,13 +194,62 @@ void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double c
     mlc_cred_meter_frame_values(m, frame, com_y, up_y, y_min);
 }
 
+/* Skin group g's vertices (y alone: the same bits as mlc_model_skin's y) and lower y_min by
+ * them (the exhaustive scan's update rule). */
+static double group_min(mlc_cred_meter *m, const double *z, int g, double y_min) {
+    int a0 = m->gs[g], n = m->gs[g + 1] - a0;
+    mlc_model_skin_coord(m->model, z, 1, n, m->gv + a0, m->xyz);
+    m->skinned += n;
+    for (int a = 0; a < n; a++) {
+        double y = m->xyz[a];
+        if (!(y >= y_min)) y_min = y;
+    }
+    return y_min;
+}
+
+/* The lowest surface y of state z on the flat ground, skinning only the groups whose lower
+ * bound does not exceed the lowest y found so far: first the group of least bound, then every
+ * group that could still hold a lower vertex. A skipped group's vertices are all above the
+ * minimum, so the result is the exhaustive scan's (the minimum of the same values, each
+ * computed by mlc_model_skin). Returns NAN when the state is not finite (the caller then scans
+ * everything, so a NaN is reported exactly as the exhaustive scan reports it). */
+static double lowest_y(mlc_cred_meter *m, const double *z) {
+    const int n4 = m->n4;
+    const double *ty = z + n4;
+    double size = 0;
+    for (int j = 0; j < n4; j++)
+        size += fabs(ty[j]);
+    if (!(size < 1e300) || m->ng == 0) return (double)NAN;
+    int first = 0;
+    for (int g = 0; g < m->ng; g++) {
+        const double *c = m->gc + (size_t)g * n4, *e = m->ge + (size_t)g * n4;
+        double b = 0;
+        for (int j = 0; j < n4; j++)
+            b += c[j] * ty[j] - e[j] * fabs(ty[j]);
+        m->gl[g] = b;
+        if (b < m->gl[first]) first = g;
+    }
+    double y_min = group_min(m, z, first, INFINITY);
+    for (int g = 0; g < m->ng; g++)
+        if (g != first && !(m->gl[g] > y_min)) y_min = group_min(m, z, g, y_min);
+    return y_min;
+}
+
 mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const double *z,
                                 const double com[3], const double forward[3], int contacts) {
     MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
     mlc_cred_meter *m = meter;
     double R[9];
     mlc_model_rotation(m->model, z, R);
+    if (!m->exhaustive && mlc_model_terrain(m->model)->flat) {
+        double y_min = lowest_y(m, z);
+        if (y_min == y_min) { /* R ŷ: column 1 */
+            mlc_cred_meter_frame_values(m, frame, com[1], R[4], y_min);
+            return MLC_OK;
+        }
+    }
     mlc_model_skin(m->model, z, m->nsv, m->sv, m->xyz);
+    m->skinned += m->nsv;
     mlc_cred_meter_frame_positions(m, frame, com, R[4], m->xyz, NULL, m->nsv); /* R ŷ: column 1 */
     return MLC_OK;
 }

@@ -25,9 +25,13 @@
  *   rise ≤ 1 extent, airborne ≤ 0.6 and airborne ≥ 0.02 (it must leave the ground, and a
  *   flight of more than 60% of the rollout is not a flip from the ground).
  *
- * Cost: skinning every surface vertex is O(n_surface · w) per frame, plus 8 more rollouts: fine
- * for a final evaluation, never for the optimizer's per-candidate rollouts (which must not
- * touch full-mesh arrays).
+ * Cost: y_min needs only the lowest vertices. On the flat ground the meter keeps the surface in
+ * groups of nearby vertices (at most 32, boxes of the rest shape) with a bound on each group's
+ * skinning rows, evaluates every group's lower bound on y (O(w) each) and skins only the groups
+ * whose bound does not exceed the lowest y found: the same y_min as skinning every vertex, at
+ * a fraction of its O(n_surface · w). On a terrain every vertex is skinned and queried. Plus 8
+ * more rollouts: fine for a final evaluation, never for the optimizer's per-candidate
+ * rollouts (which must not touch full-mesh arrays).
  *
  * Threads: the replays run in parallel (OpenMP, one mlc_rollout per thread); each is a pure
  * function of its parameters, whose noise is drawn sequentially before, so the result is
@@ -41,10 +45,9 @@
 #include "objective.h"
 #include "sim.h"
 
-/* MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX and MLC_CRED_CLEARANCE, which the objective's gate
- * also uses, are objective.h's. */
+/* MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, MLC_CRED_UP_MIN and MLC_CRED_CLEARANCE, which the
+ * objective's gate also uses, are objective.h's. */
 #define MLC_CRED_PENETRATION_MAX 0.02  /* extents */
-#define MLC_CRED_UP_MIN 0.5            /* up_min must exceed it (60° of tilt) */
 #define MLC_CRED_ROBUSTNESS_MIN 0.75   /* fraction of replays */
 #define MLC_CRED_FLIP_RISE_MAX 1.0     /* extents (objective.kind "flip") */
 #define MLC_CRED_FLIP_AIRBORNE_MAX 0.6 /* fraction of frames (flip) */
@@ -87,6 +90,12 @@ void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double c
  * surface height (relative to the flat ground). */
 void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
                                  double y_min);
+/* on = 1: skin every surface vertex at every frame (the reference the bounded search of
+ * mlc_cred_meter_frame must reproduce exactly; for tests); 0: the bounded search (default). */
+void mlc_cred_meter_set_exhaustive(mlc_cred_meter *m, int on);
+/* Surface vertices skinned by mlc_cred_meter_frame since the last reset (with the bounded
+ * search, usually a small fraction of frames × surface vertices). */
+long mlc_cred_meter_skinned(const mlc_cred_meter *m);
 /* Fill rise, airborne, penetration, up_min and frames of `out` (other fields untouched). */
 void mlc_cred_meter_result(const mlc_cred_meter *m, mlc_credibility *out);
 /* Surface vertices measured (indices into the mesh, ascending; borrowed). */

@@ -153,6 +153,12 @@ static double gate(double x, double limit) {
     return fmin(1.0, fmax(0.0, (limit - x) / (0.4 * limit)));
 }
 
+/* The gate's fade-out measured without its clamp: 0 up to 60% of the limit, 1 at the limit,
+ * growing on past it, so that among gaits the gate zeroes the nearer ones rank better. */
+static double gate_excess(double x, double limit) {
+    return fmax(0.0, (x - 0.6 * limit) / (0.4 * limit));
+}
+
 /* Rotation from R_prev to R about the lateral axis: the rotation vector of ΔR = R R_prevᵀ
  * (world frame), projected on l. */
 static double lateral_increment(const mlc_objective_acc *acc, const double R[9]) {
@@ -283,12 +289,23 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
     }
     res->J_task = J;
     res->J_gate = 1;
+    res->gate_excess = 0;
     if (acc->extent > 0 && kind != MLC_OBJ_JUMP && kind != MLC_OBJ_FLIP && obj->credible_gate) {
         /* Leaps and flights do not pay: the gain fades out as the rise or the airborne share
          * approaches the credibility limits (from 60% of each to the limit). */
         double rise = acc->rise / acc->extent;
         double air = acc->frames > 1 ? (double)acc->airborne_frames / (acc->frames - 1) : 0;
         res->J_gate = gate(rise, MLC_CRED_RISE_MAX) * gate(air, MLC_CRED_AIRBORNE_MAX);
+        res->gate_excess =
+            gate_excess(rise, MLC_CRED_RISE_MAX) + gate_excess(air, MLC_CRED_AIRBORNE_MAX);
+        if (obj->upright && kind != MLC_OBJ_ROLL) {
+            /* Nor does a tilt past the credible one: the tilt 1 − up_min fades the gain out
+             * from 60% of its limit 1 − MLC_CRED_UP_MIN (up_min 0.7) to the limit (0.5).
+             * J_align's factor up_min alone lets a long stride on its side pay. */
+            const double tilt = 1.0 - acc->up_min, tilt_max = 1.0 - MLC_CRED_UP_MIN;
+            res->J_gate *= gate(tilt, tilt_max);
+            res->gate_excess += gate_excess(tilt, tilt_max);
+        }
         J *= res->J_gate;
     }
     res->J = J + res->J_work;

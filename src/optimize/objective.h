@@ -84,12 +84,18 @@ typedef struct mlc_rollout_result {
     double displacement; /* centre-of-mass travel along v̂ (= -J_disp for locomotion) */
     double height_gain;  /* mean_t c_y(t) - c_y(t0) (jump) */
     double com0[3], com1[3];
-    int steps_done;   /* < steps when the rollout blew up */
-    int failed;       /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
-    double align_min; /* min over frames of the alignment a(t), not clamped at 0 (with
-                         `upright` also of R_yy): how far a tumbling rollout, whose
-                         J_align is 0, was from staying aligned (the optimizer's
-                         tie-breaker); up to the failing frame when failed */
+    int steps_done;     /* < steps when the rollout blew up */
+    int failed;         /* 1: NaN/Inf or runaway state; J is then MLC_SIM_FAIL_PENALTY */
+    double align_min;   /* min over frames of the alignment a(t), not clamped at 0 (with
+                           `upright` also of R_yy): how far a tumbling rollout, whose
+                           J_align is 0, was from staying aligned (the optimizer's
+                           tie-breaker); up to the failing frame when failed */
+    double gate_excess; /* how far the rollout went past the credibility gate's fade-out:
+                           Σ over rise, airborne and tilt (1 − up_min, with `upright`) of
+                           max(0, x/limit − 0.6)/0.4, not clamped (J_gate is 0 from 1 on); 0
+                           when the gate is off. With align_min it ranks candidates whose J is
+                           0 by how far they are from a credible gait (the optimizer's
+                           tie-breaker) */
 } mlc_rollout_result;
 
 #define MLC_SIM_FAIL_PENALTY 1e3
@@ -98,6 +104,7 @@ typedef struct mlc_rollout_result {
 #define MLC_CRED_RISE_MAX 0.25     /* extents */
 #define MLC_CRED_AIRBORNE_MAX 0.25 /* fraction of frames */
 #define MLC_CRED_CLEARANCE 0.01    /* a frame is airborne above ground + this × extent */
+#define MLC_CRED_UP_MIN 0.5        /* up_min must exceed it (60° of tilt) */
 
 /* Locomotion along +x, û₀ = +x, J_align on, no work penalty. */
 void mlc_objective_settings_default(mlc_objective_settings *o);

@@ -7,8 +7,14 @@
  * minimizer leaves the positive orthant, walk toward it until the first force reaches 0 and
  * drop it. Each step strictly decreases the objective, so it terminates; the iteration guard
  * only protects against rounding cycles. P holds the samples in contact of one step (tens),
- * so every solve refactors A_PP by a dense Cholesky: simpler than updating a factor and cheap
- * next to the rest of a step.
+ * so a solve factors A_PP by a dense Cholesky, and keeps the factor while the set stays the
+ * same (the normal case within a solve, across the iterations of a step and across the steps
+ * of a resting contact): a set seen again costs no factorization, with the same bits.
+ *
+ * Coulomb-limited friction is a box-constrained problem on the same A_PP, solved exactly by
+ * principal pivoting (box_solve) from the sides of the box the previous solve left each force
+ * on: across the iterations of a step they rarely change, so a solve is about one pass of a
+ * factorization of the few free forces' block.
  */
 #include "contact.h"
 
@@ -21,7 +27,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
                               double friction) {
     memset(cs, 0, sizeof *cs);
     cs->ns = ns;
-    cs->D = D;
+    cs->D = cs->D0 = D;
+    cs->fnp = cs->anp = -1;
     cs->tol = tol;
     cs->friction = friction;
     size_t n = (size_t)(ns > 0 ? ns : 1);
@@ -31,11 +38,15 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
     ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->Lb = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->fside = mlc_calloc(3 * n, sizeof(int))) != NULL;
+    ok &= (cs->fset = mlc_calloc(3 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
-    double **vecs[] = {&cs->c, &cs->l, &cs->d, &cs->x, &cs->bound, &cs->s, &cs->t};
+    double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
+                       &cs->s, &cs->t, &cs->base, &cs->w};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
-    int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand};
+    int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand, &cs->fkey, &cs->akey};
     for (size_t i = 0; i < sizeof ivecs / sizeof ivecs[0]; i++)
         ok &= (*ivecs[i] = mlc_calloc(n, sizeof(int))) != NULL;
     if (!ok) {
@@ -47,10 +58,12 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
 
 void mlc_contact_destroy(mlc_contact *cs) {
     if (!cs) return;
-    double *bufs[] = {cs->lam, cs->L, cs->A, cs->c, cs->l, cs->d, cs->x, cs->bound, cs->s, cs->t};
+    double *bufs[] = {cs->lam,   cs->L, cs->A, cs->c,    cs->l, cs->d, cs->x,
+                      cs->bound, cs->s, cs->t, cs->base, cs->w, cs->Lb};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
-    int *ibufs[] = {cs->contact, cs->cand, cs->pset, cs->iscand};
+    int *ibufs[] = {cs->contact, cs->cand, cs->pset,  cs->iscand,
+                    cs->fkey,    cs->akey, cs->fside, cs->fset};
     for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
         mlc_free(ibufs[i]);
     memset(cs, 0, sizeof *cs);
@@ -58,6 +71,7 @@ void mlc_contact_destroy(mlc_contact *cs) {
 
 void mlc_contact_reset(mlc_contact *cs) {
     if (cs->ns > 0) memset(cs->lam, 0, sizeof(double) * 3 * (size_t)cs->ns);
+    if (cs->ns > 0) memset(cs->fside, 0, sizeof(int) * 3 * (size_t)cs->ns);
     cs->np = 0;
 }
 
@@ -67,13 +81,55 @@ static inline double entry(const mlc_contact *cs, int i, int j) {
     return i == j ? a + cs->eps : a;
 }
 
-/* Lower Cholesky factor of A_PP into L (ld ns), damped by ε (dense.h: reciprocal pivots). */
+/* The length of the common start of key[0..knp) (samples) and set P (candidate indices, in
+ * order). Only for the matrix given at creation, which stays constant: a factor's or A_PP's
+ * entries over a leading part of a set are then functions of those samples alone, so reusing
+ * them gives the bits a rebuild would. */
+static int same_start(const mlc_contact *cs, const int *key, int knp, const int *P, int np) {
+    if (cs->D != cs->D0) return 0;
+    int p = 0, n = knp < np ? knp : np;
+    while (p < n && key[p] == cs->cand[P[p]])
+        p++;
+    return p;
+}
+
+/* Remember which samples' matrix was just built from the current D (none when D is not the
+ * creation's: a caller's own matrix may change between solves). */
+static void record_set(const mlc_contact *cs, int *key, int *knp, const int *P, int np) {
+    for (int a = 0; a < np; a++)
+        key[a] = cs->cand[P[a]];
+    *knp = cs->D == cs->D0 ? np : -1;
+}
+
+/* Lower Cholesky factor of A_PP into L (ld ns), with the reciprocal pivots on the diagonal
+ * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
+ * is positive definite) is replaced by √ε so the factor stays usable.
+ *
+ * Entry (i, j) of the factor is A_ij minus Σ_{k<j} L_jk L_ik, times the j-th reciprocal
+ * pivot: it depends only on rows 0..j and i of the set. So when the set starts with the same
+ * p samples as the set L holds (an entering sample appended, or inserted at p; a sample
+ * dropped at p; the same set again, p = np), the leading p columns are kept, the new rows
+ * below them are computed with the same operations in the same order, and only columns p.. are
+ * factored: the bits of a full factorization at a fraction of its cost. Within a solve, across
+ * the iterations of a step and across the steps of a resting contact the set rarely changes. */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = (size_t)cs->ns;
-    for (int j = 0; j < np; j++)
+    const int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
+    if (p == np && cs->fnp == np) return;
+    record_set(cs, cs->fkey, &cs->fnp, P, np);
+    for (int i = p; i < np; i++) /* new rows of the kept columns */
+        for (int j = 0; j < p; j++) {
+            double *Lj = cs->L + ld * (size_t)j, v = entry(cs, P[i], P[j]);
+            for (int k = 0; k < j; k++) {
+                const double *Lk = cs->L + ld * (size_t)k;
+                v -= Lk[j] * Lk[i];
+            }
+            Lj[i] = v * Lj[j];
+        }
+    for (int j = p; j < np; j++)
         for (int i = j; i < np; i++)
             cs->L[ld * (size_t)j + (size_t)i] = entry(cs, P[i], P[j]);
-    mlc_dense_cholesky(cs->L, ld, np, cs->eps);
+    mlc_dense_cholesky_from(cs->L, ld, np, p, cs->eps);
 }
 
 /* x ← (L Lᵀ)⁻¹ x (np values). */
@@ -89,45 +145,72 @@ static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
     solve_factored(cs, np, cs->s);
 }
 
+/* w[s] = base[s] + Σ_a D[s, cand[P[a]]] l[P[a]] for every sample s, the terms in P's order:
+ * each candidate's gap (base y* − g) and each other sample's height (base y*) under the forces
+ * on P. The sums the per-sample loops formed (the same terms in the same order, so the same
+ * bits), but column by column over contiguous samples, which vectorizes, instead of a
+ * two-level gather per entry. */
+static void all_gaps(mlc_contact *cs, const int *P, int np) {
+    const size_t ns = (size_t)cs->ns;
+    double *restrict w = cs->w;
+    memcpy(w, cs->base, sizeof(double) * ns);
+    for (int a = 0; a < np; a++) {
+        const double *restrict col = cs->D + ns * (size_t)cs->cand[P[a]];
+        const double la = cs->l[P[a]];
+        for (size_t s = 0; s < ns; s++)
+            w[s] += col[s] * la;
+    }
+}
+
 /* The LCP over the n candidates cand[0..n) with gaps c; l (n values) holds the warm start on
  * entry (its positive entries are the guessed set) and the forces on exit. Leaves the set in
  * pset[0..return) and its factor in L. */
 static int lcp_solve(mlc_contact *cs, int n) {
     double *l = cs->l, *s = cs->s;
     int *P = cs->pset, np = 0, changes = 0;
-    /* Warm start: the guessed set (the previous solve's contacts), else every violated
-     * candidate, is kept only when its minimizer is strictly positive (a feasible point of the
-     * method); otherwise start from λ = 0. The second guess saves one refactorization per
-     * contact when many samples land at once. */
-    for (int guess = 0; guess < 2 && np == 0; guess++) {
+    /* Warm start: a set is kept only when its minimizer is strictly positive (a feasible
+     * point of the method), else λ = 0. The first guess is the previous solve's contacts; when
+     * some of their forces turn non-positive those are dropped and the rest tried again (each
+     * try reuses the factor's leading columns), which stays close to the answer where falling
+     * back to λ = 0 would add every contact again one at a time. Without previous contacts the
+     * guess is every violated candidate, which saves one refactorization per contact when many
+     * samples land at once (after contacts it rarely holds and costs a factorization of all
+     * the candidates). */
+    for (int i = 0; i < n; i++)
+        if (l[i] > 0) P[np++] = i;
+    const int first = np == 0;
+    if (first)
         for (int i = 0; i < n; i++)
-            if (guess == 0 ? l[i] > 0 : cs->c[i] < -cs->tol) P[np++] = i;
-        if (np == 0) continue;
+            if (cs->c[i] < -cs->tol) P[np++] = i;
+    while (np > 0) {
         minimize_on_set(cs, P, np);
-        int ok = 1;
+        int keep = 0;
         for (int a = 0; a < np; a++)
-            ok &= s[a] > 0;
-        for (int i = 0; i < n; i++)
-            l[i] = 0;
-        if (ok)
-            for (int a = 0; a < np; a++)
-                l[P[a]] = s[a];
-        else
-            np = 0;
+            if (s[a] > 0) P[keep++] = P[a];
+        if (keep == np) break;
+        np = first ? 0 : keep;
     }
+    for (int i = 0; i < n; i++)
+        l[i] = 0;
+    for (int a = 0; a < np; a++)
+        l[P[a]] = s[a];
     const int maxit = 3 * n + 10;
+    cs->w_fresh = 0;
     while (changes < maxit) {
-        /* The most violated candidate outside P enters. */
+        /* The most violated candidate outside P enters. The gaps of all samples at once:
+         * when none enters they are also the heights the caller checks the others by. */
+        all_gaps(cs, P, np);
         int enter = -1;
         double worst = -cs->tol;
         for (int i = 0; i < n; i++) {
             if (l[i] > 0) continue;
-            double w = cs->c[i];
-            for (int a = 0; a < np; a++)
-                w += entry(cs, i, P[a]) * l[P[a]];
+            double w = cs->w[cs->cand[i]];
             if (w < worst) worst = w, enter = i;
         }
-        if (enter < 0) break;
+        if (enter < 0) {
+            cs->w_fresh = 1;
+            break;
+        }
         /* Keep P ascending, so the factor's order (and its rounding) depends only on the set. */
         int pos = np;
         while (pos > 0 && P[pos - 1] > enter)
@@ -183,6 +266,7 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
     int nc = 0;
     for (int s = 0; s < ns; s++) {
         cs->iscand[s] = ystar[s] < g[s] - tol;
+        cs->base[s] = cs->iscand[s] ? ystar[s] - g[s] : ystar[s];
         if (cs->iscand[s]) cs->cand[nc++] = s;
     }
     double *lamy = cs->lam + ns;
@@ -196,14 +280,11 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         np = lcp_solve(cs, nc);
         /* Does any other sample now end below its target? (y = y* + D λ over the set) */
         int added = 0;
+        if (!cs->w_fresh) all_gaps(cs, cs->pset, np);
         for (int s = 0; s < ns; s++) {
-            if (cs->iscand[s]) continue;
-            double y = ystar[s];
-            for (int b = 0; b < np; b++) {
-                int a = cs->pset[b];
-                y += cs->D[(size_t)s + (size_t)ns * cs->cand[a]] * cs->l[a];
-            }
-            if (y < g[s] - tol) cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
+            if (cs->iscand[s] || !(cs->w[s] < g[s] - tol)) continue;
+            cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
+            cs->base[s] = ystar[s] - g[s];
         }
         if (!added) break;
         for (int a = 0; a < nc; a++)
@@ -218,17 +299,99 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         lamy[cs->cand[a]] = cs->l[a];
     }
     cs->np = np;
-    if (cs->friction > 0 || cs->friction_s) /* A_PP, contiguous, for Coulomb-limited friction */
+    /* A_PP, contiguous, for Coulomb-limited friction (kept while the contact set stays) */
+    if ((cs->friction > 0 || cs->friction_s) &&
+        !(cs->anp == np && same_start(cs, cs->akey, cs->anp, cs->pset, np) == np)) {
+        record_set(cs, cs->akey, &cs->anp, cs->pset, np);
         for (int b = 0; b < np; b++) {
             for (int e = 0; e < np; e++)
                 cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
             cs->t[b] = 1 / cs->A[b + (size_t)np * b]; /* reciprocal diagonal */
         }
+    }
     return np;
 }
 
 static inline double clamp(double x, double lo, double hi) {
     return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The Coulomb box problem exactly: min ½xᵀAx − rhsᵀx over lo ≤ x ≤ hi (A = A_PP, np×np,
+ * symmetric positive definite), by principal pivoting on the sides side[b] ∈ {−1, 0, +1}
+ * (at lo, free, at hi), warm-started from the last solve's. For the sides, the free forces
+ * solve A_FF x_F = rhs_F − A_FC x_C (a dense Cholesky of the few free ones); a free force
+ * outside its box, or a bound one whose residual rhs − Ax pulls it back inside, changes side.
+ * All of them change at once while that shrinks the number wrong, then one at a time, the
+ * last by index (Murty's rule: finite for positive definite A). Sides seen again give the same
+ * x whatever the path. Returns 0 when it did not settle (rounding), for the caller's fallback. */
+static int box_solve(mlc_contact *cs, int np, const double *restrict rhs, const double *restrict lo,
+                     const double *restrict hi, int *restrict side, double *restrict x) {
+    const double *A = cs->A;
+    double *Lf = cs->Lb, *y = cs->s;
+    int *F = cs->fset, *to = cs->fset + cs->ns, best = np + 1, stall = 0;
+    for (int b = 0; b < np; b++) /* an infinite side cannot hold a force */
+        if ((side[b] < 0 && !(lo[b] > -(double)INFINITY)) ||
+            (side[b] > 0 && !(hi[b] < (double)INFINITY)))
+            side[b] = 0;
+    for (int it = 0; it < 3 * np + 10; it++) {
+        int nf = 0;
+        for (int b = 0; b < np; b++) {
+            if (side[b] == 0)
+                F[nf++] = b;
+            else
+                x[b] = side[b] < 0 ? lo[b] : hi[b];
+        }
+        if (nf == np) { /* all free: the unconstrained forces, with the set's factor L */
+            for (int b = 0; b < np; b++)
+                x[b] = rhs[b];
+            solve_factored(cs, np, x);
+            nf = 0;
+        }
+        for (int f = 0; f < nf; f++) {
+            const double *Ab = A + (size_t)np * F[f];
+            double r = rhs[F[f]];
+            for (int e = 0; e < np; e++)
+                if (side[e] != 0) r -= Ab[e] * x[e];
+            y[f] = r;
+        }
+        for (int j = 0; j < nf; j++) { /* Lf: lower factor of A_FF (reciprocal pivots) */
+            double *Lj = Lf + (size_t)nf * j;
+            const double *Aj = A + (size_t)np * F[j];
+            for (int i = j; i < nf; i++)
+                Lj[i] = Aj[F[i]];
+        }
+        mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
+        mlc_dense_cholesky_solve(Lf, (size_t)nf, nf, y);
+        for (int f = 0; f < nf; f++)
+            x[F[f]] = y[f];
+        /* Wrong sides, and the side each force should move to */
+        int nwrong = 0, last = -1;
+        for (int b = 0; b < np; b++) {
+            to[b] = side[b];
+            if (side[b] == 0) {
+                to[b] = x[b] > hi[b] ? 1 : x[b] < lo[b] ? -1 : 0;
+            } else {
+                const double *Ab = A + (size_t)np * b;
+                double r = rhs[b], size = fabs(rhs[b]);
+                for (int e = 0; e < np; e++)
+                    r -= Ab[e] * x[e], size += fabs(Ab[e] * x[e]);
+                /* at hi the residual must push up (r ≥ 0), at lo down; rounding-level
+                 * residuals count as zero */
+                if (side[b] * r < -1e-13 * size) to[b] = 0;
+            }
+            if (to[b] != side[b]) nwrong++, last = b;
+        }
+        if (nwrong == 0) return 1;
+        if (nwrong < best)
+            best = nwrong, stall = 0;
+        else
+            stall++;
+        if (stall < 3)
+            memcpy(side, to, sizeof(int) * (size_t)np);
+        else
+            side[last] = to[last];
+    }
+    return 0;
 }
 
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
@@ -250,17 +413,18 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
             cs->t[b] = 1 / cs->A[b + (size_t)np * b];
         }
         cs->D = D;
+        cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
     }
-    for (int b = 0; b < np; b++)
-        x[b] = rhs[b];
-    solve_factored(cs, np, x); /* L holds the factor of the final contact set */
-    if (boxed) {
-        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample):
-         * when the unconstrained (sticking) forces are inside it, they are the answer; else
-         * clamp and run projected Gauss–Seidel sweeps on A_PP (kept by
-         * mlc_contact_solve_normal, or built above) until they stop changing. */
+    if (!boxed) {
+        for (int b = 0; b < np; b++)
+            x[b] = rhs[b];
+        solve_factored(cs, np, x); /* L holds the factor of the final contact set */
+    } else {
+        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample),
+         * solved exactly on A_PP (kept by mlc_contact_solve_normal, or built above) by
+         * box_solve: when the unconstrained (sticking) forces are inside the box they are the
+         * answer, computed with L as without a box. */
         double *bound = cs->bound, *blo = cs->d;
-        int inside = 1;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
             if (mu_hi) {
@@ -271,12 +435,17 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
                 bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
                 blo[b] = -bound[b];
             }
-            inside &= x[b] <= bound[b] && x[b] >= blo[b];
         }
-        if (!inside) {
-            const double *A = cs->A; /* np×np, A_PP of the contact set */
-            /* Start from the previous solve's forces (the last local-global iteration's: they
-             * differ little), clamped to the new box. */
+        /* The sides of the box the forces were left on by this axis' previous solve (the
+         * last local-global iteration's: they rarely change), as the exact solve's start. */
+        int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
+        for (int b = 0; b < np; b++)
+            side[b] = fside[cs->contact[b]];
+        if (!box_solve(cs, np, rhs, blo, bound, side, x)) {
+            /* Rounding kept the pivoting from settling: projected Gauss–Seidel sweeps on A_PP
+             * from the previous solve's forces, clamped to the new box, until they stop
+             * changing. */
+            const double *A = cs->A;
             for (int b = 0; b < np; b++)
                 x[b] = clamp(lamk[cs->contact[b]], blo[b], bound[b]);
             for (int sweep = 0; sweep < MLC_CONTACT_FRICTION_SWEEPS; sweep++) {
@@ -292,7 +461,12 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
                 }
                 if (change <= 1e-10 * size) break;
             }
+            for (int b = 0; b < np; b++)
+                side[b] = x[b] >= bound[b] ? 1 : x[b] <= blo[b] ? -1 : 0;
         }
+        memset(fside, 0, sizeof(int) * (size_t)ns);
+        for (int b = 0; b < np; b++)
+            fside[cs->contact[b]] = side[b];
     }
     /* Only the contact set carries friction. */
     for (int s = 0; s < ns; s++)

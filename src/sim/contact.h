@@ -25,9 +25,14 @@
  * Friction, on the samples in contact (λ > 0): tangential targets t (the paper's damping:
  * x_n + μ_c (x_n − x_{n−1})) reached by forces with D_PP λ_t = t − x*, the same matrix and
  * factor; with a Coulomb coefficient μ_f > 0 each axis' force is limited to μ_f λ_n (a box,
- * solved by projected Gauss–Seidel from the clamped unconstrained solution).
+ * solved exactly by principal pivoting on the sides of the box the forces are on, starting
+ * from the sides the previous solve left them on; forces inside the box are the unconstrained
+ * solution).
  *
  * Ownership: the solver owns its scratch (allocated once by mlc_contact_create); D is borrowed.
+ * The D given to mlc_contact_create must keep its values (factors of its submatrices are kept
+ * between solves); a matrix that changes between solves (terrain frames) is set into `D`
+ * after creation and is refactored every time.
  * Solving never allocates.
  */
 #ifndef MODALLOCO_CONTACT_H
@@ -35,8 +40,8 @@
 
 #include "base.h"
 
-/* Tikhonov term relative to D's largest diagonal entry, and the projected Gauss–Seidel
- * sweeps of Coulomb-limited friction. */
+/* Tikhonov term relative to D's largest diagonal entry, and the most projected Gauss–Seidel
+ * sweeps of Coulomb-limited friction should the exact pivoting not settle (rounding). */
 #define MLC_CONTACT_EPS 1e-10
 #define MLC_CONTACT_FRICTION_SWEEPS 20
 
@@ -48,13 +53,24 @@ typedef struct mlc_contact {
     double friction;          /* μ_f (0 = unbounded) */
     const double *friction_s; /* ns: μ_f per sample (0 = unbounded), replacing `friction`;
                                  NULL = `friction` for all (borrowed, set after create) */
-    double *lam;  /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
-                     friction, y normal), zero off contact; the next solve's warm start */
-    int np;       /* samples in contact after the last solve */
-    int *contact; /* np sample indices in contact (ascending candidate order) */
+    double *lam;      /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
+                         friction, y normal), zero off contact; the next solve's warm start */
+    int np;           /* samples in contact after the last solve */
+    const double *D0; /* D as given to mlc_contact_create: constant, so factors of its
+                         submatrices are kept between solves (a caller that changes D's values
+                         points D at its own array instead, which is never cached) */
+    int *fkey, fnp;   /* samples (fnp of them; −1 none) whose factor L holds */
+    int *akey, anp;   /* samples (anp; −1 none) whose A_PP A holds */
+    int *contact;     /* np sample indices in contact (ascending candidate order) */
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
+    double *base, *w; /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
+    double *Lb;       /* ns×ns: factor of the free friction forces' block */
+    int *fside;       /* 3 × ns: per axis and sample, the side of the Coulomb box the last
+                         friction solve left the force on (−1, +1; 0 inside) */
+    int *fset;        /* ns scratch */
+    int w_fresh;      /* w holds the last lcp forces' gaps */
 } mlc_contact;
 
 /* ns ≥ 0 samples; D as above (not copied). Returns MLC_ENOMEM on allocation failure. */

@@ -111,6 +111,14 @@ void mlc_model_rotation(const mlc_model *model, const double *z, double R[9]);
 /* Full-space positions of selected vertices (n indices into the mesh) for output frames:
  * out is 3×n column-major; verts = NULL means vertices 0..n−1. Cost O(n·w). */
 void mlc_model_skin(const mlc_model *model, const double *z, int n, const int *verts, double *out);
+/* Coordinate k (0 x, 1 y, 2 z) alone of the same vertices (out: n values), the same bits as
+ * mlc_model_skin's. */
+void mlc_model_skin_coord(const mlc_model *model, const double *z, int k, int n, const int *verts,
+                          double *out);
+/* Vertex i's skinning row φ_i (4w values, φ[4b + c] = W_ib X̃_i[c] with X̃_i = [X_i; 1]): its
+ * coordinate k under state z is t_kᵀ φ_i (t_k = z + 4w·k), the value mlc_model_skin computes
+ * (to rounding). For bounds on many vertices at once (credibility.c). */
+void mlc_model_skin_row(const mlc_model *model, int i, double *phi);
 
 mlc_status mlc_rollout_create(const mlc_model *model, mlc_rollout **out);
 void mlc_rollout_destroy(mlc_rollout *ro);

@@ -93,6 +93,7 @@ struct mlc_rollout {
     double qbody[4];
     double *xc, *xp; /* nsp×3 (block k at k·nsp): sample positions at z_n and z_{n−1} */
     int x_valid;     /* xc holds S z_n of the current zc (so the next step's xp is xc) */
+    int cgroups;     /* 4-sample groups that held a contact in the last iteration (a cost hint) */
     double *xs;      /* nsp×3 (block k at k·nsp): sample positions at the tentative z* */
     double *Fall;    /* 3 × ldc (row k at k·ldc): F_c, then H_c, of every cluster (GT's
                         column order) */

@@ -609,21 +609,40 @@ void mlc_model_rotation(const mlc_model *mod, const double *z, double R[9]) {
     mlc_polar(A, q, R);
 }
 
+/* Coordinate of vertex i for one block t_k of the state: Σ_b W_ib (t_k,b · [X_i; 1]), the
+ * sum mlc_model_skin and mlc_model_skin_coord share (so their values are the same bits). */
+static inline double skin_coord(const mlc_model *mod, const double *tk, int i) {
+    const double *Xi = mod->X + 3 * i;
+    double x = 0;
+    for (int b = 0; b < mod->w; b++) {
+        double wb = mod->W[i + (size_t)mod->nv * b];
+        if (wb == 0) continue;
+        const double *t = tk + 4 * b;
+        x += wb * (t[0] * Xi[0] + t[1] * Xi[1] + t[2] * Xi[2] + t[3]);
+    }
+    return x;
+}
+
 void mlc_model_skin(const mlc_model *mod, const double *z, int n, const int *verts, double *out) {
-    int n4 = mod->n4, w = mod->w, nv = mod->nv;
     for (int p = 0; p < n; p++) {
         int i = verts ? verts[p] : p;
-        const double *Xi = mod->X + 3 * i;
-        double x[3] = {0, 0, 0};
-        for (int b = 0; b < w; b++) {
-            double wb = mod->W[i + (size_t)nv * b];
-            if (wb == 0) continue;
-            for (int k = 0; k < 3; k++) {
-                const double *t = z + k * n4 + 4 * b;
-                x[k] += wb * (t[0] * Xi[0] + t[1] * Xi[1] + t[2] * Xi[2] + t[3]);
-            }
-        }
-        out[3 * p] = x[0], out[3 * p + 1] = x[1], out[3 * p + 2] = x[2];
+        for (int k = 0; k < 3; k++)
+            out[3 * p + k] = skin_coord(mod, z + k * mod->n4, i);
+    }
+}
+
+void mlc_model_skin_coord(const mlc_model *mod, const double *z, int k, int n, const int *verts,
+                          double *out) {
+    for (int p = 0; p < n; p++)
+        out[p] = skin_coord(mod, z + k * mod->n4, verts ? verts[p] : p);
+}
+
+void mlc_model_skin_row(const mlc_model *mod, int i, double *phi) {
+    const double *Xi = mod->X + 3 * i;
+    for (int b = 0; b < mod->w; b++) {
+        double wb = mod->W[i + (size_t)mod->nv * b];
+        for (int c = 0; c < 4; c++)
+            phi[4 * b + c] = wb * (c < 3 ? Xi[c] : 1);
     }
 }
 

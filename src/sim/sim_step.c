@@ -47,6 +47,18 @@
  * stiffness and Q₄⁻¹ applied to each, Q₄⁻¹N, Q₄⁻¹Σms, the Delassus matrix and Q₄⁻¹Sᵀ, the
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
+ * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
+ * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 143k instructions a step
+ * against 121k for the equality contact of 312c059. Contact is 49%: the normal solve 18%
+ * (gaps of all samples column by column, the factor of the contact set kept between solves:
+ * contact.c), friction 17% (the exact Coulomb box solve, about one pivoting pass a call), the
+ * samples' coordinates at z* 8% (y of all samples, x and z of the groups in contact), the
+ * correction Q⁻¹Sᵀλ 3%. The rest is the equality build's too: polar decompositions 16% (more of
+ * the time: dependent divisions and square roots), the local step's maps 12%, the rhs
+ * rotation terms 12%, setup and finish 10%. Those parts, 73k, are the same in both builds, so
+ * the difference is contact's: 70k a step here against about 49k for the equality contact.
+ * With 64 samples (bench_sim --config 5,3,10,64) the step is 217k against 495k for 312c059.
+ *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
  * steps and a whole rollout allocate nothing.
@@ -413,16 +425,6 @@ static int contact_equality(mlc_rollout *ro, double *z, int prev_na) {
     return na;
 }
 
-/* Sample s's coordinate k at state z (the kernels' sum order). */
-static inline double sample_coord(const mlc_model *mod, const double *z, int k, int s) {
-    const double *zk = z + (size_t)k * mod->n4, *col = mod->ST + s;
-    const size_t nsp = (size_t)mod->nsp;
-    double v = zk[0] * col[0];
-    for (int i = 1; i < mod->n4; i++)
-        v += zk[i] * col[nsp * i];
-    return v;
-}
-
 /* Complementarity contact (contact.h, default). Every sample must end at or above its
  * target: the ground; for a sample already below it (pushed in between samples' contacts or
  * by a neighbour), at most push_speed·h higher than it is, so a deep penetration is not
@@ -436,7 +438,15 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     const int n4 = mod->n4, ns = mod->ns;
     const size_t nsp = (size_t)mod->nsp;
     double *ys = ro->xs + nsp; /* y of every sample at z* */
-    rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
+    /* x and z are needed only for the samples that end in contact: when the last iteration's
+     * contacts filled at least half of the 4-sample groups, all three coordinates of every
+     * sample in one pass cost less than y alone and then x and z group by group (the same
+     * sums either way: the choice changes only the cost). */
+    const int ngroups = (int)nsp / 4, all3 = 2 * ro->cgroups >= ngroups;
+    if (all3)
+        rows3(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs, nsp);
+    else
+        rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
     if (first_iteration) { /* the targets depend only on z_n */
         const double *yn = ro->xc + nsp;
         for (int s = 0; s < ns; s++) {
@@ -450,13 +460,27 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     }
     mlc_contact *cs = &ro->cs;
     int np = mlc_contact_solve_normal(cs, ys, ro->yt);
+    ro->cgroups = 0;
     if (np == 0) return 0;
+    /* x and z at z* of the samples in contact: the rows kernel over just the 4-sample column
+     * groups that hold one (each output is the same sum in the same order whatever the
+     * columns, so these are the bits of a full pass at a few groups' cost, and vectorized
+     * where a sample at a time was a strided scalar loop). */
+    int *group = ro->active; /* scratch until the forces are gathered below (ns ≥ nsp/4) */
+    memset(group, 0, sizeof(int) * (size_t)ngroups);
+    for (int b = 0; b < np; b++) {
+        int c = cs->contact[b] >> 2;
+        if (group[c]++ > 0) continue;
+        ro->cgroups++;
+        if (!all3) rows3(ro->zs, n4, mod->ST + 4 * (size_t)c, nsp, 4, ro->xs + 4 * (size_t)c, nsp);
+    }
     const double *xn = ro->xc, *xo = ro->xp;
     for (int k = 0; k < 3; k += 2) {
         const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
+        const double *sk = ro->xs + (size_t)k * nsp;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
-            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sample_coord(mod, ro->zs, k, s);
+            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[s];
         }
         mlc_contact_solve_friction(cs, k, ro->ct);
     }

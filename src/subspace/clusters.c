@@ -358,22 +358,8 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
                             "need positive finite eigenvalues (is the mesh connected?)",
                             b, eval[b]);
 
-    /* workspace */
-    mlc_status st = MLC_OK;
     double *P = mlc_malloc((size_t)nt * d * sizeof *P); /* features, d per tet */
-    double *C = mlc_malloc((size_t)k * d * sizeof *C);  /* centres */
-    double *D2 = mlc_malloc((size_t)nt * sizeof *D2);
-    int *km = mlc_malloc((size_t)nt * sizeof *km); /* k-means labels */
-    int *count = mlc_malloc((size_t)k * sizeof *count);
-    int *nbr = mlc_malloc((size_t)4 * nt * sizeof *nbr);
-    int *comp = mlc_malloc((size_t)nt * sizeof *comp);
-    int *stack = mlc_malloc((size_t)nt * sizeof *stack);
-    if (!P || !C || !D2 || !km || !count || !nbr || !comp || !stack) {
-        st = MLC_ENOMEM;
-        goto fail;
-    }
-
-    /* compute: features */
+    if (!P) return mlc_errf(err, MLC_ENOMEM, "clusters: out of memory (%d tets)", nt);
     for (int e = 0; e < nt; e++) {
         const int *t = mesh->T + 4 * e;
         for (int b = 1; b < w; b++) {
@@ -382,14 +368,37 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
             P[(size_t)e * d + (b - 1)] = s / (eval[b] * eval[b]);
         }
     }
+    mlc_status st = mlc_clusters_of_features(mesh, fem, P, d, k, seed, label, ncluster, err);
+    mlc_free(P);
+    return st;
+}
+
+mlc_status mlc_clusters_of_features(const mlc_mesh *mesh, const mlc_fem *fem, const double *P,
+                                    int d, int k, uint64_t seed, int *label, int *ncluster,
+                                    mlc_err *err) {
+    const int nt = mesh->nt;
+    if (k > nt) k = nt;
+    *ncluster = 0;
     for (size_t i = 0; i < (size_t)nt * d; i++)
-        if (!isfinite(P[i])) {
-            st = mlc_errf(err, MLC_ENUMERIC,
-                          "clusters: non-finite skinning weight feature "
-                          "on tet %d",
-                          (int)(i / d));
-            goto fail;
-        }
+        if (!isfinite(P[i]))
+            return mlc_errf(err, MLC_ENUMERIC,
+                            "clusters: non-finite skinning weight feature "
+                            "on tet %d",
+                            (int)(i / d));
+
+    /* workspace */
+    mlc_status st = MLC_OK;
+    double *C = mlc_malloc((size_t)k * d * sizeof *C); /* centres */
+    double *D2 = mlc_malloc((size_t)nt * sizeof *D2);
+    int *km = mlc_malloc((size_t)nt * sizeof *km); /* k-means labels */
+    int *count = mlc_malloc((size_t)k * sizeof *count);
+    int *nbr = mlc_malloc((size_t)4 * nt * sizeof *nbr);
+    int *comp = mlc_malloc((size_t)nt * sizeof *comp);
+    int *stack = mlc_malloc((size_t)nt * sizeof *stack);
+    if (!C || !D2 || !km || !count || !nbr || !comp || !stack) {
+        st = MLC_ENOMEM;
+        goto fail;
+    }
 
     mlc_rng rng;
     mlc_rng_seed(&rng, seed);
@@ -402,7 +411,6 @@ mlc_status mlc_clusters_passive(const mlc_mesh *mesh, const mlc_fem *fem, const 
 
 fail:
     if (st == MLC_ENOMEM) mlc_errf(err, st, "clusters: out of memory (%d tets)", nt);
-    mlc_free(P);
     mlc_free(C);
     mlc_free(D2);
     mlc_free(km);
@@ -413,13 +421,36 @@ fail:
     return st;
 }
 
+mlc_status mlc_clusters_face_neighbors(const mlc_mesh *mesh, int *nbr, mlc_err *err) {
+    if (face_neighbors(mesh, nbr) != MLC_OK)
+        return mlc_errf(err, MLC_ENOMEM, "clusters: out of memory (%d tets)", mesh->nt);
+    return MLC_OK;
+}
+
+mlc_status mlc_clusters_connect(const mlc_mesh *mesh, const mlc_fem *fem, const int *nbr, int k,
+                                const int *km, int *label, int *ncluster, mlc_err *err) {
+    const int nt = mesh->nt;
+    int *comp = mlc_malloc((size_t)nt * sizeof *comp);
+    int *stack = mlc_malloc((size_t)nt * sizeof *stack);
+    mlc_status st = MLC_ENOMEM;
+    if (comp && stack) {
+        int nc = split_components(nt, nbr, km, comp, stack);
+        st = merge_small(mesh, fem, nbr, k, km, comp, nc, label, ncluster);
+    }
+    mlc_free(comp);
+    mlc_free(stack);
+    if (st == MLC_ENOMEM) return mlc_errf(err, st, "clusters: out of memory (%d tets)", nt);
+    return st;
+}
+
 /* ---- Public: contact samples -------------------------------------------------------------- */
 
 /* Farthest-point steps from `cur` until n reaches `count`, choosing among the vertices with
  * allowed[v] (NULL: all); dist is the squared distance of every boundary vertex to the
- * nearest chosen sample (-1: not boundary, or chosen). Returns the new count. */
+ * nearest chosen sample (-1: not boundary, or chosen), with the height difference weighted:
+ * dx² + wy2·dy² + dz². Returns the new count. */
 static int farthest_points(const mlc_mesh *mesh, double *dist, const unsigned char *allowed,
-                           int cur, int n, int count, int *samples) {
+                           double wy2, int cur, int n, int count, int *samples) {
     const int nv = mesh->nv;
     while (cur >= 0 && n < count) {
         samples[n++] = cur;
@@ -430,7 +461,7 @@ static int farthest_points(const mlc_mesh *mesh, double *dist, const unsigned ch
             if (dist[i] < 0) continue;
             const double *q = mesh->X + 3 * i;
             double dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
-            double t = dx * dx + dy * dy + dz * dz;
+            double t = dx * dx + wy2 * dy * dy + dz * dz;
             if (t < dist[i]) dist[i] = t;
             /* Strict > keeps the smallest index among equally far vertices. */
             if ((!allowed || allowed[i]) && (next < 0 || dist[i] > dist[next])) next = i;
@@ -479,6 +510,11 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
         for (int k = 0; k < 3; k++)
             lo[k] = fmin(lo[k], mesh->X[3 * i + k]), hi[k] = fmax(hi[k], mesh->X[3 * i + k]);
     }
+    /* With the ground in view (band > 0), a sample protects the vertices beside it far
+     * better than those above or below it: a tail tip whose only sample sat on its top edge
+     * sank by its own thickness (3.3% of the extent) whatever the sample count. Heights count
+     * MLC_CONTACT_HEIGHT_WEIGHT times over in the distance. */
+    const double wy2 = band > 0 ? MLC_CONTACT_HEIGHT_WEIGHT * MLC_CONTACT_HEIGHT_WEIGHT : 1.0;
     int n = 0;
     if (band > 0) {
         /* Stage 1: the soles (band). Stage 2: the surface that faces down, where a body
@@ -514,14 +550,14 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
                                                        m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
             }
             goal += (int)(shares[stage] * count + 0.5);
-            n = farthest_points(mesh, dist, low, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
+            n = farthest_points(mesh, dist, low, wy2, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
                                 samples);
             cur = farthest_remaining(dist, nv);
         }
         mlc_free(nrm);
     }
     /* Stage 2 (or the only stage): the whole surface, continuing the same distances. */
-    n = farthest_points(mesh, dist, NULL, cur, n, count, samples);
+    n = farthest_points(mesh, dist, NULL, wy2, cur, n, count, samples);
     *nsamples = n;
     mlc_free(dist);
     mlc_free(low);

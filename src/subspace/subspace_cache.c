@@ -65,7 +65,7 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
     h = mlc_hash64(h, &band, sizeof band);
     /* The contact sampling rule itself (clusters.h), so a cache of an earlier rule is not
      * taken for this one. */
-    h = mlc_hash64(h, "samples: soles, faces down, all", 31);
+    h = mlc_hash64(h, "samples: soles, faces down, all; height x3", 42);
     h = mlc_hash64(h, &st->seed, sizeof st->seed);
     /* Per-region materials and labels (absent for one material: the key stays as it was). */
     if (st->tet_stiffness) h = mlc_hash64(h, st->tet_stiffness, (size_t)mesh->nt * sizeof(double));

@@ -9,7 +9,7 @@
  * does), so the same sizes can be compared across meshes and resolutions.
  *
  *   bench_sim [runs] [--only I] [--profile] [--checksum] [--mesh PATH] [--config W,M,CP,NS[,ITER]]
- *             [--terrain]
+ *             [--terrain] [--credibility]
  *     --only I      run only configuration I of the table (0 = Bat)
  *     --terrain     instead of the table: the Bat sizes with |I| = 64 (the default samples) on
  *                   the flat plane with backward Euler, then with BDF2, on a terrain (a bumpy
@@ -18,6 +18,10 @@
  *                   terrain with BDF2, and on the flat plane through the terrain's contact path
  *                   (anisotropy 1 + 1e-9: the same dynamics as the first, so the path's own
  *                   overhead), each against the first, measured in one run
+ *     --credibility instead of the table: 3,000-step rollouts at the Bat sizes (|I| = 64, or
+ *                   NS of --config) alone, with the credibility measures of every frame (the
+ *                   bounded lowest-vertex search) and with the exhaustive scan, in turn; use
+ *                   with --mesh (the real subspace and surface)
  *     --config ...  run one custom configuration instead of the table
  *     --checksum    print a hash of the final state (bit-identity across builds/machines)
  *     --profile     also time the step components (local step maps, polar, right-hand side,
@@ -37,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "credibility.h"
 #include "detmath.h"
 #include "fem.h"
 #include "mesh.h"
@@ -226,8 +231,77 @@ static int bench_terrain(const mlc_mesh *mesh, const mlc_fem *fem, int runs) {
     return 0;
 }
 
+/* --credibility: what measuring a rollout's credibility (credibility.h: the lowest surface
+ * vertex of every frame) adds to its steps, as `simulate` and optimize's final judgement do:
+ * 3,000-step rollouts (mlc_rollout_run, actuated, from rest on the ground) alone, with the
+ * meter's bounded search, and with the exhaustive scan, in turn; thread-CPU medians. */
+static int bench_credibility(const mlc_mesh *mesh, const mlc_fem *fem, int runs, int ns) {
+    enum { STEPS = 3000 };
+    mlc_subspace sub;
+    mlc_subspace_settings st = {0};
+    st.w = 5, st.m = 3, st.poisson = 0.25, st.passive_clusters = 10, st.actuation_clusters = 1;
+    st.contact_samples = ns, st.contact_band = 0.01, st.seed = 1;
+    mlc_err err;
+    if (mlc_subspace_compute(mesh, fem, &st, &sub, &err) != MLC_OK) {
+        fprintf(stderr, "subspace: %s\n", err.msg);
+        return 1;
+    }
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    set.steps = STEPS;
+    mlc_model *model;
+    mlc_rollout *ro;
+    mlc_cred_meter *meter;
+    if (mlc_model_create(mesh, fem, &sub, &set, &model, &err) != MLC_OK ||
+        mlc_rollout_create(model, &ro) != MLC_OK ||
+        mlc_cred_meter_create(model, mesh, &meter, &err) != MLC_OK) {
+        fprintf(stderr, "model: %s\n", err.msg);
+        return 1;
+    }
+    double A[6], T[6], th[6];
+    for (int i = 0; i < 6; i++)
+        A[i] = 0.15 / sub.grad_max[i / 2] / 2, T[i] = 0.2 + 0.05 * i, th[i] = 0.1 * i;
+    mlc_actuation act = {3, 2, A, T, th};
+    const int *sv;
+    printf("Bat sizes (w=5 m=3 |Cp|=10 |I|=%d), %d steps, %d surface vertices\n", ns, STEPS,
+           mlc_cred_meter_surface(meter, &sv));
+    const char *names[3] = {"steps alone (mlc_rollout_run)", "with the credibility measures",
+                            "with the exhaustive scan"};
+    double *cpu = malloc(sizeof(double) * 3 * (size_t)runs);
+    long skinned[3] = {0};
+    for (int r = 0; r < runs; r++) /* the variants in turn, so machine load hits all alike */
+        for (int v = 0; v < 3; v++) {
+            mlc_cred_meter_reset(meter);
+            mlc_cred_meter_set_exhaustive(meter, v == 2);
+            mlc_rollout_result res;
+            double t0 = thread_cpu();
+            mlc_rollout_run(ro, &act, NULL, v ? mlc_cred_meter_frame : NULL, meter, &res);
+            cpu[v * runs + r] = (thread_cpu() - t0) / STEPS * 1e6;
+            skinned[v] = mlc_cred_meter_skinned(meter);
+        }
+    printf("%-36s %12s %8s %18s\n", "variant", "cpu us/step", "ratio", "skinned/frame");
+    double base = 0;
+    for (int v = 0; v < 3; v++) {
+        double *c = cpu + v * runs;
+        for (int i = 1; i < runs; i++)
+            for (int j = i; j > 0 && c[j] < c[j - 1]; j--) {
+                double tmp = c[j];
+                c[j] = c[j - 1], c[j - 1] = tmp;
+            }
+        if (v == 0) base = c[runs / 2];
+        printf("%-36s %12.2f %8.2f %18.1f\n", names[v], c[runs / 2], c[runs / 2] / base,
+               (double)skinned[v] / (STEPS + 1));
+    }
+    free(cpu);
+    mlc_cred_meter_destroy(meter);
+    mlc_rollout_destroy(ro);
+    mlc_model_destroy(model);
+    mlc_subspace_free(&sub);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    int runs = 21, only = -1, custom = 0, terrain = 0;
+    int runs = 21, only = -1, custom = 0, terrain = 0, cred = 0;
     int cw = 5, cm = 3, ccp = 10, cns = 20, cit = 10;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -239,6 +313,8 @@ int main(int argc, char **argv) {
             g_profile = 1;
         } else if (!strcmp(argv[i], "--terrain")) {
             terrain = 1;
+        } else if (!strcmp(argv[i], "--credibility")) {
+            cred = 1;
         } else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) {
             path = argv[++i];
         } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
@@ -252,7 +328,7 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr,
                     "usage: %s [runs] [--only I] [--profile] [--mesh PATH] "
-                    "[--config W,M,CP,NS[,ITER]] [--terrain]\n",
+                    "[--config W,M,CP,NS[,ITER]] [--terrain] [--credibility]\n",
                     argv[0]);
             return 2;
         }
@@ -284,8 +360,9 @@ int main(int argc, char **argv) {
     printf("kernels: %s\n", mlc__sim_kernel_path());
     printf("mesh: %s, %d vertices, %d tets; %s subspace; 300-step rollouts, median of %d runs\n",
            path ? path : "voxel box", mesh.nv, mesh.nt, path ? "computed" : "synthetic", runs);
-    if (terrain) {
-        int rc = bench_terrain(&mesh, &fem, runs);
+    if (cred || terrain) {
+        int rc = cred ? bench_credibility(&mesh, &fem, runs, custom ? cns : 64)
+                      : bench_terrain(&mesh, &fem, runs);
         mlc_fem_free(&fem);
         mlc_mesh_free(&mesh);
         return rc;
