@@ -167,10 +167,10 @@ const double *mlc_cmaes_best_x(const mlc_cmaes *es); /* n, best ever evaluated, 
 double mlc_cmaes_best_f(const mlc_cmaes *es);        /* +INFINITY until a non-NaN value */
 const double *mlc_cmaes_mean(const mlc_cmaes *es);   /* n, distribution mean mapped into bounds */
 double mlc_cmaes_sigma(const mlc_cmaes *es);
-int mlc_cmaes_generation(const mlc_cmaes *es);     /* tell calls over all runs */
-int mlc_cmaes_restarts_done(const mlc_cmaes *es);  /* 0 in the first run */
-int mlc_cmaes_run_is_small(const mlc_cmaes *es);   /* 1 in a BIPOP small run */
-long mlc_cmaes_evaluations(const mlc_cmaes *es);   /* objective values told, all runs */
+int mlc_cmaes_generation(const mlc_cmaes *es);    /* tell calls over all runs */
+int mlc_cmaes_restarts_done(const mlc_cmaes *es); /* 0 in the first run */
+int mlc_cmaes_run_is_small(const mlc_cmaes *es);  /* 1 in a BIPOP small run */
+long mlc_cmaes_evaluations(const mlc_cmaes *es);  /* objective values told, all runs */
 int mlc_cmaes_dim(const mlc_cmaes *es);
 
 /* Checkpoint. save: *buf is allocated with mlc_malloc (caller mlc_frees), *len its size; the
