@@ -28,6 +28,12 @@
  *     equality model (contact.model "equality") solves a damped least-force system on its
  *     active set's submatrix of Gss (factors cached per set: MLC_CONTACT_CACHE). Iterations
  *     end after sim.iterations, or earlier when the iterate moved less than sim.tolerance.
+ *     Samples that cannot touch are left out: the first iteration's heights give each
+ *     4-sample group the distance its rows can move before a sample reaches its threshold,
+ *     and a later iteration whose z* has moved less (‖S_s‖ times the y-block's motion, plus
+ *     a force-coupling bound the solve checks) neither skins the group nor reads it in the
+ *     solve (contact_complementarity, mlc_contact_solve_normal_live): the same contact set
+ *     and forces, at the cost of the samples near the ground.
  *  5. Finish: the actuation work Δzᵀ(bᵃ − Qᵃz) with the last Ω_c; the velocity update, which
  *     in backward Euler is the state shift z_{n−1} ← z_n, z_n ← z (pointer rotation of three
  *     vectors; the velocity is (z_n − z_{n−1})/h); the samples' new positions; the non-finite
@@ -48,16 +54,21 @@
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
  * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
- * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 143k instructions a step
- * against 121k for the equality contact of 312c059. Contact is 49%: the normal solve 18%
- * (gaps of all samples column by column, the factor of the contact set kept between solves:
- * contact.c), friction 17% (the exact Coulomb box solve, about one pivoting pass a call), the
- * samples' coordinates at z* 8% (y of all samples, x and z of the groups in contact), the
- * correction Q⁻¹Sᵀλ 3%. The rest is the equality build's too: polar decompositions 16% (more of
- * the time: dependent divisions and square roots), the local step's maps 12%, the rhs
+ * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 145k instructions a step
+ * against 121k for the equality contact of 312c059 (the shares below were measured at 143k).
+ * Contact is 49%: the normal solve 18% (gaps of all samples column by column, the factor of the
+ * contact set kept between solves: contact.c), friction 17% (the exact Coulomb box solve, about one
+ * pivoting pass a call), the samples' coordinates at z* 8% (y of all samples, x and z of the groups
+ * in contact), the correction Q⁻¹Sᵀλ 3%. The rest is the equality build's too: polar decompositions
+ * 16% (more of the time: dependent divisions and square roots), the local step's maps 12%, the rhs
  * rotation terms 12%, setup and finish 10%. Those parts, 73k, are the same in both builds, so
  * the difference is contact's: 70k a step here against about 49k for the equality contact.
- * With 64 samples (bench_sim --config 5,3,10,64) the step is 217k against 495k for 312c059.
+ * With 64 samples (bench_sim --config 5,3,10,64) the step is 221k against 495k for 312c059.
+ * Those samples rest near the ground (0.2 of 20 and 1.5 of 64 are ruled out per iteration),
+ * so leaving out samples that cannot touch saves nothing there and its distances cost 1-2k
+ * instructions a step (143k and 217k before it). On penguin (18,983 tets, 64 samples, few
+ * touching) 44 of 64 samples are ruled out per iteration: 129k against 138k before it and
+ * 103k for 312c059.
  *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
