@@ -368,6 +368,53 @@ static void step_should_not_allocate_and_rollouts_should_be_deterministic(void *
     tsim_free(&t);
 }
 
+/* Ruling samples out of the contact solve by their bounds changes only the cost: a quadruped
+ * dropped tilted from above the ground, kicking at full actuation (most samples off the
+ * ground, landings and lift-offs), takes bit-identical states and contact forces at every
+ * step with the samples ruled out and with every sample read. */
+static void ruling_samples_out_should_not_change_a_bit(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 5, 4, 6, 40);
+    mlc_rollout *full;
+    assert_int_equal(mlc_rollout_create(t.model, &full), MLC_OK);
+    mlc_rollout_set_contact_skip(full, 0);
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    strong_actuation(&t.sub, A, T, th, &act);
+    const int r = mlc_model_dim(t.model), n4 = r / 3, ns = 40;
+    double *z = malloc(sizeof(double) * r), *zt = malloc(sizeof(double) * r);
+    double q[4] = {0.96, 0.2, 0.1, 0.17}, R[9], p[3] = {0, 0.1, 0};
+    mlc_quat_to_matrix(q, R);
+    mlc_model_rest_state(t.model, z);
+    test_transform_state(R, p, t.sub.W[0], n4, z, zt);
+    mlc_rollout *ros[2] = {t.ro, full};
+    for (int k = 0; k < 2; k++) {
+        mlc_rollout_reset(ros[k]);
+        mlc_rollout_set_state(ros[k], zt, zt);
+    }
+    int contacts = 0;
+    for (int s = 0; s < 400; s++) {
+        int st0 = mlc_rollout_step(t.ro, &act), st1 = mlc_rollout_step(full, &act);
+        assert_int_equal(st0, st1);
+        assert_memory_equal(mlc_rollout_state(t.ro), mlc_rollout_state(full), sizeof(double) * r);
+        assert_memory_equal(mlc_rollout_contact_forces(t.ro), mlc_rollout_contact_forces(full),
+                            sizeof(double) * 3 * ns);
+        contacts += mlc_rollout_contacts(t.ro);
+    }
+    print_message("ruled out %ld sample-iterations, %d contacts over 400 steps\n",
+                  mlc_rollout_contact_skipped(t.ro), contacts);
+    assert_true(mlc_rollout_contact_skipped(t.ro) > 1000); /* the skip ran */
+    assert_int_equal(mlc_rollout_contact_skipped(full), 0);
+    assert_true(contacts > 50); /* and so did contact */
+    free(z), free(zt);
+    mlc_rollout_destroy(full);
+    tsim_free(&t);
+}
+
 static void blow_up_should_fail_with_penalty(void **state) {
     (void)state;
     tsim t = {0};
@@ -420,6 +467,7 @@ int main(void) {
         cmocka_unit_test(trajectory_should_be_rigid_motion_equivariant),
         cmocka_unit_test(local_global_iterations_should_not_increase_energy),
         cmocka_unit_test(step_should_not_allocate_and_rollouts_should_be_deterministic),
+        cmocka_unit_test(ruling_samples_out_should_not_change_a_bit),
         cmocka_unit_test(blow_up_should_fail_with_penalty),
         cmocka_unit_test(model_should_refuse_a_subspace_beyond_its_limits),
     };

@@ -145,21 +145,46 @@ static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
     solve_factored(cs, np, cs->s);
 }
 
-/* w[s] = base[s] + Σ_a D[s, cand[P[a]]] l[P[a]] for every sample s, the terms in P's order:
- * each candidate's gap (base y* − g) and each other sample's height (base y*) under the forces
- * on P. The sums the per-sample loops formed (the same terms in the same order, so the same
- * bits), but column by column over contiguous samples, which vectorizes, instead of a
- * two-level gather per entry. */
+/* w[s] = base[s] + Σ_a D[s, cand[P[a]]] l[P[a]] for every sample s the solve reads (its
+ * runs), the terms in P's order: each candidate's gap (base y* − g) and each other sample's
+ * height (base y*) under the forces on P. The sums the per-sample loops formed (the same terms
+ * in the same order, so the same bits), but column by column over contiguous samples, which
+ * vectorizes, instead of a two-level gather per entry. */
+static inline void axpy(double *restrict w, const double *restrict x, double a, int n) {
+    int s = 0;
+    for (; s + 4 <= n; s += 4) /* runs are 4-sample groups: whole vectors, no peeling */
+        w[s] += x[s] * a, w[s + 1] += x[s + 1] * a, w[s + 2] += x[s + 2] * a,
+            w[s + 3] += x[s + 3] * a;
+    for (; s < n; s++)
+        w[s] += x[s] * a;
+}
+
 static void all_gaps(mlc_contact *cs, const int *P, int np) {
     const size_t ns = (size_t)cs->ns;
-    double *restrict w = cs->w;
-    memcpy(w, cs->base, sizeof(double) * ns);
-    for (int a = 0; a < np; a++) {
-        const double *restrict col = cs->D + ns * (size_t)cs->cand[P[a]];
-        const double la = cs->l[P[a]];
-        for (size_t s = 0; s < ns; s++)
-            w[s] += col[s] * la;
+    const int *runs = cs->runs, nr = cs->nruns;
+    for (int r = 0; r < nr; r++) {
+        const int b = runs[2 * r], n = runs[2 * r + 1] - b;
+        double *w = cs->w + b;
+        memcpy(w, cs->base + b, sizeof(double) * (size_t)n);
+        for (int a = 0; a < np; a++)
+            axpy(w, cs->D + ns * (size_t)cs->cand[P[a]] + b, cs->l[P[a]], n);
     }
+}
+
+/* The bounds failed: the caller makes every y* exact, and the solve reads every sample from
+ * here on. The samples outside the runs were not candidates (the caller guaranteed it). */
+static void read_all(mlc_contact *cs, const double *ystar) {
+    const mlc_contact_live *lv = cs->live;
+    lv->exact(lv->user);
+    int s = 0;
+    for (int r = 0; r <= cs->nruns; r++) {
+        int end = r < cs->nruns ? cs->runs[2 * r] : cs->ns;
+        for (; s < end; s++)
+            cs->iscand[s] = 0, cs->base[s] = ystar[s];
+        if (r < cs->nruns) s = cs->runs[2 * r + 1];
+    }
+    cs->live = NULL;
+    cs->runs = cs->all_runs, cs->nruns = 1;
 }
 
 /* The LCP over the n candidates cand[0..n) with gaps c; l (n values) holds the warm start on
@@ -261,14 +286,25 @@ static int lcp_solve(mlc_contact *cs, int n) {
 }
 
 int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g) {
+    return mlc_contact_solve_normal_live(cs, ystar, g, NULL);
+}
+
+int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const double *g,
+                                  const mlc_contact_live *live) {
     const int ns = cs->ns;
     const double tol = cs->tol;
     int nc = 0;
-    for (int s = 0; s < ns; s++) {
-        cs->iscand[s] = ystar[s] < g[s] - tol;
-        cs->base[s] = cs->iscand[s] ? ystar[s] - g[s] : ystar[s];
-        if (cs->iscand[s]) cs->cand[nc++] = s;
-    }
+    cs->all_runs[0] = 0, cs->all_runs[1] = ns;
+    cs->live = live;
+    cs->runs = live ? live->runs : cs->all_runs;
+    cs->nruns = live ? live->nruns : 1;
+    if (live && !live->hold(live->user, 0)) read_all(cs, ystar);
+    for (int r = 0; r < cs->nruns; r++)
+        for (int s = cs->runs[2 * r]; s < cs->runs[2 * r + 1]; s++) {
+            cs->iscand[s] = ystar[s] < g[s] - tol;
+            cs->base[s] = cs->iscand[s] ? ystar[s] - g[s] : ystar[s];
+            if (cs->iscand[s]) cs->cand[nc++] = s;
+        }
     double *lamy = cs->lam + ns;
     int np = 0;
     while (nc > 0) {
@@ -281,11 +317,21 @@ int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double 
         /* Does any other sample now end below its target? (y = y* + D λ over the set) */
         int added = 0;
         if (!cs->w_fresh) all_gaps(cs, cs->pset, np);
-        for (int s = 0; s < ns; s++) {
-            if (cs->iscand[s] || !(cs->w[s] < g[s] - tol)) continue;
-            cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
-            cs->base[s] = ystar[s] - g[s];
+        if (cs->live) { /* are the samples outside the runs still ruled out? */
+            double lsum = 0;
+            for (int b = 0; b < np; b++)
+                lsum += cs->l[cs->pset[b]];
+            if (!cs->live->hold(cs->live->user, lsum)) {
+                read_all(cs, ystar);
+                all_gaps(cs, cs->pset, np);
+            }
         }
+        for (int r = 0; r < cs->nruns; r++)
+            for (int s = cs->runs[2 * r]; s < cs->runs[2 * r + 1]; s++) {
+                if (cs->iscand[s] || !(cs->w[s] < g[s] - tol)) continue;
+                cs->iscand[s] = 1, cs->cand[nc++] = s, added = 1;
+                cs->base[s] = ystar[s] - g[s];
+            }
         if (!added) break;
         for (int a = 0; a < nc; a++)
             lamy[cs->cand[a]] = cs->l[a];

@@ -71,7 +71,28 @@ typedef struct mlc_contact {
                          friction solve left the force on (−1, +1; 0 inside) */
     int *fset;        /* ns scratch */
     int w_fresh;      /* w holds the last lcp forces' gaps */
+    /* The samples a solve reads (mlc_contact_solve_normal_live): nruns [begin, end) ranges at
+     * runs, and the bounds that rule the others out (NULL: every sample) */
+    const int *runs;
+    int nruns, all_runs[2];
+    const struct mlc_contact_live *live;
 } mlc_contact;
+
+/* Samples a caller proved cannot touch: their y* is not computed, and a solve reads only the
+ * others (runs), so its passes scale with the samples near the ground. The caller guarantees
+ * that every other sample's y* (as the solve would compute it) is at least g − tol: none is a
+ * candidate. Forces on the candidates can lower it, so each check of the other samples asks
+ * hold(user, Λ) whether the caller's bounds still keep them all at or above g − tol under
+ * forces of total Λ (pushing force c lowers sample s by at most max(0, −D_sc) λ_c); where they
+ * do not, exact(user) makes every sample's y* exact and the solve goes on over all samples. So
+ * the contact set and the forces are the bits of a solve without the skip. */
+typedef struct mlc_contact_live {
+    const int *runs; /* nruns [runs[2i], runs[2i+1]) ranges, ascending and disjoint */
+    int nruns;
+    int (*hold)(void *user, double lsum);
+    void (*exact)(void *user);
+    void *user;
+} mlc_contact_live;
 
 /* ns ≥ 0 samples; D as above (not copied). Returns MLC_ENOMEM on allocation failure. */
 mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,
@@ -83,6 +104,10 @@ void mlc_contact_reset(mlc_contact *cs);
 /* The normal problem for tentative positions ystar and targets g (ns values each, by sample).
  * Fills lam's y block and the contact set; returns np. */
 int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g);
+/* The same reading y* only in live's runs (live = NULL: every sample; see mlc_contact_live):
+ * the same contact set and forces. */
+int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const double *g,
+                                  const mlc_contact_live *live);
 
 /* Friction on axis k (0 = x, 2 = z) after mlc_contact_solve_normal: rhs[a] is the wanted
  * motion (target − x*) of the a-th sample of the contact set. Fills lam's block k. */

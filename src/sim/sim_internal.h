@@ -110,7 +110,19 @@ struct mlc_rollout {
     int cnext;                  /* next entry to replace (round robin) */
     mlc_contact cs;             /* complementarity contact: solver, scratch and last forces */
     double *yt;                 /* ns: each sample's normal target this step */
-    double *ct;                 /* ns: friction right-hand sides of the samples in contact */
+    /* Samples ruled out of the contact solve (contact_complementarity), by 4-sample group:
+     * gcoup, the most any of its samples is lowered per unit of total force over its row's
+     * norm (constant); grad, from the step's first z*, the least distance its samples' rows
+     * can move before one could reach its threshold; zref, that z*'s y-block, and its norm;
+     * smove, the distance z*'s y-block has moved since, plus the rounding allowance. */
+    double *gcoup, *grad, *zref, zref_norm, smove;
+    double *srnorm, *srad;     /* per sample: 1/‖S_s‖ rounded down; its distance (scratch) */
+    int *sruns, *sskip, *sfar; /* the live groups' sample ranges (mlc_contact_live), the
+                                  groups ruled out, the groups that may be (this step) */
+    int nskip, nfar;
+    int skip_off;      /* tests: every sample read in every iteration */
+    long skip_samples; /* samples ruled out, summed over iterations (tests, --profile) */
+    double *ct;        /* ns: friction right-hand sides of the samples in contact */
     /* Terrain contact (only when the terrain is not the flat plane; tc.frame = NULL
      * otherwise): per-sample frames, targets, bounds and matrices (terrain.h), and the
      * world-frame forces of the last step (3 × ns). */

@@ -28,6 +28,12 @@
  *     equality model (contact.model "equality") solves a damped least-force system on its
  *     active set's submatrix of Gss (factors cached per set: MLC_CONTACT_CACHE). Iterations
  *     end after sim.iterations, or earlier when the iterate moved less than sim.tolerance.
+ *     Samples that cannot touch are left out: the first iteration's heights give each
+ *     4-sample group the distance its rows can move before a sample reaches its threshold,
+ *     and a later iteration whose z* has moved less (‖S_s‖ times the y-block's motion, plus
+ *     a force-coupling bound the solve checks) neither skins the group nor reads it in the
+ *     solve (contact_complementarity, mlc_contact_solve_normal_live): the same contact set
+ *     and forces, at the cost of the samples near the ground.
  *  5. Finish: the actuation work Δzᵀ(bᵃ − Qᵃz) with the last Ω_c; the velocity update, which
  *     in backward Euler is the state shift z_{n−1} ← z_n, z_n ← z (pointer rotation of three
  *     vectors; the velocity is (z_n − z_{n−1})/h); the samples' new positions; the non-finite
@@ -48,21 +54,27 @@
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
  * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
- * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 143k instructions a step
- * against 121k for the equality contact of 312c059. Contact is 49%: the normal solve 18%
- * (gaps of all samples column by column, the factor of the contact set kept between solves:
- * contact.c), friction 17% (the exact Coulomb box solve, about one pivoting pass a call), the
- * samples' coordinates at z* 8% (y of all samples, x and z of the groups in contact), the
- * correction Q⁻¹Sᵀλ 3%. The rest is the equality build's too: polar decompositions 16% (more of
- * the time: dependent divisions and square roots), the local step's maps 12%, the rhs
+ * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 145k instructions a step
+ * against 121k for the equality contact of 312c059 (the shares below were measured at 143k).
+ * Contact is 49%: the normal solve 18% (gaps of all samples column by column, the factor of the
+ * contact set kept between solves: contact.c), friction 17% (the exact Coulomb box solve, about one
+ * pivoting pass a call), the samples' coordinates at z* 8% (y of all samples, x and z of the groups
+ * in contact), the correction Q⁻¹Sᵀλ 3%. The rest is the equality build's too: polar decompositions
+ * 16% (more of the time: dependent divisions and square roots), the local step's maps 12%, the rhs
  * rotation terms 12%, setup and finish 10%. Those parts, 73k, are the same in both builds, so
  * the difference is contact's: 70k a step here against about 49k for the equality contact.
- * With 64 samples (bench_sim --config 5,3,10,64) the step is 217k against 495k for 312c059.
+ * With 64 samples (bench_sim --config 5,3,10,64) the step is 221k against 495k for 312c059.
+ * Those samples rest near the ground (0.2 of 20 and 1.5 of 64 are ruled out per iteration),
+ * so leaving out samples that cannot touch saves nothing there and its distances cost 1-2k
+ * instructions a step (143k and 217k before it). On penguin (18,983 tets, 64 samples, few
+ * touching) 44 of 64 samples are ruled out per iteration: 129k against 138k before it and
+ * 103k for 312c059.
  *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
  * steps and a whole rollout allocate nothing.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +124,12 @@ void mlc_rollout_destroy(mlc_rollout *ro) {
     mlc_contact_destroy(&ro->cs);
     mlc_free(ro->yt);
     mlc_free(ro->ct);
+    double *sbufs[] = {ro->gcoup, ro->grad, ro->zref, ro->srnorm, ro->srad};
+    for (size_t i = 0; i < sizeof sbufs / sizeof sbufs[0]; i++)
+        mlc_free(sbufs[i]);
+    mlc_free(ro->sskip);
+    mlc_free(ro->sfar);
+    mlc_free(ro->sruns);
     mlc_terrain_contact_destroy(&ro->tc);
     mlc_free(ro->fw);
     mlc_free(ro);
@@ -151,6 +169,14 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
     ok &= (ro->yt = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= (ro->ct = mlc_calloc(ns, sizeof(double))) != NULL;
+    ok &= (ro->gcoup = mlc_calloc(nsp / 4 + 1, sizeof(double))) != NULL;
+    ok &= (ro->grad = mlc_calloc(nsp / 4 + 1, sizeof(double))) != NULL;
+    ok &= (ro->srnorm = mlc_calloc(nsp, sizeof(double))) != NULL;
+    ok &= (ro->srad = mlc_calloc(nsp, sizeof(double))) != NULL;
+    ok &= (ro->sfar = mlc_calloc(nsp / 4 + 1, sizeof(int))) != NULL;
+    ok &= (ro->zref = mlc_calloc(n4, sizeof(double))) != NULL;
+    ok &= (ro->sruns = mlc_calloc(nsp / 2 + 4, sizeof(int))) != NULL;
+    ok &= (ro->sskip = mlc_calloc(nsp / 4 + 1, sizeof(int))) != NULL;
     ok &= mlc_contact_create(&ro->cs, mod->ns, mod->Dss, mod->ground_tol, mod->set.friction) ==
           MLC_OK;
     ro->cs.friction_s = mod->friction_s; /* per-region friction, or NULL */
@@ -175,12 +201,40 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
             for (size_t j = 0; j < 3; j++)
                 ro->GT[ldc * i + npad * j + c] = mod->GpT[ncolp * i + 3 * c + j];
     memcpy(ro->QG, mod->QiGp, sizeof(double) * ncolp * n4);
+    /* The bounds that rule samples out of the contact solve: y_s moves by at most ‖S_s‖ times
+     * the y-block's motion, and forces on other samples lower it by at most max(0, −D_sc)
+     * each (plus a 1e-10 share of |D_sc| for the rounding of the gap sums), so by at most
+     * ‖S_s‖ times gcoup times their total. */
+    for (int g = 0; g < (int)nsp / 4; g++) {
+        double worst = 0;
+        for (int s = 4 * g; s < MLC_MIN(4 * g + 4, mod->ns); s++) {
+            double n2 = 0, neg = 0, mag = 0;
+            for (size_t i = 0; i < n4; i++)
+                n2 += mod->ST[(size_t)s + nsp * i] * mod->ST[(size_t)s + nsp * i];
+            for (int c = 0; c < mod->ns; c++) {
+                double d = mod->Dss[(size_t)s + (size_t)mod->ns * c];
+                if (c != s) neg = fmax(neg, -d), mag = fmax(mag, fabs(d));
+            }
+            double coup = neg + 1e-10 * mag, nrm = sqrt(n2);
+            ro->srnorm[s] = nrm > 0 ? 1 / nrm * (1 - 1e-12) : 0;
+            /* a sample its row cannot move is never ruled out (grad −∞), this is then moot */
+            worst = fmax(worst, nrm > 0 ? coup / nrm * (1 + 1e-12) : 0);
+        }
+        ro->gcoup[g] = worst;
+    }
     for (int e = 0; e < MLC_CONTACT_CACHE; e++)
         ro->cna[e] = -1;
     ro->cnext = 0;
     mlc_rollout_reset(ro);
     *out = ro;
     return MLC_OK;
+}
+
+void mlc_rollout_set_contact_skip(mlc_rollout *ro, int on) {
+    ro->skip_off = !on;
+}
+long mlc_rollout_contact_skipped(const mlc_rollout *ro) {
+    return ro->skip_samples;
 }
 
 void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p) {
@@ -425,6 +479,28 @@ static int contact_equality(mlc_rollout *ro, double *z, int prev_na) {
     return na;
 }
 
+/* Every sample's y at z*, for a solve whose bounds could not rule some out. */
+static void exact_heights(void *user) {
+    mlc_rollout *ro = user;
+    const size_t nsp = (size_t)ro->mod->nsp;
+    rows1(ro->zs + ro->mod->n4, ro->mod->n4, ro->mod->ST, nsp, (int)nsp, ro->xs + nsp);
+}
+
+/* Do the groups ruled out stay at or above their thresholds under forces of total lsum? Each
+ * of their samples is at least ‖S_s‖ (grad − smove) above it at z*, and the forces lower it by
+ * at most ‖S_s‖ gcoup lsum (the factor covers the rounding of lsum, a sum of positive terms). */
+static int groups_hold(void *user, double lsum) {
+    const mlc_rollout *ro = user;
+    const double push = lsum * (1 + 1e-9), move = ro->smove;
+    const double *restrict grad = ro->grad, *restrict gcoup = ro->gcoup;
+    int ok = 1;
+    for (int q = 0; q < ro->nskip; q++) {
+        const int g = ro->sskip[q];
+        ok &= grad[g] - move >= gcoup[g] * push;
+    }
+    return ok;
+}
+
 /* Complementarity contact (contact.h, default). Every sample must end at or above its
  * target: the ground; for a sample already below it (pushed in between samples' contacts or
  * by a neighbour), at most push_speed·h higher than it is, so a deep penetration is not
@@ -438,15 +514,51 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     const int n4 = mod->n4, ns = mod->ns;
     const size_t nsp = (size_t)mod->nsp;
     double *ys = ro->xs + nsp; /* y of every sample at z* */
+    const int ngroups = (int)nsp / 4, all3 = 2 * ro->cgroups >= ngroups;
+    /* After the step's first iteration, a 4-sample group whose samples are all further above
+     * their targets than z*'s y-block has moved since (times their rows' norms) cannot touch:
+     * its heights are not computed and the solve does not read it (contact.h,
+     * mlc_contact_live). 1e-9 of both z*'s norms covers the rounding of the heights, of the
+     * distance and of the gap sums; the solve checks the force coupling itself. */
+    mlc_contact_live lv = {0}, *live = NULL;
+    if (!first_iteration && ro->nfar > 0) {
+        const double *restrict zy = ro->zs + n4, *restrict zr = ro->zref;
+        double d2 = 0;
+        for (int i = 0; i < n4; i++)
+            d2 += (zy[i] - zr[i]) * (zy[i] - zr[i]);
+        /* ‖z*_y‖ ≤ ‖zref‖ + d bounds both heights' rounding */
+        const double d = sqrt(d2), move = d * (1 + 1e-12) + 1e-9 * (2 * ro->zref_norm + d);
+        int nr = 0, nskip = 0, prev = 0, *restrict runs = ro->sruns, *restrict skip = ro->sskip;
+        for (int q = 0; q < ro->nfar; q++) {
+            const int g = ro->sfar[q];
+            if (!(ro->grad[g] > move)) continue;
+            skip[nskip++] = g;
+            if (4 * g > prev) runs[2 * nr] = prev, runs[2 * nr + 1] = 4 * g, nr++;
+            prev = 4 * g + 4;
+        }
+        /* A group or two ruled out saves less than splitting the passes into runs costs */
+        if (4 * nskip >= ngroups) {
+            if (prev < ns) runs[2 * nr] = prev, runs[2 * nr + 1] = ns, nr++;
+            ro->smove = move, ro->nskip = nskip;
+            ro->skip_samples += 4 * nskip - (prev > ns ? prev - ns : 0); /* padding */
+            lv = (mlc_contact_live){runs, nr, groups_hold, exact_heights, ro};
+            live = &lv;
+        }
+    }
     /* x and z are needed only for the samples that end in contact: when the last iteration's
      * contacts filled at least half of the 4-sample groups, all three coordinates of every
      * sample in one pass cost less than y alone and then x and z group by group (the same
      * sums either way: the choice changes only the cost). */
-    const int ngroups = (int)nsp / 4, all3 = 2 * ro->cgroups >= ngroups;
-    if (all3)
+    if (all3) {
         rows3(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs, nsp);
-    else
+    } else if (live) { /* y of the live groups (each output the same sum whatever the columns) */
+        for (int q = 0; q < lv.nruns; q++) {
+            const int b = lv.runs[2 * q], nc = (lv.runs[2 * q + 1] - b + 3) & ~3;
+            rows1(ro->zs + n4, n4, mod->ST + b, nsp, nc, ys + b);
+        }
+    } else {
         rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
+    }
     if (first_iteration) { /* the targets depend only on z_n */
         const double *yn = ro->xc + nsp;
         for (int s = 0; s < ns; s++) {
@@ -457,9 +569,33 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
                 g = fmin(g, yn[s] + set->push_speed * set->dt);
             ro->yt[s] = g;
         }
+        /* The reference of the later iterations' bounds: each sample's distance to its
+         * threshold (the solve's g − tol, less 1e-9 of the values for their rounding) over
+         * its row's norm (times its reciprocal rounded down); a negative, infinite or NaN
+         * distance is −1, never ruled out. Only groups at a positive distance ("far") can be
+         * ruled out in this step's later iterations. */
+        const double *zy = ro->zs + n4;
+        double n2 = 0, *restrict rad = ro->srad;
+        for (int i = 0; i < n4; i++)
+            ro->zref[i] = zy[i], n2 += zy[i] * zy[i];
+        ro->zref_norm = sqrt(n2);
+        for (int s = 0; s < ns; s++) {
+            const double th = ro->yt[s] - mod->ground_tol;
+            const double slack = ys[s] - th - 1e-9 * (fabs(ys[s]) + fabs(th));
+            rad[s] = slack >= 0 && slack <= DBL_MAX ? slack * ro->srnorm[s] : -1;
+        }
+        ro->nfar = 0;
+        for (int g = 0; g < ngroups && !ro->skip_off; g++) {
+            double lo = rad[4 * g];
+            for (int s = 4 * g + 1; s < MLC_MIN(4 * g + 4, ns); s++)
+                lo = rad[s] < lo ? rad[s] : lo;
+            ro->grad[g] = lo;
+            if (lo > 0) ro->sfar[ro->nfar++] = g;
+        }
+        if (4 * ro->nfar < ngroups) ro->nfar = 0; /* too few to pay for the bounds */
     }
     mlc_contact *cs = &ro->cs;
-    int np = mlc_contact_solve_normal(cs, ys, ro->yt);
+    int np = mlc_contact_solve_normal_live(cs, ys, ro->yt, live);
     ro->cgroups = 0;
     if (np == 0) return 0;
     /* x and z at z* of the samples in contact: the rows kernel over just the 4-sample column

@@ -58,6 +58,11 @@ const double *mlc_rollout_contact_forces(const mlc_rollout *ro);
 /* Record the iterates of subsequent steps: after iteration j of a step, z is copied to
  * buf + j·r (at most cap iterations). buf = NULL stops recording. For tests. */
 void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap);
+/* on = 0: the complementarity contact reads every sample in every iteration, instead of ruling
+ * out the samples whose bounds show they cannot touch (the same bits either way; for tests).
+ * The count is of samples ruled out, summed over the iterations since creation. */
+void mlc_rollout_set_contact_skip(mlc_rollout *ro, int on);
+long mlc_rollout_contact_skipped(const mlc_rollout *ro);
 /* p = NULL stops profiling. p is not reset. */
 void mlc_rollout_set_profile(mlc_rollout *ro, mlc_step_profile *p);
 
