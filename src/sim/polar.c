@@ -43,23 +43,31 @@
 
 #include "cpu_internal.h"
 
-/* R(q) for a quaternion of any non-zero norm: every entry is a quadratic form over ‖q‖², so
- * one division (s = 2/‖q‖²) normalizes it, with no square root. */
+/* R(q) for a quaternion (Q[0..3] = w, x, y, z) of any non-zero norm into R[0..8]: every
+ * entry is a quadratic form over ‖q‖², so one division (s = 2/‖q‖²) normalizes it, with no
+ * square root. A macro so that the vectorized lane loop below expands it in place: GCC does not
+ * inline a default-target function into target("avx2") code, and the call per lane cost a
+ * fifth of an optimize run. */
+#define QUAT_TO_MATRIX(Q, R)                                                                       \
+    do {                                                                                           \
+        double w_ = (Q)[0], x_ = (Q)[1], y_ = (Q)[2], z_ = (Q)[3];                                 \
+        double s_ = 2 / (w_ * w_ + x_ * x_ + y_ * y_ + z_ * z_);                                   \
+        double xs_ = x_ * s_, ys_ = y_ * s_, zs_ = z_ * s_;                                        \
+        double wx_ = w_ * xs_, wy_ = w_ * ys_, wz_ = w_ * zs_, xx_ = x_ * xs_, xy_ = x_ * ys_;     \
+        double xz_ = x_ * zs_, yy_ = y_ * ys_, yz_ = y_ * zs_, zz_ = z_ * zs_;                     \
+        (R)[0] = 1 - (yy_ + zz_);                                                                  \
+        (R)[1] = xy_ + wz_;                                                                        \
+        (R)[2] = xz_ - wy_;                                                                        \
+        (R)[3] = xy_ - wz_;                                                                        \
+        (R)[4] = 1 - (xx_ + zz_);                                                                  \
+        (R)[5] = yz_ + wx_;                                                                        \
+        (R)[6] = xz_ + wy_;                                                                        \
+        (R)[7] = yz_ - wx_;                                                                        \
+        (R)[8] = 1 - (xx_ + yy_);                                                                  \
+    } while (0)
+
 void mlc_quat_to_matrix(const double q[4], double R[9]) {
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    double s = 2 / (w * w + x * x + y * y + z * z);
-    double xs = x * s, ys = y * s, zs = z * s;
-    double wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
-    double yy = y * ys, yz = y * zs, zz = z * zs;
-    R[0] = 1 - (yy + zz);
-    R[1] = xy + wz;
-    R[2] = xz - wy;
-    R[3] = xy - wz;
-    R[4] = 1 - (xx + zz);
-    R[5] = yz + wx;
-    R[6] = xz + wy;
-    R[7] = yz - wx;
-    R[8] = 1 - (xx + yy);
+    QUAT_TO_MATRIX(q, R);
 }
 
 /* One Jacobi rotation zeroing S[p][r] (Numerical Recipes convention: the smaller angle),
@@ -340,7 +348,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     for (int l = 0; l < PL; l++) {
         const double qlane[4] = {qw[0][l], qw[1][l], qw[2][l], qw[3][l]};
         double R0[9];
-        mlc_quat_to_matrix(qlane, R0); /* inlined: the same translation unit */
+        QUAT_TO_MATRIX(qlane, R0);
         double B[9];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
