@@ -340,11 +340,12 @@ static void plan_run(mlc_cmaes *es, int k, run_plan *p) {
     }
     if (es->evals_small < es->evals_large) {
         double u = mlc_rng_uniform(&es->rng);
-        double mult = pow(es->set.incpopsize, es->n_large - 1);
-        p->popsize_real = es->popsize0 * pow(mult, u * u);
+        /* Own exp/log, not the C library's pow: a BIPOP schedule is the same on every CPU. */
+        double mult = pow_int(es->set.incpopsize, es->n_large - 1);
+        p->popsize_real = es->popsize0 * mlc_exp(u * u * mlc_log(mult));
         p->lambda = (int)floor(p->popsize_real);
         if (p->lambda < 2) p->lambda = 2;
-        p->sigma = es->set.sigma0 * pow(10.0, -2.0 * u);
+        p->sigma = es->set.sigma0 * mlc_exp(-2.0 * u * mlc_log(10.0));
         double cap = 0.5 * (double)es->evals_large / p->lambda;
         p->maxiter = cap < 1 ? 1 : cap < 2e9 ? (int)cap : 2000000000;
         p->small = 1;
