@@ -269,9 +269,12 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
 /* The lane loops vectorize only when GCC may evaluate the comparisons and square roots of
  * every lane unconditionally: no errno from sqrt (its arguments are ≥ 0 or NaN here) and no
  * trapping-math restriction. Neither option changes any computed value (both are about
- * errno and floating-point exception flags), so the lanes stay bit-identical to mlc_polar. */
+ * errno and floating-point exception flags), so the lanes stay bit-identical to mlc_polar.
+ * Nor does the third: it keeps GCC from splitting the lane loops' zero fills and copies into
+ * memset/memcpy calls, which it inlined as `rep stos`, whose start-up cost on a dozen lanes
+ * was about a tenth of the block's time on the AMD machines measured. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("no-math-errno", "no-trapping-math")
+#pragma GCC optimize("no-math-errno", "no-trapping-math", "no-tree-loop-distribute-patterns")
 #endif
 
 /* Lane square roots (PL a multiple of 4): on x86-64 the packed square root instructions, which
