@@ -38,7 +38,12 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
     ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
-    ok &= (cs->Lb = mlc_calloc(n * n, sizeof(double))) != NULL;
+    for (int a = 0; a < 2; a++) {
+        ok &= (cs->Lb[a] = mlc_calloc(n * n, sizeof(double))) != NULL;
+        ok &= (cs->bkey[a] = mlc_calloc(n, sizeof(int))) != NULL;
+        ok &= (cs->kprev[a] = mlc_calloc(n, sizeof(int))) != NULL;
+        cs->bnf[a] = -1;
+    }
     ok &= (cs->fside = mlc_calloc(3 * n, sizeof(int))) != NULL;
     ok &= (cs->fset = mlc_calloc(3 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
@@ -58,12 +63,12 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
 
 void mlc_contact_destroy(mlc_contact *cs) {
     if (!cs) return;
-    double *bufs[] = {cs->lam,   cs->L, cs->A, cs->c,    cs->l, cs->d, cs->x,
-                      cs->bound, cs->s, cs->t, cs->base, cs->w, cs->Lb};
+    double *bufs[] = {cs->lam,   cs->L, cs->A, cs->c,    cs->l, cs->d,     cs->x,
+                      cs->bound, cs->s, cs->t, cs->base, cs->w, cs->Lb[0], cs->Lb[1]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
-    int *ibufs[] = {cs->contact, cs->cand, cs->pset,  cs->iscand,
-                    cs->fkey,    cs->akey, cs->fside, cs->fset};
+    int *ibufs[] = {cs->contact, cs->cand, cs->pset,    cs->iscand,  cs->fkey,     cs->akey,
+                    cs->fside,   cs->fset, cs->bkey[0], cs->bkey[1], cs->kprev[0], cs->kprev[1]};
     for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
         mlc_free(ibufs[i]);
     memset(cs, 0, sizeof *cs);
@@ -349,6 +354,7 @@ int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const do
     if ((cs->friction > 0 || cs->friction_s) &&
         !(cs->anp == np && same_start(cs, cs->akey, cs->anp, cs->pset, np) == np)) {
         record_set(cs, cs->akey, &cs->anp, cs->pset, np);
+        cs->agen++;
         for (int b = 0; b < np; b++) {
             for (int e = 0; e < np; e++)
                 cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
@@ -370,10 +376,11 @@ static inline double clamp(double x, double lo, double hi) {
  * All of them change at once while that shrinks the number wrong, then one at a time, the
  * last by index (Murty's rule: finite for positive definite A). Sides seen again give the same
  * x whatever the path. Returns 0 when it did not settle (rounding), for the caller's fallback. */
-static int box_solve(mlc_contact *cs, int np, const double *restrict rhs, const double *restrict lo,
-                     const double *restrict hi, int *restrict side, double *restrict x) {
+static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict rhs,
+                     const double *restrict lo, const double *restrict hi, int *restrict side,
+                     double *restrict x) {
     const double *A = cs->A;
-    double *Lf = cs->Lb, *y = cs->s;
+    double *Lf = cs->Lb[slot], *y = cs->s;
     int *F = cs->fset, *to = cs->fset + cs->ns, best = np + 1, stall = 0;
     for (int b = 0; b < np; b++) /* an infinite side cannot hold a force */
         if ((side[b] < 0 && !(lo[b] > -(double)INFINITY)) ||
@@ -400,13 +407,19 @@ static int box_solve(mlc_contact *cs, int np, const double *restrict rhs, const 
                 if (side[e] != 0) r -= Ab[e] * x[e];
             y[f] = r;
         }
-        for (int j = 0; j < nf; j++) { /* Lf: lower factor of A_FF (reciprocal pivots) */
-            double *Lj = Lf + (size_t)nf * j;
-            const double *Aj = A + (size_t)np * F[j];
-            for (int i = j; i < nf; i++)
-                Lj[i] = Aj[F[i]];
+        /* Lf: lower factor of A_FF (reciprocal pivots), unless it already holds this A's */
+        if (cs->bgen[slot] != cs->agen || cs->bnf[slot] != nf ||
+            memcmp(cs->bkey[slot], F, sizeof(int) * (size_t)nf) != 0) {
+            for (int j = 0; j < nf; j++) {
+                double *Lj = Lf + (size_t)nf * j;
+                const double *Aj = A + (size_t)np * F[j];
+                for (int i = j; i < nf; i++)
+                    Lj[i] = Aj[F[i]];
+            }
+            mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
+            memcpy(cs->bkey[slot], F, sizeof(int) * (size_t)nf);
+            cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen;
         }
-        mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
         mlc_dense_cholesky_solve(Lf, (size_t)nf, nf, y);
         for (int f = 0; f < nf; f++)
             x[F[f]] = y[f];
@@ -460,6 +473,7 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         }
         cs->D = D;
         cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
+        cs->agen++;
     }
     if (!boxed) {
         for (int b = 0; b < np; b++)
@@ -487,7 +501,7 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
         for (int b = 0; b < np; b++)
             side[b] = fside[cs->contact[b]];
-        if (!box_solve(cs, np, rhs, blo, bound, side, x)) {
+        if (!box_solve(cs, k > 0, np, rhs, blo, bound, side, x)) {
             /* Rounding kept the pivoting from settling: projected Gauss–Seidel sweeps on A_PP
              * from the previous solve's forces, clamped to the new box, until they stop
              * changing. */
@@ -510,13 +524,15 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
             for (int b = 0; b < np; b++)
                 side[b] = x[b] >= bound[b] ? 1 : x[b] <= blo[b] ? -1 : 0;
         }
-        memset(fside, 0, sizeof(int) * (size_t)ns);
-        for (int b = 0; b < np; b++)
-            fside[cs->contact[b]] = side[b];
     }
-    /* Only the contact set carries friction. */
-    for (int s = 0; s < ns; s++)
-        lamk[s] = 0;
-    for (int b = 0; b < np; b++)
+    /* Only the contact set carries friction (and sides): clear the last solve's, then set. */
+    int *prev = cs->kprev[k > 0], *fside = cs->fside + (size_t)k * ns;
+    for (int a = 0; a < cs->nkprev[k > 0]; a++)
+        lamk[prev[a]] = 0, fside[prev[a]] = 0;
+    for (int b = 0; b < np; b++) {
         lamk[cs->contact[b]] = x[b];
+        if (boxed) fside[cs->contact[b]] = cs->fset[2 * (size_t)ns + b];
+    }
+    memcpy(prev, cs->contact, sizeof(int) * (size_t)np);
+    cs->nkprev[k > 0] = np;
 }

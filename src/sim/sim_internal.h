@@ -93,7 +93,6 @@ struct mlc_rollout {
     double qbody[4];
     double *xc, *xp; /* nsp×3 (block k at k·nsp): sample positions at z_n and z_{n−1} */
     int x_valid;     /* xc holds S z_n of the current zc (so the next step's xp is xc) */
-    int cgroups;     /* 4-sample groups that held a contact in the last iteration (a cost hint) */
     double *xs;      /* nsp×3 (block k at k·nsp): sample positions at the tentative z* */
     double *Fall;    /* 3 × ldc (row k at k·ldc): F_c, then H_c, of every cluster (GT's
                         column order) */
@@ -123,6 +122,11 @@ struct mlc_rollout {
     int skip_off;      /* tests: every sample read in every iteration */
     long skip_samples; /* samples ruled out, summed over iterations (tests, --profile) */
     double *ct;        /* ns: friction right-hand sides of the samples in contact */
+    /* The columns of S (ST's) of the samples in contact, packed side by side (n4 × nsp, ld
+     * nsp; np of them, the rest up to a multiple of 4 padding), for the samples listed in
+     * pkey (npk; −1 none), and the rows kernel's output over them (3 × nsp) */
+    double *spack, *xpack;
+    int *pkey, npk;
     /* Terrain contact (only when the terrain is not the flat plane; tc.frame = NULL
      * otherwise): per-sample frames, targets, bounds and matrices (terrain.h), and the
      * world-frame forces of the last step (3 × ns). */

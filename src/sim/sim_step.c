@@ -124,6 +124,9 @@ void mlc_rollout_destroy(mlc_rollout *ro) {
     mlc_contact_destroy(&ro->cs);
     mlc_free(ro->yt);
     mlc_free(ro->ct);
+    mlc_free(ro->spack);
+    mlc_free(ro->xpack);
+    mlc_free(ro->pkey);
     double *sbufs[] = {ro->gcoup, ro->grad, ro->zref, ro->srnorm, ro->srad};
     for (size_t i = 0; i < sizeof sbufs / sizeof sbufs[0]; i++)
         mlc_free(sbufs[i]);
@@ -169,6 +172,10 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
     ok &= (ro->yt = mlc_calloc(ns, sizeof(double))) != NULL;
     ok &= (ro->ct = mlc_calloc(ns, sizeof(double))) != NULL;
+    ok &= (ro->spack = mlc_calloc(n4 * nsp, sizeof(double))) != NULL;
+    ok &= (ro->xpack = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
+    ok &= (ro->pkey = mlc_calloc(ns, sizeof(int))) != NULL;
+    ro->npk = -1;
     ok &= (ro->gcoup = mlc_calloc(nsp / 4 + 1, sizeof(double))) != NULL;
     ok &= (ro->grad = mlc_calloc(nsp / 4 + 1, sizeof(double))) != NULL;
     ok &= (ro->srnorm = mlc_calloc(nsp, sizeof(double))) != NULL;
@@ -514,7 +521,7 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     const int n4 = mod->n4, ns = mod->ns;
     const size_t nsp = (size_t)mod->nsp;
     double *ys = ro->xs + nsp; /* y of every sample at z* */
-    const int ngroups = (int)nsp / 4, all3 = 2 * ro->cgroups >= ngroups;
+    const int ngroups = (int)nsp / 4;
     /* After the step's first iteration, a 4-sample group whose samples are all further above
      * their targets than z*'s y-block has moved since (times their rows' norms) cannot touch:
      * its heights are not computed and the solve does not read it (contact.h,
@@ -545,13 +552,8 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
             live = &lv;
         }
     }
-    /* x and z are needed only for the samples that end in contact: when the last iteration's
-     * contacts filled at least half of the 4-sample groups, all three coordinates of every
-     * sample in one pass cost less than y alone and then x and z group by group (the same
-     * sums either way: the choice changes only the cost). */
-    if (all3) {
-        rows3(ro->zs, n4, mod->ST, nsp, (int)nsp, ro->xs, nsp);
-    } else if (live) { /* y of the live groups (each output the same sum whatever the columns) */
+    /* y now; x and z only for the samples that end in contact (below) */
+    if (live) { /* y of the live groups (each output the same sum whatever the columns) */
         for (int q = 0; q < lv.nruns; q++) {
             const int b = lv.runs[2 * q], nc = (lv.runs[2 * q + 1] - b + 3) & ~3;
             rows1(ro->zs + n4, n4, mod->ST + b, nsp, nc, ys + b);
@@ -596,27 +598,30 @@ static int contact_complementarity(mlc_rollout *ro, double *z, int first_iterati
     }
     mlc_contact *cs = &ro->cs;
     int np = mlc_contact_solve_normal_live(cs, ys, ro->yt, live);
-    ro->cgroups = 0;
     if (np == 0) return 0;
-    /* x and z at z* of the samples in contact: the rows kernel over just the 4-sample column
-     * groups that hold one (each output is the same sum in the same order whatever the
-     * columns, so these are the bits of a full pass at a few groups' cost, and vectorized
-     * where a sample at a time was a strided scalar loop). */
-    int *group = ro->active; /* scratch until the forces are gathered below (ns ≥ nsp/4) */
-    memset(group, 0, sizeof(int) * (size_t)ngroups);
-    for (int b = 0; b < np; b++) {
-        int c = cs->contact[b] >> 2;
-        if (group[c]++ > 0) continue;
-        ro->cgroups++;
-        if (!all3) rows3(ro->zs, n4, mod->ST + 4 * (size_t)c, nsp, 4, ro->xs + 4 * (size_t)c, nsp);
+    /* x and z at z* of the samples in contact: the rows kernel over their columns of S packed
+     * side by side (each output is the same sum in the same order whatever the columns, so
+     * these are the bits of a full pass, at the contact set's cost). The pack is kept while
+     * the set stays: across the iterations of a step and the steps of a resting contact. */
+    const size_t ldp = nsp;
+    if (np != ro->npk || memcmp(ro->pkey, cs->contact, sizeof(int) * (size_t)np) != 0) {
+        for (int i = 0; i < n4; i++) {
+            const double *src = mod->ST + nsp * (size_t)i;
+            double *dst = ro->spack + ldp * (size_t)i;
+            for (int b = 0; b < np; b++)
+                dst[b] = src[cs->contact[b]];
+        }
+        memcpy(ro->pkey, cs->contact, sizeof(int) * (size_t)np);
+        ro->npk = np;
     }
+    rows3(ro->zs, n4, ro->spack, ldp, (np + 3) & ~3, ro->xpack, ldp);
     const double *xn = ro->xc, *xo = ro->xp;
     for (int k = 0; k < 3; k += 2) {
         const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
-        const double *sk = ro->xs + (size_t)k * nsp;
+        const double *sk = ro->xpack + (size_t)k * ldp;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
-            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[s];
+            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[b];
         }
         mlc_contact_solve_friction(cs, k, ro->ct);
     }
