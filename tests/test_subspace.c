@@ -115,6 +115,39 @@ static void subspace_should_have_exact_constant_weight_and_six_rigid_modes(void 
     mlc_mesh_free(&m);
 }
 
+/* The vibration problem on a second thread (subspace.h, threads) must change nothing: every
+ * array the same bits as the steps in order, on meshes whose factors are supernodal (BLAS). */
+static void thread_count_should_not_change_the_subspace(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        mlc_mesh m = {0};
+        mlc_fem fem = {0};
+        if (k == 0)
+            test_quadruped_mesh(0.1, &m);
+        else /* 1,377 vertices: supernodal factors */
+            test_box_mesh(16, 8, 8, 0.05, &m);
+        assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+        mlc_subspace_settings st = default_settings();
+        st.actuation_clusters = 2;
+        mlc_subspace one = {0}, two = {0}, all = {0};
+        st.threads = 1;
+        compute_or_fail(&m, &fem, &st, &one);
+        st.threads = 2;
+        compute_or_fail(&m, &fem, &st, &two);
+        st.threads = 0;
+        compute_or_fail(&m, &fem, &st, &all);
+        assert_same_subspace(&one, &two);
+        assert_same_subspace(&one, &all);
+        assert_string_equal(one.ordering, two.ordering);
+        printf("# %d vertices: the same bits on 1, 2 and all threads\n", m.nv);
+        mlc_subspace_free(&one);
+        mlc_subspace_free(&two);
+        mlc_subspace_free(&all);
+        mlc_fem_free(&fem);
+        mlc_mesh_free(&m);
+    }
+}
+
 static void identical_inputs_should_give_identical_results(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -439,6 +472,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(subspace_should_have_exact_constant_weight_and_six_rigid_modes),
         cmocka_unit_test(identical_inputs_should_give_identical_results),
+        cmocka_unit_test(thread_count_should_not_change_the_subspace),
         cmocka_unit_test(refinement_should_converge),
         cmocka_unit_test(bad_settings_should_name_the_setting),
         cmocka_unit_test(hinged_mesh_should_report_extra_rigid_modes),

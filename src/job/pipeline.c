@@ -130,6 +130,7 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->local_modes = cfg->actuation.local_modes;
     s->localization = cfg->actuation.localization;
     s->nregions = 1; /* one region; mlc_pipeline_subspace_settings_for adds the body's */
+    s->threads = cfg->parallel.threads;
 }
 
 mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {

@@ -7,6 +7,14 @@
  * Tiny problems use dense LAPACKE_dsygvd (see eigen.h).
  *
  * Phases: check → shift and factor → Lanczos loop → extract → sort/normalize/sign → cleanup.
+ *
+ * Threads: two solves may run at once (the skinning and vibration problems, subspace.c), but
+ * their library phases take turns under one lock (critical section mlc_numeric): the METIS
+ * ordering (its random generator is global state), the CHOLMOD factorization and the ARPACK
+ * loop (Fortran SAVE variables). Two factorizations at once, measured on a 174k-tet mesh, gave
+ * eigenvectors 1e-14 (relative) away from one after the other, and results must not depend on
+ * the thread count; one after the other, in either order, gives the same bits. What overlaps
+ * is the assembly, the copies and the callers' own work (clusters, samples).
  */
 #include "eigen.h"
 
@@ -172,7 +180,12 @@ static void deflate(double *x, const double *Z, int nz, const double *mass, int 
 }
 
 cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc) {
-    if (!perm) return cholmod_analyze(A, cc);
+    if (!perm) {
+        cholmod_factor *L; /* METIS keeps its random generator in global state */
+#pragma omp critical(mlc_numeric)
+        L = cholmod_analyze(A, cc);
+        return L;
+    }
     /* A given ordering (e.g. a vertex ordering expanded to 3×3 blocks): use it as is, with the
      * caller's other settings (postordering) untouched. */
     size_t n = A->ncol;
@@ -238,6 +251,52 @@ static mlc_status solve_dense_deflated(cholmod_sparse *K, const double *mass, in
     return st;
 }
 
+/* *Aout = K − σM (a new matrix the caller frees, also on failure). */
+static mlc_status shifted_copy(cholmod_sparse *K, const double *mass, double sigma,
+                               cholmod_sparse **Aout, cholmod_common *cc, mlc_err *err) {
+    int n = (int)K->ncol;
+    cholmod_sparse *A = *Aout = cholmod_copy_sparse(K, cc);
+    if (!A)
+        return mlc_errf(err, MLC_ENOMEM, "eigen: out of memory copying K (CHOLMOD status %d)",
+                        cc->status);
+    int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
+    double *Ax = A->x;
+    for (int j = 0; j < n; j++) {
+        int end = A->packed ? Ap[j + 1] : Ap[j] + Anz[j], found = 0;
+        for (int p = Ap[j]; p < end; p++)
+            if (Ai[p] == j) {
+                Ax[p] -= sigma * mass[j];
+                found = 1;
+                break;
+            }
+        if (!found)
+            return mlc_errf(err, MLC_EINVAL,
+                            "eigen: K has no stored diagonal entry in column %d (a DOF not "
+                            "coupled to any element?)",
+                            j);
+    }
+    return MLC_OK;
+}
+
+int mlc_eigen_is_dense(int n, int nev, int nz) {
+    return n < 3 * (nev + nz) + 20;
+}
+
+mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
+                              cholmod_common *cc, mlc_err *err) {
+    cholmod_sparse *A = NULL;
+    mlc_status st = shifted_copy(K, mass, sigma, &A, cc, err);
+    cholmod_factor *L = st == MLC_OK ? mlc_eigen_analyze(A, NULL, cc) : NULL;
+    if (st == MLC_OK && !L)
+        st = mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                      "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d",
+                      (int)K->ncol, cc->status);
+    if (L) memcpy(perm_out, L->Perm, K->ncol * sizeof(int));
+    cholmod_free_factor(&L, cc);
+    cholmod_free_sparse(&A, cc);
+    return st;
+}
+
 /* *Aout = K − σM and *Lout its factor (new, or taken from a filled `shared` slot), checked SPD. */
 static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double sigma,
                                    const int *perm, int *perm_out, cholmod_factor **shared,
@@ -247,28 +306,9 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
     int n = (int)K->ncol;
     int reused = 0;
     double t0 = mlc_now();
-    cholmod_sparse *A = *Aout = cholmod_copy_sparse(K, cc);
-    if (!A)
-        return mlc_errf(err, MLC_ENOMEM, "eigen: out of memory copying K (CHOLMOD status %d)",
-                        cc->status);
-    {
-        int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
-        double *Ax = A->x;
-        for (int j = 0; j < n; j++) {
-            int end = A->packed ? Ap[j + 1] : Ap[j] + Anz[j], found = 0;
-            for (int p = Ap[j]; p < end; p++)
-                if (Ai[p] == j) {
-                    Ax[p] -= sigma * mass[j];
-                    found = 1;
-                    break;
-                }
-            if (!found)
-                return mlc_errf(err, MLC_EINVAL,
-                                "eigen: K has no stored diagonal entry in column %d (a DOF not "
-                                "coupled to any element?)",
-                                j);
-        }
-    }
+    mlc_status st = shifted_copy(K, mass, sigma, Aout, cc, err);
+    if (st != MLC_OK) return st;
+    cholmod_sparse *A = *Aout;
     cholmod_factor *L;
     if (shared && *shared) {
         /* The symbolic analysis of an earlier matrix with the same pattern: refactorize. */
@@ -292,7 +332,9 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
                         : ordering_name(cc->method[sel].ordering));
     }
     if (perm_out) memcpy(perm_out, L->Perm, (size_t)n * sizeof(int));
-    int ok = cholmod_factorize(A, L, cc);
+    int ok;
+#pragma omp critical(mlc_numeric)
+    ok = cholmod_factorize(A, L, cc);
     /* Small problems get a simplicial LDLᵀ factor, which CHOLMOD completes for indefinite
      * matrices without reporting NOT_POSDEF; shift-invert would then silently return the
      * eigenvalues nearest σ of an indefinite K, not the smallest. Check the pivots. */
@@ -457,6 +499,16 @@ static mlc_status arpack_extract(arpack_work *w, double sigma, const double *mas
 
 /* The solver behind mlc_eigen_solve_ordered and mlc_eigen_solve_shared: `shared` NULL (analyze,
  * factor, free) or the caller's factor slot (see eigen.h). */
+/* Lanczos loop, status, extract. */
+static mlc_status arpack_run(arpack_work *w, cholmod_factor *L, double sigma, const double *mass,
+                             const double *Z, int nz, double *evals, double *evecs,
+                             mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+    mlc_status st = arpack_iterate(w, L, mass, Z, nz, info, cc, err);
+    if (st == MLC_OK) st = arpack_status(w, sigma, err);
+    if (st == MLC_OK) st = arpack_extract(w, sigma, mass, evals, evecs, err);
+    return st;
+}
+
 static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
                              const int *perm, int *perm_out, const double *Z, int nz,
                              cholmod_factor **shared, double *evals, double *evecs,
@@ -473,7 +525,7 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
                         "eigen: %d eigenpairs and %d deflated vectors do not fit "
                         "a %d×%d problem",
                         nev, nz, n, n);
-    if (n < 3 * (nev + nz) + 20) {
+    if (mlc_eigen_is_dense(n, nev, nz)) {
         if (nz == 0) return solve_dense(K, mass, nev, evals, evecs, info, err);
         return solve_dense_deflated(K, mass, nev, nz, evals, evecs, info, err);
     }
@@ -503,9 +555,9 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
 
     /* ---- Lanczos loop, extract, sort/normalize/sign ----------------------------------- */
     double t0 = mlc_now();
-    if ((st = arpack_iterate(&w, L, mass, Z, nz, info, cc, err)) != MLC_OK) goto done;
-    if ((st = arpack_status(&w, sigma, err)) != MLC_OK) goto done;
-    if ((st = arpack_extract(&w, sigma, mass, evals, evecs, err)) != MLC_OK) goto done;
+#pragma omp critical(mlc_numeric) /* ARPACK keeps its state in Fortran SAVE variables */
+    st = arpack_run(&w, L, sigma, mass, Z, nz, evals, evecs, info, cc, err);
+    if (st != MLC_OK) goto done;
     if (info) info->t_iterate = mlc_now() - t0;
 
 done:

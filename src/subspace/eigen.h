@@ -85,6 +85,17 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
  * also as copies (cholmod_copy_factor) for solves on several threads. */
 cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc);
 
+/* Whether a problem of n unknowns, nev pairs and nz deflated vectors is solved densely
+ * (LAPACK) rather than by shift-invert Lanczos: then there is no factor and no ordering. */
+int mlc_eigen_is_dense(int n, int nev, int nz);
+
+/* The fill-reducing ordering (L->Perm, n entries into perm_out) that mlc_eigen_solve_ordered
+ * with perm = NULL would use for K − σM under cc's ordering settings: the same matrix and the
+ * same analysis, so the same permutation, without the factorization. Lets a second problem on
+ * the same mesh start before the first is solved. Errors as mlc_eigen_solve's analysis. */
+mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
+                              cholmod_common *cc, mlc_err *err);
+
 /* mlc_eigen_solve_ordered for a family of matrices with one sparsity pattern, e.g. K plus
  * different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
  * analysis are done once and every later matrix is only refactorized.

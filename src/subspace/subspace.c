@@ -12,6 +12,10 @@
  */
 #include "subspace.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -459,6 +463,140 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     return s;
 }
 
+/* Step 4–5: passive and actuation clusters, then the contact samples. */
+static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
+                                       const mlc_subspace_settings *settings, mlc_subspace *out,
+                                       mlc_err *err) {
+    double t0 = mlc_now();
+    int w = settings->w, nt = mesh->nt;
+    mlc_status s =
+        mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->passive_clusters,
+                             settings->seed, out->cluster, &out->ncp, err);
+    if (s != MLC_OK) return s;
+    if (settings->actuation_clusters == 1) {
+        memset(out->acluster, 0, (size_t)nt * sizeof(int));
+        out->nca = 1;
+    } else {
+        s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->actuation_clusters,
+                                 settings->seed + 1, out->acluster, &out->nca, err);
+        if (s != MLC_OK) return s;
+    }
+    out->t_clusters = mlc_now() - t0;
+    t0 = mlc_now();
+    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples,
+                            &out->ns, err);
+    out->t_samples = mlc_now() - t0;
+    return s;
+}
+
+/* The steps in order on one thread: the vibration problem reuses the skinning problem's vertex
+ * ordering. */
+static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
+                                     const mlc_subspace_settings *settings, mlc_subspace *out,
+                                     mlc_err *err) {
+    int nv = mesh->nv;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.print = 0; /* modules never print: errors come back through status */
+    int *vperm = mlc_malloc((size_t)nv * sizeof(int)), have_perm = 0;
+    if (!vperm) {
+        cholmod_finish(&cc);
+        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
+    }
+    double t0 = mlc_now();
+    mlc_status s = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness,
+                                  settings->vertex_mass ? settings->vertex_mass : fem->vmass, out,
+                                  vperm, &have_perm, &cc, err);
+    out->t_skinning = mlc_now() - t0;
+    if (s == MLC_OK) {
+        t0 = mlc_now();
+        s = vibration_modes(mesh, fem, settings, out, have_perm ? vperm : NULL, &cc, err);
+        out->t_vibration = mlc_now() - t0;
+    }
+    mlc_free(vperm);
+    cholmod_finish(&cc);
+    return s == MLC_OK ? clusters_and_samples(mesh, fem, settings, out, err) : s;
+}
+
+/* The vertex ordering skinning_modes gets from its solve (have = 0 where it solves densely or
+ * not at all), computed on its own: the same Laplacian, shift and analysis, so the same
+ * permutation, for the vibration problem to start before the skinning modes are done. */
+static mlc_status skinning_ordering(const mlc_mesh *mesh, const mlc_fem *fem, int w,
+                                    const double *stiffness, const double *mass, int *vperm,
+                                    int *have, cholmod_common *cc, mlc_err *err) {
+    *have = 0;
+    if (w == 1 || mlc_eigen_is_dense(fem->nv, w, 0)) return MLC_OK;
+    cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, stiffness, cc);
+    if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
+    int nm = cc->nmethods, ord = cc->method[0].ordering;
+    cc->nmethods = 1; /* as skinning_modes sets them */
+    cc->method[0].ordering = CHOLMOD_METIS;
+    mlc_status s = mlc_eigen_ordering(L, mass, mlc_eigen_default_shift(L, mass), vperm, cc, err);
+    cc->nmethods = nm;
+    cc->method[0].ordering = ord;
+    cholmod_free_sparse(&L, cc);
+    *have = s == MLC_OK;
+    return s;
+}
+
+/* Two branches at once, each with its own CHOLMOD workspace: the skinning modes, clusters and
+ * samples on one thread; the ordering and the vibration modes on the other (its factorization
+ * is most of the precompute on large meshes). Each branch does exactly the sequential steps'
+ * arithmetic, so the results are the same bits; an error is the one the sequential order
+ * would report first. */
+static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
+                                   const mlc_subspace_settings *settings, mlc_subspace *out,
+                                   mlc_err *err) {
+    int nv = mesh->nv;
+    const double *mass = settings->vertex_mass ? settings->vertex_mass : fem->vmass;
+    int *vperm_skin = mlc_malloc((size_t)nv * sizeof(int));
+    int *vperm_vib = mlc_malloc((size_t)nv * sizeof(int));
+    mlc_status s_skin = MLC_OK, s_vib = MLC_OK, s_rest = MLC_OK;
+    mlc_err e_skin = {0}, e_vib = {0}, e_rest = {0};
+    if (!vperm_skin || !vperm_vib) {
+        mlc_free(vperm_skin);
+        mlc_free(vperm_vib);
+        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
+    }
+#pragma omp parallel sections num_threads(2)
+    {
+#pragma omp section
+        {
+            cholmod_common cc;
+            cholmod_start(&cc);
+            cc.print = 0;
+            int have = 0;
+            double t0 = mlc_now();
+            s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass, out,
+                                    vperm_skin, &have, &cc, &e_skin);
+            out->t_skinning = mlc_now() - t0;
+            cholmod_finish(&cc);
+            if (s_skin == MLC_OK) s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);
+        }
+#pragma omp section
+        {
+            cholmod_common cc;
+            cholmod_start(&cc);
+            cc.print = 0;
+            int have = 0;
+            double t0 = mlc_now();
+            s_vib = skinning_ordering(mesh, fem, settings->w, settings->tet_stiffness, mass,
+                                      vperm_vib, &have, &cc, &e_vib);
+            if (s_vib == MLC_OK)
+                s_vib =
+                    vibration_modes(mesh, fem, settings, out, have ? vperm_vib : NULL, &cc, &e_vib);
+            out->t_vibration = mlc_now() - t0;
+            cholmod_finish(&cc);
+        }
+    }
+    mlc_free(vperm_skin);
+    mlc_free(vperm_vib);
+    const mlc_err *e = s_skin != MLC_OK ? &e_skin : s_vib != MLC_OK ? &e_vib : &e_rest;
+    mlc_status s = s_skin != MLC_OK ? s_skin : s_vib != MLC_OK ? s_vib : s_rest;
+    if (s != MLC_OK && err) *err = *e;
+    return s;
+}
+
 mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                                 const mlc_subspace_settings *settings, mlc_subspace *out,
                                 mlc_err *err) {
@@ -497,51 +635,14 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
         return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
     }
 
-    cholmod_common cc;
-    cholmod_start(&cc);
-    cc.print = 0; /* modules never print: errors come back through status */
-    int *vperm = mlc_malloc((size_t)nv * sizeof(int)), have_perm = 0;
-    if (!vperm) {
-        cholmod_finish(&cc);
-        mlc_subspace_free(out);
-        return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
-    }
-    double t0 = mlc_now();
-    s = skinning_modes(mesh, fem, w, settings->tet_stiffness,
-                       settings->vertex_mass ? settings->vertex_mass : fem->vmass, out, vperm,
-                       &have_perm, &cc, err);
-    out->t_skinning = mlc_now() - t0;
-    if (s == MLC_OK) {
-        t0 = mlc_now();
-        s = vibration_modes(mesh, fem, settings, out, have_perm ? vperm : NULL, &cc, err);
-        out->t_vibration = mlc_now() - t0;
-    }
-    mlc_free(vperm);
-    cholmod_finish(&cc);
-    if (s != MLC_OK) goto fail;
-
-    t0 = mlc_now();
-    s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->passive_clusters,
-                             settings->seed, out->cluster, &out->ncp, err);
-    if (s != MLC_OK) goto fail;
-    if (settings->actuation_clusters == 1) {
-        memset(out->acluster, 0, (size_t)nt * sizeof(int));
-        out->nca = 1;
-    } else {
-        s = mlc_clusters_passive(mesh, fem, out->W, w, out->skin_eval, settings->actuation_clusters,
-                                 settings->seed + 1, out->acluster, &out->nca, err);
-        if (s != MLC_OK) goto fail;
-    }
-    out->t_clusters = mlc_now() - t0;
-
-    t0 = mlc_now();
-    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples,
-                            &out->ns, err);
-    if (s != MLC_OK) goto fail;
-    out->t_samples = mlc_now() - t0;
-    return MLC_OK;
-fail:
-    mlc_subspace_free(out);
+    /* Local modes read the skinning λ₁ (laplacian_lambda1): those runs stay in order. */
+    int par = 0;
+#ifdef _OPENMP
+    par = settings->threads != 1 && omp_get_num_procs() > 1 && settings->local_modes == 0;
+#endif
+    s = par ? compute_parallel(mesh, fem, settings, out, err)
+            : compute_sequential(mesh, fem, settings, out, err);
+    if (s != MLC_OK) mlc_subspace_free(out);
     return s;
 }
 

@@ -41,6 +41,11 @@ typedef struct mlc_subspace_settings {
      * NULL with nregions 1 (one region: the whole body). Borrowed, read during the compute. */
     int local_modes;
     double localization;
+    /* Threads of the compute (0 = the machine's cores): with two or more, the vibration
+     * problem (its factorization the longest step) runs beside the skinning modes, clusters
+     * and samples (not with local_modes, which need the skinning λ₁). Every result is the
+     * same, bit for bit, for any value; not in the cache key. */
+    int threads;
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
