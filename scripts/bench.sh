@@ -54,7 +54,7 @@ TMP=${BENCH_TMP:-/tmp/modalloco-bench}
 PARTS=${BENCH_PARTS:-"table indep threads"}
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$TMP"
-case "$TMP" in "$ROOT"*) echo "bench.sh: BENCH_TMP must be outside the repository" >&2; exit 2 ;; esac
+case "$TMP/" in "$ROOT"/*) echo "bench.sh: BENCH_TMP must be outside the repository" >&2; exit 2 ;; esac
 
 # ---- meshes -------------------------------------------------------------------------------
 # spot_fine (~174k tets) stands in for the 180-200k-tet Creepy Tree and Bearded Dragon.

@@ -37,7 +37,7 @@ ROWS=${BENCH_ROWS:-"bat couch creepy_tree bearded_dragon octopus treefrog demo"}
 THREADS=${BENCH_THREADS:-2}
 FULL=${BENCH_FULLSPACE:-1}
 export OPENBLAS_NUM_THREADS=1
-case "$TMP" in "$ROOT"*) echo "bench_credible.sh: BENCH_TMP must be outside the repository" >&2; exit 2 ;; esac
+case "$TMP/" in "$ROOT"/*) echo "bench_credible.sh: BENCH_TMP must be outside the repository" >&2; exit 2 ;; esac
 mkdir -p "$TMP"
 command -v python3 >/dev/null || { echo "bench_credible.sh: needs python3" >&2; exit 2; }
 
@@ -64,7 +64,7 @@ for row in $ROWS; do
     [ -n "$GENS" ] && gens=(--set cmaes.generations="$GENS")
     # The subspace cache first, so that the timed jobs measure the optimization alone.
     "$BIN" modes "$example" --set subspace.cache="$TMP/$row.cache" --out "$TMP/$row-modes" \
-        --force >"$TMP/$row-modes.log" 2>&1 || true
+        --set parallel.threads="$THREADS" --force >"$TMP/$row-modes.log" 2>&1 || true
     for seed in $SEEDS; do
         out=$TMP/$row-$seed
         t0=$(date +%s.%N)
@@ -89,7 +89,7 @@ PY
     if [ "$FULL" = 1 ]; then
         first=${SEEDS%% *}
         "$BIN" simulate "$TMP/$row-$first/params.json" --full-space --out "$TMP/$row-full" \
-            --force >"$TMP/$row-full.log" 2>&1 || true
+            --set parallel.threads="$THREADS" --force >"$TMP/$row-full.log" 2>&1 || true
         python3 - "$TMP/$row-full/fullspace.json" "$row" "$first" >>"$TMP/full.tsv" <<'PY' || true
 import json, sys
 f, row, seed = sys.argv[1:]

@@ -40,7 +40,7 @@ cat) SUFFIX=_cat LABEL=cat DEF_TASKS="turn target" ;;
 esac
 TASKS=${BENCH_TASKS:-$DEF_TASKS}
 export OPENBLAS_NUM_THREADS=1
-case "$TMP" in "$ROOT"*) echo "bench_tasks.sh: BENCH_TMP must be outside the repository" >&2; exit 2 ;; esac
+case "$TMP/" in "$ROOT"/*) echo "bench_tasks.sh: BENCH_TMP must be outside the repository" >&2; exit 2 ;; esac
 mkdir -p "$TMP"
 command -v python3 >/dev/null || { echo "bench_tasks.sh: needs python3" >&2; exit 2; }
 
