@@ -463,6 +463,12 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     return s;
 }
 
+/* A CHOLMOD workspace that never prints: errors come back through status. */
+static void start_quiet(cholmod_common *cc) {
+    cholmod_start(cc);
+    cc->print = 0;
+}
+
 /* Step 4–5: passive and actuation clusters, then the contact samples. */
 static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
                                        const mlc_subspace_settings *settings, mlc_subspace *out,
@@ -496,8 +502,7 @@ static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
                                      mlc_err *err) {
     int nv = mesh->nv;
     cholmod_common cc;
-    cholmod_start(&cc);
-    cc.print = 0; /* modules never print: errors come back through status */
+    start_quiet(&cc);
     int *vperm = mlc_malloc((size_t)nv * sizeof(int)), have_perm = 0;
     if (!vperm) {
         cholmod_finish(&cc);
@@ -563,8 +568,7 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
 #pragma omp section
         {
             cholmod_common cc;
-            cholmod_start(&cc);
-            cc.print = 0;
+            start_quiet(&cc);
             int have = 0;
             double t0 = mlc_now();
             s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass, out,
@@ -576,8 +580,7 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
 #pragma omp section
         {
             cholmod_common cc;
-            cholmod_start(&cc);
-            cc.print = 0;
+            start_quiet(&cc);
             int have = 0;
             double t0 = mlc_now();
             s_vib = skinning_ordering(mesh, fem, settings->w, settings->tet_stiffness, mass,
