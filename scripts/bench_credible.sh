@@ -17,7 +17,9 @@
 #   BENCH_TMP          scratch directory (default /tmp/modalloco-credible); outside the repo
 #   BENCH_GENERATIONS  generations (default: each example's own)
 #   BENCH_SEEDS        seeds (default "1 2 3")
-#   BENCH_ROWS         rows (default "bat couch creepy_tree bearded_dragon octopus treefrog demo")
+#   BENCH_ROWS         rows (default "bat couch creepy_tree bearded_dragon octopus treefrog demo");
+#                      NAME=FILE[:PAPER_J:PAPER_S] adds a row of one's own, e.g. a variant of an
+#                      example (a mesh path in it is relative to FILE)
 #   BENCH_THREADS      threads per job (default 2)
 #   BENCH_FULLSPACE=0  skip the full-space replays (each takes minutes on the larger meshes)
 # Output: one line per job and summary tables on stdout; runs stay in $BENCH_TMP.
@@ -50,6 +52,12 @@ row_args() { # row -> example, the paper's J, the paper's seconds (Table 1)
     octopus) echo "$ROOT/examples/table1_octopus.json -1.07 3590" ;;
     treefrog) echo "$ROOT/examples/table1_treefrog.json -1.22 1280" ;;
     demo) echo "$ROOT/examples/quadruped_demo.json 0 0" ;;
+    *=*.json | *=*.json:*) # NAME=FILE[:PAPER_J:PAPER_S], e.g. a variant of an example
+        local spec=${1#*=} file j=0 t=0
+        file=${spec%%:*}
+        [ "$file" != "$spec" ] && IFS=: read -r _ j t <<<"$spec"
+        [ -f "$file" ] || { echo "bench_credible.sh: no example $file" >&2; exit 2; }
+        echo "$file $j $t" ;;
     *) echo "bench_credible.sh: unknown row $1" >&2; exit 2 ;;
     esac
 }
@@ -58,8 +66,9 @@ RESULTS=$TMP/results.tsv
 : >"$RESULTS"
 : >"$TMP/full.tsv"
 echo "seeds $SEEDS, generations ${GENS:-as each example}, $THREADS threads, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
-for row in $ROWS; do
-    read -r example paperJ paper <<<"$(row_args "$row")"
+for spec in $ROWS; do
+    read -r example paperJ paper <<<"$(row_args "$spec")"
+    row=${spec%%=*}
     gens=()
     [ -n "$GENS" ] && gens=(--set cmaes.generations="$GENS")
     # The subspace cache first, so that the timed jobs measure the optimization alone.
