@@ -13,8 +13,9 @@
  *
  * Coulomb-limited friction is a box-constrained problem on the same A_PP, solved exactly by
  * principal pivoting (box_solve) from the sides of the box the previous solve left each force
- * on: across the iterations of a step they rarely change, so a solve is about one pass of a
- * factorization of the few free forces' block.
+ * on: across the iterations of a step they rarely change, so a solve is about one pass, and
+ * the factor of the free forces' block is kept per axis while the contact set and the free
+ * set stay.
  */
 #include "contact.h"
 

@@ -93,7 +93,9 @@ struct mlc_rollout {
     double qbody[4];
     double *xc, *xp; /* nsp×3 (block k at k·nsp): sample positions at z_n and z_{n−1} */
     int x_valid;     /* xc holds S z_n of the current zc (so the next step's xp is xc) */
-    double *xs;      /* nsp×3 (block k at k·nsp): sample positions at the tentative z* */
+    double *xs;      /* nsp×3 (block k at k·nsp): sample positions at the tentative z*
+                        (the complementarity contact fills y only; x and z of its samples in
+                        contact are in xpack) */
     double *Fall;    /* 3 × ldc (row k at k·ldc): F_c, then H_c, of every cluster (GT's
                         column order) */
     double *coef;    /* 3 × ldc: scaled rotations, rhs coefficients, column 3c + j (QG's
