@@ -152,6 +152,20 @@ static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st
     return MLC_OK;
 }
 
+/* The skinning problem's ordering settings: nested dissection (METIS) alone; saved[2] keeps
+ * cc's own for restore_methods. skinning_ordering must use exactly these to get the same
+ * permutation. */
+static void metis_only(cholmod_common *cc, int saved[2]) {
+    saved[0] = cc->nmethods, saved[1] = cc->method[0].ordering;
+    cc->nmethods = 1;
+    cc->method[0].ordering = CHOLMOD_METIS;
+}
+
+static void restore_methods(cholmod_common *cc, const int saved[2]) {
+    cc->nmethods = saved[0];
+    cc->method[0].ordering = saved[1];
+}
+
 /* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). */
 static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
                                  const double *stiffness, const double *mass, mlc_subspace *out,
@@ -174,13 +188,11 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     /* Nested dissection (METIS) straight away: on tet meshes CHOLMOD's default tries AMD first
      * and then switches to METIS anyway (AMD's fill is 1.5-2.5× higher), so the AMD pass is
      * wasted time. The vertex ordering it returns is reused for the vibration problem. */
-    int nm = cc->nmethods, ord = cc->method[0].ordering;
-    cc->nmethods = 1;
-    cc->method[0].ordering = CHOLMOD_METIS;
+    int saved[2];
+    metis_only(cc, saved);
     mlc_status st = mlc_eigen_solve_ordered(L, mass, w, mlc_eigen_default_shift(L, mass), NULL,
                                             vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
-    cc->nmethods = nm;
-    cc->method[0].ordering = ord;
+    restore_methods(cc, saved);
     *have_perm = st == MLC_OK && !info.dense;
     cholmod_free_sparse(&L, cc);
     if (st != MLC_OK)
@@ -533,12 +545,10 @@ static mlc_status skinning_ordering(const mlc_mesh *mesh, const mlc_fem *fem, in
     if (w == 1 || mlc_eigen_is_dense(fem->nv, w, 0)) return MLC_OK;
     cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, stiffness, cc);
     if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
-    int nm = cc->nmethods, ord = cc->method[0].ordering;
-    cc->nmethods = 1; /* as skinning_modes sets them */
-    cc->method[0].ordering = CHOLMOD_METIS;
+    int saved[2];
+    metis_only(cc, saved); /* as skinning_modes */
     mlc_status s = mlc_eigen_ordering(L, mass, mlc_eigen_default_shift(L, mass), vperm, cc, err);
-    cc->nmethods = nm;
-    cc->method[0].ordering = ord;
+    restore_methods(cc, saved);
     cholmod_free_sparse(&L, cc);
     *have = s == MLC_OK;
     return s;
