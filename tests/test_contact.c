@@ -1,6 +1,7 @@
 /* test_contact.c: the complementarity contact (contact.h) and the energy ledger (sim.h):
  *  - the LCP solver against exhaustive enumeration of contact sets on small random problems
  *    (rank-deficient Delassus matrices included) and its complementarity conditions;
+ *  - its shortcut for a repeated contact set against its general path, bit for bit;
  *  - in rollouts: normal forces never pull and samples never end below the ground;
  *  - a body dropped from height h comes to rest and bounces back less than 5% of h;
  *  - a body sliding on the ground stops;
@@ -107,6 +108,56 @@ static void lcp_should_match_enumeration(void **state) {
     }
     print_message("LCP: worst |λ·y| %.2e, worst objective excess over enumeration %.2e\n",
                   worst_gap, worst_obj);
+}
+
+/* A sequence of solves whose contact set mostly stays (slowly drifting gaps, as across the
+ * iterations and steps of a resting contact) gives the same bits with the shortcut for a repeated
+ * set (contact.c, same_set_again) as through the general path alone. The general path does not
+ * read cs->np, and with cs->np = 0 the shortcut never applies: the reference solver is the same
+ * solver forced down the general path. Friction included, as its factors are kept across the
+ * same solves. */
+static void repeated_contact_set_should_give_the_general_path_bits(void **state) {
+    (void)state;
+    unsigned seed = 2024;
+    int repeats = 0, solves = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        int ns = 4 + trial % 12, rank = 2 + trial % 5;
+        double D[16 * 16], c[16], g[16] = {0}, y[16], rhs[16];
+        random_problem(&seed, ns, rank < ns ? rank : ns, D, c);
+        mlc_contact fast, ref;
+        double mu = trial % 2 ? 0.4 : 0;
+        assert_int_equal(mlc_contact_create(&fast, ns, D, 1e-12, mu), MLC_OK);
+        assert_int_equal(mlc_contact_create(&ref, ns, D, 1e-12, mu), MLC_OK);
+        int prev_np = -1, prev_set[16];
+        for (int it = 0; it < 60; it++) {
+            for (int i = 0; i < ns; i++) { /* drift, with an occasional jump */
+                double kick = it % 17 == 16 ? 0.3 : 0.01;
+                c[i] += kick * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+                y[i] = c[i];
+                rhs[i] = 0.05 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+            }
+            ref.np = 0; /* the general path only */
+            int np = mlc_contact_solve_normal(&fast, y, g);
+            assert_int_equal(mlc_contact_solve_normal(&ref, y, g), np);
+            assert_memory_equal(fast.contact, ref.contact, sizeof(int) * (size_t)np);
+            if (np > 0) {
+                mlc_contact_solve_friction(&fast, 0, rhs);
+                mlc_contact_solve_friction(&ref, 0, rhs);
+                mlc_contact_solve_friction(&fast, 2, rhs);
+                mlc_contact_solve_friction(&ref, 2, rhs);
+            }
+            assert_memory_equal(fast.lam, ref.lam, sizeof(double) * 3 * (size_t)ns);
+            repeats += np > 0 && np == prev_np &&
+                       memcmp(prev_set, fast.contact, sizeof(int) * (size_t)np) == 0;
+            solves++;
+            prev_np = np;
+            memcpy(prev_set, fast.contact, sizeof(int) * (size_t)np);
+        }
+        mlc_contact_destroy(&fast);
+        mlc_contact_destroy(&ref);
+    }
+    print_message("repeated contact sets: %d of %d solves\n", repeats, solves);
+    assert_true(repeats > solves / 3); /* the shortcut was exercised */
 }
 
 /* Friction with a Coulomb limit stays inside its box; without one it solves D_PP x = rhs. */
@@ -362,6 +413,7 @@ static void ledger_should_balance_while_walking(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lcp_should_match_enumeration),
+        cmocka_unit_test(repeated_contact_set_should_give_the_general_path_bits),
         cmocka_unit_test(friction_should_respect_the_coulomb_box),
         cmocka_unit_test(dropped_body_should_land_without_gaining_energy),
         cmocka_unit_test(sliding_body_should_stop),

@@ -16,6 +16,10 @@
  * on: across the iterations of a step they rarely change, so a solve is about one pass, and
  * the factor of the free forces' block is kept per axis while the contact set and the free
  * set stay.
+ *
+ * Most solves (90% of a walking synthetic body's, 98% of the cat's) end with the previous
+ * solve's contact set: same_set_again confirms that case in one pass over the samples, with
+ * the general path's bits, before the general path is tried.
  */
 #include "contact.h"
 
@@ -291,6 +295,71 @@ static int lcp_solve(mlc_contact *cs, int n) {
     return np;
 }
 
+/* The common case of a resting or walking contact, in one pass: the last solve's contact set
+ * C again. mlc_contact_solve_normal_live's general path then takes the candidates with a
+ * previous force (C, when every sample of C is still a candidate) as its first set, keeps C's
+ * factor, finds every force positive, computes every read sample's gap under them and finds no
+ * candidate outside C below its target and no other sample below its threshold: it returns
+ * these forces. Here the same values (the same operations in the same order) without the
+ * general path's bookkeeping: the set is checked first, then one pass over the read samples
+ * computes the gaps and looks for any sample that would change the answer. Returns np, or −1
+ * (nothing committed) when the general path must decide: C empty or not in ascending sample
+ * order (the general path's order), its factor not kept, a sample of C no longer a candidate
+ * or not read, a force not positive, a sample that would enter, or the caller's bounds not
+ * holding under the new forces. */
+static int same_set_again(mlc_contact *cs, const double *ystar, const double *g) {
+    const int np = cs->np, ns = cs->ns, *C = cs->contact;
+    const double tol = cs->tol, *lamy = cs->lam + ns;
+    if (np <= 0 || cs->D != cs->D0 || cs->fnp != np) return -1;
+    const int boxed = cs->friction > 0 || cs->friction_s; /* then A must hold C's A_PP too */
+    if (boxed && cs->anp != np) return -1;
+    for (int b = 0; b < np && boxed; b++)
+        if (cs->akey[b] != C[b]) return -1;
+    double *s = cs->s;
+    for (int b = 0, r = 0; b < np; b++) {
+        const int k = C[b];
+        if (cs->fkey[b] != k || (b > 0 && C[b - 1] >= k) || !(lamy[k] > 0)) return -1;
+        while (r < cs->nruns && cs->runs[2 * r + 1] <= k) /* k must be read */
+            r++;
+        if (r == cs->nruns || k < cs->runs[2 * r] || !(ystar[k] < g[k] - tol)) return -1;
+        s[b] = -(ystar[k] - g[k]);
+    }
+    solve_factored(cs, np, s);
+    int pos = 1;
+    double lsum = 0;
+    for (int b = 0; b < np; b++)
+        pos &= s[b] > 0, lsum += s[b];
+    if (!pos) return -1;
+    const size_t nsz = (size_t)ns;
+    int others = 0; /* candidates with a previous force: C's np when no other has one */
+    for (int r = 0; r < cs->nruns; r++) {
+        const int b0 = cs->runs[2 * r], n = cs->runs[2 * r + 1] - b0;
+        double *w = cs->w + b0, *base = cs->base + b0;
+        for (int i = 0; i < n; i++) {
+            const int k = b0 + i;
+            base[i] = ystar[k] < g[k] - tol ? ystar[k] - g[k] : ystar[k];
+        }
+        memcpy(w, base, sizeof(double) * (size_t)n);
+        for (int b = 0; b < np; b++)
+            axpy(w, cs->D + nsz * (size_t)C[b] + b0, s[b], n);
+        int bad = 0;
+        for (int i = 0; i < n; i++) {
+            const int k = b0 + i;
+            if (ystar[k] < g[k] - tol) /* a candidate: in C, or it must stay above g − tol */
+                others += lamy[k] > 0, bad |= !(lamy[k] > 0) & (w[i] < -tol);
+            else
+                bad |= w[i] < g[k] - tol;
+        }
+        if (bad) return -1;
+    }
+    if (others != np) return -1;
+    if (cs->live && !cs->live->hold(cs->live->user, lsum)) return -1;
+    double *lam_y = cs->lam + ns;
+    for (int b = 0; b < np; b++)
+        lam_y[C[b]] = s[b], cs->cand[b] = C[b], cs->pset[b] = b;
+    return np;
+}
+
 int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g) {
     return mlc_contact_solve_normal_live(cs, ystar, g, NULL);
 }
@@ -304,6 +373,8 @@ int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const do
     cs->live = live;
     cs->runs = live ? live->runs : cs->all_runs;
     cs->nruns = live ? live->nruns : 1;
+    const int again = same_set_again(cs, ystar, g);
+    if (again >= 0) return again;
     if (live && !live->hold(live->user, 0)) read_all(cs, ystar);
     for (int r = 0; r < cs->nruns; r++)
         for (int s = cs->runs[2 * r]; s < cs->runs[2 * r + 1]; s++) {

@@ -92,7 +92,9 @@ typedef struct mlc_contact {
  * hold(user, Λ) whether the caller's bounds still keep them all at or above g − tol under
  * forces of total Λ (pushing force c lowers sample s by at most max(0, −D_sc) λ_c); where they
  * do not, exact(user) makes every sample's y* exact and the solve goes on over all samples. So
- * the contact set and the forces are the bits of a solve without the skip. */
+ * the contact set and the forces are the bits of a solve without the skip. hold must be
+ * monotone (true for Λ, true for every smaller Λ ≥ 0): a solve that keeps the last contact set
+ * asks only for its final Λ. */
 typedef struct mlc_contact_live {
     const int *runs; /* nruns [runs[2i], runs[2i+1]) ranges, ascending and disjoint */
     int nruns;
