@@ -307,6 +307,8 @@ static int lcp_solve(mlc_contact *cs, int n) {
  * order (the general path's order), its factor not kept, a sample of C no longer a candidate
  * or not read, a force not positive, a sample that would enter, or the caller's bounds not
  * holding under the new forces. */
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math") /* selects in the passes (values unchanged) */
 static int same_set_again(mlc_contact *cs, const double *ystar, const double *g) {
     const int np = cs->np, ns = cs->ns, *C = cs->contact;
     const double tol = cs->tol, *lamy = cs->lam + ns;
@@ -331,34 +333,36 @@ static int same_set_again(mlc_contact *cs, const double *ystar, const double *g)
         pos &= s[b] > 0, lsum += s[b];
     if (!pos) return -1;
     const size_t nsz = (size_t)ns;
-    int others = 0; /* candidates with a previous force: C's np when no other has one */
+    /* Counts kept in doubles, and selects instead of branches, so that the passes vectorize
+     * (y* − 0 is y* exactly: the general path's base either way). */
+    double held = 0, wrong = 0;
     for (int r = 0; r < cs->nruns; r++) {
         const int b0 = cs->runs[2 * r], n = cs->runs[2 * r + 1] - b0;
-        double *w = cs->w + b0, *base = cs->base + b0;
-        for (int i = 0; i < n; i++) {
-            const int k = b0 + i;
-            base[i] = ystar[k] < g[k] - tol ? ystar[k] - g[k] : ystar[k];
-        }
-        memcpy(w, base, sizeof(double) * (size_t)n);
+        const double *restrict yr = ystar + b0, *restrict gr = g + b0, *restrict lr = lamy + b0;
+        double *restrict w = cs->w + b0;
+        for (int i = 0; i < n; i++) /* y* − g for a candidate, y* for another sample */
+            w[i] = yr[i] - (yr[i] < gr[i] - tol ? gr[i] : 0.0);
         for (int b = 0; b < np; b++)
             axpy(w, cs->D + nsz * (size_t)C[b] + b0, s[b], n);
-        int bad = 0;
+        /* A candidate with a previous force is in C (counted: C's np when no other has one);
+         * another candidate must not be below −tol (it would enter), another sample not below
+         * g − tol (it would be added). */
         for (int i = 0; i < n; i++) {
-            const int k = b0 + i;
-            if (ystar[k] < g[k] - tol) /* a candidate: in C, or it must stay above g − tol */
-                others += lamy[k] > 0, bad |= !(lamy[k] > 0) & (w[i] < -tol);
-            else
-                bad |= w[i] < g[k] - tol;
+            const double th = gr[i] - tol;
+            const double in_c = (yr[i] < th ? 1.0 : 0.0) * (lr[i] > 0 ? 1.0 : 0.0);
+            const double limit = yr[i] < th ? -tol : th;
+            held += in_c;
+            wrong += (w[i] < limit ? 1.0 : 0.0) * (1.0 - in_c);
         }
-        if (bad) return -1;
     }
-    if (others != np) return -1;
+    if (wrong > 0 || held != np) return -1;
     if (cs->live && !cs->live->hold(cs->live->user, lsum)) return -1;
     double *lam_y = cs->lam + ns;
     for (int b = 0; b < np; b++)
         lam_y[C[b]] = s[b], cs->cand[b] = C[b], cs->pset[b] = b;
     return np;
 }
+#pragma GCC pop_options
 
 int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g) {
     return mlc_contact_solve_normal_live(cs, ystar, g, NULL);

@@ -65,7 +65,7 @@
  * per axis), the samples' heights at z* 5.5k, x and z of the samples in contact 3k (one pass
  * over their packed columns), the correction Q⁻¹Sᵀλ 4k. With so few contacts most of it is
  * bookkeeping, 30-45 instructions per sample read in the active-set loops, not arithmetic.
- * With 64 samples (bench_sim --config 5,3,10,64) the step is 205k against 495k for 312c059.
+ * With 64 samples (bench_sim --config 5,3,10,64) the step is 203k against 495k for 312c059.
  * Those samples rest near the ground (0.2 of 20 and 1.5 of 64 are ruled out per iteration),
  * so leaving out samples that cannot touch saves nothing there. On penguin (18,983 tets, 64
  * samples, few touching) 44 of 64 are ruled out per iteration: 122k against 103k for 312c059.
