@@ -306,7 +306,9 @@ static int lcp_solve(mlc_contact *cs, int n) {
  * (nothing committed) when the general path must decide: C empty or not in ascending sample
  * order (the general path's order), its factor not kept, a sample of C no longer a candidate
  * or not read, a force not positive, a sample that would enter, or the caller's bounds not
- * holding under the new forces. */
+ * holding under the new forces. The general path's first set is the candidates with a
+ * previous force: C, because a solve leaves lam's y block positive on its contact set and
+ * zero everywhere else (contact.h). */
 #pragma GCC push_options
 #pragma GCC optimize("no-trapping-math") /* selects in the passes (values unchanged) */
 static int same_set_again(mlc_contact *cs, const double *ystar, const double *g) {
@@ -333,29 +335,27 @@ static int same_set_again(mlc_contact *cs, const double *ystar, const double *g)
         pos &= s[b] > 0, lsum += s[b];
     if (!pos) return -1;
     const size_t nsz = (size_t)ns;
-    /* Counts kept in doubles, and selects instead of branches, so that the passes vectorize
-     * (y* − 0 is y* exactly: the general path's base either way). */
-    double held = 0, wrong = 0;
+    /* The passes are branch-free (selects; the count in a double) so that they vectorize.
+     * y* − 0 is y* exactly: the general path's base, y* − g for a candidate, y* for another. */
+    double wrong = 0;
     for (int r = 0; r < cs->nruns; r++) {
         const int b0 = cs->runs[2 * r], n = cs->runs[2 * r + 1] - b0;
-        const double *restrict yr = ystar + b0, *restrict gr = g + b0, *restrict lr = lamy + b0;
+        const double *restrict yr = ystar + b0, *restrict gr = g + b0;
         double *restrict w = cs->w + b0;
-        for (int i = 0; i < n; i++) /* y* − g for a candidate, y* for another sample */
+        for (int i = 0; i < n; i++)
             w[i] = yr[i] - (yr[i] < gr[i] - tol ? gr[i] : 0.0);
         for (int b = 0; b < np; b++)
             axpy(w, cs->D + nsz * (size_t)C[b] + b0, s[b], n);
-        /* A candidate with a previous force is in C (counted: C's np when no other has one);
-         * another candidate must not be below −tol (it would enter), another sample not below
-         * g − tol (it would be added). */
+        /* A candidate must not be below −tol (it would enter), another sample not below g − tol
+         * (it would be added); C's samples are counted here too, and taken back below. */
         for (int i = 0; i < n; i++) {
             const double th = gr[i] - tol;
-            const double in_c = (yr[i] < th ? 1.0 : 0.0) * (lr[i] > 0 ? 1.0 : 0.0);
-            const double limit = yr[i] < th ? -tol : th;
-            held += in_c;
-            wrong += (w[i] < limit ? 1.0 : 0.0) * (1.0 - in_c);
+            wrong += w[i] < (yr[i] < th ? -tol : th) ? 1.0 : 0.0;
         }
     }
-    if (wrong > 0 || held != np) return -1;
+    for (int b = 0; b < np; b++) /* C's samples are candidates (checked above) */
+        wrong -= cs->w[C[b]] < -tol ? 1.0 : 0.0;
+    if (wrong > 0) return -1;
     if (cs->live && !cs->live->hold(cs->live->user, lsum)) return -1;
     double *lam_y = cs->lam + ns;
     for (int b = 0; b < np; b++)

@@ -54,7 +54,8 @@ typedef struct mlc_contact {
     const double *friction_s; /* ns: μ_f per sample (0 = unbounded), replacing `friction`;
                                  NULL = `friction` for all (borrowed, set after create) */
     double *lam;      /* 3 × ns: forces of the last solve per sample, axis k at k·ns (x and z
-                         friction, y normal), zero off contact; the next solve's warm start */
+                         friction, y normal), zero off contact; the next solve's warm start (a
+                         caller that writes it sets np = 0 or calls mlc_contact_reset) */
     int np;           /* samples in contact after the last solve */
     const double *D0; /* D as given to mlc_contact_create: constant, so factors of its
                          submatrices are kept between solves (a caller that changes D's values
