@@ -444,6 +444,38 @@ static inline double clamp(double x, double lo, double hi) {
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* The free forces F (nf < np of them) for the others at their sides' bounds (x holds them):
+ * A_FF x_F = rhs_F − A_FC x_C, by Lf, the lower factor of A_FF (reciprocal pivots), kept per
+ * axis slot while A and F stay (an all-free solve uses the contact set's own factor and leaves
+ * Lf as it is). */
+static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *restrict F,
+                        const double *restrict rhs, const int *restrict side, double *restrict x,
+                        double *restrict Lf, double *restrict y) {
+    const double *A = cs->A;
+    for (int f = 0; f < nf; f++) {
+        const double *Ab = A + (size_t)np * F[f];
+        double r = rhs[F[f]];
+        for (int e = 0; e < np; e++)
+            if (side[e] != 0) r -= Ab[e] * x[e];
+        y[f] = r;
+    }
+    if (cs->bgen[slot] != cs->agen || cs->bnf[slot] != nf ||
+        memcmp(cs->bkey[slot], F, sizeof(int) * (size_t)nf) != 0) {
+        for (int j = 0; j < nf; j++) {
+            double *Lj = Lf + (size_t)nf * j;
+            const double *Aj = A + (size_t)np * F[j];
+            for (int i = j; i < nf; i++)
+                Lj[i] = Aj[F[i]];
+        }
+        mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
+        memcpy(cs->bkey[slot], F, sizeof(int) * (size_t)nf);
+        cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen;
+    }
+    mlc_dense_cholesky_solve(Lf, (size_t)nf, nf, y);
+    for (int f = 0; f < nf; f++)
+        x[F[f]] = y[f];
+}
+
 /* The Coulomb box problem exactly: min ½xᵀAx − rhsᵀx over lo ≤ x ≤ hi (A = A_PP, np×np,
  * symmetric positive definite), by principal pivoting on the sides side[b] ∈ {−1, 0, +1}
  * (at lo, free, at hi), warm-started from the last solve's. For the sides, the free forces
@@ -474,31 +506,9 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
             for (int b = 0; b < np; b++)
                 x[b] = rhs[b];
             solve_factored(cs, np, x);
-            nf = 0;
+        } else {
+            free_forces(cs, slot, np, nf, F, rhs, side, x, Lf, y);
         }
-        for (int f = 0; f < nf; f++) {
-            const double *Ab = A + (size_t)np * F[f];
-            double r = rhs[F[f]];
-            for (int e = 0; e < np; e++)
-                if (side[e] != 0) r -= Ab[e] * x[e];
-            y[f] = r;
-        }
-        /* Lf: lower factor of A_FF (reciprocal pivots), unless it already holds this A's */
-        if (cs->bgen[slot] != cs->agen || cs->bnf[slot] != nf ||
-            memcmp(cs->bkey[slot], F, sizeof(int) * (size_t)nf) != 0) {
-            for (int j = 0; j < nf; j++) {
-                double *Lj = Lf + (size_t)nf * j;
-                const double *Aj = A + (size_t)np * F[j];
-                for (int i = j; i < nf; i++)
-                    Lj[i] = Aj[F[i]];
-            }
-            mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
-            memcpy(cs->bkey[slot], F, sizeof(int) * (size_t)nf);
-            cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen;
-        }
-        mlc_dense_cholesky_solve(Lf, (size_t)nf, nf, y);
-        for (int f = 0; f < nf; f++)
-            x[F[f]] = y[f];
         /* Wrong sides, and the side each force should move to */
         int nwrong = 0, last = -1;
         for (int b = 0; b < np; b++) {

@@ -70,7 +70,7 @@
  * so leaving out samples that cannot touch saves nothing there. On penguin (18,983 tets, 64
  * samples, few touching) 44 of 64 are ruled out per iteration: 122k against 103k for 312c059.
  * On the cat (64 samples, the Bat example's) the soles put many samples below the ground at z*
- * before the solve pushes a few back, so about 35 are read per iteration: 132k.
+ * before the solve pushes a few back, so about 35 are read per iteration: 131k.
  *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
