@@ -483,17 +483,14 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
  * outside its box, or a bound one whose residual rhs − Ax pulls it back inside, changes side.
  * All of them change at once while that shrinks the number wrong, then one at a time, the
  * last by index (Murty's rule: finite for positive definite A). Sides seen again give the same
- * x whatever the path. Returns 0 when it did not settle (rounding), for the caller's fallback. */
+ * x whatever the path. Returns 0 when it did not settle (rounding), for the caller's fallback.
+ * The caller gives no side on an infinite bound. */
 static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict rhs,
                      const double *restrict lo, const double *restrict hi, int *restrict side,
                      double *restrict x) {
     const double *A = cs->A;
     double *Lf = cs->Lb[slot], *y = cs->s;
     int *F = cs->fset, *to = cs->fset + cs->ns, best = np + 1, stall = 0;
-    for (int b = 0; b < np; b++) /* an infinite side cannot hold a force */
-        if ((side[b] < 0 && !(lo[b] > -(double)INFINITY)) ||
-            (side[b] > 0 && !(hi[b] < (double)INFINITY)))
-            side[b] = 0;
     for (int it = 0; it < 3 * np + 10; it++) {
         int nf = 0;
         for (int b = 0; b < np; b++) {
@@ -570,7 +567,11 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
          * solved exactly on A_PP (kept by mlc_contact_solve_normal, or built above) by
          * box_solve: when the unconstrained (sticking) forces are inside the box they are the
          * answer, computed with L as without a box. */
+        /* The sides of the box the forces were left on by this axis' previous solve (the
+         * last local-global iteration's: they rarely change), as the exact solve's start; an
+         * infinite side cannot hold a force. */
         double *bound = cs->bound, *blo = cs->d;
+        int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
             if (mu_hi) {
@@ -581,12 +582,11 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
                 bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
                 blo[b] = -bound[b];
             }
+            side[b] = fside[s];
+            if ((side[b] < 0 && !(blo[b] > -(double)INFINITY)) ||
+                (side[b] > 0 && !(bound[b] < (double)INFINITY)))
+                side[b] = 0;
         }
-        /* The sides of the box the forces were left on by this axis' previous solve (the
-         * last local-global iteration's: they rarely change), as the exact solve's start. */
-        int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
-        for (int b = 0; b < np; b++)
-            side[b] = fside[cs->contact[b]];
         if (!box_solve(cs, k > 0, np, rhs, blo, bound, side, x)) {
             /* Rounding kept the pivoting from settling: projected Gauss–Seidel sweeps on A_PP
              * from the previous solve's forces, clamped to the new box, until they stop
@@ -611,14 +611,23 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
                 side[b] = x[b] >= bound[b] ? 1 : x[b] <= blo[b] ? -1 : 0;
         }
     }
-    /* Only the contact set carries friction (and sides): clear the last solve's, then set. */
-    int *prev = cs->kprev[k > 0], *fside = cs->fside + (size_t)k * ns;
-    for (int a = 0; a < cs->nkprev[k > 0]; a++)
-        lamk[prev[a]] = 0, fside[prev[a]] = 0;
+    /* Only the contact set carries friction (and sides): clear the last solve's samples
+     * unless they are the same set (the usual case), then set. */
+    int *prev = cs->kprev[k > 0], *fside = cs->fside + (size_t)k * ns, same = 0;
+    if (cs->nkprev[k > 0] == np) {
+        same = 1;
+        for (int b = 0; b < np; b++)
+            same &= prev[b] == cs->contact[b];
+    }
+    if (!same) {
+        for (int a = 0; a < cs->nkprev[k > 0]; a++)
+            lamk[prev[a]] = 0, fside[prev[a]] = 0;
+        memcpy(prev, cs->contact, sizeof(int) * (size_t)np);
+        cs->nkprev[k > 0] = np;
+    }
+    const int *side = cs->fset + 2 * (size_t)ns;
     for (int b = 0; b < np; b++) {
         lamk[cs->contact[b]] = x[b];
-        if (boxed) fside[cs->contact[b]] = cs->fset[2 * (size_t)ns + b];
+        fside[cs->contact[b]] = boxed ? side[b] : 0;
     }
-    memcpy(prev, cs->contact, sizeof(int) * (size_t)np);
-    cs->nkprev[k > 0] = np;
 }

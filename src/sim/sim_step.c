@@ -54,7 +54,7 @@
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
  * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
- * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 135k instructions a step
+ * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 134k instructions a step
  * against 121k for the equality contact of 312c059. The local-global core is the same in both
  * builds: maps 17.5k, rotation terms 17.6k, polar decompositions 22.7k (more of the time than
  * of the instructions: dependent divisions and square roots), the step's own loops 8k. Contact
@@ -65,7 +65,7 @@
  * per axis), the samples' heights at z* 5.5k, x and z of the samples in contact 3k (one pass
  * over their packed columns), the correction Q⁻¹Sᵀλ 4k. With so few contacts most of it is
  * bookkeeping, 30-45 instructions per sample read in the active-set loops, not arithmetic.
- * With 64 samples (bench_sim --config 5,3,10,64) the step is 197k against 495k for 312c059.
+ * With 64 samples (bench_sim --config 5,3,10,64) the step is 196k against 495k for 312c059.
  * Those samples rest near the ground (0.2 of 20 and 1.5 of 64 are ruled out per iteration),
  * so leaving out samples that cannot touch saves nothing there. On penguin (18,983 tets, 64
  * samples, few touching) 44 of 64 are ruled out per iteration: 122k against 103k for 312c059.
