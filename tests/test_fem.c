@@ -1,6 +1,6 @@
 /* test_fem.c: FEM operators of docs/method.md §2–4 (volumes, lumped mass, Laplacian, elasticity
  * Hessian, deformation gradient) against invariants, finite differences of an independently
- * evaluated energy, and the patch test. */
+ * evaluated energy, and the patch test; their assembly against a plain triplet assembly. */
 #include <lapacke.h>
 
 #include "fem.h"
@@ -101,6 +101,46 @@ static void perturbed_box(int nx, int ny, int nz, double h, mlc_mesh *m) {
     mlc_rng_seed(&rng, 7);
     for (int i = 0; i < 3 * m->nv; i++)
         m->X[i] += 0.1 * h * (2 * mlc_rng_uniform(&rng) - 1);
+}
+
+/* The operators assembled the plain way, for comparison: one triplet per element
+ * contribution (upper entries), summed by cholmod_triplet_to_sparse in the order given. */
+static cholmod_sparse *triplet_reference(const mlc_mesh *m, const mlc_fem *fem, int hessian,
+                                         const double *scale, double mu, double lambda,
+                                         cholmod_common *cc) {
+    size_t n = (size_t)(hessian ? 3 : 1) * (size_t)m->nv;
+    cholmod_triplet *T =
+        cholmod_allocate_triplet(n, n, (size_t)m->nt * (hessian ? 78 : 10), 1, CHOLMOD_REAL, cc);
+    int *Ti = T->i, *Tj = T->j;
+    double *Tx = T->x;
+    size_t k = 0;
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->T + 4 * (size_t)e;
+        const double *g = fem->grad + 12 * (size_t)e;
+        double V = (scale ? scale[e] : 1.0) * fem->vol[e];
+        for (int a = 0; a < 4; a++)
+            for (int b = hessian ? 0 : a; b < 4; b++) {
+                const double *ga = g + 3 * a, *gb = g + 3 * b;
+                double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+                if (!hessian) {
+                    Ti[k] = t[a] < t[b] ? t[a] : t[b], Tj[k] = t[a] < t[b] ? t[b] : t[a];
+                    Tx[k++] = V * dot;
+                    continue;
+                }
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) {
+                        int r = 3 * t[a] + i, c = 3 * t[b] + j;
+                        if (r > c) continue;
+                        Ti[k] = r, Tj[k] = c;
+                        Tx[k++] = V * (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) +
+                                       lambda * ga[i] * gb[j]);
+                    }
+            }
+    }
+    T->nnz = k;
+    cholmod_sparse *A = cholmod_triplet_to_sparse(T, T->nnz, cc);
+    cholmod_free_triplet(&T, cc);
+    return A;
 }
 
 /* ---- tests ---------------------------------------------------------------------------- */
@@ -356,6 +396,67 @@ static void linear_field_should_pass_the_patch_test(void **state) {
     mlc_mesh_free(&m);
 }
 
+/* The operators are assembled straight into the mesh's adjacency pattern (fem.c): the same
+ * pattern, explicit zeros included, and the same bits as summing one triplet per element
+ * contribution, on a graded body and on a box whose vertices are numbered at random. */
+static void direct_assembly_should_give_the_triplet_bits(void **state) {
+    (void)state;
+    for (int body = 0; body < 2; body++) {
+        mlc_mesh m = {0};
+        mlc_fem fem = {0};
+        if (body == 0) {
+            test_quadruped_mesh(0.1, &m);
+        } else { /* random vertex numbering: adjacency lists far from sorted by tet order */
+            perturbed_box(5, 4, 3, 0.2, &m);
+            int *perm = malloc(sizeof(int) * (size_t)m.nv);
+            double *X = malloc(sizeof(double) * 3 * (size_t)m.nv);
+            mlc_rng rng;
+            mlc_rng_seed(&rng, 11);
+            for (int i = 0; i < m.nv; i++)
+                perm[i] = i;
+            for (int i = m.nv - 1; i > 0; i--) {
+                int j = (int)(mlc_rng_uniform(&rng) * (i + 1)), t = perm[i];
+                perm[i] = perm[j], perm[j] = t;
+            }
+            for (int i = 0; i < m.nv; i++)
+                memcpy(X + 3 * (size_t)perm[i], m.X + 3 * (size_t)i, sizeof(double) * 3);
+            for (int i = 0; i < 4 * m.nt; i++)
+                m.T[i] = perm[m.T[i]];
+            memcpy(m.X, X, sizeof(double) * 3 * (size_t)m.nv);
+            free(perm), free(X);
+        }
+        assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+        double *scale = malloc(sizeof(double) * (size_t)m.nt);
+        for (int e = 0; e < m.nt; e++)
+            scale[e] = 0.5 + (e % 7) * 0.37;
+        cholmod_common cc;
+        cholmod_start(&cc);
+        for (int op = 0; op < 3; op++) {
+            cholmod_sparse *A =
+                op == 0   ? mlc_fem_laplacian(&m, &fem, scale, &cc)
+                : op == 1 ? mlc_fem_elasticity_hessian(&m, &fem, 1.3, 2.1, &cc)
+                          : mlc_fem_elasticity_hessian_scaled(&m, &fem, 1.0, 0.8, scale, &cc);
+            cholmod_sparse *R = triplet_reference(&m, &fem, op > 0, op == 1 ? NULL : scale,
+                                                  op == 1 ? 1.3 : 1.0, op == 1 ? 2.1 : 0.8, &cc);
+            assert_non_null(A);
+            assert_non_null(R);
+            assert_int_equal(A->ncol, R->ncol);
+            assert_int_equal(A->stype, 1);
+            assert_true(A->sorted && A->packed);
+            size_t n = A->ncol, nz = (size_t)((int *)R->p)[n];
+            assert_memory_equal(A->p, R->p, sizeof(int) * (n + 1));
+            assert_memory_equal(A->i, R->i, sizeof(int) * nz);
+            assert_memory_equal(A->x, R->x, sizeof(double) * nz);
+            cholmod_free_sparse(&A, &cc);
+            cholmod_free_sparse(&R, &cc);
+        }
+        cholmod_finish(&cc);
+        free(scale);
+        mlc_fem_free(&fem);
+        mlc_mesh_free(&m);
+    }
+}
+
 static void inverted_tet_should_be_rejected(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -380,6 +481,7 @@ int main(void) {
         cmocka_unit_test(hessian_should_annihilate_six_rigid_modes),
         cmocka_unit_test(hessian_should_be_symmetric_and_match_energy_derivatives),
         cmocka_unit_test(linear_field_should_pass_the_patch_test),
+        cmocka_unit_test(direct_assembly_should_give_the_triplet_bits),
         cmocka_unit_test(inverted_tet_should_be_rejected),
     };
     return cmocka_run_group_tests_name("fem", tests, NULL, NULL);

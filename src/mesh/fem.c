@@ -12,8 +12,9 @@
  * Storage note: both sparse operators are returned with stype = 1 (only the upper triangle,
  * row <= column, is stored; CHOLMOD treats it as symmetric). That is what cholmod_analyze /
  * cholmod_factorize expect for a symmetric matrix; for products use cholmod_sdmult, which
- * expands the symmetric storage itself. Columns are sorted and duplicates summed
- * (cholmod_triplet_to_sparse), so every diagonal entry is present and last in its column.
+ * expands the symmetric storage itself. Columns are sorted, every diagonal entry is present
+ * and last in its column, and explicit zeros of the pattern are kept. Assembly writes into
+ * the pattern of the mesh's vertex adjacency directly (upper_pattern).
  */
 #include "fem.h"
 
@@ -94,44 +95,129 @@ mlc_status mlc_fem_init(mlc_fem *fem, const mlc_mesh *mesh, mlc_err *err) {
     return MLC_OK;
 }
 
-/* Append the upper-triangle entry (min(r, c), max(r, c)) = v to a triplet with room for it. */
-static void triplet_push_upper(cholmod_triplet *T, int r, int c, double v) {
-    if (r > c) {
-        int t = r;
-        r = c, c = t;
+/* The upper vertex adjacency of the mesh: for each vertex v, the vertices u ≤ v that share a
+ * tet with it, ascending, v itself last: adj[ptr[v] .. ptr[v + 1]). Both arrays are the
+ * caller's (mlc_free). Returns 0 when out of memory. */
+static int upper_adjacency(const mlc_mesh *mesh, int nv, int nt, int **ptr_out, int **adj_out) {
+    int *ptr = mlc_calloc((size_t)nv + 1, sizeof(int));
+    int *adj = mlc_malloc(((size_t)nt * 6 + (size_t)nv) * sizeof(int));
+    int *fill = mlc_malloc((size_t)nv * sizeof(int));
+    if (!ptr || !adj || !fill) {
+        mlc_free(ptr), mlc_free(adj), mlc_free(fill);
+        return 0;
     }
-    ((int *)T->i)[T->nnz] = r;
-    ((int *)T->j)[T->nnz] = c;
-    ((double *)T->x)[T->nnz] = v;
-    T->nnz++;
+    /* every tet edge once per tet (duplicates across tets removed below), plus the vertex */
+    for (int e = 0; e < nt; e++) {
+        const int *t = mesh->T + 4 * (size_t)e;
+        for (int a = 0; a < 4; a++)
+            for (int b = a + 1; b < 4; b++)
+                ptr[(t[a] > t[b] ? t[a] : t[b]) + 1]++;
+    }
+    for (int v = 0; v < nv; v++)
+        ptr[v + 1] += ptr[v] + 1;
+    for (int v = 0; v < nv; v++)
+        fill[v] = ptr[v];
+    for (int e = 0; e < nt; e++) {
+        const int *t = mesh->T + 4 * (size_t)e;
+        for (int a = 0; a < 4; a++)
+            for (int b = a + 1; b < 4; b++) {
+                int u = t[a] < t[b] ? t[a] : t[b], v = t[a] < t[b] ? t[b] : t[a];
+                adj[fill[v]++] = u;
+            }
+    }
+    /* sort each list (a few dozen entries), drop repeats, append v; compact in place */
+    int out = 0;
+    for (int v = 0; v < nv; v++) {
+        int *l = adj + ptr[v], n = fill[v] - ptr[v];
+        for (int i = 1; i < n; i++) {
+            int x = l[i], j = i;
+            for (; j > 0 && l[j - 1] > x; j--)
+                l[j] = l[j - 1];
+            l[j] = x;
+        }
+        const int start = out;
+        for (int i = 0; i < n; i++)
+            if (i == 0 || l[i] != l[i - 1]) adj[out++] = l[i];
+        adj[out++] = v;
+        ptr[v] = start;
+    }
+    ptr[nv] = out;
+    mlc_free(fill);
+    *ptr_out = ptr, *adj_out = adj;
+    return 1;
 }
 
-/* Convert a filled triplet (upper entries only) to a sorted, duplicate-summed stype=1 CSC. */
-static cholmod_sparse *triplet_finish(cholmod_triplet *T, cholmod_common *cc) {
-    cholmod_sparse *A = cholmod_triplet_to_sparse(T, T->nnz, cc);
-    cholmod_free_triplet(&T, cc);
+/* Position of vertex u ≤ v in v's upper adjacency list. */
+static inline int adjacency_slot(const int *ptr, const int *adj, int u, int v) {
+    int lo = ptr[v], hi = ptr[v + 1] - 1; /* adj[hi] = v */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (adj[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - ptr[v];
+}
+
+/* An stype=1 CSC matrix with the upper pattern of the operator, every value −0: adding an
+ * element contribution x to −0 gives x exactly, so each entry ends as the sum of its tets'
+ * contributions in tet order, the bits the triplet assembly (cholmod_triplet_to_sparse sums
+ * duplicates in the order given) gave, without its arrays of 16 bytes per contribution.
+ * dof = 1 (a scalar per vertex) or 3 (DOF 3v+i; the diagonal block's upper half). */
+static cholmod_sparse *upper_pattern(int nv, const int *ptr, const int *adj, int dof,
+                                     cholmod_common *cc) {
+    size_t nnz = 0;
+    for (int v = 0; v < nv; v++) {
+        size_t deg = (size_t)(ptr[v + 1] - ptr[v]);
+        nnz += dof == 1 ? deg : 9 * (deg - 1) + 6;
+    }
+    size_t n = (size_t)dof * (size_t)nv;
+    cholmod_sparse *A = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_REAL, cc);
+    if (!A) return NULL;
+    int *Ap = A->p, *Ai = A->i;
+    double *Ax = A->x;
+    int p = 0;
+    for (int v = 0; v < nv; v++) {
+        const int deg = ptr[v + 1] - ptr[v];
+        for (int j = 0; j < dof; j++) {
+            Ap[dof * v + j] = p;
+            for (int k = 0; k < deg - 1; k++)
+                for (int i = 0; i < dof; i++)
+                    Ai[p++] = dof * adj[ptr[v] + k] + i;
+            for (int i = 0; i <= j; i++)
+                Ai[p++] = dof * v + i;
+        }
+    }
+    Ap[n] = p;
+    for (int q = 0; q < p; q++)
+        Ax[q] = -0.0;
     return A;
 }
 
 cholmod_sparse *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem, const double *mu,
                                   cholmod_common *cc) {
-    int nv = fem->nv, nt = fem->nt;
-    /* 10 upper entries (4 diagonal + 6 pairs) per tet. */
-    cholmod_triplet *T =
-        cholmod_allocate_triplet((size_t)nv, (size_t)nv, (size_t)nt * 10, 1, CHOLMOD_REAL, cc);
-    if (!T) return NULL;
-    T->nnz = 0;
-    for (int e = 0; e < nt; e++) {
-        const int *t = mesh->T + 4 * (size_t)e;
-        const double *g = fem->grad + 12 * (size_t)e;
-        double s = (mu ? mu[e] : 1.0) * fem->vol[e];
-        for (int a = 0; a < 4; a++)
-            for (int b = a; b < 4; b++)
-                triplet_push_upper(T, t[a], t[b],
-                                   s * (g[3 * a] * g[3 * b] + g[3 * a + 1] * g[3 * b + 1] +
-                                        g[3 * a + 2] * g[3 * b + 2]));
+    int nv = fem->nv, nt = fem->nt, *ptr, *adj;
+    if (!upper_adjacency(mesh, nv, nt, &ptr, &adj)) return NULL;
+    cholmod_sparse *A = upper_pattern(nv, ptr, adj, 1, cc);
+    if (A) {
+        const int *Ap = A->p;
+        double *Ax = A->x;
+        for (int e = 0; e < nt; e++) {
+            const int *t = mesh->T + 4 * (size_t)e;
+            const double *g = fem->grad + 12 * (size_t)e;
+            double s = (mu ? mu[e] : 1.0) * fem->vol[e];
+            for (int a = 0; a < 4; a++)
+                for (int b = a; b < 4; b++) {
+                    int u = t[a] < t[b] ? t[a] : t[b], v = t[a] < t[b] ? t[b] : t[a];
+                    Ax[Ap[v] + adjacency_slot(ptr, adj, u, v)] +=
+                        s * (g[3 * a] * g[3 * b] + g[3 * a + 1] * g[3 * b + 1] +
+                             g[3 * a + 2] * g[3 * b + 2]);
+                }
+        }
     }
-    return triplet_finish(T, cc);
+    mlc_free(ptr), mlc_free(adj);
+    return A;
 }
 
 cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *fem, double mu,
@@ -142,33 +228,36 @@ cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *
 cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const mlc_fem *fem,
                                                   double mu, double lambda, const double *scale,
                                                   cholmod_common *cc) {
-    int nv = fem->nv, nt = fem->nt;
-    size_t n = 3 * (size_t)nv;
-    /* 12×12 element matrix, upper half: 78 entries per tet. */
-    cholmod_triplet *T = cholmod_allocate_triplet(n, n, (size_t)nt * 78, 1, CHOLMOD_REAL, cc);
-    if (!T) return NULL;
-    T->nnz = 0;
-    for (int e = 0; e < nt; e++) {
-        const int *t = mesh->T + 4 * (size_t)e;
-        const double *g = fem->grad + 12 * (size_t)e;
-        double V = scale ? scale[e] * fem->vol[e] : fem->vol[e];
-        for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++) {
-                const double *ga = g + 3 * a, *gb = g + 3 * b;
-                double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) {
-                        int r = 3 * t[a] + i, c = 3 * t[b] + j;
-                        /* Each unordered pair of distinct DOFs appears twice in the full
-                         * element matrix; keeping only r <= c stores it once. */
-                        if (r > c) continue;
-                        triplet_push_upper(T, r, c,
-                                           V * (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) +
-                                                lambda * ga[i] * gb[j]));
-                    }
-            }
+    int nv = fem->nv, nt = fem->nt, *ptr, *adj;
+    if (!upper_adjacency(mesh, nv, nt, &ptr, &adj)) return NULL;
+    cholmod_sparse *A = upper_pattern(nv, ptr, adj, 3, cc);
+    if (A) {
+        const int *Ap = A->p;
+        double *Ax = A->x;
+        for (int e = 0; e < nt; e++) {
+            const int *t = mesh->T + 4 * (size_t)e;
+            const double *g = fem->grad + 12 * (size_t)e;
+            double V = scale ? scale[e] * fem->vol[e] : fem->vol[e];
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++) {
+                    /* Each unordered pair of distinct DOFs appears twice in the full element
+                     * matrix; only r = 3u + i <= c = 3v + j is stored, so a block with u > v
+                     * holds nothing, and the diagonal block only i <= j. */
+                    const int u = t[a], v = t[b];
+                    if (u > v) continue;
+                    const double *ga = g + 3 * a, *gb = g + 3 * b;
+                    double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+                    const int k = adjacency_slot(ptr, adj, u, v);
+                    for (int i = 0; i < 3; i++)
+                        for (int j = u == v ? i : 0; j < 3; j++)
+                            Ax[Ap[3 * v + j] + 3 * k + i] +=
+                                V * (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) +
+                                     lambda * ga[i] * gb[j]);
+                }
+        }
     }
-    return triplet_finish(T, cc);
+    mlc_free(ptr), mlc_free(adj);
+    return A;
 }
 
 void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e, const double *x,
