@@ -195,29 +195,49 @@ static cholmod_sparse *upper_pattern(int nv, const int *ptr, const int *adj, int
     return A;
 }
 
+/* One operator being assembled: the adjacency, and the matrix with its pattern (values −0). */
+typedef struct assembly {
+    int *ptr, *adj;
+    cholmod_sparse *A;
+    const int *Ap;
+    double *Ax;
+} assembly;
+
+static int assembly_begin(assembly *as, const mlc_mesh *mesh, const mlc_fem *fem, int dof,
+                          cholmod_common *cc) {
+    memset(as, 0, sizeof *as);
+    if (!upper_adjacency(mesh, fem->nv, fem->nt, &as->ptr, &as->adj)) return 0;
+    as->A = upper_pattern(fem->nv, as->ptr, as->adj, dof, cc);
+    if (!as->A) {
+        mlc_free(as->ptr), mlc_free(as->adj);
+        return 0;
+    }
+    as->Ap = as->A->p, as->Ax = as->A->x;
+    return 1;
+}
+
+static cholmod_sparse *assembly_end(assembly *as) {
+    mlc_free(as->ptr), mlc_free(as->adj);
+    return as->A;
+}
+
 cholmod_sparse *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem, const double *mu,
                                   cholmod_common *cc) {
-    int nv = fem->nv, nt = fem->nt, *ptr, *adj;
-    if (!upper_adjacency(mesh, nv, nt, &ptr, &adj)) return NULL;
-    cholmod_sparse *A = upper_pattern(nv, ptr, adj, 1, cc);
-    if (A) {
-        const int *Ap = A->p;
-        double *Ax = A->x;
-        for (int e = 0; e < nt; e++) {
-            const int *t = mesh->T + 4 * (size_t)e;
-            const double *g = fem->grad + 12 * (size_t)e;
-            double s = (mu ? mu[e] : 1.0) * fem->vol[e];
-            for (int a = 0; a < 4; a++)
-                for (int b = a; b < 4; b++) {
-                    int u = t[a] < t[b] ? t[a] : t[b], v = t[a] < t[b] ? t[b] : t[a];
-                    Ax[Ap[v] + adjacency_slot(ptr, adj, u, v)] +=
-                        s * (g[3 * a] * g[3 * b] + g[3 * a + 1] * g[3 * b + 1] +
-                             g[3 * a + 2] * g[3 * b + 2]);
-                }
-        }
+    assembly as;
+    if (!assembly_begin(&as, mesh, fem, 1, cc)) return NULL;
+    for (int e = 0; e < fem->nt; e++) {
+        const int *t = mesh->T + 4 * (size_t)e;
+        const double *g = fem->grad + 12 * (size_t)e;
+        double s = (mu ? mu[e] : 1.0) * fem->vol[e];
+        for (int a = 0; a < 4; a++)
+            for (int b = a; b < 4; b++) {
+                int u = t[a] < t[b] ? t[a] : t[b], v = t[a] < t[b] ? t[b] : t[a];
+                as.Ax[as.Ap[v] + adjacency_slot(as.ptr, as.adj, u, v)] +=
+                    s * (g[3 * a] * g[3 * b] + g[3 * a + 1] * g[3 * b + 1] +
+                         g[3 * a + 2] * g[3 * b + 2]);
+            }
     }
-    mlc_free(ptr), mlc_free(adj);
-    return A;
+    return assembly_end(&as);
 }
 
 cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *fem, double mu,
@@ -228,36 +248,30 @@ cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *
 cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const mlc_fem *fem,
                                                   double mu, double lambda, const double *scale,
                                                   cholmod_common *cc) {
-    int nv = fem->nv, nt = fem->nt, *ptr, *adj;
-    if (!upper_adjacency(mesh, nv, nt, &ptr, &adj)) return NULL;
-    cholmod_sparse *A = upper_pattern(nv, ptr, adj, 3, cc);
-    if (A) {
-        const int *Ap = A->p;
-        double *Ax = A->x;
-        for (int e = 0; e < nt; e++) {
-            const int *t = mesh->T + 4 * (size_t)e;
-            const double *g = fem->grad + 12 * (size_t)e;
-            double V = scale ? scale[e] * fem->vol[e] : fem->vol[e];
-            for (int a = 0; a < 4; a++)
-                for (int b = 0; b < 4; b++) {
-                    /* Each unordered pair of distinct DOFs appears twice in the full element
-                     * matrix; only r = 3u + i <= c = 3v + j is stored, so a block with u > v
-                     * holds nothing, and the diagonal block only i <= j. */
-                    const int u = t[a], v = t[b];
-                    if (u > v) continue;
-                    const double *ga = g + 3 * a, *gb = g + 3 * b;
-                    double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-                    const int k = adjacency_slot(ptr, adj, u, v);
-                    for (int i = 0; i < 3; i++)
-                        for (int j = u == v ? i : 0; j < 3; j++)
-                            Ax[Ap[3 * v + j] + 3 * k + i] +=
-                                V * (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) +
-                                     lambda * ga[i] * gb[j]);
-                }
-        }
+    assembly as;
+    if (!assembly_begin(&as, mesh, fem, 3, cc)) return NULL;
+    for (int e = 0; e < fem->nt; e++) {
+        const int *t = mesh->T + 4 * (size_t)e;
+        const double *g = fem->grad + 12 * (size_t)e;
+        double V = scale ? scale[e] * fem->vol[e] : fem->vol[e];
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                /* Each unordered pair of distinct DOFs appears twice in the full element
+                 * matrix; only r = 3u + i <= c = 3v + j is stored, so a block with u > v holds
+                 * nothing, and the diagonal block only i <= j. */
+                const int u = t[a], v = t[b];
+                if (u > v) continue;
+                const double *ga = g + 3 * a, *gb = g + 3 * b;
+                double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+                const int k = adjacency_slot(as.ptr, as.adj, u, v);
+                for (int i = 0; i < 3; i++)
+                    for (int j = u == v ? i : 0; j < 3; j++)
+                        as.Ax[as.Ap[3 * v + j] + 3 * k + i] +=
+                            V *
+                            (mu * ((i == j ? dot : 0.0) + ga[j] * gb[i]) + lambda * ga[i] * gb[j]);
+            }
     }
-    mlc_free(ptr), mlc_free(adj);
-    return A;
+    return assembly_end(&as);
 }
 
 void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e, const double *x,
