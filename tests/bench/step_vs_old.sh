@@ -3,6 +3,9 @@
 # bench_sim --only 0 and --config 5,3,10,64) beside another build's, measured in one run, so
 # that both builds see the same machine load.
 #   step_vs_old.sh NEW_BENCH_SIM OLD_BENCH_SIM [runs]
+#   STEP_MESHES="…/penguin/penguin.ele …/cat/cat.ele" adds each mesh at the Bat sizes with 64
+#   samples (--mesh PATH --config 5,3,10,64; the subspace is computed, and under callgrind
+#   that takes a minute or two per mesh and build).
 # Prints, per configuration and build, the instructions a step (callgrind, steps only: steady
 # whatever the load; skipped without valgrind) and the median over `runs` (3) invocations of
 # bench_sim 5's thread-CPU µs a step, the builds' invocations interleaved (new, old, new, ...):
@@ -16,6 +19,11 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cfgs=("--only 0" "--config 5,3,10,64")
 names=("20 samples" "64 samples")
+for m in ${STEP_MESHES:-}; do
+  [ -f "$m" ] || { echo "step_vs_old.sh: no mesh $m" >&2; exit 2; }
+  cfgs+=("--mesh $m --config 5,3,10,64")
+  names+=("$(basename "${m%%.*}"), 64")
+done
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 instr() { # instructions a step of a 300-step rollout
   valgrind --tool=callgrind --callgrind-out-file="$T/cg" --toggle-collect=mlc_rollout_step \
@@ -24,7 +32,7 @@ instr() { # instructions a step of a 300-step rollout
     printf "%.1fk\n", $1 / 300 / 1000; exit}'
 }
 printf "%-12s %-5s %14s %12s\n" configuration build "instr/step" "cpu us/step"
-for i in 0 1; do
+for i in "${!cfgs[@]}"; do
   for r in $(seq "$RUNS"); do
     for b in new old; do
       bin=$NEW
