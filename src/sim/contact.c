@@ -313,7 +313,8 @@ static int lcp_solve(mlc_contact *cs, int n) {
 #pragma GCC optimize("no-trapping-math") /* selects in the passes (values unchanged) */
 static int same_set_again(mlc_contact *cs, const double *ystar, const double *g) {
     const int np = cs->np, ns = cs->ns, *C = cs->contact;
-    const double tol = cs->tol, *lamy = cs->lam + ns;
+    const double tol = cs->tol;
+    double *lamy = cs->lam + ns;
     if (np <= 0 || cs->D != cs->D0 || cs->fnp != np) return -1;
     const int boxed = cs->friction > 0 || cs->friction_s; /* then A must hold C's A_PP too */
     if (boxed && cs->anp != np) return -1;
@@ -357,9 +358,8 @@ static int same_set_again(mlc_contact *cs, const double *ystar, const double *g)
         wrong -= cs->w[C[b]] < -tol ? 1.0 : 0.0;
     if (wrong > 0) return -1;
     if (cs->live && !cs->live->hold(cs->live->user, lsum)) return -1;
-    double *lam_y = cs->lam + ns;
     for (int b = 0; b < np; b++)
-        lam_y[C[b]] = s[b], cs->cand[b] = C[b], cs->pset[b] = b;
+        lamy[C[b]] = s[b], cs->cand[b] = C[b], cs->pset[b] = b;
     return np;
 }
 #pragma GCC pop_options
