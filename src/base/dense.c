@@ -22,20 +22,3 @@ void mlc_dense_cholesky_from(double *A, size_t ld, int n, int j0, double eps) {
             Lj[i] *= ipiv;
     }
 }
-
-void mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x) {
-    for (int j = 0; j < n; j++) {
-        const double *Lj = L + ld * (size_t)j;
-        double xj = x[j] * Lj[j];
-        x[j] = xj;
-        for (int i = j + 1; i < n; i++)
-            x[i] -= Lj[i] * xj;
-    }
-    for (int j = n - 1; j >= 0; j--) {
-        const double *Lj = L + ld * (size_t)j;
-        double v = x[j];
-        for (int i = j + 1; i < n; i++)
-            v -= Lj[i] * x[i];
-        x[j] = v * Lj[j];
-    }
-}

@@ -18,7 +18,26 @@ void mlc_dense_cholesky(double *A, size_t ld, int n, double eps);
  * (a factor of a matrix whose leading j0 columns did not change, with rows appended), columns
  * j0.. the matrix's lower triangle. The bits are those of the whole factorization. */
 void mlc_dense_cholesky_from(double *A, size_t ld, int n, int j0, double eps);
-/* x ← (L Lᵀ)⁻¹ x for a factor of mlc_dense_cholesky (n values). */
-void mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x);
+/* x ← (L Lᵀ)⁻¹ x for a factor of mlc_dense_cholesky (n values). Both substitutions are
+ * short scalar sums (row a subtracts its terms by ascending column, the order a column-by-column
+ * update would follow: the same bits), with no vector set-up to pay on the handful of values
+ * the contact solves pass many times a step. Inline, so their AVX2 copy inlines it too. */
+static inline __attribute__((always_inline)) void
+mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x) {
+    for (int a = 0; a < n; a++) {
+        const double *row = L + a;
+        double v = x[a];
+        for (int c = 0; c < a; c++)
+            v -= row[ld * (size_t)c] * x[c];
+        x[a] = v * row[ld * (size_t)a];
+    }
+    for (int j = n - 1; j >= 0; j--) {
+        const double *Lj = L + ld * (size_t)j;
+        double v = x[j];
+        for (int i = j + 1; i < n; i++)
+            v -= Lj[i] * x[i];
+        x[j] = v * Lj[j];
+    }
+}
 
 #endif

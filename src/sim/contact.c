@@ -26,7 +26,17 @@
 #include <math.h>
 #include <string.h>
 
+#include "cpu_internal.h"
 #include "dense.h"
+
+/* The normal solve's hot path (the repeated-set check and its passes over the samples) is
+ * compiled twice, for the baseline and for AVX2 (cpu_internal.h), inlined into each copy of
+ * the solve: wider vectors and blends, the same operations in the same order (no FMA: the file
+ * is built without contraction), so the same bits. The friction solves work on a handful of
+ * forces, where wider vectors buy nothing. no-trapping-math lets the passes' selects become
+ * blends; it changes no value. */
+#pragma GCC optimize("no-trapping-math")
+#define MLC_HOT inline __attribute__((always_inline))
 
 mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,
                               double friction) {
@@ -143,8 +153,17 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
 }
 
 /* x ← (L Lᵀ)⁻¹ x (np values). */
-static void solve_factored(const mlc_contact *cs, int np, double *x) {
+static MLC_HOT void solve_factored(const mlc_contact *cs, int np, double *x) {
     mlc_dense_cholesky_solve(cs->L, (size_t)cs->ns, np, x);
+}
+
+/* A = A_PP contiguous (np×np) and its reciprocal diagonal in t. */
+static void build_app(mlc_contact *cs, const int *P, int np) {
+    for (int b = 0; b < np; b++) {
+        for (int e = 0; e < np; e++)
+            cs->A[b + (size_t)np * e] = entry(cs, P[b], P[e]);
+        cs->t[b] = 1 / cs->A[b + (size_t)np * b]; /* reciprocal diagonal */
+    }
 }
 
 /* s = −A_PP⁻¹ c_P (P's order), refactoring A_PP. */
@@ -160,7 +179,7 @@ static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
  * height (base y*) under the forces on P. The sums the per-sample loops formed (the same terms
  * in the same order, so the same bits), but column by column over contiguous samples, which
  * vectorizes, instead of a two-level gather per entry. */
-static inline void axpy(double *restrict w, const double *restrict x, double a, int n) {
+static MLC_HOT void axpy(double *restrict w, const double *restrict x, double a, int n) {
     int s = 0;
     for (; s + 4 <= n; s += 4) /* runs are 4-sample groups: whole vectors, no peeling */
         w[s] += x[s] * a, w[s + 1] += x[s + 1] * a, w[s + 2] += x[s + 2] * a,
@@ -309,9 +328,7 @@ static int lcp_solve(mlc_contact *cs, int n) {
  * holding under the new forces. The general path's first set is the candidates with a
  * previous force: C, because a solve leaves lam's y block positive on its contact set and
  * zero everywhere else (contact.h). */
-#pragma GCC push_options
-#pragma GCC optimize("no-trapping-math") /* selects in the passes (values unchanged) */
-static int same_set_again(mlc_contact *cs, const double *ystar, const double *g) {
+static MLC_HOT int same_set_again(mlc_contact *cs, const double *ystar, const double *g) {
     const int np = cs->np, ns = cs->ns, *C = cs->contact;
     const double tol = cs->tol;
     double *lamy = cs->lam + ns;
@@ -362,14 +379,13 @@ static int same_set_again(mlc_contact *cs, const double *ystar, const double *g)
         lamy[C[b]] = s[b], cs->cand[b] = C[b], cs->pset[b] = b;
     return np;
 }
-#pragma GCC pop_options
 
 int mlc_contact_solve_normal(mlc_contact *cs, const double *ystar, const double *g) {
     return mlc_contact_solve_normal_live(cs, ystar, g, NULL);
 }
 
-int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const double *g,
-                                  const mlc_contact_live *live) {
+static MLC_HOT int solve_normal(mlc_contact *cs, const double *ystar, const double *g,
+                                const mlc_contact_live *live) {
     const int ns = cs->ns;
     const double tol = cs->tol;
     int nc = 0;
@@ -431,11 +447,7 @@ int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const do
         !(cs->anp == np && same_start(cs, cs->akey, cs->anp, cs->pset, np) == np)) {
         record_set(cs, cs->akey, &cs->anp, cs->pset, np);
         cs->agen++;
-        for (int b = 0; b < np; b++) {
-            for (int e = 0; e < np; e++)
-                cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
-            cs->t[b] = 1 / cs->A[b + (size_t)np * b]; /* reciprocal diagonal */
-        }
+        build_app(cs, cs->pset, np);
     }
     return np;
 }
@@ -549,11 +561,7 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         const double *D = cs->D;
         cs->D = Dk;
         factor_set(cs, cs->pset, np);
-        for (int b = 0; b < np; b++) {
-            for (int e = 0; e < np; e++)
-                cs->A[b + (size_t)np * e] = entry(cs, cs->pset[b], cs->pset[e]);
-            cs->t[b] = 1 / cs->A[b + (size_t)np * b];
-        }
+        build_app(cs, cs->pset, np);
         cs->D = D;
         cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
         cs->agen++;
@@ -630,4 +638,32 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         lamk[cs->contact[b]] = x[b];
         fside[cs->contact[b]] = boxed ? side[b] : 0;
     }
+}
+
+/* ---- the two copies of the normal solve, one chosen at load (cpu_internal.h) -------------- */
+
+static int solve_normal_base(mlc_contact *cs, const double *ystar, const double *g,
+                             const mlc_contact_live *live) {
+    return solve_normal(cs, ystar, g, live);
+}
+static int (*solve_normal_impl)(mlc_contact *, const double *, const double *,
+                                const mlc_contact_live *) = solve_normal_base;
+
+#ifdef MLC_HAVE_AVX2_CLONES
+__attribute__((target("avx2"))) static int solve_normal_avx2(mlc_contact *cs, const double *ystar,
+                                                             const double *g,
+                                                             const mlc_contact_live *live) {
+    return solve_normal(cs, ystar, g, live);
+}
+#endif
+
+__attribute__((constructor)) static void select_contact_path(void) {
+#ifdef MLC_HAVE_AVX2_CLONES
+    if (mlc__cpu_use_avx2()) solve_normal_impl = solve_normal_avx2;
+#endif
+}
+
+int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const double *g,
+                                  const mlc_contact_live *live) {
+    return solve_normal_impl(cs, ystar, g, live);
 }

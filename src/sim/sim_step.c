@@ -516,8 +516,10 @@ static int groups_hold(void *user, double lsum) {
  * turned into a launch; with "velocity" projection y_n, the paper's frozen normal motion.
  * Friction: the samples in contact move by μ_c × their previous step's x and z displacement
  * (the paper's damping), optionally Coulomb-limited. Forces act on the three blocks through
- * Q₄⁻¹ s_s (normal on y, friction on x and z). */
-static int contact_complementarity(mlc_rollout *ro, double *z, int first_iteration) {
+ * Q₄⁻¹ s_s (normal on y, friction on x and z). Inlined into each copy of the step, so its
+ * passes over the samples are compiled for that copy's vectors. */
+static inline __attribute__((always_inline)) int contact_complementarity(mlc_rollout *ro, double *z,
+                                                                         int first_iteration) {
     const mlc_model *mod = ro->mod;
     const mlc_sim_settings *set = &mod->set;
     const int n4 = mod->n4, ns = mod->ns;
