@@ -48,6 +48,16 @@ jr=$(json_num "$T/i1/params.json" J_robust); j=$(json_num "$T/i1/params.json" J)
 "$BIN" optimize "${SMALL[@]}" --set cmaes.robust_scope=all --out "$T/bad_scope" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "cmaes.robust_scope" "$T/err" && [ ! -e "$T/bad_scope" ] \
   && echo "ok: a bad robust scope exits 2 and writes nothing" || fail "bad robust scope: $(cat "$T/err")"
+# A diagonal phase (sep-CMA-ES) for part of the run: bit-identical for 1 and 2 threads, and it
+# changes the search; a negative one exits 2 and writes nothing.
+"$BIN" optimize "${SMALL[@]}" --set cmaes.diagonal=3 --threads 1 --out "$T/d1" >/dev/null || fail "diagonal 1 thread"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.diagonal=3 --threads 2 --out "$T/d2" >/dev/null || fail "diagonal 2 threads"
+cmp -s "$T/d1/params.json" "$T/d2/params.json" && ! cmp -s "$T/d1/params.json" "$T/t1/params.json" \
+  && echo "ok: diagonal phase identical for 1 and 2 threads, and not the full search" \
+  || fail "diagonal phase: threads differ, or it changed nothing"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.diagonal=-1 --out "$T/dneg" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.diagonal" "$T/err" && [ ! -e "$T/dneg" ] \
+  && echo "ok: a negative diagonal phase exits 2 and writes nothing" || fail "bad diagonal: $(cat "$T/err")"
 # Restarts need something to end a run, and say so; with early stops or the collapse trigger
 # (on by default) the run is accepted.
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.restart_collapse=0 --set cmaes.restart_stall=0 --out "$T/rs" >/dev/null 2>"$T/err"

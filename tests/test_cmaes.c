@@ -506,7 +506,8 @@ static void bounds_should_map_wild_samples_into_the_box(void **state) {
 /* Hash of every candidate and the final state of a run of `gens` generations on rosen with
  * bounds (or until stop). If `save_at` >= 0 the object is saved after that many tells (and,
  * when `mid_ask`, after the following ask), destroyed, and reloaded. */
-static int traced_bipop; /* traced_run's restarts are BIPOP's (with a stall trigger) */
+static int traced_bipop;    /* traced_run's restarts are BIPOP's (with a stall trigger) */
+static int traced_diagonal; /* traced_run's diagonal phase (generations) */
 
 static uint64_t traced_run(uint64_t seed, int gens, int save_at, int mid_ask, int restarts) {
     enum { N = 6 };
@@ -524,6 +525,7 @@ static uint64_t traced_run(uint64_t seed, int gens, int save_at, int mid_ask, in
     if (restarts) st.maxiter = 25;
     st.bipop = traced_bipop;
     if (traced_bipop) st.stall_generations = 12;
+    st.diagonal = traced_diagonal;
     mlc_cmaes *es = NULL;
     assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
     uint64_t h = MLC_HASH_INIT;
@@ -1140,10 +1142,9 @@ static double f_rot_elli(const double *x, int n) {
     return f_elli(y, n);
 }
 
-static void rotated_ellipsoid_should_be_solved_like_the_separable_one(void **state) {
-    (void)state;
+/* rot: a random orthogonal N × N matrix (Gram-Schmidt on normal samples of seed 77). */
+static void make_rotation(void) {
     enum { N = 10 };
-    /* Random orthogonal matrix by Gram-Schmidt. */
     mlc_rng r;
     mlc_rng_seed(&r, 77);
     for (int i = 0; i < N * N; i++)
@@ -1162,8 +1163,81 @@ static void rotated_ellipsoid_should_be_solved_like_the_separable_one(void **sta
         for (int k = 0; k < N; k++)
             rot[i * N + k] /= sqrt(nn);
     }
+}
+
+static void rotated_ellipsoid_should_be_solved_like_the_separable_one(void **state) {
+    (void)state;
+    enum { N = 10 };
+    make_rotation();
     perf_case pc = {"rotelli", f_rot_elli, N, 0, 3720};
     check_perf(&pc);
+}
+
+/* ---- the diagonal phase (sep-CMA-ES, Ros & Hansen 2008; pycma's CMA_diagonal) ------------ */
+/* Median evaluations to f <= 1e-8 over NSEEDS seeds from x0 = 0.1, sigma0 0.1, with the first
+ * `diagonal` generations of the run diagonal; every seed must reach the target. */
+static long median_evals(objfn f, int n, int diagonal) {
+    long ev[NSEEDS];
+    double x0[64];
+    for (int i = 0; i < n; i++)
+        x0[i] = 0.1;
+    for (int s = 0; s < NSEEDS; s++) {
+        mlc_cmaes_settings st;
+        mlc_cmaes_settings_default(&st, n);
+        st.x0 = x0;
+        st.sigma0 = 0.1;
+        st.seed = (uint64_t)s + 1;
+        st.ftarget = 1e-8;
+        st.diagonal = diagonal;
+        mlc_cmaes *es = NULL;
+        assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
+        double fb;
+        ev[s] = run_es(es, f, &fb);
+        if (!(fb <= 1e-8)) fail_msg("n=%d diagonal %d seed %d: f = %g", n, diagonal, s + 1, fb);
+        mlc_cmaes_destroy(es);
+    }
+    qsort(ev, NSEEDS, sizeof ev[0], cmp_long);
+    return ev[NSEEDS / 2];
+}
+
+/* On a separable problem the diagonal learns the scaling (n + 2)/3 times faster (7.3 at
+ * n = 20), so the ill-conditioned ellipsoid, whose cost is learning its 1e6 scaling, must take
+ * well under half the evaluations of the full update (measured: 0.36 of them), and the sphere,
+ * with nothing to learn, no more. On the rotated ellipsoid a diagonal phase of 60 generations
+ * must not cost the full update its result: the run continues from the learned diagonal and
+ * solves it about as fast as the full one. */
+static void diagonal_phase_should_solve_separable_problems_faster(void **state) {
+    (void)state;
+    long full = median_evals(f_elli, 20, 0), sep = median_evals(f_elli, 20, 1000000);
+    print_message("elli n=20: full %ld, diagonal %ld evaluations (ratio %.2f)\n", full, sep,
+                  (double)sep / full);
+    assert_true(sep * 2 < full);
+    long sph_full = median_evals(f_sphere, 20, 0), sph_sep = median_evals(f_sphere, 20, 1000000);
+    print_message("sphere n=20: full %ld, diagonal %ld\n", sph_full, sph_sep);
+    assert_true(sph_sep < sph_full * 1.15); /* nothing to learn: no slower than full */
+    enum { N = 10 };
+    make_rotation();
+    long rot_full = median_evals(f_rot_elli, N, 0), rot_phase = median_evals(f_rot_elli, N, 60);
+    print_message("rotated elli n=10: full %ld, 60 diagonal generations first %ld\n", rot_full,
+                  rot_phase);
+    assert_true(rot_phase < rot_full * 1.3);
+}
+
+/* A checkpoint inside the diagonal phase, at its last generation and after it continues
+ * bit-identically, and the phase changes the run. */
+static void diagonal_resume_should_continue_bit_identically(void **state) {
+    (void)state;
+    traced_diagonal = 20;
+    uint64_t ref = traced_run(9, 60, -1, 0, 0);
+    assert_true(traced_run(9, 60, 7, 0, 0) == ref);
+    assert_true(traced_run(9, 60, 19, 1, 0) == ref);
+    assert_true(traced_run(9, 60, 20, 0, 0) == ref);
+    assert_true(traced_run(9, 60, 33, 1, 0) == ref);
+    /* restarts start a new diagonal phase: across runs too */
+    uint64_t ref2 = traced_run(2, 140, -1, 0, 3);
+    assert_true(traced_run(2, 140, 30, 1, 3) == ref2);
+    traced_diagonal = 0;
+    assert_true(ref != traced_run(9, 60, -1, 0, 0));
 }
 
 int main(void) {
@@ -1173,6 +1247,8 @@ int main(void) {
         cmocka_unit_test(popsize16_should_match_pycma_evaluations),
         cmocka_unit_test(dim40_should_match_pycma_evaluations),
         cmocka_unit_test(rotated_ellipsoid_should_be_solved_like_the_separable_one),
+        cmocka_unit_test(diagonal_phase_should_solve_separable_problems_faster),
+        cmocka_unit_test(diagonal_resume_should_continue_bit_identically),
         cmocka_unit_test(ipop_should_solve_rastrigin10),
         cmocka_unit_test(ipop_should_double_population_and_keep_best),
         cmocka_unit_test(bipop_should_interleave_small_runs_by_budget),

@@ -624,6 +624,7 @@ static mlc_status start(optimize_run *o) {
             cs.restarts = cfg->cmaes.restarts;
             cs.bipop = strcmp(cfg->cmaes.restart_strategy, "bipop") == 0;
             cs.early_stop = cfg->cmaes.early_stop;
+            cs.diagonal = cfg->cmaes.diagonal;
             if (cfg->cmaes.restarts > 0) {
                 cs.collapse_std = cfg->cmaes.restart_collapse;
                 cs.stall_generations = cfg->cmaes.restart_stall;

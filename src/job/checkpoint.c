@@ -22,7 +22,7 @@ uint64_t mlc_checkpoint_fingerprint(const mlc_config *cfg) {
 /* ---- Checkpoint: magic, fingerprint, history, CMA-ES state, checksum --------------------- */
 /* The history rows are stored as raw bytes: a change of mlc_history_row is a new magic. Format 2
  * added mean_J, format 3 restart and population. */
-#define CKPT_MAGIC "MLCCKPT3"
+#define CKPT_MAGIC "MLCCKPT4"
 #define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
 
 mlc_status mlc_checkpoint_write(const char *path, uint64_t fingerprint, const mlc_history_row *hist,

@@ -2,11 +2,12 @@
  * read by `optimize --resume`): the history so far and the complete CMA-ES state, tied to the
  * configuration that produced them.
  *
- * Format (native byte order): the magic "MLCCKPT3", the configuration fingerprint (8 bytes),
+ * Format (native byte order): the magic "MLCCKPT4", the configuration fingerprint (8 bytes),
  * the number of history rows (8 bytes), the rows as raw mlc_history_row bytes, the length of
  * the optimizer state (8 bytes), the state (mlc_cmaes_save), and an FNV-1a checksum
  * (mlc_hash64) of everything before it. A change of
- * mlc_history_row is a new magic; an earlier format is refused with a message saying so. */
+ * mlc_history_row or of the optimizer state's format is a new magic (4: the optimizer's
+ * diagonal phase); an earlier format is refused with a message saying so. */
 #ifndef MODALLOCO_CHECKPOINT_H
 #define MODALLOCO_CHECKPOINT_H
 

@@ -191,6 +191,7 @@ typedef struct mlc_config_cmaes {
     char restart_strategy[8]; /* cmaes.restart_strategy: "ipop" or "bipop" */
     double restart_collapse;  /* cmaes.restart_collapse: spread that ends a run, ≥ 0 (0 off) */
     int restart_stall;        /* cmaes.restart_stall: generations without gain, ≥ 0 (0 off) */
+    int diagonal;             /* cmaes.diagonal: generations of each run with diagonal C, ≥ 0 */
     int budget;               /* cmaes.budget: rollouts in all, ≥ 0 (0: generations × λ) */
     int early_stop;           /* cmaes.early_stop: pycma's early stops end a run (bool) */
     int robust_samples;       /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */

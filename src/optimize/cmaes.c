@@ -505,6 +505,8 @@ static mlc_status check_settings(const mlc_cmaes_settings *s, mlc_err *err) {
     if (s->stall_generations < 0)
         return mlc_errf(err, MLC_EINVAL, "cmaes: stall_generations = %d must be >= 0",
                         s->stall_generations);
+    if (s->diagonal < 0)
+        return mlc_errf(err, MLC_EINVAL, "cmaes: diagonal = %d must be >= 0", s->diagonal);
     if (!(s->incpopsize >= 1.0) || !isfinite(s->incpopsize))
         return mlc_errf(err, MLC_EINVAL, "cmaes: incpopsize = %g must be >= 1", s->incpopsize);
     double p = s->lambda > 0 ? s->lambda : 4.0 + 3.0 * mlc_log((double)n);
@@ -588,6 +590,36 @@ mlc_status mlc_cmaes_create(const mlc_cmaes_settings *s, mlc_cmaes **out, mlc_er
 }
 
 /* ---- ask ------------------------------------------------------------------------------------ */
+/* In the diagonal phase (the next tell is one of the run's first set.diagonal): B stays I and
+ * D_i = sqrt(C_ii), floored as update_eigen floors the eigenvalues; O(n). */
+static int diagonal_phase(const mlc_cmaes *es, int iter) {
+    return iter < es->set.diagonal;
+}
+
+static void update_diagonal(mlc_cmaes *es) {
+    int n = es->n;
+    size_t ld = (size_t)n;
+    double cmax = 0, cmin = MLC_INF;
+    for (int i = 0; i < n; i++) {
+        double c = es->C[i + i * ld];
+        cmax = c > cmax ? c : cmax;
+        cmin = c < cmin ? c : cmin;
+    }
+    if (!(cmax > 0) || !isfinite(cmax)) {
+        es->run_stop = ST_NUMERIC;
+        return;
+    }
+    double floor_ = cmax * 1e-15;
+    for (int i = 0; i < n; i++) {
+        double c = es->C[i + i * ld];
+        es->D[i] = sqrt(c > floor_ ? c : floor_);
+    }
+    cmin = cmin > floor_ ? cmin : floor_;
+    es->cond = cmax / cmin;
+    es->eig_iter = es->iter;
+    es->c_dirty = 0;
+}
+
 static void update_eigen(mlc_cmaes *es) {
     int n = es->n;
     double *evals = es->work + 2 * (size_t)n;
@@ -627,7 +659,13 @@ const double *mlc_cmaes_ask(mlc_cmaes *es) {
     }
     int n = es->n, lam = es->lambda;
     size_t ld = (size_t)n;
-    if (es->c_dirty && es->iter - es->eig_iter >= es->eigen_gap) {
+    if (es->c_dirty && diagonal_phase(es, es->iter)) {
+        update_diagonal(es); /* B is still I: C has had no off-diagonal entry */
+        if (es->run_stop) {
+            finish_stop(es);
+            return mlc_cmaes_ask(es);
+        }
+    } else if (es->c_dirty && es->iter - es->eig_iter >= es->eigen_gap) {
         update_eigen(es);
         if (es->run_stop) { /* numerical breakdown: end this run, maybe restart */
             finish_stop(es);
@@ -791,9 +829,14 @@ static void test_termination(mlc_cmaes *es) {
                 goto done;
             }
     }
-    if (s->tolupsigma > 0 && es->sigma / es->sigma_run > s->tolupsigma * es->D[n - 1]) {
-        r = ST_TOLUPSIGMA;
-        goto done;
+    if (s->tolupsigma > 0) {
+        double dmax = es->D[n - 1]; /* ascending, but for the diagonal phase's */
+        for (int i = 0; es->set.diagonal > 0 && i < n; i++)
+            dmax = es->D[i] > dmax ? es->D[i] : dmax;
+        if (es->sigma / es->sigma_run > s->tolupsigma * dmax) {
+            r = ST_TOLUPSIGMA;
+            goto done;
+        }
     }
     if (s->tolconditioncov > 0 && es->cond > s->tolconditioncov) {
         r = ST_TOLCOND;
@@ -936,6 +979,24 @@ static void update_covariance(mlc_cmaes *es, int hsig) {
     const size_t ld = (size_t)n;
     const double *w = es->w;
     const double N = n;
+    if (diagonal_phase(es, es->iter - 1)) { /* this tell's generation samples with B = I */
+        /* sep-CMA-ES (Ros & Hansen 2008): the diagonal of the same update, with c1 and cmu
+         * scaled by (n + 2)/3 and the positive weights only (the active update's length bound
+         * is made for full C; a diagonal entry under it could turn negative at these rates). */
+        double f = (N + 2.0) / 3.0, c1 = es->c1 * f, cmu = fmin(1.0 - c1, es->cmu * f);
+        double c1d = c1 * (1.0 - (1 - hsig) * es->cc * (2.0 - es->cc));
+        for (int i = 0; i < n; i++) {
+            double rank_mu = 0;
+            for (int k = 0; k < es->mu; k++) {
+                double yi = es->Y[(size_t)es->idx[k] * ld + (size_t)i];
+                rank_mu += w[k] * yi * yi;
+            }
+            double *cii = es->C + (size_t)i * (ld + 1);
+            *cii = (1.0 - c1d - cmu) * *cii + c1 * es->pc[i] * es->pc[i] + cmu * rank_mu;
+        }
+        es->c_dirty = 1;
+        return;
+    }
     double c1a = es->c1 * (1.0 - (1 - hsig) * es->cc * (2.0 - es->cc));
     double fac = 1.0 - c1a - es->cmu * es->sum_w;
     for (int j = 0; j < n; j++) {
@@ -1130,7 +1191,7 @@ static void ser_vec(ser *s, double *v, size_t count) {
 }
 
 #define CKPT_MAGIC "MLCCMAES"
-#define CKPT_VERSION 3 /* 2: early_stop, best_g; 3: BIPOP and the restart triggers */
+#define CKPT_VERSION 4 /* 2: early_stop, best_g; 3: BIPOP and the restart triggers; 4: diagonal */
 #define CKPT_ENDIAN 0x01020304u
 
 /* Header and settings. On reading, fills *set and the three n-vectors (allocated here). */
@@ -1174,6 +1235,7 @@ static void ser_settings(ser *s, mlc_cmaes_settings *set, double **x0, double **
     ser_int(s, &set->bipop);
     ser_dbl(s, &set->collapse_std);
     ser_int(s, &set->stall_generations);
+    ser_int(s, &set->diagonal);
     ser_int(s, has_lb);
     ser_int(s, has_ub);
     if (s->bad) return;
