@@ -34,8 +34,9 @@
  * the solve: wider vectors and blends, the same operations in the same order (no FMA: the file
  * is built without contraction), so the same bits. The friction solves work on a handful of
  * forces, where wider vectors buy nothing. no-trapping-math lets the passes' selects become
- * blends; it changes no value. */
-#pragma GCC optimize("no-trapping-math")
+ * blends; no-tree-loop-distribute-patterns keeps GCC from turning the copy loops over a
+ * handful of forces into memcpy calls. Neither changes a value. */
+#pragma GCC optimize("no-trapping-math", "no-tree-loop-distribute-patterns")
 #define MLC_HOT inline __attribute__((always_inline))
 
 mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,

@@ -7,7 +7,8 @@
  *
  * Register-blocked kernels. Two shapes cover the step:
  *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
- *   cols: b_k[i] += Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact correction)
+ *   cols: b_k[i] = src_k[i] + Σ_t C[k·ldc + t·ldt] M[i + ldm·col_t]   (rotation terms; contact
+ *         correction; src = b accumulates in place, another src saves copying it first)
  * The contiguous dimension (c, resp. i) is split into chunks of three vectors (then two, then
  * one) whose partial sums stay in registers over the whole reduction. Every output is the same
  * sequence of products and additions, in the same order (the first term initializes in "rows"),
@@ -88,16 +89,17 @@ KATTR static void KNAME(rows1)(const double *restrict z, int n4, const double *r
     }
 }
 
-KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restrict M, size_t ldm,
-                               const int *restrict idx, int nt, const double *restrict Cm,
-                               size_t ldc, size_t ldt) {
+KATTR static void KNAME(cols3)(double *b, const double *src, int n4, const double *restrict M,
+                               size_t ldm, const int *restrict idx, int nt,
+                               const double *restrict Cm, size_t ldc, size_t ldt) {
     double *b0 = b, *b1 = b + n4, *b2 = b + 2 * n4;
-    const double *C0 = Cm, *C1 = Cm + ldc, *C2 = Cm + 2 * ldc; /* term t at ·[ldt·t] */
+    const double *a0 = src, *a1 = src + n4, *a2 = src + 2 * n4; /* b = src + ...; src may be b */
+    const double *C0 = Cm, *C1 = Cm + ldc, *C2 = Cm + 2 * ldc;  /* term t at ·[ldt·t] */
     int i = 0;
     for (; i + 3 * VL <= n4; i += 3 * VL) {
-        VD f00 = KLD(b0 + i), f01 = KLD(b0 + i + VL), f02 = KLD(b0 + i + 2 * VL);
-        VD f10 = KLD(b1 + i), f11 = KLD(b1 + i + VL), f12 = KLD(b1 + i + 2 * VL);
-        VD f20 = KLD(b2 + i), f21 = KLD(b2 + i + VL), f22 = KLD(b2 + i + 2 * VL);
+        VD f00 = KLD(a0 + i), f01 = KLD(a0 + i + VL), f02 = KLD(a0 + i + 2 * VL);
+        VD f10 = KLD(a1 + i), f11 = KLD(a1 + i + VL), f12 = KLD(a1 + i + 2 * VL);
+        VD f20 = KLD(a2 + i), f21 = KLD(a2 + i + VL), f22 = KLD(a2 + i + 2 * VL);
         for (int t = 0; t < nt; t++) {
             const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
             VD g0 = KLD(g), g1 = KLD(g + VL), g2 = KLD(g + 2 * VL);
@@ -111,8 +113,8 @@ KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restric
         KST(b2 + i, f20), KST(b2 + i + VL, f21), KST(b2 + i + 2 * VL, f22);
     }
     for (; i + 2 * VL <= n4; i += 2 * VL) {
-        VD f00 = KLD(b0 + i), f01 = KLD(b0 + i + VL), f10 = KLD(b1 + i), f11 = KLD(b1 + i + VL);
-        VD f20 = KLD(b2 + i), f21 = KLD(b2 + i + VL);
+        VD f00 = KLD(a0 + i), f01 = KLD(a0 + i + VL), f10 = KLD(a1 + i), f11 = KLD(a1 + i + VL);
+        VD f20 = KLD(a2 + i), f21 = KLD(a2 + i + VL);
         for (int t = 0; t < nt; t++) {
             const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
             VD g0 = KLD(g), g1 = KLD(g + VL);
@@ -124,12 +126,37 @@ KATTR static void KNAME(cols3)(double *restrict b, int n4, const double *restric
         KST(b2 + i, f20), KST(b2 + i + VL, f21);
     }
     for (; i < n4; i += VL) {
-        VD f0 = KLD(b0 + i), f1 = KLD(b1 + i), f2 = KLD(b2 + i);
+        VD f0 = KLD(a0 + i), f1 = KLD(a1 + i), f2 = KLD(a2 + i);
         for (int t = 0; t < nt; t++) {
             VD g0 = KLD(M + ldm * (size_t)(idx ? idx[t] : t) + i);
             f0 += C0[ldt * t] * g0, f1 += C1[ldt * t] * g0, f2 += C2[ldt * t] * g0;
         }
         KST(b0 + i, f0), KST(b1 + i, f1), KST(b2 + i, f2);
+    }
+}
+
+/* C[3c + j] = sc[c] P_j[c] for c < nc (P_j = P + j·ldp; nc a multiple of 4): the rotation
+ * coefficients of the right-hand side, three rows of the polar output scaled per lane and
+ * interleaved. Whole vectors of lanes, the products elementwise (the bits of the scalar
+ * loop), then shuffled into place. */
+KATTR static void KNAME(scale_interleave3)(double *restrict C, const double *restrict P, size_t ldp,
+                                           const double *restrict sc, int nc) {
+    const double *P0 = P, *P1 = P + ldp, *P2 = P + 2 * ldp;
+    for (int c = 0; c < nc; c += VL) {
+        VD s = KLD(sc + c);
+        VD p0 = s * KLD(P0 + c), p1 = s * KLD(P1 + c), p2 = s * KLD(P2 + c);
+        double *o = C + 3 * (size_t)c;
+#if VL == 4
+        typedef long long mlc_i4 __attribute__((vector_size(32)));
+        VD t0 = __builtin_shuffle(p0, p1, (mlc_i4){0, 4, 0, 1});
+        VD t1 = __builtin_shuffle(p1, p2, (mlc_i4){1, 5, 0, 2});
+        VD t2 = __builtin_shuffle(p2, p0, (mlc_i4){2, 7, 0, 3});
+        KST(o, __builtin_shuffle(t0, p2, (mlc_i4){0, 1, 4, 3}));     /* p0₀ p1₀ p2₀ p0₁ */
+        KST(o + 4, __builtin_shuffle(t1, p0, (mlc_i4){0, 1, 6, 3})); /* p1₁ p2₁ p0₂ p1₂ */
+        KST(o + 8, __builtin_shuffle(t2, p1, (mlc_i4){0, 1, 7, 3})); /* p2₂ p0₃ p1₃ p2₃ */
+#else /* element stores: the baseline copy is also built by clang (the fuzzers) */
+        o[0] = p0[0], o[1] = p1[0], o[2] = p2[0], o[3] = p0[1], o[4] = p1[1], o[5] = p2[1];
+#endif
     }
 }
 

@@ -359,13 +359,16 @@ typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, si
                          double *restrict, size_t);
 typedef void (*rows1_fn)(const double *restrict, int, const double *restrict, size_t, int,
                          double *restrict);
-typedef void (*cols3_fn)(double *restrict, int, const double *restrict, size_t, const int *restrict,
-                         int, const double *restrict, size_t, size_t);
+typedef void (*cols3_fn)(double *, const double *, int, const double *restrict, size_t,
+                         const int *restrict, int, const double *restrict, size_t, size_t);
 typedef void (*csolve_fn)(const double *restrict, int, int, double *restrict);
+typedef void (*interleave_fn)(double *restrict, const double *restrict, size_t,
+                              const double *restrict, int);
 static rows3_fn rows3 = rows3_v2;
 static rows1_fn rows1 = rows1_v2;
 static cols3_fn cols3 = cols3_v2;
 static csolve_fn contact_solve = contact_solve_v2;
+static interleave_fn scale_interleave3 = scale_interleave3_v2;
 static const char *kernel_path = "generic (2-wide)";
 
 #ifdef MLC_HAVE_AVX2_CLONES
@@ -484,7 +487,7 @@ static int contact_equality(mlc_rollout *ro, double *z, int prev_na) {
         Y[4 * a + 3] = 0;
     }
     contact_solve(contact_factor(ro, na), ns, na, Y);
-    cols3(z, n4, mod->GS, (size_t)n4, ro->active, na, Y, 1, 4);
+    cols3(z, ro->zs, n4, mod->GS, (size_t)n4, ro->active, na, Y, 1, 4);
     return na;
 }
 
@@ -637,7 +640,7 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
             Y[4 * b + k] = cs->lam[(size_t)k * ns + s];
         Y[4 * b + 3] = 0;
     }
-    cols3(z, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
+    cols3(z, ro->zs, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
     return np;
 }
 
@@ -700,7 +703,7 @@ static int contact_terrain(mlc_rollout *ro, double *z, int first_iteration) {
         }
         Y[4 * b + 3] = 0;
     }
-    cols3(z, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
+    cols3(z, ro->zs, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
     return np;
 }
 
@@ -757,14 +760,14 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < n4; i++)
                 ro->zs0[k * n4 + i] = set->gravity[k] * mod->Qig[i];
-        cols3(ro->zs0, n4, mod->QiN, (size_t)n4, NULL, n4, sq, (size_t)n4, 1);
+        cols3(ro->zs0, ro->zs0, n4, mod->QiN, (size_t)n4, NULL, n4, sq, (size_t)n4, 1);
         if (mod->QiC && !mod->bdf2)
-            cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zc, (size_t)n4, 1);
+            cols3(ro->zs0, ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zc, (size_t)n4, 1);
         else if (mod->QiC) {
             double *zd = ro->b0; /* scratch (b0 is set again below when forced) */
             for (int i = 0; i < r; i++)
                 zd[i] = (4 * zc[i] - zp[i]) / 3;
-            cols3(ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zd, (size_t)n4, 1);
+            cols3(ro->zs0, ro->zs0, n4, mod->QiC, (size_t)n4, NULL, n4, zd, (size_t)n4, 1);
         }
     }
     if (forced) {
@@ -813,28 +816,21 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
          * out as mlc_polar_lanes wants it (F_c[k][j] at F[(3k + j)·npad + c]). */
         int pit = mlc_polar_lanes(npol, F, npad, ro->qs, npad, PR, npad, NULL);
         if (prof) prof->polar_iterations += pit, prof->polar_calls += npol;
-        for (int k = 0; k < 3; k++) { /* all npad lanes (≤ ldc/3): a stride-3 interleave */
-            const double *P0 = PR + 3 * k * npad, *P1 = P0 + npad, *P2 = P1 + npad;
-            double *Ck = C + k * ldc;
-            for (size_t c = 0; c < npad; c++) {
-                double sc = scl[c];
-                Ck[3 * c] = sc * P0[c], Ck[3 * c + 1] = sc * P1[c], Ck[3 * c + 2] = sc * P2[c];
-            }
-        }
+        for (int k = 0; k < 3; k++) /* all npad lanes (≤ ldc/3): a stride-3 interleave */
+            scale_interleave3(C + k * ldc, PR + 3 * k * npad, npad, scl, (int)npad);
         PROF_MARK(t_polar);
-        memcpy(ro->zs, ro->zs0, sizeof(double) * (size_t)r);
-        cols3(ro->zs, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc, 1);
+        cols3(ro->zs, ro->zs0, n4, ro->QG, (size_t)n4, NULL, ncol, C, ldc, 1); /* zs0 + ... */
         PROF_MARK(t_rhs);
         /* (4) contact at z*, (5) z = z* + Q⁻¹ f_c. */
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
-        memcpy(z, ro->zs, sizeof(double) * (size_t)r);
         na = 0;
-        if (contact) {
+        if (contact) { /* with forces, these write z = z* + Q⁻¹ f_c themselves */
             na = set->contact_equality ? contact_equality(ro, z, prev_na)
                  : ro->tc.frame        ? contact_terrain(ro, z, it == 0)
                                        : contact_complementarity(ro, z, it == 0);
             prev_na = na;
         }
+        if (na == 0) memcpy(z, ro->zs, sizeof(double) * (size_t)r);
         PROF_MARK(t_contact);
         if (ro->trace && it < ro->trace_cap)
             memcpy(ro->trace + (size_t)it * r, z, sizeof(double) * (size_t)r);
@@ -868,7 +864,8 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         double *gz = ro->b0; /* scratch (b0 is only used by the forced setup) */
         for (int i = 0; i < r; i++)
             gz[i] = gam * z[i];
-        cols3(lz, n4, mod->Lapa ? mod->Lapa : mod->Lap, (size_t)n4, NULL, n4, gz, (size_t)n4, 1);
+        cols3(lz, lz, n4, mod->Lapa ? mod->Lapa : mod->Lap, (size_t)n4, NULL, n4, gz, (size_t)n4,
+              1);
     }
     for (int i = 0; i < r; i++)
         work += (z[i] - zc[i]) * (ro->ba[i] - lz[i]);
@@ -932,6 +929,7 @@ __attribute__((constructor)) static void select_kernels(void) {
     kernel_path = "sse2 (2-wide)";
     if (!mlc__cpu_use_avx2()) return;
     rows3 = rows3_v4, rows1 = rows1_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
+    scale_interleave3 = scale_interleave3_v4;
     step_impl = step_avx2;
     kernel_path = "avx2 (4-wide)";
 #endif
