@@ -115,14 +115,15 @@ static void lcp_should_match_enumeration(void **state) {
  * set (contact.c, same_set_again) as through the general path alone. The general path does not
  * read cs->np, and with cs->np = 0 the shortcut never applies: the reference solver is the same
  * solver forced down the general path. Friction included, as its factors are kept across the
- * same solves. */
+ * same solves: both axes at once (mlc_contact_solve_friction_xz, the step's) against one axis at
+ * a time. */
 static void repeated_contact_set_should_give_the_general_path_bits(void **state) {
     (void)state;
     unsigned seed = 2024;
     int repeats = 0, solves = 0;
     for (int trial = 0; trial < 40; trial++) {
         int ns = 4 + trial % 12, rank = 2 + trial % 5;
-        double D[16 * 16], c[16], g[16] = {0}, y[16], rhs[16];
+        double D[16 * 16], c[16], g[16] = {0}, y[16], rhs[16], rhs2[16];
         random_problem(&seed, ns, rank < ns ? rank : ns, D, c);
         mlc_contact fast, ref;
         double mu = trial % 2 ? 0.4 : 0;
@@ -135,16 +136,16 @@ static void repeated_contact_set_should_give_the_general_path_bits(void **state)
                 c[i] += kick * ((double)rand_r(&seed) / RAND_MAX - 0.5);
                 y[i] = c[i];
                 rhs[i] = 0.05 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+                rhs2[i] = 0.05 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
             }
             ref.np = 0; /* the general path only */
             int np = mlc_contact_solve_normal(&fast, y, g);
             assert_int_equal(mlc_contact_solve_normal(&ref, y, g), np);
             assert_memory_equal(fast.contact, ref.contact, sizeof(int) * (size_t)np);
             if (np > 0) {
-                mlc_contact_solve_friction(&fast, 0, rhs);
+                mlc_contact_solve_friction_xz(&fast, rhs, rhs2);
                 mlc_contact_solve_friction(&ref, 0, rhs);
-                mlc_contact_solve_friction(&fast, 2, rhs);
-                mlc_contact_solve_friction(&ref, 2, rhs);
+                mlc_contact_solve_friction(&ref, 2, rhs2);
             }
             assert_memory_equal(fast.lam, ref.lam, sizeof(double) * 3 * (size_t)ns);
             repeats += np > 0 && np == prev_np &&

@@ -549,49 +549,45 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
     return 0;
 }
 
-void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
-    mlc_contact_solve_friction_box(cs, k, rhs, NULL, NULL, NULL);
+/* The Coulomb box of every force of the contact set: −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi
+ * = μ_f unless given per sample) into cs->d (lower) and cs->bound (upper); an infinite side
+ * where the coefficient is ≤ 0. */
+static void friction_bounds(mlc_contact *cs, const double *mu_lo, const double *mu_hi) {
+    const int np = cs->np;
+    const double *lamy = cs->lam + cs->ns;
+    double *bound = cs->bound, *blo = cs->d;
+    for (int b = 0; b < np; b++) {
+        int s = cs->contact[b];
+        if (mu_hi) {
+            bound[b] = mu_hi[s] > 0 ? mu_hi[s] * lamy[s] : (double)INFINITY;
+            blo[b] = mu_lo[s] > 0 ? -(mu_lo[s] * lamy[s]) : -(double)INFINITY;
+        } else { /* per-region friction per sample, or the one μ_f */
+            double mf = cs->friction_s ? cs->friction_s[s] : cs->friction;
+            bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
+            blo[b] = -bound[b];
+        }
+    }
 }
 
-void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, const double *Dk,
-                                    const double *mu_lo, const double *mu_hi) {
+/* Axis k's forces, for the box in cs->d and cs->bound when `boxed` (else unbounded), into
+ * lam's block k, with the sides each force ends on. */
+static void friction_axis(mlc_contact *cs, int k, const double *rhs, int boxed) {
     const int np = cs->np, ns = cs->ns;
-    double *x = cs->x, *lamk = cs->lam + (size_t)k * ns, *lamy = cs->lam + ns;
-    int boxed = cs->friction > 0 || cs->friction_s || mu_hi;
-    if (Dk) { /* this axis' own matrix: its factor and A_PP over the contact set */
-        const double *D = cs->D;
-        cs->D = Dk;
-        factor_set(cs, cs->pset, np);
-        build_app(cs, cs->pset, np);
-        cs->D = D;
-        cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
-        cs->agen++;
-    }
+    double *x = cs->x, *lamk = cs->lam + (size_t)k * ns;
     if (!boxed) {
         for (int b = 0; b < np; b++)
             x[b] = rhs[b];
         solve_factored(cs, np, x); /* L holds the factor of the final contact set */
     } else {
-        /* Coulomb box −μ_lo λ_n ≤ λ_t ≤ μ_hi λ_n (μ_lo = μ_hi = μ_f unless given per sample),
-         * solved exactly on A_PP (kept by mlc_contact_solve_normal, or built above) by
+        /* Solved exactly on A_PP (kept by mlc_contact_solve_normal, or built for Dk) by
          * box_solve: when the unconstrained (sticking) forces are inside the box they are the
-         * answer, computed with L as without a box. */
-        /* The sides of the box the forces were left on by this axis' previous solve (the
-         * last local-global iteration's: they rarely change), as the exact solve's start; an
-         * infinite side cannot hold a force. */
-        double *bound = cs->bound, *blo = cs->d;
+         * answer, computed with L as without a box. The sides of the box the forces were left
+         * on by this axis' previous solve (the last local-global iteration's: they rarely
+         * change) are the exact solve's start; an infinite side cannot hold a force. */
+        const double *bound = cs->bound, *blo = cs->d;
         int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
         for (int b = 0; b < np; b++) {
-            int s = cs->contact[b];
-            if (mu_hi) {
-                bound[b] = mu_hi[s] > 0 ? mu_hi[s] * lamy[s] : (double)INFINITY;
-                blo[b] = mu_lo[s] > 0 ? -(mu_lo[s] * lamy[s]) : -(double)INFINITY;
-            } else { /* per-region friction per sample, or the one μ_f */
-                double mf = cs->friction_s ? cs->friction_s[s] : cs->friction;
-                bound[b] = mf > 0 ? mf * lamy[s] : (double)INFINITY;
-                blo[b] = -bound[b];
-            }
-            side[b] = fside[s];
+            side[b] = fside[cs->contact[b]];
             if ((side[b] < 0 && !(blo[b] > -(double)INFINITY)) ||
                 (side[b] > 0 && !(bound[b] < (double)INFINITY)))
                 side[b] = 0;
@@ -639,6 +635,34 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         lamk[cs->contact[b]] = x[b];
         fside[cs->contact[b]] = boxed ? side[b] : 0;
     }
+}
+
+void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs) {
+    mlc_contact_solve_friction_box(cs, k, rhs, NULL, NULL, NULL);
+}
+
+void mlc_contact_solve_friction_xz(mlc_contact *cs, const double *rhs_x, const double *rhs_z) {
+    int boxed = cs->friction > 0 || cs->friction_s;
+    if (boxed) friction_bounds(cs, NULL, NULL); /* the same box for both axes */
+    friction_axis(cs, 0, rhs_x, boxed);
+    friction_axis(cs, 2, rhs_z, boxed);
+}
+
+void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, const double *Dk,
+                                    const double *mu_lo, const double *mu_hi) {
+    const int np = cs->np;
+    int boxed = cs->friction > 0 || cs->friction_s || mu_hi;
+    if (Dk) { /* this axis' own matrix: its factor and A_PP over the contact set */
+        const double *D = cs->D;
+        cs->D = Dk;
+        factor_set(cs, cs->pset, np);
+        build_app(cs, cs->pset, np);
+        cs->D = D;
+        cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
+        cs->agen++;
+    }
+    if (boxed) friction_bounds(cs, mu_lo, mu_hi);
+    friction_axis(cs, k, rhs, boxed);
 }
 
 /* ---- the two copies of the normal solve, one chosen at load (cpu_internal.h) -------------- */

@@ -122,6 +122,9 @@ int mlc_contact_solve_normal_live(mlc_contact *cs, const double *ystar, const do
 /* Friction on axis k (0 = x, 2 = z) after mlc_contact_solve_normal: rhs[a] is the wanted
  * motion (target − x*) of the a-th sample of the contact set. Fills lam's block k. */
 void mlc_contact_solve_friction(mlc_contact *cs, int k, const double *rhs);
+/* Both axes (x, then z) with the one Coulomb box: the forces of the two calls above, the box
+ * formed once. */
+void mlc_contact_solve_friction_xz(mlc_contact *cs, const double *rhs_x, const double *rhs_z);
 /* The same with this axis' own Delassus matrix Dk (ns×ns like D; NULL = D and the normal
  * problem's factor) and per-sample Coulomb coefficients (ns values by sample; NULL = μ_f both
  * ways): the force of sample s is kept in [−mu_lo[s] λ_n, mu_hi[s] λ_n], a coefficient ≤ 0

@@ -123,7 +123,7 @@ struct mlc_rollout {
     int nskip, nfar;
     int skip_off;      /* tests: every sample read in every iteration */
     long skip_samples; /* samples ruled out, summed over iterations (tests, --profile) */
-    double *ct;        /* ns: friction right-hand sides of the samples in contact */
+    double *ct;        /* 2 ns: friction right-hand sides of the samples in contact (x, z) */
     /* The columns of S (ST's) of the samples in contact, packed side by side (n4 × nsp, ld
      * nsp; np of them, the rest up to a multiple of 4 padding), for the samples listed in
      * pkey (npk; −1 none), and the rows kernel's output over them (3 × nsp) */

@@ -173,7 +173,7 @@ mlc_status mlc_rollout_create(const mlc_model *mod, mlc_rollout **out) {
     ok &= (ro->Gm = mlc_calloc(MLC_CONTACT_CACHE * ns * ns, sizeof(double))) != NULL;
     ok &= (ro->Ym = mlc_calloc(ns * 4, sizeof(double))) != NULL;
     ok &= (ro->yt = mlc_calloc(ns, sizeof(double))) != NULL;
-    ok &= (ro->ct = mlc_calloc(ns, sizeof(double))) != NULL;
+    ok &= (ro->ct = mlc_calloc(2 * (size_t)ns, sizeof(double))) != NULL;
     ok &= (ro->spack = mlc_calloc(n4 * nsp, sizeof(double))) != NULL;
     ok &= (ro->xpack = mlc_calloc(3 * nsp, sizeof(double))) != NULL;
     ok &= (ro->pkey = mlc_calloc(ns, sizeof(int))) != NULL;
@@ -623,15 +623,16 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
     }
     rows3(ro->zs, n4, ro->spack, ldp, (np + 3) & ~3, ro->xpack, ldp);
     const double *xn = ro->xc, *xo = ro->xp;
-    for (int k = 0; k < 3; k += 2) {
+    for (int k = 0; k < 3; k += 2) { /* x's wanted motions in ct, z's after them */
         const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
         const double *sk = ro->xpack + (size_t)k * ldp;
+        double *ctk = ro->ct + (size_t)(k / 2) * (size_t)ns;
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
-            ro->ct[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[b];
+            ctk[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[b];
         }
-        mlc_contact_solve_friction(cs, k, ro->ct);
     }
+    mlc_contact_solve_friction_xz(cs, ro->ct, ro->ct + ns);
     double *Y = ro->Ym; /* Y[4b + k]: the three blocks' forces side by side */
     for (int b = 0; b < np; b++) {
         int s = cs->contact[b];
