@@ -600,12 +600,14 @@ static void update_diagonal(mlc_cmaes *es) {
     int n = es->n;
     size_t ld = (size_t)n;
     double cmax = 0, cmin = MLC_INF;
+    int finite = 1;
     for (int i = 0; i < n; i++) {
         double c = es->C[i + i * ld];
+        finite &= isfinite(c) != 0;
         cmax = c > cmax ? c : cmax;
         cmin = c < cmin ? c : cmin;
     }
-    if (!(cmax > 0) || !isfinite(cmax)) {
+    if (!finite || !(cmax > 0)) { /* as a failed eigendecomposition: the run ends */
         es->run_stop = ST_NUMERIC;
         return;
     }
