@@ -224,30 +224,40 @@ typedef struct {
     long ref_median;
 } perf_case;
 
-static void check_perf(const perf_case *pc) {
-    long ev[NSEEDS];
+/* Evaluations to f <= 1e-8 over NSEEDS seeds from x0 = 0.1, sigma0 0.1 (population lambda,
+ * 0 = default; the first `diagonal` generations diagonal), sorted; every seed must reach the
+ * target. */
+static void evals_to_target(const char *name, objfn f, int n, int lambda, int diagonal,
+                            long ev[NSEEDS]) {
     double x0[64];
-    for (int i = 0; i < pc->n; i++)
+    for (int i = 0; i < n; i++)
         x0[i] = 0.1;
     for (int s = 0; s < NSEEDS; s++) {
         mlc_cmaes_settings st;
-        mlc_cmaes_settings_default(&st, pc->n);
-        st.lambda = pc->lambda;
+        mlc_cmaes_settings_default(&st, n);
+        st.lambda = lambda;
         st.x0 = x0;
         st.sigma0 = 0.1;
         st.seed = (uint64_t)s + 1;
         st.ftarget = 1e-8;
+        st.diagonal = diagonal;
         mlc_cmaes *es = NULL;
         assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
         double fb;
-        ev[s] = run_es(es, pc->f, &fb);
+        ev[s] = run_es(es, f, &fb);
         const char *why;
         mlc_cmaes_stop(es, &why);
         if (!(fb <= 1e-8))
-            fail_msg("%s n=%d seed %d: f = %g, stopped by %s", pc->name, pc->n, s + 1, fb, why);
+            fail_msg("%s n=%d diagonal %d seed %d: f = %g, stopped by %s", name, n, diagonal, s + 1,
+                     fb, why);
         mlc_cmaes_destroy(es);
     }
     qsort(ev, NSEEDS, sizeof ev[0], cmp_long);
+}
+
+static void check_perf(const perf_case *pc) {
+    long ev[NSEEDS];
+    evals_to_target(pc->name, pc->f, pc->n, pc->lambda, 0, ev);
     long med = ev[NSEEDS / 2];
     print_message("%-7s n=%-3d lambda=%-3d median evals %6ld (pycma %6ld, ratio %.3f), "
                   "min %ld max %ld\n",
@@ -1174,29 +1184,11 @@ static void rotated_ellipsoid_should_be_solved_like_the_separable_one(void **sta
 }
 
 /* ---- the diagonal phase (sep-CMA-ES, Ros & Hansen 2008; pycma's CMA_diagonal) ------------ */
-/* Median evaluations to f <= 1e-8 over NSEEDS seeds from x0 = 0.1, sigma0 0.1, with the first
- * `diagonal` generations of the run diagonal; every seed must reach the target. */
+/* Median evaluations to f <= 1e-8 (evals_to_target) with the first `diagonal` generations of
+ * the run diagonal. */
 static long median_evals(objfn f, int n, int diagonal) {
     long ev[NSEEDS];
-    double x0[64];
-    for (int i = 0; i < n; i++)
-        x0[i] = 0.1;
-    for (int s = 0; s < NSEEDS; s++) {
-        mlc_cmaes_settings st;
-        mlc_cmaes_settings_default(&st, n);
-        st.x0 = x0;
-        st.sigma0 = 0.1;
-        st.seed = (uint64_t)s + 1;
-        st.ftarget = 1e-8;
-        st.diagonal = diagonal;
-        mlc_cmaes *es = NULL;
-        assert_int_equal(mlc_cmaes_create(&st, &es, NULL), MLC_OK);
-        double fb;
-        ev[s] = run_es(es, f, &fb);
-        if (!(fb <= 1e-8)) fail_msg("n=%d diagonal %d seed %d: f = %g", n, diagonal, s + 1, fb);
-        mlc_cmaes_destroy(es);
-    }
-    qsort(ev, NSEEDS, sizeof ev[0], cmp_long);
+    evals_to_target("diagonal", f, n, 0, diagonal, ev);
     return ev[NSEEDS / 2];
 }
 
