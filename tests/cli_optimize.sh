@@ -17,12 +17,25 @@ for f in params.json history.csv history.svg checkpoint.bin config.json trajecto
 done
 [ "$(wc -l < "$T/t1/history.csv")" -eq 6 ] || fail "history.csv should have a header and 5 rows"
 # The columns scripts rely on stay first; mean_J (score of the distribution mean) and the
-# rollout count come after them, finite; params.json reports the mean's and the best's scores,
-# and the best gait's own J is never worse than its robust score (the worst of its replays).
+# rollout count come after them; params.json reports the mean's and the best's scores, and
+# the best gait's own J is never worse than its robust score (the worst of its replays).
 head -1 "$T/t1/history.csv" | grep -qx "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,rollouts,restart,population" \
   && echo "ok: history.csv columns" || fail "history.csv header: $(head -1 "$T/t1/history.csv")"
-awk -F, 'NR>1 && !($9+0 == $9 && $9 < 1e300 && $9 > -1e300 && $10 >= 9*(NR-1)) {bad=1} END{exit bad}' "$T/t1/history.csv" \
-  && echo "ok: mean_J finite, rollouts counted" || fail "mean_J or rollouts column"
+# The mean is scored in generation 1 (and every cmaes.mean_every = 10): mean_J is finite there
+# and empty in generations 2-5, and the rollouts are the 8 candidates a generation plus that one.
+awk -F, 'NR>1 && !((NR==2 ? ($9+0 == $9 && $9 < 1e300 && $9 > -1e300) : $9 == "") && $10 == 8*(NR-1)+1) {bad=1} END{exit bad}' "$T/t1/history.csv" \
+  && echo "ok: mean_J in generation 1 only, rollouts counted" || fail "mean_J or rollouts column"
+# Scored every generation, the mean is one more rollout in each, and the search is the same bit
+# for bit (the mean's score is a report: CMA-ES never sees it).
+"$BIN" optimize "${SMALL[@]}" --set cmaes.mean_every=1 --threads 2 --out "$T/m1" >/dev/null || fail "mean_every=1"
+awk -F, 'NR>1 && !($9+0 == $9 && $9 < 1e300 && $9 > -1e300 && $10 == 9*(NR-1)) {bad=1} END{exit bad}' "$T/m1/history.csv" \
+  && diff <(cut -d, -f1-5,7,8 "$T/m1/history.csv") <(cut -d, -f1-5,7,8 "$T/t1/history.csv") >/dev/null \
+  && diff <(grep -v '"mean_every"' "$T/m1/params.json") <(grep -v '"mean_every"' "$T/t1/params.json") >/dev/null \
+  && echo "ok: mean scored every generation: 9 rollouts each, the same search and gait" \
+  || fail "mean_every=1 changed the search or its rollout count"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.mean_every=-1 --out "$T/mneg" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.mean_every" "$T/err" && [ ! -e "$T/mneg" ] \
+  && echo "ok: a negative mean_every exits 2 and writes nothing" || fail "bad mean_every: $(cat "$T/err")"
 jm=$(json_num "$T/t1/params.json" J_mean); jr=$(json_num "$T/t1/params.json" J_robust); j=$(json_num "$T/t1/params.json" J)
 [ -n "$jm" ] && [ -n "$jr" ] && awk -v j="$j" -v r="$jr" 'BEGIN{exit !(j <= r)}' \
   && echo "ok: params.json J_mean $jm, J_robust $jr >= J $j" || fail "params.json J_mean/J_robust ($jm, $jr, $j)"

@@ -95,6 +95,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.cmaes.restart_collapse, 0.005, 0);
     assert_int_equal(c.cmaes.restart_stall, 80);
     assert_int_equal(c.cmaes.diagonal, 0);
+    assert_int_equal(c.cmaes.mean_every, 10);
     assert_int_equal(c.cmaes.budget, 0);
     assert_string_equal(c.output.dir, "modalloco-out");
     assert_int_equal(c.output.every, 1);
@@ -119,7 +120,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     assert_int_equal(written, mlc_config_nkeys);
     /* Every key of the table is written; the count moves only when a key is added on
      * purpose (and docs/config.md and the changelog move with it). */
-    assert_int_equal(mlc_config_nkeys, 86);
+    assert_int_equal(mlc_config_nkeys, 87);
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -534,6 +535,7 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"cmaes.restart_collapse=-0.1", "cmaes.restart_collapse", "-0.1"},
         {"cmaes.restart_stall=-1", "cmaes.restart_stall", "-1"},
         {"cmaes.diagonal=-1", "cmaes.diagonal", "-1"},
+        {"cmaes.mean_every=-1", "cmaes.mean_every", "-1"},
         {"cmaes.budget=-1", "cmaes.budget", "-1"},
         {"output.dir=\"\"", "output.dir", "\"\""},
         {"output.every=0", "output.every", "0"},

@@ -10,8 +10,9 @@
  * tumbling (-align_min of the nominal rollout) plus how far they went past the credibility
  * gate (gate_excess), a tie-breaker inside CMA-ES's ranking that leaves the scores themselves
  * untouched. Without the second term a population that flies has no direction back to the
- * ground when it stays aligned. Each
- * generation also scores the distribution mean it sampled around (history.csv mean_J).
+ * ground when it stays aligned. Every cmaes.mean_every generations the distribution mean the
+ * generation sampled around is scored too (history.csv mean_J): a report that CMA-ES never
+ * sees, kept sparse because on two cores a 17th rollout runs alone.
  *
  * Determinism: CMA-ES owns its generator and linear algebra, every rollout is a pure function
  * of its parameters (a replay's perturbation is seeded by seed, generation, candidate and
@@ -63,10 +64,19 @@ static void history_header(FILE *f) {
     fprintf(f, "generation,evaluations,best_J,median_J,sigma,seconds,best_ever_J,failed,mean_J,"
                "rollouts,restart,population\n");
 }
+/* mean_J is empty in a generation that did not score the mean (NaN, cmaes.mean_every). */
 static void history_line(FILE *f, const mlc_history_row *r) {
-    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%.17g,%ld,%d,%d\n", r->generation,
+    char mean[32] = "";
+    if (!isnan(r->mean_J)) snprintf(mean, sizeof mean, "%.17g", r->mean_J);
+    fprintf(f, "%d,%ld,%.17g,%.17g,%.17g,%.3f,%.17g,%d,%s,%ld,%d,%d\n", r->generation,
             r->evaluations, r->best_J, r->median_J, r->sigma, r->seconds, r->best_ever_J, r->failed,
-            r->mean_J, r->rollouts, r->restart, r->population);
+            mean, r->rollouts, r->restart, r->population);
+}
+
+/* Whether the generation after `told` tells scores its distribution mean too (cmaes.mean_every:
+ * generations 1, 1 + N, 1 + 2N, ...). Every rank decides alike from the broadcast count. */
+static int scores_mean(const mlc_config *cfg, int told) {
+    return cfg->cmaes.mean_every > 0 && told % cfg->cmaes.mean_every == 0;
 }
 
 /* ---- params.json ---------------------------------------------------------------------------- */
@@ -553,8 +563,12 @@ static mlc_status dry_run(optimize_run *o) {
     }
     double per = (mlc_now() - t0) / nbatch; /* wall seconds per rollout, all threads */
     mlc_free(U);
-    /* Each generation: the candidates and the mean, R + 1 rollouts each. */
-    long rollouts = ((long)cfg->cmaes.population + 1) * (R + 1) * cfg->cmaes.generations;
+    /* Each generation: the candidates, R + 1 rollouts each, and every cmaes.mean_every
+     * generations the mean too. */
+    const long gens = cfg->cmaes.generations, every = cfg->cmaes.mean_every;
+    long rollouts =
+        ((long)cfg->cmaes.population * gens + (every > 0 ? (gens + every - 1) / every : 0)) *
+        (R + 1);
     double est = o->t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
     printf("mesh %s: %d vertices, %d tets\n", o->p.mesh_path, o->p.mesh.nv, o->p.mesh.nt);
     printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
@@ -671,8 +685,8 @@ static mlc_status start(optimize_run *o) {
 
 /* Rank 0, after a generation's tell: its history row (history.csv and the checkpoint) and the
  * progress line. */
-static mlc_status record_generation(optimize_run *o, int lam, int failed, double t_gen,
-                                    double t_loop, int tty) {
+static mlc_status record_generation(optimize_run *o, int lam, int with_mean, int failed,
+                                    double t_gen, double t_loop, int tty) {
     mlc_status s;
     if (o->nhist == o->cap_hist) {
         int cap = 2 * o->cap_hist;
@@ -693,7 +707,7 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
     r->best_ever_J = mlc_cmaes_best_f(o->es);
     r->failed = failed;
     r->seconds = o->t_offset + (mlc_now() - o->t_start);
-    r->mean_J = o->f[lam];
+    r->mean_J = with_mean ? o->f[lam] : (double)NAN;
     r->rollouts = o->rollouts;
     r->restart = mlc_cmaes_restarts_done(o->es);
     r->population = lam;
@@ -717,27 +731,30 @@ static mlc_status record_generation(optimize_run *o, int lam, int failed, double
         double per = (mlc_now() - t_loop) / o->gens_this_session;
         char eta[32];
         format_eta(per * MLC_MAX(0, gens - r->generation), eta, sizeof eta);
+        char mean[32] = "-"; /* not scored this generation (cmaes.mean_every) */
+        if (!isnan(r->mean_J)) snprintf(mean, sizeof mean, tty ? "%.5g" : "%.6g", r->mean_J);
         if (tty)
             fprintf(stderr,
-                    "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11.5g median "
+                    "\rgen %4d/%d  evals %6ld  best %-11.5g mean %-11s median "
                     "%-11.5g sigma %-9.3g %6.1fs  left %s   ",
-                    r->generation, gens, r->evaluations, r->best_ever_J, r->mean_J, r->median_J,
+                    r->generation, gens, r->evaluations, r->best_ever_J, mean, r->median_J,
                     r->sigma, r->seconds, eta);
         else
             fprintf(stderr,
-                    "gen %d/%d evals %ld best %.6g mean %.6g median %.6g sigma "
+                    "gen %d/%d evals %ld best %.6g mean %s median %.6g sigma "
                     "%.4g %.1fs left %s\n",
-                    r->generation, gens, r->evaluations, r->best_ever_J, r->mean_J, r->median_J,
+                    r->generation, gens, r->evaluations, r->best_ever_J, mean, r->median_J,
                     r->sigma, r->seconds, eta);
     }
     return MLC_OK;
 }
 
-/* Whether a generation of lam candidates fits in what is left of the budget, at its worst
- * (the candidates and the mean all walk and are replayed): never overspending matters more
- * than the rollouts left over. */
-static int generation_fits(const optimize_run *o, int lam) {
-    if (o->loop_budget > 0) return o->rollouts + ((long)lam + 1) * (o->R + 1) <= o->loop_budget;
+/* Whether a generation of lam candidates (and the mean, with_mean) fits in what is left of the
+ * budget, at its worst (all walk and are replayed): never overspending matters more than the
+ * rollouts left over. */
+static int generation_fits(const optimize_run *o, int lam, int with_mean) {
+    if (o->loop_budget > 0)
+        return o->rollouts + ((long)lam + with_mean) * (o->R + 1) <= o->loop_budget;
     if (o->eval_budget > 0) return mlc_cmaes_evaluations(o->es) + lam <= o->eval_budget;
     return 1;
 }
@@ -769,7 +786,8 @@ static mlc_status generations(optimize_run *o) {
             const double *X = mlc_cmaes_ask(o->es);
             head[0] = X ? mlc_cmaes_lambda(o->es) : 0;
             head[1] = mlc_cmaes_generation(o->es);
-            if (head[0] > 0 && !generation_fits(o, head[0])) head[0] = 0, o->budget_spent = 1;
+            if (head[0] > 0 && !generation_fits(o, head[0], scores_mean(&o->cfg, head[1])))
+                head[0] = 0, o->budget_spent = 1;
             if (head[0] > 0 && head[0] <= o->lam_max) {
                 /* The population, then the mean it was sampled around (after ask: a pending
                  * restart moves it). */
@@ -786,7 +804,7 @@ static mlc_status generations(optimize_run *o) {
             break;
         }
         if (nproc > 1) mlc_dist_bcast_double(o->Xbuf, ((size_t)lam + 1) * (size_t)n, 0);
-        const int npts = lam + 1;
+        const int with_mean = scores_mean(&o->cfg, gen_before), npts = lam + with_mean;
         int nwalk;
         double mine[2]; /* this rank's failure count and rollout seconds */
         const double best = o->rank == 0 ? mlc_cmaes_best_f(o->es) : HUGE_VAL;
@@ -819,7 +837,7 @@ static mlc_status generations(optimize_run *o) {
             mlc_errf(&o->err, s, "optimizer update failed");
             break;
         }
-        if ((s = record_generation(o, lam, failed, t_gen, t_loop, tty)) != MLC_OK) break;
+        if ((s = record_generation(o, lam, with_mean, failed, t_gen, t_loop, tty)) != MLC_OK) break;
     }
     if (s == MLC_OK) {
         o->in_loop = 0;

@@ -710,6 +710,15 @@ const mlc_config_key mlc_config_keys[] = {
                 "before the generation budget",
      .type = MLC_CFG_BOOL,
      FIELD(cmaes.early_stop)},
+    {.name = "cmaes.mean_every",
+     .type_name = "int",
+     .default_json = "10",
+     .range = ">= 0",
+     .meaning = "score the distribution mean every this many generations (history.csv mean_J, "
+                "empty in the others): one more rollout in such a generation; 0 = never",
+     .type = MLC_CFG_INT,
+     FIELD(cmaes.mean_every),
+     GE(0)},
     {.name = "cmaes.robust_samples",
      .type_name = "int",
      .default_json = "0",
@@ -882,6 +891,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.restart_stall = 80;
     cfg->cmaes.budget = 0;
     cfg->cmaes.early_stop = 0;
+    cfg->cmaes.mean_every = 10;
     cfg->cmaes.robust_samples = 0;
     strcpy(cfg->cmaes.robust_scope, "walkers");
     cfg->cmaes.polish = 0;

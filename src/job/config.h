@@ -194,6 +194,8 @@ typedef struct mlc_config_cmaes {
     int diagonal;             /* cmaes.diagonal: generations of each run with diagonal C, ≥ 0 */
     int budget;               /* cmaes.budget: rollouts in all, ≥ 0 (0: generations × λ) */
     int early_stop;           /* cmaes.early_stop: pycma's early stops end a run (bool) */
+    int mean_every;           /* cmaes.mean_every: the distribution mean is scored every this
+                                 many generations (history.csv mean_J), ≥ 0 (0: never) */
     int robust_samples;       /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
     char robust_scope[16];    /* cmaes.robust_scope: which candidates are replayed: "walkers"
                                  (every one that walks) or "improving" (only those whose
