@@ -374,7 +374,7 @@ static void cache_key_should_depend_on_every_setting(void **state) {
     uint64_t k0 = mlc_subspace_cache_key(&f->mesh, &st);
     assert_true(k0 == f->key);
     int list[1] = {3};
-    for (int c = 0; c < 8; c++) {
+    for (int c = 0; c < 7; c++) {
         mlc_subspace_settings t = st;
         switch (c) {
         case 0:
@@ -396,9 +396,6 @@ static void cache_key_should_depend_on_every_setting(void **state) {
             t.contact_samples++;
             break;
         case 6:
-            t.seed++;
-            break;
-        case 7:
             t.mode_list = list;
             t.nlist = 1;
             break;
@@ -408,6 +405,76 @@ static void cache_key_should_depend_on_every_setting(void **state) {
     f->mesh.X[0] += 1e-9;
     assert_true(mlc_subspace_cache_key(&f->mesh, &st) != k0);
     f->mesh.X[0] -= 1e-9;
+    /* Not the clustering seed: every seed shares the eigen-solves (mlc_subspace_cache_load). */
+    st.seed += 7;
+    assert_true(mlc_subspace_cache_key(&f->mesh, &st) == k0);
+}
+
+static long file_bytes(const char *path, unsigned char **buf) {
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    *buf = malloc((size_t)n);
+    assert_int_equal(fread(*buf, 1, (size_t)n, fp), (size_t)n);
+    fclose(fp);
+    return n;
+}
+
+/* A cache written for one seed, loaded for another, gives what a fresh precompute for that seed
+ * gives, bit for bit (eigenmodes from the file, clusters recomputed); loaded for its own seed it
+ * is the file's subspace without reclustering; neither load changes the file. */
+static void cache_of_another_seed_should_recluster_as_a_fresh_compute(void **state) {
+    cache_fixture *f = *state;
+    mlc_err err = {0};
+    assert_int_equal(mlc_subspace_cache_write(f->path, f->key, &f->s, &err), MLC_OK);
+    unsigned char *before, *after;
+    long n0 = file_bytes(f->path, &before);
+    mlc_subspace_settings t = f->st;
+    t.seed = 5;
+    mlc_subspace fresh = {0}, got = {0};
+    compute_or_fail(&f->mesh, &f->fem, &t, &fresh);
+    /* The seed matters here: otherwise this test could not tell reclustering from reading. */
+    assert_true(fresh.ncp != f->s.ncp ||
+                memcmp(fresh.cluster, f->s.cluster, (size_t)f->mesh.nt * sizeof(int)) != 0);
+    if (mlc_subspace_cache_load(f->path, &f->mesh, &f->fem, &t, &got, &err) != MLC_OK)
+        fail_msg("%s", err.msg);
+    assert_same_subspace(&fresh, &got);
+    assert_true(got.cluster_seed == 5 && got.cluster_seed_known);
+    mlc_subspace_free(&got);
+    if (mlc_subspace_cache_load(f->path, &f->mesh, &f->fem, &f->st, &got, &err) != MLC_OK)
+        fail_msg("%s", err.msg);
+    assert_same_subspace(&f->s, &got);
+    assert_true(got.t_clusters == f->s.t_clusters); /* the file's: not reclustered */
+    mlc_subspace_free(&got);
+    assert_int_equal(file_bytes(f->path, &after), n0);
+    assert_memory_equal(before, after, (size_t)n0);
+    free(after);
+
+    /* The format before cluster_seed (version 1: the same file without those 8 bytes at 160)
+     * is still read, as clusters of an unknown seed, which a load reclusters even for its own
+     * seed. */
+    unsigned char *old = malloc((size_t)n0);
+    memcpy(old, before, 160);
+    memcpy(old + 160, before + 168, (size_t)(n0 - 168));
+    uint32_t v1 = 1;
+    memcpy(old + 8, &v1, 4);
+    uint64_t sum = mlc_hash64(MLC_HASH_INIT, old, (size_t)(n0 - 16));
+    memcpy(old + n0 - 16, &sum, 8);
+    spit(f->path, old, n0 - 8);
+    if (mlc_subspace_cache_read(f->path, f->key, &got, &err) != MLC_OK) fail_msg("%s", err.msg);
+    assert_false(got.cluster_seed_known);
+    assert_memory_equal(got.D, f->s.D, 3 * (size_t)f->s.nv * (size_t)f->s.m * sizeof(double));
+    mlc_subspace_free(&got);
+    if (mlc_subspace_cache_load(f->path, &f->mesh, &f->fem, &f->st, &got, &err) != MLC_OK)
+        fail_msg("%s", err.msg);
+    assert_same_subspace(&f->s, &got);
+    assert_true(got.cluster_seed == f->st.seed && got.cluster_seed_known);
+    mlc_subspace_free(&got);
+    mlc_subspace_free(&fresh);
+    free(old);
+    free(before);
 }
 
 static void damaged_or_foreign_cache_should_be_rejected(void **state) {
@@ -480,6 +547,8 @@ int main(void) {
                                         cache_teardown),
         cmocka_unit_test_setup_teardown(cache_key_should_depend_on_every_setting, cache_setup,
                                         cache_teardown),
+        cmocka_unit_test_setup_teardown(cache_of_another_seed_should_recluster_as_a_fresh_compute,
+                                        cache_setup, cache_teardown),
         cmocka_unit_test_setup_teardown(damaged_or_foreign_cache_should_be_rejected, cache_setup,
                                         cache_teardown),
     };

@@ -311,8 +311,7 @@ static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, mlc_err *
     mlc_subspace_settings ss;
     mlc_pipeline_subspace_settings_for(p, cfg, &ss);
     mlc_err cerr;
-    if (mlc_subspace_cache_read(cache, mlc_subspace_cache_key(&p->mesh, &ss), &p->sub, &cerr) !=
-        MLC_OK)
+    if (mlc_subspace_cache_load(cache, &p->mesh, &p->fem, &ss, &p->sub, &cerr) != MLC_OK)
         return mlc_errf(err, MLC_EIO,
                         "cannot use the precompute cache %s that rank 0 wrote "
                         "(%s); the output directory must be on a file system every process "

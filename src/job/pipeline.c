@@ -189,7 +189,7 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
     const char *cache = cfg->subspace.cache;
     if (cache[0]) {
         mlc_err cerr;
-        if (mlc_subspace_cache_read(cache, key, &p->sub, &cerr) == MLC_OK) {
+        if (mlc_subspace_cache_load(cache, &p->mesh, &p->fem, &ss, &p->sub, &cerr) == MLC_OK) {
             p->cache_used = 1;
             p->t_subspace = mlc_now() - t0;
             return MLC_OK;

@@ -481,10 +481,9 @@ static void start_quiet(cholmod_common *cc) {
     cc->print = 0;
 }
 
-/* Step 4–5: passive and actuation clusters, then the contact samples. */
-static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
-                                       const mlc_subspace_settings *settings, mlc_subspace *out,
-                                       mlc_err *err) {
+/* Step 4: passive and actuation clusters (k-means++ seeded by settings->seed). */
+static mlc_status clusters(const mlc_mesh *mesh, const mlc_fem *fem,
+                           const mlc_subspace_settings *settings, mlc_subspace *out, mlc_err *err) {
     double t0 = mlc_now();
     int w = settings->w, nt = mesh->nt;
     mlc_status s =
@@ -499,8 +498,28 @@ static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
                                  settings->seed + 1, out->acluster, &out->nca, err);
         if (s != MLC_OK) return s;
     }
+    out->cluster_seed = settings->seed;
+    out->cluster_seed_known = 1;
     out->t_clusters = mlc_now() - t0;
-    t0 = mlc_now();
+    return MLC_OK;
+}
+
+mlc_status mlc_subspace_recluster(const mlc_mesh *mesh, const mlc_fem *fem,
+                                  const mlc_subspace_settings *settings, mlc_subspace *s,
+                                  mlc_err *err) {
+    if (!mesh || !fem || !settings || !s || s->nt != mesh->nt || s->nv != mesh->nv ||
+        s->w != settings->w)
+        return mlc_errf(err, MLC_EINVAL, "subspace: reclustering a subspace of another mesh");
+    return clusters(mesh, fem, settings, s, err);
+}
+
+/* Step 4–5: the clusters, then the contact samples. */
+static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
+                                       const mlc_subspace_settings *settings, mlc_subspace *out,
+                                       mlc_err *err) {
+    mlc_status s = clusters(mesh, fem, settings, out, err);
+    if (s != MLC_OK) return s;
+    double t0 = mlc_now();
     s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples,
                             &out->ns, err);
     out->t_samples = mlc_now() - t0;

@@ -81,6 +81,8 @@ typedef struct mlc_subspace {
     int *acluster;           /* nt actuation cluster label in [0, nca) */
     int ns;                  /* contact samples */
     int *samples;            /* ns boundary vertex indices (farthest-point order) */
+    uint64_t cluster_seed;   /* the k-means seed (settings.seed) cluster and acluster came from */
+    int cluster_seed_known;  /* 0 for a cache of format 1 or 2, which did not record it */
     /* Diagnostics (not part of the physics): seconds per stage, CHOLMOD ordering used. */
     double t_skinning, t_vibration, t_clusters, t_samples;
     double t_local;              /* seconds of t_vibration spent on the local modes */
@@ -118,8 +120,23 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
 void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *s,
                                double *out);
 
-/* Cache key: mesh checksum and every setting the result depends on, with a format version. */
+/* Cache key: mesh checksum and every setting the result depends on, with a format version;
+ * not the clustering seed (see mlc_subspace_cache_load). */
 uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_settings *settings);
+
+/* The clusters of `settings` (its seed) in place of s's: what mlc_subspace_compute would give
+ * with the same eigenmodes, bit for bit (the clustering reads only W, skin_eval, the mesh and the
+ * FEM data). Sets cluster_seed. */
+mlc_status mlc_subspace_recluster(const mlc_mesh *mesh, const mlc_fem *fem,
+                                  const mlc_subspace_settings *settings, mlc_subspace *s,
+                                  mlc_err *err);
+
+/* mlc_subspace_cache_read with the key of `settings`, then, when the cache's clusters are of
+ * another seed (or of an unknown one), mlc_subspace_recluster: every seed shares the
+ * eigen-solves of one cache file, which stays as it is. */
+mlc_status mlc_subspace_cache_load(const char *path, const mlc_mesh *mesh, const mlc_fem *fem,
+                                   const mlc_subspace_settings *settings, mlc_subspace *out,
+                                   mlc_err *err);
 
 /* Read a cache file. Returns MLC_OK and fills `out` only if the file is complete, its
  * checksum matches and its key equals `key`; otherwise a non-OK status with the reason in err

@@ -1,8 +1,10 @@
 /* subspace_cache.c: the reusable precompute cache of subspace.h (docs/method.md §3–6 results).
  *
- * File format (native little-endian; the endianness marker rejects anything else), version 1, or
- * version 2 for a subspace with local modes (nregions > 0; the fields marked "v2" exist only
- * there, so a cache without local modes is the same file as before local modes existed):
+ * File format (native little-endian; the endianness marker rejects anything else), version 3, or
+ * version 4 for a subspace with local modes (nregions > 0; the fields marked "local" exist only
+ * there). Versions 1 and 2 are the same files without cluster_seed (header 160 and 192 bytes):
+ * they are still parsed, as clusters of an unknown seed, but their keys included the seed, so a
+ * cache of theirs is stale for this program and recomputed once:
  *   offset  size  field
  *        0     8  magic "MLCCACHE"
  *        8     4  uint32 format version (CACHE_VERSION)
@@ -12,10 +14,11 @@
  *       64    48  double rigid_eval[6]
  *      112    32  double t_skinning, t_vibration, t_clusters, t_samples
  *      144    16  char ordering[16]
- *      160    32  v2: double local_weight, t_local, local_gram_min, local_spread_max
- *   160/192       double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m],
- *                 v2: vib_frac[m]
- *                 int32 mode_index[m], v2: mode_region[m],
+ *      160     8  uint64 cluster_seed (the k-means seed of cluster[] and acluster[])
+ *      168    32  local: double local_weight, t_local, local_gram_min, local_spread_max
+ *   168/200       double W[nv·w], skin_eval[w], D[3nv·m], vib_eval[m], grad_max[m],
+ *                 local: vib_frac[m]
+ *                 int32 mode_index[m], local: mode_region[m],
  *                 int32 cluster[nt], acluster[nt], samples[ns]
  *      end-8   8  uint64 FNV-1a 64 of every byte before it
  * Reading checks magic, version, marker and key from the header, bounds every size and checks
@@ -33,11 +36,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_VERSION 1u
-#define CACHE_VERSION_LOCAL 2u
+#define CACHE_VERSION 3u
+#define CACHE_VERSION_LOCAL 4u
+#define CACHE_VERSION_OLD 1u /* without cluster_seed */
+#define CACHE_VERSION_OLD_LOCAL 2u
 #define CACHE_ENDIAN 0x01020304u
-#define CACHE_HEADER 160
-#define CACHE_HEADER_LOCAL 192
+#define CACHE_HEADER 160 /* the fixed part every version has */
+#define CACHE_SEED 8     /* cluster_seed, from version 3 */
+#define CACHE_LOCAL 32   /* the local-mode fields */
 #define CACHE_MAX_W 32
 #define CACHE_MAX_M 1024
 
@@ -66,7 +72,8 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
     /* The contact sampling rule itself (clusters.h), so a cache of an earlier rule is not
      * taken for this one. */
     h = mlc_hash64(h, "samples: soles, faces down, all; height x3", 42);
-    h = mlc_hash64(h, &st->seed, sizeof st->seed);
+    /* Not the seed: only the clusters depend on it, and a reader reclusters a cache of another
+     * seed (mlc_subspace_cache_load) instead of repeating the eigen-solves. */
     /* Per-region materials and labels (absent for one material: the key stays as it was). */
     if (st->tet_stiffness) h = mlc_hash64(h, st->tet_stiffness, (size_t)mesh->nt * sizeof(double));
     if (st->vertex_mass) h = mlc_hash64(h, st->vertex_mass, (size_t)mesh->nv * sizeof(double));
@@ -110,7 +117,7 @@ mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_su
         s->m > CACHE_MAX_M || s->ns < 0)
         return mlc_errf(err, MLC_EINVAL, "cache write: empty or out-of-range subspace");
     int local = s->nregions > 0;
-    uint64_t header = local ? CACHE_HEADER_LOCAL : CACHE_HEADER;
+    uint64_t header = CACHE_HEADER + CACHE_SEED + (local ? CACHE_LOCAL : 0);
     uint64_t total = header +
                      payload_bytes((uint64_t)s->nv, (uint64_t)s->nt, (uint64_t)s->w, (uint64_t)s->m,
                                    (uint64_t)s->ns, local) +
@@ -131,6 +138,7 @@ mlc_status mlc_subspace_cache_write(const char *path, uint64_t key, const mlc_su
     double t[4] = {s->t_skinning, s->t_vibration, s->t_clusters, s->t_samples};
     p = put(p, t, sizeof t);
     p = put(p, s->ordering, sizeof s->ordering);
+    p = put(p, &s->cluster_seed, 8);
     double lw[4] = {s->local_weight, s->t_local, s->local_gram_min, s->local_spread_max};
     if (local) p = put(p, lw, sizeof lw);
     size_t nv = (size_t)s->nv, nt = (size_t)s->nt, w = (size_t)s->w, m = (size_t)s->m;
@@ -213,7 +221,8 @@ static int regions_ok(const int *a, size_t n, int nregions) {
 
 /* What a cache's header says: its format and the sizes of what it holds. */
 typedef struct cache_header {
-    int local;                          /* format CACHE_VERSION_LOCAL (local-mode fields) */
+    int local;                          /* local-mode fields (versions 2 and 4) */
+    int seeded;                         /* cluster_seed (versions 3 and 4) */
     int32_t nv, nt, w, m, ncp, nca, ns; /* sizes */
     int32_t skin_solves, vib_solves;    /* solver statistics */
     int32_t nregions;                   /* body regions (local format only) */
@@ -241,7 +250,7 @@ static mlc_status read_header(FILE *f, const char *path, uint64_t key,
     q = get(q, &endian, 4);
     q = get(q, &fkey, 8);
     get(q, h, sizeof h);
-    if (endian != CACHE_ENDIAN || (ver != CACHE_VERSION && ver != CACHE_VERSION_LOCAL))
+    if (endian != CACHE_ENDIAN || ver < CACHE_VERSION_OLD || ver > CACHE_VERSION_LOCAL)
         return mlc_errf(err, MLC_EPARSE,
                         "cache %s: format version %u (or byte order) differs from "
                         "this program's version %u",
@@ -251,14 +260,15 @@ static mlc_status read_header(FILE *f, const char *path, uint64_t key,
                         "cache %s: stale (computed for another mesh or other settings)", path);
     ch->nv = h[0], ch->nt = h[1], ch->w = h[2], ch->m = h[3], ch->ncp = h[4], ch->nca = h[5];
     ch->ns = h[6], ch->skin_solves = h[7], ch->vib_solves = h[8], ch->nregions = h[9];
-    ch->local = ver == CACHE_VERSION_LOCAL;
+    ch->local = ver == CACHE_VERSION_LOCAL || ver == CACHE_VERSION_OLD_LOCAL;
+    ch->seeded = ver >= CACHE_VERSION;
     return MLC_OK;
 }
 
 /* Refuse sizes no cache of this program has, and a file whose length is not the one they imply
  * (sets ch->total). */
 static mlc_status check_sizes(const char *path, cache_header *ch, mlc_err *err) {
-    uint64_t header = ch->local ? CACHE_HEADER_LOCAL : CACHE_HEADER;
+    uint64_t header = CACHE_HEADER + (ch->seeded ? CACHE_SEED : 0) + (ch->local ? CACHE_LOCAL : 0);
     if (ch->local != (ch->nregions > 0)) ch->nregions = -1; /* refused below as corrupt */
     if (ch->nv < 1 || ch->nt < 1 || ch->w < 1 || ch->w > CACHE_MAX_W || ch->m < 1 ||
         ch->m > CACHE_MAX_M || ch->ncp < 1 || ch->ncp > ch->nt || ch->nca < 1 || ch->nca > ch->nt ||
@@ -327,9 +337,10 @@ static int alloc_subspace(mlc_subspace *out, const cache_header *ch) {
            out->samples;
 }
 
-/* Copy the payload after the fixed header (byte 64 on) into *out; the version-1 format has no
- * local-mode fields, so they read as none (weights 0, every mode global). */
-static void unpack(mlc_subspace *out, const unsigned char *buf, int local) {
+/* Copy the payload after the fixed header (byte 64 on) into *out; a format without local-mode
+ * fields reads as none (weights 0, every mode global), one without cluster_seed (1 and 2) as
+ * clusters of an unknown seed (cluster_seed_known 0). */
+static void unpack(mlc_subspace *out, const unsigned char *buf, int local, int seeded) {
     size_t snv = (size_t)out->nv, snt = (size_t)out->nt, sw = (size_t)out->w, sm = (size_t)out->m;
     const unsigned char *q = buf + 64;
     q = get(q, out->rigid_eval, sizeof out->rigid_eval);
@@ -341,6 +352,9 @@ static void unpack(mlc_subspace *out, const unsigned char *buf, int local) {
     out->t_samples = t[3];
     q = get(q, out->ordering, sizeof out->ordering);
     out->ordering[sizeof out->ordering - 1] = '\0';
+    out->cluster_seed = 0;
+    out->cluster_seed_known = seeded;
+    if (seeded) q = get(q, &out->cluster_seed, 8);
     double lw[4] = {0, 0, 0, 0};
     if (local) q = get(q, lw, sizeof lw);
     out->local_weight = lw[0];
@@ -403,12 +417,23 @@ mlc_status mlc_subspace_cache_read(const char *path, uint64_t key, mlc_subspace 
         if (!alloc_subspace(out, &ch)) {
             st = mlc_errf(err, MLC_ENOMEM, "cache %s: out of memory", path);
         } else {
-            unpack(out, buf, ch.local);
+            unpack(out, buf, ch.local, ch.seeded);
             st = check_contents(out, path, err);
         }
     }
     fclose(f);
     mlc_free(buf);
     if (st != MLC_OK) mlc_subspace_free(out);
+    return st;
+}
+
+mlc_status mlc_subspace_cache_load(const char *path, const mlc_mesh *mesh, const mlc_fem *fem,
+                                   const mlc_subspace_settings *settings, mlc_subspace *out,
+                                   mlc_err *err) {
+    mlc_status st = mlc_subspace_cache_read(path, mlc_subspace_cache_key(mesh, settings), out, err);
+    if (st != MLC_OK) return st;
+    if (out->cluster_seed_known && out->cluster_seed == settings->seed) return MLC_OK;
+    if ((st = mlc_subspace_recluster(mesh, fem, settings, out, err)) != MLC_OK)
+        mlc_subspace_free(out);
     return st;
 }
