@@ -474,6 +474,87 @@ static void surfaces_should_tetrahedralize_to_the_cube(void **state) {
     assert_int_equal(mlc_alloc_live(), live);
 }
 
+static long lines_in(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long n = 0;
+    for (int c; (c = fgetc(f)) != EOF;)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static void assert_same_mesh(const mlc_mesh *a, const mlc_mesh *b) {
+    assert_int_equal(a->nv, b->nv);
+    assert_int_equal(a->nt, b->nt);
+    assert_int_equal(a->nf, b->nf);
+    assert_memory_equal(a->X, b->X, 3 * (size_t)a->nv * sizeof(double));
+    assert_memory_equal(a->T, b->T, 4 * (size_t)a->nt * sizeof(int));
+    assert_memory_equal(a->F, b->F, 3 * (size_t)a->nf * sizeof(int));
+}
+
+/* With a tets cache, a surface read again is restored from the cache, with the same bits,
+ * instead of running tetgen (a wrapper counts its runs); another surface, a corrupt or a
+ * truncated cache runs tetgen again, and what it gives is still the same mesh. */
+static void tets_cache_should_restore_the_same_mesh_without_tetgen(void **state) {
+    (void)state;
+    SKIP_WITHOUT_TETGEN();
+    long live = mlc_alloc_live();
+    char script[1024];
+    snprintf(script, sizeof script, "#!/bin/sh\necho run >> '%s'\nexec tetgen \"$@\"\n",
+             tpath("tetgen_runs.log"));
+    const char *tool = write_text("counting_tetgen.sh", script);
+    assert_int_equal(chmod(tool, 0700), 0);
+    setenv("MLC_TETGEN", tool, 1);
+    const char *runs = tpath("tetgen_runs.log"), *cache = tpath("cube.tets");
+    const char *cube = write_cube_off("mesh_cube_tc.off", 0);
+    const char *other = write_cube_off("mesh_cube_tc2.off", 0.5);
+    mlc_mesh first = {0}, m = {0};
+    mlc_mesh_report r0, r;
+    mlc_err err = {0};
+    assert_int_equal(mlc_mesh_read_cached(cube, cache, &first, &r0, &err), MLC_OK);
+    assert_int_equal(lines_in(runs), 1);
+    assert_int_equal(mlc_mesh_read_cached(cube, cache, &m, &r, &err), MLC_OK);
+    assert_int_equal(lines_in(runs), 1); /* restored: tetgen did not run */
+    assert_same_mesh(&first, &m);
+    assert_memory_equal(&r0, &r, sizeof r);
+    mlc_mesh_free(&m);
+    /* Another surface misses (and replaces the cache); the first then misses too. */
+    assert_int_equal(mlc_mesh_read_cached(other, cache, &m, &r, &err), MLC_OK);
+    assert_int_equal(lines_in(runs), 2);
+    assert_true(m.X[0] != first.X[0] || m.X[1] != first.X[1] || m.X[2] != first.X[2]);
+    mlc_mesh_free(&m);
+    assert_int_equal(mlc_mesh_read_cached(cube, cache, &m, &r, &err), MLC_OK);
+    assert_int_equal(lines_in(runs), 3);
+    assert_same_mesh(&first, &m);
+    mlc_mesh_free(&m);
+    /* A flipped byte in the kept .node text, then a cut file: both run tetgen. */
+    FILE *f = fopen(cache, "r+b");
+    assert_non_null(f);
+    fseek(f, 40, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, 40, SEEK_SET);
+    fputc(c ^ 1, f);
+    fclose(f);
+    assert_int_equal(mlc_mesh_read_cached(cube, cache, &m, &r, &err), MLC_OK);
+    assert_int_equal(lines_in(runs), 4);
+    assert_same_mesh(&first, &m);
+    mlc_mesh_free(&m);
+    assert_int_equal(truncate(cache, 100), 0);
+    assert_int_equal(mlc_mesh_read_cached(cube, cache, &m, &r, &err), MLC_OK);
+    assert_int_equal(lines_in(runs), 5);
+    assert_same_mesh(&first, &m);
+    mlc_mesh_free(&m);
+    /* Without a cache, or for a tet mesh, nothing is kept. */
+    unlink(cache);
+    assert_int_equal(mlc_mesh_read_cached(cube, "", &m, &r, &err), MLC_OK);
+    assert_int_equal(access(cache, F_OK), -1);
+    mlc_mesh_free(&m);
+    mlc_mesh_free(&first);
+    unsetenv("MLC_TETGEN");
+    assert_int_equal(mlc_alloc_live(), live);
+}
+
 static void paths_with_spaces_and_non_ascii_should_work(void **state) {
     (void)state;
     assert_int_equal(mkdir(tpath("dir with space é"), 0700), 0);
@@ -1108,6 +1189,7 @@ int main(void) {
         cmocka_unit_test(tet_formats_should_agree_on_counts_and_volume),
         cmocka_unit_test(committed_data_files_should_read),
         cmocka_unit_test(surfaces_should_tetrahedralize_to_the_cube),
+        cmocka_unit_test(tets_cache_should_restore_the_same_mesh_without_tetgen),
         cmocka_unit_test(paths_with_spaces_and_non_ascii_should_work),
         cmocka_unit_test(unknown_extension_should_list_the_supported_ones),
         cmocka_unit_test(missing_file_should_give_eio_with_strerror),

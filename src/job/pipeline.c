@@ -141,7 +141,11 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
         return s;
     }
     double t0 = mlc_now();
-    s = mlc_mesh_read(p->mesh_path, &p->mesh, &p->report, err);
+    /* A surface's tets are kept beside the precompute cache, as CACHE.tets: a sweep over seeds
+     * then runs tetgen once, as it runs the eigen-solves once. */
+    char tets[MLC_CONFIG_PATH_MAX + 8] = "";
+    if (cfg->subspace.cache[0]) snprintf(tets, sizeof tets, "%s.tets", cfg->subspace.cache);
+    s = mlc_mesh_read_cached(p->mesh_path, tets, &p->mesh, &p->report, err);
     /* A mesh that cannot be read is bad input (exit 2), not a runtime failure. */
     if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
     if (s != MLC_OK) return s;

@@ -57,6 +57,11 @@ typedef struct mlc_transform {
  * (MLC_EPARSE or MLC_EINVAL with file, line and fix in err); flips inverted tets and drops
  * unreferenced vertices (reported). Extracts the boundary (outward). `report` may be NULL. */
 mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *report, mlc_err *err);
+/* The same; a surface's tetrahedralization is also kept in the file `tets_cache` (NULL or ""
+ * for none) and restored from it when the same surface is read with the same tetgen again,
+ * with the same bits (tetgen_cache.c). Other formats ignore it. */
+mlc_status mlc_mesh_read_cached(const char *path, const char *tets_cache, mlc_mesh *mesh,
+                                mlc_mesh_report *report, mlc_err *err);
 
 void mlc_mesh_free(mlc_mesh *mesh);
 

@@ -27,7 +27,16 @@ mlc_status mlc__tetgen_read(const char *node_path, const char *ele_path, mlc_mes
  * with one line per defect) and tetrahedralize it with tetgen into m->X, m->T. Does not
  * finalize. Fills report->surface, surface_checked and dropped_triangles when the surface was
  * read (report may be NULL). On failure m is freed. */
-mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m,
+mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets_cache, mlc_mesh *m,
                              mlc_mesh_report *report, mlc_err *err);
+
+/* The tetrahedralization cache (tetgen_cache.c). The key of the surface file tetgen is given
+ * (off_path), the program and its switches; 0 when it cannot be computed. get restores the
+ * .node/.ele pair of a file `cache` made for `key` into node_out/ele_out and returns 1, or 0
+ * for any miss; put keeps the pair tetgen just wrote (best effort, atomic). */
+uint64_t mlc__tetgen_cache_key(const char *off_path, const char *prog, const char *switches);
+int mlc__tetgen_cache_get(const char *cache, uint64_t key, const char *node_out,
+                          const char *ele_out);
+void mlc__tetgen_cache_put(const char *cache, uint64_t key, const char *node, const char *ele);
 
 #endif

@@ -688,7 +688,9 @@ static void remove_dir(const char *dir) {
     rmdir(dir);
 }
 
-static mlc_status tetrahedralize(const surf *s, const char *path, mlc_mesh *m, mlc_err *err) {
+/* tets_cache: the file of tetgen_cache.c, or NULL. */
+static mlc_status tetrahedralize(const surf *s, const char *path, const char *tets_cache,
+                                 mlc_mesh *m, mlc_err *err) {
     char prog[TG_PATH], dir[TG_PATH - 64], off[TG_PATH], log[TG_PATH], node[TG_PATH], ele[TG_PATH];
     const char *want = getenv("MLC_TETGEN");
     int from_env = want && *want;
@@ -717,10 +719,24 @@ static mlc_status tetrahedralize(const surf *s, const char *path, mlc_mesh *m, m
     char a_flags[] = "-pYq1.414", a_z[] = "-z", a_q[] = "-Q", a_d[] = "-d";
     char *argv[] = {prog, a_flags, a_z, a_q, off, NULL};
     mlc_status st = write_off(s, off, path, err);
+    uint64_t key = 0;
+    if (st == MLC_OK && tets_cache && tets_cache[0]) {
+        key = mlc__tetgen_cache_key(off, prog, "-pYq1.414 -z -Q");
+        /* A restored pair is the bytes tetgen wrote: the reader gives the same mesh. */
+        if (mlc__tetgen_cache_get(tets_cache, key, node, ele)) {
+            if ((st = mlc__tetgen_read(node, ele, m, err)) == MLC_OK) {
+                mlc_free(m->tet_tag), m->tet_tag = NULL;
+                goto done;
+            }
+            if (st == MLC_ENOMEM) goto done;
+            st = MLC_OK; /* unreadable (cannot happen for a checked file): run tetgen */
+        }
+    }
     if (st == MLC_OK) st = run_program(prog, argv, log, &ws, path, err);
     if (st != MLC_OK) goto done;
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
         st = mlc__tetgen_read(node, ele, m, err);
+        if (st == MLC_OK && key) mlc__tetgen_cache_put(tets_cache, key, node, ele);
         /* Labels do not apply to a tetrahedralized surface (tetgen runs without -A). */
         if (st == MLC_OK) mlc_free(m->tet_tag), m->tet_tag = NULL;
         /* Out of memory is ours, not tetgen's: keep the status (and its message). */
@@ -859,7 +875,7 @@ static mlc_status check_surface(const surf *s, const char *path, const char *fmt
 
 /* ---- Entry -------------------------------------------------------------------------------------
  */
-mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m,
+mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets_cache, mlc_mesh *m,
                              mlc_mesh_report *report, mlc_err *err) {
     char *buf = NULL;
     size_t size = 0;
@@ -911,7 +927,7 @@ mlc_status mlc__surface_read(const char *path, const char *fmt, mlc_mesh *m,
                       "closed surface needs at least 4 of each",
                       path, s.nv, s.nf);
     if (st == MLC_OK) st = check_surface(&s, path, fmt, report, err);
-    if (st == MLC_OK) st = tetrahedralize(&s, path, m, err);
+    if (st == MLC_OK) st = tetrahedralize(&s, path, tets_cache, m, err);
     surf_free(&s);
     if (st != MLC_OK) mlc_mesh_free(m);
     return st;
