@@ -306,7 +306,15 @@ static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, mlc_err *
     char cache[MLC_CONFIG_PATH_MAX];
     if ((s = shared_cache_path(cfg, cache, sizeof cache, err)) != MLC_OK) return s;
     if ((s = test_fail_hook(err)) != MLC_OK) return s;
-    if ((s = mlc_pipeline_load_mesh(p, cfg, err)) != MLC_OK) return s;
+    /* The mesh with rank 0's cache path too: a surface's tets are then restored from the
+     * CACHE.tets rank 0 wrote instead of running tetgen on every rank. */
+    mlc_config *pc = mlc_malloc(sizeof *pc);
+    if (!pc) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    *pc = *cfg;
+    snprintf(pc->subspace.cache, sizeof pc->subspace.cache, "%s", cache);
+    s = mlc_pipeline_load_mesh(p, pc, err);
+    mlc_free(pc);
+    if (s != MLC_OK) return s;
     if ((s = mlc_pipeline_regions(p, cfg, err)) != MLC_OK) return s;
     mlc_subspace_settings ss;
     mlc_pipeline_subspace_settings_for(p, cfg, &ss);
