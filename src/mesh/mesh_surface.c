@@ -721,7 +721,9 @@ static mlc_status tetrahedralize(const surf *s, const char *path, const char *te
     mlc_status st = write_off(s, off, path, err);
     uint64_t key = 0;
     if (st == MLC_OK && tets_cache && tets_cache[0]) {
-        key = mlc__tetgen_cache_key(off, prog, "-pYq1.414 -z -Q");
+        char switches[64]; /* the run's own switches (argv above) */
+        snprintf(switches, sizeof switches, "%s %s %s", a_flags, a_z, a_q);
+        key = mlc__tetgen_cache_key(off, prog, switches);
         /* A restored pair is the bytes tetgen wrote: the reader gives the same mesh. */
         if (mlc__tetgen_cache_get(tets_cache, key, node, ele)) {
             if ((st = mlc__tetgen_read(node, ele, m, err)) == MLC_OK) {
