@@ -354,9 +354,11 @@ static MLC_HOT int same_set_again(mlc_contact *cs, const double *ystar, const do
         pos &= s[b] > 0, lsum += s[b];
     if (!pos) return -1;
     const size_t nsz = (size_t)ns;
-    /* The passes are branch-free (selects; the count in a double) so that they vectorize.
-     * y* − 0 is y* exactly: the general path's base, y* − g for a candidate, y* for another. */
-    double wrong = 0;
+    /* The passes are branch-free (selects; a 64-bit integer count, which the compiler may sum
+     * in any order, where a count in a double was added lane by lane in sequence) so that they
+     * vectorize. y* − 0 is y* exactly: the general path's base, y* − g for a candidate, y* for
+     * another. */
+    long long wrong = 0;
     for (int r = 0; r < cs->nruns; r++) {
         const int b0 = cs->runs[2 * r], n = cs->runs[2 * r + 1] - b0;
         const double *restrict yr = ystar + b0, *restrict gr = g + b0;
@@ -369,11 +371,11 @@ static MLC_HOT int same_set_again(mlc_contact *cs, const double *ystar, const do
          * (it would be added); C's samples are counted here too, and taken back below. */
         for (int i = 0; i < n; i++) {
             const double th = gr[i] - tol;
-            wrong += w[i] < (yr[i] < th ? -tol : th) ? 1.0 : 0.0;
+            wrong += w[i] < (yr[i] < th ? -tol : th);
         }
     }
     for (int b = 0; b < np; b++) /* C's samples are candidates (checked above) */
-        wrong -= cs->w[C[b]] < -tol ? 1.0 : 0.0;
+        wrong -= cs->w[C[b]] < -tol;
     if (wrong > 0) return -1;
     if (cs->live && !cs->live->hold(cs->live->user, lsum)) return -1;
     for (int b = 0; b < np; b++)

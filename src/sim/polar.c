@@ -305,6 +305,18 @@ __attribute__((target("avx2"))) static void sqrt_lanes4(int PL, double *o, const
 #define SQRT_LANES(avx, PL, o, x) sqrt_lanes2(PL, o, x)
 #endif
 
+/* m ? a : b for a lane mask m (0 or −1), by its bits. A lane update written
+ * `v[l] = c ? x : v[l]` is turned by GCC into a masked store, which AMD cores run slowly and
+ * cannot forward to the load that follows; a select of bits is a plain store (same values). */
+static inline __attribute__((always_inline)) double lane_pick(long m, double a, double b) {
+    union {
+        double d;
+        long l;
+    } ua = {a}, ub = {b}, r;
+    r.l = (ua.l & m) | (ub.l & ~m);
+    return r.d;
+}
+
 /* One block of PL lanes (PL a constant after inlining; nl ≤ PL used). Lanes nl..PL−1 of every
  * row are read and written as scratch. A_kj of lane l at A[(3k + j)·lda + l], q_k at
  * q[k·ldq + l], R_kj at R[(3k + j)·ldr + l].
@@ -404,12 +416,12 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             long done = run & ~fail & conv;
             n[l] = (done & it) | (~done & n[l]);
             long take = done, climb = run & ~fail & ~conv;
-            X1[l] = take ? x1 : X1[l];
-            X2[l] = take ? x2 : X2[l];
-            X3[l] = take ? x3 : X3[l];
-            XX[l] = take ? xx : XX[l];
+            X1[l] = lane_pick(take, x1, X1[l]);
+            X2[l] = lane_pick(take, x2, X2[l]);
+            X3[l] = lane_pick(take, x3, X3[l]);
+            XX[l] = lane_pick(take, xx, XX[l]);
             double step = f / (1 + xx); /* f < 0 left of the root: λ increases monotonically */
-            lam[l] = climb ? la - step : la;
+            lam[l] = lane_pick(climb, la - step, la);
         }
     }
     /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). Lanes still at 0 after 12
@@ -427,11 +439,11 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
         double n1 = b * p0 + a0 * p1 - d * p2 + c * p3;
         double n2 = c * p0 + d * p1 + a0 * p2 - b * p3;
         double n3 = d * p0 - c * p1 + b * p2 + a0 * p3;
-        long upd = state[l] == 2;
-        qw[0][l] = upd ? n0 : a0;
-        qw[1][l] = upd ? n1 : b;
-        qw[2][l] = upd ? n2 : c;
-        qw[3][l] = upd ? n3 : d;
+        long upd = -(long)(state[l] == 2);
+        qw[0][l] = lane_pick(upd, n0, a0);
+        qw[1][l] = lane_pick(upd, n1, b);
+        qw[2][l] = lane_pick(upd, n2, c);
+        qw[3][l] = lane_pick(upd, n3, d);
     }
     double Rl[9][PLMAX];
     for (int l = 0; l < PL; l++) {

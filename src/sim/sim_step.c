@@ -539,9 +539,13 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
     mlc_contact_live lv = {0}, *live = NULL;
     if (!first_iteration && ro->nfar > 0) {
         const double *restrict zy = ro->zs + n4, *restrict zr = ro->zref;
-        double d2 = 0;
-        for (int i = 0; i < n4; i++)
-            d2 += (zy[i] - zr[i]) * (zy[i] - zr[i]);
+        /* four partial sums (n4 is a multiple of 4), one vector: the order of a bound's sum
+         * does not matter (its margin covers any order's rounding), its latency chain does */
+        double d4[4] = {0, 0, 0, 0};
+        for (int i = 0; i < n4; i += 4)
+            for (int k = 0; k < 4; k++)
+                d4[k] += (zy[i + k] - zr[i + k]) * (zy[i + k] - zr[i + k]);
+        const double d2 = (d4[0] + d4[1]) + (d4[2] + d4[3]);
         /* ‖z*_y‖ ≤ ‖zref‖ + d bounds both heights' rounding */
         const double d = sqrt(d2), move = d * (1 + 1e-12) + 1e-9 * (2 * ro->zref_norm + d);
         int nr = 0, nskip = 0, prev = 0, *restrict runs = ro->sruns, *restrict skip = ro->sskip;
