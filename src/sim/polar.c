@@ -305,18 +305,6 @@ __attribute__((target("avx2"))) static void sqrt_lanes4(int PL, double *o, const
 #define SQRT_LANES(avx, PL, o, x) sqrt_lanes2(PL, o, x)
 #endif
 
-/* m ? a : b for a lane mask m (0 or −1), by its bits. A lane update written
- * `v[l] = c ? x : v[l]` is turned by GCC into a masked store, which AMD cores run slowly and
- * cannot forward to the load that follows; a select of bits is a plain store (same values). */
-static inline __attribute__((always_inline)) double lane_pick(long m, double a, double b) {
-    union {
-        double d;
-        long l;
-    } ua = {a}, ub = {b}, r;
-    r.l = (ua.l & m) | (ub.l & ~m);
-    return r.d;
-}
-
 /* One block of PL lanes (PL a constant after inlining; nl ≤ PL used). Lanes nl..PL−1 of every
  * row are read and written as scratch. A_kj of lane l at A[(3k + j)·lda + l], q_k at
  * q[k·ldq + l], R_kj at R[(3k + j)·ldr + l].
@@ -415,18 +403,19 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             state[l] = (run & stnew) | (~run & state[l]);
             long done = run & ~fail & conv;
             n[l] = (done & it) | (~done & n[l]);
-            long take = done, climb = run & ~fail & ~conv;
-            X1[l] = lane_pick(take, x1, X1[l]);
-            X2[l] = lane_pick(take, x2, X2[l]);
-            X3[l] = lane_pick(take, x3, X3[l]);
-            XX[l] = lane_pick(take, xx, XX[l]);
+            long climb = run & ~fail & ~conv;
+            /* x of every lane, unconditionally: a lane that converged keeps its λ, so the
+             * later iterations recompute its x bit for bit; for the others x is not read. (A
+             * select `X[l] = take ? x : X[l]` is made a masked store by GCC, which AMD cores run
+             * slowly and cannot forward to the next load.) */
+            X1[l] = x1, X2[l] = x2, X3[l] = x3, XX[l] = xx;
             double step = f / (1 + xx); /* f < 0 left of the root: λ increases monotonically */
-            lam[l] = lane_pick(climb, la - step, la);
+            lam[l] = la - (climb ? step : 0.0); /* la − 0 is la, ±0 and NaN included */
         }
     }
     /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q). Lanes still at 0 after 12
      * steps did not converge: mlc_polar decides. */
-    double rt[PLMAX];
+    double rt[PLMAX], qn[4][PLMAX];
     for (int l = 0; l < PL; l++)
         rt[l] = 1 + XX[l];
     SQRT_LANES(avx, PL, rt, rt);
@@ -439,15 +428,15 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
         double n1 = b * p0 + a0 * p1 - d * p2 + c * p3;
         double n2 = c * p0 + d * p1 + a0 * p2 - b * p3;
         double n3 = d * p0 - c * p1 + b * p2 + a0 * p3;
-        long upd = -(long)(state[l] == 2);
-        qw[0][l] = lane_pick(upd, n0, a0);
-        qw[1][l] = lane_pick(upd, n1, b);
-        qw[2][l] = lane_pick(upd, n2, c);
-        qw[3][l] = lane_pick(upd, n3, d);
+        long upd = state[l] == 2; /* into qn, not back into qw: no masked store (above) */
+        qn[0][l] = upd ? n0 : a0;
+        qn[1][l] = upd ? n1 : b;
+        qn[2][l] = upd ? n2 : c;
+        qn[3][l] = upd ? n3 : d;
     }
     double Rl[9][PLMAX];
     for (int l = 0; l < PL; l++) {
-        double w = qw[0][l], x = qw[1][l], y = qw[2][l], z = qw[3][l];
+        double w = qn[0][l], x = qn[1][l], y = qn[2][l], z = qn[3][l];
         double s = 2 / (w * w + x * x + y * y + z * z);
         double xs = x * s, ys = y * s, zs = z * s;
         double wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
@@ -473,7 +462,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
                 A3[i][l] = a[i][l];
     for (int k = 0; k < 4; k++)
         for (int l = 0; l < PL; l++)
-            q[k * ldq + l] = qw[k][l];
+            q[k * ldq + l] = qn[k][l];
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
             for (int l = 0; l < PL; l++)
@@ -486,7 +475,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
             for (int i = 0; i < 9; i++)
                 Ap[i] = A3[i][l];
             for (int k = 0; k < 4; k++)
-                qp[k] = qw[k][l]; /* unchanged for state 3 */
+                qp[k] = qn[k][l]; /* unchanged for state 3 */
             nw = mlc_polar(Ap, qp, Rp);
             for (int k = 0; k < 4; k++)
                 q[k * ldq + l] = qp[k];
