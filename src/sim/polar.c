@@ -260,11 +260,12 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * convergence) is finished by mlc_polar itself. Blocks are 8 lanes, and 4 for the remainder. */
 #define PLMAX 16
 
-/* Two compiled copies of the lane loops: the SSE2 baseline and AVX2 (4-wide), chosen once at
- * load by mlc__cpu_use_avx2, the same decision as the step kernels' (cpu_internal.h:
- * MLC_NO_AVX2=1 in the environment forces the baseline; building with -DMLC_NO_KERNEL_CLONES
- * drops the AVX2 copy). Elementwise lane operations only, no FMA, so the copies give identical
- * bits. */
+/* Two implementations of the lanes: these blocks (the SSE2 baseline, and every machine
+ * without the AVX2 copy) and, on AVX2, one vector of four lanes at a time held in registers
+ * (polar_vector4 below), chosen once at load by mlc__cpu_use_avx2, the same decision as the
+ * step kernels' (cpu_internal.h: MLC_NO_AVX2=1 in the environment forces the baseline;
+ * building with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elementwise lane operations only,
+ * in the same order, no FMA, so the two give identical bits. */
 
 /* The lane loops vectorize only when GCC may evaluate the comparisons and square roots of
  * every lane unconditionally: no errno from sqrt (its arguments are ≥ 0 or NaN here) and no
@@ -279,7 +280,7 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
 
 /* Lane square roots (PL a multiple of 4): on x86-64 the packed square root instructions, which
  * round exactly like sqrt (IEEE); a plain sqrt loop would stay scalar, since GCC keeps its errno
- * branch. avx selects the 4-wide form (only inlined into the AVX2 copy). */
+ * branch. */
 #if defined(__GNUC__) && defined(__x86_64__)
 typedef double mlc_p2d __attribute__((vector_size(16), aligned(8)));
 static inline __attribute__((always_inline)) void sqrt_lanes2(int PL, double *o, const double *x) {
@@ -293,17 +294,6 @@ static inline void sqrt_lanes2(int PL, double *o, const double *x) {
         o[l] = sqrt(x[l]);
 }
 #endif
-#ifdef MLC_HAVE_AVX2_CLONES
-typedef double mlc_p4d __attribute__((vector_size(32), aligned(8)));
-__attribute__((target("avx2"))) static void sqrt_lanes4(int PL, double *o, const double *x) {
-    for (int l = 0; l < PL; l += 4)
-        *(mlc_p4d *)(void *)(o + l) =
-            __builtin_ia32_sqrtpd256(*(const mlc_p4d *)(const void *)(x + l));
-}
-#define SQRT_LANES(avx, PL, o, x) ((avx) ? sqrt_lanes4(PL, o, x) : sqrt_lanes2(PL, o, x))
-#else
-#define SQRT_LANES(avx, PL, o, x) sqrt_lanes2(PL, o, x)
-#endif
 
 /* One block of PL lanes (PL a constant after inlining; nl ≤ PL used). Lanes nl..PL−1 of every
  * row are read and written as scratch. A_kj of lane l at A[(3k + j)·lda + l], q_k at
@@ -311,11 +301,10 @@ __attribute__((target("avx2"))) static void sqrt_lanes4(int PL, double *o, const
  * Lane state: 0 on the Newton path, 1 finished (q final), 2 converged (apply x to q),
  * 3 fallback to mlc_polar. */
 static inline __attribute__((always_inline)) int
-polar_block(const int PL, const int avx, int nl, const double *restrict A, size_t lda,
-            double *restrict q, size_t ldq, double *restrict R, size_t ldr, int *restrict work) {
+polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *restrict q,
+            size_t ldq, double *restrict R, size_t ldr, int *restrict work) {
     double a[9][PLMAX], qw[4][PLMAX], scale[PLMAX];
     long state[PLMAX], n[PLMAX];
-    (void)avx; /* only read where an AVX2 copy exists */
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
             for (int l = 0; l < PL; l++)
@@ -341,8 +330,8 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
         state[l] = (warm & ~nz & 1) | (~warm & 3);
         n[l] = 0;
     }
-    /* Square roots in loops of their own (SQRT_LANES above). */
-    SQRT_LANES(avx, PL, scale, nA2v);
+    /* Square roots in loops of their own (sqrt_lanes2 above). */
+    sqrt_lanes2(PL, scale, nA2v);
     for (int l = 0; l < PL; l++)
         scale[l] = 2 * scale[l];
     /* warm_matrix: S = K(R(q)ᵀ A), lane by lane. */
@@ -418,7 +407,7 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
     double rt[PLMAX], qn[4][PLMAX];
     for (int l = 0; l < PL; l++)
         rt[l] = 1 + XX[l];
-    SQRT_LANES(avx, PL, rt, rt);
+    sqrt_lanes2(PL, rt, rt);
     for (int l = 0; l < PL; l++) {
         state[l] |= -(long)(state[l] == 0) & 3;
         double a0 = qw[0][l], b = qw[1][l], c = qw[2][l], d = qw[3][l];
@@ -490,34 +479,164 @@ polar_block(const int PL, const int avx, int nl, const double *restrict A, size_
 }
 
 /* All problems: blocks of 8 lanes, then blocks of 4 (the arrays have ld ≥ n rounded up to 4). */
-static inline __attribute__((always_inline)) int polar_lanes_body(const int avx, int n,
-                                                                  const double *A, size_t lda,
-                                                                  double *q, size_t ldq, double *R,
-                                                                  size_t ldr, int *work) {
+static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
+                            size_t ldr, int *work) {
     int total = 0, b = 0;
     for (; n - b > 16; b += 8)
-        total += polar_block(8, avx, 8, A + b, lda, q + b, ldq, R + b, ldr, work ? work + b : NULL);
+        total += polar_block(8, 8, A + b, lda, q + b, ldq, R + b, ldr, work ? work + b : NULL);
     int nl = n - b, *wb = work ? work + b : NULL; /* the last ≤ 16 in one block */
     A += b, q += b, R += b;
-    if (nl > 12) return total + polar_block(16, avx, nl, A, lda, q, ldq, R, ldr, wb);
-    if (nl > 8) return total + polar_block(12, avx, nl, A, lda, q, ldq, R, ldr, wb);
-    if (nl > 4) return total + polar_block(8, avx, nl, A, lda, q, ldq, R, ldr, wb);
-    if (nl > 0) return total + polar_block(4, avx, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 12) return total + polar_block(16, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 8) return total + polar_block(12, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 4) return total + polar_block(8, nl, A, lda, q, ldq, R, ldr, wb);
+    if (nl > 0) return total + polar_block(4, nl, A, lda, q, ldq, R, ldr, wb);
     return total;
 }
 
 typedef int (*polar_lanes_fn)(int, const double *, size_t, double *, size_t, double *, size_t,
                               int *);
-static int polar_lanes_base(int n, const double *A, size_t lda, double *q, size_t ldq, double *R,
-                            size_t ldr, int *work) {
-    return polar_lanes_body(0, n, A, lda, q, ldq, R, ldr, work);
-}
 static polar_lanes_fn polar_lanes_sel = polar_lanes_base;
 #ifdef MLC_HAVE_AVX2_CLONES
+/* The AVX2 copy: polar_block's stages for one vector of four lanes at a time, its values in
+ * registers from the load of A to the store of R, where the block's stages passed each value
+ * through an array of lanes; and each vector stops its Newton steps when its own lanes are
+ * done. Every lane performs polar_block's operations in the same order (elementwise IEEE
+ * operations on vectors; selects by mask), so the results are its bits. Lanes n.. of the last
+ * vector are scratch, as in a block. */
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef long long v4l __attribute__((vector_size(32)));
+#define V4(x) ((v4d){(x), (x), (x), (x)})
+#define PICK(m, a, b) ((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m)))) /* m ? a : b */
+#define LD4(p) (*(const v4d *)(const void *)(p))
+#define ST4(p, v) (*(v4d *)(void *)(p) = (v))
+
+/* R(q) of four lanes (QUAT_TO_MATRIX's operations), R[k + 3j] the vector of R_kj. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+quat_rows4(v4d w, v4d x, v4d y, v4d z, v4d R[9]) {
+    v4d s = V4(2.0) / (w * w + x * x + y * y + z * z);
+    v4d xs = x * s, ys = y * s, zs = z * s;
+    v4d wx = w * xs, wy = w * ys, wz = w * zs, xx = x * xs, xy = x * ys, xz = x * zs;
+    v4d yy = y * ys, yz = y * zs, zz = z * zs;
+    R[0] = V4(1.0) - (yy + zz), R[1] = xy + wz, R[2] = xz - wy;
+    R[3] = xy - wz, R[4] = V4(1.0) - (xx + zz), R[5] = yz + wx;
+    R[6] = xz + wy, R[7] = yz - wx, R[8] = V4(1.0) - (xx + yy);
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) int
+polar_vector4(int nl, const double *restrict A, size_t lda, double *restrict q, size_t ldq,
+              double *restrict R, size_t ldr, int *restrict work) {
+    v4d a[9], qw[4];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++)
+            a[k + 3 * j] = LD4(A + (3 * k + j) * lda);
+    for (int k = 0; k < 4; k++)
+        qw[k] = LD4(q + k * ldq);
+    v4d nA2 = V4(0.0);
+    for (int i = 0; i < 9; i++)
+        nA2 += a[i] * a[i];
+    const v4l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
+                         0x7fffffffffffffffLL};
+    v4d qn2 = qw[0] * qw[0] + qw[1] * qw[1] + qw[2] * qw[2] + qw[3] * qw[3];
+    v4l warm = (v4d)((v4l)(qn2 - V4(1.0)) & absmask) <= V4(1e-13);
+    v4l nz = (nA2 > V4(0.0)) & (nA2 <= V4(DBL_MAX));
+    v4l state = (warm & ~nz & 1) | (~warm & 3), n = {0, 0, 0, 0};
+    v4d scale = V4(2.0) * __builtin_ia32_sqrtpd256(nA2);
+    /* S = K(R(q)ᵀ A) */
+    v4d R0[9];
+    quat_rows4(qw[0], qw[1], qw[2], qw[3], R0);
+    v4d B[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            B[i + 3 * j] =
+                R0[3 * i] * a[3 * j] + R0[3 * i + 1] * a[3 * j + 1] + R0[3 * i + 2] * a[3 * j + 2];
+    const v4d a00 = B[0], a10 = B[1], a20 = B[2], a01 = B[3], a11 = B[4], a21 = B[5], a02 = B[6],
+              a12 = B[7], a22 = B[8];
+    const v4d S00 = a00 + a11 + a22, S11 = a00 - a11 - a22, S22 = -a00 + a11 - a22,
+              S33 = -a00 - a11 + a22, S01 = a21 - a12, S02 = a02 - a20, S03 = a10 - a01,
+              S12 = a01 + a10, S13 = a02 + a20, S23 = a12 + a21;
+    /* Newton steps while a lane of this vector is on the path (polar_block's loop) */
+    v4d lam = S00, X1 = V4(0.0), X2 = V4(0.0), X3 = V4(0.0), XX = V4(0.0);
+    const v4d piv_min = V4(1e-9) * scale, ftol = V4(1e-15) * scale;
+    for (long long it = 1; it <= 12; it++) {
+        v4l run = state == 0;
+        if (!(run[0] | run[1] | run[2] | run[3])) break;
+        const v4d s1 = S01, s2 = S02, s3 = S03, la = lam;
+        v4d m11 = la - S11, m22 = la - S22, m33 = la - S33;
+        v4d m12 = -S12, m13 = -S13, m23 = -S23;
+        v4d c11 = m22 * m33 - m23 * m23, c33 = m11 * m22 - m12 * m12;
+        v4d c12 = m13 * m23 - m12 * m33, c13 = m12 * m23 - m13 * m22;
+        v4d c22 = m11 * m33 - m13 * m13, c23 = m12 * m13 - m11 * m23;
+        v4d det = m11 * c11 + m12 * c12 + m13 * c13;
+        v4d id = V4(1.0) / det;
+        v4d x1 = (c11 * s1 + c12 * s2 + c13 * s3) * id;
+        v4d x2 = (c12 * s1 + c22 * s2 + c23 * s3) * id;
+        v4d x3 = (c13 * s1 + c23 * s2 + c33 * s3) * id;
+        v4d xx = x1 * x1 + x2 * x2 + x3 * x3;
+        v4d f = la - S00 - (s1 * x1 + s2 * x2 + s3 * x3);
+        v4l fail = ~(m11 > piv_min) | ~(c33 > piv_min * m11) | ~(det > piv_min * c33);
+        v4l conv = (v4d)((v4l)f & absmask) <= ftol * (V4(1.0) + xx);
+        v4l stnew = (fail & 3) | (~fail & conv & 2);
+        state = (run & stnew) | (~run & state);
+        v4l done = run & ~fail & conv;
+        n = (done & it) | (~done & n);
+        v4l climb = run & ~fail & ~conv;
+        X1 = x1, X2 = x2, X3 = x3, XX = xx; /* a converged lane recomputes its own */
+        v4d step = f / (V4(1.0) + xx);
+        lam = la - PICK(climb, step, V4(0.0));
+    }
+    /* q ← L(q) (1, x) / ‖(1, x)‖ for converged lanes, then R(q) */
+    v4d rt = __builtin_ia32_sqrtpd256(V4(1.0) + XX);
+    state |= (state == 0) & 3;
+    const v4d a0 = qw[0], b = qw[1], c = qw[2], d = qw[3];
+    v4d in = V4(1.0) / rt;
+    v4d p0 = in, p1 = X1 * in, p2 = X2 * in, p3 = X3 * in;
+    v4d n0 = a0 * p0 - b * p1 - c * p2 - d * p3;
+    v4d n1 = b * p0 + a0 * p1 - d * p2 + c * p3;
+    v4d n2 = c * p0 + d * p1 + a0 * p2 - b * p3;
+    v4d n3 = d * p0 - c * p1 + b * p2 + a0 * p3;
+    v4l upd = state == 2;
+    v4d qn[4] = {PICK(upd, n0, a0), PICK(upd, n1, b), PICK(upd, n2, c), PICK(upd, n3, d)};
+    v4d Rl[9];
+    quat_rows4(qn[0], qn[1], qn[2], qn[3], Rl);
+    for (int k = 0; k < 4; k++)
+        ST4(q + k * ldq, qn[k]);
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++)
+            ST4(R + (3 * k + j) * ldr, Rl[k + 3 * j]);
+    int total = 0;
+    for (int l = 0; l < nl; l++) {
+        int nw = (int)n[l];
+        if (state[l] == 3) { /* off the warm path: mlc_polar decides, from the inputs */
+            double Ap[9], qp[4], Rp[9];
+            for (int i = 0; i < 9; i++)
+                Ap[i] = a[i][l];
+            for (int k = 0; k < 4; k++)
+                qp[k] = qw[k][l];
+            nw = mlc_polar(Ap, qp, Rp);
+            for (int k = 0; k < 4; k++)
+                q[k * ldq + l] = qp[k];
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++)
+                    R[(3 * k + j) * ldr + l] = Rp[k + 3 * j];
+        }
+        if (work) work[l] = nw;
+        total += nw;
+    }
+    return total;
+}
+#undef V4
+#undef PICK
+#undef LD4
+#undef ST4
+
 __attribute__((target("avx2"))) static int polar_lanes_avx2(int n, const double *A, size_t lda,
                                                             double *q, size_t ldq, double *R,
                                                             size_t ldr, int *work) {
-    return polar_lanes_body(1, n, A, lda, q, ldq, R, ldr, work);
+    int total = 0;
+    for (int b = 0; b < n; b += 4)
+        total += polar_vector4(n - b < 4 ? n - b : 4, A + b, lda, q + b, ldq, R + b, ldr,
+                               work ? work + b : NULL);
+    return total;
 }
 __attribute__((constructor)) static void polar_select(void) {
     if (mlc__cpu_use_avx2()) polar_lanes_sel = polar_lanes_avx2;
