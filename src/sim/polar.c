@@ -295,6 +295,20 @@ static inline void sqrt_lanes2(int PL, double *o, const double *x) {
 }
 #endif
 
+/* A lane off the warm path (state 3): mlc_polar from the lane's A (Ap, as mlc_polar takes it)
+ * and q; its q and R into the lane's column (q, R at the lane, strides ldq, ldr). */
+static int lane_fallback(const double Ap[9], double qp[4], double *q, size_t ldq, double *R,
+                         size_t ldr) {
+    double Rp[9];
+    int nw = mlc_polar(Ap, qp, Rp);
+    for (int k = 0; k < 4; k++)
+        q[k * ldq] = qp[k];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++)
+            R[(3 * k + j) * ldr] = Rp[k + 3 * j];
+    return nw;
+}
+
 /* One block of PL lanes (PL a constant after inlining; nl ≤ PL used). Lanes nl..PL−1 of every
  * row are read and written as scratch. A_kj of lane l at A[(3k + j)·lda + l], q_k at
  * q[k·ldq + l], R_kj at R[(3k + j)·ldr + l].
@@ -460,17 +474,12 @@ polar_block(const int PL, int nl, const double *restrict A, size_t lda, double *
     for (int l = 0; l < nl; l++) {
         int nw = (int)n[l];
         if (state[l] == 3) {
-            double Ap[9], qp[4], Rp[9];
+            double Ap[9], qp[4];
             for (int i = 0; i < 9; i++)
                 Ap[i] = A3[i][l];
             for (int k = 0; k < 4; k++)
                 qp[k] = qn[k][l]; /* unchanged for state 3 */
-            nw = mlc_polar(Ap, qp, Rp);
-            for (int k = 0; k < 4; k++)
-                q[k * ldq + l] = qp[k];
-            for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++)
-                    R[(3 * k + j) * ldr + l] = Rp[k + 3 * j];
+            nw = lane_fallback(Ap, qp, q + l, ldq, R + l, ldr);
         }
         if (work) work[l] = nw;
         total += nw;
@@ -607,17 +616,12 @@ polar_vector4(int nl, const double *restrict A, size_t lda, double *restrict q, 
     for (int l = 0; l < nl; l++) {
         int nw = (int)n[l];
         if (state[l] == 3) { /* off the warm path: mlc_polar decides, from the inputs */
-            double Ap[9], qp[4], Rp[9];
+            double Ap[9], qp[4];
             for (int i = 0; i < 9; i++)
                 Ap[i] = a[i][l];
             for (int k = 0; k < 4; k++)
                 qp[k] = qw[k][l];
-            nw = mlc_polar(Ap, qp, Rp);
-            for (int k = 0; k < 4; k++)
-                q[k * ldq + l] = qp[k];
-            for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 3; j++)
-                    R[(3 * k + j) * ldr + l] = Rp[k + 3 * j];
+            nw = lane_fallback(Ap, qp, q + l, ldq, R + l, ldr);
         }
         if (work) work[l] = nw;
         total += nw;
