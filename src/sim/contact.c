@@ -61,7 +61,7 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
         cs->bnf[a] = -1;
     }
     ok &= (cs->fside = mlc_calloc(3 * n, sizeof(int))) != NULL;
-    ok &= (cs->fset = mlc_calloc(3 * n, sizeof(int))) != NULL;
+    ok &= (cs->fset = mlc_calloc(4 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
     double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
                        &cs->s, &cs->t, &cs->base, &cs->w};
@@ -459,23 +459,25 @@ static inline double clamp(double x, double lo, double hi) {
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* The free forces F (nf < np of them) for the others at their sides' bounds (x holds them):
- * A_FF x_F = rhs_F − A_FC x_C, by Lf, the lower factor of A_FF (reciprocal pivots), kept per
- * axis slot while A and F stay (an all-free solve uses the contact set's own factor and leaves
- * Lf as it is). */
-static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *restrict F,
-                        const double *restrict rhs, const int *restrict side, double *restrict x,
+/* The free forces F (nf < np of them) for the others, Bd (nb, ascending), at their sides'
+ * bounds (x holds them): A_FF x_F = rhs_F − A_FC x_C, by Lf, the lower factor of A_FF
+ * (reciprocal pivots), kept per axis slot while A and F stay (an all-free solve uses the
+ * contact set's own factor and leaves Lf as it is). */
+static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *restrict F, int nb,
+                        const int *restrict Bd, const double *restrict rhs, double *restrict x,
                         double *restrict Lf, double *restrict y) {
     const double *A = cs->A;
     for (int f = 0; f < nf; f++) {
         const double *Ab = A + (size_t)np * F[f];
         double r = rhs[F[f]];
-        for (int e = 0; e < np; e++)
-            if (side[e] != 0) r -= Ab[e] * x[e];
+        for (int i = 0; i < nb; i++) /* ascending, as the bound terms of a pass over all */
+            r -= Ab[Bd[i]] * x[Bd[i]];
         y[f] = r;
     }
-    if (cs->bgen[slot] != cs->agen || cs->bnf[slot] != nf ||
-        memcmp(cs->bkey[slot], F, sizeof(int) * (size_t)nf) != 0) {
+    int *key = cs->bkey[slot], kept = cs->bgen[slot] == cs->agen && cs->bnf[slot] == nf;
+    for (int f = 0; f < nf && kept; f++) /* a few entries: no memcmp call */
+        kept = key[f] == F[f];
+    if (!kept) {
         for (int j = 0; j < nf; j++) {
             double *Lj = Lf + (size_t)nf * j;
             const double *Aj = A + (size_t)np * F[j];
@@ -483,7 +485,8 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
                 Lj[i] = Aj[F[i]];
         }
         mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
-        memcpy(cs->bkey[slot], F, sizeof(int) * (size_t)nf);
+        for (int f = 0; f < nf; f++)
+            key[f] = F[f];
         cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen;
     }
     mlc_dense_cholesky_solve(Lf, (size_t)nf, nf, y);
@@ -505,21 +508,22 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
                      double *restrict x) {
     const double *A = cs->A;
     double *Lf = cs->Lb[slot], *y = cs->s;
-    int *F = cs->fset, *to = cs->fset + cs->ns, best = np + 1, stall = 0;
+    int *F = cs->fset, *to = cs->fset + cs->ns, *Bd = cs->fset + 3 * (size_t)cs->ns;
+    int best = np + 1, stall = 0;
     for (int it = 0; it < 3 * np + 10; it++) {
-        int nf = 0;
+        int nf = 0, nb = 0;
         for (int b = 0; b < np; b++) {
             if (side[b] == 0)
                 F[nf++] = b;
             else
-                x[b] = side[b] < 0 ? lo[b] : hi[b];
+                x[b] = side[b] < 0 ? lo[b] : hi[b], Bd[nb++] = b;
         }
         if (nf == np) { /* all free: the unconstrained forces, with the set's factor L */
             for (int b = 0; b < np; b++)
                 x[b] = rhs[b];
             solve_factored(cs, np, x);
         } else {
-            free_forces(cs, slot, np, nf, F, rhs, side, x, Lf, y);
+            free_forces(cs, slot, np, nf, F, nb, Bd, rhs, x, Lf, y);
         }
         /* Wrong sides, and the side each force should move to */
         int nwrong = 0, last = -1;
@@ -529,12 +533,18 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
                 to[b] = x[b] > hi[b] ? 1 : x[b] < lo[b] ? -1 : 0;
             } else {
                 const double *Ab = A + (size_t)np * b;
-                double r = rhs[b], size = fabs(rhs[b]);
+                double r = rhs[b];
                 for (int e = 0; e < np; e++)
-                    r -= Ab[e] * x[e], size += fabs(Ab[e] * x[e]);
+                    r -= Ab[e] * x[e];
                 /* at hi the residual must push up (r ≥ 0), at lo down; rounding-level
-                 * residuals count as zero */
-                if (side[b] * r < -1e-13 * size) to[b] = 0;
+                 * residuals count as zero. The scale is needed only when the residual points
+                 * the wrong way (the usual force that stays bound has side·r ≥ 0). */
+                if (side[b] * r < 0) {
+                    double size = fabs(rhs[b]);
+                    for (int e = 0; e < np; e++)
+                        size += fabs(Ab[e] * x[e]);
+                    if (side[b] * r < -1e-13 * size) to[b] = 0;
+                }
             }
             if (to[b] != side[b]) nwrong++, last = b;
         }

@@ -77,7 +77,7 @@ typedef struct mlc_contact {
                                  (fside) the last solve may have left non-zero */
     int *fside;               /* 3 × ns: per axis and sample, the side of the Coulomb box the last
                                  friction solve left the force on (−1, +1; 0 inside) */
-    int *fset;                /* ns scratch */
+    int *fset;                /* 4 × ns scratch (the box solve's free and bound forces, sides) */
     int w_fresh;              /* w holds the last lcp forces' gaps */
     /* The samples a solve reads (mlc_contact_solve_normal_live): nruns [begin, end) ranges at
      * runs, and the bounds that rule the others out (NULL: every sample) */
