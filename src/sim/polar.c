@@ -257,7 +257,8 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
  * selects). Storage is lane by lane (structure of arrays), so the loops load whole vectors.
  * Every lane performs exactly the operations of mlc_polar in the same order, so the results are
  * bit-identical to separate calls; a lane that leaves the warm path (cold start, tiny gap, no
- * convergence) is finished by mlc_polar itself. Blocks are 8 lanes, and 4 for the remainder. */
+ * convergence) is finished by mlc_polar itself. Blocks are 8 lanes, the last 4 to 16 (the
+ * baseline's; the AVX2 path below takes one vector of 4 at a time). */
 #define PLMAX 16
 
 /* Two implementations of the lanes: these blocks (the SSE2 baseline, and every machine

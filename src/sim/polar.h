@@ -27,8 +27,9 @@ int mlc_polar(const double A[9], double q[4], double R[9]);
 
 /* n independent problems at once: A is n×9 (problem i at A + 9i), q n×4 and R n×9 likewise;
  * work (n values) receives each problem's return value of mlc_polar, or may be NULL. The
- * problems advance side by side in groups of eight, which hides the latency of the division
- * chains; results are bit-identical to n calls of mlc_polar. Returns the total work. */
+ * problems advance side by side (four to a vector on AVX2, blocks of up to sixteen lanes on
+ * the baseline), which overlaps their division chains; results are bit-identical to n calls
+ * of mlc_polar. Returns the total work. */
 int mlc_polar_n(int n, const double *A, double *q, double *R, int *work);
 
 /* The same, lane by lane (structure of arrays, no transposes for callers that keep their
