@@ -1,4 +1,4 @@
-/* checkpoint.c: optimize's checkpoint file, written after every generation and read by
+/* checkpoint.c: optimize's checkpoint file, encoded after every generation and read by
  * --resume (format in checkpoint.h). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,34 +25,51 @@ uint64_t mlc_checkpoint_fingerprint(const mlc_config *cfg) {
 #define CKPT_MAGIC "MLCCKPT4"
 #define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
 
-mlc_status mlc_checkpoint_write(const char *path, uint64_t fingerprint, const mlc_history_row *hist,
-                                int nhist, const mlc_cmaes *es, mlc_err *err) {
+/* Append `len` bytes to b, growing it geometrically. */
+static int put_bytes(mlc_checkpoint_bytes *b, const void *p, size_t len) {
+    if (b->len + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len)
+            cap *= 2;
+        unsigned char *d = mlc_realloc(b->data, cap);
+        if (!d) return 0;
+        b->data = d, b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, len);
+    b->len += len;
+    return 1;
+}
+
+mlc_status mlc_checkpoint_encode(mlc_checkpoint_bytes *b, uint64_t fingerprint,
+                                 const mlc_history_row *hist, int nhist, const mlc_cmaes *es,
+                                 mlc_err *err) {
     unsigned char *blob = NULL;
     size_t blen = 0;
     if (mlc_cmaes_save(es, &blob, &blen) != MLC_OK)
         return mlc_errf(err, MLC_ENOMEM, "out of memory saving the optimizer state");
+    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
+    b->len = 0;
+    int ok = put_bytes(b, CKPT_MAGIC, 8) && put_bytes(b, &fingerprint, 8) &&
+             put_bytes(b, &n64, 8) &&
+             (!nhist || put_bytes(b, hist, (size_t)nhist * sizeof *hist)) &&
+             put_bytes(b, &b64, 8) && put_bytes(b, blob, blen);
+    mlc_free(blob);
+    if (ok) {
+        uint64_t h = mlc_hash64(MLC_HASH_INIT, b->data, b->len);
+        ok = put_bytes(b, &h, 8);
+    }
+    if (!ok) {
+        b->len = 0;
+        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding the checkpoint");
+    }
+    return MLC_OK;
+}
+
+mlc_status mlc_checkpoint_write(const char *path, const mlc_checkpoint_bytes *b, mlc_err *err) {
     mlc_afile af = {0};
     mlc_status s = mlc_afile_open(&af, path, err);
-    if (s != MLC_OK) {
-        mlc_free(blob);
-        return s;
-    }
-    uint64_t h = MLC_HASH_INIT;
-    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
-#define PUT(ptr, len)                                                                              \
-    do {                                                                                           \
-        fwrite((ptr), 1, (len), af.fp);                                                            \
-        h = mlc_hash64(h, (ptr), (len));                                                           \
-    } while (0)
-    PUT(CKPT_MAGIC, 8);
-    PUT(&fingerprint, 8);
-    PUT(&n64, 8);
-    if (nhist) PUT(hist, (size_t)nhist * sizeof *hist);
-    PUT(&b64, 8);
-    PUT(blob, blen);
-#undef PUT
-    fwrite(&h, 1, 8, af.fp);
-    mlc_free(blob);
+    if (s != MLC_OK) return s;
+    fwrite(b->data, 1, b->len, af.fp);
     return mlc_afile_commit(&af, err);
 }
 
@@ -61,8 +78,8 @@ mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_histo
     struct stat st;
     if (stat(path, &st) != 0)
         return mlc_errf(err, MLC_EINVAL,
-                        "--resume: %s: no checkpoint there (the run never "
-                        "finished a generation, or this is not an optimize output directory)",
+                        "--resume: %s: no checkpoint there (the run was stopped "
+                        "before it saved one, or this is not an optimize output directory)",
                         path);
     char *text = NULL;
     size_t nbytes = 0;

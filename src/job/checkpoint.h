@@ -1,6 +1,9 @@
-/* checkpoint.h: optimize's checkpoint (OUT/checkpoint.bin, written after every generation and
- * read by `optimize --resume`): the history so far and the complete CMA-ES state, tied to the
- * configuration that produced them.
+/* checkpoint.h: optimize's checkpoint (OUT/checkpoint.bin, read by `optimize --resume`): the
+ * history so far and the complete CMA-ES state, tied to the configuration that produced them.
+ * optimize writes it after a generation when a second or more has passed since the last write,
+ * and always when its generations end (budget, stop criterion, SIGINT/SIGTERM or an error), so
+ * a run killed outright loses at most about a second of generations, which --resume redoes
+ * bit for bit.
  *
  * Format (native byte order): the magic "MLCCKPT4", the configuration fingerprint (8 bytes),
  * the number of history rows (8 bytes), the rows as raw mlc_history_row bytes, the length of
@@ -38,10 +41,22 @@ typedef struct mlc_history_row {
  * parallel.threads cleared (everything that changes results, and nothing that does not). */
 uint64_t mlc_checkpoint_fingerprint(const mlc_config *cfg);
 
-/* Write the checkpoint to `path` atomically (output.h's mlc_afile): an interrupted write leaves
+/* A checkpoint's bytes, encoded in memory: optimize encodes one after every generation (cheap)
+ * and writes the latest to disk only now and then (the write and its fsyncs are not). data is
+ * owned (mlc_free), len bytes of cap. */
+typedef struct mlc_checkpoint_bytes {
+    unsigned char *data;
+    size_t len, cap;
+} mlc_checkpoint_bytes;
+
+/* Encode the history (nhist rows) and the optimizer state into b, replacing what it held. */
+mlc_status mlc_checkpoint_encode(mlc_checkpoint_bytes *b, uint64_t fingerprint,
+                                 const mlc_history_row *hist, int nhist, const mlc_cmaes *es,
+                                 mlc_err *err);
+
+/* Write encoded bytes to `path` atomically (output.h's mlc_afile): an interrupted write leaves
  * the previous checkpoint. */
-mlc_status mlc_checkpoint_write(const char *path, uint64_t fingerprint, const mlc_history_row *hist,
-                                int nhist, const mlc_cmaes *es, mlc_err *err);
+mlc_status mlc_checkpoint_write(const char *path, const mlc_checkpoint_bytes *b, mlc_err *err);
 
 /* Read the checkpoint at `path`, which must carry `fingerprint`: on success *hist (nhist rows,
  * owned, mlc_free) and *es (owned, mlc_cmaes_destroy). Errors name the path and start with
