@@ -103,11 +103,61 @@ static void hypot_within_two_ulp(void **state) {
     assert_true(mlc_hypot(1e300, 1e300) > 1e300 && mlc_hypot(1e-300, 1e-300) > 0);
 }
 
+/* mlc_sin_n gives mlc_sin's bits for every argument, wherever it sits in a vector of four (the
+ * AVX2 copy) or the tail: the actuation's phases, magnitudes across the fast range and outside
+ * it, tiny arguments, signed zeros, ±∞ and NaN mixed into vectors of ordinary ones. */
+static void sin_n_is_mlc_sin_bits(void **state) {
+    (void)state;
+    enum { N = 4099 };
+    static double x[N], y[N];
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 777);
+    const double special[] = {0.0, -0.0,     0x1p-30,   -0x1p-28, 0x1p20,  0x1.0000000000001p20,
+                              1e6, INFINITY, -INFINITY, NAN,      0x1p-27, -0x1p-27};
+    const int nspecial = (int)(sizeof special / sizeof *special);
+    long mismatches = 0;
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < N; i++) {
+            double u = mlc_rng_uniform(&rng);
+            switch (round % 4) {
+            case 0:
+                x[i] = 2 * MLC_PI * (u * 30.0 / 0.2 + 0.3);
+                break; /* actuation phases */
+            case 1:
+                x[i] = -1e4 + 2e4 * u;
+                break;
+            case 2:
+                x[i] = (u < 0.5 ? -1 : 1) * exp(log(1e-9) + u * (log(0x1p20) - log(1e-9)));
+                break;
+            default:
+                x[i] = mlc_rng_normal(&rng) * 10;
+                break;
+            }
+            if (round % 5 == 4 && i % 97 == 0) x[i] = special[(i / 97) % nspecial];
+        }
+        int n = N - round % 7; /* tails of 0-3 lanes */
+        mlc_sin_n(x, y, n);
+        for (int i = 0; i < n; i++) {
+            double want = mlc_sin(x[i]);
+            mismatches += memcmp(&want, &y[i], sizeof want) != 0 && !(isnan(want) && isnan(y[i]));
+        }
+    }
+    print_message("    %ld mismatches\n", mismatches);
+    assert_int_equal(mismatches, 0);
+    /* In place, as the actuation calls it. */
+    for (int i = 0; i < 64; i++)
+        x[i] = 0.37 * i - 5;
+    memcpy(y, x, 64 * sizeof *x);
+    mlc_sin_n(y, y, 64);
+    for (int i = 0; i < 64; i++)
+        assert_true(y[i] == mlc_sin(x[i]));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sin_and_cos_within_one_ulp), cmocka_unit_test(exp_within_one_ulp),
         cmocka_unit_test(log_within_one_ulp),         cmocka_unit_test(atan2_within_two_ulp),
-        cmocka_unit_test(hypot_within_two_ulp),
+        cmocka_unit_test(hypot_within_two_ulp),       cmocka_unit_test(sin_n_is_mlc_sin_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,14 +22,37 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, 
     const double env = mlc_actuation_ramp(t, ramp);
     if (env == 0) return;
     int mm = MLC_MIN(act->m, m);
-    for (int i = 0; i < mm; i++) {
-        double s = 0;
-        for (int j = 0; j < act->k; j++) {
-            double A = act->A[i * act->k + j];
-            if (A == 0) continue;
-            s +=
-                A * mlc_sin(2 * MLC_PI * (t / act->T[i * act->k + j] + act->theta[i * act->k + j]));
+    /* The phases of every term of a chunk of modes, their sines in one call (mlc_sin_n: four
+     * at a time), then each mode's sum over its terms in order, zero amplitudes skipped: the
+     * bits of a sine per term. */
+    enum { CHUNK = 64 };
+    double arg[CHUNK];
+    const int k = act->k, per = MLC_MAX(1, CHUNK / MLC_MAX(1, k));
+    for (int i0 = 0; i0 < mm; i0 += per) {
+        const int i1 = MLC_MIN(mm, i0 + per), nterms = (i1 - i0) * k;
+        if (k > CHUNK) { /* more sinusoids than a chunk holds: one mode at a time, scalar */
+            for (int i = i0; i < i1; i++) {
+                double s = 0;
+                for (int j = 0; j < k; j++) {
+                    double A = act->A[i * k + j];
+                    if (A == 0) continue;
+                    s += A * mlc_sin(2 * MLC_PI * (t / act->T[i * k + j] + act->theta[i * k + j]));
+                }
+                abar[i] = env * s;
+            }
+            continue;
         }
-        abar[i] = env * s;
+        for (int q = 0; q < nterms; q++)
+            arg[q] = 2 * MLC_PI * (t / act->T[i0 * k + q] + act->theta[i0 * k + q]);
+        mlc_sin_n(arg, arg, nterms);
+        for (int i = i0; i < i1; i++) {
+            double s = 0;
+            for (int j = 0; j < k; j++) {
+                double A = act->A[i * k + j];
+                if (A == 0) continue;
+                s += A * arg[(i - i0) * k + j];
+            }
+            abar[i] = env * s;
+        }
     }
 }

@@ -579,9 +579,9 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         for (int s = 0; s < ns; s++) {
             double g = set->ground;
             if (set->projection_velocity)
-                g = fmin(g, yn[s]);
+                g = MLC_MIN(yn[s], g); /* as fmin (a NaN height keeps g), inline */
             else if (yn[s] < g - mod->ground_tol)
-                g = fmin(g, yn[s] + set->push_speed * set->dt);
+                g = MLC_MIN(yn[s] + set->push_speed * set->dt, g);
             ro->yt[s] = g;
         }
         /* The reference of the later iterations' bounds: each sample's distance to its
@@ -967,7 +967,7 @@ static double lowest_sample(const mlc_rollout *ro) {
         return mod->set.ground + lo;
     }
     for (int s = 0; s < mod->ns; s++)
-        lo = fmin(lo, y[s]);
+        lo = MLC_MIN(y[s], lo); /* as fmin (NaN heights skipped), but inline */
     return lo;
 }
 
