@@ -128,7 +128,7 @@ static void combined_bound_should_hold_for_the_realized_strain_in_every_tet(void
     tsim_init(&t, &set, 3, M, 4, 12);
     const double p = 0.3;
     double *strain = malloc(sizeof(double) * (size_t)t.mesh.nt * M), amax[M];
-    mlc_subspace_mode_strains(&t.mesh, &t.fem, &t.sub, strain);
+    mlc_subspace_mode_strains(&t.mesh, &t.fem, &t.sub, 0, strain);
     for (int i = 0; i < M; i++) {
         double g = 0;
         for (int e = 0; e < t.mesh.nt; e++)
@@ -224,7 +224,7 @@ static void per_signal_bound_should_be_eq78(void **state) {
     tsim_init(&t, &set, 3, M, 4, 12);
     const double p = 1.0;
     double *strain = malloc(sizeof(double) * (size_t)t.mesh.nt * M), amax[M], eq78[M];
-    mlc_subspace_mode_strains(&t.mesh, &t.fem, &t.sub, strain);
+    mlc_subspace_mode_strains(&t.mesh, &t.fem, &t.sub, 0, strain);
     for (int i = 0; i < M; i++) {
         double unit[M] = {0};
         unit[i] = 1.0;

@@ -458,6 +458,70 @@ static void model_should_refuse_a_subspace_beyond_its_limits(void **state) {
     tsim_free(&t);
 }
 
+/* A 150-step rollout (kicking, with contact) of the model built on one thread and on two, with
+ * one material and with per-tet materials (stiffness and density varying by tet), for several
+ * mode counts (so that the two passes split the modes differently, one pass taking none of
+ * them): every state and result bit-identical. */
+static void model_built_on_two_threads_should_be_the_same_bits(void **state) {
+    (void)state;
+    for (int variant = 0; variant < 4; variant++) {
+        const int m = variant == 0 ? 1 : variant == 1 ? 3 : 8;
+        const int per_tet = variant == 3;
+        tsim t = {0};
+        test_quadruped_mesh(0.25, &t.mesh);
+        mlc_sim_settings set;
+        mlc_sim_settings_default(&set);
+        set.steps = 150;
+        set.threads = 1;
+        tsim_init(&t, &set, 4, m, 5, 16);
+        double *mu = NULL, *gam = NULL, *rho = NULL;
+        mlc_materials mat = {0};
+        if (per_tet) {
+            mu = malloc(sizeof(double) * t.mesh.nt), gam = malloc(sizeof(double) * t.mesh.nt);
+            rho = malloc(sizeof(double) * t.mesh.nt);
+            for (int e = 0; e < t.mesh.nt; e++)
+                mu[e] = set.mu * (1 + 0.5 * (e % 3)), gam[e] = set.gamma * (1 + 0.25 * (e % 5)),
+                rho[e] = set.density * (1 + 0.1 * (e % 7));
+            mat.mu = mu, mat.gamma = gam, mat.density = rho;
+        }
+        mlc_model *one = NULL, *two = NULL;
+        mlc_err err;
+        assert_int_equal(
+            mlc_model_create_materials(&t.mesh, &t.fem, &t.sub, &set, &mat, &one, &err), MLC_OK);
+        set.threads = 2;
+        assert_int_equal(
+            mlc_model_create_materials(&t.mesh, &t.fem, &t.sub, &set, &mat, &two, &err), MLC_OK);
+        double A[8], T[8], th[8];
+        mlc_actuation act;
+        strong_actuation(&t.sub, A, T, th, &act);
+        mlc_objective_settings obj;
+        mlc_objective_settings_default(&obj);
+        mlc_rollout *r1, *r2;
+        assert_int_equal(mlc_rollout_create(one, &r1), MLC_OK);
+        assert_int_equal(mlc_rollout_create(two, &r2), MLC_OK);
+        const int r = mlc_model_dim(one);
+        int contacts = 0;
+        for (int step = 0; step < 150; step++) {
+            mlc_rollout_step(r1, &act);
+            mlc_rollout_step(r2, &act);
+            contacts += mlc_rollout_contacts(r1);
+            assert_memory_equal(mlc_rollout_state(r1), mlc_rollout_state(r2), sizeof(double) * r);
+        }
+        assert_true(contacts > 0);
+        assert_true(mlc_model_mass(one) == mlc_model_mass(two));
+        mlc_rollout_result a, b;
+        assert_int_equal(mlc_rollout_run(r1, &act, &obj, NULL, NULL, &a), MLC_OK);
+        assert_int_equal(mlc_rollout_run(r2, &act, &obj, NULL, NULL, &b), MLC_OK);
+        assert_memory_equal(&a, &b, sizeof a);
+        mlc_rollout_destroy(r1);
+        mlc_rollout_destroy(r2);
+        mlc_model_destroy(one);
+        mlc_model_destroy(two);
+        free(mu), free(gam), free(rho);
+        tsim_free(&t);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(polar_should_match_svd_with_det_fix),
@@ -468,6 +532,7 @@ int main(void) {
         cmocka_unit_test(local_global_iterations_should_not_increase_energy),
         cmocka_unit_test(step_should_not_allocate_and_rollouts_should_be_deterministic),
         cmocka_unit_test(ruling_samples_out_should_not_change_a_bit),
+        cmocka_unit_test(model_built_on_two_threads_should_be_the_same_bits),
         cmocka_unit_test(blow_up_should_fail_with_penalty),
         cmocka_unit_test(model_should_refuse_a_subspace_beyond_its_limits),
     };

@@ -66,6 +66,7 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->ramp = cfg->actuation.ramp;
     s->integrator =
         strcmp(cfg->sim.integrator, "bdf2") == 0 ? MLC_INTEGRATOR_BDF2 : MLC_INTEGRATOR_EULER;
+    s->threads = cfg->parallel.threads;
 }
 
 mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *err) {
@@ -249,7 +250,7 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
     if (!p->mode_strain) {
         p->mode_strain = mlc_malloc((size_t)sub->nt * (size_t)sub->m * sizeof(double));
         if (!p->mode_strain) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-        mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, p->mode_strain);
+        mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, cfg->parallel.threads, p->mode_strain);
     }
     return mlc_gait_space_set_strain(g, sub->nt, p->mode_strain, cfg->actuation.amplitude_p,
                                      strcmp(cfg->actuation.amplitude_bound, "combined") == 0, err);

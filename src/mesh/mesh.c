@@ -55,9 +55,46 @@ static int face_cmp(const void *pa, const void *pb) {
 /* Faces of a positively oriented tet (a,b,c,d), each wound so its normal points out of it. */
 static const int tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
+/* Sort the faces by key: a counting sort by the smallest vertex, then each bucket (a vertex's
+ * faces, a few dozen) by insertion on the other two. Faces with distinct keys end in key
+ * order, as a comparison sort puts them; where keys repeat (a face inside the mesh) only the
+ * key is used. O(nfaces + nv) where qsort took a tenth of a second on a 60k-tet mesh. */
+static mlc_status sort_faces(face_rec **fp, size_t nfaces, int nv) {
+    face_rec *f = *fp, *out = mlc_malloc((nfaces ? nfaces : 1) * sizeof *out);
+    size_t *start = mlc_calloc((size_t)nv + 1, sizeof *start);
+    if (!out || !start) {
+        mlc_free(out);
+        mlc_free(start);
+        return MLC_ENOMEM;
+    }
+    for (size_t i = 0; i < nfaces; i++)
+        start[f[i].key[0] + 1]++;
+    for (int a = 0; a < nv; a++)
+        start[a + 1] += start[a];
+    for (size_t i = 0; i < nfaces; i++)
+        out[start[f[i].key[0]]++] = f[i];
+    for (size_t lo = 0, a = 0; a < (size_t)nv; a++) { /* start[a] is now bucket a's end */
+        size_t hi = start[a];
+        for (size_t i = lo + 1; i < hi; i++) {
+            face_rec r = out[i];
+            size_t j = i;
+            while (j > lo && face_cmp(out + j - 1, &r) > 0) {
+                out[j] = out[j - 1];
+                j--;
+            }
+            out[j] = r;
+        }
+        lo = hi;
+    }
+    mlc_free(start);
+    mlc_free(f);
+    *fp = out;
+    return MLC_OK;
+}
+
 static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err) {
     size_t nfaces = 4 * (size_t)m->nt;
-    face_rec *f = mlc_malloc(nfaces * sizeof *f);
+    face_rec *f = mlc_malloc((nfaces ? nfaces : 1) * sizeof *f);
     if (!f) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory extracting the boundary", source);
     for (int e = 0; e < m->nt; e++)
         for (int j = 0; j < 4; j++) {
@@ -66,7 +103,10 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
                 r->v[k] = r->key[k] = m->T[4 * e + tet_faces[j][k]];
             mlc_sort3(r->key);
         }
-    qsort(f, nfaces, sizeof *f, face_cmp);
+    if (sort_faces(&f, nfaces, m->nv) != MLC_OK) {
+        mlc_free(f);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory extracting the boundary", source);
+    }
     size_t nb = 0;
     for (size_t i = 0; i < nfaces;) {
         size_t j = i + 1;

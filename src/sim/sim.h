@@ -46,6 +46,8 @@ typedef struct mlc_sim_settings {
     const mlc_terrain *terrain; /* contact geometry (borrowed by mlc_model_create, which
                                    keeps its own copy); NULL = the plane y = ground with
                                    friction μ_f */
+    int threads; /* mlc_model_create's pass over the tets: 1 = one thread, otherwise two
+                    where the machine has two cores (the same bits either way) */
 } mlc_sim_settings;
 
 /* sim.integrator (docs/method.md, "Time integration"). BDF2 with the constant step h:

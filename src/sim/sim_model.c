@@ -17,6 +17,9 @@
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "polar.h"
 #include "sim_internal.h"
@@ -282,12 +285,13 @@ static void tet_mode_gradients(const mlc_mesh *mesh, const mlc_fem *fem, const m
     }
 }
 
-/* One tet's share of its actuation cluster: 𝒦_c[v] += Va G Ŷ_vᵀ and Yg_c[u, v] += Va Ŷ_u : Ŷ_v,
- * Va being the tet's volume weighted by its γ_e/γ. */
+/* One tet's share of its actuation cluster, for the modes v in [v0, v1):
+ * 𝒦_c[v] += Va G Ŷ_vᵀ and Yg_c[u, v] += Va Ŷ_u : Ŷ_v (every u), Va being the tet's volume
+ * weighted by its γ_e/γ. */
 static void add_actuation(double *ka, double *yg, const double *G, const double *Yv, double Va,
-                          int n4, int ma) {
+                          int n4, int ma, int v0, int v1) {
     const size_t n3 = (size_t)n4 * 3;
-    for (int v = 0; v < ma; v++) {
+    for (int v = v0; v < v1; v++) {
         const double *Y = Yv + 9 * v;
         double *K = ka + (size_t)v * n3; /* K[:, l] += V Σ_j G[:, j] Y_lj */
         for (int l = 0; l < 3; l++)
@@ -299,7 +303,7 @@ static void add_actuation(double *ka, double *yg, const double *G, const double 
             }
     }
     for (int u = 0; u < ma; u++)
-        for (int v = 0; v < ma; v++) {
+        for (int v = v0; v < v1; v++) {
             double d = 0;
             for (int i = 0; i < 9; i++)
                 d += Yv[9 * u + i] * Yv[9 * v + i];
@@ -307,19 +311,22 @@ static void add_actuation(double *ka, double *yg, const double *G, const double 
         }
 }
 
-/* The one pass over the tets: Lap (and Lapv, Lapa), G_c, 𝒦_c, Yg, the body map, the volumes and,
- * with per-tet density, the lumped vertex masses vmass; every term weighted by the tet's
- * material (exactly V for one material). G is an n4×3 scratch. */
-static mlc_status stream_tets(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
-                              const mlc_subspace *sub, const mlc_materials *mat, int stiff,
-                              double *G, double *vmass, mlc_err *err) {
+/* A pass over the tets accumulating part of the model: with `body`, Lap (and Lapv, Lapa), G_c,
+ * the body map, the volumes and, with per-tet density, the lumped vertex masses vmass; and the
+ * actuation terms 𝒦_c, Yg of the modes [v0, v1). Every term is weighted by the tet's material
+ * (exactly V for one material). G is an n4×3 scratch. Each array is accumulated tet by tet in
+ * mesh order, whichever pass does it, so the passes may run on separate threads and give the
+ * bits of one pass. */
+static mlc_status tets_pass(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
+                            const mlc_subspace *sub, const mlc_materials *mat, int stiff, int body,
+                            int v0, int v1, double *G, double *vmass) {
     const int n4 = mod->n4, ma = mod->ma;
     const size_t n3 = (size_t)n4 * 3;
     const double mu = mod->set.mu, gam = mod->set.gamma;
     double Yh[64 * 9], *Yv = Yh, *Yheap = NULL;
-    if (ma > 64) {
+    if (v1 > v0 && ma > 64) {
         Yheap = mlc_malloc(sizeof(double) * 9 * (size_t)ma);
-        if (!Yheap) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
+        if (!Yheap) return MLC_ENOMEM;
         Yv = Yheap;
     }
     for (int e = 0; e < mesh->nt; e++) {
@@ -328,21 +335,59 @@ static mlc_status stream_tets(mlc_model *mod, const mlc_mesh *mesh, const mlc_fe
         double Vv = stiff ? V * (mue / mu) : V, Va = stiff ? V * (game / gam) : V;
         double Vl = stiff ? V * ((mue + game) / (mu + gam)) : V;
         tet_G(mesh, fem, sub, e, G);
-        mod->volume += V;
-        mod->vol_mu += Vv;
-        add_ggt(mod->Lap, G, n4, Vl); /* Lap += V G Gᵀ (upper triangle, mirrored below) */
-        if (stiff) add_ggt(mod->Lapv, G, n4, Vv), add_ggt(mod->Lapa, G, n4, Va);
-        if (vmass)
-            for (int a = 0; a < 4; a++)
-                vmass[mesh->T[4 * e + a]] += 0.25 * mat->density[e] * V;
-        double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
-        for (size_t i = 0; i < n3; i++)
-            gp[i] += Vv * G[i], mod->Gb[i] += V * G[i];
-        tet_mode_gradients(mesh, fem, sub, e, ma, Yv);
-        add_actuation(mod->Ka + (size_t)sub->acluster[e] * ma * n3,
-                      mod->Yg + (size_t)sub->acluster[e] * ma * ma, G, Yv, Va, n4, ma);
+        if (body) {
+            mod->volume += V;
+            mod->vol_mu += Vv;
+            add_ggt(mod->Lap, G, n4, Vl); /* Lap += V G Gᵀ (upper triangle, mirrored below) */
+            if (stiff) add_ggt(mod->Lapv, G, n4, Vv), add_ggt(mod->Lapa, G, n4, Va);
+            if (vmass)
+                for (int a = 0; a < 4; a++)
+                    vmass[mesh->T[4 * e + a]] += 0.25 * mat->density[e] * V;
+            double *gp = mod->Gp + (size_t)sub->cluster[e] * n3;
+            for (size_t i = 0; i < n3; i++)
+                gp[i] += Vv * G[i], mod->Gb[i] += V * G[i];
+        }
+        if (v1 > v0) {
+            tet_mode_gradients(mesh, fem, sub, e, ma, Yv);
+            add_actuation(mod->Ka + (size_t)sub->acluster[e] * ma * n3,
+                          mod->Yg + (size_t)sub->acluster[e] * ma * ma, G, Yv, Va, n4, ma, v0, v1);
+        }
     }
     mlc_free(Yheap);
+    return MLC_OK;
+}
+
+/* The pass over the tets (tets_pass), on two threads where allowed (settings.threads != 1, two
+ * cores): one takes the body terms and the first modes, the other the remaining modes, split so
+ * that their work is about even. G2 is a second n4×3 scratch. */
+static mlc_status stream_tets(mlc_model *mod, const mlc_mesh *mesh, const mlc_fem *fem,
+                              const mlc_subspace *sub, const mlc_materials *mat, int stiff,
+                              double *G, double *G2, double *vmass, mlc_err *err) {
+    const int n4 = mod->n4, ma = mod->ma;
+    mlc_status s1 = MLC_OK, s2 = MLC_OK;
+    int two = mod->set.threads != 1;
+#ifdef _OPENMP
+    two = two && omp_get_num_procs() > 1 && !omp_in_parallel();
+#else
+    two = 0;
+#endif
+    if (!two) {
+        s1 = tets_pass(mod, mesh, fem, sub, mat, stiff, 1, 0, ma, G, vmass);
+    } else {
+        /* Per tet and mode the actuation costs about 3·n4·3 + 9·ma + 36 multiply-adds; the body
+         * terms about 3·n4·n4/2 (three times with per-tet stiffness) + 3·n4. */
+        double per_mode = 9.0 * n4 + 9.0 * ma + 36, body = (stiff ? 4.5 : 1.5) * n4 * n4 + 3.0 * n4;
+        int vs = (int)((per_mode * ma - body) / (2 * per_mode) + 0.5);
+        vs = MLC_MAX(0, MLC_MIN(ma, vs));
+#pragma omp parallel sections num_threads(2)
+        {
+#pragma omp section
+            s1 = tets_pass(mod, mesh, fem, sub, mat, stiff, 1, 0, vs, G, vmass);
+#pragma omp section
+            s2 = tets_pass(mod, mesh, fem, sub, mat, stiff, 0, vs, ma, G2, NULL);
+        }
+    }
+    if (s1 != MLC_OK || s2 != MLC_OK) return mlc_errf(err, MLC_ENOMEM, "sim: out of memory");
     mirror_upper(mod->Lap, n4);
     if (stiff) mirror_upper(mod->Lapv, n4), mirror_upper(mod->Lapa, n4);
     return MLC_OK;
@@ -532,7 +577,7 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
     mlc_model *mod = NULL;
     if ((st = model_new(mesh, sub, settings, &mod, err)) != MLC_OK) return st;
     const int n4 = mod->n4;
-    double *G = mlc_malloc(sizeof(double) * (size_t)n4 * 3);
+    double *G = mlc_malloc(sizeof(double) * (size_t)n4 * 6); /* two n4×3 scratches */
     double *C = mlc_malloc(sizeof(double) * (size_t)n4 * n4);
     double *vmass = mat->density ? mlc_calloc((size_t)mesh->nv, sizeof(double)) : NULL;
     if (!alloc_arrays(mod, mesh, sub, mat, stiff) || !G || !C || (mat->density && !vmass)) {
@@ -543,7 +588,8 @@ mlc_status mlc_model_create_materials(const mlc_mesh *mesh, const mlc_fem *fem,
 
     /* ---- the precompute, in the order of the functions above ---- */
     double ra = 0, rb = 0;
-    if ((st = stream_tets(mod, mesh, fem, sub, mat, stiff, G, vmass, err)) != MLC_OK ||
+    if ((st = stream_tets(mod, mesh, fem, sub, mat, stiff, G, G + (size_t)n4 * 3, vmass, err)) !=
+            MLC_OK ||
         (st = stream_vertices(mod, mesh, fem, sub, vmass, err)) != MLC_OK)
         goto fail;
     sample_rows(mod, mesh, sub, mat);

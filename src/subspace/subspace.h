@@ -116,9 +116,10 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
 
 /* Per-tet strain of every vibration mode, out[e·m + i] = ‖∇(D_i)_e‖_F (nt×m, tet-major,
  * caller-allocated): the data of the combined amplitude bound (gait.h). grad_max[i] is the
- * maximum of column i. O(nt·m); works on a subspace read from the cache too. */
+ * maximum of column i. O(nt·m); works on a subspace read from the cache too. Two threads on
+ * a large mesh unless threads = 1 (every value is computed alone: the same bits). */
 void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *s,
-                               double *out);
+                               int threads, double *out);
 
 /* Cache key: mesh checksum and every setting the result depends on, with a format version;
  * not the clustering seed (see mlc_subspace_cache_load). */
