@@ -12,6 +12,10 @@ cmp -s "$T/t1/params.json" "$T/t2/params.json" && echo "ok: params.json identica
   || fail "params.json differs between 1 and 2 threads"
 diff <(strip_clock "$T/t1/history.csv") <(strip_clock "$T/t2/history.csv") >/dev/null \
   && echo "ok: history.csv identical for 1 and 2 threads" || fail "history.csv differs"
+# The best gait's outputs too (two threads skin each frame's surface in two halves).
+for f in animation.pc2 trajectory.csv result.json surface.obj; do
+  cmp -s "$T/t1/$f" "$T/t2/$f" || fail "$f differs between 1 and 2 threads"
+done
 for f in params.json history.csv history.svg checkpoint.bin config.json trajectory.csv surface.obj animation.pc2 result.json; do
   [ -s "$T/t1/$f" ] || fail "optimize did not write $f"
 done
