@@ -522,6 +522,43 @@ static void model_built_on_two_threads_should_be_the_same_bits(void **state) {
     }
 }
 
+/* mlc_model_skin (three coordinates a pass) and mlc_model_skin_coord (one) give the same bits
+ * for every vertex, through a kicking rollout (the credibility meter's bounds rely on it), and
+ * the skinned rest state is the mesh. */
+static void skin_and_skin_coord_should_agree_bit_for_bit(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_quadruped_mesh(0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 4, 3, 5, 16);
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    strong_actuation(&t.sub, A, T, th, &act);
+    const int nv = t.mesh.nv;
+    double *x = malloc(sizeof(double) * 3 * nv), *c = malloc(sizeof(double) * nv);
+    int *odd = malloc(sizeof(int) * nv), nodd = 0;
+    for (int i = 1; i < nv; i += 2)
+        odd[nodd++] = i;
+    mlc_rollout_reset(t.ro);
+    mlc_model_skin(t.model, mlc_rollout_state(t.ro), nv, NULL, x);
+    for (int i = 0; i < 3 * nv; i++)
+        assert_true(fabs(x[i] - t.mesh.X[i]) <= 1e-12 * (1 + fabs(t.mesh.X[i])));
+    for (int step = 0; step < 120; step++) {
+        mlc_rollout_step(t.ro, &act);
+        if (step % 7) continue;
+        const double *z = mlc_rollout_state(t.ro);
+        mlc_model_skin(t.model, z, nodd, odd, x);
+        for (int k = 0; k < 3; k++) {
+            mlc_model_skin_coord(t.model, z, k, nodd, odd, c);
+            for (int p = 0; p < nodd; p++)
+                assert_memory_equal(&x[3 * p + k], &c[p], sizeof(double));
+        }
+    }
+    free(x), free(c), free(odd);
+    tsim_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(polar_should_match_svd_with_det_fix),
@@ -533,6 +570,7 @@ int main(void) {
         cmocka_unit_test(step_should_not_allocate_and_rollouts_should_be_deterministic),
         cmocka_unit_test(ruling_samples_out_should_not_change_a_bit),
         cmocka_unit_test(model_built_on_two_threads_should_be_the_same_bits),
+        cmocka_unit_test(skin_and_skin_coord_should_agree_bit_for_bit),
         cmocka_unit_test(blow_up_should_fail_with_penalty),
         cmocka_unit_test(model_should_refuse_a_subspace_beyond_its_limits),
     };

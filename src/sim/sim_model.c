@@ -656,7 +656,7 @@ void mlc_model_rotation(const mlc_model *mod, const double *z, double R[9]) {
 }
 
 /* Coordinate of vertex i for one block t_k of the state: Σ_b W_ib (t_k,b · [X_i; 1]), the
- * sum mlc_model_skin and mlc_model_skin_coord share (so their values are the same bits). */
+ * sum of mlc_model_skin_coord, and mlc_model_skin's for all three at once (the same bits). */
 static inline double skin_coord(const mlc_model *mod, const double *tk, int i) {
     const double *Xi = mod->X + 3 * i;
     double x = 0;
@@ -669,11 +669,23 @@ static inline double skin_coord(const mlc_model *mod, const double *tk, int i) {
     return x;
 }
 
+/* The three coordinates in one pass over the weights (each W_ib and X_i read once): each
+ * coordinate's sum is skin_coord's, term by term in the same order. */
 void mlc_model_skin(const mlc_model *mod, const double *z, int n, const int *verts, double *out) {
+    const double *tx = z, *ty = z + mod->n4, *tz = z + 2 * mod->n4;
     for (int p = 0; p < n; p++) {
-        int i = verts ? verts[p] : p;
-        for (int k = 0; k < 3; k++)
-            out[3 * p + k] = skin_coord(mod, z + k * mod->n4, i);
+        const int i = verts ? verts[p] : p;
+        const double X0 = mod->X[3 * i], X1 = mod->X[3 * i + 1], X2 = mod->X[3 * i + 2];
+        double x = 0, y = 0, w = 0;
+        for (int b = 0; b < mod->w; b++) {
+            const double wb = mod->W[i + (size_t)mod->nv * b];
+            if (wb == 0) continue;
+            const double *a = tx + 4 * b, *c = ty + 4 * b, *d = tz + 4 * b;
+            x += wb * (a[0] * X0 + a[1] * X1 + a[2] * X2 + a[3]);
+            y += wb * (c[0] * X0 + c[1] * X1 + c[2] * X2 + c[3]);
+            w += wb * (d[0] * X0 + d[1] * X1 + d[2] * X2 + d[3]);
+        }
+        out[3 * p] = x, out[3 * p + 1] = y, out[3 * p + 2] = w;
     }
 }
 
