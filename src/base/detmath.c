@@ -90,8 +90,8 @@ double mlc_sin(double x) {
  * The AVX2 copy runs mlc_sin's operations on four lanes at once: the same reduction, both
  * kernels for every lane (no branch on the quadrant, which the actuation's phases make hard to
  * predict), and a select and a sign flip by the quadrant, so each lane is mlc_sin's bits. A
- * vector with a lane outside the fast range (|x| < 2^-27, |x| > 2^20, NaN, ±∞) and the tail
- * take mlc_sin itself. */
+ * vector with a lane outside the fast range (|x| < 2^-27, |x| > 2^20, NaN, ±∞) takes mlc_sin
+ * itself. */
 static void sin_n_base(const double *x, double *y, int n) {
     for (int i = 0; i < n; i++)
         y[i] = mlc_sin(x[i]);
@@ -103,6 +103,19 @@ typedef double v4d __attribute__((vector_size(32), aligned(8)));
 typedef long long v4l __attribute__((vector_size(32)));
 typedef int v4i __attribute__((vector_size(16)));
 #define V4(c) ((v4d){(c), (c), (c), (c)})
+
+__attribute__((target("avx2"))) static void sin_n_avx2(const double *x, double *y, int n);
+
+/* The last 1-3 arguments: a vector padded with 1.0 (whose sines are dropped), so a short call,
+ * such as the 6 terms of 3 modes × 2 sinusoids, stays off the scalar branches. */
+__attribute__((target("avx2"))) static void sin_n_tail(const double *x, double *y, int n) {
+    double xin[4] = {1.0, 1.0, 1.0, 1.0}, yout[4];
+    for (int i = 0; i < n; i++)
+        xin[i] = x[i];
+    sin_n_avx2(xin, yout, 4);
+    for (int i = 0; i < n; i++)
+        y[i] = yout[i];
+}
 
 __attribute__((target("avx2"))) static void sin_n_avx2(const double *x, double *y, int n) {
     const v4l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
@@ -150,7 +163,7 @@ __attribute__((target("avx2"))) static void sin_n_avx2(const double *x, double *
         v4l v = ((v4l)cv & odd) | ((v4l)sv & ~odd);
         *(v4d *)(void *)(y + i) = (v4d)(v ^ (neg & signbit));
     }
-    sin_n_base(x + i, y + i, n - i);
+    if (i < n) sin_n_tail(x + i, y + i, n - i);
 }
 #undef V4
 
