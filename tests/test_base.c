@@ -29,6 +29,23 @@ static void all_finite_sees_nan_and_inf(void **state) {
     v[2] = -INFINITY;
     assert_false(mlc_all_finite(v, 4));
     assert_true(mlc_all_finite(v, 2));
+    /* Every length up to 13 and every position of one bad value (the partial sums and the
+     * tail), and +∞ and −∞ in different partial sums. */
+    double w[13];
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int n = 1; n <= 13; n++)
+        for (int at = 0; at < n; at++)
+            for (int b = 0; b < 3; b++) {
+                for (int i = 0; i < n; i++)
+                    w[i] = (i % 3 - 1) * 1e300 + i;
+                assert_true(mlc_all_finite(w, (size_t)n));
+                w[at] = bad[b];
+                assert_false(mlc_all_finite(w, (size_t)n));
+                if (at + 1 < n) {
+                    w[at + 1] = -w[at];
+                    assert_false(mlc_all_finite(w, (size_t)n));
+                }
+            }
 }
 
 static void path_join_and_files(void **state) {

@@ -280,10 +280,16 @@ uint64_t mlc_hash64(uint64_t h, const void *data, size_t len) {
 
 /* ---- Small helpers ---------------------------------------------------------------------- */
 int mlc_all_finite(const double *x, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i] * 0.0; /* NaN/Inf propagate, finite values give 0 */
-    return s == 0;
+    /* x·0 is ±0 for a finite x and NaN otherwise; NaN survives any sum, so four partial sums
+     * (which the additions need not wait on one another for) decide as one would. */
+    double s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            s[l] += x[i + l] * 0.0;
+    for (; i < n; i++)
+        s[0] += x[i] * 0.0;
+    return (s[0] + s[1]) + (s[2] + s[3]) == 0;
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -628,25 +628,26 @@ void mlc_model_rest_state(const mlc_model *mod, double *z) {
     memcpy(z, mod->zrest, sizeof(double) * (size_t)mod->r);
 }
 
+/* The sums of these two run side by side (one accumulator each, every sum's terms in index
+ * order): the same bits as one sum after another, without waiting on each addition in turn. */
 void mlc_model_com(const mlc_model *mod, const double *z, double com[3]) {
-    int n4 = mod->n4;
-    for (int k = 0; k < 3; k++) {
-        double c = 0;
-        for (int i = 0; i < n4; i++)
-            c += z[k * n4 + i] * mod->gsum[i];
-        com[k] = c / mod->mass;
-    }
+    const int n4 = mod->n4;
+    const double *g = mod->gsum;
+    double c0 = 0, c1 = 0, c2 = 0;
+    for (int i = 0; i < n4; i++)
+        c0 += z[i] * g[i], c1 += z[n4 + i] * g[i], c2 += z[2 * n4 + i] * g[i];
+    com[0] = c0 / mod->mass, com[1] = c1 / mod->mass, com[2] = c2 / mod->mass;
 }
 
 void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]) {
-    int n4 = mod->n4;
-    for (int k = 0; k < 3; k++)
-        for (int j = 0; j < 3; j++) {
-            double s = 0;
-            for (int i = 0; i < n4; i++)
-                s += z[k * n4 + i] * mod->Gb[i + n4 * j];
-            A[k + 3 * j] = s;
-        }
+    const int n4 = mod->n4;
+    const double *G = mod->Gb;
+    double s[9] = {0};
+    for (int i = 0; i < n4; i++)
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++)
+                s[k + 3 * j] += z[k * n4 + i] * G[i + n4 * j];
+    memcpy(A, s, sizeof s);
 }
 
 void mlc_model_rotation(const mlc_model *mod, const double *z, double R[9]) {
