@@ -21,38 +21,20 @@ void mlc_actuation_eval(const mlc_actuation *act, int m, double t, double ramp, 
     if (!act) return;
     const double env = mlc_actuation_ramp(t, ramp);
     if (env == 0) return;
-    int mm = MLC_MIN(act->m, m);
-    /* The phases of every term of a chunk of modes, their sines in one call (mlc_sin_n: four
-     * at a time), then each mode's sum over its terms in order, zero amplitudes skipped: the
-     * bits of a sine per term. */
+    const int k = act->k, nterms = MLC_MIN(act->m, m) * k;
+    /* The phases of a chunk of terms, their sines in one call (mlc_sin_n: four at a time),
+     * then each term added to its mode's sum in order, zero amplitudes skipped: the bits of a
+     * sine and a sum per mode. */
     enum { CHUNK = 64 };
-    double arg[CHUNK];
-    const int k = act->k, per = MLC_MAX(1, CHUNK / MLC_MAX(1, k));
-    for (int i0 = 0; i0 < mm; i0 += per) {
-        const int i1 = MLC_MIN(mm, i0 + per), nterms = (i1 - i0) * k;
-        if (k > CHUNK) { /* more sinusoids than a chunk holds: one mode at a time, scalar */
-            for (int i = i0; i < i1; i++) {
-                double s = 0;
-                for (int j = 0; j < k; j++) {
-                    double A = act->A[i * k + j];
-                    if (A == 0) continue;
-                    s += A * mlc_sin(2 * MLC_PI * (t / act->T[i * k + j] + act->theta[i * k + j]));
-                }
-                abar[i] = env * s;
-            }
-            continue;
-        }
-        for (int q = 0; q < nterms; q++)
-            arg[q] = 2 * MLC_PI * (t / act->T[i0 * k + q] + act->theta[i0 * k + q]);
-        mlc_sin_n(arg, arg, nterms);
-        for (int i = i0; i < i1; i++) {
-            double s = 0;
-            for (int j = 0; j < k; j++) {
-                double A = act->A[i * k + j];
-                if (A == 0) continue;
-                s += A * arg[(i - i0) * k + j];
-            }
-            abar[i] = env * s;
-        }
+    double sn[CHUNK];
+    for (int q0 = 0; q0 < nterms; q0 += CHUNK) {
+        const int nq = MLC_MIN(CHUNK, nterms - q0);
+        for (int q = 0; q < nq; q++)
+            sn[q] = 2 * MLC_PI * (t / act->T[q0 + q] + act->theta[q0 + q]);
+        mlc_sin_n(sn, sn, nq);
+        for (int q = 0; q < nq; q++)
+            if (act->A[q0 + q] != 0) abar[(q0 + q) / k] += act->A[q0 + q] * sn[q];
     }
+    for (int i = 0; i < nterms / MLC_MAX(1, k); i++)
+        abar[i] *= env;
 }

@@ -53,7 +53,12 @@ static double mode_tet_strain(const mlc_mesh *mesh, const mlc_fem *fem, const do
 void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *s,
                                int threads, double *out) {
     const size_t n = 3 * (size_t)s->nv;
-    const int two = threads != 1 && s->nt >= 4096 && omp_get_num_procs() > 1;
+    int two = 0;
+#ifdef _OPENMP
+    two = threads != 1 && s->nt >= 4096 && omp_get_num_procs() > 1;
+#else
+    (void)threads;
+#endif
 #pragma omp parallel for schedule(static) num_threads(2) if (two)
     for (int e = 0; e < s->nt; e++)
         for (int i = 0; i < s->m; i++)
