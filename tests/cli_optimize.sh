@@ -96,6 +96,28 @@ awk -F, 'NR>1 {if ($10 > 149) over=1; if ($11 > last) r++; last=$11; p[$12]=1} E
 grep -q '"stop_reason":[[:space:]]*"budget"' "$T/b1/params.json" && echo "ok: stop_reason budget" \
   || fail "stop_reason: $(grep stop_reason "$T/b1/params.json")"
 
+# A restart begins only when the budget left could pay for the run that ended
+# (cmaes.restart_room): with 14 generations of 8 (112 evaluations) the first run stalls after 72,
+# so the job ends there, where restart_room=0 spends the 40 left on a run of 16 that starts from
+# the box centre again. Up to that point both jobs are the same, bit for bit; with 30
+# generations there is room, and the runs of 16 and 32 follow.
+RM=(--set cmaes.restarts=3 --set cmaes.restart_stall=2)
+"$BIN" optimize "${SMALL[@]}" "${RM[@]}" --set cmaes.generations=14 --out "$T/rm1" >/dev/null || fail "restart_room 1"
+"$BIN" optimize "${SMALL[@]}" "${RM[@]}" --set cmaes.generations=14 --set cmaes.restart_room=0 --out "$T/rm0" >/dev/null || fail "restart_room 0"
+n1=$(($(wc -l < "$T/rm1/history.csv") - 1))
+grep -q '"stop_reason":[[:space:]]*"restart_room"' "$T/rm1/params.json" \
+  && [ "$(tail -1 "$T/rm1/history.csv" | cut -d, -f2,11)" = "72,0" ] \
+  && [ "$(tail -1 "$T/rm0/history.csv" | cut -d, -f11,12)" = "1,16" ] \
+  && diff <(strip_clock "$T/rm1/history.csv") <(strip_clock "$T/rm0/history.csv" | head -$((n1 + 1))) >/dev/null \
+  && echo "ok: no restart without room for it; the same search up to there" \
+  || fail "restart_room: $(grep stop_reason "$T/rm1/params.json") $(cut -d, -f2,11,12 "$T/rm1/history.csv" | tr '\n' ' ') / $(cut -d, -f2,11,12 "$T/rm0/history.csv" | tr '\n' ' ')"
+"$BIN" optimize "${SMALL[@]}" "${RM[@]}" --set cmaes.generations=30 --out "$T/rm30" >/dev/null || fail "restart_room 30"
+awk -F, 'NR>1 {p[$12]=1} END{exit !(p[8] && p[16] && p[32])}' "$T/rm30/history.csv" \
+  && echo "ok: restarts where there is room" || fail "restart_room 30: $(cut -d, -f2,11,12 "$T/rm30/history.csv" | tr '\n' ' ')"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.restart_room=-1 --out "$T/rmneg" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "cmaes.restart_room" "$T/err" && [ ! -e "$T/rmneg" ] \
+  && echo "ok: a negative restart_room exits 2 and writes nothing" || fail "bad restart_room: $(cat "$T/err")"
+
 # simulate replays params.json to the same objective, bit for bit.
 "$BIN" simulate "$T/t1/params.json" --out "$T/replay" >/dev/null 2>&1 || fail "simulate params.json"
 [ "$(json_num "$T/replay/result.json" J)" = "$(json_num "$T/t1/result.json" J)" ] \

@@ -94,6 +94,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_string_equal(c.cmaes.restart_strategy, "ipop");
     assert_near(c.cmaes.restart_collapse, 0.005, 0);
     assert_int_equal(c.cmaes.restart_stall, 80);
+    assert_near(c.cmaes.restart_room, 1.0, 0);
     assert_int_equal(c.cmaes.diagonal, 0);
     assert_int_equal(c.cmaes.mean_every, 10);
     assert_int_equal(c.cmaes.budget, 0);
@@ -120,7 +121,7 @@ static void key_table_defaults_should_agree_with_defaults(void **state) {
     assert_int_equal(written, mlc_config_nkeys);
     /* Every key of the table is written; the count moves only when a key is added on
      * purpose (and docs/config.md and the changelog move with it). */
-    assert_int_equal(mlc_config_nkeys, 87);
+    assert_int_equal(mlc_config_nkeys, 88);
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const mlc_config_key *k = &mlc_config_keys[i];
         char sname[32];
@@ -534,6 +535,7 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"cmaes.restart_strategy=lipop", "cmaes.restart_strategy", "\"lipop\""},
         {"cmaes.restart_collapse=-0.1", "cmaes.restart_collapse", "-0.1"},
         {"cmaes.restart_stall=-1", "cmaes.restart_stall", "-1"},
+        {"cmaes.restart_room=-0.5", "cmaes.restart_room", "-0.5"},
         {"cmaes.diagonal=-1", "cmaes.diagonal", "-1"},
         {"cmaes.mean_every=-1", "cmaes.mean_every", "-1"},
         {"cmaes.budget=-1", "cmaes.budget", "-1"},

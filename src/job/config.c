@@ -684,6 +684,16 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_INT,
      FIELD(cmaes.restart_stall),
      GE(0)},
+    {.name = "cmaes.restart_room",
+     .type_name = "number",
+     .default_json = "1",
+     .range = ">= 0",
+     .meaning = "with restarts: a restart begins only when the budget left is at least this many "
+                "times the evaluations of the run that ended, else the job ends there; 0 = "
+                "restart whatever is left",
+     .type = MLC_CFG_NUMBER,
+     FIELD(cmaes.restart_room),
+     GE(0)},
     {.name = "cmaes.diagonal",
      .type_name = "int",
      .default_json = "0",
@@ -889,6 +899,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     strcpy(cfg->cmaes.restart_strategy, "ipop");
     cfg->cmaes.restart_collapse = 0.005;
     cfg->cmaes.restart_stall = 80;
+    cfg->cmaes.restart_room = 1.0;
     cfg->cmaes.budget = 0;
     cfg->cmaes.early_stop = 0;
     cfg->cmaes.mean_every = 10;

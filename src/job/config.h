@@ -191,6 +191,9 @@ typedef struct mlc_config_cmaes {
     char restart_strategy[8]; /* cmaes.restart_strategy: "ipop" or "bipop" */
     double restart_collapse;  /* cmaes.restart_collapse: spread that ends a run, ≥ 0 (0 off) */
     int restart_stall;        /* cmaes.restart_stall: generations without gain, ≥ 0 (0 off) */
+    double restart_room;      /* cmaes.restart_room: a restart begins only when the budget left
+                                 is at least this many times the ended run's evaluations, ≥ 0
+                                 (0: whatever is left) */
     int diagonal;             /* cmaes.diagonal: generations of each run with diagonal C, ≥ 0 */
     int budget;               /* cmaes.budget: rollouts in all, ≥ 0 (0: generations × λ) */
     int early_stop;           /* cmaes.early_stop: pycma's early stops end a run (bool) */

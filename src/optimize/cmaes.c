@@ -1122,6 +1122,12 @@ int mlc_cmaes_restarts_done(const mlc_cmaes *es) {
 int mlc_cmaes_run_is_small(const mlc_cmaes *es) {
     return es->run_small;
 }
+int mlc_cmaes_restart_pending(const mlc_cmaes *es) {
+    return es->run_stop != ST_NONE && es->final_stop == ST_NONE;
+}
+long mlc_cmaes_run_evaluations(const mlc_cmaes *es) {
+    return (long)es->iter * es->lambda; /* the population is fixed within a run */
+}
 int mlc_cmaes_dim(const mlc_cmaes *es) {
     return es->n;
 }

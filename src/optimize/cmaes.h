@@ -177,7 +177,11 @@ double mlc_cmaes_sigma(const mlc_cmaes *es);
 int mlc_cmaes_generation(const mlc_cmaes *es);    /* tell calls over all runs */
 int mlc_cmaes_restarts_done(const mlc_cmaes *es); /* 0 in the first run */
 int mlc_cmaes_run_is_small(const mlc_cmaes *es);  /* 1 in a BIPOP small run */
-long mlc_cmaes_evaluations(const mlc_cmaes *es);  /* objective values told, all runs */
+/* 1 when the current run has ended (a run criterion fired) and a restart is left: the next ask
+ * starts it. A caller with a budget of its own may decline it (stop asking) instead. */
+int mlc_cmaes_restart_pending(const mlc_cmaes *es);
+long mlc_cmaes_run_evaluations(const mlc_cmaes *es); /* objective values told in this run */
+long mlc_cmaes_evaluations(const mlc_cmaes *es);     /* objective values told, all runs */
 int mlc_cmaes_dim(const mlc_cmaes *es);
 
 /* Checkpoint. save: *buf is allocated with mlc_malloc (caller mlc_frees), *len its size; the
