@@ -377,6 +377,9 @@ static void ipop_should_double_population_and_keep_best(void **state) {
             assert_int_equal(mlc_cmaes_tell(es, f), MLC_OK);
             assert_true(mlc_cmaes_best_f(es) <= fb_prev);
             fb_prev = mlc_cmaes_best_f(es);
+            /* the run's own evaluations; a restart is pending only once it has ended */
+            assert_int_equal(mlc_cmaes_run_evaluations(es), (long)(g + 1) * lams[run]);
+            assert_int_equal(mlc_cmaes_restart_pending(es), g == 29 && run < 2);
         }
         assert_string_equal(mlc_cmaes_run_stop_reason(es), "maxiter");
         assert_int_equal(mlc_cmaes_stop(es, NULL), run == 2);
