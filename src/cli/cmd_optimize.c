@@ -833,9 +833,9 @@ static mlc_status generations(optimize_run *o) {
          * the population; lam = 0 ends every rank's loop. */
         double t_gen = mlc_now(), comm0 = mlc_dist_comm_seconds();
         int head[2] = {0, 0}; /* population size (0 = stop), generations told before */
-        if (rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !interrupted && !restart_has_room(o))
-            o->room_spent = 1;
-        else if (rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !interrupted) {
+        int go = rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !interrupted;
+        if (go && !restart_has_room(o)) go = 0, o->room_spent = 1;
+        if (go) {
             const double *X = mlc_cmaes_ask(o->es);
             head[0] = X ? mlc_cmaes_lambda(o->es) : 0;
             head[1] = mlc_cmaes_generation(o->es);
