@@ -1,11 +1,14 @@
 /* test_base.c: the small helpers of base.h: median, finite check, path joining, file existence
- * and small text files. */
+ * and small text files; and dense.h's plain Cholesky factorization against LAPACK. */
+#include <lapacke.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "test_util.h"
 
 #include "base.h"
+#include "dense.h"
 
 static void median_odd_even_in_place(void **state) {
     (void)state;
@@ -78,11 +81,102 @@ static void path_join_and_files(void **state) {
     rmdir(dir);
 }
 
+/* A = B Bᵀ + n I for a random B: positive definite, condition number of order n. */
+static void random_spd(mlc_rng *rng, int n, double *A) {
+    double *B = mlc_malloc(sizeof(double) * (size_t)n * n);
+    for (int i = 0; i < n * n; i++)
+        B[i] = mlc_rng_normal(rng);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double v = i == j ? n : 0;
+            for (int k = 0; k < n; k++)
+                v += B[i + n * k] * B[j + n * k];
+            A[i + (size_t)n * j] = v;
+        }
+    mlc_free(B);
+}
+
+/* The model's factorization (sim_model.c): the factor agrees with LAPACK's dpotrf to rounding,
+ * the multi-column solve leaves a residual at rounding level and gives each column the bits of
+ * its own one-column solve, and the upper triangle is left alone. */
+static void cholesky_spd_matches_lapack(void **state) {
+    (void)state;
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 7);
+    for (int n = 1; n <= 80; n += (n < 8 ? 1 : 9)) {
+        size_t nn = (size_t)n * n;
+        double *A = mlc_malloc(sizeof(double) * nn), *L = mlc_malloc(sizeof(double) * nn);
+        double *Ll = mlc_malloc(sizeof(double) * nn);
+        double *X = mlc_malloc(sizeof(double) * (size_t)n * 3),
+               *x1 = mlc_malloc(sizeof(double) * n);
+        random_spd(&rng, n, A);
+        for (size_t i = 0; i < nn; i++)
+            L[i] = Ll[i] = A[i];
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < j; i++)
+                L[i + (size_t)n * j] = -7; /* the strict upper triangle must stay */
+        assert_int_equal(mlc_dense_cholesky_spd(L, (size_t)n, n), 0);
+        assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, Ll, n), 0);
+        double lmax = 0, dmax = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                if (i < j) {
+                    assert_true(L[i + (size_t)n * j] == -7);
+                    continue;
+                }
+                lmax = fmax(lmax, fabs(Ll[i + (size_t)n * j]));
+                dmax = fmax(dmax, fabs(L[i + (size_t)n * j] - Ll[i + (size_t)n * j]));
+            }
+        assert_true(dmax <= 1e-13 * lmax);
+        for (int i = 0; i < 3 * n; i++)
+            X[i] = mlc_rng_normal(&rng);
+        double B[3 * 80];
+        memcpy(B, X, sizeof(double) * 3 * (size_t)n);
+        memcpy(x1, X + n, sizeof(double) * (size_t)n);
+        mlc_dense_cholesky_spd_solve(L, (size_t)n, n, X, (size_t)n, 3);
+        mlc_dense_cholesky_spd_solve(L, (size_t)n, n, x1, (size_t)n, 1);
+        assert_memory_equal(x1, X + n, sizeof(double) * (size_t)n);
+        for (int r = 0; r < 3; r++) {
+            double res = 0, bn = 0;
+            for (int i = 0; i < n; i++) {
+                double v = -B[i + n * r];
+                for (int k = 0; k < n; k++)
+                    v += A[i + (size_t)n * k] * X[k + n * r];
+                res = fmax(res, fabs(v));
+                bn = fmax(bn, fabs(B[i + n * r]));
+            }
+            assert_true(res <= 1e-12 * bn * n);
+        }
+        mlc_free(A), mlc_free(L), mlc_free(Ll), mlc_free(X), mlc_free(x1);
+    }
+}
+
+/* Not positive definite: the column of the first non-positive pivot, plus one. */
+static void cholesky_spd_names_the_failing_pivot(void **state) {
+    (void)state;
+    enum { N = 6 };
+    double A[N * N];
+    for (int bad = 0; bad < N; bad++) {
+        memset(A, 0, sizeof A);
+        for (int i = 0; i < N; i++)
+            A[i + N * i] = 2;
+        for (int i = 0; i + 1 < N; i++) /* a tridiagonal coupling that keeps it definite */
+            A[i + 1 + N * i] = A[i + N * (i + 1)] = -0.5;
+        /* column 0: −1; later ones 0.1 − 0.25/d < 0, every earlier pivot d being ≤ 2 */
+        A[bad + N * bad] = bad == 0 ? -1.0 : 0.1;
+        assert_int_equal(mlc_dense_cholesky_spd(A, N, N), bad + 1);
+    }
+    double Anan[4] = {1, NAN, NAN, 1};
+    assert_int_equal(mlc_dense_cholesky_spd(Anan, 2, 2), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(median_odd_even_in_place),
         cmocka_unit_test(all_finite_sees_nan_and_inf),
         cmocka_unit_test(path_join_and_files),
+        cmocka_unit_test(cholesky_spd_matches_lapack),
+        cmocka_unit_test(cholesky_spd_names_the_failing_pivot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,7 +251,10 @@ static void euler_on_flat_ground_should_be_unchanged(void **state) {
 }
 
 /* A flat heightfield (all heights 0, anisotropy 1, the general terrain path) gives the flat
- * plane's walking rollout to 1e-12. */
+ * plane's walking rollout to 1e-10 of its size. The two paths round differently and 150 steps
+ * of contact amplify that: measured 5.5e-13 and 2.9e-12 of 2.5 on one machine, with subspaces
+ * built by two OpenBLAS thread counts (its kernels and threads set the subspace's last bits);
+ * a wrong height or normal moves the body by millimetres. */
 static void flat_heightfield_should_match_the_plane(void **state) {
     (void)state;
     char path[] = "/tmp/mlc-test-hf-XXXXXX";
@@ -273,7 +276,7 @@ static void flat_heightfield_should_match_the_plane(void **state) {
         worst = fmax(worst, fabs(z[i] - zh[i])), size = fmax(size, fabs(z[i]));
     print_message("flat heightfield vs plane: largest state difference %.3g (of %.3g)\n", worst,
                   size);
-    assert_true(worst <= 1e-12 * size);
+    assert_true(worst <= 1e-10 * size);
     mlc_terrain_free(&ter);
     unlink(path);
 }

@@ -1,5 +1,6 @@
 /* dense.h: small dense linear algebra the simulators share: the damped Cholesky factorization
- * of the contact systems (sim_step.c's equality model, contact.c's active sets, fullspace.c).
+ * of the contact systems (sim_step.c's equality model, contact.c's active sets, fullspace.c),
+ * and the plain one of the reduced model's system matrix (sim_model.c).
  *
  * Matrices are column-major with leading dimension ld ≥ n; only the lower triangle is read or
  * written. The factor keeps the reciprocal pivots on its diagonal, so the solves multiply
@@ -39,5 +40,19 @@ mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x) {
         x[j] = v * Lj[j];
     }
 }
+
+/* The plain factorization of the reduced model's precomputation: the lower triangle of A
+ * (n×n) becomes L of A = L Lᵀ with L_jj itself on the diagonal; the strict upper triangle is
+ * not touched. Returns 0, or j + 1 when the pivot of column j is not positive (A is not
+ * positive definite; A is then partly overwritten). Written here rather than taken from
+ * LAPACK's dpotrf so that the model, hence every rollout, has the same bits on every machine:
+ * OpenBLAS picks its kernels by CPU model (and falls back to generic ones on models it does
+ * not know), and those kernels sum in different orders. Left-looking by columns, as above. */
+int mlc_dense_cholesky_spd(double *A, size_t ld, int n);
+/* B ← (L Lᵀ)⁻¹ B for a factor of mlc_dense_cholesky_spd: nrhs columns of n values, column j at
+ * B + j·ldb. Forward substitution by columns, back substitution by rows (the bits of the
+ * simulator's own solve, sim_step.c). */
+void mlc_dense_cholesky_spd_solve(const double *L, size_t ld, int n, double *B, size_t ldb,
+                                  int nrhs);
 
 #endif

@@ -14,13 +14,13 @@
  * materials (mlc_model_create_materials) weight every tet's contribution by μ_e/μ, γ_e/γ or
  * (μ_e + γ_e)/(μ + γ), and the mass by ρ_e, and leave the step unchanged.
  */
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "dense.h"
 #include "polar.h"
 #include "sim_internal.h"
 #include "sim_testing.h"
@@ -461,19 +461,24 @@ static mlc_status factor_system(mlc_model *mod, double *ra_out, double *rb_out, 
         mod->Q[i] = (set->mu + set->gamma) * mod->Lap[i] + ih2 * mod->N[i] + ra * mod->N[i] +
                     rb * mod->Lap[i];
     memcpy(mod->Lq, mod->Q, sizeof(double) * nn);
-    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n4, mod->Lq, n4);
+    int info = mlc_dense_cholesky_spd(mod->Lq, (size_t)n4, n4);
     if (info != 0)
         return mlc_errf(err, MLC_ENOTSPD,
                         "sim: the reduced system matrix (4w = %d) is not positive definite "
-                        "(LAPACK dpotrf info %d); the skinning weights are probably linearly "
-                        "dependent on the vertices (too many weights for the mesh: lower "
-                        "subspace.skinning_modes)",
-                        n4, (int)info);
+                        "(pivot %d of its Cholesky factorization); the skinning weights are "
+                        "probably linearly dependent on the vertices (too many weights for the "
+                        "mesh: lower subspace.skinning_modes)",
+                        n4, info);
     for (int b = 0; b < n4; b++)
         for (int a = 0; a < b; a++)
             mod->Lq[a + (size_t)n4 * b] = 0;
     *ra_out = ra, *rb_out = rb;
     return MLC_OK;
+}
+
+/* B ← Q⁻¹ B for nrhs columns of n4 values (contiguous), by the factor Lq. */
+static void lq_solve(const mlc_model *mod, double *B, int nrhs) {
+    mlc_dense_cholesky_spd_solve(mod->Lq, (size_t)mod->n4, mod->n4, B, (size_t)mod->n4, nrhs);
 }
 
 /* The global solve applied once to every rhs term: z* = Q⁻¹b0 + Σ_c (Q⁻¹G_c) μR_cᵀ
@@ -487,8 +492,8 @@ static mlc_status solve_rhs_terms(mlc_model *mod, const mlc_subspace *sub, mlc_e
         return mlc_errf(err, MLC_ENOMEM, "sim: out of memory for the model");
     memcpy(mod->QiGp, mod->Gp, sizeof(double) * (size_t)sub->ncp * n3);
     memcpy(mod->QiKa, mod->Ka, sizeof(double) * (size_t)sub->nca * ma * n3);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->ncp, mod->Lq, n4, mod->QiGp, n4);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 3 * sub->nca * ma, mod->Lq, n4, mod->QiKa, n4);
+    lq_solve(mod, mod->QiGp, 3 * sub->ncp);
+    lq_solve(mod, mod->QiKa, 3 * sub->nca * ma);
     return MLC_OK;
 }
 
@@ -503,14 +508,14 @@ static void contact_operators(mlc_model *mod, const mlc_subspace *sub, double *C
     const int n4 = mod->n4;
     const size_t nn = (size_t)n4 * n4;
     memcpy(C, mod->N, sizeof(double) * nn); /* C ← Q⁻¹ N, then G = Q⁻¹ (Q⁻¹ N)ᵀ */
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
+    lq_solve(mod, C, n4);
     for (int b = 0; b < n4; b++)
         for (int a = b + 1; a < n4; a++) {
             double tmp = C[a + (size_t)n4 * b];
             C[a + (size_t)n4 * b] = C[b + (size_t)n4 * a];
             C[b + (size_t)n4 * a] = tmp;
         }
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, C, n4);
+    lq_solve(mod, C, n4);
     for (int s = 0; s < sub->ns; s++)
         for (int i = 0; i < n4; i++)
             mod->GS[i + (size_t)n4 * s] = dot_n(C + i, n4, mod->S + (size_t)s * n4, n4);
@@ -520,7 +525,7 @@ static void contact_operators(mlc_model *mod, const mlc_subspace *sub, double *C
                 dot_n(mod->S + (size_t)u * n4, 1, mod->GS + (size_t)n4 * s, n4);
     if (sub->ns > 0) {
         memcpy(mod->QiS, mod->S, sizeof(double) * (size_t)sub->ns * n4);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, sub->ns, mod->Lq, n4, mod->QiS, n4);
+        lq_solve(mod, mod->QiS, sub->ns);
         for (int s = 0; s < sub->ns; s++)
             for (int u = 0; u < sub->ns; u++)
                 mod->Dss[u + (size_t)sub->ns * s] =
@@ -552,12 +557,12 @@ static mlc_status step_layouts(mlc_model *mod, const mlc_subspace *sub, double r
     if (mod->QiC) {
         for (size_t i = 0; i < nn; i++)
             mod->QiC[i] = ra * mod->N[i] + rb * mod->Lap[i];
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiC, n4);
+        lq_solve(mod, mod->QiC, n4);
     }
     memcpy(mod->QiN, mod->N, sizeof(double) * nn);
     memcpy(mod->Qig, mod->gsum, sizeof(double) * (size_t)n4);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, n4, mod->Lq, n4, mod->QiN, n4);
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n4, 1, mod->Lq, n4, mod->Qig, n4);
+    lq_solve(mod, mod->QiN, n4);
+    lq_solve(mod, mod->Qig, 1);
     return MLC_OK;
 }
 

@@ -311,24 +311,6 @@ void mlc_rollout_set_trace(mlc_rollout *ro, double *buf, int cap) {
 
 /* ---- small kernels ----------------------------------------------------------------------- */
 
-/* x ← Q₄⁻¹ x with the lower Cholesky factor L (column-major n×n). */
-static void chol_solve(const double *restrict L, int n, double *restrict x) {
-    for (int j = 0; j < n; j++) {
-        const double *col = L + (size_t)n * j;
-        double xj = x[j] / col[j];
-        x[j] = xj;
-        for (int i = j + 1; i < n; i++)
-            x[i] -= col[i] * xj;
-    }
-    for (int j = n - 1; j >= 0; j--) {
-        const double *col = L + (size_t)n * j;
-        double s = x[j];
-        for (int i = j + 1; i < n; i++)
-            s -= col[i] * x[i];
-        x[j] = s / col[j];
-    }
-}
-
 /* b_k += s Σ_j R[k, j] G[:, j] for k = 0..2 (the rhs of tr(Rᵀ F) terms, §11). */
 static inline void block_rhs(double *restrict b, const double *restrict G, int n4,
                              const double R[9], double s) {
@@ -791,7 +773,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
             }
         memcpy(ro->b0, ro->ba, sizeof(double) * (size_t)r);
         for (int k = 0; k < 3; k++)
-            chol_solve(mod->Lq, n4, ro->b0 + k * n4);
+            mlc_dense_cholesky_spd_solve(mod->Lq, (size_t)n4, n4, ro->b0 + k * n4, (size_t)n4, 1);
         for (int i = 0; i < r; i++)
             ro->zs0[i] += ro->b0[i];
     }
