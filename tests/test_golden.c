@@ -9,7 +9,8 @@
  * The subspace is synthetic (test_synthetic.h: no eigen-solver), and the model factors its
  * 4w×4w matrix with the project's own Cholesky (dense.h), not LAPACK's: OpenBLAS picks its
  * kernels by CPU model, and on a CPU it did not know (a newer Xeon, which it ran with generic
- * kernels) LAPACK's factor changed this hash.
+ * kernels) LAPACK's factor changed this hash. ctest runs this test a second time with
+ * OpenBLAS's generic kernels forced (test_golden_generic_blas, OPENBLAS_CORETYPE=Prescott).
  *
  * A change of any recorded value is a change of results: say which and why in the commit that
  * updates it (print the new values with MLC_GOLDEN_PRINT=1). */
