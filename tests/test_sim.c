@@ -455,6 +455,18 @@ static void model_should_refuse_a_subspace_beyond_its_limits(void **state) {
     assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &big, &set, &mod, &err), MLC_EINVAL);
     assert_null(mod);
     assert_non_null(strstr(err.msg, "actuation modes, at most"));
+    /* two equal weight functions: the reduced system matrix is singular */
+    big = t.sub;
+    int nv = t.mesh.nv;
+    double *W = malloc(sizeof(double) * (size_t)nv * big.w);
+    memcpy(W, big.W, sizeof(double) * (size_t)nv * big.w);
+    memcpy(W + nv, W, sizeof(double) * (size_t)nv);
+    big.W = W;
+    assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &big, &set, &mod, &err), MLC_ENOTSPD);
+    assert_null(mod);
+    assert_non_null(strstr(err.msg, "not positive definite"));
+    assert_non_null(strstr(err.msg, "subspace.skinning_modes"));
+    free(W);
     tsim_free(&t);
 }
 
