@@ -772,8 +772,7 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
                         ro->ba[k * n4 + i] += av * Kv[i + n4 * k];
             }
         memcpy(ro->b0, ro->ba, sizeof(double) * (size_t)r);
-        for (int k = 0; k < 3; k++)
-            mlc_dense_cholesky_spd_solve(mod->Lq, (size_t)n4, n4, ro->b0 + k * n4, (size_t)n4, 1);
+        mlc_dense_cholesky_spd_solve(mod->Lq, (size_t)n4, n4, ro->b0, (size_t)n4, 3);
         for (int i = 0; i < r; i++)
             ro->zs0[i] += ro->b0[i];
     }
