@@ -5,8 +5,11 @@
  * distance of one ulp bounds ours by about 1.5 ulp of the truth. */
 #include "test_util.h"
 
+#include <float.h>
+
 #include "base.h"
 #include "detmath.h"
+#include "fma_exact.h"
 
 #define SAMPLES 1000000
 
@@ -153,11 +156,97 @@ static void sin_n_is_mlc_sin_bits(void **state) {
         assert_true(y[i] == mlc_sin(x[i]));
 }
 
+/* Whether two doubles are the same bits (any NaN matches any NaN). */
+static int same_bits(double x, double y) {
+    return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y));
+}
+
+/* mlc_fma_exact2 gives the C library's fma() bits (IEEE 754's fused multiply-add, rounded once:
+ * the FMA instruction on this machine, a correctly rounded software fma elsewhere) on both
+ * lanes: random magnitudes over the whole range the emulation handles itself and beyond it
+ * (the fallback); products cancelled by c to a few bits; integer operands whose exact sums sit
+ * on halfway points between doubles (ties to even, where rounding twice goes wrong); signed
+ * zeros, subnormals, ±∞ and NaN. */
+static void fma_exact2_is_fma_bits(void **state) {
+    (void)state;
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 2024);
+    long mismatches = 0, ties = 0, n = 0;
+    for (int i = 0; i < 1500000; i++) {
+        mlc_fma_v2d a, b, c;
+        for (int l = 0; l < 2; l++) {
+            double u = mlc_rng_uniform(&rng), sa = u < 0.5 ? -1 : 1;
+            double sb = mlc_rng_uniform(&rng) < 0.5 ? -1 : 1;
+            double sc = mlc_rng_uniform(&rng) < 0.5 ? -1 : 1;
+            double ma = 1 + mlc_rng_uniform(&rng), mb = 1 + mlc_rng_uniform(&rng);
+            double mc = 1 + mlc_rng_uniform(&rng);
+            switch (i % 5) {
+            case 0: /* log-uniform magnitudes, some outside the emulated range */
+                a[l] = sa * ldexp(ma, (int)(mlc_rng_uniform(&rng) * 1200) - 600);
+                b[l] = sb * ldexp(mb, (int)(mlc_rng_uniform(&rng) * 1200) - 600);
+                c[l] = sc * ldexp(mc, (int)(mlc_rng_uniform(&rng) * 1400) - 700);
+                break;
+            case 1: /* the step's magnitudes: c close to −a·b, a few to 60 bits cancelled */
+                a[l] = sa * ldexp(ma, (int)(mlc_rng_uniform(&rng) * 40) - 20);
+                b[l] = sb * ldexp(mb, (int)(mlc_rng_uniform(&rng) * 40) - 20);
+                c[l] = -(a[l] * b[l]) *
+                       (1 + ldexp(mlc_rng_uniform(&rng) - 0.5, -(int)(mlc_rng_uniform(&rng) * 60)));
+                break;
+            case 2: { /* a·b ≈ half an ulp of c: c + uh is a tie, which ul decides (the step
+                       * that rounds to odd) */
+                int e = (int)(mlc_rng_uniform(&rng) * 40) - 20;
+                a[l] = sa * ma;
+                b[l] = sb * ldexp(1 / ma, e - 53);
+                c[l] = sc * ldexp(floor(ldexp(mc, 52)), e - 52);
+                break;
+            }
+            default: { /* integers: a·b of 54–56 bits, c of up to 56, so the exact sum often
+                        * has one bit past the 53 kept, at the half */
+                double ia = floor(ldexp(ma, 26)) + 1, ib = floor(ldexp(mb, 27 + i % 3));
+                double ic = floor(ldexp(mc, 52)) * ldexp(1, (int)(mlc_rng_uniform(&rng) * 5));
+                int e = (int)(mlc_rng_uniform(&rng) * 200) - 100;
+                a[l] = sa * ldexp(ia, e), b[l] = sb * ib, c[l] = sc * ldexp(ic, e);
+                break;
+            }
+            }
+        }
+        mlc_fma_v2d r = mlc_fma_exact2(a, b, c);
+        for (int l = 0; l < 2; l++, n++) {
+            double want = fma(a[l], b[l], c[l]);
+            mismatches += !same_bits(want, r[l]);
+            /* a tie: rounding a·b and then adding c lands off the fused result */
+            ties += i % 5 >= 2 && a[l] * b[l] + c[l] != want;
+        }
+    }
+    const double sp[] = {
+        0.0,      -0.0,       1.0,     -1.0,    3.0,     0x1p-1074, 0x1p-1022,
+        0x1p-401, 0x1.8p-380, 0x1p499, 0x1p500, DBL_MAX, INFINITY,  -INFINITY,
+        NAN,      -5.0,       15.0,    -15.0,   1e-310,  0.1,       0x1.fffffffffffffp-1,
+        1e300,    -1e-300};
+    const int ns = (int)(sizeof sp / sizeof *sp);
+    for (int i = 0; i < ns; i++)
+        for (int j = 0; j < ns; j++)
+            for (int k = 0; k < ns; k++) {
+                mlc_fma_v2d r =
+                    mlc_fma_exact2((mlc_fma_v2d){sp[i], 1.5}, (mlc_fma_v2d){sp[j], sp[k]},
+                                   (mlc_fma_v2d){sp[k], sp[i]});
+                mismatches += !same_bits(fma(sp[i], sp[j], sp[k]), r[0]);
+                mismatches += !same_bits(fma(1.5, sp[k], sp[i]), r[1]);
+                n += 2;
+            }
+    print_message(
+        "    %ld lanes, %ld where one rounding matters at a tie-prone sum, %ld mismatches\n", n,
+        ties, mismatches);
+    assert_true(ties > 10000); /* the halfway cases were reached */
+    assert_int_equal(mismatches, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sin_and_cos_within_one_ulp), cmocka_unit_test(exp_within_one_ulp),
         cmocka_unit_test(log_within_one_ulp),         cmocka_unit_test(atan2_within_two_ulp),
         cmocka_unit_test(hypot_within_two_ulp),       cmocka_unit_test(sin_n_is_mlc_sin_bits),
+        cmocka_unit_test(fma_exact2_is_fma_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,10 +11,16 @@
 #endif
 
 /* 1 when the AVX2 copies run: the build has them (MLC_HAVE_AVX2_CLONES), the CPU supports AVX2
- * and MLC_NO_AVX2 is unset, empty or "0" in the environment (MLC_NO_AVX2=1 forces the baseline,
- * e.g. to measure it or to compare the paths). Decided on the first call and fixed for the
- * life of the process, so every module takes the same path; the first call happens in the
- * modules' load-time constructors, before any thread starts. */
+ * and FMA (mlc__cpu_use_fma), and MLC_NO_AVX2 is unset, empty or "0" in the environment
+ * (MLC_NO_AVX2=1 forces the baseline, e.g. to measure it or to compare the paths). Decided on
+ * the first call and fixed for the life of the process, so every module takes the same path;
+ * the first call happens in the modules' load-time constructors, before any thread starts. */
 int mlc__cpu_use_avx2(void);
+
+/* 1 when the CPU's FMA instruction may be used (the build has the clones, the CPU has FMA and
+ * MLC_NO_FMA is unset, empty or "0"): the step's kernels compute fused multiply-adds on every
+ * path, with the instruction where this is 1 and emulated, to the same bits, where it is 0
+ * (fma_exact.h; MLC_NO_FMA=1 forces that copy, and the baseline, to test or measure it). */
+int mlc__cpu_use_fma(void);
 
 #endif

@@ -162,8 +162,9 @@ void mlc__model_body_matrix(const mlc_model *mod, const double *z, double A[9]);
 void mlc__ledger_before_step(mlc_rollout *ro);
 void mlc__ledger_after_step(mlc_rollout *ro);
 
-/* Which copy of the step kernels runs: "avx2 (4-wide)", "sse2 (2-wide)" (no AVX2, or
- * MLC_NO_AVX2=1 in the environment) or "generic (2-wide)" (not x86-64 GCC). */
+/* Which copy of the step kernels runs: "avx2 (4-wide)", "sse2 (2-wide, FMA)" (no AVX2, or
+ * MLC_NO_AVX2=1 in the environment), "sse2 (2-wide, emulated FMA)" (no FMA, or MLC_NO_FMA=1)
+ * or "generic (2-wide)" (not x86-64 GCC). */
 const char *mlc__sim_kernel_path(void);
 
 #endif

@@ -3,7 +3,9 @@
  * baseline, which has only sixteen 16-byte registers: a 32-byte vector type there is split
  * through the stack and cost 6× the time). Before inclusion define:
  *   KNAME(f)  the name of kernel f on this path;  KATTR  its attributes (target ISA);
- *   VL        lanes per vector (2 or 4);          VD     the vector type (vector_size 8·VL).
+ *   VL        lanes per vector (2 or 4);          VD     the vector type (vector_size 8·VL);
+ *   KSPLAT(x) a VD of x in every lane;            KFMA(a, b, c)  a·b + c per lane, rounded once.
+ * It undefines them at its end.
  *
  * Register-blocked kernels. Two shapes cover the step:
  *   rows: o_k[c] = Σ_i z_k[i] M[c + ld·i]   (cluster maps F_c, H_c; sample positions)
@@ -11,10 +13,15 @@
  *         correction; src = b accumulates in place, another src saves copying it first)
  * The contiguous dimension (c, resp. i) is split into chunks of three vectors (then two, then
  * one) whose partial sums stay in registers over the whole reduction. Every output is the same
- * sequence of products and additions, in the same order (the first term initializes in "rows"),
- * whatever VL and the chunking, so the results are bit-identical to plain loops and across paths
- * (no FMA: ISO C mode keeps contraction off and neither target enables FMA). The contiguous lengths
- * must be multiples of 4 (layouts are padded). */
+ * sequence of operations, in the same order, whatever VL and the chunking: in "rows" the first
+ * term is a product, each later term a fused multiply-add onto the sum; in "cols" every term is
+ * one onto src. A fused multiply-add rounds once, so it has the same bits on every path (the
+ * FMA instruction, or fma_exact.h's emulation where the CPU has none) and in a plain loop of
+ * fma() calls: the results are bit-identical across paths. Nothing else is fused (ISO C mode
+ * keeps contraction off). Why fused: on CPUs that multiply and add on the same ports (Intel's)
+ * the kernels are bound by those ports, and an FMA is one operation where a product and a sum
+ * were two (the step 10% faster there; 2–5% on AMD's, whose separate pipes already did both at
+ * once). The contiguous lengths must be multiples of 4 (layouts are padded). */
 
 #define KLD(p) (*(const VD *)(const void *)(p))
 #define KST(p, v) (*(VD *)(void *)(p) = (v))
@@ -32,9 +39,12 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
             const double *row = M + ld * (size_t)i + c;
             g0 = KLD(row), g1 = KLD(row + VL), g2 = KLD(row + 2 * VL);
             double s0 = z0[i], s1 = z1[i], s2 = z2[i];
-            f00 += s0 * g0, f01 += s0 * g1, f02 += s0 * g2;
-            f10 += s1 * g0, f11 += s1 * g1, f12 += s1 * g2;
-            f20 += s2 * g0, f21 += s2 * g1, f22 += s2 * g2;
+            f00 = KFMA(KSPLAT(s0), g0, f00), f01 = KFMA(KSPLAT(s0), g1, f01),
+            f02 = KFMA(KSPLAT(s0), g2, f02);
+            f10 = KFMA(KSPLAT(s1), g0, f10), f11 = KFMA(KSPLAT(s1), g1, f11),
+            f12 = KFMA(KSPLAT(s1), g2, f12);
+            f20 = KFMA(KSPLAT(s2), g0, f20), f21 = KFMA(KSPLAT(s2), g1, f21),
+            f22 = KFMA(KSPLAT(s2), g2, f22);
         }
         KST(o + c, f00), KST(o + c + VL, f01), KST(o + c + 2 * VL, f02);
         KST(o + ldo + c, f10), KST(o + ldo + c + VL, f11), KST(o + ldo + c + 2 * VL, f12);
@@ -49,8 +59,9 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
             const double *row = M + ld * (size_t)i + c;
             g0 = KLD(row), g1 = KLD(row + VL);
             double s0 = z0[i], s1 = z1[i], s2 = z2[i];
-            f00 += s0 * g0, f01 += s0 * g1, f10 += s1 * g0, f11 += s1 * g1, f20 += s2 * g0,
-                f21 += s2 * g1;
+            f00 = KFMA(KSPLAT(s0), g0, f00), f01 = KFMA(KSPLAT(s0), g1, f01),
+            f10 = KFMA(KSPLAT(s1), g0, f10), f11 = KFMA(KSPLAT(s1), g1, f11),
+            f20 = KFMA(KSPLAT(s2), g0, f20), f21 = KFMA(KSPLAT(s2), g1, f21);
         }
         KST(o + c, f00), KST(o + c + VL, f01), KST(o + ldo + c, f10), KST(o + ldo + c + VL, f11);
         KST(o + 2 * ldo + c, f20), KST(o + 2 * ldo + c + VL, f21);
@@ -60,7 +71,8 @@ KATTR static void KNAME(rows3)(const double *restrict z, int n4, const double *r
         VD f0 = z0[0] * g0, f1 = z1[0] * g0, f2 = z2[0] * g0;
         for (int i = 1; i < n4; i++) {
             g0 = KLD(M + ld * (size_t)i + c);
-            f0 += z0[i] * g0, f1 += z1[i] * g0, f2 += z2[i] * g0;
+            f0 = KFMA(KSPLAT(z0[i]), g0, f0), f1 = KFMA(KSPLAT(z1[i]), g0, f1),
+            f2 = KFMA(KSPLAT(z2[i]), g0, f2);
         }
         KST(o + c, f0), KST(o + ldo + c, f1), KST(o + 2 * ldo + c, f2);
     }
@@ -77,14 +89,15 @@ KATTR static void KNAME(rows1)(const double *restrict z, int n4, const double *r
         for (int i = 1; i < n4; i++) {
             const double *row = M + ld * (size_t)i + c;
             double s0 = z[i];
-            f0 += s0 * KLD(row), f1 += s0 * KLD(row + VL), f2 += s0 * KLD(row + 2 * VL);
+            f0 = KFMA(KSPLAT(s0), KLD(row), f0), f1 = KFMA(KSPLAT(s0), KLD(row + VL), f1),
+            f2 = KFMA(KSPLAT(s0), KLD(row + 2 * VL), f2);
         }
         KST(o + c, f0), KST(o + c + VL, f1), KST(o + c + 2 * VL, f2);
     }
     for (; c < nc; c += VL) {
         VD f0 = z[0] * KLD(M + c);
         for (int i = 1; i < n4; i++)
-            f0 += z[i] * KLD(M + ld * (size_t)i + c);
+            f0 = KFMA(KSPLAT(z[i]), KLD(M + ld * (size_t)i + c), f0);
         KST(o + c, f0);
     }
 }
@@ -104,9 +117,12 @@ KATTR static void KNAME(cols3)(double *b, const double *src, int n4, const doubl
             const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
             VD g0 = KLD(g), g1 = KLD(g + VL), g2 = KLD(g + 2 * VL);
             double c0 = C0[ldt * t], c1 = C1[ldt * t], c2 = C2[ldt * t];
-            f00 += c0 * g0, f01 += c0 * g1, f02 += c0 * g2;
-            f10 += c1 * g0, f11 += c1 * g1, f12 += c1 * g2;
-            f20 += c2 * g0, f21 += c2 * g1, f22 += c2 * g2;
+            f00 = KFMA(KSPLAT(c0), g0, f00), f01 = KFMA(KSPLAT(c0), g1, f01),
+            f02 = KFMA(KSPLAT(c0), g2, f02);
+            f10 = KFMA(KSPLAT(c1), g0, f10), f11 = KFMA(KSPLAT(c1), g1, f11),
+            f12 = KFMA(KSPLAT(c1), g2, f12);
+            f20 = KFMA(KSPLAT(c2), g0, f20), f21 = KFMA(KSPLAT(c2), g1, f21),
+            f22 = KFMA(KSPLAT(c2), g2, f22);
         }
         KST(b0 + i, f00), KST(b0 + i + VL, f01), KST(b0 + i + 2 * VL, f02);
         KST(b1 + i, f10), KST(b1 + i + VL, f11), KST(b1 + i + 2 * VL, f12);
@@ -119,8 +135,9 @@ KATTR static void KNAME(cols3)(double *b, const double *src, int n4, const doubl
             const double *g = M + ldm * (size_t)(idx ? idx[t] : t) + i;
             VD g0 = KLD(g), g1 = KLD(g + VL);
             double c0 = C0[ldt * t], c1 = C1[ldt * t], c2 = C2[ldt * t];
-            f00 += c0 * g0, f01 += c0 * g1, f10 += c1 * g0, f11 += c1 * g1, f20 += c2 * g0,
-                f21 += c2 * g1;
+            f00 = KFMA(KSPLAT(c0), g0, f00), f01 = KFMA(KSPLAT(c0), g1, f01),
+            f10 = KFMA(KSPLAT(c1), g0, f10), f11 = KFMA(KSPLAT(c1), g1, f11),
+            f20 = KFMA(KSPLAT(c2), g0, f20), f21 = KFMA(KSPLAT(c2), g1, f21);
         }
         KST(b0 + i, f00), KST(b0 + i + VL, f01), KST(b1 + i, f10), KST(b1 + i + VL, f11);
         KST(b2 + i, f20), KST(b2 + i + VL, f21);
@@ -129,7 +146,8 @@ KATTR static void KNAME(cols3)(double *b, const double *src, int n4, const doubl
         VD f0 = KLD(a0 + i), f1 = KLD(a1 + i), f2 = KLD(a2 + i);
         for (int t = 0; t < nt; t++) {
             VD g0 = KLD(M + ldm * (size_t)(idx ? idx[t] : t) + i);
-            f0 += C0[ldt * t] * g0, f1 += C1[ldt * t] * g0, f2 += C2[ldt * t] * g0;
+            f0 = KFMA(KSPLAT(C0[ldt * t]), g0, f0), f1 = KFMA(KSPLAT(C1[ldt * t]), g0, f1),
+            f2 = KFMA(KSPLAT(C2[ldt * t]), g0, f2);
         }
         KST(b0 + i, f0), KST(b1 + i, f1), KST(b2 + i, f2);
     }
@@ -213,3 +231,9 @@ KATTR static void KNAME(contact_solve)(const double *restrict Gm, int ns, int na
 
 #undef KLD
 #undef KST
+#undef KNAME /* the parameters: the next copy defines its own */
+#undef KATTR
+#undef VL
+#undef VD
+#undef KSPLAT
+#undef KFMA

@@ -86,6 +86,7 @@
 #include "contact.h"
 #include "cpu_internal.h"
 #include "dense.h"
+#include "fma_exact.h"
 #include "polar.h"
 #include "sim_internal.h"
 #include "sim_testing.h"
@@ -323,21 +324,27 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
 }
 
 /* ---- the small dense kernels, one copy per code path (sim_kernels.h) ---------------------
- * x86-64 with GCC: an AVX2 copy (4-wide) and the SSE2 baseline copy (2-wide); the path is
- * chosen once, at load, by mlc__cpu_use_avx2 (cpu_internal.h: the CPU, and MLC_NO_AVX2=1 in the
- * environment forces the baseline; building with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy).
- * Elsewhere: the 2-wide copy only. Both copies perform the same
- * operations in the same order per output, so results are bit-identical across paths. */
+ * x86-64 with GCC: an AVX2 copy (4-wide, with the FMA instruction) and two SSE2 baseline
+ * copies (2-wide): with the FMA instruction, and with fused multiply-adds emulated for a CPU
+ * without one (fma_exact.h: about 10× slower, the same bits). The path is chosen once, at load,
+ * by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu_internal.h: the CPU; MLC_NO_AVX2=1 in the
+ * environment forces the baseline, MLC_NO_FMA=1 the emulation; building with
+ * -DMLC_NO_KERNEL_CLONES drops the instruction copies). Elsewhere: the 2-wide copy only, with
+ * the target's FMA instruction where it has one (arm64), else emulated. Every copy performs the
+ * same operations in the same order per output, so results are bit-identical across paths. */
 typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
 #define KNAME(f) f##_v2
 #define KATTR
 #define VL 2
 #define VD mlc_v2d
+#define KSPLAT(x) ((mlc_v2d){(x), (x)})
+#ifdef __FP_FAST_FMA /* the target has the instruction (e.g. arm64) */
+#define KFMA(a, b, c)                                                                              \
+    ((mlc_v2d){__builtin_fma((a)[0], (b)[0], (c)[0]), __builtin_fma((a)[1], (b)[1], (c)[1])})
+#else /* x86-64's baseline has none: emulated, the same bits (fma_exact.h) */
+#define KFMA(a, b, c) mlc_fma_exact2((a), (b), (c))
+#endif
 #include "sim_kernels.h"
-#undef KNAME
-#undef KATTR
-#undef VL
-#undef VD
 
 typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, size_t, int,
                          double *restrict, size_t);
@@ -356,16 +363,25 @@ static interleave_fn scale_interleave3 = scale_interleave3_v2;
 static const char *kernel_path = "generic (2-wide)";
 
 #ifdef MLC_HAVE_AVX2_CLONES
+/* The baseline's kernels with the FMA instruction, 2-wide (MLC_NO_AVX2=1 on a CPU with FMA,
+ * or the rare CPU with FMA and no AVX2): the baseline's speed where the emulation is 10×
+ * slower, the same bits. */
+#define KNAME(f) f##_v2f
+#define KATTR __attribute__((target("fma")))
+#define VL 2
+#define VD mlc_v2d
+#define KSPLAT(x) ((mlc_v2d){(x), (x)})
+#define KFMA(a, b, c) __builtin_ia32_vfmaddpd((a), (b), (c))
+#include "sim_kernels.h"
+
 typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define KNAME(f) f##_v4
-#define KATTR __attribute__((target("avx2")))
+#define KATTR __attribute__((target("avx2,fma")))
 #define VL 4
 #define VD mlc_v4d
+#define KSPLAT(x) ((mlc_v4d){(x), (x), (x), (x)})
+#define KFMA(a, b, c) __builtin_ia32_vfmaddpd256((a), (b), (c))
 #include "sim_kernels.h"
-#undef KNAME
-#undef KATTR
-#undef VL
-#undef VD
 
 #endif
 
@@ -914,7 +930,12 @@ __attribute__((target("avx2"))) static int step_avx2(mlc_rollout *ro, const mlc_
 /* The kernels and the step follow the one process-wide decision (cpu_internal.h), at load. */
 __attribute__((constructor)) static void select_kernels(void) {
 #ifdef MLC_HAVE_AVX2_CLONES
-    kernel_path = "sse2 (2-wide)";
+    kernel_path = "sse2 (2-wide, emulated FMA)";
+    if (mlc__cpu_use_fma() && !mlc__cpu_use_avx2()) {
+        rows3 = rows3_v2f, rows1 = rows1_v2f, cols3 = cols3_v2f, contact_solve = contact_solve_v2f;
+        scale_interleave3 = scale_interleave3_v2f;
+        kernel_path = "sse2 (2-wide, FMA)";
+    }
     if (!mlc__cpu_use_avx2()) return;
     rows3 = rows3_v4, rows1 = rows1_v4, cols3 = cols3_v4, contact_solve = contact_solve_v4;
     scale_interleave3 = scale_interleave3_v4;
