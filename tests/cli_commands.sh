@@ -56,6 +56,18 @@ check "amplitude beyond its bound is simulated" 0 "$BIN" simulate "$T/gait.json"
 grep_err "warns that it is outside the search box" "outside the optimizer's search box"
 grep_err "names the parameter" "amplitude"
 
+# The step's fused multiply-adds emulated (as on a CPU without FMA): the same outputs, and a
+# note that says why it is slower.
+if grep -qw fma /proc/cpuinfo 2>/dev/null && grep -q "FMA instruction" "$T/err"; then
+  fail "the note about emulated FMA on a CPU with FMA, without MLC_NO_FMA"
+fi
+check "simulate with MLC_NO_FMA=1" 0 env MLC_NO_FMA=1 "$BIN" simulate "$T/gait.json" --out "$T/sim_nofma"
+grep_err "says the FMA instruction is emulated" "emulates it, with the same results"
+for f in result.json trajectory.csv animation.pc2; do
+  cmp -s "$T/sim/$f" "$T/sim_nofma/$f" && ok "emulated FMA: $f byte-identical" \
+    || fail "emulated FMA: $f differs"
+done
+
 check "optimize --dry-run" 0 "$BIN" optimize "$MESH" --dry-run --out "$T/dry" --set cmaes.generations=3
 grep -q "estimated wall time" "$T/out" || { echo "FAIL: --dry-run prints an estimate"; fails=$((fails + 1)); }
 grep -q "parameters 60" "$T/out" || { echo "FAIL: --dry-run prints the problem size"; fails=$((fails + 1)); }

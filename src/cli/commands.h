@@ -10,6 +10,12 @@
 
 #define MLC_CLI_MAX_SETS 256
 
+/* Printed by optimize and simulate when the step emulates its fused multiply-adds
+ * (mlc_sim_fma_emulated). */
+#define FMA_NOTE                                                                                   \
+    "modalloco: note: this CPU has no FMA instruction (or MLC_NO_FMA is set); the simulator "      \
+    "emulates it, with the same results, about 20 times slower (docs/architecture.md)\n"
+
 typedef struct mlc_cli_options {
     const char *command;
     const char *input;                  /* CONFIG, PARAMS or MESH positional (may be NULL) */

@@ -181,6 +181,10 @@ const mlc_terrain *mlc_model_terrain(const mlc_model *model);
 /* Largest bounding-box extent of the rest mesh (runaway and contact tolerances scale with it). */
 double mlc_model_extent(const mlc_model *model);
 
+/* 1 when this process's step emulates its fused multiply-adds (a CPU without the FMA
+ * instruction, or MLC_NO_FMA=1): the same results, about 20× slower; commands say so. */
+int mlc_sim_fma_emulated(void);
+
 /* Energy ledger of a rollout (joules; docs/method.md, "Energy"). Mechanical energy of the state
  * (z_n, z_{n−1}) at t_n:  E = K + G + E_v + E_a with
  *   K   = ½ vᵀ N v, v = (z_n − z_{n−1})/h (kinetic, of the backward-Euler velocity),

@@ -333,12 +333,13 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
 /* ---- the small dense kernels, one copy per code path (sim_kernels.h) ---------------------
  * x86-64 with GCC: an AVX2 copy (4-wide, with the FMA instruction) and two SSE2 baseline
  * copies (2-wide): with the FMA instruction, and with fused multiply-adds emulated for a CPU
- * without one (fma_exact.h: about 10× slower, the same bits). The path is chosen once, at load,
- * by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu_internal.h: the CPU; MLC_NO_AVX2=1 in the
- * environment forces the baseline, MLC_NO_FMA=1 the emulation; building with
- * -DMLC_NO_KERNEL_CLONES drops the instruction copies). Elsewhere: the 2-wide copy only, with
- * the target's FMA instruction where it has one (arm64), else emulated. Every copy performs the
- * same operations in the same order per output, so results are bit-identical across paths. */
+ * without one (fma_exact.h: about 20× slower than AVX2, the same bits). The path is chosen
+ * once, at load, by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu_internal.h: the CPU;
+ * MLC_NO_AVX2=1 in the environment forces the baseline, MLC_NO_FMA=1 the emulation; building
+ * with -DMLC_NO_KERNEL_CLONES drops the instruction copies). Elsewhere: the 2-wide copy only,
+ * with the target's FMA instruction where it has one (arm64), else emulated. Every copy
+ * performs the same operations in the same order per output, so results are bit-identical
+ * across paths. */
 typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
 #define KNAME(f) f##_v2
 #define KATTR
@@ -371,7 +372,7 @@ static const char *kernel_path = "generic (2-wide)";
 
 #ifdef MLC_HAVE_AVX2_CLONES
 /* The baseline's kernels with the FMA instruction, 2-wide (MLC_NO_AVX2=1 on a CPU with FMA,
- * or the rare CPU with FMA and no AVX2): the baseline's speed where the emulation is 10×
+ * or the rare CPU with FMA and no AVX2): the baseline's speed where the emulation is 13×
  * slower, the same bits. */
 #define KNAME(f) f##_v2f
 #define KATTR __attribute__((target("fma")))
@@ -394,6 +395,16 @@ typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 
 const char *mlc__sim_kernel_path(void) {
     return kernel_path;
+}
+
+int mlc_sim_fma_emulated(void) {
+#ifdef __FP_FAST_FMA
+    return 0;
+#elif defined(MLC_HAVE_AVX2_CLONES)
+    return !mlc__cpu_use_fma();
+#else
+    return 1;
+#endif
 }
 
 /* Profiling marks: accumulate the time since the previous mark into a field (no-op unless
