@@ -4,40 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef MLC_HAVE_AVX2_CLONES
 /* MLC_NO_AVX2 or MLC_NO_FMA set to anything but "" or "0". */
 static int env_on(const char *name) {
     const char *env = getenv(name);
     return env && *env && strcmp(env, "0") != 0;
 }
+#endif
 
-static int decide_fma(void) {
+/* Both decisions at once, on the first call of either (-1: not decided yet). */
+static int use_fma = -1, use_avx2 = -1;
+
+static void decide(void) {
+    use_fma = use_avx2 = 0;
 #ifdef MLC_HAVE_AVX2_CLONES
-    if (env_on("MLC_NO_FMA")) return 0;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("fma") ? 1 : 0;
-#else
-    return 0;
+    use_fma = !env_on("MLC_NO_FMA") && __builtin_cpu_supports("fma");
+    use_avx2 = use_fma && !env_on("MLC_NO_AVX2") && __builtin_cpu_supports("avx2");
 #endif
 }
 
 int mlc__cpu_use_fma(void) {
-    static int use = -1;
-    if (use < 0) use = decide_fma();
-    return use;
-}
-
-static int decide(void) {
-#ifdef MLC_HAVE_AVX2_CLONES
-    if (env_on("MLC_NO_AVX2") || !mlc__cpu_use_fma()) return 0;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-    return 0;
-#endif
+    if (use_fma < 0) decide();
+    return use_fma;
 }
 
 int mlc__cpu_use_avx2(void) {
-    static int use = -1;
-    if (use < 0) use = decide();
-    return use;
+    if (use_avx2 < 0) decide();
+    return use_avx2;
 }

@@ -693,7 +693,7 @@ static mlc_status start(optimize_run *o) {
                 o->p.mesh.nv, o->p.mesh.nt, mlc_model_dim(o->p.model), o->g.m, o->g.k, n,
                 cfg->cmaes.population, cfg->cmaes.generations, procs, o->nthreads,
                 o->nthreads == 1 ? "" : "s", o->t_pre, o->p.cache_used ? " (cache)" : "");
-        if (mlc_sim_fma_emulated()) fputs(FMA_NOTE, stderr);
+        if (mlc_sim_fma_emulated()) fputs(MLC_FMA_NOTE, stderr);
     }
     return MLC_OK;
 }

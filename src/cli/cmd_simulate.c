@@ -374,7 +374,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
                 "credibility %.3f s, outputs in %s\n",
                 p.t_mesh + p.t_fem + p.t_subspace + p.t_model, p.cache_used ? "cache" : "computed",
                 cfg.sim.steps, t_roll, cfg.output.dir);
-    if (!opt->quiet && mlc_sim_fma_emulated()) fputs(FMA_NOTE, stderr);
+    if (!opt->quiet && mlc_sim_fma_emulated()) fputs(MLC_FMA_NOTE, stderr);
     if (opt->full_space && (s = run_full_space(&p, &cfg, &act, &cred, &err)) != MLC_OK) goto fail;
     if (cfg.output.viewer && (s = mlc_write_viewer(cfg.output.dir, &err)) != MLC_OK) goto fail;
     if (opt->expect) {

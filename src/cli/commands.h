@@ -12,7 +12,7 @@
 
 /* Printed by optimize and simulate when the step emulates its fused multiply-adds
  * (mlc_sim_fma_emulated). */
-#define FMA_NOTE                                                                                   \
+#define MLC_FMA_NOTE                                                                               \
     "modalloco: note: this CPU has no FMA instruction (or MLC_NO_FMA is set); the simulator "      \
     "emulates it, with the same results, about 20 times slower (docs/architecture.md)\n"
 
