@@ -339,9 +339,101 @@ static void samples_should_stop_at_the_boundary_vertex_count(void **state) {
     mlc_mesh_free(&m);
 }
 
+#define MLC_CONTACT_CAP_TEST 400
+
+/* A body on four legs with a thin tail: 1 voxel thick, sticking out behind at one voxel above
+ * the ground, its underside facing down (a part a tilted body lands on). */
+static void thin_tail_mesh(mlc_mesh *mesh) {
+    enum { NX = 16, NY = 4, NZ = 4 };
+    unsigned char occ[NX * NY * NZ];
+    memset(occ, 0, sizeof occ);
+    for (int k = 0; k < NZ; k++)
+        for (int j = 0; j < NY; j++)
+            for (int i = 0; i < NX; i++) {
+                int body = j >= 2 && i >= 4 && i <= 11;
+                int leg = j <= 1 && (i == 5 || i == 6 || i == 10 || i == 11) && (k == 0 || k == 3);
+                int tail = j == 1 && i <= 4 && (k == 1 || k == 2);
+                if (body || leg || tail) occ[i + NX * (j + NY * k)] = 1;
+            }
+    double origin[3] = {0, 0, 0};
+    mlc_err err;
+    if (mlc_mesh_from_voxels(NX, NY, NZ, occ, 0.1, origin, mesh, &err) != MLC_OK)
+        fail_msg("thin_tail_mesh: %s", err.msg);
+}
+
+/* The weighted distance (height ×MLC_CONTACT_HEIGHT_WEIGHT) from v to its nearest sample. */
+static double weighted_gap(const mlc_mesh *m, const int *s, int n, int v) {
+    double best = HUGE_VAL;
+    for (int j = 0; j < n; j++) {
+        const double *p = m->X + 3 * s[j], *q = m->X + 3 * v;
+        double dx = q[0] - p[0], dy = MLC_CONTACT_HEIGHT_WEIGHT * (q[1] - p[1]), dz = q[2] - p[2];
+        best = fmin(best, dx * dx + dy * dy + dz * dz);
+    }
+    return sqrt(best);
+}
+
+static void cover_should_reach_every_thin_part_that_can_touch(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    thin_tail_mesh(&m);
+    const double extent = 1.2, spacing = 0.12, band = 0.01;
+    /* The tail's lowest tip vertex: smallest x on the underside y = 0.1. */
+    int tip = -1;
+    for (int i = 0; i < 3 * m.nf; i++) {
+        int v = m.F[i];
+        if (fabs(m.X[3 * v + 1] - 0.1) < 1e-12 && (tip < 0 || m.X[3 * v] < m.X[3 * tip])) tip = v;
+    }
+    assert_true(tip >= 0 && m.X[3 * tip] == 0);
+    /* Eight samples by the count alone: the soles and the belly take them, none near the tip. */
+    int plain[8], np = 0;
+    assert_int_equal(mlc_contact_samples(&m, 8, band, plain, &np, NULL), MLC_OK);
+    assert_int_equal(np, 8);
+    assert_true(weighted_gap(&m, plain, np, tip) > 2 * spacing * extent);
+    /* The cover: every vertex of the soles and of the surface facing down within the spacing,
+     * the tip among them; the first eight samples are the count's own. */
+    int s[MLC_CONTACT_CAP_TEST], n = 0;
+    double covered = -1;
+    assert_int_equal(mlc_contact_samples_cover(&m, 8, band, spacing, MLC_CONTACT_CAP_TEST, s, &n,
+                                               &covered, NULL),
+                     MLC_OK);
+    assert_true(n > 8 && n < MLC_CONTACT_CAP_TEST);
+    assert_true(covered > 0 && covered <= spacing);
+    assert_true(weighted_gap(&m, s, n, tip) <= spacing * extent * (1 + 1e-12));
+    for (int i = 0; i < 3 * m.nf; i++) {
+        int v = m.F[i];
+        if (m.X[3 * v + 1] <= band * extent)
+            assert_true(weighted_gap(&m, s, n, v) <= spacing * extent * (1 + 1e-12));
+    }
+    for (int i = 0; i < n; i++) {
+        assert_true(on_boundary(&m, s[i]));
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(s[i], s[j]);
+    }
+    /* A cap holds: no more samples than it allows, and the spacing reached says it fell short. */
+    int c[12], nc = 0;
+    assert_int_equal(mlc_contact_samples_cover(&m, 8, band, spacing, 12, c, &nc, &covered, NULL),
+                     MLC_OK);
+    assert_int_equal(nc, 12);
+    assert_true(covered > spacing);
+    /* Spacing 0 is the count's rule, sample for sample. */
+    int z[8], nz = 0;
+    assert_int_equal(mlc_contact_samples_cover(&m, 8, band, 0.0, 8, z, &nz, NULL, NULL), MLC_OK);
+    assert_int_equal(nz, np);
+    assert_memory_equal(z, plain, sizeof z);
+    /* Deterministic. */
+    int s2[MLC_CONTACT_CAP_TEST], n2 = 0;
+    assert_int_equal(
+        mlc_contact_samples_cover(&m, 8, band, spacing, MLC_CONTACT_CAP_TEST, s2, &n2, NULL, NULL),
+        MLC_OK);
+    assert_int_equal(n2, n);
+    assert_memory_equal(s2, s, (size_t)n * sizeof(int));
+    mlc_mesh_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clusters_should_be_deterministic_for_a_seed),
+        cmocka_unit_test(cover_should_reach_every_thin_part_that_can_touch),
         cmocka_unit_test(clusters_should_never_be_empty_and_always_connected),
         cmocka_unit_test(identical_features_should_still_fill_every_cluster),
         cmocka_unit_test(degenerate_settings_should_give_one_cluster_or_an_error),

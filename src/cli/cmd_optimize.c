@@ -585,8 +585,8 @@ static mlc_status dry_run(optimize_run *o) {
         (R + 1);
     double est = o->t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
     printf("mesh %s: %d vertices, %d tets\n", o->p.mesh_path, o->p.mesh.nv, o->p.mesh.nt);
-    printf("reduced dimension r %d, modes %d, sinusoids %d, parameters %d\n",
-           mlc_model_dim(o->p.model), g->m, g->k, g->n);
+    printf("reduced dimension r %d, contact samples %d, modes %d, sinusoids %d, parameters %d\n",
+           mlc_model_dim(o->p.model), o->p.sub.ns, g->m, g->k, g->n);
     printf("rollouts %ld ((population %d + mean) x %d replays x %d generations), steps "
            "per rollout %d\n",
            rollouts, cfg->cmaes.population, R + 1, cfg->cmaes.generations, cfg->sim.steps);
@@ -687,11 +687,11 @@ static mlc_status start(optimize_run *o) {
         char procs[48] = "";
         if (o->nproc > 1) snprintf(procs, sizeof procs, "%d processes x ", o->nproc);
         fprintf(stderr,
-                "modalloco: %d vertices, %d tets; r = %d, %d modes x %d sinusoids, %d "
-                "parameters; population %d, %d generations, %s%d thread%s; precompute "
-                "%.2f s%s\n",
-                o->p.mesh.nv, o->p.mesh.nt, mlc_model_dim(o->p.model), o->g.m, o->g.k, n,
-                cfg->cmaes.population, cfg->cmaes.generations, procs, o->nthreads,
+                "modalloco: %d vertices, %d tets; r = %d, %d contact samples, %d modes x %d "
+                "sinusoids, %d parameters; population %d, %d generations, %s%d thread%s; "
+                "precompute %.2f s%s\n",
+                o->p.mesh.nv, o->p.mesh.nt, mlc_model_dim(o->p.model), o->p.sub.ns, o->g.m, o->g.k,
+                n, cfg->cmaes.population, cfg->cmaes.generations, procs, o->nthreads,
                 o->nthreads == 1 ? "" : "s", o->t_pre, o->p.cache_used ? " (cache)" : "");
         if (mlc_sim_fma_emulated()) fputs(MLC_FMA_NOTE, stderr);
     }

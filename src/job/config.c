@@ -161,7 +161,7 @@ const mlc_config_key mlc_config_keys[] = {
      .type_name = "int",
      .default_json = "64",
      .range = ">= 1",
-     .meaning = "contact samples |I|",
+     .meaning = "contact samples |I| (at least; subspace.contact_spacing may add more)",
      .type = MLC_CFG_INT,
      FIELD(subspace.contact_samples),
      GE(1)},
@@ -175,6 +175,17 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_NUMBER,
      FIELD(subspace.contact_band),
      BETWEEN('[', 0, 0.1, ']')},
+    {.name = "subspace.contact_spacing",
+     .type_name = "number",
+     .default_json = "0.04",
+     .range = "in [0, 1]",
+     .meaning = "more contact samples (up to 512) until every vertex of the soles and of the "
+                "surface facing down is within this × extent of one, height counting three "
+                "times, so no thin part that can touch the ground goes without (0 = exactly "
+                "subspace.contact_samples; needs subspace.contact_band > 0)",
+     .type = MLC_CFG_NUMBER,
+     FIELD(subspace.contact_spacing),
+     BETWEEN('[', 0, 1, ']')},
     {.name = "subspace.cache",
      .type_name = "string",
      .default_json = "\"\"",
@@ -840,6 +851,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->subspace.actuation_clusters = 1;
     cfg->subspace.contact_samples = 64;
     cfg->subspace.contact_band = 0.01;
+    cfg->subspace.contact_spacing = 0.04;
 
     cfg->actuation.modes = 10;
     cfg->actuation.local_modes = 0;

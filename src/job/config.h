@@ -100,6 +100,7 @@ typedef struct mlc_config_subspace {
     int actuation_clusters;          /* subspace.actuation_clusters: |C_a|, ≥ 1 */
     int contact_samples;             /* subspace.contact_samples: |I|, ≥ 1 */
     double contact_band;             /* subspace.contact_band: × extent, in [0, 1] */
+    double contact_spacing;          /* subspace.contact_spacing: × extent, in [0, 1] */
     char cache[MLC_CONFIG_PATH_MAX]; /* subspace.cache: precompute cache file, "" = none */
 } mlc_config_subspace;
 

@@ -127,6 +127,7 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->actuation_clusters = cfg->subspace.actuation_clusters;
     s->contact_samples = cfg->subspace.contact_samples;
     s->contact_band = cfg->subspace.contact_band;
+    s->contact_spacing = cfg->subspace.contact_spacing;
     s->seed = (uint64_t)(int64_t)cfg->cmaes.seed;
     s->local_modes = cfg->actuation.local_modes;
     s->localization = cfg->actuation.localization;

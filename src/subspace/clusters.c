@@ -480,12 +480,28 @@ static int farthest_remaining(const double *dist, int nv) {
     return next;
 }
 
+/* The vertex of `reach` farthest from every sample (smallest index among ties), or -1. */
+static int farthest_reach(const double *dist, const unsigned char *reach, int nv) {
+    int next = -1;
+    for (int i = 0; i < nv; i++)
+        if (reach[i] && dist[i] >= 0 && (next < 0 || dist[i] > dist[next])) next = i;
+    return next;
+}
+
 mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int *samples,
                                int *nsamples, mlc_err *err) {
-    if (!mesh || !nsamples || count < 0 || (count > 0 && !samples) || !(band >= 0))
+    return mlc_contact_samples_cover(mesh, count, band, 0.0, count, samples, nsamples, NULL, err);
+}
+
+mlc_status mlc_contact_samples_cover(const mlc_mesh *mesh, int count, double band, double spacing,
+                                     int max_count, int *samples, int *nsamples, double *covered,
+                                     mlc_err *err) {
+    if (!mesh || !nsamples || count < 0 || (count > 0 && !samples) || !(band >= 0) ||
+        !(spacing >= 0) || (spacing > 0 && (max_count < count || !samples)))
         return mlc_errf(err, MLC_EINVAL, "contact samples: invalid arguments (count %d)", count);
     *nsamples = 0;
-    if (count == 0 || mesh->nf == 0) return MLC_OK;
+    if (covered) *covered = 0;
+    if ((count == 0 && spacing == 0) || mesh->nf == 0) return MLC_OK;
     const int nv = mesh->nv;
     /* dist[v] = squared distance to the nearest sample for boundary vertices, -1 otherwise
      * (and -1 again once chosen, so a chosen vertex is never picked twice even if two
@@ -516,6 +532,11 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
      * MLC_CONTACT_HEIGHT_WEIGHT times over in the distance. */
     const double wy2 = band > 0 ? MLC_CONTACT_HEIGHT_WEIGHT * MLC_CONTACT_HEIGHT_WEIGHT : 1.0;
     int n = 0;
+    unsigned char *reach = band > 0 && spacing > 0 ? mlc_calloc((size_t)nv, 1) : NULL;
+    if (band > 0 && spacing > 0 && !reach) {
+        mlc_free(dist), mlc_free(low);
+        return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
+    }
     if (band > 0) {
         /* Stage 1: the soles (band). Stage 2: the surface that faces down, where a body
          * tilted by up to 60° (the credible range) can touch the ground: vertices whose
@@ -524,7 +545,7 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
         const double ymin = mesh->X[3 * cur + 1];
         double *nrm = mlc_calloc(3 * (size_t)nv, sizeof *nrm); /* Σ of the faces' normals */
         if (!nrm) {
-            mlc_free(dist), mlc_free(low);
+            mlc_free(dist), mlc_free(low), mlc_free(reach);
             return mlc_errf(err, MLC_ENOMEM, "contact samples: out of memory");
         }
         for (int f = 0; f < mesh->nf; f++) { /* area-weighted normals: cross products */
@@ -549,6 +570,9 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
                                      : m[1] < 0 && 4 * m[1] * m[1] >
                                                        m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
             }
+            if (reach)
+                for (int i = 0; i < nv; i++)
+                    reach[i] |= low[i];
             goal += (int)(shares[stage] * count + 0.5);
             n = farthest_points(mesh, dist, low, wy2, cur, n, MLC_MIN(MLC_MAX(goal, n + 1), count),
                                 samples);
@@ -556,10 +580,28 @@ mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int
         }
         mlc_free(nrm);
     }
-    /* Stage 2 (or the only stage): the whole surface, continuing the same distances. */
-    n = farthest_points(mesh, dist, NULL, wy2, cur, n, count, samples);
+    int total = count;
+    if (reach) {
+        /* The cover: the soles and the surface facing down, until every vertex of theirs is
+         * within the spacing of a sample (weighted as the distances are) or the cap. The
+         * whole-surface quarter then comes on top of what the cover took. */
+        double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+        const double r2 = spacing * extent * spacing * extent;
+        int added = 0, next;
+        while (n < max_count && (next = farthest_reach(dist, reach, nv)) >= 0 && dist[next] > r2) {
+            n = farthest_points(mesh, dist, NULL, wy2, next, n, n + 1, samples);
+            added++;
+        }
+        next = farthest_reach(dist, reach, nv);
+        if (covered) *covered = next >= 0 ? sqrt(fmax(dist[next], 0)) / extent : 0;
+        total = MLC_MIN(count + added, max_count);
+        cur = farthest_remaining(dist, nv);
+    }
+    /* Stage 3 (or the only stage): the whole surface, continuing the same distances. */
+    n = farthest_points(mesh, dist, NULL, wy2, cur, n, total, samples);
     *nsamples = n;
     mlc_free(dist);
     mlc_free(low);
+    mlc_free(reach);
     return MLC_OK;
 }

@@ -51,4 +51,19 @@ mlc_status mlc_clusters_connect(const mlc_mesh *mesh, const mlc_fem *fem, const 
 mlc_status mlc_contact_samples(const mlc_mesh *mesh, int count, double band, int *samples,
                                int *nsamples, mlc_err *err);
 
+/* The same with a cover of the surface that can reach the ground (band > 0 and spacing > 0):
+ * after the first two stages, samples are added to the soles and the surface facing down (the
+ * vertices stages 1 and 2 choose from) until every one of those vertices lies within spacing ×
+ * extent of a sample in the height-weighted distance above, or max_count samples are taken;
+ * then the last quarter of count goes to the whole surface as before. So a thin part that can
+ * touch the ground (a toe pad, a fingertip, a tail tip) always has a sample near it, however
+ * many it takes, and a vertex within the spacing of a sample lies at most spacing / 3 × extent
+ * below it at rest (the height counts three times). samples[] must hold max(count, max_count)
+ * indices; *covered receives the spacing reached, × extent (the largest weighted distance from
+ * a vertex of the cover's surface to its nearest sample; NULL: not wanted). spacing = 0 is
+ * mlc_contact_samples exactly. */
+mlc_status mlc_contact_samples_cover(const mlc_mesh *mesh, int count, double band, double spacing,
+                                     int max_count, int *samples, int *nsamples, double *covered,
+                                     mlc_err *err);
+
 #endif

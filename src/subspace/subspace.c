@@ -150,6 +150,9 @@ static mlc_status validate(const mlc_mesh *mesh, const mlc_subspace_settings *st
     if (st->contact_samples < 1)
         return mlc_errf(err, MLC_EINVAL, "subspace.contact_samples = %d: must be >= 1",
                         st->contact_samples);
+    if (!(st->contact_spacing >= 0 && st->contact_spacing <= 1))
+        return mlc_errf(err, MLC_EINVAL, "subspace.contact_spacing = %g: must be in [0, 1]",
+                        st->contact_spacing);
     if (st->passive_clusters < 1)
         return mlc_errf(err, MLC_EINVAL, "subspace.passive_clusters = %d: must be >= 1",
                         st->passive_clusters);
@@ -520,6 +523,13 @@ mlc_status mlc_subspace_recluster(const mlc_mesh *mesh, const mlc_fem *fem,
     return clusters(mesh, fem, settings, s, err);
 }
 
+/* Room for the contact samples: the count, or what the cover may add up to. */
+static int samples_capacity(const mlc_subspace_settings *st) {
+    return st->contact_spacing > 0 && st->contact_band > 0
+               ? MLC_MAX(st->contact_samples, MLC_CONTACT_SAMPLES_MAX)
+               : st->contact_samples;
+}
+
 /* Step 4–5: the clusters, then the contact samples. */
 static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
                                        const mlc_subspace_settings *settings, mlc_subspace *out,
@@ -527,8 +537,9 @@ static mlc_status clusters_and_samples(const mlc_mesh *mesh, const mlc_fem *fem,
     mlc_status s = clusters(mesh, fem, settings, out, err);
     if (s != MLC_OK) return s;
     double t0 = mlc_now();
-    s = mlc_contact_samples(mesh, settings->contact_samples, settings->contact_band, out->samples,
-                            &out->ns, err);
+    s = mlc_contact_samples_cover(mesh, settings->contact_samples, settings->contact_band,
+                                  settings->contact_spacing, samples_capacity(settings),
+                                  out->samples, &out->ns, NULL, err);
     out->t_samples = mlc_now() - t0;
     return s;
 }
@@ -666,7 +677,7 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
     out->grad_max = mlc_malloc((size_t)m * sizeof(double));
     out->cluster = mlc_malloc((size_t)nt * sizeof(int));
     out->acluster = mlc_malloc((size_t)nt * sizeof(int));
-    out->samples = mlc_malloc((size_t)settings->contact_samples * sizeof(int));
+    out->samples = mlc_malloc((size_t)samples_capacity(settings) * sizeof(int));
     if (!out->W || !out->skin_eval || !out->D || !out->vib_eval || !out->mode_index ||
         !out->mode_region || !out->vib_frac || !out->grad_max || !out->cluster || !out->acluster ||
         !out->samples) {

@@ -12,6 +12,10 @@
 #include "fem.h"
 #include "mesh.h"
 
+/* The most contact samples the spacing of the cover may add up to (each rollout keeps a few
+ * ns×ns matrices: 2 MB each at the cap). */
+#define MLC_CONTACT_SAMPLES_MAX 512
+
 typedef struct mlc_subspace_settings {
     int w;                /* skinning modes, including the constant one (>= 1) */
     int m;                /* vibration modes kept: the first m non-rigid (ignored if nlist>0) */
@@ -20,8 +24,11 @@ typedef struct mlc_subspace_settings {
     double poisson;         /* Poisson ratio ν of the Hessian whose modes drive actuation */
     int passive_clusters;   /* k-means k for |C_p| before component splitting */
     int actuation_clusters; /* |C_a| (1 = whole body) */
-    int contact_samples;    /* |I| */
+    int contact_samples;    /* |I|: the least number of contact samples */
     double contact_band;    /* lower band of the contact samples, × extent (clusters.h) */
+    double contact_spacing; /* > 0: more samples until the surface that can reach the ground is
+                               covered this densely, × extent, up to MLC_CONTACT_SAMPLES_MAX
+                               (mlc_contact_samples_cover); 0: contact_samples exactly */
     uint64_t seed;          /* k-means++ seed */
     /* Per-region materials (regions.h), all NULL for one material: then every result is the
      * same, bit for bit, as without them. */

@@ -72,6 +72,13 @@ uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_setting
     /* The contact sampling rule itself (clusters.h), so a cache of an earlier rule is not
      * taken for this one. */
     h = mlc_hash64(h, "samples: soles, faces down, all; height x3", 42);
+    /* The cover's spacing, only when it is on (a cache of the plain count keeps its key). */
+    if (st->contact_spacing > 0 && st->contact_band > 0) {
+        h = mlc_hash64(h, "cover", 5);
+        h = mlc_hash64(h, &st->contact_spacing, sizeof st->contact_spacing);
+        int32_t cap = MLC_CONTACT_SAMPLES_MAX;
+        h = mlc_hash64(h, &cap, sizeof cap);
+    }
     /* Not the seed: only the clusters depend on it, and a reader reclusters a cache of another
      * seed (mlc_subspace_cache_load) instead of repeating the eigen-solves. */
     /* Per-region materials and labels (absent for one material: the key stays as it was). */
