@@ -25,7 +25,8 @@ gait "$T/one.json" "$a0" 0 0.3 0.1
 check "one mode at its limit" 0 "$BIN" simulate "$T/one.json" --out "$T/s1"
 grep -q "outside the optimizer's search box" "$T/err" && fail "one mode at its limit drew a warning" || ok "no warning inside the box"
 gait "$T/two.json" "$a0" "$a1" 0.3 0.1
-check "two modes at their limits" 0 "$BIN" simulate "$T/two.json" --out "$T/s2"
+check "two modes at their limits" 0 "$BIN" simulate "$T/two.json" --out "$T/s2" \
+  --set actuation.amplitude_bound=combined
 grep_err "combined bound warns" "combined actuation may reach strain"
 check "... per_signal accepts them" 0 "$BIN" simulate "$T/two.json" --out "$T/s3" \
   --set actuation.amplitude_bound=per_signal

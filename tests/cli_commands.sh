@@ -70,7 +70,7 @@ done
 
 check "optimize --dry-run" 0 "$BIN" optimize "$MESH" --dry-run --out "$T/dry" --set cmaes.generations=3
 grep -q "estimated wall time" "$T/out" || { echo "FAIL: --dry-run prints an estimate"; fails=$((fails + 1)); }
-grep -q "parameters 60" "$T/out" || { echo "FAIL: --dry-run prints the problem size"; fails=$((fails + 1)); }
+grep -q "parameters 24" "$T/out" || { echo "FAIL: --dry-run prints the problem size"; fails=$((fails + 1)); }
 [ ! -e "$T/dry" ] || { echo "FAIL: --dry-run wrote an output directory"; fails=$((fails + 1)); }
 check "--dry-run still validates" 2 "$BIN" optimize "$MESH" --dry-run --set cmaes.population=1
 

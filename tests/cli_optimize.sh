@@ -3,8 +3,12 @@
 # interrupt + --resume, params.json replays exactly with simulate, and a small budget on the
 # bundled quadruped finds a gait that walks.
 . "$(dirname "$0")/lib_cli.sh" "$@"
+# The optimizer's mechanics on a gentle actuation (the combined bound at p = 0.3, no ramp), where
+# a few generations find walkers, and robust replays off unless a check turns them on (their
+# counts are what several checks measure).
 SMALL=(--set cmaes.population=8 --set cmaes.generations=5 --set sim.steps=150
-       --set actuation.modes=4 --quiet)
+       --set actuation.modes=4 --set actuation.amplitude_bound=combined --set actuation.amplitude_p=0.3
+       --set actuation.ramp=0 --set cmaes.robust_samples=0 --set cmaes.robust_scope=walkers --quiet)
 
 opt_ok "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/t1" >/dev/null || fail "optimize --threads 1"
 opt_ok "$BIN" optimize "${SMALL[@]}" --threads 2 --out "$T/t2" >/dev/null || fail "optimize --threads 2"

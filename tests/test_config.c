@@ -43,17 +43,23 @@ static void defaults_should_match_interface_table(void **state) {
      * Coulomb friction without the paper's damping, complementarity. */
     assert_int_equal(c.subspace.contact_samples, 64);
     assert_near(c.subspace.contact_band, 0.01, 0);
+    /* One recipe for any body, chosen on the zoo (scripts/bench_zoo.sh, docs/method.md): the
+     * contact cover, four modes under the paper's per-signal bound at p = 0.7, ramped in, and
+     * the best-ever gait must hold its gain in 8 perturbed replays. */
+    assert_near(c.subspace.contact_spacing, 0.04, 0);
+    assert_int_equal(c.cmaes.robust_samples, 8);
+    assert_string_equal(c.cmaes.robust_scope, "improving");
     assert_string_equal(c.subspace.cache, "");
-    assert_int_equal(c.actuation.modes, 10);
+    assert_int_equal(c.actuation.modes, 4);
     assert_int_equal(c.actuation.nmode_list, 0);
     assert_int_equal(c.actuation.sinusoids, 2);
     assert_near(c.actuation.period_range[0], 0.2, 0);
     assert_near(c.actuation.period_range[1], 0.6, 0);
     assert_near(c.actuation.phase_range[0], 0, 0);
     assert_near(c.actuation.phase_range[1], 1.5707963, 0);
-    assert_near(c.actuation.amplitude_p, 0.3, 0);
-    assert_string_equal(c.actuation.amplitude_bound, "combined");
-    assert_near(c.actuation.ramp, 0, 0);
+    assert_near(c.actuation.amplitude_p, 0.7, 0);
+    assert_string_equal(c.actuation.amplitude_bound, "per_signal");
+    assert_near(c.actuation.ramp, 0.3, 0);
     assert_int_equal(c.actuation.nfixed_periods, 0);
     assert_int_equal(c.actuation.select, 0);
     assert_int_equal(c.actuation.nparameters, 0);
@@ -493,6 +499,8 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"subspace.passive_clusters=0", "subspace.passive_clusters", "0"},
         {"subspace.actuation_clusters=0", "subspace.actuation_clusters", "0"},
         {"subspace.contact_samples=0", "subspace.contact_samples", "0"},
+        {"subspace.contact_spacing=-0.01", "subspace.contact_spacing", "-0.01"},
+        {"subspace.contact_spacing=1.5", "subspace.contact_spacing", "1.5"},
         {"actuation.modes=65", "actuation.modes", "65"},
         {"actuation.local_modes=-1", "actuation.local_modes", "-1"},
         {"actuation.local_modes=65", "actuation.local_modes", "65"},
@@ -732,7 +740,8 @@ static void fixed_periods_count_should_be_0_1_or_m_times_k(void **state) {
     (void)state;
     mlc_config c;
     mlc_err err;
-    mlc_config_defaults(&c); /* m = 10, k = 2 */
+    mlc_config_defaults(&c);
+    c.actuation.modes = 10; /* m = 10, k = 2 */
     int counts_ok[] = {0, 1, 20};
     for (int i = 0; i < 3; i++) {
         c.actuation.nfixed_periods = counts_ok[i];

@@ -197,7 +197,7 @@ const mlc_config_key mlc_config_keys[] = {
 
     {.name = "actuation.modes",
      .type_name = "int",
-     .default_json = "10",
+     .default_json = "4",
      .range = "1..64; 0 with actuation.local_modes",
      .meaning = "m, the first m non-rigid vibration modes (global); with actuation.local_modes "
                 "> 0 they are replaced by the local modes (m = 0) unless actuation.modes or "
@@ -261,7 +261,7 @@ const mlc_config_key mlc_config_keys[] = {
      .check = MLC_CFG_CHECK_ORDERED},
     {.name = "actuation.amplitude_p",
      .type_name = "number",
-     .default_json = "0.3",
+     .default_json = "0.7",
      .range = "> 0",
      .meaning = "p of App. H (the paper uses 1)",
      .type = MLC_CFG_NUMBER,
@@ -269,7 +269,7 @@ const mlc_config_key mlc_config_keys[] = {
      GT(0)},
     {.name = "actuation.amplitude_bound",
      .type_name = "string",
-     .default_json = "\"combined\"",
+     .default_json = "\"per_signal\"",
      .range = "\"combined\" or \"per_signal\"",
      .meaning = "what p bounds: \"combined\" (the strain of all signals together in the worst "
                 "tet, Eq. 76; amplitudes are scaled down when their sum could exceed p) or "
@@ -280,7 +280,7 @@ const mlc_config_key mlc_config_keys[] = {
      .choices = "combined|per_signal"},
     {.name = "actuation.ramp",
      .type_name = "number",
-     .default_json = "0",
+     .default_json = "0.3",
      .range = ">= 0",
      .meaning = "seconds over which the actuation ramps in smoothly from 0 (C² smoothstep "
                 "factor on every a_i(t)); 0 = off",
@@ -742,7 +742,7 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "cmaes.robust_samples",
      .type_name = "int",
-     .default_json = "0",
+     .default_json = "8",
      .range = "0..16",
      .meaning = "R: a candidate that walks scores the worst J of its rollout and R replays "
                 "with perturbed parameters (robust gaits; costs up to R more rollouts each)",
@@ -751,7 +751,7 @@ const mlc_config_key mlc_config_keys[] = {
      BETWEEN('[', 0, 16, ']')},
     {.name = "cmaes.robust_scope",
      .type_name = "string",
-     .default_json = "\"walkers\"",
+     .default_json = "\"improving\"",
      .range = "\"walkers\" or \"improving\"",
      .meaning = "which candidates pay for the cmaes.robust_samples replays: \"walkers\" (every "
                 "candidate that walks) or \"improving\" (only a walker whose nominal J beats the "
@@ -853,7 +853,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->subspace.contact_band = 0.01;
     cfg->subspace.contact_spacing = 0.04;
 
-    cfg->actuation.modes = 10;
+    cfg->actuation.modes = 4;
     cfg->actuation.local_modes = 0;
     cfg->actuation.localization = 30;
     cfg->actuation.sinusoids = 2;
@@ -861,9 +861,9 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->actuation.period_range[1] = 0.6;
     cfg->actuation.phase_range[0] = 0.0;
     cfg->actuation.phase_range[1] = 1.5707963; /* π/2 written in cycles, as App. H's bound */
-    cfg->actuation.amplitude_p = 0.3;
-    strcpy(cfg->actuation.amplitude_bound, "combined");
-    cfg->actuation.ramp = 0.0;
+    cfg->actuation.amplitude_p = 0.7;
+    strcpy(cfg->actuation.amplitude_bound, "per_signal");
+    cfg->actuation.ramp = 0.3;
     cfg->actuation.select = 0;
 
     cfg->sim.dt = MLC_SIM_DEFAULT_DT;
@@ -915,8 +915,8 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.budget = 0;
     cfg->cmaes.early_stop = 0;
     cfg->cmaes.mean_every = 10;
-    cfg->cmaes.robust_samples = 0;
-    strcpy(cfg->cmaes.robust_scope, "walkers");
+    cfg->cmaes.robust_samples = 8;
+    strcpy(cfg->cmaes.robust_scope, "improving");
     cfg->cmaes.polish = 0;
 
     strcpy(cfg->output.dir, "modalloco-out");
