@@ -29,6 +29,7 @@
  * (candidate × replay, the mean last), not one candidate.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -452,6 +453,18 @@ static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int g
     return failed;
 }
 
+/* Parameters from which cmaes.diagonal = -1 keeps the covariance diagonal throughout. */
+#define MLC_AUTO_DIAGONAL_DIMENSION 100
+
+/* cmaes.diagonal, with -1 chosen from the dimension n: with n parameters the full covariance
+ * learns at rates of about 2/n² a generation, so from about 100 on it barely leaves the
+ * identity within a 200-generation budget (the octopus's 108 parameters: docs/method.md),
+ * while a diagonal one learns each parameter's scale (n + 2)/3 times faster. */
+static int diagonal_generations(const mlc_config *cfg, int n) {
+    if (cfg->cmaes.diagonal >= 0) return cfg->cmaes.diagonal;
+    return n >= MLC_AUTO_DIAGONAL_DIMENSION ? INT_MAX : 0;
+}
+
 /* Setup: the configuration (with --resume DIR and no config, the one the run wrote), the model
  * (with several processes rank 0 precomputes and the others read its cache), the search space,
  * a worker per thread and the buffers of a generation. */
@@ -652,7 +665,7 @@ static mlc_status start(optimize_run *o) {
             cs.restarts = cfg->cmaes.restarts;
             cs.bipop = strcmp(cfg->cmaes.restart_strategy, "bipop") == 0;
             cs.early_stop = cfg->cmaes.early_stop;
-            cs.diagonal = cfg->cmaes.diagonal;
+            cs.diagonal = diagonal_generations(cfg, n);
             if (cfg->cmaes.restarts > 0) {
                 cs.collapse_std = cfg->cmaes.restart_collapse;
                 cs.stall_generations = cfg->cmaes.restart_stall;
@@ -693,6 +706,11 @@ static mlc_status start(optimize_run *o) {
                 o->p.mesh.nv, o->p.mesh.nt, mlc_model_dim(o->p.model), o->p.sub.ns, o->g.m, o->g.k,
                 n, cfg->cmaes.population, cfg->cmaes.generations, procs, o->nthreads,
                 o->nthreads == 1 ? "" : "s", o->t_pre, o->p.cache_used ? " (cache)" : "");
+        if (cfg->cmaes.diagonal < 0 && diagonal_generations(cfg, n) > 0)
+            fprintf(stderr,
+                    "modalloco: a diagonal covariance throughout (cmaes.diagonal = -1 chooses it "
+                    "for %d parameters, %d or more)\n",
+                    n, MLC_AUTO_DIAGONAL_DIMENSION);
         if (mlc_sim_fma_emulated()) fputs(MLC_FMA_NOTE, stderr);
     }
     return MLC_OK;

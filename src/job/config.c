@@ -707,13 +707,15 @@ const mlc_config_key mlc_config_keys[] = {
      GE(0)},
     {.name = "cmaes.diagonal",
      .type_name = "int",
-     .default_json = "0",
-     .range = ">= 0",
+     .default_json = "-1",
+     .range = ">= -1",
      .meaning = "generations at the start of every run with a diagonal covariance learned "
-                "(n + 2)/3 times faster (sep-CMA-ES, pycma's CMA_diagonal), then full; 0 = off",
+                "(n + 2)/3 times faster (sep-CMA-ES, pycma's CMA_diagonal), then full; 0 = off; "
+                "-1 = chosen from the dimension: diagonal throughout with 100 parameters or "
+                "more, where the full covariance barely adapts within the budget, else off",
      .type = MLC_CFG_INT,
      FIELD(cmaes.diagonal),
-     GE(0)},
+     GE(-1)},
     {.name = "cmaes.budget",
      .type_name = "int",
      .default_json = "0",
@@ -915,6 +917,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->cmaes.budget = 0;
     cfg->cmaes.early_stop = 0;
     cfg->cmaes.mean_every = 10;
+    cfg->cmaes.diagonal = -1;
     cfg->cmaes.robust_samples = 8;
     strcpy(cfg->cmaes.robust_scope, "improving");
     cfg->cmaes.polish = 0;
