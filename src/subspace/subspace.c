@@ -6,7 +6,9 @@
  *  2. Vibration modes (§4; Eq. 4): H D = M D Λ with the linear-elasticity Hessian for μ = 1,
  *     λ = 2μν/(1−2ν), M = vmass per DOF. The 6 rigid modes are built analytically and deflated
  *     from the Lanczos solve; the check that there are exactly 6 (|λ| < 1e-6·λ₇, λ₇ clearly
- *     elastic) stays; the next m (or the listed indices) are kept.
+ *     elastic) stays; the next m (or the listed indices) are kept. The solved pairs are
+ *     checked (residuals, M-orthonormality) and solved again with other shifts when they
+ *     fail (vibration_solve; docs/method.md "The vibration solve checks itself").
  *  3. Amplitude limits (App. H Eq. 78): grad_max[i] = max_e ‖∇(D_i)_e‖_F.
  *  4. Passive and actuation clusters (§5) and contact samples (§6) via clusters.c.
  */
