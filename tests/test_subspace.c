@@ -396,7 +396,7 @@ static void graded_mesh_should_start_with_checked_modes(void **state) {
 
 /* A first shift that does not work (above the first elastic eigenvalue: K − σM is not positive
  * definite) is noticed and the solve is repeated with a shift of its own: the same modes as
- * the default, and the note says what failed. */
+ * the default, and the note says what failed. When no attempt passes, the error says so. */
 static void failed_first_solve_should_be_recovered(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -415,6 +415,18 @@ static void failed_first_solve_should_be_recovered(void **state) {
     if (!strstr(b.vib_note, "not positive definite")) fail_msg("note: %s", b.vib_note);
     for (int i = 0; i < a.m; i++)
         assert_near(b.vib_eval[i], a.vib_eval[i], 1e-9 * a.vib_eval[i]);
+    /* A check no solve can pass: every attempt fails, and the message says it was the solve,
+     * with its residuals, not the mesh. */
+    st.first_shift = 0;
+    st.check_tol = 1e-30;
+    mlc_subspace c = {0};
+    mlc_err err = {0};
+    assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &c, &err), MLC_ENOCONV);
+    if (!strstr(err.msg, "the eigensolver failed on this mesh, 3 attempts") ||
+        !strstr(err.msg, "relative residual") || !strstr(err.msg, "not a defect of the mesh") ||
+        strstr(err.msg, "disconnected"))
+        fail_msg("%s", err.msg);
+    assert_null(c.D);
     mlc_subspace_free(&a);
     mlc_subspace_free(&b);
     mlc_fem_free(&fem);

@@ -419,12 +419,12 @@ static double probe_shift(const mlc_mesh *mesh, cholmod_sparse *H, const double 
  *  2. the shift of probe_shift, CHOLMOD's own ordering, a Lanczos basis twice as wide;
  *  3. that shift × 1e-2 (deflation keeps K − σM usable that close to singular), the given
  *     ordering, the wide basis.
- * *sigma: in, the default shift; out, the one that worked. Fills out->vib_solves,
- * vib_attempts, vib_residual, vib_orthogonality, vib_shift, vib_ordering. */
+ * tol: the limit of both measures. *sigma: in, the default shift; out, the one that worked. Fills
+ * out->vib_solves, vib_attempts, vib_residual, vib_orthogonality, vib_shift, vib_ordering. */
 static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const double *mass,
-                                  int need, const int *perm3, double *sigma, double *evecs,
-                                  double *evals, mlc_subspace *out, cholmod_common *cc,
-                                  mlc_err *err) {
+                                  int need, const int *perm3, double tol, double *sigma,
+                                  double *evecs, double *evals, mlc_subspace *out,
+                                  cholmod_common *cc, mlc_err *err) {
     int n = 3 * mesh->nv, wide = 2 * MLC_MAX(2 * need + 1, 20);
     double shifts[3] = {*sigma, 0, 0};
     char what[3][160] = {"", "", ""};
@@ -452,7 +452,7 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const
                                       &chk, cc);
             if (s == MLC_ENOMEM)
                 return mlc_errf(err, s, "vibration modes: out of memory checking the modes");
-            if (s == MLC_OK) {
+            if (chk.residual <= tol && chk.orthogonality <= tol) {
                 out->vib_attempts = a + 1;
                 out->vib_residual = chk.residual;
                 out->vib_orthogonality = chk.orthogonality;
@@ -476,12 +476,13 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const
     }
     return mlc_errf(err, MLC_ENOCONV,
                     "vibration modes: the eigensolver failed on this mesh, %d attempts (shift "
-                    "%.3g: %s; shift %.3g: %s; shift %.3g: %s); the mesh passed its checks (one "
-                    "connected body), so this is a numerical failure, not a defect of the mesh: "
-                    "re-mesh with a milder size grading (e.g. tetgen -pq1.414 with one volume "
-                    "bound -a), or ask for fewer modes (actuation.modes)",
+                    "%.3g: %s; shift %.3g: %s; shift %.3g: %s; the check allows %.0e); the mesh "
+                    "passed its checks (one connected body), so this is a numerical failure, "
+                    "not a defect of the mesh: re-mesh with a milder size grading (e.g. tetgen "
+                    "-pq1.414 with one volume bound -a), or ask for fewer modes "
+                    "(actuation.modes)",
                     tried, shifts[0], what[0], shifts[1], what[1][0] ? what[1] : "not tried",
-                    shifts[2], what[2][0] ? what[2] : "not tried");
+                    shifts[2], what[2][0] ? what[2] : "not tried", tol);
 }
 
 /* Step 2–3: vibration modes and their gradient maxima. */
@@ -525,7 +526,9 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : "cholmod");
         goto local;
     }
-    s = vibration_solve(mesh, H, mass, need, perm3, &sigma, evecs, evals, out, cc, err);
+    s = vibration_solve(mesh, H, mass, need, perm3,
+                        st->check_tol > 0 ? st->check_tol : MLC_EIGEN_CHECK_TOL, &sigma, evecs,
+                        evals, out, cc, err);
     if (s != MLC_OK) goto done;
     snprintf(out->ordering, sizeof out->ordering, "%s",
              vperm && out->vib_attempts != 2 ? "metis-vertex" : out->vib_ordering);

@@ -49,6 +49,9 @@ typedef struct mlc_subspace_settings {
     /* The shift of the first vibration solve, 0 = mlc_eigen_default_shift (eigen.h). For tests
      * and diagnostics of the solve's check and recovery; not in the cache key. */
     double first_shift;
+    /* The limit of the vibration solve's check (eigen.h), 0 = MLC_EIGEN_CHECK_TOL; for tests
+     * of the failure path; not in the cache key. */
+    double check_tol;
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
