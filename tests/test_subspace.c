@@ -396,7 +396,8 @@ static void graded_mesh_should_start_with_checked_modes(void **state) {
 
 /* A first shift that does not work (above the first elastic eigenvalue: K − σM is not positive
  * definite) is noticed and the solve is repeated with a shift of its own: the same modes as
- * the default, and the note says what failed. When no attempt passes, the error says so. */
+ * the default, and the note says what failed; the same for the skinning modes. When no
+ * attempt passes, the error says so. */
 static void failed_first_solve_should_be_recovered(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -415,6 +416,13 @@ static void failed_first_solve_should_be_recovered(void **state) {
     if (!strstr(b.vib_note, "not positive definite")) fail_msg("note: %s", b.vib_note);
     for (int i = 0; i < a.m; i++)
         assert_near(b.vib_eval[i], a.vib_eval[i], 1e-9 * a.vib_eval[i]);
+    /* The skinning solve got the same shift (between its 0 and λ₁): refused, solved again. */
+    assert_int_equal(a.skin_attempts, 1);
+    assert_int_equal(b.skin_attempts, 2);
+    if (!strstr(b.skin_note, "not positive definite")) fail_msg("note: %s", b.skin_note);
+    assert_near(b.skin_eval[1], a.skin_eval[1], 1e-9 * a.skin_eval[1]);
+    for (int i = 0; i < m.nv * a.w; i++)
+        assert_near(b.W[i], a.W[i], 1e-6 * fabs(a.W[0]));
     /* A check no solve can pass: every attempt fails, and the message says it was the solve,
      * with its residuals, not the mesh. */
     st.first_shift = 0;

@@ -175,10 +175,39 @@ static void restore_methods(cholmod_common *cc, const int saved[2]) {
     cc->method[0].ordering = saved[1];
 }
 
-/* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). */
+/* A shift for the Laplacian tied to its spectrum, as probe_shift is for the Hessian: −1e-3 ×
+ * the smallest Rayleigh quotient of the three coordinate functions made M-orthogonal to the
+ * constant (each bounds λ₁ from above). 0 when it cannot be formed. */
+static double laplacian_probe_shift(const mlc_mesh *mesh, cholmod_sparse *L, const double *mass,
+                                    cholmod_common *cc) {
+    int nv = mesh->nv;
+    cholmod_dense *U = cholmod_zeros((size_t)nv, 1, CHOLMOD_REAL, cc);
+    cholmod_dense *LU = cholmod_zeros((size_t)nv, 1, CHOLMOD_REAL, cc);
+    double best = HUGE_VAL, one[2] = {1, 0}, zero[2] = {0, 0};
+    for (int b = 0; U && LU && b < 3; b++) {
+        double *u = U->x, c = 0, msum = 0;
+        for (int i = 0; i < nv; i++)
+            c += mass[i] * mesh->X[3 * i + b], msum += mass[i];
+        for (int i = 0; i < nv; i++)
+            u[i] = mesh->X[3 * i + b] - c / msum;
+        if (!cholmod_sdmult(L, 0, one, zero, U, LU, cc)) break;
+        double num = 0, den = 0;
+        for (int i = 0; i < nv; i++)
+            num += u[i] * ((const double *)LU->x)[i], den += u[i] * mass[i] * u[i];
+        if (den > 0 && num > 0) best = fmin(best, num / den);
+    }
+    cholmod_free_dense(&U, cc);
+    cholmod_free_dense(&LU, cc);
+    return isfinite(best) ? -1e-3 * best : 0;
+}
+
+/* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). The pairs
+ * are checked as the vibration modes' (vibration_solve); when they fail, or the first shift is
+ * refused, the solve is repeated once with laplacian_probe_shift's shift. */
 static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
-                                 const double *stiffness, const double *mass, mlc_subspace *out,
-                                 int *vperm, int *have_perm, cholmod_common *cc, mlc_err *err) {
+                                 const double *stiffness, const double *mass, double first_shift,
+                                 mlc_subspace *out, int *vperm, int *have_perm, cholmod_common *cc,
+                                 mlc_err *err) {
     int nv = fem->nv;
     double msum = 0;
     for (int i = 0; i < nv; i++)
@@ -196,18 +225,55 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     mlc_err e2 = {0};
     /* Nested dissection (METIS) straight away: on tet meshes CHOLMOD's default tries AMD first
      * and then switches to METIS anyway (AMD's fill is 1.5-2.5× higher), so the AMD pass is
-     * wasted time. The vertex ordering it returns is reused for the vibration problem. */
+     * wasted time. The vertex ordering it returns is reused for the vibration problem (it
+     * depends on the pattern only, so on no shift). */
     int saved[2];
     metis_only(cc, saved);
-    mlc_status st = mlc_eigen_solve_ordered(L, mass, w, mlc_eigen_default_shift(L, mass), NULL,
-                                            vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
+    double shifts[2] = {first_shift != 0 ? first_shift : mlc_eigen_default_shift(L, mass), 0};
+    char what[160] = "";
+    mlc_eigen_check chk = {0};
+    mlc_status st = MLC_OK;
+    for (int a = 0; a < 2; a++) {
+        if (a == 1 && !((shifts[1] = laplacian_probe_shift(mesh, L, mass, cc)) < 0)) break;
+        st = mlc_eigen_solve_ordered(L, mass, w, shifts[a], NULL, vperm, NULL, 0, out->skin_eval,
+                                     out->W, &info, cc, &e2);
+        out->skin_solves += info.solves;
+        if (st == MLC_ENOMEM || st == MLC_EINVAL) break;
+        if (st == MLC_OK) {
+            st = mlc_eigen_check_pairs(L, mass, w, out->skin_eval, out->W, NULL, 0, &chk, cc);
+            if (st == MLC_ENOMEM) break;
+            if (st == MLC_OK) {
+                out->skin_attempts = a + 1;
+                out->skin_shift = shifts[a];
+                if (a > 0)
+                    snprintf(out->skin_note, sizeof out->skin_note, "shift %.3g: %s", shifts[0],
+                             what);
+                break;
+            }
+            snprintf(what, sizeof what,
+                     "relative residual %.1e of mode %d, M-orthogonality error %.1e", chk.residual,
+                     chk.residual_at, chk.orthogonality);
+            snprintf(e2.msg, sizeof e2.msg,
+                     "the eigensolver failed on this mesh (shift %.3g: %s; shift %.3g: %s; the "
+                     "check allows %.0e); the mesh passed its checks (one connected body), so "
+                     "this is a numerical failure, not a defect of the mesh: re-mesh with a "
+                     "milder size grading (e.g. tetgen -pq1.414 with one volume bound -a)",
+                     shifts[0], a == 0 ? what : out->skin_note, shifts[1],
+                     a == 0 ? "not tried" : what, MLC_EIGEN_CHECK_TOL);
+            st = MLC_ENOCONV;
+        } else {
+            snprintf(what, sizeof what, "%.150s", e2.msg);
+            char *cut = strchr(what, ';');
+            if (cut) *cut = 0;
+        }
+        if (a == 0) snprintf(out->skin_note, sizeof out->skin_note, "%s", what);
+    }
     restore_methods(cc, saved);
     *have_perm = st == MLC_OK && !info.dense;
     cholmod_free_sparse(&L, cc);
     if (st != MLC_OK)
         return mlc_errf(err, st, "skinning eigenmodes (subspace.skinning_modes = %d): %s", w,
                         e2.msg);
-    out->skin_solves = info.solves;
     /* A connected mesh has exactly one zero eigenvalue; a second one means a part that moves
      * freely (mesh not connected through faces/edges the FEM couples). */
     if (!(fabs(out->skin_eval[0]) < 1e-6 * out->skin_eval[1]))
@@ -598,8 +664,8 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     cholmod_start(&cc);
     cc.print = 0;
     int *vperm = mlc_malloc((size_t)mesh->nv * sizeof(int)), have_perm = 0;
-    mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, &tmp,
-                                          vperm, &have_perm, &cc, err)
+    mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, 0,
+                                          &tmp, vperm, &have_perm, &cc, err)
                          : mlc_errf(err, MLC_ENOMEM, "skinning modes: out of memory");
     mlc_free(vperm);
     cholmod_finish(&cc);
@@ -672,8 +738,8 @@ static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
     }
     double t0 = mlc_now();
     mlc_status s = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness,
-                                  settings->vertex_mass ? settings->vertex_mass : fem->vmass, out,
-                                  vperm, &have_perm, &cc, err);
+                                  settings->vertex_mass ? settings->vertex_mass : fem->vmass,
+                                  settings->first_shift, out, vperm, &have_perm, &cc, err);
     out->t_skinning = mlc_now() - t0;
     if (s == MLC_OK) {
         t0 = mlc_now();
@@ -731,8 +797,8 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
             start_quiet(&cc);
             int have = 0;
             double t0 = mlc_now();
-            s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass, out,
-                                    vperm_skin, &have, &cc, &e_skin);
+            s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass,
+                                    settings->first_shift, out, vperm_skin, &have, &cc, &e_skin);
             out->t_skinning = mlc_now() - t0;
             cholmod_finish(&cc);
             if (s_skin == MLC_OK) s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);

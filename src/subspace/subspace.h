@@ -46,8 +46,9 @@ typedef struct mlc_subspace_settings {
      * and samples (not with local_modes, which need the skinning λ₁). Every result is the
      * same, bit for bit, for any value; not in the cache key. */
     int threads;
-    /* The shift of the first vibration solve, 0 = mlc_eigen_default_shift (eigen.h). For tests
-     * and diagnostics of the solve's check and recovery; not in the cache key. */
+    /* The shift of the first vibration and skinning solves, 0 = mlc_eigen_default_shift
+     * (eigen.h). For tests and diagnostics of the solves' check and recovery; not in the cache
+     * key. */
     double first_shift;
     /* The limit of the vibration solve's check (eigen.h), 0 = MLC_EIGEN_CHECK_TOL; for tests
      * of the failure path; not in the cache key. */
@@ -103,6 +104,10 @@ typedef struct mlc_subspace {
     double vib_shift, vib_residual, vib_orthogonality;
     char vib_ordering[16];
     char vib_note[200]; /* why the first attempt failed when vib_attempts > 1, else "" */
+    /* The same for the skinning solve (two attempts at most; 0 when w = 1 or cached). */
+    int skin_attempts;
+    double skin_shift;
+    char skin_note[200];
 } mlc_subspace;
 
 /* Compute everything for a prepared mesh. Errors (MLC_EINVAL) name the setting to change:
