@@ -163,6 +163,57 @@ static void elasticity_modes_should_match_dense_and_be_deterministic(void **stat
     problem_free(&p);
 }
 
+/* mlc_eigen_check_pairs passes the solver's pairs and catches a wrong one: an eigenvalue off
+ * by 0.1%, a vector that is not an eigenvector, a vector with a rigid component. */
+static void check_should_catch_a_wrong_eigenpair(void **state) {
+    (void)state;
+    problem p;
+    problem_make(&p, 1, 1, 1.0);
+    int n = p.n, nev = 16;
+    double *ev = malloc(nev * sizeof(double)), *X = malloc((size_t)n * nev * sizeof(double));
+    mlc_err err = {0};
+    double sigma = mlc_eigen_default_shift(p.K, p.mass);
+    if (mlc_eigen_solve(p.K, p.mass, nev, sigma, ev, X, NULL, &p.cc, &err) != MLC_OK)
+        fail_msg("%s", err.msg);
+    /* The elastic pairs (6..15) against the rigid ones (0..5) as Z. */
+    double *E = ev + 6, *V = X + (size_t)n * 6, *Z = X;
+    int ne = nev - 6;
+    mlc_eigen_check c;
+    long live = mlc_alloc_live();
+    assert_int_equal(mlc_eigen_check_pairs(p.K, p.mass, ne, E, V, Z, 6, &c, &p.cc), MLC_OK);
+    assert_int_equal(mlc_alloc_live(), live);
+    assert_true(c.residual < 1e-9 && c.orthogonality < 1e-9);
+    /* An eigenvalue off by 0.1%. */
+    E[3] *= 1.001;
+    assert_int_equal(mlc_eigen_check_pairs(p.K, p.mass, ne, E, V, Z, 6, &c, &p.cc), MLC_ENUMERIC);
+    assert_int_equal(c.residual_at, 3);
+    assert_true(c.residual > MLC_EIGEN_CHECK_TOL);
+    E[3] /= 1.001;
+    /* Two eigenvectors mixed (still M-orthonormal): neither is an eigenvector. */
+    double *x = V + (size_t)n * 4, *y = V + (size_t)n * 5, h = sqrt(0.5);
+    for (int i = 0; i < n; i++) {
+        double a = x[i], b = y[i];
+        x[i] = h * (a + b), y[i] = h * (a - b);
+    }
+    assert_int_equal(mlc_eigen_check_pairs(p.K, p.mass, ne, E, V, Z, 6, &c, &p.cc), MLC_ENUMERIC);
+    assert_true(c.residual_at == 4 || c.residual_at == 5);
+    for (int i = 0; i < n; i++) {
+        double a = x[i], b = y[i];
+        x[i] = h * (a + b), y[i] = h * (a - b);
+    }
+    assert_int_equal(mlc_eigen_check_pairs(p.K, p.mass, ne, E, V, Z, 6, &c, &p.cc), MLC_OK);
+    /* A rigid motion mixed into a mode: the residual barely moves (K z = 0), M-orthogonality
+     * to Z does not hold. */
+    for (int i = 0; i < n; i++)
+        V[(size_t)n * 2 + i] += 1e-3 * Z[(size_t)n * 1 + i];
+    assert_int_equal(mlc_eigen_check_pairs(p.K, p.mass, ne, E, V, Z, 6, &c, &p.cc), MLC_ENUMERIC);
+    assert_int_equal(c.orthogonality_at, 2);
+    assert_true(c.orthogonality > MLC_EIGEN_CHECK_TOL);
+    free(ev);
+    free(X);
+    problem_free(&p);
+}
+
 static void small_problem_should_use_dense_fallback(void **state) {
     (void)state;
     problem p;
@@ -213,6 +264,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(laplacian_modes_should_match_dense_solver),
         cmocka_unit_test(elasticity_modes_should_match_dense_and_be_deterministic),
+        cmocka_unit_test(check_should_catch_a_wrong_eigenpair),
         cmocka_unit_test(small_problem_should_use_dense_fallback),
         cmocka_unit_test(bad_inputs_should_fail_with_a_reason),
     };

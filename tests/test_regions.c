@@ -216,6 +216,49 @@ static void label_files_should_give_regions_per_tet_and_per_vertex(void **state)
     mlc_mesh_free(&m);
 }
 
+/* Local modes need regions: a mesh without labels, or whose labels are all one, stops with the
+ * fixes named, unless the regions are given (regions.auto = 1: the whole body, on purpose). */
+static void local_modes_without_regions_should_name_the_fix(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_err err;
+    write_file("plain3.node", tetgen_node);
+    const char *mesh = write_file("plain3.ele", "5 4\n1 2 1 6 4\n2 3 1 4 7\n3 5 1 7 6\n"
+                                                "4 8 4 6 7\n5 1 4 7 6\n");
+    assert_int_equal(mlc_mesh_read(mesh, &m, NULL, &err), MLC_OK);
+    assert_null(m.tet_tag);
+    mlc_config cfg;
+    mlc_config_defaults(&cfg);
+    mlc_regions r = {0};
+    if (mlc_regions_resolve(&cfg, &m, NULL, NULL, &r, &err) != MLC_OK) fail_msg("%s", err.msg);
+    assert_string_equal(r.source, "none"); /* without local modes: one region, as before */
+    mlc_regions_free(&r);
+    cfg.actuation.local_modes = 2;
+    assert_int_equal(mlc_regions_resolve(&cfg, &m, NULL, NULL, &r, &err), MLC_EINVAL);
+    if (!strstr(err.msg, "carries no region labels") || !strstr(err.msg, "regions.auto=K") ||
+        !strstr(err.msg, "regions.file=LABELS"))
+        fail_msg("%s", err.msg);
+    assert_null(r.tet_region);
+    int tags[5] = {4, 4, 4, 4, 4};
+    m.tet_tag = tags;
+    assert_int_equal(mlc_regions_resolve(&cfg, &m, NULL, NULL, &r, &err), MLC_EINVAL);
+    if (!strstr(err.msg, "labels every tet 4")) fail_msg("%s", err.msg);
+    tags[3] = 5; /* two labels: two regions */
+    if (mlc_regions_resolve(&cfg, &m, NULL, NULL, &r, &err) != MLC_OK) fail_msg("%s", err.msg);
+    assert_int_equal(r.nregions, 2);
+    mlc_regions_free(&r);
+    m.tet_tag = NULL;
+    mlc_fem fem;
+    assert_int_equal(mlc_fem_init(&fem, &m, &err), MLC_OK);
+    cfg.regions.automatic = 1;
+    if (mlc_regions_resolve(&cfg, &m, NULL, &fem, &r, &err) != MLC_OK) fail_msg("%s", err.msg);
+    assert_int_equal(r.nregions, 1);
+    assert_string_equal(r.source, "auto");
+    mlc_regions_free(&r);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
 static void bad_labels_should_fail_with_file_line_and_fix(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -713,6 +756,7 @@ int main(void) {
         cmocka_unit_test(label_files_should_give_regions_per_tet_and_per_vertex),
         cmocka_unit_test(labels_should_survive_repair),
         cmocka_unit_test(bad_labels_should_fail_with_file_line_and_fix),
+        cmocka_unit_test(local_modes_without_regions_should_name_the_fix),
         cmocka_unit_test(auto_regions_should_separate_the_legs),
         cmocka_unit_test(auto_regions_should_separate_the_octopod_legs),
         cmocka_unit_test(auto_regions_should_find_the_octopus_tentacles),

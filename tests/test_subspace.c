@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "eigen.h"
 #include "subspace.h"
 #include "test_util.h"
 
@@ -285,8 +286,157 @@ static void hinged_mesh_should_report_extra_rigid_modes(void **state) {
     st.m = 3;
     mlc_subspace s = {0};
     assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &s, &err), MLC_ENUMERIC);
-    if (!strstr(err.msg, "expected 6 rigid modes, found 7")) fail_msg("%s", err.msg);
+    if (!strstr(err.msg, "expected 6 rigid modes, found 7") ||
+        !strstr(err.msg, "only at a vertex or along an edge"))
+        fail_msg("%s", err.msg);
     assert_null(s.D);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
+/* ---- the vibration solve's check and recovery ------------------------------------------ */
+
+/* Only the vibration modes: one skinning mode, one cluster, one sample. */
+static mlc_subspace_settings vibration_settings(void) {
+    mlc_subspace_settings st = default_settings();
+    st.w = 2;
+    st.passive_clusters = 1;
+    st.contact_samples = 1;
+    st.threads = 1;
+    return st;
+}
+
+/* A 6×6×6-voxel box whose cells grow from one corner by a factor r per cell along x, r^1.1
+ * along y and r^1.2 along z (no symmetry, so no repeated eigenvalues): the corner cell is
+ * r^(-16.5) of the far one in volume, with every size between. */
+static void graded_box_mesh(double r, double scale, mlc_mesh *m) {
+    test_box_mesh(6, 6, 6, 1.0, m);
+    for (int i = 0; i < 3 * m->nv; i++) {
+        double q = pow(r, 1.0 + 0.1 * (i % 3)), c = m->X[i]; /* c: 0..6, integral */
+        m->X[i] = scale * (pow(q, c) - 1) / (pow(q, 6) - 1);
+    }
+}
+
+static void scale_mesh(mlc_mesh *m, double s) {
+    for (int i = 0; i < 3 * m->nv; i++)
+        m->X[i] *= s;
+}
+
+/* One body in m, cm and mm: the same eigenvalues after × s² and the same M-orthonormal modes
+ * after × s^(3/2) (M scales as s³), up to sign, for an evenly meshed body and a graded one. */
+static void same_body_in_mm_cm_m_should_give_the_same_modes(void **state) {
+    (void)state;
+    for (int graded = 0; graded < 2; graded++) {
+        mlc_subspace ref = {0};
+        const double scales[3] = {1, 100, 1000};
+        for (int u = 0; u < 3; u++) {
+            mlc_mesh m = {0};
+            mlc_fem fem = {0};
+            if (graded)
+                graded_box_mesh(2.0, 1.0, &m);
+            else
+                test_quadruped_mesh(0.1, &m);
+            scale_mesh(&m, scales[u]);
+            assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+            mlc_subspace_settings st = vibration_settings();
+            mlc_subspace s = {0};
+            compute_or_fail(&m, &fem, &st, &s);
+            assert_true(s.vib_residual <= MLC_EIGEN_CHECK_TOL);
+            if (u == 0) {
+                ref = s;
+            } else {
+                int n = 3 * m.nv;
+                double s2 = scales[u] * scales[u], s32 = pow(scales[u], 1.5);
+                for (int i = 0; i < s.m; i++) {
+                    assert_near(s.vib_eval[i] * s2, ref.vib_eval[i], 1e-9 * ref.vib_eval[i]);
+                    const double *a = ref.D + (size_t)n * i, *b = s.D + (size_t)n * i;
+                    double big = 0, dp = 0, dm = 0;
+                    for (int k = 0; k < n; k++) {
+                        big = fmax(big, fabs(a[k]));
+                        dp = fmax(dp, fabs(b[k] * s32 - a[k]));
+                        dm = fmax(dm, fabs(b[k] * s32 + a[k]));
+                    }
+                    if (!(fmin(dp, dm) <= 1e-6 * big))
+                        fail_msg("graded %d, scale %g, mode %d: differs by %.3g of %.3g", graded,
+                                 scales[u], i, fmin(dp, dm), big);
+                }
+                mlc_subspace_free(&s);
+            }
+            mlc_fem_free(&fem);
+            mlc_mesh_free(&m);
+        }
+        mlc_subspace_free(&ref);
+    }
+}
+
+/* Tet volumes over six orders of magnitude: the modes come out, and their pairs pass the
+ * check at the first attempt. */
+static void graded_mesh_should_start_with_checked_modes(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem = {0};
+    graded_box_mesh(2.5, 1.0, &m);
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    double vmin = HUGE_VAL, vmax = 0;
+    for (int e = 0; e < m.nt; e++)
+        vmin = fmin(vmin, fem.vol[e]), vmax = fmax(vmax, fem.vol[e]);
+    assert_true(vmax / vmin > 1e6); /* 2.5^16.5 = 3.7e6 */
+    mlc_subspace_settings st = vibration_settings();
+    mlc_subspace s = {0};
+    compute_or_fail(&m, &fem, &st, &s);
+    assert_int_equal(s.vib_attempts, 1);
+    assert_true(s.vib_residual <= MLC_EIGEN_CHECK_TOL);
+    assert_true(s.vib_orthogonality <= MLC_EIGEN_CHECK_TOL);
+    for (int r = 0; r < 6; r++)
+        assert_true(fabs(s.rigid_eval[r]) < 1e-6 * s.vib_eval[0]);
+    mlc_subspace_free(&s);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
+/* A first shift that does not work (above the first elastic eigenvalue: K − σM is not positive
+ * definite) is noticed and the solve is repeated with a shift of its own: the same modes as
+ * the default, and the note says what failed; the same for the skinning modes. When no
+ * attempt passes, the error says so. */
+static void failed_first_solve_should_be_recovered(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem = {0};
+    test_quadruped_mesh(0.1, &m);
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    mlc_subspace_settings st = vibration_settings();
+    mlc_subspace a = {0}, b = {0};
+    compute_or_fail(&m, &fem, &st, &a);
+    assert_int_equal(a.vib_attempts, 1);
+    assert_string_equal(a.vib_note, "");
+    st.first_shift = 2 * a.vib_eval[0];
+    compute_or_fail(&m, &fem, &st, &b);
+    assert_true(b.vib_attempts > 1);
+    assert_true(b.vib_shift < 0);
+    if (!strstr(b.vib_note, "not positive definite")) fail_msg("note: %s", b.vib_note);
+    for (int i = 0; i < a.m; i++)
+        assert_near(b.vib_eval[i], a.vib_eval[i], 1e-9 * a.vib_eval[i]);
+    /* The skinning solve got the same shift (between its 0 and λ₁): refused, solved again. */
+    assert_int_equal(a.skin_attempts, 1);
+    assert_int_equal(b.skin_attempts, 2);
+    if (!strstr(b.skin_note, "not positive definite")) fail_msg("note: %s", b.skin_note);
+    assert_near(b.skin_eval[1], a.skin_eval[1], 1e-9 * a.skin_eval[1]);
+    for (int i = 0; i < m.nv * a.w; i++)
+        assert_near(b.W[i], a.W[i], 1e-6 * fabs(a.W[0]));
+    /* A check no solve can pass: every attempt fails, and the message says it was the solve,
+     * with its residuals, not the mesh. */
+    st.first_shift = 0;
+    st.check_tol = 1e-30;
+    mlc_subspace c = {0};
+    mlc_err err = {0};
+    assert_int_equal(mlc_subspace_compute(&m, &fem, &st, &c, &err), MLC_ENOCONV);
+    if (!strstr(err.msg, "the eigensolver failed on this mesh, 3 attempts") ||
+        !strstr(err.msg, "relative residual") || !strstr(err.msg, "not a defect of the mesh") ||
+        strstr(err.msg, "disconnected"))
+        fail_msg("%s", err.msg);
+    assert_null(c.D);
+    mlc_subspace_free(&a);
+    mlc_subspace_free(&b);
     mlc_fem_free(&fem);
     mlc_mesh_free(&m);
 }
@@ -543,6 +693,9 @@ int main(void) {
         cmocka_unit_test(refinement_should_converge),
         cmocka_unit_test(bad_settings_should_name_the_setting),
         cmocka_unit_test(hinged_mesh_should_report_extra_rigid_modes),
+        cmocka_unit_test(same_body_in_mm_cm_m_should_give_the_same_modes),
+        cmocka_unit_test(graded_mesh_should_start_with_checked_modes),
+        cmocka_unit_test(failed_first_solve_should_be_recovered),
         cmocka_unit_test_setup_teardown(cache_should_round_trip_bit_for_bit, cache_setup,
                                         cache_teardown),
         cmocka_unit_test_setup_teardown(cache_key_should_depend_on_every_setting, cache_setup,

@@ -91,6 +91,14 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     cJSON_AddNumberToObject(t, "contact_samples", s->t_samples);
     cJSON_AddBoolToObject(o, "from_cache", p->cache_used);
     cJSON_AddStringToObject(o, "cholmod_ordering", s->ordering);
+    if (s->vib_attempts > 0) { /* computed here, not read from the cache */
+        cJSON *c = cJSON_AddObjectToObject(o, "vibration_check");
+        const mlc_json_field cf[] = {{"attempts", s->vib_attempts},
+                                     {"shift", s->vib_shift},
+                                     {"residual", s->vib_residual},
+                                     {"orthogonality", s->vib_orthogonality}};
+        mlc_json_add_numbers(c, cf, (int)(sizeof cf / sizeof cf[0]));
+    }
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory");

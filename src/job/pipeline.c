@@ -205,6 +205,16 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
     }
     if ((s = mlc_subspace_compute(&p->mesh, &p->fem, &ss, &p->sub, err)) != MLC_OK) return s;
     p->t_subspace = mlc_now() - t0;
+    if (p->sub.skin_attempts > 1)
+        fprintf(stderr,
+                "modalloco: note: skinning modes: the first solve failed its check (%s); "
+                "solved again with shift %.3g\n",
+                p->sub.skin_note, p->sub.skin_shift);
+    if (p->sub.vib_attempts > 1)
+        fprintf(stderr,
+                "modalloco: note: vibration modes: the first solve failed its check (%s); "
+                "solved again with shift %.3g, relative residual %.1e\n",
+                p->sub.vib_note, p->sub.vib_shift, p->sub.vib_residual);
     if (cache[0]) {
         mlc_err werr;
         if (mlc_subspace_cache_write(cache, key, &p->sub, &werr) != MLC_OK)

@@ -429,6 +429,28 @@ mlc_status mlc_regions_resolve(const mlc_config *cfg, const mlc_mesh *mesh,
     if (file[0])
         return mlc_regions_read_file(file, mesh, report ? report->dropped_vertices : 0, out, err);
     if (K > 0) return mlc_regions_auto(mesh, fem, K, (uint64_t)(int64_t)cfg->cmaes.seed, out, err);
+    /* Local modes are per region: on a body without regions they would be the whole body's
+     * modes, i.e. global modes under another name. No K for regions.auto suits every body
+     * (symmetric limbs share a cluster until K is well above their count), so the user
+     * chooses. A MEDIT file carries a reference on every tet: one value throughout is no
+     * labelling. */
+    int uniform = mesh->tet_tag != NULL; /* the mesh file's labels are all one */
+    for (int e = 1; uniform && e < mesh->nt; e++)
+        uniform = mesh->tet_tag[e] == mesh->tet_tag[0];
+    if (cfg->actuation.local_modes > 0 && (!mesh->tet_tag || uniform)) {
+        char why[96] = "the mesh file carries no region labels";
+        if (mesh->tet_tag)
+            snprintf(why, sizeof why, "the mesh file labels every tet %d", mesh->tet_tag[0]);
+        return mlc_errf(err, MLC_EINVAL,
+                        "actuation.local_modes = %d gives each body region modes of its own, "
+                        "but this body has no regions: %s and neither regions.file nor "
+                        "regions.auto is given; set regions.auto=K (K regions found from the "
+                        "shape, e.g. --set regions.auto=8 for a body with four legs, a head and "
+                        "a tail; symmetric limbs may need a larger K) or regions.file=LABELS "
+                        "(one integer per tet or vertex); regions.auto=1 makes the whole body "
+                        "one region",
+                        cfg->actuation.local_modes, why);
+    }
     if (mesh->tet_tag) return mlc_regions_from_labels(mesh->nt, mesh->tet_tag, "mesh", out, err);
     return mlc_regions_single(mesh->nt, out, err);
 }

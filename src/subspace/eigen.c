@@ -21,6 +21,7 @@
 #include <arpack.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -167,7 +168,7 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
 
 /* x ← x − Z (Zᵀ M x): M-orthogonal projection onto the complement of the M-orthonormal n×nz
  * basis Z (two passes, so rounding leaves no component of Z behind). */
-static void deflate(double *x, const double *Z, int nz, const double *mass, int n) {
+void mlc_eigen_deflate(double *x, const double *Z, int nz, const double *mass, int n) {
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < nz; j++) {
             const double *zj = Z + (size_t)n * j;
@@ -385,7 +386,7 @@ static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double
     mlc_rng_seed(&rng, EIGEN_START_SEED);
     for (int i = 0; i < n; i++)
         w->resid[i] = 2.0 * mlc_rng_uniform(&rng) - 1.0;
-    deflate(w->resid, Z, nz, mass, n);
+    mlc_eigen_deflate(w->resid, Z, nz, mass, n);
     a_int ido = 0;
     w->info = 1;                  /* use resid as the start vector */
     w->iparam[0] = 1;             /* exact shifts */
@@ -425,7 +426,7 @@ static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double
             /* OP restricted to the M-orthogonal complement of Z: (K − σM)⁻¹M maps Z onto
              * itself (K Z = 0), so the projection keeps OP M-symmetric there and Lanczos never
              * sees the (degenerate) deflated eigenvalues. */
-            deflate(y, Z, nz, mass, n);
+            mlc_eigen_deflate(y, Z, nz, mass, n);
             solves++;
         } else if (ido == 2) {
             for (int i = 0; i < n; i++)
@@ -510,7 +511,7 @@ static mlc_status arpack_run(arpack_work *w, cholmod_factor *L, double sigma, co
 }
 
 static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                             const int *perm, int *perm_out, const double *Z, int nz,
+                             const int *perm, int *perm_out, const double *Z, int nz, int ncv,
                              cholmod_factor **shared, double *evals, double *evecs,
                              mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
     /* ---- check ------------------------------------------------------------------------ */
@@ -536,7 +537,7 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
     arpack_work w = {0};
     w.n = n;
     w.nev = nev;
-    w.ncv = MLC_MIN(n, MLC_MAX(2 * nev + 1, 20));
+    w.ncv = MLC_MIN(n, MLC_MAX(ncv, MLC_MAX(2 * nev + 1, 20)));
     w.lworkl = w.ncv * (w.ncv + 8);
     w.resid = mlc_malloc((size_t)n * sizeof(double));
     w.V = mlc_malloc((size_t)n * w.ncv * sizeof(double));
@@ -580,7 +581,7 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
                                    const int *perm, int *perm_out, const double *Z, int nz,
                                    double *evals, double *evecs, mlc_eigen_info *info,
                                    cholmod_common *cc, mlc_err *err) {
-    return solve_impl(K, mass, nev, sigma, perm, perm_out, Z, nz, NULL, evals, evecs, info, cc,
+    return solve_impl(K, mass, nev, sigma, perm, perm_out, Z, nz, 0, NULL, evals, evecs, info, cc,
                       err);
 }
 
@@ -592,5 +593,84 @@ mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev
     if (*shared && K && (*shared)->n != K->ncol)
         return mlc_errf(err, MLC_EINVAL, "eigen: shared factor is %d×%d, the matrix %d×%d",
                         (int)(*shared)->n, (int)(*shared)->n, (int)K->ncol, (int)K->ncol);
-    return solve_impl(K, mass, nev, sigma, perm, NULL, Z, nz, shared, evals, evecs, info, cc, err);
+    return solve_impl(K, mass, nev, sigma, perm, NULL, Z, nz, 0, shared, evals, evecs, info, cc,
+                      err);
+}
+
+mlc_status mlc_eigen_solve_wide(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                const int *perm, const double *Z, int nz, int ncv, double *evals,
+                                double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                                mlc_err *err) {
+    return solve_impl(K, mass, nev, sigma, perm, NULL, Z, nz, ncv, NULL, evals, evecs, info, cc,
+                      err);
+}
+
+/* ---- Checking computed pairs ------------------------------------------------------------ */
+
+/* x ↦ ‖x‖ in the norm of M⁻¹ (r: a residual) or of M (x: a vector). */
+static double norm_minv(const double *r, const double *mass, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += r[i] * r[i] / mass[i];
+    return sqrt(s);
+}
+
+static double dot_m(const double *x, const double *y, const double *mass, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * mass[i] * y[i];
+    return s;
+}
+
+mlc_status mlc_eigen_check_pairs(cholmod_sparse *K, const double *mass, int nev,
+                                 const double *evals, const double *evecs, const double *Z, int nz,
+                                 mlc_eigen_check *out, cholmod_common *cc) {
+    memset(out, 0, sizeof *out);
+    out->residual_at = out->orthogonality_at = -1;
+    int n = (int)K->ncol;
+    if (nev < 1) return MLC_OK;
+    /* The scale of the wanted spectrum: the largest |λ| computed, so that a zero eigenvalue
+     * (rigid motion, hanging part) is measured against its neighbours, not against itself. */
+    double scale = 0;
+    for (int j = 0; j < nev; j++)
+        scale = fmax(scale, fabs(evals[j]));
+    cholmod_dense *R = cholmod_allocate_dense((size_t)n, 1, (size_t)n, CHOLMOD_REAL, cc);
+    if (!R) return MLC_ENOMEM;
+    double *r = R->x;
+    cholmod_dense X = {0};
+    X.nrow = (size_t)n, X.ncol = 1, X.nzmax = (size_t)n, X.d = (size_t)n;
+    X.xtype = CHOLMOD_REAL, X.dtype = CHOLMOD_DOUBLE;
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    mlc_status st = MLC_OK;
+    for (int j = 0; j < nev && st == MLC_OK; j++) {
+        const double *x = evecs + (size_t)n * j;
+        X.x = (double *)(uintptr_t)x; /* read only: cholmod_dense has no const view */
+        if (!cholmod_sdmult(K, 0, one, zero, &X, R, cc)) {
+            st = MLC_ENOMEM;
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            r[i] -= evals[j] * mass[i] * x[i];
+        double xm = sqrt(dot_m(x, x, mass, n));
+        double ref = fmax(fabs(evals[j]), scale) * xm;
+        double rel = ref > 0 ? norm_minv(r, mass, n) / ref : HUGE_VAL;
+        if (!(rel <= out->residual)) out->residual = rel, out->residual_at = j;
+        /* M-orthonormality: against Z, itself, and its neighbours in the spectrum (where
+         * Lanczos loses orthogonality first; the whole Gram matrix costs nev² dot products). */
+        /* A pair at λ ≈ 0 may be any null vector, Z's included (a hinge's zero mode found
+         * by the dense path beside the rigid ones): Z is checked against the others only. */
+        for (int k = 0; k < nz && fabs(evals[j]) > 1e-6 * scale; k++) {
+            double d = fabs(dot_m(Z + (size_t)n * k, x, mass, n));
+            if (!(d <= out->orthogonality)) out->orthogonality = d, out->orthogonality_at = j;
+        }
+        for (int k = MLC_MAX(0, j - 8); k <= j; k++) {
+            double d = fabs(dot_m(evecs + (size_t)n * k, x, mass, n) - (k == j));
+            if (!(d <= out->orthogonality)) out->orthogonality = d, out->orthogonality_at = j;
+        }
+    }
+    cholmod_free_dense(&R, cc);
+    if (st != MLC_OK) return st;
+    return out->residual <= MLC_EIGEN_CHECK_TOL && out->orthogonality <= MLC_EIGEN_CHECK_TOL
+               ? MLC_OK
+               : MLC_ENUMERIC;
 }

@@ -111,4 +111,43 @@ mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev
                                   double *evals, double *evecs, mlc_eigen_info *info,
                                   cholmod_common *cc, mlc_err *err);
 
+/* mlc_eigen_solve_ordered (without perm_out) with a Lanczos basis of at least ncv vectors
+ * (0 or less: the default max(2·nev + 1, 20)). A wider basis separates a clustered spectrum in
+ * fewer restarts, at ncv·n doubles of memory. Results differ from the default basis's in the
+ * last digits only. */
+mlc_status mlc_eigen_solve_wide(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                const int *perm, const double *Z, int nz, int ncv, double *evals,
+                                double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                                mlc_err *err);
+
+/* x ← x − Z (Zᵀ M x), twice: the M-orthogonal projection of x (n) onto the complement of the
+ * M-orthonormal n×nz basis Z, as the solver deflates its Lanczos vectors. */
+void mlc_eigen_deflate(double *x, const double *Z, int nz, const double *mass, int n);
+
+/* How well computed pairs solve K x = λ M x (mlc_eigen_check_pairs). */
+typedef struct mlc_eigen_check {
+    double residual; /* worst ‖K x − λ M x‖_{M⁻¹} / (max(|λ|, λ_s) ‖x‖_M), λ_s the
+                        largest |λ| of the set: the residual of the symmetric standard
+                        form M^(-1/2) K M^(-1/2) relative to the wanted spectrum's scale, so
+                        independent of units and of how the mesh is graded */
+    int residual_at; /* its pair (0-based), −1 if none */
+    double orthogonality; /* worst |xᵢᵀ M xⱼ − δᵢⱼ| over each pair with itself, its 8 lower
+                             neighbours and (unless |λ| <= 1e-6 λ_s: a null vector may be
+                             any) the columns of Z */
+    int orthogonality_at; /* its pair, −1 if none */
+} mlc_eigen_check;
+
+/* The limit of both measures. Healthy solves give 1e-16 to 1e-10 (a shift 1e6 times too far
+ * below the spectrum still gives 1e-8); a vector paired with an eigenvalue off by a fraction
+ * δ gives δ·|λ|/λ_s, a vector that is not an eigenvector about 1. */
+#define MLC_EIGEN_CHECK_TOL 1e-6
+
+/* Check nev pairs (evals ascending or not, evecs n×nev) of K x = λ M x, and their
+ * M-orthogonality to the n×nz basis Z (NULL/0: none). Fills *out; returns MLC_OK when both
+ * measures are within MLC_EIGEN_CHECK_TOL, MLC_ENUMERIC when not, MLC_ENOMEM. Cost: nev
+ * products with K and about 10·nev + nz·nev dot products of length n. */
+mlc_status mlc_eigen_check_pairs(cholmod_sparse *K, const double *mass, int nev,
+                                 const double *evals, const double *evecs, const double *Z, int nz,
+                                 mlc_eigen_check *out, cholmod_common *cc);
+
 #endif

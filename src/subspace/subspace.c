@@ -6,7 +6,9 @@
  *  2. Vibration modes (§4; Eq. 4): H D = M D Λ with the linear-elasticity Hessian for μ = 1,
  *     λ = 2μν/(1−2ν), M = vmass per DOF. The 6 rigid modes are built analytically and deflated
  *     from the Lanczos solve; the check that there are exactly 6 (|λ| < 1e-6·λ₇, λ₇ clearly
- *     elastic) stays; the next m (or the listed indices) are kept.
+ *     elastic) stays; the next m (or the listed indices) are kept. The solved pairs are
+ *     checked (residuals, M-orthonormality) and solved again with other shifts when they
+ *     fail (vibration_solve; docs/method.md "The vibration solve checks itself").
  *  3. Amplitude limits (App. H Eq. 78): grad_max[i] = max_e ‖∇(D_i)_e‖_F.
  *  4. Passive and actuation clusters (§5) and contact samples (§6) via clusters.c.
  */
@@ -176,10 +178,39 @@ static void restore_methods(cholmod_common *cc, const int saved[2]) {
     cc->method[0].ordering = saved[1];
 }
 
-/* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). */
+/* A shift for the Laplacian tied to its spectrum, as probe_shift is for the Hessian: −1e-3 ×
+ * the smallest Rayleigh quotient of the three coordinate functions made M-orthogonal to the
+ * constant (each bounds λ₁ from above). 0 when it cannot be formed. */
+static double laplacian_probe_shift(const mlc_mesh *mesh, cholmod_sparse *L, const double *mass,
+                                    cholmod_common *cc) {
+    int nv = mesh->nv;
+    cholmod_dense *U = cholmod_zeros((size_t)nv, 1, CHOLMOD_REAL, cc);
+    cholmod_dense *LU = cholmod_zeros((size_t)nv, 1, CHOLMOD_REAL, cc);
+    double best = HUGE_VAL, one[2] = {1, 0}, zero[2] = {0, 0};
+    for (int b = 0; U && LU && b < 3; b++) {
+        double *u = U->x, c = 0, msum = 0;
+        for (int i = 0; i < nv; i++)
+            c += mass[i] * mesh->X[3 * i + b], msum += mass[i];
+        for (int i = 0; i < nv; i++)
+            u[i] = mesh->X[3 * i + b] - c / msum;
+        if (!cholmod_sdmult(L, 0, one, zero, U, LU, cc)) break;
+        double num = 0, den = 0;
+        for (int i = 0; i < nv; i++)
+            num += u[i] * ((const double *)LU->x)[i], den += u[i] * mass[i] * u[i];
+        if (den > 0 && num > 0) best = fmin(best, num / den);
+    }
+    cholmod_free_dense(&U, cc);
+    cholmod_free_dense(&LU, cc);
+    return isfinite(best) ? -1e-3 * best : 0;
+}
+
+/* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). The pairs
+ * are checked as the vibration modes' (vibration_solve); when they fail, or the first shift is
+ * refused, the solve is repeated once with laplacian_probe_shift's shift. */
 static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
-                                 const double *stiffness, const double *mass, mlc_subspace *out,
-                                 int *vperm, int *have_perm, cholmod_common *cc, mlc_err *err) {
+                                 const double *stiffness, const double *mass, double first_shift,
+                                 mlc_subspace *out, int *vperm, int *have_perm, cholmod_common *cc,
+                                 mlc_err *err) {
     int nv = fem->nv;
     double msum = 0;
     for (int i = 0; i < nv; i++)
@@ -197,18 +228,55 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     mlc_err e2 = {0};
     /* Nested dissection (METIS) straight away: on tet meshes CHOLMOD's default tries AMD first
      * and then switches to METIS anyway (AMD's fill is 1.5-2.5× higher), so the AMD pass is
-     * wasted time. The vertex ordering it returns is reused for the vibration problem. */
+     * wasted time. The vertex ordering it returns is reused for the vibration problem (it
+     * depends on the pattern only, so on no shift). */
     int saved[2];
     metis_only(cc, saved);
-    mlc_status st = mlc_eigen_solve_ordered(L, mass, w, mlc_eigen_default_shift(L, mass), NULL,
-                                            vperm, NULL, 0, out->skin_eval, out->W, &info, cc, &e2);
+    double shifts[2] = {first_shift != 0 ? first_shift : mlc_eigen_default_shift(L, mass), 0};
+    char what[160] = "";
+    mlc_eigen_check chk = {0};
+    mlc_status st = MLC_OK;
+    for (int a = 0; a < 2; a++) {
+        if (a == 1 && !((shifts[1] = laplacian_probe_shift(mesh, L, mass, cc)) < 0)) break;
+        st = mlc_eigen_solve_ordered(L, mass, w, shifts[a], NULL, vperm, NULL, 0, out->skin_eval,
+                                     out->W, &info, cc, &e2);
+        out->skin_solves += info.solves;
+        if (st == MLC_ENOMEM || st == MLC_EINVAL) break;
+        if (st == MLC_OK) {
+            st = mlc_eigen_check_pairs(L, mass, w, out->skin_eval, out->W, NULL, 0, &chk, cc);
+            if (st == MLC_ENOMEM) break;
+            if (st == MLC_OK) {
+                out->skin_attempts = a + 1;
+                out->skin_shift = shifts[a];
+                if (a > 0)
+                    snprintf(out->skin_note, sizeof out->skin_note, "shift %.3g: %s", shifts[0],
+                             what);
+                break;
+            }
+            snprintf(what, sizeof what,
+                     "relative residual %.1e of mode %d, M-orthogonality error %.1e", chk.residual,
+                     chk.residual_at, chk.orthogonality);
+            snprintf(e2.msg, sizeof e2.msg,
+                     "the eigensolver failed on this mesh (shift %.3g: %s; shift %.3g: %s; the "
+                     "check allows %.0e); the mesh passed its checks (one connected body), so "
+                     "this is a numerical failure, not a defect of the mesh: re-mesh with a "
+                     "milder size grading (e.g. tetgen -pq1.414 with one volume bound -a)",
+                     shifts[0], a == 0 ? what : out->skin_note, shifts[1],
+                     a == 0 ? "not tried" : what, MLC_EIGEN_CHECK_TOL);
+            st = MLC_ENOCONV;
+        } else {
+            snprintf(what, sizeof what, "%.150s", e2.msg);
+            char *cut = strchr(what, ';');
+            if (cut) *cut = 0;
+        }
+        if (a == 0) snprintf(out->skin_note, sizeof out->skin_note, "%s", what);
+    }
     restore_methods(cc, saved);
     *have_perm = st == MLC_OK && !info.dense;
     cholmod_free_sparse(&L, cc);
     if (st != MLC_OK)
         return mlc_errf(err, st, "skinning eigenmodes (subspace.skinning_modes = %d): %s", w,
                         e2.msg);
-    out->skin_solves = info.solves;
     /* A connected mesh has exactly one zero eigenvalue; a second one means a part that moves
      * freely (mesh not connected through faces/edges the FEM couples). */
     if (!(fabs(out->skin_eval[0]) < 1e-6 * out->skin_eval[1]))
@@ -368,6 +436,124 @@ static mlc_status rigid_modes(const mlc_mesh *mesh, const double *vm, const doub
     return MLC_OK;
 }
 
+/* A shift tied to the spectrum itself: −1e-3 × the smallest Rayleigh quotient of nine smooth
+ * motions, (X_b − c_b)² along axis a, made M-orthogonal to the rigid modes Z (n×6). Each
+ * quotient bounds the first elastic eigenvalue from above, and a bending body is close to
+ * such a field, so the shift lands below the elastic spectrum and near it whatever the units,
+ * the element sizes or their grading. 0 when it cannot be formed. */
+static double probe_shift(const mlc_mesh *mesh, cholmod_sparse *H, const double *mass,
+                          const double *Z, cholmod_common *cc) {
+    int nv = mesh->nv, n = 3 * nv;
+    cholmod_dense *U = cholmod_zeros((size_t)n, 1, CHOLMOD_REAL, cc);
+    cholmod_dense *HU = cholmod_zeros((size_t)n, 1, CHOLMOD_REAL, cc);
+    double best = HUGE_VAL, c[3] = {0, 0, 0}, msum = 0;
+    for (int i = 0; i < nv; i++) {
+        for (int k = 0; k < 3; k++)
+            c[k] += mass[3 * i] * mesh->X[3 * i + k];
+        msum += mass[3 * i];
+    }
+    for (int k = 0; k < 3; k++)
+        c[k] /= msum;
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    for (int f = 0; U && HU && f < 9; f++) {
+        int a = f / 3, b = f % 3;
+        double *u = U->x;
+        memset(u, 0, (size_t)n * sizeof(double));
+        for (int i = 0; i < nv; i++) {
+            double d = mesh->X[3 * i + b] - c[b];
+            u[3 * i + a] = d * d;
+        }
+        mlc_eigen_deflate(u, Z, 6, mass, n);
+        if (!cholmod_sdmult(H, 0, one, zero, U, HU, cc)) break;
+        double num = 0, den = 0;
+        for (int i = 0; i < n; i++) {
+            num += u[i] * ((const double *)HU->x)[i];
+            den += u[i] * mass[i] * u[i];
+        }
+        if (den > 0 && num > 0) best = fmin(best, num / den);
+    }
+    cholmod_free_dense(&U, cc);
+    cholmod_free_dense(&HU, cc);
+    return isfinite(best) ? -1e-3 * best : 0;
+}
+
+/* The global vibration solve (need pairs after the 6 rigid modes in evecs[0..5]), checked and,
+ * when the check fails, solved again. The check (eigen.h): each pair's residual against the
+ * wanted spectrum's scale and the M-orthonormality of the pairs and to the rigid modes.
+ * Shift-invert returns λ = σ + 1/θ: with σ far below the elastic spectrum every wanted θ is
+ * close to 1/|σ|, ARPACK's relative tolerance on θ no longer pins λ down, and the "converged"
+ * pairs can be anything down to 0 (the default shift of mlc_eigen_default_shift comes from
+ * the mean diagonal, an estimate made for evenly sized elements). Attempts:
+ *  1. the default shift and ordering: every mesh that passes here gets the same bits as before;
+ *  2. the shift of probe_shift, CHOLMOD's own ordering, a Lanczos basis twice as wide;
+ *  3. that shift × 1e-2 (deflation keeps K − σM usable that close to singular), the given
+ *     ordering, the wide basis.
+ * tol: the limit of both measures. *sigma: in, the default shift; out, the one that worked. Fills
+ * out->vib_solves, vib_attempts, vib_residual, vib_orthogonality, vib_shift, vib_ordering. */
+static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const double *mass,
+                                  int need, const int *perm3, double tol, double *sigma,
+                                  double *evecs, double *evals, mlc_subspace *out,
+                                  cholmod_common *cc, mlc_err *err) {
+    int n = 3 * mesh->nv, wide = 2 * MLC_MAX(2 * need + 1, 20);
+    double shifts[3] = {*sigma, 0, 0};
+    char what[3][160] = {"", "", ""};
+    mlc_eigen_check chk = {0};
+    int tried = 0;
+    for (int a = 0; a < 3; a++) {
+        if (a == 1) {
+            shifts[1] = probe_shift(mesh, H, mass, evecs, cc);
+            shifts[2] = 1e-2 * shifts[1];
+        }
+        if (a > 0 && !(shifts[a] < 0)) continue; /* no probe shift */
+        tried++;
+        mlc_eigen_info info;
+        mlc_err e2 = {0};
+        mlc_status s =
+            a == 0 ? mlc_eigen_solve_ordered(H, mass, need, shifts[0], perm3, NULL, evecs, 6,
+                                             evals + 6, evecs + (size_t)n * 6, &info, cc, &e2)
+                   : mlc_eigen_solve_wide(H, mass, need, shifts[a], a == 1 ? NULL : perm3, evecs, 6,
+                                          wide, evals + 6, evecs + (size_t)n * 6, &info, cc, &e2);
+        out->vib_solves += info.solves;
+        if (s == MLC_ENOMEM || s == MLC_EINVAL)
+            return mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);
+        if (s == MLC_OK) {
+            s = mlc_eigen_check_pairs(H, mass, need, evals + 6, evecs + (size_t)n * 6, evecs, 6,
+                                      &chk, cc);
+            if (s == MLC_ENOMEM)
+                return mlc_errf(err, s, "vibration modes: out of memory checking the modes");
+            if (chk.residual <= tol && chk.orthogonality <= tol) {
+                out->vib_attempts = a + 1;
+                out->vib_residual = chk.residual;
+                out->vib_orthogonality = chk.orthogonality;
+                out->vib_shift = shifts[a];
+                snprintf(out->vib_ordering, sizeof out->vib_ordering, "%s", info.ordering);
+                if (a > 0)
+                    snprintf(out->vib_note, sizeof out->vib_note, "shift %.3g: %s", shifts[0],
+                             what[0]);
+                *sigma = shifts[a];
+                return MLC_OK;
+            }
+            snprintf(what[a], sizeof what[a],
+                     "relative residual %.1e of mode %d, M-orthogonality error %.1e", chk.residual,
+                     chk.residual_at, chk.orthogonality);
+        } else {
+            /* Keep ARPACK's or CHOLMOD's words short: up to their advice. */
+            snprintf(what[a], sizeof what[a], "%.150s", e2.msg);
+            char *cut = strchr(what[a], ';');
+            if (cut) *cut = 0;
+        }
+    }
+    return mlc_errf(err, MLC_ENOCONV,
+                    "vibration modes: the eigensolver failed on this mesh, %d attempts (shift "
+                    "%.3g: %s; shift %.3g: %s; shift %.3g: %s; the check allows %.0e); the mesh "
+                    "passed its checks (one connected body), so this is a numerical failure, "
+                    "not a defect of the mesh: re-mesh with a milder size grading (e.g. tetgen "
+                    "-pq1.414 with one volume bound -a), or ask for fewer modes "
+                    "(actuation.modes)",
+                    tried, shifts[0], what[0], shifts[1], what[1][0] ? what[1] : "not tried",
+                    shifts[2], what[2][0] ? what[2] : "not tried", tol);
+}
+
 /* Step 2–3: vibration modes and their gradient maxima. */
 static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                                   const mlc_subspace_settings *st, mlc_subspace *out,
@@ -394,8 +580,6 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory assembling the Hessian");
         goto done;
     }
-    mlc_eigen_info info;
-    mlc_err e2 = {0};
     /* The vertex ordering expanded to 3×3 blocks (DOF 3i+k ↦ 3·perm[i]+k): the same fill as
      * ordering the 3n graph (measured: nnz(L) within 0.5%, flops within 2%) at about a quarter
      * of the ordering time. */
@@ -404,38 +588,44 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
             for (int k = 0; k < 3; k++)
                 perm3[3 * i + k] = 3 * vperm[i] + k;
     if ((s = rigid_modes(mesh, vm, mass, H, evecs, evals, cc, err)) != MLC_OK) goto done;
-    double sigma = mlc_eigen_default_shift(H, mass);
+    double sigma = st->first_shift != 0 ? st->first_shift : mlc_eigen_default_shift(H, mass);
     int mg = st->nlist > 0 ? st->nlist : st->m; /* global modes kept */
     if (need == 0) {                            /* local modes only: no global solve */
         memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
         snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : "cholmod");
         goto local;
     }
-    s = mlc_eigen_solve_ordered(H, mass, need, sigma, perm3, NULL, evecs, 6, evals + 6,
-                                evecs + (size_t)n * 6, &info, cc, &e2);
-    if (s != MLC_OK) {
-        s = mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);
-        goto done;
-    }
-    out->vib_solves = info.solves;
-    snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : info.ordering);
+    s = vibration_solve(mesh, H, mass, need, perm3,
+                        st->check_tol > 0 ? st->check_tol : MLC_EIGEN_CHECK_TOL, &sigma, evecs,
+                        evals, out, cc, err);
+    if (s != MLC_OK) goto done;
+    snprintf(out->ordering, sizeof out->ordering, "%s",
+             vperm && out->vib_attempts != 2 ? "metis-vertex" : out->vib_ordering);
     /* Exactly 6 rigid modes: |λ| < 1e-6·λ₇, and λ₇ itself clearly elastic. */
     int k = 0;
     for (int i = 0; i < nev; i++)
         if (fabs(evals[i]) < 1e-6 * evals[6]) k++;
-    /* λ₇ elastic: not ≈ 0 against the largest computed one, nor against the shift (σ is about
-     * 1e-2 of the first elastic eigenvalue by construction), which also covers m = 1. */
-    int seventh_elastic = evals[6] > 1e-6 * evals[nev - 1] && evals[6] > 1e-4 * fabs(sigma);
+    /* λ₇ elastic: not ≈ 0 against the largest computed one, nor against the default shift (σ
+     * is about 1e-2 of the first elastic eigenvalue by construction), which also covers m = 1;
+     * the default one also when the solve used another. */
+    int seventh_elastic = evals[6] > 1e-6 * evals[nev - 1] &&
+                          evals[6] > 1e-4 * fabs(mlc_eigen_default_shift(H, mass));
     if (k != 6 || !seventh_elastic) {
         if (!seventh_elastic) { /* λ₇ ≈ 0 itself: count against the largest computed one */
             k = 0;
             for (int i = 0; i < nev; i++)
-                if (fabs(evals[i]) < 1e-6 * evals[nev - 1]) k++;
+                if (fabs(evals[i]) < 1e-6 * fabs(evals[nev - 1])) k++;
         }
+        /* The pairs passed their check (vibration_solve): these zero eigenvalues are the
+         * mesh's, not the solver's. A disconnected mesh never gets here (mlc_mesh_read refuses
+         * it); parts that share only a vertex or an edge with the rest do. */
         s = mlc_errf(err, MLC_ENUMERIC,
                      "vibration modes: expected 6 rigid modes, found %s%d (eigenvalues %.3g, "
-                     "%.3g, ..., %.3g); the mesh may be disconnected or have hanging parts",
-                     k == nev ? "at least " : "", k, evals[0], evals[6], evals[nev - 1]);
+                     "%.3g, ..., %.3g; the solve passed its residual check, relative residual "
+                     "%.1e): parts of the mesh are joined to the rest only at a vertex or along "
+                     "an edge and move freely; join them through faces or remove them",
+                     k == nev ? "at least " : "", k, evals[0], evals[6], evals[nev - 1],
+                     out->vib_residual);
         goto done;
     }
     memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
@@ -477,8 +667,8 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     cholmod_start(&cc);
     cc.print = 0;
     int *vperm = mlc_malloc((size_t)mesh->nv * sizeof(int)), have_perm = 0;
-    mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, &tmp,
-                                          vperm, &have_perm, &cc, err)
+    mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, 0,
+                                          &tmp, vperm, &have_perm, &cc, err)
                          : mlc_errf(err, MLC_ENOMEM, "skinning modes: out of memory");
     mlc_free(vperm);
     cholmod_finish(&cc);
@@ -559,8 +749,8 @@ static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
     }
     double t0 = mlc_now();
     mlc_status s = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness,
-                                  settings->vertex_mass ? settings->vertex_mass : fem->vmass, out,
-                                  vperm, &have_perm, &cc, err);
+                                  settings->vertex_mass ? settings->vertex_mass : fem->vmass,
+                                  settings->first_shift, out, vperm, &have_perm, &cc, err);
     out->t_skinning = mlc_now() - t0;
     if (s == MLC_OK) {
         t0 = mlc_now();
@@ -618,8 +808,8 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
             start_quiet(&cc);
             int have = 0;
             double t0 = mlc_now();
-            s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass, out,
-                                    vperm_skin, &have, &cc, &e_skin);
+            s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass,
+                                    settings->first_shift, out, vperm_skin, &have, &cc, &e_skin);
             out->t_skinning = mlc_now() - t0;
             cholmod_finish(&cc);
             if (s_skin == MLC_OK) s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);

@@ -53,6 +53,13 @@ typedef struct mlc_subspace_settings {
      * and samples (not with local_modes, which need the skinning λ₁). Every result is the
      * same, bit for bit, for any value; not in the cache key. */
     int threads;
+    /* The shift of the first vibration and skinning solves, 0 = mlc_eigen_default_shift
+     * (eigen.h). For tests and diagnostics of the solves' check and recovery; not in the cache
+     * key. */
+    double first_shift;
+    /* The limit of the vibration solve's check (eigen.h), 0 = MLC_EIGEN_CHECK_TOL; for tests
+     * of the failure path; not in the cache key. */
+    double check_tol;
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
@@ -96,6 +103,18 @@ typedef struct mlc_subspace {
     double t_local_factor;       /* of t_local: the regions' numeric factorizations (not cached) */
     int skin_solves, vib_solves; /* ARPACK operator applications */
     char ordering[16];
+    /* The global vibration solve's check (eigen.h, mlc_eigen_check): the attempt that passed
+     * (1 = the first; 2 and 3 are solved again with other shifts), its shift, its ordering,
+     * and the worst relative residual and M-orthogonality error of its pairs. Not cached:
+     * 0 for a subspace read from the cache or without global modes. */
+    int vib_attempts;
+    double vib_shift, vib_residual, vib_orthogonality;
+    char vib_ordering[16];
+    char vib_note[200]; /* why the first attempt failed when vib_attempts > 1, else "" */
+    /* The same for the skinning solve (two attempts at most; 0 when w = 1 or cached). */
+    int skin_attempts;
+    double skin_shift;
+    char skin_note[200];
 } mlc_subspace;
 
 /* Compute everything for a prepared mesh. Errors (MLC_EINVAL) name the setting to change:
