@@ -76,9 +76,25 @@ jr=$(json_num "$T/i1/params.json" J_robust); j=$(json_num "$T/i1/params.json" J)
 cmp -s "$T/d1/params.json" "$T/d2/params.json" && ! cmp -s "$T/d1/params.json" "$T/t1/params.json" \
   && echo "ok: diagonal phase identical for 1 and 2 threads, and not the full search" \
   || fail "diagonal phase: threads differ, or it changed nothing"
-"$BIN" optimize "${SMALL[@]}" --set cmaes.diagonal=-1 --out "$T/dneg" >/dev/null 2>"$T/err"
+"$BIN" optimize "${SMALL[@]}" --set cmaes.diagonal=-2 --out "$T/dneg" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "cmaes.diagonal" "$T/err" && [ ! -e "$T/dneg" ] \
   && echo "ok: a negative diagonal phase exits 2 and writes nothing" || fail "bad diagonal: $(cat "$T/err")"
+# The default (-1) chooses from the dimension: below 100 parameters the full covariance (the
+# bits of cmaes.diagonal = 0), from 100 on a diagonal one throughout (the bits of a phase longer
+# than the run), said on stderr.
+DIM=(--set cmaes.population=8 --set cmaes.generations=3 --set sim.steps=60 --set cmaes.robust_samples=0)
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --quiet --out "$T/da24" >/dev/null
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set cmaes.diagonal=0 --quiet --out "$T/d024" >/dev/null
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=17 --out "$T/da102" >/dev/null 2>"$T/err102"
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=17 --set cmaes.diagonal=1000 --quiet --out "$T/dl102" >/dev/null
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=17 --set cmaes.diagonal=0 --quiet --out "$T/d0102" >/dev/null
+strip_cfg() { grep -v '"diagonal"' "$1"; }
+cmp -s <(strip_cfg "$T/da24/params.json") <(strip_cfg "$T/d024/params.json") \
+  && cmp -s <(strip_cfg "$T/da102/params.json") <(strip_cfg "$T/dl102/params.json") \
+  && ! cmp -s <(strip_cfg "$T/da102/params.json") <(strip_cfg "$T/d0102/params.json") \
+  && grep -q "diagonal covariance throughout (cmaes.diagonal = -1 chooses it for 102 parameters" "$T/err102" \
+  && echo "ok: cmaes.diagonal = -1 is full below 100 parameters, diagonal from 100 on, and says so" \
+  || fail "automatic diagonal: $(cat "$T/err102")"
 # Restarts need something to end a run, and say so; with early stops or the collapse trigger
 # (on by default) the run is accepted.
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.restart_collapse=0 --set cmaes.restart_stall=0 --out "$T/rs" >/dev/null 2>"$T/err"

@@ -101,7 +101,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.cmaes.restart_collapse, 0.005, 0);
     assert_int_equal(c.cmaes.restart_stall, 80);
     assert_near(c.cmaes.restart_room, 1.0, 0);
-    assert_int_equal(c.cmaes.diagonal, 0);
+    assert_int_equal(c.cmaes.diagonal, -1); /* chosen from the dimension */
     assert_int_equal(c.cmaes.mean_every, 10);
     assert_int_equal(c.cmaes.budget, 0);
     assert_string_equal(c.output.dir, "modalloco-out");
@@ -544,7 +544,7 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"cmaes.restart_collapse=-0.1", "cmaes.restart_collapse", "-0.1"},
         {"cmaes.restart_stall=-1", "cmaes.restart_stall", "-1"},
         {"cmaes.restart_room=-0.5", "cmaes.restart_room", "-0.5"},
-        {"cmaes.diagonal=-1", "cmaes.diagonal", "-1"},
+        {"cmaes.diagonal=-2", "cmaes.diagonal", "-2"},
         {"cmaes.mean_every=-1", "cmaes.mean_every", "-1"},
         {"cmaes.budget=-1", "cmaes.budget", "-1"},
         {"output.dir=\"\"", "output.dir", "\"\""},
