@@ -95,6 +95,19 @@ cmp -s <(strip_cfg "$T/da24/params.json") <(strip_cfg "$T/d024/params.json") \
   && grep -q "diagonal covariance throughout (cmaes.diagonal = -1 chooses it for 102 parameters" "$T/err102" \
   && echo "ok: cmaes.diagonal = -1 is full below 100 parameters, diagonal from 100 on, and says so" \
   || fail "automatic diagonal: $(cat "$T/err102")"
+# cmaes.sigma0 = 0 (the default) chooses 0.3 × min(1, sqrt(8 / signals)): the bits of 0.3 for
+# 4 modes × 2 sinusoids, of 0.3 × sqrt(8/20) for 10 × 2, said on stderr.
+s20=$(awk 'BEGIN{printf "%.17g", 0.3 * sqrt(8 / 20)}')
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set cmaes.sigma0=0.3 --quiet --out "$T/s24" >/dev/null
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --out "$T/sa20" >/dev/null 2>"$T/errs20"
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --set cmaes.sigma0="$s20" --quiet --out "$T/s20" >/dev/null
+strip_s() { grep -v '"sigma0"' "$1"; }
+cmp -s <(strip_s "$T/da24/params.json") <(strip_s "$T/s24/params.json") \
+  && cmp -s <(strip_s "$T/sa20/params.json") <(strip_s "$T/s20/params.json") \
+  && ! cmp -s <(strip_s "$T/sa20/params.json") <(strip_s "$T/da24/params.json") \
+  && grep -q "sigma0 0.19 (cmaes.sigma0 = 0 chooses it for 20 signals)" "$T/errs20" \
+  && echo "ok: cmaes.sigma0 = 0 is 0.3 for 8 signals, 0.3 sqrt(8/20) for 20, and says so" \
+  || fail "automatic sigma0: $(cat "$T/errs20")"
 # Restarts need something to end a run, and say so; with early stops or the collapse trigger
 # (on by default) the run is accepted.
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.restart_collapse=0 --set cmaes.restart_stall=0 --out "$T/rs" >/dev/null 2>"$T/err"

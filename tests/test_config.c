@@ -94,7 +94,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_string_equal(c.objective.align_mode, "min");
     assert_int_equal(c.cmaes.population, 16);
     assert_int_equal(c.cmaes.generations, 200);
-    assert_near(c.cmaes.sigma0, 0.3, 0);
+    assert_near(c.cmaes.sigma0, 0, 0); /* chosen from the signals */
     assert_int_equal(c.cmaes.seed, 1);
     assert_int_equal(c.cmaes.restarts, 0);
     assert_string_equal(c.cmaes.restart_strategy, "ipop");
@@ -538,7 +538,7 @@ static void out_of_range_values_should_be_refused(void **state) {
         {"objective.work_penalty=-1", "objective.work_penalty", "-1"},
         {"cmaes.population=1", "cmaes.population", "1"},
         {"cmaes.generations=0", "cmaes.generations", "0"},
-        {"cmaes.sigma0=0", "cmaes.sigma0", "0"},
+        {"cmaes.sigma0=-0.1", "cmaes.sigma0", "-0.1"},
         {"cmaes.restarts=-1", "cmaes.restarts", "-1"},
         {"cmaes.restart_strategy=lipop", "cmaes.restart_strategy", "\"lipop\""},
         {"cmaes.restart_collapse=-0.1", "cmaes.restart_collapse", "-0.1"},

@@ -455,6 +455,19 @@ static int evaluate(optimize_run *o, const double *X, int npts, int ncand, int g
 
 /* Parameters from which cmaes.diagonal = -1 keeps the covariance diagonal throughout. */
 #define MLC_AUTO_DIAGONAL_DIMENSION 100
+/* cmaes.sigma0 = 0: σ₀ = MLC_SIGMA0_BASE × min(1, sqrt(MLC_SIGMA0_SIGNALS / signals)). */
+#define MLC_SIGMA0_BASE 0.3
+#define MLC_SIGMA0_SIGNALS 8.0
+
+/* cmaes.sigma0, with 0 chosen from the driven signals s = (q or m) × k: the m·k sinusoids add
+ * up, so the first generation's strain grows about as sqrt(s)·σ₀. 0.3 suits 8 signals (the
+ * default 4 modes × 2 sinusoids, the paper's Bat row's 6); more signals start narrower (the
+ * Couch row's 20 signals at 0.3 leap or tip in most first guesses: docs/method.md). */
+static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
+    if (cfg->cmaes.sigma0 > 0) return cfg->cmaes.sigma0;
+    double signals = (double)((g->q > 0 ? g->q : g->m) * g->k);
+    return MLC_SIGMA0_BASE * fmin(1.0, sqrt(MLC_SIGMA0_SIGNALS / signals));
+}
 
 /* cmaes.diagonal, with -1 chosen from the dimension n: with n parameters the full covariance
  * learns at rates of about 2/n² a generation, so from about 100 on it barely leaves the
@@ -572,7 +585,7 @@ static mlc_status dry_run(optimize_run *o) {
     if (!U) return out_of_memory(o);
     /* Candidates like a first generation: around the box centre, sigma0 wide. */
     for (size_t i = 0; i < (size_t)nbatch * (size_t)g->n; i++) {
-        double u = 0.5 + cfg->cmaes.sigma0 * mlc_rng_normal(&rng);
+        double u = 0.5 + initial_sigma(cfg, g) * mlc_rng_normal(&rng);
         U[i] = u < 0 ? 0 : u > 1 ? 1 : u;
     }
     double t0 = mlc_now();
@@ -652,7 +665,7 @@ static mlc_status start(optimize_run *o) {
             for (int i = 0; i < n; i++)
                 x0[i] = 0.5, lo[i] = 0.0, hi[i] = 1.0;
             cs.lambda = cfg->cmaes.population;
-            cs.sigma0 = cfg->cmaes.sigma0;
+            cs.sigma0 = initial_sigma(cfg, &o->g);
             cs.x0 = x0;
             cs.lower = lo;
             cs.upper = hi;
@@ -706,6 +719,9 @@ static mlc_status start(optimize_run *o) {
                 o->p.mesh.nv, o->p.mesh.nt, mlc_model_dim(o->p.model), o->p.sub.ns, o->g.m, o->g.k,
                 n, cfg->cmaes.population, cfg->cmaes.generations, procs, o->nthreads,
                 o->nthreads == 1 ? "" : "s", o->t_pre, o->p.cache_used ? " (cache)" : "");
+        if (cfg->cmaes.sigma0 == 0)
+            fprintf(stderr, "modalloco: sigma0 %.3g (cmaes.sigma0 = 0 chooses it for %d signals)\n",
+                    initial_sigma(cfg, &o->g), (o->g.q > 0 ? o->g.q : o->g.m) * o->g.k);
         if (cfg->cmaes.diagonal < 0 && diagonal_generations(cfg, n) > 0)
             fprintf(stderr,
                     "modalloco: a diagonal covariance throughout (cmaes.diagonal = -1 chooses it "

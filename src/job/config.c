@@ -645,12 +645,14 @@ const mlc_config_key mlc_config_keys[] = {
      GE(1)},
     {.name = "cmaes.sigma0",
      .type_name = "number",
-     .default_json = "0.3",
-     .range = "> 0",
-     .meaning = "initial step size in the normalized [0,1] box",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "initial step size in the normalized [0,1] box; 0 = chosen from the number of "
+                "driven signals s (modes × sinusoids): 0.3 × min(1, sqrt(8 / s)), so that the "
+                "first guesses strain the body alike however many signals add up",
      .type = MLC_CFG_NUMBER,
      FIELD(cmaes.sigma0),
-     GT(0)},
+     GE(0)},
     {.name = "cmaes.seed",
      .type_name = "int",
      .default_json = "1",
@@ -907,7 +909,7 @@ void mlc_config_defaults(mlc_config *cfg) {
 
     cfg->cmaes.population = 16;
     cfg->cmaes.generations = 200;
-    cfg->cmaes.sigma0 = 0.3;
+    cfg->cmaes.sigma0 = 0; /* chosen from the signals (cmd_optimize.c) */
     cfg->cmaes.seed = 1;
     cfg->cmaes.restarts = 0;
     strcpy(cfg->cmaes.restart_strategy, "ipop");
