@@ -180,6 +180,9 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_fullspace_comparison c;
     s = mlc_fullspace_compare(p->model, fs, act, &obj, &c, err);
     columns = mlc_fullspace_columns_solved(fs);
+    if (s != MLC_OK && nsamples == 0 && strstr(err->msg, "contact columns"))
+        fprintf(stderr, "modalloco: note: raise reference.contact_columns (now %d)\n",
+                cfg->reference.contact_columns);
     mlc_fullspace_destroy(fs);
     mlc_credibility fcred = *cred;
     mlc_cred_meter_result(fm.meter, &fcred);

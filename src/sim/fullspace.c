@@ -100,7 +100,7 @@ struct mlc_fullspace {
     double *tH;       /* nt×9: each tet's V F Yᵀ (summed per actuation cluster in tet order) */
     double *tFp;      /* nt×9: each tet's μ-weighted V F (per-cluster passive rotations) */
     double *tF;       /* nt×9: each tet's F */
-    double *wv, *b0w; /* 3×nv, nv×3: one actuation cluster: actuation_sums, and b0 + Ω w */
+    double *wv, *b0w; /* 3×nv, nv×3: one actuation cluster: actuation_targets, and b0 + Ω w */
     double *tb;       /* nt×12: each tet's right-hand-side terms V P ∇φ_a, corner a, axis k */
     int *inc_ptr;     /* nv+1: CSR of the (tet, corner) slots 12e + 3a of each vertex, */
     int *inc;         /* 4nt   ascending in e: the serial scatter's order */
@@ -1051,7 +1051,7 @@ static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
  * cluster and per vertex: the same bits for any thread count. With one rotation per tet and
  * one actuation cluster (the reference), the actuation terms γV Ω Y_e ∇φ_a are linear in the
  * one Ω, so their sum per vertex is Ω w_v with w_v = Σ γV Y_e ∇φ_a formed once a step
- * (actuation_sums), and the passive terms are formed with the rotations: one pass over the
+ * (actuation_targets), and the passive terms are formed with the rotations: one pass over the
  * tets an iteration instead of two. */
 static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
     const int nt = fs->nt, nca = fs->nca, nv = fs->nv;
@@ -1139,25 +1139,42 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
     MLC_UNUSED(nvs);
 }
 
-/* w_v = Σ_{(e,a)∋v} γ_e V_e Y_e ∇φ_a (3×nv) with this step's Y_e, in tet order (fs->tb as
- * scratch): the actuation terms of the right-hand side are Ω w_v (one actuation cluster). */
-static void actuation_sums(mlc_fullspace *fs) {
-    const int nt = fs->nt, nv = fs->nv;
+/* Y_e(ā) = ā_m I + Σ_i a_i Yhat[e, i] per tet for this step's ā (fs->abar), and with one
+ * actuation cluster (fs->wv) w_v = Σ_{(e,a)∋v} γ_e V_e Y_e ∇φ_a (3×nv) in tet order (fs->tb as
+ * scratch): the actuation terms of the right-hand side are then Ω w_v. Per tet, then per
+ * vertex: the same bits for any thread count. */
+static void actuation_targets(mlc_fullspace *fs) {
+    const int nt = fs->nt, nv = fs->nv, m = fs->m;
+    const double *abar = fs->abar;
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
     {
 #pragma omp for schedule(static)
-        for (int e = 0; e < nt; e++)
-            tet_terms(fs, e, fs->Ye + 9 * (size_t)e,
-                      (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e],
-                      fs->tb + 12 * (size_t)e);
+        for (int e = 0; e < nt; e++) {
+            double *Y = fs->Ye + 9 * (size_t)e;
+            for (int i = 0; i < 9; i++)
+                Y[i] = (i % 4 == 0) * abar[m];
+            for (int i = 0; i < m; i++) {
+                double ai = abar[i];
+                if (ai == 0) continue;
+                const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
+                for (int l = 0; l < 9; l++)
+                    Y[l] += ai * Yh[l];
+            }
+            if (fs->wv)
+                tet_terms(fs, e, Y,
+                          (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e],
+                          fs->tb + 12 * (size_t)e);
+        }
+        if (fs->wv) {
 #pragma omp for schedule(static)
-        for (int v = 0; v < nv; v++) {
-            double s[3] = {0, 0, 0};
-            for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++)
+            for (int v = 0; v < nv; v++) {
+                double s[3] = {0, 0, 0};
+                for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++)
+                    for (int k = 0; k < 3; k++)
+                        s[k] += fs->tb[fs->inc[p] + k];
                 for (int k = 0; k < 3; k++)
-                    s[k] += fs->tb[fs->inc[p] + k];
-            for (int k = 0; k < 3; k++)
-                fs->wv[3 * (size_t)v + k] = s[k];
+                    fs->wv[3 * (size_t)v + k] = s[k];
+            }
         }
     }
 }
@@ -1243,19 +1260,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     /* ---- per-step constants: ā(t_{n+1}), Y_e(ā), q, b0 = M q/h² + M g ---- */
     double t = (fs->step + 1) * set->dt;
     mlc_actuation_eval(act, m, t, set->ramp, fs->abar);
-    for (int e = 0; e < nt; e++) {
-        double *Y = fs->Ye + 9 * e;
-        for (int i = 0; i < 9; i++)
-            Y[i] = (i % 4 == 0) * fs->abar[m];
-        for (int i = 0; i < m; i++) {
-            double ai = fs->abar[i];
-            if (ai == 0) continue;
-            const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
-            for (int l = 0; l < 9; l++)
-                Y[l] += ai * Yh[l];
-        }
-    }
-    if (fs->wv) actuation_sums(fs);
+    actuation_targets(fs);
     for (size_t i = 0; i < v3; i++)
         fs->q[i] = 2 * xc[i] - xp[i];
     const double ra = set->rayleigh[0] / set->dt, rb = set->rayleigh[1] / set->dt;
