@@ -159,7 +159,7 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_free(samples); /* the reference keeps its own copy */
     if (s != MLC_OK) return s;
     mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
-    mlc_fullspace_set_threads(fs, cfg->parallel.threads);
+    mlc_fullspace_set_threads(fs, cfg->reference.threads);
     if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK ||
         (s = mlc_fullspace_set_acceleration(fs, cfg->reference.acceleration, err)) != MLC_OK ||
         (nsamples == 0 && (s = mlc_fullspace_use_surface_contact(fs, cfg->reference.contact_columns,

@@ -508,6 +508,16 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_INT,
      FIELD(reference.contact_columns),
      GE(1)},
+    {.name = "reference.threads",
+     .type_name = "int",
+     .default_json = "1",
+     .range = ">= 0",
+     .meaning = "simulate --full-space: threads of the reference's per-tet work (0 = all "
+                "cores; the same bits for any count); its parallel parts are short, and on a "
+                "busy machine waiting threads cost more than they save",
+     .type = MLC_CFG_INT,
+     FIELD(reference.threads),
+     GE(0)},
     {.name = "reference.acceleration",
      .type_name = "int",
      .default_json = MLC_STR(MLC_FULLSPACE_ANDERSON),
@@ -898,6 +908,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->reference.contact_samples = 0;
     cfg->reference.contact_columns = MLC_FULLSPACE_CONTACT_COLUMNS;
     cfg->reference.acceleration = MLC_FULLSPACE_ANDERSON;
+    cfg->reference.threads = 1;
 
     strcpy(cfg->objective.kind, "locomotion");
     cfg->objective.direction[0] = 1.0;

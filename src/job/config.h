@@ -162,6 +162,7 @@ typedef struct mlc_config_reference {
                             N samples, −1 = the model's */
     int contact_columns; /* reference.contact_columns: cached columns of surface contact, ≥ 1 */
     int acceleration; /* reference.acceleration: Anderson window, 0..MLC_FULLSPACE_ANDERSON_MAX */
+    int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
 } mlc_config_reference;
 
 typedef struct mlc_config_objective {

@@ -10,14 +10,21 @@
  * local-global solver uses the constant matrix Q = M/h² + (μ+γ) Σ_e V G_eᵀG_e ⊗ I₃; its three
  * coordinate blocks are identical, so one nv×nv sparse Cholesky factor (CHOLMOD) serves all.
  *
- * This is a slow reference for validating the subspace, not a production simulator: it
- * allocates at creation only, but its cost grows with the mesh. Unlike the reduced model, which
- * runs a fixed number of iterations (sim.iterations: part of its physics), the reference
- * iterates each step to convergence (mlc_fullspace_stop): every iteration costs one sparse
- * solve with three right-hand sides.
+ * This is a reference for validating the subspace, not a production simulator: it allocates at
+ * creation and setup only (mlc_fullspace_set_acceleration, mlc_fullspace_use_surface_contact),
+ * and its cost grows with the mesh. Unlike the reduced model, which runs a fixed number of
+ * iterations (sim.iterations: part of its physics), the reference iterates each step to
+ * convergence (mlc_fullspace_stop), Anderson-accelerated: every iteration costs one sparse
+ * solve with three right-hand sides and one pass over the tets (on mlc_fullspace_set_threads
+ * threads, the same bits for any count).
+ *
+ * Contact acts on the subspace's samples (a dense Delassus matrix of them, precomputed) or, after
+ * mlc_fullspace_use_surface_contact, on every boundary vertex (columns of Q⁻¹ solved on demand
+ * and cached).
  *
  * Ownership: an mlc_fullspace owns its state, factor and scratch; it borrows nothing after
- * creation (the mesh, FEM data and subspace may be freed). One thread per object.
+ * creation (the mesh, FEM data and subspace may be freed). One caller thread per object (it
+ * runs its own OpenMP threads inside a step).
  */
 #ifndef MODALLOCO_FULLSPACE_H
 #define MODALLOCO_FULLSPACE_H
