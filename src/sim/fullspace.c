@@ -22,13 +22,17 @@
  *    L f = d, L = Jᶜ Q⁻¹, is f = M Lᵀ y with (L M Lᵀ + εI) y = d (the same damped
  *    pseudo-inverse, MLC_SIM_CONTACT_RCOND), and x = x* + (Q⁻¹ M Q⁻¹) Jᶜᵀ y. The columns
  *    Q⁻¹ M Q⁻¹ e_s of the samples are precomputed (2·ns solves at creation). This is exactly
- *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible.
+ *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible. The default
+ *    complementarity contact (contact.h) acts on the samples' precomputed Delassus matrix, or
+ *    on every surface vertex (contact_surface: a broad phase, columns of Q⁻¹ solved on demand
+ *    and cached in slots, the problem on the slots, a check of every other surface vertex).
  * Differences from the reduced code, all deliberate: rotations are applied on the right-hand
  * side and then solved (the reduced code pre-solves each term: equal up to rounding); each step
- * starts from q and iterates to its own stopping rule (mlc_fullspace_stop: until the iterate
- * changes by at most a tolerance relative to the extent), because the reference must not
- * inherit the reduced model's truncation; a CHOLMOD solve can fail (reported as a status);
- * nothing else.
+ * iterates to its own stopping rule (mlc_fullspace_stop: until the iterate changes by at most a
+ * tolerance relative to the extent), Anderson-accelerated and started from q plus the last
+ * step's correction, because the reference must not inherit the reduced model's truncation; a
+ * CHOLMOD solve can fail (reported as a status); nothing else. The per-tet loops run on
+ * fs->threads threads and sum in tet order (the same bits for any count).
  */
 #include "fullspace.h"
 
