@@ -100,7 +100,8 @@ import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, label, *v = line.split()
-    kind = label.rsplit("-", 1)[0] if label[-1].isdigit() else label
+    kind = label.rsplit("-", 1)[0]  # old-N, new-N, new-2t-N: the round apart
+    kind = kind if kind in ("old", "new", "new-2t") else label
     rows.setdefault((name, kind), []).append([float(x) for x in v])
 med = lambda xs, i: statistics.median(x[i] for x in xs)
 for (name, kind), xs in rows.items():
