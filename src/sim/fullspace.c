@@ -1140,7 +1140,6 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
         for (int v = 0; v < nv; v++)
             gather_vertex(fs, v, fs->b0, b);
     }
-    MLC_UNUSED(nvs);
 }
 
 /* Y_e(ā) = ā_m I + Σ_i a_i Yhat[e, i] per tet for this step's ā (fs->abar), and with one
