@@ -72,7 +72,8 @@ for body in $BODIES; do
         full=""
         if [ -f "$out/params.json" ] && { [ "$FULL" = all ] || { [ "$FULL" = first ] && [ $n = 1 ]; }; }; then
             "$BIN" simulate "$out/params.json" --full-space --out "$out-full" \
-                --set parallel.threads="$THREADS" --force >"$out-full.log" 2>&1 || true
+                --set parallel.threads="$THREADS" --set reference.contact_samples=0 --force \
+            >"$out-full.log" 2>&1 || true
             full=$out-full/fullspace.json
         fi
         python3 - "$out/result.json" "$body" "$seed" "$rc" "$t0" "$t1" "$full" >>"$RESULTS" <<'PY'

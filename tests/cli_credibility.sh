@@ -52,6 +52,9 @@ grep -q '"found"' "$T/replay/result.json" && fail "simulate wrote found" || ok "
 # through the plane as well.
 check "simulate --full-space" 0 "$BIN" simulate "$T/fall/params.json" --out "$T/full" --full-space
 F=$T/full/fullspace.json
+grep -q '"surface vertices"' "$F" && grep -q '"columns_solved"' "$F" \
+  && ok "the reference's contact covers every surface vertex" \
+  || fail "fullspace.json: the reference's contact is not on every surface vertex"
 fpen=$(sed -n '/"full"/,$p' "$F" | sed -n 's/^[[:space:]]*"penetration":[[:space:]]*\([-0-9.eE+]*\).*/\1/p' | head -1)
 frob=$(sed -n '/"full"/,$p' "$F" | sed -n 's/^[[:space:]]*"robustness":[[:space:]]*\([-0-9.eE+]*\).*/\1/p' | head -1)
 [ "$(grep -c '"credibility"' "$F")" -eq 2 ] && grep -q '^full_credible false$' "$T/out" \

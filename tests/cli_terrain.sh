@@ -3,7 +3,7 @@
 #  - bad inputs exit 2 with one message naming the place and the fix, and write nothing: a
 #    malformed heightfield (file:line), a box with min > max, anisotropy < 1, a slope of 90°,
 #    an unknown integrator, a slope together with a heightfield, the equality contact model on
-#    a terrain, --full-space with BDF2;
+#    a terrain, --full-space with BDF2, reference keys out of range;
 #  - a heightfield named relative to its configuration file is found next to it;
 #  - the slope and steps examples and BDF2 run (a few steps), the full-space reference runs on
 #    a terrain and is judged against it, and the flat ground gives the same J with the new
@@ -36,6 +36,12 @@ printf '2 2 -5 -5 10 10\n0 0\n0 0\n' > hf_flat.txt
 bad "slope and heightfield" "both set the ground" --set contact.slope=5 --set contact.heightfield=hf_flat.txt
 bad "equality on a slope" "works on the flat ground only" --set contact.slope=5 --set contact.model=equality
 bad "full space with BDF2" "integrates with backward Euler only" --set sim.integrator=bdf2 --full-space
+bad "reference samples below -1" "valid: >= -1" --set reference.contact_samples=-2 --full-space
+bad "reference acceleration above 20" "valid: in \[0, 20\]" --set reference.acceleration=30 --full-space
+bad "no reference contact columns" "valid: >= 1" --set reference.contact_columns=0 --full-space
+check "too few reference contact columns" 1 "$BIN" simulate "${TINY[@]}" --set sim.steps=3 \
+  --set reference.contact_columns=2 --full-space --out "$T/columns"
+grep_err "too few reference contact columns: the fix" "raise reference.contact_columns"
 
 # A heightfield next to its configuration, run from elsewhere.
 mkdir -p cfgdir elsewhere
@@ -68,6 +74,7 @@ grep -q '"full"' "$T/steps_full/fullspace.json" 2>/dev/null && ok "fullspace.jso
 # the extent "below ground" on a 10° slope at rest).
 check "full-space reference on the slope" 0 "$BIN" simulate "${TINY[@]}" --set contact.slope=10 \
   --set sim.steps=30 --full-space --out "$T/slope_full"
+grep_err "terrain contact of the reference on samples" "uses 512 samples"
 pen=$(sed -n 's/^full_penetration //p' "$T/out")
 awk -v p="$pen" 'BEGIN { exit !(p != "" && p < 0.005) }' && ok "full-space penetration on the slope: $pen" \
   || fail "full-space penetration on the slope: '$pen'"

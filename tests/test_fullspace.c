@@ -192,64 +192,83 @@ static void landing_walker(tsim *t, mlc_sim_settings *set, int steps, double *A,
  * same start (x_n, x_{n-1}), the step it takes is within a few tolerances of the step's fixed
  * point (taken as 300 iterations: at the contraction measured here, about 0.7 per iteration,
  * far past rounding) and closer to it than the step a looser tolerance (1e-4) takes. */
+/* What fa's steps did against fb's and fc's from the same starts (race_steps). */
+typedef struct step_race {
+    double err_a, err_b;      /* largest distance of fa's, fb's step to fc's, / extent */
+    double worst_change, low; /* fa: largest last change; lowest surface vertex − ground */
+    int its_a, its_b, its_max, contact_steps;
+} step_race;
+
+static double extent_of(const mlc_mesh *mesh);
+static double lowest_surface(const mlc_mesh *mesh, const double *x);
+static int check_forces(const mlc_fullspace *fs, double friction);
+
+/* `steps` steps of fa; before each, fb and fc start from fa's state (their step counters agree)
+ * and take the same step, fc as the step's fixed point (300 plain iterations). Every step of fa
+ * meets the default tolerance, and its contact forces push (checked). */
+static void race_steps(const tsim *t, const mlc_sim_settings *set, const mlc_actuation *act,
+                       mlc_fullspace *fa, mlc_fullspace *fb, mlc_fullspace *fc, int steps,
+                       step_race *r) {
+    set_stop(fc, 0, 300);
+    const int n3 = 3 * t->mesh.nv;
+    double *xn = malloc(sizeof(double) * n3), *xp = malloc(sizeof(double) * n3);
+    memcpy(xn, t->mesh.X, sizeof(double) * n3);
+    memcpy(xp, t->mesh.X, sizeof(double) * n3);
+    const double extent = extent_of(&t->mesh);
+    memset(r, 0, sizeof *r);
+    r->low = INFINITY;
+    for (int s = 1; s <= steps; s++) {
+        mlc_fullspace_set_state(fb, xn, xp);
+        mlc_fullspace_set_state(fc, xn, xp);
+        assert_int_equal(mlc_fullspace_step(fa, act), 0);
+        assert_int_equal(mlc_fullspace_step(fb, act), 0);
+        assert_int_equal(mlc_fullspace_step(fc, act), 0);
+        const double *xa = mlc_fullspace_state(fa), *xc = mlc_fullspace_state(fc);
+        r->err_a = fmax(r->err_a, max_diff(xa, xc, n3) / extent);
+        r->err_b = fmax(r->err_b, max_diff(mlc_fullspace_state(fb), xc, n3) / extent);
+        int it = mlc_fullspace_last_iterations(fa);
+        r->its_a += it, r->its_max = MLC_MAX(r->its_max, it);
+        r->its_b += mlc_fullspace_last_iterations(fb);
+        r->worst_change = fmax(r->worst_change, mlc_fullspace_last_change(fa));
+        assert_true(mlc_fullspace_last_change(fa) <= 1e-6);
+        assert_true(it < MLC_FULLSPACE_MAX_ITERATIONS);
+        assert_int_equal(mlc_fullspace_last_iterations(fc), 300);
+        r->low = fmin(r->low, lowest_surface(&t->mesh, xa) - set->ground);
+        r->contact_steps += check_forces(fa, set->friction) > 0;
+        memcpy(xp, xn, sizeof(double) * n3);
+        memcpy(xn, xa, sizeof(double) * n3);
+    }
+    free(xn), free(xp);
+}
+
 static void full_space_steps_should_converge_to_their_tolerance(void **state) {
     (void)state;
     tsim t = {0};
     mlc_sim_settings set;
     double A[8], T[8], th[8];
     mlc_actuation act;
-    landing_walker(&t, &set, 40, A, T, th, &act);
+    const int steps = 40;
+    landing_walker(&t, &set, steps, A, T, th, &act);
     mlc_fullspace *fa = full_create(&t, &set), *fb = full_create(&t, &set),
                   *fc = full_create(&t, &set);
     set_stop(fb, 1e-4, MLC_FULLSPACE_MAX_ITERATIONS);
-    set_stop(fc, 0, 300);
-    const int steps = 40, n3 = 3 * t.mesh.nv;
-    double *xn = malloc(sizeof(double) * n3), *xp = malloc(sizeof(double) * n3);
-    memcpy(xn, t.mesh.X, sizeof(double) * n3);
-    memcpy(xp, t.mesh.X, sizeof(double) * n3);
-    double extent = 0, err_a = 0, err_b = 0, worst_change = 0;
-    for (int k = 0; k < 3; k++) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (int i = 0; i < t.mesh.nv; i++)
-            lo = fmin(lo, t.mesh.X[3 * i + k]), hi = fmax(hi, t.mesh.X[3 * i + k]);
-        extent = fmax(extent, hi - lo);
-    }
-    int its = 0, its_max = 0, contact_steps = 0;
-    for (int s = 1; s <= steps; s++) {
-        /* fb and fc take the same step as fa, from fa's state (their step counters agree) */
-        mlc_fullspace_set_state(fb, xn, xp);
-        mlc_fullspace_set_state(fc, xn, xp);
-        assert_int_equal(mlc_fullspace_step(fa, &act), 0);
-        assert_int_equal(mlc_fullspace_step(fb, &act), 0);
-        assert_int_equal(mlc_fullspace_step(fc, &act), 0);
-        const double *xa = mlc_fullspace_state(fa), *xc = mlc_fullspace_state(fc);
-        err_a = fmax(err_a, max_diff(xa, xc, n3) / extent);
-        err_b = fmax(err_b, max_diff(mlc_fullspace_state(fb), xc, n3) / extent);
-        int it = mlc_fullspace_last_iterations(fa);
-        its += it, its_max = MLC_MAX(its_max, it);
-        worst_change = fmax(worst_change, mlc_fullspace_last_change(fa));
-        assert_true(mlc_fullspace_last_change(fa) <= 1e-6);
-        assert_true(it < MLC_FULLSPACE_MAX_ITERATIONS);
-        assert_int_equal(mlc_fullspace_last_iterations(fc), 300);
-        contact_steps += mlc_fullspace_contacts(fa) > 0;
-        memcpy(xp, xn, sizeof(double) * n3);
-        memcpy(xn, xa, sizeof(double) * n3);
-    }
+    step_race r;
+    race_steps(&t, &set, &act, fa, fb, fc, steps, &r);
     print_message("%d steps (%d in contact): iterations mean %.1f, max %d; worst last change "
                   "%.2e of the extent; distance of a step to its fixed point %.2e (tolerance "
                   "1e-6), %.2e (1e-4)\n",
-                  steps, contact_steps, (double)its / steps, its_max, worst_change, err_a, err_b);
+                  steps, r.contact_steps, (double)r.its_a / steps, r.its_max, r.worst_change,
+                  r.err_a, r.err_b);
     mlc_fullspace_convergence cv;
     mlc_fullspace_convergence_get(fa, &cv);
     assert_int_equal(cv.steps, steps);
-    assert_int_equal(cv.iterations, its);
-    assert_int_equal(cv.most_iterations, its_max);
+    assert_int_equal(cv.iterations, r.its_a);
+    assert_int_equal(cv.most_iterations, r.its_max);
     assert_int_equal(cv.guard_steps, 0);
     assert_true(cv.worst_change <= 1e-6);
-    assert_true(contact_steps > steps / 2);
-    assert_true(err_a < 1e-5);
-    assert_true(err_a < err_b / 10);
-    free(xn), free(xp);
+    assert_true(r.contact_steps > steps / 2);
+    assert_true(r.err_a < 1e-5);
+    assert_true(r.err_a < r.err_b / 10);
     mlc_fullspace_destroy(fa), mlc_fullspace_destroy(fb), mlc_fullspace_destroy(fc);
     tsim_free(&t);
 }
@@ -371,6 +390,234 @@ static void bad_settings_should_be_reported(void **state) {
     mlc_config_defaults(&cfg);
     assert_true(cfg.reference.tolerance == MLC_FULLSPACE_TOLERANCE);
     assert_int_equal(cfg.reference.max_iterations, MLC_FULLSPACE_MAX_ITERATIONS);
+    assert_int_equal(cfg.reference.contact_samples, 0); /* every surface vertex */
+    assert_int_equal(cfg.reference.contact_columns, MLC_FULLSPACE_CONTACT_COLUMNS);
+    assert_int_equal(cfg.reference.acceleration, MLC_FULLSPACE_ANDERSON);
+    assert_int_equal(cfg.reference.threads, 1);
+    tsim_free(&t);
+}
+
+/* ---- (e) contact on every surface vertex, acceleration, threads ----------------------------- */
+
+static mlc_fullspace *surface_create(const tsim *t, const mlc_sim_settings *set) {
+    mlc_fullspace *fs = full_create(t, set);
+    mlc_err err;
+    if (mlc_fullspace_use_surface_contact(fs, 0, &err) != MLC_OK) fail_msg("surface: %s", err.msg);
+    return fs;
+}
+
+static double extent_of(const mlc_mesh *mesh) {
+    double extent = 0;
+    for (int k = 0; k < 3; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < mesh->nv; i++)
+            lo = fmin(lo, mesh->X[3 * i + k]), hi = fmax(hi, mesh->X[3 * i + k]);
+        extent = fmax(extent, hi - lo);
+    }
+    return extent;
+}
+
+/* The lowest y of any boundary vertex of x. */
+static double lowest_surface(const mlc_mesh *mesh, const double *x) {
+    double lo = INFINITY;
+    for (int f = 0; f < 3 * mesh->nf; f++)
+        lo = fmin(lo, x[3 * mesh->F[f] + 1]);
+    return lo;
+}
+
+/* Every contact force of the last iteration pushes (normal force ≥ 0) and keeps Coulomb's
+ * bound; returns the contacts checked. */
+static int check_forces(const mlc_fullspace *fs, double friction) {
+    int n = mlc_fullspace_contacts(fs);
+    for (int i = 0; i < n; i++) {
+        int v;
+        double f[3];
+        assert_int_equal(mlc_fullspace_contact_force(fs, i, &v, f), 0);
+        if (!(f[1] >= 0)) fail_msg("contact %d (vertex %d) pulls: normal force %.3e", i, v, f[1]);
+        for (int k = 0; k < 3; k += 2)
+            if (fabs(f[k]) > friction * f[1] * (1 + 1e-9) + 1e-300)
+                fail_msg("contact %d: friction %.3e beyond %.3e", i, f[k], friction * f[1]);
+    }
+    return n;
+}
+
+/* A slab (5×2×3 voxels of edge h) on four legs one voxel thick and one tall, at its corners:
+ * thin limbs whose tips (the legs' bottom vertices) are no contact samples when the samples are
+ * the boundary vertices above them. With samples only, the legs sink into the ground until the
+ * slab's underside lands (by about h); with contact on every surface vertex nothing sinks. The
+ * surface contact's forces never pull. */
+static void thin_limb_tips_should_not_sink_with_surface_contact(void **state) {
+    (void)state;
+    enum { NX = 5, NY = 3, NZ = 3 };
+    const double h = 0.1;
+    unsigned char occ[NX * NY * NZ];
+    for (int k = 0; k < NZ; k++)
+        for (int j = 0; j < NY; j++)
+            for (int i = 0; i < NX; i++)
+                occ[i + NX * (j + NY * k)] =
+                    j >= 1 || ((i == 0 || i == NX - 1) && (k == 0 || k == NZ - 1));
+    tsim t = {0};
+    double origin[3] = {0, 0, 0};
+    mlc_err err;
+    if (mlc_mesh_from_voxels(NX, NY, NZ, occ, h, origin, &t.mesh, &err) != MLC_OK)
+        fail_msg("mesh: %s", err.msg);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 2, 2, -1, 4);
+    /* samples: every boundary vertex above the tips */
+    unsigned char *bnd = calloc((size_t)t.mesh.nv, 1);
+    for (int f = 0; f < 3 * t.mesh.nf; f++)
+        bnd[t.mesh.F[f]] = 1;
+    int ns = 0;
+    for (int v = 0; v < t.mesh.nv; v++)
+        ns += bnd[v] && t.mesh.X[3 * v + 1] > 0.5 * h;
+    mlc_free(t.sub.samples);
+    t.sub.samples = mlc_malloc(sizeof(int) * (size_t)ns);
+    t.sub.ns = 0;
+    for (int v = 0; v < t.mesh.nv; v++)
+        if (bnd[v] && t.mesh.X[3 * v + 1] > 0.5 * h) t.sub.samples[t.sub.ns++] = v;
+    free(bnd);
+    mlc_fullspace *fsam = full_create(&t, &set), *fsur = surface_create(&t, &set);
+    assert_int_equal(mlc_fullspace_surface_vertices(fsur), mlc_fullspace_surface_vertices(fsur));
+    assert_true(mlc_fullspace_surface_vertices(fsur) > ns);
+    double low_sam = INFINITY, low_sur = INFINITY;
+    int forces = 0;
+    for (int s = 0; s < 60; s++) {
+        assert_int_equal(mlc_fullspace_step(fsam, NULL), 0);
+        assert_int_equal(mlc_fullspace_step(fsur, NULL), 0);
+        low_sam = fmin(low_sam, lowest_surface(&t.mesh, mlc_fullspace_state(fsam)));
+        low_sur = fmin(low_sur, lowest_surface(&t.mesh, mlc_fullspace_state(fsur)));
+        forces += check_forces(fsur, set.friction);
+    }
+    double extent = extent_of(&t.mesh);
+    print_message("thin legs, %d samples above the tips: lowest surface vertex %.3e (samples), "
+                  "%.3e (every surface vertex, %d contact forces checked)\n",
+                  ns, low_sam, low_sur, forces);
+    assert_true(low_sam < -0.5 * h);
+    assert_true(low_sur > -1e-6 * extent);
+    assert_true(forces > 0);
+    mlc_fullspace_destroy(fsam), mlc_fullspace_destroy(fsur);
+    tsim_free(&t);
+}
+
+/* Every step of the landing, walking quadruped with contact on every surface vertex: the
+ * accelerated step is as close to the step's fixed point (300 plain iterations from the same
+ * start) as the plain step that stops at the same tolerance, in fewer iterations; its contact
+ * forces never pull and no surface vertex ends below the ground. */
+static void accelerated_steps_should_agree_with_plain_steps(void **state) {
+    (void)state;
+    tsim t = {0};
+    mlc_sim_settings set;
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    const int steps = 40;
+    landing_walker(&t, &set, steps, A, T, th, &act);
+    mlc_fullspace *fa = surface_create(&t, &set), *fp = surface_create(&t, &set),
+                  *fc = surface_create(&t, &set);
+    mlc_err err;
+    assert_int_equal(mlc_fullspace_set_acceleration(fp, 0, &err), MLC_OK);
+    step_race r;
+    race_steps(&t, &set, &act, fa, fp, fc, steps, &r);
+    print_message("%d steps (%d in contact): iterations a step %.1f accelerated, %.1f plain; "
+                  "distance to the fixed point %.2e accelerated, %.2e plain; lowest surface "
+                  "vertex %.2e\n",
+                  steps, r.contact_steps, (double)r.its_a / steps, (double)r.its_b / steps, r.err_a,
+                  r.err_b, r.low);
+    assert_true(r.contact_steps > steps / 2);
+    assert_true(r.err_a < 1e-5);
+    assert_true(r.err_a < 2 * r.err_b + 1e-9);
+    assert_true(r.its_a < r.its_b);
+    assert_true(r.low > -1e-6 * extent_of(&t.mesh));
+    mlc_fullspace_destroy(fa), mlc_fullspace_destroy(fp), mlc_fullspace_destroy(fc);
+    tsim_free(&t);
+}
+
+/* The same rollout on one and on two threads, bit for bit: with contact on every surface
+ * vertex (one rotation per tet, the fused right-hand side) and with per-cluster passive
+ * rotations on samples (the two-pass right-hand side). */
+static void rollouts_should_be_bit_identical_for_one_and_two_threads(void **state) {
+    (void)state;
+    tsim t = {0};
+    mlc_sim_settings set;
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    landing_walker(&t, &set, 30, A, T, th, &act);
+    mlc_objective_settings obj;
+    mlc_objective_settings_default(&obj);
+    obj.work_penalty = 1e-3;
+    const int n3 = 3 * t.mesh.nv;
+    for (int path = 0; path < 2; path++) {
+        mlc_fullspace *f[2];
+        mlc_rollout_result r[2];
+        double *x[2];
+        mlc_err err;
+        for (int j = 0; j < 2; j++) {
+            if (path == 0) {
+                f[j] = surface_create(&t, &set);
+            } else {
+                f[j] = NULL;
+                assert_int_equal(
+                    mlc_fullspace_create(&t.mesh, &t.fem, &t.sub, &set, 0, &f[j], &err), MLC_OK);
+            }
+            mlc_fullspace_set_threads(f[j], j + 1);
+            assert_int_equal(mlc_fullspace_run(f[j], &act, &obj, NULL, NULL, &r[j], &err), MLC_OK);
+            assert_int_equal(r[j].failed, 0);
+            x[j] = malloc(sizeof(double) * n3);
+            memcpy(x[j], mlc_fullspace_state(f[j]), sizeof(double) * n3);
+        }
+        assert_memory_equal(x[0], x[1], sizeof(double) * n3);
+        assert_memory_equal(&r[0], &r[1], sizeof r[0]);
+        for (int j = 0; j < 2; j++)
+            free(x[j]), mlc_fullspace_destroy(f[j]);
+    }
+    tsim_free(&t);
+}
+
+/* A box resting on the ground with contact on every surface vertex stays there: no surface
+ * vertex below the ground, no drift. With a cache of 2 columns its bottom does not fit: the
+ * step fails with MLC_ENOMEM and says why. Bad settings are refused. */
+static void box_at_rest_should_stay_on_every_surface_vertex(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 2, 3, -1, 12);
+    mlc_fullspace *fs = surface_create(&t, &set);
+    double c0[3] = {0, 0, 0}, c[3], low = INFINITY, drift = 0;
+    for (int s = 1; s <= 200; s++) {
+        assert_int_equal(mlc_fullspace_step(fs, NULL), 0);
+        low = fmin(low, lowest_surface(&t.mesh, mlc_fullspace_state(fs)));
+        check_forces(fs, set.friction);
+        mlc_fullspace_com(fs, mlc_fullspace_state(fs), c);
+        if (s == 100) memcpy(c0, c, sizeof c);
+        if (s > 100)
+            for (int k = 0; k < 3; k++)
+                drift = fmax(drift, fabs(c[k] - c0[k]));
+    }
+    print_message("box at rest, every surface vertex: lowest %.3e, CoM drift after settling "
+                  "%.3e, %ld columns\n",
+                  low, drift, mlc_fullspace_columns_solved(fs));
+    assert_true(low > -1e-9);
+    assert_true(drift < 1e-5); /* measured 5.4e-6: settling within the tolerance */
+    mlc_fullspace_destroy(fs);
+    mlc_err err;
+    fs = full_create(&t, &set);
+    assert_int_equal(mlc_fullspace_use_surface_contact(fs, -1, &err), MLC_EINVAL);
+    assert_int_equal(mlc_fullspace_set_acceleration(fs, -1, &err), MLC_EINVAL);
+    assert_int_equal(mlc_fullspace_set_acceleration(fs, MLC_FULLSPACE_ANDERSON_MAX + 1, &err),
+                     MLC_EINVAL);
+    assert_int_equal(mlc_fullspace_use_surface_contact(fs, 2, &err), MLC_OK);
+    int rc = 0;
+    for (int s = 0; s < 5 && rc == 0; s++)
+        rc = mlc_fullspace_step(fs, NULL);
+    assert_int_equal(rc, MLC_ENOMEM);
+    assert_non_null(strstr(mlc_fullspace_failure(fs), "contact columns"));
+    mlc_fullspace_destroy(fs);
+    set.contact_equality = 1;
+    fs = full_create(&t, &set);
+    assert_int_equal(mlc_fullspace_use_surface_contact(fs, 0, &err), MLC_EINVAL);
+    mlc_fullspace_destroy(fs);
     tsim_free(&t);
 }
 
@@ -383,6 +630,10 @@ int main(void) {
         cmocka_unit_test(tighter_tolerance_should_change_a_rollout_less),
         cmocka_unit_test(full_space_rollouts_should_be_deterministic),
         cmocka_unit_test(bad_settings_should_be_reported),
+        cmocka_unit_test(thin_limb_tips_should_not_sink_with_surface_contact),
+        cmocka_unit_test(accelerated_steps_should_agree_with_plain_steps),
+        cmocka_unit_test(rollouts_should_be_bit_identical_for_one_and_two_threads),
+        cmocka_unit_test(box_at_rest_should_stay_on_every_surface_vertex),
     };
     return cmocka_run_group_tests_name("fullspace", tests, NULL, NULL);
 }

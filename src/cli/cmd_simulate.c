@@ -117,20 +117,36 @@ static void measure_full(void *user, int frame, double time, const double *x, co
 static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                                  const mlc_actuation *act, const mlc_credibility *cred,
                                  mlc_err *err) {
+    /* Contact on every surface vertex (reference.contact_samples = 0) where the flat ground
+     * and complementarity allow it; else its own, denser samples (a full-space surface has
+     * nothing between samples to hold it up, unlike the smooth reduced one), or the model's. */
+    const mlc_sim_settings *set = mlc_model_settings(p->model);
+    int nsamples = cfg->reference.contact_samples;
+    const mlc_terrain *ter = mlc_model_terrain(p->model);
+    const int surface_ok = (!ter || ter->flat) && !set->contact_equality;
+    if (nsamples == 0 && !surface_ok) {
+        nsamples = MLC_FULLSPACE_FALLBACK_SAMPLES;
+        fprintf(stderr,
+                "modalloco: note: the full-space reference's contact covers every surface "
+                "vertex on the flat ground with complementarity contact only; with %s it "
+                "uses %d samples (reference.contact_samples)\n",
+                set->contact_equality ? "equality contact" : "a terrain", nsamples);
+    }
     fprintf(stderr,
             "modalloco: full-space reference on %d vertices and %d tets, each step "
-            "iterated to %g of the extent (one sparse solve per iteration: slow on large "
-            "meshes)\n",
-            p->mesh.nv, p->mesh.nt, cfg->reference.tolerance);
-    /* Its own, denser contact samples (reference.contact_samples): between samples a full-space
-     * surface has nothing to hold it up, unlike the smooth reduced one. */
+            "iterated to %g of the extent, contact on %s\n",
+            p->mesh.nv, p->mesh.nt, cfg->reference.tolerance,
+            nsamples == 0  ? "every surface vertex"
+            : nsamples > 0 ? "its own samples"
+                           : "the model's samples");
     mlc_subspace sub = p->sub;
     int *samples = NULL;
-    if (cfg->reference.contact_samples > 0) {
-        samples = mlc_malloc(sizeof(int) * (size_t)cfg->reference.contact_samples);
+    if (nsamples == 0) sub.ns = 0, sub.samples = NULL;
+    if (nsamples > 0) {
+        samples = mlc_malloc(sizeof(int) * (size_t)nsamples);
         if (!samples) return mlc_errf(err, MLC_ENOMEM, "out of memory for the reference's samples");
-        mlc_status st = mlc_contact_samples(&p->mesh, cfg->reference.contact_samples,
-                                            cfg->subspace.contact_band, samples, &sub.ns, err);
+        mlc_status st = mlc_contact_samples(&p->mesh, nsamples, cfg->subspace.contact_band, samples,
+                                            &sub.ns, err);
         if (st != MLC_OK) {
             mlc_free(samples);
             return st;
@@ -139,15 +155,20 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     }
     mlc_fullspace *fs = NULL;
     mlc_materials mat = mlc_region_materials_view(&p->materials);
-    mlc_status s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub,
-                                                  mlc_model_settings(p->model), 1, &mat, &fs, err);
+    mlc_status s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub, set, 1, &mat, &fs, err);
     mlc_free(samples); /* the reference keeps its own copy */
     if (s != MLC_OK) return s;
     mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
-    if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK) {
+    mlc_fullspace_set_threads(fs, cfg->reference.threads);
+    if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK ||
+        (s = mlc_fullspace_set_acceleration(fs, cfg->reference.acceleration, err)) != MLC_OK ||
+        (nsamples == 0 && (s = mlc_fullspace_use_surface_contact(fs, cfg->reference.contact_columns,
+                                                                 err)) != MLC_OK)) {
         mlc_fullspace_destroy(fs);
         return s;
     }
+    const int surface_vertices = mlc_fullspace_surface_vertices(fs);
+    long columns = 0;
     mlc_objective_settings obj;
     mlc_pipeline_objective(p, cfg, &obj);
     full_meter fm = {NULL, fs};
@@ -158,6 +179,10 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     mlc_fullspace_observe(fs, measure_full, &fm);
     mlc_fullspace_comparison c;
     s = mlc_fullspace_compare(p->model, fs, act, &obj, &c, err);
+    columns = mlc_fullspace_columns_solved(fs);
+    if (s != MLC_OK && nsamples == 0 && strstr(err->msg, "contact columns"))
+        fprintf(stderr, "modalloco: note: raise reference.contact_columns (now %d)\n",
+                cfg->reference.contact_columns);
     mlc_fullspace_destroy(fs);
     mlc_credibility fcred = *cred;
     mlc_cred_meter_result(fm.meter, &fcred);
@@ -206,9 +231,17 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     cJSON_AddNumberToObject(r, "seconds", c.t_reduced);
     cJSON_AddNumberToObject(f, "seconds", c.t_full);
     cJSON_AddStringToObject(f, "passive_rotations", "per tet");
+    cJSON *ct = cJSON_AddObjectToObject(f, "contact");
+    cJSON_AddStringToObject(ct, "on",
+                            nsamples == 0  ? "surface vertices"
+                            : nsamples > 0 ? "own samples"
+                                           : "model samples");
+    cJSON_AddNumberToObject(ct, "vertices", nsamples == 0 ? surface_vertices : sub.ns);
+    if (nsamples == 0) cJSON_AddNumberToObject(ct, "columns_solved", (double)columns);
     cJSON *conv = cJSON_AddObjectToObject(f, "convergence");
     cJSON_AddNumberToObject(conv, "tolerance", stop.tolerance);
     cJSON_AddNumberToObject(conv, "max_iterations", stop.max_iterations);
+    cJSON_AddNumberToObject(conv, "acceleration", cfg->reference.acceleration);
     cJSON_AddNumberToObject(conv, "steps", (double)cv->steps);
     cJSON_AddNumberToObject(conv, "iterations_mean", it_mean);
     cJSON_AddNumberToObject(conv, "iterations_max", cv->most_iterations);

@@ -500,14 +500,45 @@ const mlc_config_key mlc_config_keys[] = {
      GE(1)},
     {.name = "reference.contact_samples",
      .type_name = "int",
-     .default_json = "512",
-     .range = ">= 0",
-     .meaning = "simulate --full-space: contact samples of the reference, placed like the "
-                "reduced model's (subspace.contact_band) but denser, because a full-space body "
-                "has no smoothness between them (0 = the reduced model's samples)",
+     .default_json = "0",
+     .range = ">= -1",
+     .meaning = "simulate --full-space: where the reference's contact acts: 0 = every surface "
+                "vertex (terrain and equality contact: 512 samples), N > 0 = N samples placed "
+                "like the reduced model's (subspace.contact_band), -1 = the reduced model's "
+                "samples",
      .type = MLC_CFG_INT,
      FIELD(reference.contact_samples),
+     GE(-1)},
+    {.name = "reference.contact_columns",
+     .type_name = "int",
+     .default_json = MLC_STR(MLC_FULLSPACE_CONTACT_COLUMNS),
+     .range = ">= 1",
+     .meaning = "simulate --full-space with contact on every surface vertex: the most surface "
+                "vertices whose columns of the inverse system matrix are kept (8 bytes × "
+                "vertices each); more vertices near the ground at once stop the reference",
+     .type = MLC_CFG_INT,
+     FIELD(reference.contact_columns),
+     GE(1)},
+    {.name = "reference.threads",
+     .type_name = "int",
+     .default_json = "1",
+     .range = ">= 0",
+     .meaning = "simulate --full-space: threads of the reference's per-tet work (0 = all "
+                "cores; the same bits for any count); its parallel parts are short, and on a "
+                "busy machine waiting threads cost more than they save",
+     .type = MLC_CFG_INT,
+     FIELD(reference.threads),
      GE(0)},
+    {.name = "reference.acceleration",
+     .type_name = "int",
+     .default_json = MLC_STR(MLC_FULLSPACE_ANDERSON),
+     .range = "in [0, " MLC_STR(MLC_FULLSPACE_ANDERSON_MAX) "]",
+     .meaning = "simulate --full-space: Anderson acceleration of the reference's iterations "
+                "over this many past iterations (0 = plain local-global iterations; the "
+                "stopping rule is the same)",
+     .type = MLC_CFG_INT,
+     FIELD(reference.acceleration),
+     BETWEEN('[', 0, MLC_FULLSPACE_ANDERSON_MAX, ']')},
 
     {.name = "objective.kind",
      .type_name = "string",
@@ -890,7 +921,10 @@ void mlc_config_defaults(mlc_config *cfg) {
 
     cfg->reference.tolerance = MLC_FULLSPACE_TOLERANCE;
     cfg->reference.max_iterations = MLC_FULLSPACE_MAX_ITERATIONS;
-    cfg->reference.contact_samples = 512;
+    cfg->reference.contact_samples = 0;
+    cfg->reference.contact_columns = MLC_FULLSPACE_CONTACT_COLUMNS;
+    cfg->reference.acceleration = MLC_FULLSPACE_ANDERSON;
+    cfg->reference.threads = 1;
 
     strcpy(cfg->objective.kind, "locomotion");
     cfg->objective.direction[0] = 1.0;

@@ -159,7 +159,11 @@ typedef struct mlc_config_contact {
 typedef struct mlc_config_reference {
     double tolerance;    /* reference.tolerance: stop when max |Δx| ≤ it × extent, ≥ 0 */
     int max_iterations;  /* reference.max_iterations: guard per step, ≥ 1 */
-    int contact_samples; /* reference.contact_samples: its own samples, ≥ 0 (0 = the model's) */
+    int contact_samples; /* reference.contact_samples: 0 = every surface vertex, N > 0 = its own
+                            N samples, −1 = the model's */
+    int contact_columns; /* reference.contact_columns: cached columns of surface contact, ≥ 1 */
+    int acceleration; /* reference.acceleration: Anderson window, 0..MLC_FULLSPACE_ANDERSON_MAX */
+    int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
 } mlc_config_reference;
 
 typedef struct mlc_config_objective {

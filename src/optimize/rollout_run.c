@@ -81,10 +81,12 @@ mlc_status mlc_fullspace_run(mlc_fullspace *fs, const mlc_actuation *act,
     for (s = 1; s <= set->steps; s++) {
         int rc = mlc_fullspace_step(fs, act);
         if (rc < 0)
-            return mlc_errf(err, (mlc_status)rc,
-                            "fullspace: sparse solve failed at step %d "
-                            "(CHOLMOD status %d)",
-                            s, mlc_fullspace_solver_status(fs));
+            return mlc_fullspace_solver_status(fs) != 0
+                       ? mlc_errf(err, (mlc_status)rc,
+                                  "fullspace: %s at step %d (CHOLMOD status %d)",
+                                  mlc_fullspace_failure(fs), s, mlc_fullspace_solver_status(fs))
+                       : mlc_errf(err, (mlc_status)rc, "fullspace: %s at step %d",
+                                  mlc_fullspace_failure(fs), s);
         if (rc) {
             failed = 1;
             break;

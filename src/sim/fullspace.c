@@ -22,17 +22,22 @@
  *    L f = d, L = Jᶜ Q⁻¹, is f = M Lᵀ y with (L M Lᵀ + εI) y = d (the same damped
  *    pseudo-inverse, MLC_SIM_CONTACT_RCOND), and x = x* + (Q⁻¹ M Q⁻¹) Jᶜᵀ y. The columns
  *    Q⁻¹ M Q⁻¹ e_s of the samples are precomputed (2·ns solves at creation). This is exactly
- *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible.
+ *    the reduced rule with N = BᵀMB, Q = BᵀQB and S = Jᶜ B when B is invertible. The default
+ *    complementarity contact (contact.h) acts on the samples' precomputed Delassus matrix, or
+ *    on every surface vertex (contact_surface: a broad phase, columns of Q⁻¹ solved on demand
+ *    and cached in slots, the problem on the slots, a check of every other surface vertex).
  * Differences from the reduced code, all deliberate: rotations are applied on the right-hand
  * side and then solved (the reduced code pre-solves each term: equal up to rounding); each step
- * starts from q and iterates to its own stopping rule (mlc_fullspace_stop: until the iterate
- * changes by at most a tolerance relative to the extent), because the reference must not
- * inherit the reduced model's truncation; a CHOLMOD solve can fail (reported as a status);
- * nothing else.
+ * iterates to its own stopping rule (mlc_fullspace_stop: until the iterate changes by at most a
+ * tolerance relative to the extent), Anderson-accelerated and started from q plus the last
+ * step's correction, because the reference must not inherit the reduced model's truncation; a
+ * CHOLMOD solve can fail (reported as a status); nothing else. The per-tet loops run on
+ * fs->threads threads and sum in tet order (the same bits for any count).
  */
 #include "fullspace.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "contact.h"
@@ -41,6 +46,7 @@
 #include "sim_testing.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
+static void surface_invalidate(mlc_fullspace *fs);
 
 struct mlc_fullspace {
     mlc_sim_settings set;
@@ -93,6 +99,42 @@ struct mlc_fullspace {
     mlc_terrain_contact tc;
     mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
     void *observer_user;
+    /* ---- parallel local step (bit-identical for any thread count) ---- */
+    int threads;      /* OpenMP threads of the per-tet and per-vertex loops, ≥ 1 */
+    double *tH;       /* nt×9: each tet's V F Yᵀ (summed per actuation cluster in tet order) */
+    double *tFp;      /* nt×9: each tet's μ-weighted V F (per-cluster passive rotations) */
+    double *tF;       /* nt×9: each tet's F */
+    double *wv, *b0w; /* 3×nv, nv×3: one actuation cluster: actuation_targets, and b0 + Ω w */
+    double *tb;       /* nt×12: each tet's right-hand-side terms V P ∇φ_a, corner a, axis k */
+    int *inc_ptr;     /* nv+1: CSR of the (tet, corner) slots 12e + 3a of each vertex, */
+    int *inc;         /* 4nt   ascending in e: the serial scatter's order */
+    /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
+    int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
+    double aa_r2;                  /* ‖f‖₂² of the last iteration */
+    double *dq; /* 3×nv: x_n minus the prediction of the last step (the next step's start) */
+    double *aa_dF, *aa_dG; /* 3nv × aa_m: differences of residuals f = G(x) − x and of G(x) */
+    double *aa_f, *aa_g;   /* 3nv: the previous f and G(x) */
+    /* ---- contact on every surface vertex (mlc_fullspace_use_surface_contact) ---- */
+    int surface;      /* 1: contact on every boundary vertex instead of the samples */
+    int nsurf, *surf; /* boundary vertices, ascending */
+    int cap, nfill;   /* column slots, slots filled (0..nfill−1) */
+    int *slot_of;     /* nv: a vertex's slot, −1 when its column is not cached */
+    int *slot_v;      /* cap: the vertex of a slot */
+    long *slot_seen;  /* cap: last step (fs->step) the slot's vertex was near its target */
+    double *QiEc;     /* nv×cap: Q⁻¹ e_v of each slot's vertex v (one coordinate block) */
+    double *Dc;       /* cap×cap: Delassus matrix of the slots, D[u, s] = (Q⁻¹ e_{v_s})_{v_u} */
+    double *sy, *sg;  /* cap: y at x* and normal target of each slot */
+    double *sct;      /* 3×cap: friction right-hand sides, then forces (by contact) */
+    double *vfric;    /* nv: friction of each vertex (per-region), or NULL */
+    double *sfric;    /* cap: friction of each slot's vertex, or NULL */
+    int *want;        /* nsurf: vertices that need a column */
+    cholmod_dense *Bc; /* nv × MLC_FULLSPACE_COLUMN_BATCH unit columns, and their solution */
+    cholmod_dense *Xc;
+    mlc_contact csurf;
+    mlc_contact_live live;
+    int runs[2];
+    const char *failure; /* what a step that returned a negative status ran into */
+    long columns_solved; /* surface contact: columns solved since creation */
 };
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -108,6 +150,8 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
         cholmod_free_dense(&fs->Xs, &fs->cc);
         cholmod_free_dense(&fs->Ysw, &fs->cc);
         cholmod_free_dense(&fs->Esw, &fs->cc);
+        cholmod_free_dense(&fs->Bc, &fs->cc);
+        cholmod_free_dense(&fs->Xc, &fs->cc);
         cholmod_finish(&fs->cc);
     }
     double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb,  fs->GS,   fs->Gss,
@@ -125,6 +169,17 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->acl);
     mlc_free(fs->samples);
     mlc_free(fs->active);
+    double *more[] = {fs->tH,    fs->tF,    fs->wv,   fs->b0w,   fs->tFp,  fs->tb,
+                      fs->aa_dF, fs->aa_dG, fs->aa_f, fs->aa_g,  fs->QiEc, fs->Dc,
+                      fs->sy,    fs->sg,    fs->sct,  fs->vfric, fs->sfric};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        mlc_free(more[i]);
+    int *imore[] = {fs->inc_ptr, fs->inc, fs->surf, fs->slot_of, fs->slot_v, fs->want};
+    for (size_t i = 0; i < sizeof imore / sizeof imore[0]; i++)
+        mlc_free(imore[i]);
+    mlc_free(fs->slot_seen);
+    mlc_free(fs->dq);
+    mlc_contact_destroy(&fs->csurf);
     mlc_contact_destroy(&fs->cs);
     mlc_terrain_contact_destroy(&fs->tc);
     mlc_terrain_free(&fs->terrain);
@@ -309,7 +364,68 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
         ok &= (fs->wk = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
     }
     if (mat->friction) ok &= (fs->fric = mlc_malloc(sizeof(double) * nsx)) != NULL;
+    if (mat->friction) ok &= (fs->vfric = mlc_malloc(sizeof(double) * (size_t)nv)) != NULL;
+    ok &= (fs->tH = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
+    ok &= (fs->tF = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
+    if (fs->npr == nt && fs->nca == 1) {
+        ok &= (fs->wv = mlc_calloc(v3, sizeof(double))) != NULL;
+        ok &= (fs->b0w = mlc_calloc(v3, sizeof(double))) != NULL;
+    }
+    if (fs->npr != nt) ok &= (fs->tFp = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
+    ok &= (fs->tb = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
+    ok &= (fs->inc_ptr = mlc_calloc((size_t)nv + 1, sizeof(int))) != NULL;
+    ok &= (fs->inc = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
+    ok &= (fs->slot_of = mlc_malloc(sizeof(int) * (size_t)nv)) != NULL;
+    ok &= (fs->dq = mlc_calloc(v3, sizeof(double))) != NULL;
     return ok;
+}
+
+/* The history of Anderson acceleration for a window of m iterations (0: none). */
+static mlc_status anderson_alloc(mlc_fullspace *fs, int m, mlc_err *err) {
+    mlc_free(fs->aa_dF), mlc_free(fs->aa_dG), mlc_free(fs->aa_f), mlc_free(fs->aa_g);
+    fs->aa_dF = fs->aa_dG = fs->aa_f = fs->aa_g = NULL;
+    fs->aa_m = m;
+    if (m == 0) return MLC_OK;
+    size_t v3 = 3 * (size_t)fs->nv;
+    int ok = (fs->aa_dF = mlc_malloc(sizeof(double) * v3 * (size_t)m)) != NULL;
+    ok &= (fs->aa_dG = mlc_malloc(sizeof(double) * v3 * (size_t)m)) != NULL;
+    ok &= (fs->aa_f = mlc_malloc(sizeof(double) * v3)) != NULL;
+    ok &= (fs->aa_g = mlc_malloc(sizeof(double) * v3)) != NULL;
+    if (!ok) {
+        fs->aa_m = 0;
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the acceleration");
+    }
+    return MLC_OK;
+}
+
+/* The vertices' (tet, corner) slots in ascending tet order (the gather of the right-hand side
+ * adds them in the serial scatter's order) and the boundary vertices, ascending. */
+static mlc_status incidence_surface(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
+    const int nv = fs->nv, nt = fs->nt;
+    for (int e = 0; e < nt; e++)
+        for (int a = 0; a < 4; a++)
+            fs->inc_ptr[fs->T[4 * e + a] + 1]++;
+    for (int v = 0; v < nv; v++)
+        fs->inc_ptr[v + 1] += fs->inc_ptr[v];
+    int *fill = fs->slot_of; /* scratch: next free entry per vertex */
+    memcpy(fill, fs->inc_ptr, sizeof(int) * (size_t)nv);
+    for (int e = 0; e < nt; e++)
+        for (int a = 0; a < 4; a++)
+            fs->inc[fill[fs->T[4 * e + a]]++] = 12 * e + 3 * a;
+    for (int v = 0; v < nv; v++)
+        fs->slot_of[v] = 0;
+    for (int f = 0; f < 3 * mesh->nf; f++)
+        fs->slot_of[mesh->F[f]] = 1;
+    fs->nsurf = 0;
+    for (int v = 0; v < nv; v++)
+        fs->nsurf += fs->slot_of[v];
+    fs->surf = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(fs->nsurf, 1));
+    if (!fs->surf) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
+    for (int v = 0, i = 0; v < nv; v++)
+        if (fs->slot_of[v]) fs->surf[i++] = v;
+    for (int v = 0; v < nv; v++)
+        fs->slot_of[v] = -1;
+    return MLC_OK;
 }
 
 /* The simulator's own copies of the inputs: the per-tet material weights (μ_e/μ, γ_e/γ,
@@ -327,6 +443,7 @@ static void copy_inputs(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *
     }
     for (int s = 0; fs->fric && s < ns; s++)
         fs->fric[s] = mat->friction[sub->samples[s]];
+    if (fs->vfric) memcpy(fs->vfric, mat->friction, sizeof(double) * (size_t)fs->nv);
     memcpy(fs->T, mesh->T, sizeof(int) * 4 * (size_t)nt);
     memcpy(fs->X, mesh->X, sizeof(double) * 3 * (size_t)fs->nv);
     memcpy(fs->vol, fem->vol, sizeof(double) * (size_t)nt);
@@ -422,6 +539,9 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
         goto fail;
     }
     copy_inputs(fs, mesh, fem, sub, mat, passive_per_tet);
+    if ((st = incidence_surface(fs, mesh, err)) != MLC_OK) goto fail;
+    fs->threads = 1;
+    if ((st = anderson_alloc(fs, MLC_FULLSPACE_ANDERSON, err)) != MLC_OK) goto fail;
     masses_extent(fs, mesh, fem, mat);
     body_map_gradients(fs, mesh, fem, sub);
 
@@ -476,6 +596,88 @@ mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *s
     fs->stop = *stop;
     return MLC_OK;
 }
+mlc_status mlc_fullspace_set_acceleration(mlc_fullspace *fs, int window, mlc_err *err) {
+    if (window < 0 || window > MLC_FULLSPACE_ANDERSON_MAX)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: the acceleration window must be in [0, %d] (got %d)",
+                        MLC_FULLSPACE_ANDERSON_MAX, window);
+    if (window == fs->aa_m) return MLC_OK;
+    return anderson_alloc(fs, window, err);
+}
+
+void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads) {
+    fs->threads = threads > 0 ? threads : omp_get_num_procs();
+}
+
+/* The normal target of vertex v this step, from x_n as the samples' (contact_complementarity):
+ * the ground, or at most push_speed·h above a penetrating vertex ("velocity": y_n). */
+static inline double surface_target(const mlc_fullspace *fs, int v) {
+    const mlc_sim_settings *set = &fs->set;
+    double g = set->ground, yn = fs->xc[3 * (size_t)v + 1];
+    if (set->projection_velocity) return fmin(g, yn);
+    if (yn < g - fs->ground_tol) return fmin(g, yn + set->push_speed * set->dt);
+    return g;
+}
+
+/* The slots outside [0, nfill) have no column: no coupling to any slot, never candidates. */
+static int slots_hold(void *user, double lsum) {
+    MLC_UNUSED(user), MLC_UNUSED(lsum);
+    return 1;
+}
+static void slots_exact(void *user) {
+    MLC_UNUSED(user);
+}
+
+mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc_err *err) {
+    if (fs->surface) return MLC_OK;
+    if (!fs->terrain.flat || fs->set.contact_equality)
+        return mlc_errf(err, MLC_EINVAL,
+                        "fullspace: contact on every surface vertex is solved on the flat "
+                        "ground with the complementarity model; terrain and equality contact "
+                        "use contact samples");
+    if (columns < 0)
+        return mlc_errf(err, MLC_EINVAL, "fullspace: %d contact columns (need >= 0)", columns);
+    if (fs->nsurf == 0) return mlc_errf(err, MLC_EINVAL, "fullspace: the mesh has no surface");
+    const int nv = fs->nv,
+              cap = MLC_MIN(columns > 0 ? columns : MLC_FULLSPACE_CONTACT_COLUMNS, fs->nsurf);
+    const size_t c = (size_t)cap;
+    int ok = (fs->slot_v = mlc_malloc(sizeof(int) * c)) != NULL;
+    ok &= (fs->slot_seen = mlc_malloc(sizeof(long) * c)) != NULL;
+    ok &= (fs->QiEc = mlc_malloc(sizeof(double) * c * (size_t)nv)) != NULL;
+    ok &= (fs->Dc = mlc_calloc(c * c, sizeof(double))) != NULL;
+    ok &= (fs->sy = mlc_calloc(c, sizeof(double))) != NULL;
+    ok &= (fs->sg = mlc_calloc(c, sizeof(double))) != NULL;
+    ok &= (fs->sct = mlc_calloc(3 * c, sizeof(double))) != NULL;
+    ok &= (fs->want = mlc_malloc(sizeof(int) * (size_t)fs->nsurf)) != NULL;
+    if (fs->vfric) ok &= (fs->sfric = mlc_calloc(c, sizeof(double))) != NULL;
+    ok = ok &&
+         mlc_contact_create(&fs->csurf, cap, fs->Dc, fs->ground_tol, fs->set.friction) == MLC_OK;
+    if (!ok)
+        return mlc_errf(err, MLC_ENOMEM,
+                        "fullspace: out of memory for %d contact columns of %d vertices", cap, nv);
+    /* Tikhonov scale: D's diagonal is at most h²/m_v (Q ⪰ M/h²), a bound known before any
+     * column is (the samples' solver takes D's largest diagonal entry). */
+    double dmax = 0;
+    for (int i = 0; i < fs->nsurf; i++)
+        dmax = fmax(dmax, fs->set.dt * fs->set.dt / fs->mass[fs->surf[i]]);
+    fs->csurf.eps = MLC_CONTACT_EPS * dmax;
+    fs->csurf.friction_s = fs->sfric;
+    fs->live.runs = fs->runs;
+    fs->live.nruns = 1;
+    fs->live.hold = slots_hold;
+    fs->live.exact = slots_exact;
+    fs->live.user = fs;
+    /* The batch of unit right-hand sides, and the solve's workspace grown once to its size. */
+    fs->Bc = cholmod_zeros((size_t)nv, MLC_FULLSPACE_COLUMN_BATCH, CHOLMOD_REAL, &fs->cc);
+    if (!fs->Bc ||
+        !cholmod_solve2(CHOLMOD_A, fs->L, fs->Bc, NULL, &fs->Xc, NULL, &fs->Ysw, &fs->Esw, &fs->cc))
+        return cholmod_fail(fs, err, "allocating the contact columns");
+    fs->surface = 1;
+    fs->cap = cap;
+    fs->nfill = 0;
+    return MLC_OK;
+}
+
 const double *mlc_fullspace_state(const mlc_fullspace *fs) {
     return fs->xc;
 }
@@ -504,12 +706,24 @@ void mlc_fullspace_reset(mlc_fullspace *fs) {
     reset_rotations(fs);
     mlc_contact_reset(&fs->cs);
     mlc_terrain_contact_reset(&fs->tc);
+    /* Surface contact starts without columns: a rollout's slots (and so its bits) do not depend
+     * on the rollouts before it. */
+    if (fs->surface) {
+        for (int s = 0; s < fs->nfill; s++)
+            fs->slot_of[fs->slot_v[s]] = -1;
+        fs->nfill = 0;
+        mlc_contact_reset(&fs->csurf);
+        surface_invalidate(fs);
+    }
+    fs->failure = NULL;
+    memset(fs->dq, 0, sizeof(double) * v3);
 }
 
 void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev) {
     size_t v3 = 3 * (size_t)fs->nv;
     memcpy(fs->xc, x, sizeof(double) * v3);
     memcpy(fs->xp, x_prev, sizeof(double) * v3);
+    memset(fs->dq, 0, sizeof(double) * v3);
     reset_rotations(fs); /* as sim.h: a moved start is far from the warm starts */
 }
 
@@ -560,18 +774,32 @@ static inline void mul33(const double A[9], const double B[9], double C[9]) {
             C[i + 3 * j] = A[i] * B[3 * j] + A[i + 3] * B[3 * j + 1] + A[i + 6] * B[3 * j + 2];
 }
 
-/* Scatter V P ∇φ_a into the block rhs b (nv×3, b[v + nv k]) for the four vertices of tet e
- * (∂/∂x_a of tr(Pᵀ F_e) = P ∇φ_a). */
-static inline void tet_scatter(const mlc_fullspace *fs, int e, const double P[9], double s,
-                               double *restrict b) {
-    const int *t = fs->T + 4 * (size_t)e;
+/* The terms V P ∇φ_a of tet e for its four vertices (∂/∂x_a of tr(Pᵀ F_e) = P ∇φ_a), corner a
+ * and axis k at t[3a + k]. */
+static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], double s,
+                             double *restrict t) {
     const double *g = fs->grad + 12 * (size_t)e;
-    size_t nv = (size_t)fs->nv;
     for (int a = 0; a < 4; a++) {
         const double *ga = g + 3 * a;
         for (int k = 0; k < 3; k++)
-            b[t[a] + nv * k] += s * (P[k] * ga[0] + P[k + 3] * ga[1] + P[k + 6] * ga[2]);
+            t[3 * a + k] = s * (P[k] * ga[0] + P[k + 3] * ga[1] + P[k + 6] * ga[2]);
     }
+}
+
+/* b[v + nv k] = b0[v + nv k] (NULL: 0) + the terms of v's tets, in tet order (fs->tb). */
+static inline void gather_vertex(const mlc_fullspace *fs, int v, const double *b0,
+                                 double *restrict b) {
+    const size_t nv = (size_t)fs->nv;
+    double s[3];
+    for (int k = 0; k < 3; k++)
+        s[k] = b0 ? b0[v + nv * k] : 0;
+    for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++) {
+        const double *t = fs->tb + fs->inc[p];
+        for (int k = 0; k < 3; k++)
+            s[k] += t[k];
+    }
+    for (int k = 0; k < 3; k++)
+        b[v + nv * k] = s[k];
 }
 
 /* Complementarity contact, as sim_step.c's (contact.h): normal targets from x_n (the ground,
@@ -663,44 +891,364 @@ static int contact_terrain(mlc_fullspace *fs, const double *xs, double *x, int f
     return np;
 }
 
-/* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. */
-static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
-    const int nt = fs->nt, nca = fs->nca;
-    const int per_tet = fs->npr == nt;
-    const double mu = fs->set.mu, gam = fs->set.gamma;
-    memset(fs->Hc, 0, sizeof(double) * 9 * (size_t)nca);
-    if (!per_tet) memset(fs->Fp, 0, sizeof(double) * 9 * (size_t)fs->npr);
-    for (int e = 0; e < nt; e++) {
-        double F[9], V = fs->vol[e];
-        double Vm = fs->wmu ? fs->wmu[e] * V : V, Va = fs->wga ? fs->wga[e] * V : V;
-        tet_F(fs, x, e, F);
-        if (per_tet) {
-            mlc_polar(F, fs->qp + 4 * e, fs->Rp + 9 * e);
-        } else {
-            double *Fc = fs->Fp + 9 * fs->pcl[e];
-            for (int i = 0; i < 9; i++)
-                Fc[i] += Vm * F[i];
+/* The contact solver's kept factors name slots: forget them when a slot changes vertex. */
+static void surface_invalidate(mlc_fullspace *fs) {
+    mlc_contact *cs = &fs->csurf;
+    cs->fnp = cs->anp = -1;
+    cs->bnf[0] = cs->bnf[1] = -1;
+}
+
+/* A slot for a new column: the next free one, else the one whose vertex was near its target
+ * longest ago (not this step) and carries no force; −1 when every slot is in use this step. */
+static int surface_slot(mlc_fullspace *fs) {
+    if (fs->nfill < fs->cap) return fs->nfill++;
+    const mlc_contact *cs = &fs->csurf;
+    int best = -1;
+    for (int s = 0; s < fs->cap; s++)
+        if (fs->slot_seen[s] < fs->step && cs->lam[(size_t)fs->cap + s] == 0 &&
+            (best < 0 || fs->slot_seen[s] < fs->slot_seen[best]))
+            best = s;
+    if (best < 0) return -1;
+    mlc_contact *w = &fs->csurf;
+    for (int k = 0; k < 3; k++)
+        w->lam[(size_t)k * fs->cap + best] = 0, w->fside[(size_t)k * fs->cap + best] = 0;
+    fs->slot_of[fs->slot_v[best]] = -1;
+    surface_invalidate(fs);
+    return best;
+}
+
+/* Columns Q⁻¹ e_v for the n vertices v (none cached), solved in batches with the kept factor,
+ * and their rows and columns of the slots' Delassus matrix (entry (u, s) from the column of
+ * the later slot filled, for both triangles: symmetric). 0, or a negative status. */
+static int surface_columns(mlc_fullspace *fs, const int *verts, int n) {
+    const int nv = fs->nv, cap = fs->cap;
+    const size_t nvs = (size_t)nv;
+    double *bx = fs->Bc->x;
+    for (int b0 = 0; b0 < n; b0 += MLC_FULLSPACE_COLUMN_BATCH) {
+        const int nb = MLC_MIN(n - b0, MLC_FULLSPACE_COLUMN_BATCH);
+        int slots[MLC_FULLSPACE_COLUMN_BATCH];
+        for (int j = 0; j < nb; j++) {
+            if ((slots[j] = surface_slot(fs)) < 0) {
+                fs->failure = "more surface vertices near the ground at once than contact "
+                              "columns";
+                return MLC_ENOMEM;
+            }
+            fs->slot_v[slots[j]] = verts[b0 + j];
+            fs->slot_of[verts[b0 + j]] = slots[j];
+            fs->slot_seen[slots[j]] = fs->step;
+            bx[verts[b0 + j] + nvs * j] = 1;
         }
-        double *H = fs->Hc + 9 * fs->acl[e]; /* H_c += V F Yᵀ (unit γ: polar ignores scale) */
-        const double *Y = fs->Ye + 9 * e;
-        for (int j = 0; j < 3; j++)
-            for (int i = 0; i < 3; i++)
-                H[i + 3 * j] += Va * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
+        fs->Bc->ncol = (size_t)nb;
+        fs->columns_solved += nb;
+        int ok = cholmod_solve2(CHOLMOD_A, fs->L, fs->Bc, NULL, &fs->Xc, NULL, &fs->Ysw, &fs->Esw,
+                                &fs->cc);
+        for (int j = 0; j < nb; j++)
+            bx[verts[b0 + j] + nvs * j] = 0;
+        fs->Bc->ncol = MLC_FULLSPACE_COLUMN_BATCH;
+        if (!ok) {
+            fs->failure = "sparse solve failed";
+            return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
+        }
+        const double *xc = fs->Xc->x;
+        for (int j = 0; j < nb; j++) {
+            const int sl = slots[j];
+            double *col = fs->QiEc + nvs * (size_t)sl;
+            memcpy(col, xc + nvs * j, sizeof(double) * nvs);
+            for (int u = 0; u < fs->nfill; u++) {
+                const double d = col[fs->slot_v[u]];
+                fs->Dc[u + (size_t)cap * sl] = d;
+                fs->Dc[sl + (size_t)cap * u] = d;
+            }
+        }
     }
-    if (!per_tet)
+    return 0;
+}
+
+/* x += Σ_b Q⁻¹ e_{v_b} f_b over the nc contacts (slots sl[b], forces f[3b..3b+2] per axis), in
+ * blocks of vertices, each coordinate receiving the contacts' terms in contact order: the same
+ * sums for any thread count (the column-by-column loop's, bit for bit). */
+static void surface_correct(mlc_fullspace *fs, const int *sl, const double *f, int nc,
+                            double *restrict x) {
+    enum { BLOCK = 512 };
+    const int nv = fs->nv, nblocks = (nv + BLOCK - 1) / BLOCK;
+    const size_t nvs = (size_t)nv;
+    const double *restrict Q = fs->QiEc;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+    for (int blk = 0; blk < nblocks; blk++) {
+        const int i0 = blk * BLOCK, n = MLC_MIN(BLOCK, nv - i0);
+        double *restrict xb = x + 3 * (size_t)i0;
+        for (int b = 0; b < nc; b++) {
+            const double *restrict g = Q + nvs * (size_t)sl[b] + i0;
+            const double f0 = f[3 * b], f1 = f[3 * b + 1], f2 = f[3 * b + 2];
+            for (int i = 0; i < n; i++) {
+                xb[3 * i] += g[i] * f0;
+                xb[3 * i + 1] += g[i] * f1;
+                xb[3 * i + 2] += g[i] * f2;
+            }
+        }
+    }
+}
+
+/* Contact on every surface vertex (complementarity on the flat ground, as
+ * contact_complementarity on samples): a broad phase takes every surface vertex whose y at x*
+ * is within MLC_FULLSPACE_CONTACT_MARGIN × extent of its target; those without a cached column
+ * get one. The problem is solved on the slots (the cached vertices), x corrected, and every
+ * other surface vertex checked at the corrected x: one below its target gets a column and the
+ * problem is solved again. So the contact set and forces are those of the problem over all
+ * surface vertices. Returns the vertices in contact, or a negative status. */
+static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
+    const mlc_sim_settings *set = &fs->set;
+    const int nv = fs->nv, cap = fs->cap;
+    const size_t nvs = (size_t)nv, v3 = 3 * nvs;
+    const double margin = MLC_FULLSPACE_CONTACT_MARGIN * fs->extent;
+    mlc_contact *cs = &fs->csurf;
+    int nw = 0;
+    for (int i = 0; i < fs->nsurf; i++) {
+        const int v = fs->surf[i];
+        if (xs[v + nvs] < surface_target(fs, v) + margin) {
+            if (fs->slot_of[v] >= 0)
+                fs->slot_seen[fs->slot_of[v]] = fs->step;
+            else
+                fs->want[nw++] = v;
+        }
+    }
+    for (int round = 0;; round++) {
+        if (nw > 0) {
+            int st = surface_columns(fs, fs->want, nw);
+            if (st < 0) return st;
+        }
+        for (int sl = 0; sl < fs->nfill; sl++) {
+            const int v = fs->slot_v[sl];
+            fs->sy[sl] = xs[v + nvs];
+            fs->sg[sl] = surface_target(fs, v);
+        }
+        fs->runs[0] = 0, fs->runs[1] = fs->nfill;
+        const int np = mlc_contact_solve_normal_live(cs, fs->sy, fs->sg, &fs->live);
+        for (int k = 0; k < 3 && np > 0; k += 2) {
+            for (int b = 0; b < np; b++) {
+                const int v = fs->slot_v[cs->contact[b]];
+                const double xo = fs->xc[3 * (size_t)v + k], xq = fs->xp[3 * (size_t)v + k];
+                fs->sct[b] = xo + set->damping * (xo - xq) - xs[v + nvs * k];
+            }
+            mlc_contact_solve_friction(cs, k, fs->sct);
+        }
+        for (int b = 0; b < np; b++) /* the forces by contact, axis-interleaved */
+            for (int k = 0; k < 3; k++)
+                fs->sct[3 * b + k] = cs->lam[(size_t)k * cap + cs->contact[b]];
+        surface_correct(fs, cs->contact, fs->sct, np, x);
+        nw = 0;
+        for (int i = 0; i < fs->nsurf; i++) {
+            const int v = fs->surf[i];
+            if (fs->slot_of[v] < 0 && x[3 * (size_t)v + 1] < surface_target(fs, v) - fs->ground_tol)
+                fs->want[nw++] = v;
+        }
+        if (nw == 0) return np;
+        if (round >= MLC_FULLSPACE_CONTACT_ROUNDS) return np; /* the next iteration takes them */
+        for (size_t j = 0; j < v3; j++) /* back to x*: solve again with the new columns */
+            x[j] = xs[j % 3 * nvs + j / 3];
+    }
+}
+
+/* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. The per-tet
+ * work runs on fs->threads threads, each tet writing only its own slots (its rotation, its
+ * V F Yᵀ, its right-hand-side terms); the sums over tets are then formed in tet order, per
+ * cluster and per vertex: the same bits for any thread count. With one rotation per tet and
+ * one actuation cluster (the reference), the actuation terms γV Ω Y_e ∇φ_a are linear in the
+ * one Ω, so their sum per vertex is Ω w_v with w_v = Σ γV Y_e ∇φ_a formed once a step
+ * (actuation_targets), and the passive terms are formed with the rotations: one pass over the
+ * tets an iteration instead of two. */
+static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
+    const int nt = fs->nt, nca = fs->nca, nv = fs->nv;
+    const int per_tet = fs->npr == nt, fused = per_tet && nca == 1;
+    const double mu = fs->set.mu, gam = fs->set.gamma;
+    const size_t nvs = (size_t)nv;
+    /* per tet, in chunks: F (into tF), V F Yᵀ, and per tet the chunk's rotations together
+     * (mlc_polar_n: the same bits as one mlc_polar each) */
+    const int nchunks = (nt + MLC_FULLSPACE_POLAR_CHUNK - 1) / MLC_FULLSPACE_POLAR_CHUNK;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+    for (int ch = 0; ch < nchunks; ch++) {
+        const int e0 = ch * MLC_FULLSPACE_POLAR_CHUNK,
+                  e1 = MLC_MIN(nt, e0 + MLC_FULLSPACE_POLAR_CHUNK);
+        for (int e = e0; e < e1; e++) {
+            double *F = fs->tF + 9 * (size_t)e, V = fs->vol[e];
+            double Vm = fs->wmu ? fs->wmu[e] * V : V, Va = fs->wga ? fs->wga[e] * V : V;
+            tet_F(fs, x, e, F);
+            if (!per_tet) {
+                double *Fe = fs->tFp + 9 * (size_t)e;
+                for (int i = 0; i < 9; i++)
+                    Fe[i] = Vm * F[i];
+            }
+            double *H = fs->tH + 9 * (size_t)e; /* V F Yᵀ (unit γ: polar ignores scale) */
+            const double *Y = fs->Ye + 9 * (size_t)e;
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < 3; i++)
+                    H[i + 3 * j] = Va * (F[i] * Y[j] + F[i + 3] * Y[j + 3] + F[i + 6] * Y[j + 6]);
+        }
+        if (per_tet)
+            mlc_polar_n(e1 - e0, fs->tF + 9 * (size_t)e0, fs->qp + 4 * (size_t)e0,
+                        fs->Rp + 9 * (size_t)e0, NULL);
+        for (int e = e0; fused && e < e1; e++) /* the passive terms V μ_e R_e ∇φ_a */
+            tet_terms(fs, e, fs->Rp + 9 * (size_t)e, (fs->wmu ? mu * fs->wmu[e] : mu) * fs->vol[e],
+                      fs->tb + 12 * (size_t)e);
+    }
+    memset(fs->Hc, 0, sizeof(double) * 9 * (size_t)nca);
+    for (int e = 0; e < nt; e++) {
+        double *H = fs->Hc + 9 * fs->acl[e];
+        const double *He = fs->tH + 9 * (size_t)e;
+        for (int i = 0; i < 9; i++)
+            H[i] += He[i];
+    }
+    if (!per_tet) {
+        memset(fs->Fp, 0, sizeof(double) * 9 * (size_t)fs->npr);
+        for (int e = 0; e < nt; e++) {
+            double *Fc = fs->Fp + 9 * fs->pcl[e];
+            const double *Fe = fs->tFp + 9 * (size_t)e;
+            for (int i = 0; i < 9; i++)
+                Fc[i] += Fe[i];
+        }
         for (int c = 0; c < fs->npr; c++)
             mlc_polar(fs->Fp + 9 * c, fs->qp + 4 * c, fs->Rp + 9 * c);
+    }
     for (int c = 0; c < nca; c++)
         mlc_polar(fs->Hc + 9 * c, fs->qa + 4 * c, fs->Om + 9 * c);
-    memcpy(b, fs->b0, sizeof(double) * 3 * (size_t)fs->nv);
-    for (int e = 0; e < nt; e++) {
-        double P[9], OY[9];
-        const double *R = fs->Rp + 9 * fs->pcl[e];
-        mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
-        const double mue = fs->wmu ? mu * fs->wmu[e] : mu, gae = fs->wga ? gam * fs->wga[e] : gam;
-        for (int i = 0; i < 9; i++)
-            P[i] = mue * R[i] + gae * OY[i];
-        tet_scatter(fs, e, P, fs->vol[e], b);
+    if (fused) { /* b_v = b0_v + Ω w_v + the passive terms */
+        const double *Om = fs->Om;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+        for (int v = 0; v < nv; v++) {
+            const double *w = fs->wv + 3 * (size_t)v;
+            for (int k = 0; k < 3; k++)
+                fs->b0w[v + nvs * k] =
+                    fs->b0[v + nvs * k] + (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
+            gather_vertex(fs, v, fs->b0w, b);
+        }
+        return;
+    }
+#pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (int e = 0; e < nt; e++) {
+            double P[9], OY[9];
+            const double *R = fs->Rp + 9 * fs->pcl[e];
+            mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
+            const double mue = fs->wmu ? mu * fs->wmu[e] : mu,
+                         gae = fs->wga ? gam * fs->wga[e] : gam;
+            for (int i = 0; i < 9; i++)
+                P[i] = mue * R[i] + gae * OY[i];
+            tet_terms(fs, e, P, fs->vol[e], fs->tb + 12 * (size_t)e);
+        }
+#pragma omp for schedule(static)
+        for (int v = 0; v < nv; v++)
+            gather_vertex(fs, v, fs->b0, b);
+    }
+}
+
+/* Y_e(ā) = ā_m I + Σ_i a_i Yhat[e, i] per tet for this step's ā (fs->abar), and with one
+ * actuation cluster (fs->wv) w_v = Σ_{(e,a)∋v} γ_e V_e Y_e ∇φ_a (3×nv) in tet order (fs->tb as
+ * scratch): the actuation terms of the right-hand side are then Ω w_v. Per tet, then per
+ * vertex: the same bits for any thread count. */
+static void actuation_targets(mlc_fullspace *fs) {
+    const int nt = fs->nt, nv = fs->nv, m = fs->m;
+    const double *abar = fs->abar;
+#pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (int e = 0; e < nt; e++) {
+            double *Y = fs->Ye + 9 * (size_t)e;
+            for (int i = 0; i < 9; i++)
+                Y[i] = (i % 4 == 0) * abar[m];
+            for (int i = 0; i < m; i++) {
+                double ai = abar[i];
+                if (ai == 0) continue;
+                const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
+                for (int l = 0; l < 9; l++)
+                    Y[l] += ai * Yh[l];
+            }
+            if (fs->wv)
+                tet_terms(fs, e, Y,
+                          (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e],
+                          fs->tb + 12 * (size_t)e);
+        }
+        if (fs->wv) {
+#pragma omp for schedule(static)
+            for (int v = 0; v < nv; v++) {
+                double s[3] = {0, 0, 0};
+                for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++)
+                    for (int k = 0; k < 3; k++)
+                        s[k] += fs->tb[fs->inc[p] + k];
+                for (int k = 0; k < 3; k++)
+                    fs->wv[3 * (size_t)v + k] = s[k];
+            }
+        }
+    }
+}
+
+/* Anderson acceleration (type II, window m) of the fixed-point map G of one iteration: with
+ * the residuals f_j = G(x_j) − x_j of the last iterations, the next iterate is
+ * x_{k+1} = G(x_k) − Σ_j γ_j ΔG_j, γ minimizing ‖f_k − Σ_j γ_j ΔF_j‖₂ (ΔF_j, ΔG_j the
+ * differences of consecutive f and G(x)), solved by the normal equations with a Tikhonov term
+ * of MLC_FULLSPACE_ANDERSON_EPS × their largest diagonal entry. Safeguard: when the residual
+ * grew (the last accelerated iterate was worse than the one before), the history is dropped
+ * and the plain iterate G(x_k) is kept. xk is x_k; g holds G(x_k) and receives x_{k+1}.
+ * Serial sums in a fixed order: the same bits for any thread count. */
+static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *restrict g) {
+    const size_t n = 3 * (size_t)fs->nv;
+    const int m = fs->aa_m;
+    double *restrict fp = fs->aa_f, *restrict gp = fs->aa_g;
+    double r2 = 0;
+    for (size_t i = 0; i < n; i++)
+        r2 += (g[i] - xk[i]) * (g[i] - xk[i]);
+    if (fs->aa_k > 0 && !(r2 <= fs->aa_r2)) { /* grew: restart from the plain iterate */
+        fs->aa_n = fs->aa_head = 0;
+        fs->aa_k = 1;
+        fs->aa_r2 = r2;
+        for (size_t i = 0; i < n; i++)
+            fp[i] = g[i] - xk[i], gp[i] = g[i];
+        return;
+    }
+    if (fs->aa_k > 0) {
+        double *dF = fs->aa_dF + n * (size_t)fs->aa_head, *dG = fs->aa_dG + n * (size_t)fs->aa_head;
+        for (size_t i = 0; i < n; i++) {
+            double f = g[i] - xk[i];
+            dF[i] = f - fp[i], dG[i] = g[i] - gp[i];
+        }
+        fs->aa_head = (fs->aa_head + 1) % m;
+        fs->aa_n = MLC_MIN(fs->aa_n + 1, m);
+    }
+    for (size_t i = 0; i < n; i++)
+        fp[i] = g[i] - xk[i], gp[i] = g[i];
+    fs->aa_k++;
+    fs->aa_r2 = r2;
+    const int na = fs->aa_n;
+    if (na == 0) return;
+    double A[MLC_FULLSPACE_ANDERSON_MAX * MLC_FULLSPACE_ANDERSON_MAX],
+        y[MLC_FULLSPACE_ANDERSON_MAX];
+    double dmax = 0;
+    for (int a = 0; a < na; a++) {
+        const double *Fa = fs->aa_dF + n * (size_t)a;
+        for (int c = 0; c <= a; c++) {
+            const double *Fc = fs->aa_dF + n * (size_t)c;
+            double d = 0;
+            for (size_t i = 0; i < n; i++)
+                d += Fa[i] * Fc[i];
+            A[a + na * c] = A[c + na * a] = d;
+        }
+        double d = 0;
+        for (size_t i = 0; i < n; i++)
+            d += Fa[i] * fp[i];
+        y[a] = d;
+        dmax = fmax(dmax, A[a + na * a]);
+    }
+    if (!(dmax > 0)) return;
+    const double eps = MLC_FULLSPACE_ANDERSON_EPS * dmax;
+    for (int a = 0; a < na; a++)
+        A[a + na * a] += eps;
+    mlc_dense_cholesky(A, (size_t)na, na, eps);
+    mlc_dense_cholesky_solve(A, (size_t)na, na, y);
+    for (int a = 0; a < na; a++) {
+        const double *Ga = fs->aa_dG + n * (size_t)a;
+        const double ya = y[a];
+        for (size_t i = 0; i < n; i++)
+            g[i] -= ya * Ga[i];
     }
 }
 
@@ -715,18 +1263,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     /* ---- per-step constants: ā(t_{n+1}), Y_e(ā), q, b0 = M q/h² + M g ---- */
     double t = (fs->step + 1) * set->dt;
     mlc_actuation_eval(act, m, t, set->ramp, fs->abar);
-    for (int e = 0; e < nt; e++) {
-        double *Y = fs->Ye + 9 * e;
-        for (int i = 0; i < 9; i++)
-            Y[i] = (i % 4 == 0) * fs->abar[m];
-        for (int i = 0; i < m; i++) {
-            double ai = fs->abar[i];
-            if (ai == 0) continue;
-            const double *Yh = fs->Yhat + ((size_t)e * m + i) * 9;
-            for (int l = 0; l < 9; l++)
-                Y[l] += ai * Yh[l];
-        }
-    }
+    actuation_targets(fs);
     for (size_t i = 0; i < v3; i++)
         fs->q[i] = 2 * xc[i] - xp[i];
     const double ra = set->rayleigh[0] / set->dt, rb = set->rayleigh[1] / set->dt;
@@ -744,26 +1281,34 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         for (size_t i = 0; i < 3 * nvs; i++)
             fs->b0[i] += rb * kx[i];
     }
-    int contact = set->contact && ns > 0;
-    if (contact)
+    int contact = set->contact && (ns > 0 || fs->surface);
+    if (contact && !fs->surface)
         for (int s = 0; s < ns; s++)
             for (int k = 0; k < 3; k++) {
                 fs->xsc[3 * s + k] = xc[3 * fs->samples[s] + k];
                 fs->xsp[3 * s + k] = xp[3 * fs->samples[s] + k];
             }
 
-    /* ---- local-global iterations (order of docs/method.md §6), from q, to the stopping rule ----
-     */
-    memcpy(x, fs->q, sizeof(double) * v3);
+    /* ---- local-global iterations (order of docs/method.md §6), from q, to the stopping rule,
+     * Anderson-accelerated (anderson_next) ---- */
+    if (fs->stop.tolerance > 0) /* converged steps: start where the last step's answer lay */
+        for (size_t i = 0; i < v3; i++)
+            x[i] = fs->q[i] + fs->dq[i];
+    else
+        memcpy(x, fs->q, sizeof(double) * v3);
     const double stop_at = fs->stop.tolerance * fs->extent;
+    const int accelerate = fs->aa_m > 0 && fs->stop.tolerance > 0;
     double change = INFINITY;
     int it, na = 0;
+    fs->aa_n = fs->aa_head = fs->aa_k = 0;
     for (it = 0; it < fs->stop.max_iterations; it++) {
         /* (1) local step and (2) right-hand side, (3) tentative solve x* = Q⁻¹ b */
         local_and_rhs(fs, x, b);
         if (!cholmod_solve2(CHOLMOD_A, fs->L, fs->B, NULL, &fs->Xs, NULL, &fs->Ysw, &fs->Esw,
-                            &fs->cc))
+                            &fs->cc)) {
+            fs->failure = "sparse solve failed";
             return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
+        }
         const double *xs = fs->Xs->x; /* nv×3 blocks */
         /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
         memcpy(fs->xi, x, sizeof(double) * v3);
@@ -771,7 +1316,10 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             for (int k = 0; k < 3; k++)
                 x[3 * i + k] = xs[i + nvs * k];
         na = 0;
-        if (contact && fs->tc.frame) {
+        if (contact && fs->surface) {
+            na = contact_surface(fs, xs, x);
+            if (na < 0) return na;
+        } else if (contact && fs->tc.frame) {
             na = contact_terrain(fs, xs, x, it == 0);
         } else if (contact && !set->contact_equality) {
             na = contact_complementarity(fs, xs, x, it == 0);
@@ -825,6 +1373,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             it++;
             break;
         }
+        /* x = G(xi) is the plain iterate; the accelerated one replaces it */
+        if (accelerate && isfinite(change)) anderson_next(fs, fs->xi, x);
     }
     fs->last_iterations = it;
     fs->last_change = change / fs->extent;
@@ -837,14 +1387,21 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
 
     /* ---- work Δxᵀ(bᵃ − Qᵃ x) (Eq. 18 bracket): per tet γV (Ω Y − F) ∇φ_a, with the last
      * iteration's Ω_c and the final x, as the reduced code ---- */
-    memset(b, 0, sizeof(double) * v3);
-    for (int e = 0; e < nt; e++) {
-        double F[9], OY[9];
-        tet_F(fs, x, e, F);
-        mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * e, OY);
-        for (int i = 0; i < 9; i++)
-            OY[i] -= F[i];
-        tet_scatter(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e], b);
+#pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (int e = 0; e < nt; e++) {
+            double F[9], OY[9];
+            tet_F(fs, x, e, F);
+            mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
+            for (int i = 0; i < 9; i++)
+                OY[i] -= F[i];
+            tet_terms(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e],
+                      fs->tb + 12 * (size_t)e);
+        }
+#pragma omp for schedule(static)
+        for (int v = 0; v < nv; v++)
+            gather_vertex(fs, v, NULL, b);
     }
     double work = 0;
     for (int i = 0; i < nv; i++)
@@ -852,6 +1409,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             work += (x[3 * i + k] - xc[3 * i + k]) * b[i + nvs * k];
     fs->last_work = work;
 
+    for (size_t i = 0; i < v3; i++)
+        fs->dq[i] = x[i] - fs->q[i];
     /* ---- advance ---- */
     fs->xp = xc;
     fs->xc = x;
@@ -895,6 +1454,9 @@ void mlc_fullspace_frame_state(mlc_fullspace *fs, mlc_frame_state *f) {
             lowest =
                 fmin(lowest, mlc_terrain_query(&fs->terrain, fs->xc + 3 * fs->samples[i], n, NULL));
         lowest += fs->set.ground;
+    } else if (fs->surface) {
+        for (int i = 0; i < fs->nsurf; i++)
+            lowest = fmin(lowest, fs->xc[3 * (size_t)fs->surf[i] + 1]);
     } else {
         for (int i = 0; i < fs->ns; i++)
             lowest = fmin(lowest, fs->xc[3 * fs->samples[i] + 1]);
@@ -917,4 +1479,23 @@ double mlc_fullspace_extent(const mlc_fullspace *fs) {
 }
 int mlc_fullspace_solver_status(const mlc_fullspace *fs) {
     return fs->cc.status;
+}
+const char *mlc_fullspace_failure(const mlc_fullspace *fs) {
+    return fs->failure ? fs->failure : "no failure";
+}
+int mlc_fullspace_surface_vertices(const mlc_fullspace *fs) {
+    return fs->surface ? fs->nsurf : 0;
+}
+int mlc_fullspace_contact_force(const mlc_fullspace *fs, int i, int *vertex, double f[3]) {
+    const mlc_contact *cs = fs->surface ? &fs->csurf : &fs->cs;
+    if (fs->tc.frame || fs->set.contact_equality || i < 0 || i >= fs->contacts || i >= cs->np)
+        return -1;
+    const int s = cs->contact[i], n = cs->ns;
+    *vertex = fs->surface ? fs->slot_v[s] : fs->samples[s];
+    for (int k = 0; k < 3; k++)
+        f[k] = cs->lam[(size_t)k * n + s];
+    return 0;
+}
+long mlc_fullspace_columns_solved(const mlc_fullspace *fs) {
+    return fs->columns_solved;
 }

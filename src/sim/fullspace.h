@@ -10,14 +10,21 @@
  * local-global solver uses the constant matrix Q = M/h² + (μ+γ) Σ_e V G_eᵀG_e ⊗ I₃; its three
  * coordinate blocks are identical, so one nv×nv sparse Cholesky factor (CHOLMOD) serves all.
  *
- * This is a slow reference for validating the subspace, not a production simulator: it
- * allocates at creation only, but its cost grows with the mesh. Unlike the reduced model, which
- * runs a fixed number of iterations (sim.iterations: part of its physics), the reference
- * iterates each step to convergence (mlc_fullspace_stop): every iteration costs one sparse
- * solve with three right-hand sides.
+ * This is a reference for validating the subspace, not a production simulator: it allocates at
+ * creation and setup only (mlc_fullspace_set_acceleration, mlc_fullspace_use_surface_contact),
+ * and its cost grows with the mesh. Unlike the reduced model, which runs a fixed number of
+ * iterations (sim.iterations: part of its physics), the reference iterates each step to
+ * convergence (mlc_fullspace_stop), Anderson-accelerated: every iteration costs one sparse
+ * solve with three right-hand sides and one pass over the tets (on mlc_fullspace_set_threads
+ * threads, the same bits for any count).
+ *
+ * Contact acts on the subspace's samples (a dense Delassus matrix of them, precomputed) or, after
+ * mlc_fullspace_use_surface_contact, on every boundary vertex (columns of Q⁻¹ solved on demand
+ * and cached).
  *
  * Ownership: an mlc_fullspace owns its state, factor and scratch; it borrows nothing after
- * creation (the mesh, FEM data and subspace may be freed). One thread per object.
+ * creation (the mesh, FEM data and subspace may be freed). One caller thread per object (it
+ * runs its own OpenMP threads inside a step).
  */
 #ifndef MODALLOCO_FULLSPACE_H
 #define MODALLOCO_FULLSPACE_H
@@ -50,6 +57,27 @@ typedef struct mlc_fullspace_stop {
  * the guard only stops a step that cannot converge (e.g. contact cycling between sets). */
 #define MLC_FULLSPACE_TOLERANCE 1e-6
 #define MLC_FULLSPACE_MAX_ITERATIONS 1000
+
+/* Anderson acceleration of a step's iterations (mlc_fullspace_set_acceleration): the default
+ * window, the largest, and the Tikhonov term of its least-squares problem relative to the
+ * largest diagonal entry of its normal equations. */
+#define MLC_FULLSPACE_ANDERSON 5
+#define MLC_FULLSPACE_ANDERSON_MAX 20
+#define MLC_FULLSPACE_ANDERSON_EPS 1e-10
+/* Tets whose rotations are computed together (mlc_polar_n), one chunk per thread at a time. */
+#define MLC_FULLSPACE_POLAR_CHUNK 256
+
+/* Contact on every surface vertex (mlc_fullspace_use_surface_contact): the default number of
+ * cached columns of Q⁻¹ (one per surface vertex that came near the ground; memory
+ * 8·nv bytes each, plus 40·columns bytes per column for the Delassus matrix and the contact
+ * solver's factors), the columns solved together, the broad phase's margin (relative to the
+ * extent) and the most times one iteration adds columns and solves its contact again. */
+#define MLC_FULLSPACE_CONTACT_COLUMNS 1024
+#define MLC_FULLSPACE_COLUMN_BATCH 32
+#define MLC_FULLSPACE_CONTACT_MARGIN 1e-3
+#define MLC_FULLSPACE_CONTACT_ROUNDS 4
+/* The samples a caller takes where surface contact is not available (terrain, equality). */
+#define MLC_FULLSPACE_FALLBACK_SAMPLES 512
 
 /* How the stopping rule went, over the steps since the last reset (mlc_fullspace_run resets,
  * so after a run: that rollout). */
@@ -87,6 +115,37 @@ int mlc_fullspace_nv(const mlc_fullspace *fs);
 /* Replace the stopping rule. Errors: MLC_EINVAL (tolerance < 0 or not finite,
  * max_iterations < 1), the rule unchanged. */
 mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *stop, mlc_err *err);
+/* Anderson acceleration of each step's iterations with a window of `window` iterations
+ * (default MLC_FULLSPACE_ANDERSON; 0 = the plain local-global iteration). The stopping rule
+ * is unchanged: a step ends with the plain iterate G(x_k) of the first iteration whose change
+ * |G(x_k) − x_k| is at most the tolerance, so it lies as close to the step's fixed point as a
+ * plain step that stops there. Ignored with tolerance 0 (a fixed count is the plain rule's).
+ * Allocates 2·window + 2 vectors of 3nv. Errors: MLC_EINVAL (window outside
+ * [0, MLC_FULLSPACE_ANDERSON_MAX]), MLC_ENOMEM (then no acceleration). */
+mlc_status mlc_fullspace_set_acceleration(mlc_fullspace *fs, int window, mlc_err *err);
+/* Threads of the per-tet and per-vertex loops of a step (OpenMP; ≤ 0: every core; default 1).
+ * Each tet writes its own slots and the sums are formed in tet order, so the results are
+ * bit-identical for any thread count. */
+void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads);
+/* Contact on every surface (boundary) vertex instead of the subspace's samples, on the flat
+ * ground with the complementarity model (the samples' semantics: forces only push, Coulomb
+ * friction, push-out speed limit). Every iteration a broad phase takes the surface vertices
+ * whose y at x* is within MLC_FULLSPACE_CONTACT_MARGIN × extent of their target; the columns
+ * Q⁻¹ e_v of those not yet cached are solved with the kept factor (batches of
+ * MLC_FULLSPACE_COLUMN_BATCH) into `columns` slots (0: MLC_FULLSPACE_CONTACT_COLUMNS; at most
+ * the surface's vertices); the complementarity problem is solved on the cached vertices' Delassus
+ * matrix, and every other surface vertex is checked at the corrected positions (one below its
+ * target gets a column and the problem is solved again), so the contact is that of the
+ * problem over all surface vertices. A full cache gives the slot of the vertex away from the
+ * ground longest (without force); a step that needs more slots at once returns MLC_ENOMEM
+ * (mlc_fullspace_failure says so). Columns are kept across steps and dropped by
+ * mlc_fullspace_reset. Setup only (allocates). Errors: MLC_EINVAL (a terrain or equality
+ * contact: those use samples; columns < 0; no surface), MLC_ENOMEM. */
+mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc_err *err);
+/* The surface vertices contact covers (0 when contact is on samples), and the columns Q⁻¹ e_v it
+ * has solved since creation (each one sparse solve, in batches). */
+int mlc_fullspace_surface_vertices(const mlc_fullspace *fs);
+long mlc_fullspace_columns_solved(const mlc_fullspace *fs);
 /* Back to rest (x_n = x_{n−1} = X, t = 0). */
 void mlc_fullspace_reset(mlc_fullspace *fs);
 /* Advance one step (act may be NULL). Returns 0; 1 when the state became non-finite or ran away
@@ -114,8 +173,10 @@ void mlc_fullspace_frame_state(mlc_fullspace *fs, mlc_frame_state *f);
 const mlc_sim_settings *mlc_fullspace_settings(const mlc_fullspace *fs);
 const mlc_terrain *mlc_fullspace_terrain(const mlc_fullspace *fs); /* its own copy */
 double mlc_fullspace_extent(const mlc_fullspace *fs); /* largest rest bounding-box extent */
-/* CHOLMOD's status after a step that returned a negative status (for the message). */
+/* CHOLMOD's status after a step that returned a negative status (for the message), and what
+ * the step ran into ("sparse solve failed", or surface contact's cache was too small). */
 int mlc_fullspace_solver_status(const mlc_fullspace *fs);
+const char *mlc_fullspace_failure(const mlc_fullspace *fs);
 /* The stopping rule's record since the last reset. */
 void mlc_fullspace_convergence_get(const mlc_fullspace *fs, mlc_fullspace_convergence *out);
 const double *mlc_fullspace_state(const mlc_fullspace *fs); /* current x (3×nv) */

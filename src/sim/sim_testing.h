@@ -73,4 +73,8 @@ double mlc_fullspace_last_change(const mlc_fullspace *fs);
 /* Set current and previous positions (3×nv each); the step counter is kept. */
 void mlc_fullspace_set_state(mlc_fullspace *fs, const double *x, const double *x_prev);
 int mlc_fullspace_contacts(const mlc_fullspace *fs); /* active samples, last step */
+/* The i-th contact of the last iteration (complementarity on the flat ground, samples or
+ * surface vertices): its vertex and its force per axis (x, y = normal, z). 0, or −1 when there
+ * is no such contact. */
+int mlc_fullspace_contact_force(const mlc_fullspace *fs, int i, int *vertex, double f[3]);
 #endif
