@@ -195,9 +195,16 @@ same_runs local sroot 4 && ok "the 4 runs are bit-identical to the local sweep" 
 grep -q "attempt 1 (SLURM_RESTART_COUNT=0)" "sroot/slurm-${job}_3.out" \
   && ok "a task's log starts with its attempt" || fail "log of task 3: $(head -3 "sroot/slurm-${job}_3.out")"
 
-# 2. Resubmitted: every run is complete and skipped.
+# 2. Resubmitted, throttled to one task at a time: every run is complete and skipped.
 before=$(stat -c %Y sroot/run_0001/params.json)
-job2=$(sbatch --parsable job.sh) && wait_job "$job2" 60 || fail "resubmission did not finish"
+"$BIN" sweep sweep.json --out sroot --slurm job.sh --slurm-max-running 1 >slurm.txt 2>&1 \
+  && grep -q "^#SBATCH --array=0-3%1$" job.sh && grep -q "at most 1 running at once" slurm.txt \
+  || fail "--slurm-max-running 1: $(grep array job.sh) $(cat slurm.txt)"
+job2=$(sbatch --parsable job.sh) || fail "sbatch of the throttled array"
+scontrol -o show job "$job2" 2>/dev/null | grep -q "ArrayTaskThrottle=1" \
+  && ok "--slurm-max-running 1: Slurm holds the array to one task at a time" \
+  || fail "throttle: $(scontrol -o show job "$job2" 2>&1 | grep -o 'ArrayTaskThrottle=[^ ]*' | head -1)"
+wait_job "$job2" 60 || fail "resubmission did not finish"
 n=$(cat sroot/slurm-"${job2}"_*.out 2>/dev/null | grep -c "is complete$")
 all_completed "$job2" 4 && [ "$n" -eq 4 ] && [ "$(stat -c %Y sroot/run_0001/params.json)" = "$before" ] \
   && ok "a resubmission skips all 4 runs" || fail "resubmission: $n of 4 runs skipped"

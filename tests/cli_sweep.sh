@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_sweep.sh BIN SRCDIR: `sweep` expands a grid x seeds into run directories and runs them,
-# `summarize` gives one row per run (CSV + SVG), a second sweep skips the complete runs,
-# --dry-run writes nothing, --slurm writes a job-array script whose tasks (run here with a
+# --jobs 2 gives the same files, `summarize` gives one row per run (CSV + SVG), a second sweep
+# skips the complete runs, --dry-run writes nothing, --slurm writes a job-array script whose tasks (run here with a
 # stand-in srun) reproduce the local runs exactly.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 # The precompute's BLAS sums in another order with other thread counts; runs compared bit for
@@ -27,7 +27,18 @@ for i in 0 1 2 3; do [ -s "root/run_000$i/params.json" ] && n=$((n + 1)); done
 grep -q '"cmaes.seed=2"' root/run_0001/run.json && grep -Eq '"actuation.sinusoids":[[:space:]]*2' root/run_0003/run.json \
   && echo "ok: run.json records each run's overrides" || fail "run.json overrides"
 
-"$BIN" summarize root --out summary.csv 2>/dev/null || fail "summarize"
+# The same sweep two runs at a time, each its own process: the same result files.
+"$BIN" sweep sweep.json --out jroot --jobs 2 --quiet >/dev/null 2>jerr.txt || { fail "sweep --jobs 2"; cat jerr.txt; }
+same=0
+for i in 0 1 2 3; do
+  d=run_000$i
+  cmp -s "root/$d/params.json" "jroot/$d/params.json" \
+    && diff -q <(strip_clock "root/$d/history.csv") <(strip_clock "jroot/$d/history.csv") >/dev/null && same=$((same + 1))
+done
+[ "$same" -eq 4 ] && echo "ok: --jobs 2 gives the same params.json and history.csv as --jobs 1" \
+  || fail "--jobs 2: $same of 4 runs identical to --jobs 1"
+
+"$BIN" summarize root --out summary.csv >/dev/null 2>&1 || fail "summarize"
 [ "$(wc -l < summary.csv)" -eq 5 ] && head -1 summary.csv | grep -q "actuation.sinusoids,seed,J,displacement,J_align,generations,seconds" \
   && echo "ok: summary has a header and 4 rows" || { fail "summary.csv"; cat summary.csv; }
 [ "$(grep -c ",done$" summary.csv)" -eq 4 ] || fail "not every run is done in the summary"

@@ -23,7 +23,7 @@ static const char *program_help =
     "  simulate [CONFIG|PARAMS]      run one rollout and write its trajectory and caches\n"
     "  optimize [CONFIG|MESH]        search a gait with CMA-ES (the main job)\n"
     "  sweep SWEEP.json              many optimize runs: here, or as a Slurm job array\n"
-    "  summarize DIR...              one CSV row (and bar of a chart) per run\n"
+    "  summarize DIR...              runs grouped by setting: tables, plots, a gallery\n"
     "  view DIR [--png FILE]         HTML viewer (DIR/view.html) or PNG film strip of a run\n"
     "\n"
     "options for every command: --help, --set KEY=VALUE (repeatable), --out DIR\n"
@@ -105,27 +105,43 @@ static const char *view_help =
     "  --frames N         panels of the film strip, evenly spread over the gait (default 6)\n";
 
 static const char *sweep_help =
-    "usage: modalloco sweep SWEEP.json [--out ROOT] [--slurm FILE] [--dry-run] [--force]\n"
-    "                                  [--threads N] [--quiet]\n"
+    "usage: modalloco sweep SWEEP.json [--out ROOT] [--jobs N] [--threads N] [--quiet]\n"
+    "                                  [--dry-run [--json]] [--force]\n"
+    "                                  [--slurm FILE [--slurm-max-running N]]\n"
     "\n"
     "Expands SWEEP.json ({\"base\": CONFIG|MESH|{...}, \"grid\": {\"KEY\": [values]},\n"
     "\"list\": [{\"KEY\": value}], \"seeds\": [1, 2], \"args\": [\"KEY=VALUE\"]}) into runs\n"
-    "ROOT/run_0000, ... (every grid point x list entry x seed) and runs them one after the\n"
-    "other (under mpirun each run uses every process). Complete runs are skipped and\n"
-    "interrupted ones resumed, so the same command continues a sweep. Writes ROOT/runs.csv,\n"
+    "ROOT/run_0000, ... (every grid point x list entry x seed) and runs them here (under\n"
+    "mpirun each run uses every process). Complete runs are skipped and interrupted ones\n"
+    "resumed, so the same command continues a sweep. Writes ROOT/runs.csv,\n"
     "ROOT/manifest.tsv and ROOT/run_NNNN/run.json. Guide: docs/cluster.md.\n"
     "\n"
     "  --out ROOT         output root (default: \"out\" in the file, else sweep-out)\n"
-    "  --slurm FILE       write a Slurm job-array script (one task per run) instead of running\n"
+    "  --jobs N           run N runs at a time, each its own process writing its progress to\n"
+    "                     ROOT/run_NNNN/optimize.log (default 1: one after the other, in this\n"
+    "                     process); the results are the same files for any N\n"
+    "  --threads N        threads of each run (parallel.threads; default: the run's setting,\n"
+    "                     or with --jobs the cores divided by N)\n"
+    "  --quiet            no progress output (of the sweep and of its runs)\n"
     "  --dry-run          list the runs and their state; write nothing\n"
-    "  --force            redo runs whose directory holds another configuration\n";
+    "  --json             with --dry-run: one JSON document of the runs on stdout\n"
+    "  --force            redo runs whose directory holds another configuration\n"
+    "  --slurm FILE       write a Slurm job-array script (one task per run) instead of running\n"
+    "  --slurm-max-running N  at most N array tasks at once (#SBATCH --array=0-K%N)\n";
 
 static const char *summarize_help =
-    "usage: modalloco summarize DIR... [--out FILE.csv]\n"
+    "usage: modalloco summarize DIR... [--out FILE.csv] [--json] [--gallery]\n"
     "\n"
-    "One CSV row per run (the swept settings, seed, J, displacement, J_align, generations,\n"
-    "wall seconds, status) for optimize output directories or sweep roots (their run_*\n"
-    "subdirectories). Prints to stdout, or writes FILE.csv and a bar chart FILE.svg.\n";
+    "Reads optimize output directories or sweep roots (their run_* subdirectories). Without\n"
+    "--out: one CSV row per run on stdout (the swept settings, seed, J, displacement, J_align,\n"
+    "generations, wall seconds, found, status). With --out: FILE.csv (those rows), FILE.svg (a\n"
+    "bar per run), FILE_groups.csv (per setting across seeds: n, median, min and max J,\n"
+    "credible, robust and full-space k/n) and FILE_by_setting.svg (J against each swept key),\n"
+    "and the groups as a table on stdout.\n"
+    "\n"
+    "  --json             one JSON document on stdout instead ({\"keys\", \"groups\", \"runs\"})\n"
+    "  --gallery          also ROOT/index.html: every run's film strip, grouped, with the\n"
+    "                     numbers and plots (one ROOT; --out defaults to ROOT/summary.csv)\n";
 
 int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
@@ -300,7 +316,8 @@ static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **ar
         opt->frames = (int)n;
     } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
         opt->quiet = 1;
-    } else if (!strcmp(name, "--json") && !strcmp(cmd, "info")) {
+    } else if (!strcmp(name, "--json") &&
+               (!strcmp(cmd, "info") || !strcmp(cmd, "summarize") || !strcmp(cmd, "sweep"))) {
         opt->json = 1;
     } else if (!strcmp(name, "--expect") && !strcmp(cmd, "simulate")) {
         NEED_VALUE();
@@ -322,6 +339,22 @@ static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **ar
     } else if (!strcmp(name, "--slurm") && !strcmp(cmd, "sweep")) {
         NEED_VALUE();
         opt->slurm = val;
+    } else if (!strcmp(name, "--jobs") && !strcmp(cmd, "sweep")) {
+        NEED_VALUE();
+        long long n;
+        if (!parse_long(val, 1, 4096, &n))
+            return usage_error(cmd, "--jobs expects a number of runs at a time, 1..4096, got '%s'",
+                               val);
+        opt->jobs = (int)n;
+    } else if (!strcmp(name, "--slurm-max-running") && !strcmp(cmd, "sweep")) {
+        NEED_VALUE();
+        long long n;
+        if (!parse_long(val, 1, 4096, &n))
+            return usage_error(
+                cmd, "--slurm-max-running expects a number of tasks 1..4096, got '%s'", val);
+        opt->slurm_max_running = (int)n;
+    } else if (!strcmp(name, "--gallery") && !strcmp(cmd, "summarize")) {
+        opt->gallery = 1;
     } else if (a[0] == '-' && a[1] != 0) {
         return usage_error(cmd, "unknown option '%s'", a);
     } else if (!strcmp(cmd, "summarize")) {

@@ -1,6 +1,8 @@
-/* cmd_sweep.c: `modalloco sweep` (expand a parameter sweep into optimize runs; run them here
- * one after the other, or write a Slurm job array) and `modalloco summarize` (one CSV row and
- * one bar of a chart per run). docs/cluster.md is the user's guide.
+/* cmd_sweep.c: `modalloco sweep` (expand a parameter sweep into optimize runs; run them here,
+ * one after the other in this process or --jobs N at a time as child processes, or write a
+ * Slurm job array) and `modalloco summarize` (the runs' results, per run and grouped by
+ * setting: job/summary.h; the HTML gallery: job/gallery.h). docs/cluster.md is the user's
+ * guide.
  *
  * A sweep file is JSON:
  *   {"base": "run.json" | "bat.off" | {config object},    (optional; defaults otherwise)
@@ -27,42 +29,42 @@
  * `summarize` reads.
  *
  * A run whose params.json exists and whose config.json matches is complete and skipped, a run
- * with a checkpoint is resumed, so an interrupted sweep continues where it stopped. Runs execute
- * in-process through mlc_cmd_optimize, so under mpirun every run uses all processes.
+ * with a checkpoint is resumed, so an interrupted sweep continues where it stopped. With one job
+ * (the default) runs execute in-process through mlc_cmd_optimize, so under mpirun every run
+ * uses all processes. With --jobs N they are `modalloco optimize` processes started N at a time
+ * (posix_spawn), each writing to ROOT/run_NNNN/optimize.log with --threads = cores / N unless
+ * the run sets parallel.threads or --threads is given; a run's result does not depend on its
+ * thread count, so the files are the same as with one job.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <cjson/cJSON.h>
 
 #include "commands.h"
 #include "dist.h"
+#include "gallery.h"
 #include "output.h"
+#include "summary.h"
 
 #define SWEEP_MAX_RUNS 100000
 
 /* ---- Small file helpers --------------------------------------------------------------- */
-static int is_dir(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static cJSON *read_json(const char *path) {
-    char *text = mlc_file_read_text(path);
-    if (!text) return NULL;
-    cJSON *j = cJSON_Parse(text);
-    mlc_free(text);
-    return j;
-}
-
 /* An absolute version of `path` (owned): realpath when it exists, else cwd + path. */
 static char *absolute(const char *path) {
     char buf[PATH_MAX];
@@ -79,6 +81,7 @@ typedef struct sweep_run {
     char **sets;      /* --set strings in order (owned) */
     int nsets;
     int seed;     /* effective cmaes.seed */
+    int threads;  /* effective parallel.threads (0 = all cores) */
     char *config; /* the effective configuration as optimize writes config.json (owned) */
 } sweep_run;
 
@@ -123,12 +126,6 @@ static char *value_text(const cJSON *v) {
     char *copy = mlc_strdup(t);
     cJSON_free(t);
     return copy;
-}
-
-/* A value for a table cell: strings without their quotes, anything else as compact JSON. */
-static char *cell_text(const cJSON *v) {
-    if (cJSON_IsString(v)) return mlc_strdup(v->valuestring);
-    return value_text(v);
 }
 
 static mlc_status add_set(sweep_run *r, const char *key, const cJSON *value, const char *raw,
@@ -523,6 +520,7 @@ static mlc_status expand_run(sweep *w, long gi, int li, int si, const char *file
     if ((s = run_config(w, r, file, &cfg, &cerr)) != MLC_OK)
         return mlc_errf(err, s, "%s: %s: %s", file, name, cerr.msg);
     r->seed = cfg.cmaes.seed;
+    r->threads = cfg.parallel.threads;
     if (!(r->config = mlc_config_to_json(&cfg))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     for (int k = 0; k < r->nsets; k++)
         if (strpbrk(r->sets[k], "\t\n"))
@@ -556,20 +554,6 @@ static mlc_status sweep_load(sweep *w, const char *file, const char *out, const 
 }
 
 /* ---- Writing the sweep's files ------------------------------------------------------------ */
-/* CSV field: quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s) {
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static mlc_status write_manifest(const sweep *w, mlc_err *err) {
     mlc_status s;
     char *path = NULL;
@@ -611,7 +595,7 @@ static mlc_status write_manifest(const sweep *w, mlc_err *err) {
     const cJSON *k;
     cJSON_ArrayForEach(k, w->keys) {
         fputc(',', csv.fp);
-        csv_field(csv.fp, k->valuestring);
+        mlc_csv_field(csv.fp, k->valuestring);
     }
     fputc('\n', csv.fp);
     for (int i = 0; i < w->nruns; i++) {
@@ -623,14 +607,14 @@ static mlc_status write_manifest(const sweep *w, mlc_err *err) {
         fputc('\n', tsv.fp);
 
         fprintf(csv.fp, "%d,", i);
-        csv_field(csv.fp, r->dir);
+        mlc_csv_field(csv.fp, r->dir);
         fprintf(csv.fp, ",%d", r->seed);
         cJSON_ArrayForEach(k, w->keys) {
             fputc(',', csv.fp);
             const cJSON *v = cJSON_GetObjectItem(r->overrides, k->valuestring);
             if (v) {
-                char *c = cell_text(v);
-                if (c) csv_field(csv.fp, c);
+                char *c = mlc_json_cell_text(v);
+                if (c) mlc_csv_field(csv.fp, c);
                 mlc_free(c);
             }
         }
@@ -693,13 +677,20 @@ static void srun_options(FILE *f, const sweep *w) {
     if (w->slurm.cpus) fprintf(f, " --cpus-per-task=%d", w->slurm.cpus);
 }
 
-static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+/* This program's path (what the Slurm script and the runs of --jobs start), or "modalloco" to
+ * be found on PATH when /proc does not say. */
+static void self_exe(char *exe, size_t cap) {
+    ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
     if (n <= 0)
-        snprintf(exe, sizeof exe, "modalloco");
+        snprintf(exe, cap, "modalloco");
     else
         exe[n] = 0;
+}
+
+/* max_running > 0 throttles the array: Slurm starts at most that many tasks at once. */
+static mlc_status write_slurm(const sweep *w, const char *path, int max_running, mlc_err *err) {
+    char exe[PATH_MAX];
+    self_exe(exe, sizeof exe);
 
     mlc_afile af = {0};
     mlc_status s = mlc_afile_open(&af, path, err);
@@ -710,7 +701,9 @@ static mlc_status write_slurm(const sweep *w, const char *path, mlc_err *err) {
             "# Slurm job array written by `modalloco sweep`: %d runs, one array task each.\n"
             "# Submit: sbatch %s    Then: modalloco summarize %s --out %s/summary.csv\n",
             w->nruns, path, w->root, w->root);
-    fprintf(f, "#SBATCH --job-name=modalloco-sweep\n#SBATCH --array=0-%d\n", w->nruns - 1);
+    fprintf(f, "#SBATCH --job-name=modalloco-sweep\n#SBATCH --array=0-%d", w->nruns - 1);
+    if (max_running > 0) fprintf(f, "%%%d", max_running);
+    fputc('\n', f);
     /* Append: a requeued task's output file is truncated otherwise, and the first attempt's
      * log lost. */
     fprintf(f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n#SBATCH --open-mode=append\n", w->root);
@@ -822,6 +815,321 @@ static void print_run(FILE *f, const sweep *w, const sweep_run *r) {
     }
 }
 
+/* ---- --dry-run --json ------------------------------------------------------------------- */
+static const char *state_name[] = {"todo", "complete", "resume", "conflict"};
+
+/* {"root", "base", "keys", "runs": [{"run", "dir", "state", "seed", "settings", "sets",
+ * "command"}]}: what each run would do, for scripts. */
+static int print_runs_json(const sweep *w, const int *state) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "root", w->root);
+    cJSON_AddItemToObject(o, "base", w->base ? cJSON_CreateString(w->base) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "keys", cJSON_Duplicate(w->keys, 1));
+    cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+    for (int i = 0; i < w->nruns; i++) {
+        const sweep_run *r = &w->runs[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToArray(runs, j);
+        cJSON_AddNumberToObject(j, "run", i);
+        cJSON_AddStringToObject(j, "dir", r->dir);
+        cJSON_AddStringToObject(j, "state", state_name[state[i]]);
+        cJSON_AddNumberToObject(j, "seed", r->seed);
+        cJSON_AddItemToObject(j, "settings", cJSON_Duplicate(r->overrides, 1));
+        cJSON *sets = cJSON_AddArrayToObject(j, "sets");
+        for (int k = 0; k < r->nsets; k++)
+            cJSON_AddItemToArray(sets, cJSON_CreateString(r->sets[k]));
+        /* The arguments of `modalloco optimize`, as the manifest has them. */
+        cJSON *cmd = cJSON_AddArrayToObject(j, "command");
+        cJSON_AddItemToArray(cmd, cJSON_CreateString("optimize"));
+        if (w->base) cJSON_AddItemToArray(cmd, cJSON_CreateString(w->base));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString("--out"));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(r->dir));
+        for (int k = 0; k < r->nsets; k++) {
+            cJSON_AddItemToArray(cmd, cJSON_CreateString("--set"));
+            cJSON_AddItemToArray(cmd, cJSON_CreateString(r->sets[k]));
+        }
+    }
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text) return mlc_cli_fail(MLC_ENOMEM, NULL);
+    puts(text);
+    cJSON_free(text);
+    return 0;
+}
+
+/* ---- Local runs ------------------------------------------------------------------------ */
+/* What became of the runs. */
+typedef struct sweep_tally {
+    int ran, skipped, failed, none; /* none: complete without a credible gait (exit 3) */
+    int interrupted;                /* a signal stopped the sweep: exit 130 */
+} sweep_tally;
+
+/* Count run i's exit code; a failure is reported with where to look. */
+static void tally_exit(sweep_tally *t, const sweep *w, int i, int code, const char *log) {
+    t->ran++;
+    if (code == 0) return;
+    if (code == 3) {
+        t->none++; /* complete, with "found": false: a result, not a failure */
+    } else if (code == 130) {
+        t->interrupted = 1;
+    } else {
+        t->failed++;
+        if (mlc_dist_rank() == 0)
+            fprintf(stderr, "modalloco: sweep: run %d (%s) failed (exit %d)%s%s; going on\n", i,
+                    w->runs[i].dir, code, log ? "; its log: " : "", log ? log : "");
+    }
+}
+
+/* One run after the other, in this process (all ranks together under mpirun). */
+static void run_in_process(const mlc_cli_options *opt, const sweep *w, const int *state, int quiet,
+                           sweep_tally *t) {
+    for (int i = 0; i < w->nruns && !t->interrupted; i++) {
+        const sweep_run *r = &w->runs[i];
+        if (state[i] == RUN_SKIP) {
+            t->skipped++;
+            if (!quiet)
+                fprintf(stderr, "modalloco: sweep: run %d/%d complete, skipped\n", i + 1, w->nruns);
+            continue;
+        }
+        if (!quiet) {
+            fprintf(stderr, "modalloco: sweep: run %d/%d%s: ", i + 1, w->nruns,
+                    state[i] == RUN_RESUME ? " (resuming)" : "");
+            print_run(stderr, w, r);
+            fputc('\n', stderr);
+        }
+        mlc_cli_options o;
+        memset(&o, 0, sizeof o);
+        o.command = "optimize";
+        o.input = w->base;
+        o.out = r->dir;
+        o.nsets = MLC_MIN(r->nsets, MLC_CLI_MAX_SETS);
+        for (int j = 0; j < o.nsets; j++)
+            o.sets[j] = r->sets[j];
+        o.quiet = opt->quiet;
+        o.force = opt->force && state[i] == RUN_CONFLICT;
+        if (state[i] == RUN_RESUME) o.resume = r->dir;
+        if (opt->threads_set) o.threads = opt->threads, o.threads_set = 1;
+        fflush(stdout);
+        int code = mlc_cmd_optimize(&o);
+        fflush(stdout);
+        tally_exit(t, w, i, code, NULL);
+    }
+}
+
+/* The last SIGINT/SIGTERM the sweep received while its runs were running (0: none). */
+static volatile sig_atomic_t stop_signal;
+static void on_stop(int sig) {
+    stop_signal = sig;
+}
+
+extern char **environ;
+
+/* Start run i as `modalloco optimize ...` in its own process, stdin from /dev/null, stdout
+ * and stderr appended to `log`. */
+static mlc_status spawn_run(const mlc_cli_options *opt, const sweep *w, int i, int state,
+                            int threads, const char *log, pid_t *pid, mlc_err *err) {
+    const sweep_run *r = &w->runs[i];
+    char exe[PATH_MAX], nthreads[16];
+    self_exe(exe, sizeof exe);
+    snprintf(nthreads, sizeof nthreads, "%d", threads);
+    /* Every argument owned: posix_spawn takes char *const[]. */
+    const char *args[16 + 2 * MLC_CLI_MAX_SETS];
+    int n = 0;
+    args[n++] = exe;
+    args[n++] = "optimize";
+    if (w->base) args[n++] = w->base;
+    args[n++] = "--out";
+    args[n++] = r->dir;
+    for (int k = 0; k < MLC_MIN(r->nsets, MLC_CLI_MAX_SETS); k++)
+        args[n++] = "--set", args[n++] = r->sets[k];
+    if (threads > 0) args[n++] = "--threads", args[n++] = nthreads;
+    if (state == RUN_RESUME) args[n++] = "--resume", args[n++] = r->dir;
+    if (opt->force && state == RUN_CONFLICT) args[n++] = "--force";
+    if (opt->quiet) args[n++] = "--quiet";
+    char *argv[sizeof args / sizeof args[0] + 1];
+    int made = 0;
+    for (; made < n; made++)
+        if (!(argv[made] = mlc_strdup(args[made]))) break;
+    argv[made] = NULL;
+    mlc_status s = MLC_OK;
+    /* The log starts with what ran, as the sweep's own progress line would say it. */
+    FILE *lf = made == n ? fopen(log, "a") : NULL;
+    if (made < n) {
+        s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+    } else if (!lf) {
+        s = mlc_errf(err, MLC_EIO, "%s: cannot write the run's log: %s", log, strerror(errno));
+    } else {
+        time_t now = time(NULL);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+        fprintf(lf, "modalloco sweep: run %d/%d%s, %s: ", i + 1, w->nruns,
+                state == RUN_RESUME ? " (resuming)" : "", when);
+        print_run(lf, w, r);
+        fputc('\n', lf);
+        fclose(lf);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_APPEND,
+                                         0644);
+        posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+        /* The run reacts to SIGINT/SIGTERM even when the sweep was started with them ignored
+         * (a background job of a script): it saves a checkpoint, or stops before its first
+         * generation. */
+        posix_spawnattr_t at;
+        posix_spawnattr_init(&at);
+        sigset_t def;
+        sigemptyset(&def);
+        sigaddset(&def, SIGINT);
+        sigaddset(&def, SIGTERM);
+        posix_spawnattr_setsigdefault(&at, &def);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+        int e = posix_spawn(pid, exe, &fa, &at, argv, environ);
+        posix_spawnattr_destroy(&at);
+        posix_spawn_file_actions_destroy(&fa);
+        if (e) s = mlc_errf(err, MLC_EIO, "cannot start %s: %s", exe, strerror(e));
+    }
+    for (int k = 0; k < made; k++)
+        mlc_free(argv[k]);
+    return s;
+}
+
+/* Runs `jobs` at a time, each its own process (spawn_run). A run that fails is counted and
+ * the others go on. SIGINT/SIGTERM stops starting runs and passes the signal on to the running
+ * ones, which save their checkpoint and exit 130; the sweep waits for every one of them. */
+static mlc_status run_parallel(const mlc_cli_options *opt, const sweep *w, const int *state,
+                               int jobs, sweep_tally *t, mlc_err *err) {
+    int threads = 0; /* 0: leave each run its own parallel.threads */
+    if (opt->threads_set) {
+        threads = opt->threads;
+    } else {
+#ifdef _OPENMP
+        int cores = omp_get_num_procs();
+#else
+        int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+        threads = MLC_MAX(1, cores / jobs);
+    }
+    pid_t *pid = mlc_calloc((size_t)jobs, sizeof *pid);
+    int *run = mlc_calloc((size_t)jobs, sizeof *run);
+    double *start = mlc_calloc((size_t)jobs, sizeof *start);
+    char **logs = mlc_calloc((size_t)w->nruns, sizeof *logs);
+    if (!pid || !run || !start || !logs) {
+        mlc_free(pid), mlc_free(run), mlc_free(start), mlc_free(logs);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    mlc_status s = MLC_OK;
+    int next = 0, running = 0, forwarded = 0;
+    const int quiet = opt->quiet;
+    for (;;) {
+        /* Fill the free slots, unless the sweep is stopping. */
+        while (!stop_signal && !t->interrupted && s == MLC_OK && running < jobs &&
+               next < w->nruns) {
+            int i = next++;
+            if (state[i] == RUN_SKIP) {
+                t->skipped++;
+                if (!quiet)
+                    fprintf(stderr, "modalloco: sweep: run %d/%d complete, skipped\n", i + 1,
+                            w->nruns);
+                continue;
+            }
+            int slot = 0;
+            while (pid[slot])
+                slot++;
+            /* A run with its own parallel.threads keeps it unless --threads says otherwise. */
+            int nt = opt->threads_set || w->runs[i].threads == 0 ? threads : 0;
+            if (!(logs[i] = mlc_path_join_alloc(w->runs[i].dir, "optimize.log"))) {
+                s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+                break;
+            }
+            if ((s = spawn_run(opt, w, i, state[i], nt, logs[i], &pid[slot], err)) != MLC_OK) break;
+            run[slot] = i, start[slot] = mlc_now();
+            running++;
+            if (!quiet)
+                fprintf(stderr, "modalloco: sweep: run %d/%d started%s (%d running), log %s\n",
+                        i + 1, w->nruns, state[i] == RUN_RESUME ? ", resuming" : "", running,
+                        logs[i]);
+        }
+        if (running == 0) break;
+        if (stop_signal && forwarded != stop_signal) {
+            /* Ctrl-C reaches the runs from the terminal too; a signal sent to the sweep alone
+             * must reach them as well. */
+            for (int k = 0; k < jobs; k++)
+                if (pid[k]) kill(pid[k], SIGINT);
+            forwarded = stop_signal;
+            if (!quiet)
+                fprintf(stderr,
+                        "modalloco: sweep: stopping; waiting for %d running run%s to "
+                        "save a checkpoint\n",
+                        running, running == 1 ? "" : "s");
+        }
+        int status;
+        pid_t done = waitpid(-1, &status, WNOHANG);
+        if (done == 0) {
+            /* Poll: a signal that arrives while blocked in waitpid is still forwarded soon. */
+            struct timespec nap = {0, 50 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            break; /* no children left (ECHILD) */
+        }
+        int slot = 0;
+        while (slot < jobs && pid[slot] != done)
+            slot++;
+        if (slot == jobs) continue; /* not one of ours */
+        pid[slot] = 0;
+        running--;
+        int i = run[slot];
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        /* Killed by the signal that stopped the sweep (before its generation loop, where a run
+         * saves a checkpoint): stopped, not failed. */
+        if (stop_signal && WIFSIGNALED(status)) code = 130;
+        tally_exit(t, w, i, code, logs[i]);
+        if (!quiet && code != 130)
+            fprintf(stderr, "modalloco: sweep: run %d/%d %s after %.1f s (exit %d)\n", i + 1,
+                    w->nruns, code == 0 || code == 3 ? "done" : "failed", mlc_now() - start[slot],
+                    code);
+    }
+    if (stop_signal) t->interrupted = 1;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    for (int i = 0; i < w->nruns; i++)
+        mlc_free(logs[i]);
+    mlc_free(logs), mlc_free(pid), mlc_free(run), mlc_free(start);
+    return s;
+}
+
+/* Options that only make sense together, checked before anything is read. */
+static mlc_status check_options(const mlc_cli_options *opt, mlc_err *err) {
+    if (opt->json && !opt->dry_run)
+        return mlc_errf(err, MLC_EINVAL,
+                        "sweep --json goes with --dry-run (it lists the runs as JSON); "
+                        "`modalloco summarize ROOT --json` reports their results");
+    if (opt->slurm_max_running && !opt->slurm)
+        return mlc_errf(err, MLC_EINVAL,
+                        "--slurm-max-running goes with --slurm FILE (it throttles the job "
+                        "array)");
+    if (opt->jobs > 1 && opt->slurm)
+        return mlc_errf(err, MLC_EINVAL,
+                        "--jobs runs a sweep here; a Slurm array runs its tasks as Slurm "
+                        "schedules them (limit them with --slurm-max-running N)");
+    if (opt->jobs > 1 && mlc_dist_size() > 1)
+        return mlc_errf(err, MLC_EINVAL,
+                        "--jobs %d under mpirun: there every run uses all %d processes, one "
+                        "run at a time; drop --jobs, or run the sweep without mpirun",
+                        opt->jobs, mlc_dist_size());
+    return MLC_OK;
+}
+
 int mlc_cmd_sweep(const mlc_cli_options *opt) {
     mlc_err err = {0};
     sweep w;
@@ -835,6 +1143,7 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
         s = mlc_errf(&err, MLC_EINVAL, "sweep needs a SWEEP.json argument (see docs/cluster.md)");
         goto fail;
     }
+    if ((s = check_options(opt, &err)) != MLC_OK) goto fail;
     /* Every rank expands the sweep (cheap and deterministic); only rank 0 writes. */
     if ((s = sweep_load(&w, opt->input, opt->out, opt->sets, opt->nsets, &err)) != MLC_OK)
         goto fail;
@@ -853,13 +1162,15 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
         conflicts += state[i] == RUN_CONFLICT;
     }
     if (opt->dry_run) {
-        if (rank == 0)
+        if (rank == 0 && opt->json) {
+            rc = print_runs_json(&w, state);
+        } else if (rank == 0) {
             for (int i = 0; i < w.nruns; i++) {
-                static const char *what[] = {"todo", "complete", "resume", "conflict"};
-                printf("%-8s ", what[state[i]]);
+                printf("%-8s ", state_name[state[i]]);
                 print_run(stdout, &w, &w.runs[i]);
                 putchar('\n');
             }
+        }
         goto done;
     }
     if (conflicts && !opt->force) {
@@ -871,7 +1182,8 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
     }
     s = MLC_OK;
     if (rank == 0) s = write_manifest(&w, &err);
-    if (rank == 0 && s == MLC_OK && opt->slurm) s = write_slurm(&w, opt->slurm, &err);
+    if (rank == 0 && s == MLC_OK && opt->slurm)
+        s = write_slurm(&w, opt->slurm, opt->slurm_max_running, &err);
     /* Only rank 0 wrote: the others must learn its outcome before running anything. */
     if ((s = mlc_dist_agree(s, NULL)) != MLC_OK) goto fail;
 
@@ -880,67 +1192,38 @@ int mlc_cmd_sweep(const mlc_cli_options *opt) {
             int todo = 0;
             for (int i = 0; i < w.nruns; i++)
                 todo += state[i] != RUN_SKIP;
-            printf("%s: %d runs (%d to do) in %s\n", opt->slurm, w.nruns, todo, w.root);
+            printf("%s: %d runs (%d to do) in %s", opt->slurm, w.nruns, todo, w.root);
+            if (opt->slurm_max_running)
+                printf(", at most %d running at once", opt->slurm_max_running);
+            putchar('\n');
             print_resources(stdout, &w);
             printf("submit with: sbatch %s\n", opt->slurm);
         }
         goto done;
     }
 
-    /* Local: one run after the other, in this process (all ranks together under mpirun). */
-    int ran = 0, skipped = 0, failed = 0, none = 0;
+    sweep_tally t = {0};
     double t0 = mlc_now();
-    for (int i = 0; i < w.nruns; i++) {
-        sweep_run *r = &w.runs[i];
-        if (state[i] == RUN_SKIP) {
-            skipped++;
-            if (!quiet)
-                fprintf(stderr, "modalloco: sweep: run %d/%d complete, skipped\n", i + 1, w.nruns);
-            continue;
-        }
-        if (!quiet) {
-            fprintf(stderr, "modalloco: sweep: run %d/%d%s: ", i + 1, w.nruns,
-                    state[i] == RUN_RESUME ? " (resuming)" : "");
-            print_run(stderr, &w, r);
-            fputc('\n', stderr);
-        }
-        mlc_cli_options o;
-        memset(&o, 0, sizeof o);
-        o.command = "optimize";
-        o.input = w.base;
-        o.out = r->dir;
-        o.nsets = MLC_MIN(r->nsets, MLC_CLI_MAX_SETS);
-        for (int j = 0; j < o.nsets; j++)
-            o.sets[j] = r->sets[j];
-        o.quiet = opt->quiet;
-        o.force = opt->force && state[i] == RUN_CONFLICT;
-        if (state[i] == RUN_RESUME) o.resume = r->dir;
-        if (opt->threads_set) o.threads = opt->threads, o.threads_set = 1;
+    const int jobs = MLC_MIN(MLC_MAX(opt->jobs, 1), w.nruns);
+    if (jobs > 1) {
         fflush(stdout);
-        int code = mlc_cmd_optimize(&o);
-        fflush(stdout);
-        ran++;
-        if (code == 130) {
-            if (!quiet)
-                fprintf(stderr, "modalloco: sweep interrupted; run the same command again to "
-                                "continue\n");
-            rc = 130;
-            goto done;
-        }
-        if (code == 3) {
-            none++; /* complete, with "found": false: a result, not a failure */
-        } else if (code != 0) {
-            failed++;
-            if (rank == 0)
-                fprintf(stderr, "modalloco: sweep: run %d failed (exit %d); going on\n", i, code);
-        }
+        if ((s = run_parallel(opt, &w, state, jobs, &t, &err)) != MLC_OK) goto fail;
+    } else {
+        run_in_process(opt, &w, state, quiet, &t);
+    }
+    if (t.interrupted) {
+        if (!quiet)
+            fprintf(stderr, "modalloco: sweep interrupted; run the same command again to "
+                            "continue\n");
+        rc = 130;
+        goto done;
     }
     if (rank == 0)
         fprintf(stderr,
                 "modalloco: sweep: %d runs: %d ran (%d failed, %d found no credible gait), %d "
                 "already complete; %.1f s; results: modalloco summarize %s\n",
-                w.nruns, ran, failed, none, skipped, mlc_now() - t0, w.root);
-    rc = failed ? 1 : 0;
+                w.nruns, t.ran, t.failed, t.none, t.skipped, mlc_now() - t0, w.root);
+    rc = t.failed ? 1 : 0;
     goto done;
 fail:
     /* Every rank met the same failure (the sweep file is the same): say it once. */
@@ -952,379 +1235,107 @@ done:
 }
 
 /* ---- summarize -------------------------------------------------------------------------- */
-typedef struct summary_row {
-    char *dir;        /* the run directory as found (owned) */
-    cJSON *overrides; /* from run.json (owned; NULL for a run made outside a sweep) */
-    double seed, J, displacement, J_align, generations, seconds; /* NAN when unknown */
-    const char *status; /* "done" (params.json), "partial" (checkpoint), "pending" */
-    int found;          /* params.json "found": 1, 0, or -1 when absent */
-    char kind[16];      /* objective.kind of config.json ("" when unknown) */
-    char task[160];     /* what the task asks (target, heading, path), "" for locomotion */
-    double task_error;  /* result.json task_error (docs/method.md §7), NAN when unknown */
-} summary_row;
-
-typedef struct summary {
-    summary_row *rows;
-    int n, cap;
-} summary;
-
-static int is_run_dir(const char *dir) {
-    static const char *marks[] = {"params.json", "run.json", "config.json", "checkpoint.bin"};
-    char path[PATH_MAX];
-    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, marks[i]);
-        if (mlc_file_exists(path)) return 1;
-    }
-    return 0;
+/* "STEM" + suffix, where STEM is `out` without a final ".csv" (owned). */
+static char *beside(const char *out, const char *suffix) {
+    size_t n = strlen(out), cap = n + strlen(suffix) + 1;
+    if (n > 4 && !strcmp(out + n - 4, ".csv")) n -= 4;
+    char *p = mlc_malloc(cap);
+    if (p) snprintf(p, cap, "%.*s%s", (int)n, out, suffix);
+    return p;
 }
 
-/* The last data row of history.csv: generation (column 1) and wall seconds (column 6). */
-static void history_tail(const char *dir, double *generation, double *seconds) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/history.csv", dir);
-    char *text = mlc_file_read_text(path);
-    if (!text) return;
-    char *last = NULL;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (isdigit((unsigned char)line[0])) last = line;
-    if (last) {
-        char *field = last;
-        for (int col = 1; field && col <= 6; col++) {
-            if (col == 1) *generation = strtod(field, NULL);
-            if (col == 6) *seconds = strtod(field, NULL);
-            field = strchr(field, ',');
-            if (field) field++;
-        }
-    }
-    mlc_free(text);
-}
-
-/* "[a b c]" of a JSON number array into buf. */
-static void vec_text(const cJSON *a, char *buf, size_t cap) {
-    size_t n = 0;
-    const cJSON *x;
-    buf[0] = 0;
-    cJSON_ArrayForEach(x, a) {
-        if (n >= cap) break;
-        int w = snprintf(buf + n, cap - n, "%s%.6g", n ? " " : "[",
-                         cJSON_IsNumber(x) ? x->valuedouble : (double)NAN);
-        if (w > 0) n += (size_t)w;
-    }
-    if (n > 0 && n < cap) snprintf(buf + n, cap - n, "]");
-}
-
-/* The task of a run (config.json's objective) and how far the written gait is from it
- * (result.json task_error). */
-static void summary_task(summary_row *r, const char *dir) {
-    char path[PATH_MAX], v[120];
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    cJSON *cj = read_json(path);
-    const cJSON *ob = cJSON_GetObjectItem(cj, "objective");
-    const cJSON *kind = cJSON_GetObjectItem(ob, "kind");
-    if (cJSON_IsString(kind)) snprintf(r->kind, sizeof r->kind, "%s", kind->valuestring);
-    const char *key = !strcmp(r->kind, "turn")     ? "heading"
-                      : !strcmp(r->kind, "target") ? "target"
-                      : !strcmp(r->kind, "path")   ? "path"
-                      : !strcmp(r->kind, "jump")   ? "target"
-                                                   : NULL;
-    const cJSON *t = key ? cJSON_GetObjectItem(ob, key) : NULL;
-    if (cJSON_IsArray(t)) {
-        vec_text(t, v, sizeof v);
-        snprintf(r->task, sizeof r->task, "%s %s", key, v);
-    } else if (cJSON_IsString(t)) {
-        snprintf(r->task, sizeof r->task, "%s %.120s", key, t->valuestring);
-    }
-    cJSON_Delete(cj);
-    snprintf(path, sizeof path, "%s/result.json", dir);
-    cJSON *rj = read_json(path);
-    r->task_error = mlc_json_number(rj, "task_error", (double)NAN);
-    cJSON_Delete(rj);
-}
-
-static mlc_status summary_add(summary *sm, const char *dir, mlc_err *err) {
-    if (sm->n == sm->cap) {
-        int ncap = sm->cap ? 2 * sm->cap : 16;
-        summary_row *nr = mlc_realloc(sm->rows, (size_t)ncap * sizeof *nr);
-        if (!nr) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-        sm->rows = nr, sm->cap = ncap;
-    }
-    summary_row *r = &sm->rows[sm->n];
-    memset(r, 0, sizeof *r);
-    r->seed = r->J = r->displacement = r->J_align = r->generations = r->seconds = NAN;
-    r->found = -1;
-    if (!(r->dir = mlc_strdup(dir))) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-    sm->n++;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    cJSON *rj = read_json(path);
-    if (rj) {
-        cJSON *ov = cJSON_DetachItemFromObject(rj, "overrides");
-        if (cJSON_IsObject(ov))
-            r->overrides = ov;
-        else
-            cJSON_Delete(ov);
-        r->seed = mlc_json_number(rj, "seed", (double)NAN);
-        cJSON_Delete(rj);
-    }
-    history_tail(dir, &r->generations, &r->seconds);
-    r->task_error = NAN;
-    summary_task(r, dir);
-    snprintf(path, sizeof path, "%s/params.json", dir);
-    cJSON *pj = read_json(path);
-    if (pj) {
-        r->status = "done";
-        r->J = mlc_json_number(pj, "J", (double)NAN);
-        r->displacement = mlc_json_number(pj, "displacement", (double)NAN);
-        r->J_align = mlc_json_number(pj, "J_align", (double)NAN);
-        r->generations = mlc_json_number(pj, "generations", (double)NAN);
-        const cJSON *fd = cJSON_GetObjectItem(pj, "found");
-        if (cJSON_IsBool(fd)) r->found = cJSON_IsTrue(fd);
-        if (isnan(r->seed)) r->seed = mlc_json_number(pj, "seed", (double)NAN);
-        cJSON_Delete(pj);
-        return MLC_OK;
-    }
-    snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-    r->status = mlc_file_exists(path) ? "partial" : "pending";
-    if (isnan(r->seed)) {
-        snprintf(path, sizeof path, "%s/config.json", dir);
-        cJSON *cj = read_json(path);
-        r->seed = mlc_json_number(cJSON_GetObjectItem(cj, "cmaes"), "seed", (double)NAN);
-        cJSON_Delete(cj);
-    }
-    return MLC_OK;
-}
-
-static int name_cmp(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A run directory, or a directory whose subdirectories (sorted by name) are runs. */
-static mlc_status summary_collect(summary *sm, const char *dir, mlc_err *err) {
-    if (is_run_dir(dir)) return summary_add(sm, dir, err);
-    DIR *d = opendir(dir);
-    if (!d)
-        return mlc_errf(err, MLC_EINVAL,
-                        "%s: not a directory (give optimize output directories "
-                        "or a sweep's output root)",
-                        dir);
-    char **names = NULL;
-    int n = 0, cap = 0;
-    mlc_status s = MLC_OK;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char *sub = mlc_path_join_alloc(dir, e->d_name);
-        if (!sub) {
-            s = mlc_errf(err, MLC_ENOMEM, "out of memory");
-            break;
-        }
-        if (!is_dir(sub) || !is_run_dir(sub)) {
-            mlc_free(sub);
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **nn = mlc_realloc(names, (size_t)cap * sizeof *nn);
-            if (!nn) {
-                mlc_free(sub);
-                s = mlc_errf(err, MLC_ENOMEM, "out of memory");
-                break;
-            }
-            names = nn;
-        }
-        names[n++] = sub;
-    }
-    closedir(d);
-    if (s == MLC_OK && n == 0)
-        s = mlc_errf(err, MLC_EINVAL,
-                     "%s: holds no runs (no params.json, run.json or "
-                     "config.json in it or its subdirectories)",
-                     dir);
-    if (s == MLC_OK) qsort(names, (size_t)n, sizeof *names, name_cmp);
-    for (int i = 0; i < n; i++) {
-        if (s == MLC_OK) s = summary_add(sm, names[i], err);
-        mlc_free(names[i]);
-    }
-    mlc_free(names);
-    return s;
-}
-
-static void put_number(FILE *f, double v, const char *fmt) {
-    fputc(',', f);
-    if (!isnan(v)) fprintf(f, fmt, v);
-}
-
-static void summary_csv(FILE *f, const summary *sm, const cJSON *keys) {
-    const cJSON *k;
-    fputs("run", f);
-    cJSON_ArrayForEach(k, keys) {
-        fputc(',', f);
-        csv_field(f, k->valuestring);
-    }
-    /* The task columns appear when a run has a task beyond walking along a direction. */
-    int tasks = 0;
-    for (int i = 0; i < sm->n; i++)
-        tasks |= sm->rows[i].kind[0] && strcmp(sm->rows[i].kind, "locomotion") != 0;
-    fputs(",seed,J,displacement,J_align,generations,seconds,found,status", f);
-    fputs(tasks ? ",kind,task,task_error\n" : "\n", f);
-    for (int i = 0; i < sm->n; i++) {
-        const summary_row *r = &sm->rows[i];
-        csv_field(f, r->dir);
-        cJSON_ArrayForEach(k, keys) {
-            fputc(',', f);
-            const cJSON *v = cJSON_GetObjectItem(r->overrides, k->valuestring);
-            char *c = v ? cell_text(v) : NULL;
-            if (c) csv_field(f, c);
-            mlc_free(c);
-        }
-        put_number(f, r->seed, "%.0f");
-        put_number(f, r->J, "%.17g");
-        put_number(f, r->displacement, "%.17g");
-        put_number(f, r->J_align, "%.17g");
-        put_number(f, r->generations, "%.0f");
-        put_number(f, r->seconds, "%.3f");
-        fprintf(f, ",%s,%s", r->found < 0 ? "" : r->found ? "true" : "false", r->status);
-        if (tasks) {
-            fputc(',', f);
-            csv_field(f, r->kind);
-            fputc(',', f);
-            csv_field(f, r->task);
-            put_number(f, r->task_error, "%.9g");
-        }
-        fputc('\n', f);
-    }
-}
-
-/* A bar per run of its final J (lower is better: J is minimized), the zero line, y ticks, and
- * the run names under the bars. Runs without a J get an empty slot. */
-static mlc_status summary_svg(const char *path, const summary *sm, mlc_err *err) {
-    double lo = 0, hi = 0;
-    for (int i = 0; i < sm->n; i++)
-        if (isfinite(sm->rows[i].J)) lo = fmin(lo, sm->rows[i].J), hi = fmax(hi, sm->rows[i].J);
-    if (hi - lo < 1e-12) hi = lo + 1;
-    double pad = 0.05 * (hi - lo);
-    if (lo < 0) lo -= pad;
-    if (hi > 0) hi += pad;
-    const double left = 70, top = 40, plot_h = 260, bottom = 110, slot = 26;
-    const double plot_w = fmax(300, slot * sm->n);
-    const double width = left + plot_w + 20, height = top + plot_h + bottom;
-#define Y(v) (top + (hi - (v)) / (hi - lo) * plot_h)
+/* Write the CSV of `write` to `path` atomically. */
+static mlc_status write_csv(const char *path, void (*write)(FILE *, const mlc_summary *),
+                            const mlc_summary *sm, mlc_err *err) {
     mlc_afile af = {0};
-    mlc_status s = mlc_svg_begin(&af, path, width, height, 11, err);
+    mlc_status s = mlc_afile_open(&af, path, err);
     if (s != MLC_OK) return s;
-    FILE *f = af.fp;
-    fprintf(f,
-            "<text x=\"%.1f\" y=\"22\" font-size=\"14\">modalloco: final J per run (lower "
-            "is better)</text>\n",
-            left);
-    /* Y ticks at a "nice" step. */
-    double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), step = mag;
-    if (raw / mag > 5)
-        step = 10 * mag;
-    else if (raw / mag > 2)
-        step = 5 * mag;
-    else if (raw / mag > 1)
-        step = 2 * mag;
-    for (double t = ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step) {
-        double y = Y(t);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-                left, y, left + plot_w, y);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", left - 6, y + 4,
-                fabs(t) < 1e-12 * step ? 0.0 : t);
-    }
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", left,
-            Y(0), left + plot_w, Y(0));
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", left,
-            top, left, top + plot_h);
-    double w = plot_w / (sm->n ? sm->n : 1);
-    for (int i = 0; i < sm->n; i++) {
-        const summary_row *r = &sm->rows[i];
-        double x = left + i * w;
-        if (isfinite(r->J)) {
-            double y0 = Y(0), y1 = Y(r->J);
-            fprintf(f,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                    "fill=\"#3b6ea8\"><title>",
-                    x + 0.15 * w, fmin(y0, y1), 0.7 * w, fabs(y1 - y0));
-            mlc_xml_escape(f, r->dir);
-            fprintf(f, ": J = %.6g", r->J);
-            if (r->kind[0] && strcmp(r->kind, "locomotion") != 0) {
-                fputs(", ", f);
-                mlc_xml_escape(f, r->task[0] ? r->task : r->kind);
-                if (isfinite(r->task_error)) fprintf(f, ", task error %.4g", r->task_error);
-            }
-            fputs("</title></rect>\n", f);
-        }
-        const char *name = strrchr(r->dir, '/');
-        name = name && name[1] ? name + 1 : r->dir;
-        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-60)\" text-anchor=\"end\">",
-                x + 0.5 * w + 4, top + plot_h + 12);
-        mlc_xml_escape(f, name);
-        fputs("</text>\n", f);
-    }
-    fputs("</svg>\n", f);
-#undef Y
+    write(af.fp, sm);
     return mlc_afile_commit(&af, err);
+}
+
+static int print_json(const mlc_summary *sm) {
+    cJSON *o = mlc_summary_json(sm);
+    char *text = o ? cJSON_Print(o) : NULL;
+    cJSON_Delete(o);
+    if (!text) return mlc_cli_fail(MLC_ENOMEM, NULL);
+    puts(text);
+    cJSON_free(text);
+    return 0;
 }
 
 int mlc_cmd_summarize(const mlc_cli_options *opt) {
     mlc_err err = {0};
-    summary sm = {0};
-    cJSON *keys = cJSON_CreateArray();
-    char *svg = NULL;
+    mlc_summary sm = {0};
+    char *out = NULL, *bars = NULL, *groups = NULL, *plot = NULL;
     int rc = 0;
     mlc_status s = MLC_OK;
-    if (!keys) {
-        s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
-        goto fail;
-    }
     if (opt->ninputs == 0) {
         s = mlc_errf(&err, MLC_EINVAL,
                      "summarize needs one or more run directories or sweep "
                      "output roots");
         goto fail;
     }
-    for (int i = 0; i < opt->ninputs; i++)
-        if ((s = summary_collect(&sm, opt->inputs[i], &err)) != MLC_OK) goto fail;
-    /* Columns for every overridden key, in order of first appearance. */
-    for (int i = 0; i < sm.n; i++) {
-        const cJSON *k;
-        cJSON_ArrayForEach(k, sm.rows[i].overrides) {
-            const cJSON *have;
-            int found = 0;
-            cJSON_ArrayForEach(have, keys) found |= !strcmp(have->valuestring, k->string);
-            if (!found) cJSON_AddItemToArray(keys, cJSON_CreateString(k->string));
-        }
+    if (opt->gallery && opt->ninputs != 1) {
+        s = mlc_errf(&err, MLC_EINVAL,
+                     "--gallery writes ROOT/index.html for one sweep root, and %d "
+                     "directories were given; summarize them one at a time",
+                     opt->ninputs);
+        goto fail;
     }
-    if (!opt->out) {
-        summary_csv(stdout, &sm, keys);
+    for (int i = 0; i < opt->ninputs; i++)
+        if ((s = mlc_summary_collect(&sm, opt->inputs[i], &err)) != MLC_OK) goto fail;
+    if ((s = mlc_summary_group_runs(&sm, &err)) != MLC_OK) goto fail;
+    /* The gallery's files go beside it unless --out says where. */
+    if (opt->out)
+        out = mlc_strdup(opt->out);
+    else if (opt->gallery)
+        out = mlc_path_join_alloc(opt->inputs[0], "summary.csv");
+    if (!out) {
+        if (opt->out || opt->gallery) {
+            s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
+            goto fail;
+        }
+        /* No files: what scripts read from stdout. */
+        if (opt->json)
+            rc = print_json(&sm);
+        else
+            mlc_summary_runs_csv(stdout, &sm);
         goto done;
     }
-    mlc_afile af = {0};
-    if ((s = mlc_afile_open(&af, opt->out, &err)) != MLC_OK) goto fail;
-    summary_csv(af.fp, &sm, keys);
-    if ((s = mlc_afile_commit(&af, &err)) != MLC_OK) goto fail;
-    size_t n = strlen(opt->out);
-    if (!(svg = mlc_malloc(n + 5))) {
+    if (!(bars = beside(out, ".svg")) || !(groups = beside(out, "_groups.csv")) ||
+        !(plot = beside(out, "_by_setting.svg"))) {
         s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
         goto fail;
     }
-    if (n > 4 && !strcmp(opt->out + n - 4, ".csv"))
-        snprintf(svg, n + 5, "%.*s.svg", (int)(n - 4), opt->out);
+    if ((s = write_csv(out, mlc_summary_runs_csv, &sm, &err)) != MLC_OK ||
+        (s = mlc_summary_bars_svg(bars, &sm, &err)) != MLC_OK ||
+        (s = write_csv(groups, mlc_summary_groups_csv, &sm, &err)) != MLC_OK ||
+        (s = mlc_summary_plot_svg(plot, &sm, &err)) != MLC_OK)
+        goto fail;
+    mlc_gallery_info gi = {0};
+    if (opt->gallery) {
+        mlc_gallery_files files = {
+            .runs_csv = out, .groups_csv = groups, .plot_svg = plot, .bars_svg = bars};
+        if ((s = mlc_gallery_write(&sm, opt->inputs[0], &files, &gi, &err)) != MLC_OK) goto fail;
+    }
+    if (opt->json)
+        rc = print_json(&sm);
     else
-        snprintf(svg, n + 5, "%s.svg", opt->out);
-    if ((s = summary_svg(svg, &sm, &err)) != MLC_OK) goto fail;
-    if (!opt->quiet) fprintf(stderr, "modalloco: %d runs: %s and %s\n", sm.n, opt->out, svg);
+        mlc_summary_table(stdout, &sm);
+    if (!opt->quiet) {
+        fprintf(stderr, "modalloco: %d runs in %d groups: %s, %s, %s, %s", sm.nruns, sm.ngroups,
+                out, groups, plot, bars);
+        if (opt->gallery)
+            fprintf(stderr, ", %s/index.html (%d film strips made, %d kept, %d runs without)",
+                    opt->inputs[0], gi.strips_made, gi.strips_kept, gi.without);
+        fputc('\n', stderr);
+    }
     goto done;
 fail:
     rc = mlc_cli_fail(s, &err);
 done:
-    for (int i = 0; i < sm.n; i++) {
-        mlc_free(sm.rows[i].dir);
-        cJSON_Delete(sm.rows[i].overrides);
-    }
-    mlc_free(sm.rows);
-    mlc_free(svg);
-    cJSON_Delete(keys);
+    mlc_summary_free(&sm);
+    mlc_free(out), mlc_free(bars), mlc_free(groups), mlc_free(plot);
     return rc;
 }

@@ -32,6 +32,9 @@ typedef struct mlc_cli_options {
     double tolerance;   /* simulate --tolerance T (relative; default 1e-9) */
     int tolerance_set;
     const char *slurm;                    /* sweep --slurm FILE */
+    int slurm_max_running;                /* sweep --slurm-max-running N (0 = no limit) */
+    int jobs;                             /* sweep --jobs N: runs at a time (0 = not given) */
+    int gallery;                          /* summarize --gallery */
     const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
     int ninputs;
     const char *png; /* view --png FILE */
@@ -46,9 +49,11 @@ int mlc_cmd_info(const mlc_cli_options *opt);
 int mlc_cmd_modes(const mlc_cli_options *opt);
 int mlc_cmd_simulate(const mlc_cli_options *opt);
 int mlc_cmd_optimize(const mlc_cli_options *opt);
-/* sweep SWEEP.json: expand into optimize runs and run them here, or write a Slurm job array
- * (--slurm FILE), or list them (--dry-run); summarize DIR...: one CSV row per run (stdout or
- * --out FILE.csv, plus FILE.svg). See src/cli/cmd_sweep.c and docs/cluster.md. */
+/* sweep SWEEP.json: expand into optimize runs and run them here (--jobs N at a time), or write
+ * a Slurm job array (--slurm FILE), or list them (--dry-run [--json]); summarize DIR...: one
+ * CSV row per run on stdout, or with --out FILE.csv the per-run and grouped CSV, the plots,
+ * a table of the groups (or --json) and with --gallery ROOT/index.html. See
+ * src/cli/cmd_sweep.c and docs/cluster.md. */
 int mlc_cmd_sweep(const mlc_cli_options *opt);
 int mlc_cmd_summarize(const mlc_cli_options *opt);
 int mlc_cmd_view(const mlc_cli_options *opt);
