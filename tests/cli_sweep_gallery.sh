@@ -89,6 +89,23 @@ PY
 grep -q "^group  actuation.sinusoids  n  J median" table.txt && [ "$(wc -l < table.txt)" -eq 3 ] \
   && ok "summarize prints the groups as a table" || fail "table: $(cat table.txt)"
 
+# The travel kept in a second model: result.json "transfer" (run 0) or fullspace.json (run 1);
+# group 1's median is over those two, group 2 has none.
+python3 - <<'PY'
+import json
+p = "root/run_0000/result.json"
+d = json.load(open(p)); d["transfer"] = {"model": "fullspace", "displacement": 0.05, "fraction": 0.5}
+json.dump(d, open(p, "w"))
+json.dump({"reduced": {"displacement": 0.2}, "full": {"displacement": 0.18}}, open("root/run_0001/fullspace.json", "w"))
+PY
+"$BIN" summarize root --out root/summary.csv >/dev/null 2>&1 || fail "summarize after adding the transfer"
+python3 - <<'PY' && ok "full-space travel kept: the median of the runs that have it" || fail "transfer: $(cat root/summary_groups.csv)"
+import csv
+g = list(csv.DictReader(open("root/summary_groups.csv")))
+assert g[0]["transfer_n"] == "2" and abs(float(g[0]["transfer_median"]) - 0.7) < 1e-9, g[0]
+assert g[1]["transfer_n"] == "0" and g[1]["transfer_median"] == ""
+PY
+
 # --json: one document, groups and runs, and the same numbers as the CSV.
 "$BIN" summarize root --json >sum.json 2>/dev/null || fail "summarize --json"
 python3 - <<'PY' && ok "summarize --json: groups and runs" || fail "summarize --json: $(head -c 300 sum.json)"
@@ -150,6 +167,25 @@ if [ $code -eq 130 ] && [ "$left" -eq 0 ] && [ -f iroot/run_0000/checkpoint.bin 
 else
   fail "SIGINT: exit $code, $left runs left, $(tail -3 int.err)"
   for p in $(pgrep -f "optimize .*$T/iroot"); do kill -INT "$p"; done
+fi
+
+# Ctrl-C in a terminal reaches the whole process group: the sweep and its runs at once.
+setsid "$BIN" sweep long.json --out groot --jobs 2 >/dev/null 2>gint.err &
+gpid=$!
+for _ in $(seq 1 1200); do
+  [ -f groot/run_0000/history.csv ] && [ -f groot/run_0001/history.csv ] \
+    && [ "$(wc -l < groot/run_0000/history.csv)" -ge 2 ] && [ "$(wc -l < groot/run_0001/history.csv)" -ge 2 ] && break
+  sleep 0.05
+done
+kill -INT -- -"$gpid" 2>/dev/null
+wait $gpid
+code=$?
+left=$(pgrep -f "optimize .*$T/groot" | wc -l)
+if [ $code -eq 130 ] && [ "$left" -eq 0 ] && [ -f groot/run_0000/checkpoint.bin ] && [ -f groot/run_0001/checkpoint.bin ]; then
+  ok "Ctrl-C to the process group: checkpoints saved, none left running, exit 130"
+else
+  fail "Ctrl-C to the group: exit $code, $left runs left, $(tail -3 gint.err)"
+  for p in $(pgrep -f "optimize .*$T/groot"); do kill -INT "$p"; done
 fi
 
 # ---- The gallery in a browser ----

@@ -511,50 +511,58 @@ static void table_cell(char *buf, size_t cap, const mlc_summary_group *G, int co
     }
 }
 
-void mlc_summary_table(FILE *f, const mlc_summary *sm) {
+/* The text of a table cell: column col of group g (the header when g < 0); the columns are
+ * "group", the keys `names[0..nk)`, then the fixed ones. Owned text goes through *own. */
+static const char *table_text(const mlc_summary *sm, int g, int col, const char **names, int nk,
+                              char *buf, size_t cap, char **own) {
     static const char *fixed[TABLE_FIXED] = {"n",        "J median", "J min",          "J max",
                                              "credible", "robust",   "full-space kept"};
+    const mlc_summary_group *G = g >= 0 ? &sm->groups[g] : NULL;
+    if (col == 0) {
+        if (!G) return "group";
+        snprintf(buf, cap, "%d", g + 1);
+        return buf;
+    }
+    if (col <= nk) {
+        if (!G) return names[col - 1];
+        const cJSON *v = cJSON_GetObjectItem(G->setting, names[col - 1]);
+        if (!v) return "-";
+        *own = mlc_json_cell_text(v);
+        return *own ? *own : "?";
+    }
+    if (!G) return fixed[col - 1 - nk];
+    table_cell(buf, cap, G, col - 1 - nk);
+    return buf;
+}
+
+void mlc_summary_table(FILE *f, const mlc_summary *sm) {
     const cJSON *k;
     int nk = 0;
-    cJSON_ArrayForEach(k, sm->keys) nk += !is_seed_key(k->valuestring);
-    const int ncol = 1 + nk + TABLE_FIXED;
+    const char **names = mlc_calloc((size_t)cJSON_GetArraySize(sm->keys) + 1, sizeof *names);
+    const int ncol = 1 + cJSON_GetArraySize(sm->keys) + TABLE_FIXED;
     int *width = mlc_calloc((size_t)ncol, sizeof *width);
-    if (!width) return;
+    if (!names || !width) goto out;
+    cJSON_ArrayForEach(k, sm->keys) {
+        if (!is_seed_key(k->valuestring)) names[nk++] = k->valuestring;
+    }
+    const int used = 1 + nk + TABLE_FIXED;
     char buf[256];
     /* Two passes: measure every column, then print. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int row = -1; row < sm->ngroups; row++) {
-            const mlc_summary_group *G = row >= 0 ? &sm->groups[row] : NULL;
-            int col = 0;
-            for (; col < ncol; col++) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int g = -1; g < sm->ngroups; g++) {
+            for (int col = 0; col < used; col++) {
                 char *own = NULL;
-                const char *text = buf;
-                if (col == 0) {
-                    snprintf(buf, sizeof buf, row < 0 ? "group" : "%d", row + 1);
-                } else if (col <= nk) {
-                    int kk = 0;
-                    cJSON_ArrayForEach(k, sm->keys) {
-                        if (is_seed_key(k->valuestring)) continue;
-                        if (++kk == col) break;
-                    }
-                    const cJSON *v = G ? cJSON_GetObjectItem(G->setting, k->valuestring) : NULL;
-                    text = !G ? k->valuestring : v ? (own = mlc_json_cell_text(v)) : "-";
-                    if (!text) text = "?";
-                } else if (!G) {
-                    text = fixed[col - 1 - nk];
-                } else {
-                    table_cell(buf, sizeof buf, G, col - 1 - nk);
-                }
-                int len = (int)strlen(text);
+                const char *text = table_text(sm, g, col, names, nk, buf, sizeof buf, &own);
                 if (pass == 0)
-                    width[col] = MLC_MAX(width[col], len);
+                    width[col] = MLC_MAX(width[col], (int)strlen(text));
                 else
-                    fprintf(f, "%s%-*s", col ? "  " : "", col == ncol - 1 ? 0 : width[col], text);
+                    fprintf(f, "%s%-*s", col ? "  " : "", col == used - 1 ? 0 : width[col], text);
                 mlc_free(own);
             }
             if (pass == 1) fputc('\n', f);
         }
-    }
+out:
+    mlc_free(names);
     mlc_free(width);
 }
 #undef TABLE_FIXED
