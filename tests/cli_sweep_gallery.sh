@@ -148,13 +148,19 @@ cat > long.json <<'JSON'
 {"base": {"sim": {"steps": 300}, "cmaes": {"population": 8, "generations": 400}, "actuation": {"modes": 4}},
  "seeds": [1, 2], "args": ["parallel.threads=1"]}
 JSON
+# both_running ROOT: wait until runs 0 and 1 of ROOT have each finished a generation.
+both_running() {
+  local a b
+  for _ in $(seq 1 1200); do
+    a=$(wc -l 2>/dev/null < "$1/run_0000/history.csv")
+    b=$(wc -l 2>/dev/null < "$1/run_0001/history.csv")
+    [ "${a:-0}" -ge 2 ] && [ "${b:-0}" -ge 2 ] && return 0
+    sleep 0.05
+  done
+}
 "$BIN" sweep long.json --out iroot --jobs 2 >/dev/null 2>int.err &
 pid=$!
-for _ in $(seq 1 1200); do
-  [ -f iroot/run_0000/history.csv ] && [ -f iroot/run_0001/history.csv ] \
-    && [ "$(wc -l < iroot/run_0000/history.csv)" -ge 2 ] && [ "$(wc -l < iroot/run_0001/history.csv)" -ge 2 ] && break
-  sleep 0.05
-done
+both_running iroot
 kill -INT $pid 2>/dev/null
 wait $pid
 code=$?
@@ -172,11 +178,7 @@ fi
 # Ctrl-C in a terminal reaches the whole process group: the sweep and its runs at once.
 setsid "$BIN" sweep long.json --out groot --jobs 2 >/dev/null 2>gint.err &
 gpid=$!
-for _ in $(seq 1 1200); do
-  [ -f groot/run_0000/history.csv ] && [ -f groot/run_0001/history.csv ] \
-    && [ "$(wc -l < groot/run_0000/history.csv)" -ge 2 ] && [ "$(wc -l < groot/run_0001/history.csv)" -ge 2 ] && break
-  sleep 0.05
-done
+both_running groot
 kill -INT -- -"$gpid" 2>/dev/null
 wait $gpid
 code=$?
