@@ -47,6 +47,7 @@
 #include "commands.h"
 #include "dist.h"
 #include "gait.h"
+#include "judge.h"
 #include "output.h"
 #include "perturb.h"
 #include "polish.h"
@@ -1080,21 +1081,21 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
 }
 
 /* Add result.json's "polish" block to DIR/result.json (rewritten atomically). */
-static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep, long rollouts) {
+/* Add `block` (owned, consumed) as `name` to the result.json that write_results wrote. */
+static mlc_status add_result_block(optimize_run *o, const char *name, cJSON *block) {
     snprintf(o->path, sizeof o->path, "%s/result.json", o->dir);
     char *text = NULL;
     size_t len = 0;
     mlc_status s = mlc_file_read_all(o->path, (size_t)16 << 20, NULL, &text, &len, &o->err);
-    if (s != MLC_OK) return s;
-    cJSON *root = cJSON_Parse(text);
+    cJSON *root = s == MLC_OK ? cJSON_Parse(text) : NULL;
     mlc_free(text);
-    if (!root) return mlc_errf(&o->err, MLC_EIO, "%s: cannot read back result.json", o->path);
-    cJSON *b = cJSON_AddObjectToObject(root, "polish");
-    cJSON_AddNumberToObject(b, "steps", rep->steps);
-    cJSON_AddNumberToObject(b, "accepted", rep->accepted);
-    add_exact(b, "J_before", rep->f_before);
-    add_exact(b, "J_after", rep->f_after);
-    cJSON_AddNumberToObject(b, "rollouts", (double)rollouts);
+    if (!root) {
+        cJSON_Delete(block);
+        return s != MLC_OK
+                   ? s
+                   : mlc_errf(&o->err, MLC_EIO, "%s: cannot read back result.json", o->path);
+    }
+    cJSON_AddItemToObject(root, name, block);
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     if (!out) return out_of_memory(o);
@@ -1105,6 +1106,50 @@ static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep
     s = mlc_write_text_atomic(o->path, copy, &o->err);
     mlc_free(copy);
     return s;
+}
+
+static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep, long rollouts) {
+    cJSON *b = cJSON_CreateObject();
+    if (!b) return out_of_memory(o);
+    cJSON_AddNumberToObject(b, "steps", rep->steps);
+    cJSON_AddNumberToObject(b, "accepted", rep->accepted);
+    add_exact(b, "J_before", rep->f_before);
+    add_exact(b, "J_after", rep->f_after);
+    cJSON_AddNumberToObject(b, "rollouts", (double)rollouts);
+    return add_result_block(o, "polish", b);
+}
+
+/* reference.check: the returned gait replayed in the full-space reference (judge.h); prints the
+ * share of the travel it kept and adds result.json's "transfer" block. A gait that does not
+ * hold there is reported, not rejected: the reduced model's credibility decides the exit code. */
+static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
+                                 const mlc_credibility *cred) {
+    double t0 = mlc_now();
+    mlc_judgement j;
+    mlc_status s = mlc_judge_fullspace(&o->p, &o->cfg, act, cred, &j, &o->err);
+    if (s != MLC_OK) return s;
+    const double share = mlc_judgement_transfer(&j), seconds = mlc_now() - t0;
+    printf("transfer_displacement %.9g\ntransfer_fraction %.6g\ntransfer_credible %s\n",
+           j.c.full.displacement, share, j.cred.credible ? "true" : "false");
+    if (!o->quiet)
+        fprintf(stderr,
+                "modalloco: in the full-space reference the gait keeps %.0f%% of its travel "
+                "(%.3g of %.3g)%s, %.1f s\n",
+                100 * share, j.c.full.displacement, j.c.reduced.displacement,
+                j.cred.credible     ? ""
+                : j.cred.up_min < 0 ? " and tips over"
+                                    : " and is not credible there",
+                seconds);
+    cJSON *b = cJSON_CreateObject();
+    if (!b) return out_of_memory(o);
+    cJSON_AddStringToObject(b, "model", "fullspace");
+    add_exact(b, "displacement", j.c.full.displacement);
+    add_exact(b, "fraction", share);
+    add_exact(b, "J", j.c.full.J);
+    mlc_json_add_credibility(b, &j.cred);
+    cJSON_AddNumberToObject(b, "contact_vertices", j.contact_vertices);
+    cJSON_AddNumberToObject(b, "seconds", seconds);
+    return add_result_block(o, "transfer", b);
 }
 
 /* The outputs of gait u: its rollout (mlc_write_rollout), params.json, history.svg and the
@@ -1163,6 +1208,7 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
                res.task_error, res.J_effort, res.J_vibration);
     mlc_print_credibility(stdout, &cred);
     printf("found %s\n", found ? "true" : "false");
+    if (cfg->reference.check && (s = check_transfer(o, &act, &cred)) != MLC_OK) return s;
     if (!o->quiet)
         fprintf(stderr, "modalloco: done in %.1f s (%s); outputs in %s\n", mlc_now() - o->t_start,
                 reason ? reason : "budget", o->dir);

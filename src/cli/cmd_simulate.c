@@ -7,10 +7,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "clusters.h"
 #include "commands.h"
-#include "fullspace.h"
 #include "gait.h"
+#include "judge.h"
 #include "output.h"
 #include "rollout_io.h"
 
@@ -91,47 +90,20 @@ static mlc_status check_params_origin(const char *path, const mlc_pipeline *p, i
     return s;
 }
 
-/* The credibility measures of the full-space rollout, frame by frame: the same definitions as
- * for the reduced one (credibility.h), on the full positions of the same surface vertices. */
-typedef struct full_meter {
-    mlc_cred_meter *meter;
-    const mlc_fullspace *fs;
-} full_meter;
-
-static void measure_full(void *user, int frame, double time, const double *x, const double com[3],
-                         const double forward[3], int contacts) {
-    MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
-    full_meter *fm = user;
-    const int *sv;
-    int nsv = mlc_cred_meter_surface(fm->meter, &sv);
-    double R[9];
-    mlc_fullspace_rotation(fm->fs, x, R);
-    mlc_cred_meter_frame_positions(fm->meter, frame, com, R[4], x, sv, nsv);
-}
-
-/* --full-space: the full-space reference simulator (fullspace.h, one ARAP rotation per tet)
- * with the reduced model's physical settings, its own stopping rule (reference.*) and the same
- * actuation; prints the comparison and writes DIR/fullspace.json. The full-space rollout is judged
- * like the reduced one (`cred`), except that its robustness is the reduced model's: eight more
- * full-space rollouts would multiply the cost of the slowest part. */
+/* --full-space: the gait in the full-space reference (judge.h) beside the reduced model;
+ * prints the comparison and writes DIR/fullspace.json. */
 static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                                  const mlc_actuation *act, const mlc_credibility *cred,
                                  mlc_err *err) {
-    /* Contact on every surface vertex (reference.contact_samples = 0) where the flat ground
-     * and complementarity allow it; else its own, denser samples (a full-space surface has
-     * nothing between samples to hold it up, unlike the smooth reduced one), or the model's. */
-    const mlc_sim_settings *set = mlc_model_settings(p->model);
-    int nsamples = cfg->reference.contact_samples;
-    const mlc_terrain *ter = mlc_model_terrain(p->model);
-    const int surface_ok = (!ter || ter->flat) && !set->contact_equality;
-    if (nsamples == 0 && !surface_ok) {
-        nsamples = MLC_FULLSPACE_FALLBACK_SAMPLES;
+    int fallback;
+    const int nsamples = mlc_judge_contact_samples(p, cfg, &fallback);
+    if (fallback)
         fprintf(stderr,
                 "modalloco: note: the full-space reference's contact covers every surface "
                 "vertex on the flat ground with complementarity contact only; with %s it "
                 "uses %d samples (reference.contact_samples)\n",
-                set->contact_equality ? "equality contact" : "a terrain", nsamples);
-    }
+                mlc_model_settings(p->model)->contact_equality ? "equality contact" : "a terrain",
+                nsamples);
     fprintf(stderr,
             "modalloco: full-space reference on %d vertices and %d tets, each step "
             "iterated to %g of the extent, contact on %s\n",
@@ -139,83 +111,41 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
             nsamples == 0  ? "every surface vertex"
             : nsamples > 0 ? "its own samples"
                            : "the model's samples");
-    mlc_subspace sub = p->sub;
-    int *samples = NULL;
-    if (nsamples == 0) sub.ns = 0, sub.samples = NULL;
-    if (nsamples > 0) {
-        samples = mlc_malloc(sizeof(int) * (size_t)nsamples);
-        if (!samples) return mlc_errf(err, MLC_ENOMEM, "out of memory for the reference's samples");
-        mlc_status st = mlc_contact_samples(&p->mesh, nsamples, cfg->subspace.contact_band, samples,
-                                            &sub.ns, err);
-        if (st != MLC_OK) {
-            mlc_free(samples);
-            return st;
-        }
-        sub.samples = samples;
-    }
-    mlc_fullspace *fs = NULL;
-    mlc_materials mat = mlc_region_materials_view(&p->materials);
-    mlc_status s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub, set, 1, &mat, &fs, err);
-    mlc_free(samples); /* the reference keeps its own copy */
-    if (s != MLC_OK) return s;
-    mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
-    mlc_fullspace_set_threads(fs, cfg->reference.threads);
-    if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK ||
-        (s = mlc_fullspace_set_acceleration(fs, cfg->reference.acceleration, err)) != MLC_OK ||
-        (nsamples == 0 && (s = mlc_fullspace_use_surface_contact(fs, cfg->reference.contact_columns,
-                                                                 err)) != MLC_OK)) {
-        mlc_fullspace_destroy(fs);
-        return s;
-    }
-    const int surface_vertices = mlc_fullspace_surface_vertices(fs);
-    long columns = 0;
-    mlc_objective_settings obj;
-    mlc_pipeline_objective(p, cfg, &obj);
-    full_meter fm = {NULL, fs};
-    if ((s = mlc_cred_meter_create(p->model, &p->mesh, &fm.meter, err)) != MLC_OK) {
-        mlc_fullspace_destroy(fs);
-        return s;
-    }
-    mlc_fullspace_observe(fs, measure_full, &fm);
-    mlc_fullspace_comparison c;
-    s = mlc_fullspace_compare(p->model, fs, act, &obj, &c, err);
-    columns = mlc_fullspace_columns_solved(fs);
-    if (s != MLC_OK && nsamples == 0 && strstr(err->msg, "contact columns"))
+    mlc_judgement j;
+    mlc_status s = mlc_judge_fullspace(p, cfg, act, cred, &j, err);
+    if (j.columns_exhausted)
         fprintf(stderr, "modalloco: note: raise reference.contact_columns (now %d)\n",
                 cfg->reference.contact_columns);
-    mlc_fullspace_destroy(fs);
-    mlc_credibility fcred = *cred;
-    mlc_cred_meter_result(fm.meter, &fcred);
-    mlc_cred_meter_destroy(fm.meter);
     if (s != MLC_OK) return s;
-    fcred.failed = c.full.failed;
-    mlc_credibility_judge(&fcred, obj.kind);
-    double rel = c.extent > 0 ? c.vertex_error_max / c.extent : 0;
+    const mlc_fullspace_comparison *c = &j.c;
+    const mlc_credibility *fcred = &j.cred;
+    double rel = c->extent > 0 ? c->vertex_error_max / c->extent : 0;
     printf("full_J %.9g\nfull_J_disp %.9g\nfull_J_align %.9g\nfull_J_work %.9g\n"
            "full_displacement %.9g\ncom_error_max %.9g\nvertex_error_relative %.9g\n",
-           c.full.J, c.full.J_disp, c.full.J_align, c.full.J_work, c.full.displacement,
-           c.com_error_max, rel);
+           c->full.J, c->full.J_disp, c->full.J_align, c->full.J_work, c->full.displacement,
+           c->com_error_max, rel);
     printf("full_rise %.6g\nfull_airborne %.6g\nfull_penetration %.6g\nfull_up_min %.6g\n"
            "full_credible %s\n",
-           fcred.rise, fcred.airborne, fcred.penetration, fcred.up_min,
-           fcred.credible ? "true" : "false");
-    const mlc_fullspace_convergence *cv = &c.convergence;
+           fcred->rise, fcred->airborne, fcred->penetration, fcred->up_min,
+           fcred->credible ? "true" : "false");
+    const mlc_fullspace_convergence *cv = &c->convergence;
     double it_mean = cv->steps > 0 ? (double)cv->iterations / (double)cv->steps : 0;
     printf("full_iterations_mean %.6g\nfull_iterations_max %d\nfull_guard_steps %d\n", it_mean,
            cv->most_iterations, cv->guard_steps);
-    if (c.full.failed)
+    if (c->full.failed)
         fprintf(stderr, "modalloco: the full-space rollout blew up after %d steps\n",
-                c.full.steps_done);
-    if (cv->guard_steps > 0 && stop.tolerance > 0)
+                c->full.steps_done);
+    if (cv->guard_steps > 0 && cfg->reference.tolerance > 0)
         fprintf(stderr,
                 "modalloco: warning: %d of %ld full-space steps stopped at "
                 "reference.max_iterations = %d before reaching reference.tolerance = %g "
                 "(largest last change %.3g of the extent); the reference is not "
                 "converged there\n",
-                cv->guard_steps, cv->steps, stop.max_iterations, stop.tolerance, cv->worst_change);
+                cv->guard_steps, cv->steps, cfg->reference.max_iterations, cfg->reference.tolerance,
+                cv->worst_change);
     cJSON *o = cJSON_CreateObject();
     cJSON *r = cJSON_AddObjectToObject(o, "reduced"), *f = cJSON_AddObjectToObject(o, "full");
-    const mlc_rollout_result *res[2] = {&c.reduced, &c.full};
+    const mlc_rollout_result *res[2] = {&c->reduced, &c->full};
     cJSON *obs[2] = {r, f};
     for (int i = 0; i < 2; i++) {
         cJSON_AddNumberToObject(obs[i], "J", res[i]->J);
@@ -227,33 +157,33 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
         cJSON_AddBoolToObject(obs[i], "failed", res[i]->failed);
     }
     mlc_json_add_credibility(r, cred);
-    mlc_json_add_credibility(f, &fcred);
-    cJSON_AddNumberToObject(r, "seconds", c.t_reduced);
-    cJSON_AddNumberToObject(f, "seconds", c.t_full);
+    mlc_json_add_credibility(f, fcred);
+    cJSON_AddNumberToObject(r, "seconds", c->t_reduced);
+    cJSON_AddNumberToObject(f, "seconds", c->t_full);
     cJSON_AddStringToObject(f, "passive_rotations", "per tet");
     cJSON *ct = cJSON_AddObjectToObject(f, "contact");
     cJSON_AddStringToObject(ct, "on",
-                            nsamples == 0  ? "surface vertices"
-                            : nsamples > 0 ? "own samples"
-                                           : "model samples");
-    cJSON_AddNumberToObject(ct, "vertices", nsamples == 0 ? surface_vertices : sub.ns);
-    if (nsamples == 0) cJSON_AddNumberToObject(ct, "columns_solved", (double)columns);
+                            j.samples == 0  ? "surface vertices"
+                            : j.samples > 0 ? "own samples"
+                                            : "model samples");
+    cJSON_AddNumberToObject(ct, "vertices", j.contact_vertices);
+    if (j.samples == 0) cJSON_AddNumberToObject(ct, "columns_solved", (double)j.columns_solved);
     cJSON *conv = cJSON_AddObjectToObject(f, "convergence");
-    cJSON_AddNumberToObject(conv, "tolerance", stop.tolerance);
-    cJSON_AddNumberToObject(conv, "max_iterations", stop.max_iterations);
+    cJSON_AddNumberToObject(conv, "tolerance", cfg->reference.tolerance);
+    cJSON_AddNumberToObject(conv, "max_iterations", cfg->reference.max_iterations);
     cJSON_AddNumberToObject(conv, "acceleration", cfg->reference.acceleration);
     cJSON_AddNumberToObject(conv, "steps", (double)cv->steps);
     cJSON_AddNumberToObject(conv, "iterations_mean", it_mean);
     cJSON_AddNumberToObject(conv, "iterations_max", cv->most_iterations);
     cJSON_AddNumberToObject(conv, "guard_steps", cv->guard_steps);
     cJSON_AddNumberToObject(conv, "worst_change", cv->worst_change);
-    cJSON_AddNumberToObject(o, "frames_compared", c.frames);
-    cJSON_AddNumberToObject(o, "com_error_max", c.com_error_max);
-    cJSON_AddNumberToObject(o, "com_error_final", c.com_error_final);
-    cJSON_AddNumberToObject(o, "vertex_error_max", c.vertex_error_max);
-    cJSON_AddNumberToObject(o, "vertex_error_rms", c.vertex_error_rms);
+    cJSON_AddNumberToObject(o, "frames_compared", c->frames);
+    cJSON_AddNumberToObject(o, "com_error_max", c->com_error_max);
+    cJSON_AddNumberToObject(o, "com_error_final", c->com_error_final);
+    cJSON_AddNumberToObject(o, "vertex_error_max", c->vertex_error_max);
+    cJSON_AddNumberToObject(o, "vertex_error_rms", c->vertex_error_rms);
     cJSON_AddNumberToObject(o, "vertex_error_relative", rel);
-    cJSON_AddNumberToObject(o, "extent", c.extent);
+    cJSON_AddNumberToObject(o, "extent", c->extent);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory writing fullspace.json");

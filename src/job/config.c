@@ -539,6 +539,16 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_INT,
      FIELD(reference.acceleration),
      BETWEEN('[', 0, MLC_FULLSPACE_ANDERSON_MAX, ']')},
+    {.name = "reference.check",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "0 or 1",
+     .meaning = "optimize: 1 = replay the returned gait in the full-space reference (the "
+                "settings above) and report the share of its travel it keeps there "
+                "(result.json \"transfer\"); costs one full-space rollout",
+     .type = MLC_CFG_INT,
+     FIELD(reference.check),
+     BETWEEN('[', 0, 1, ']')},
 
     {.name = "objective.kind",
      .type_name = "string",
@@ -925,6 +935,7 @@ void mlc_config_defaults(mlc_config *cfg) {
     cfg->reference.contact_columns = MLC_FULLSPACE_CONTACT_COLUMNS;
     cfg->reference.acceleration = MLC_FULLSPACE_ANDERSON;
     cfg->reference.threads = 1;
+    cfg->reference.check = 0;
 
     strcpy(cfg->objective.kind, "locomotion");
     cfg->objective.direction[0] = 1.0;

@@ -164,6 +164,7 @@ typedef struct mlc_config_reference {
     int contact_columns; /* reference.contact_columns: cached columns of surface contact, ≥ 1 */
     int acceleration; /* reference.acceleration: Anderson window, 0..MLC_FULLSPACE_ANDERSON_MAX */
     int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
+    int check;        /* reference.check: 1 = optimize replays its gait in the reference */
 } mlc_config_reference;
 
 typedef struct mlc_config_objective {

@@ -1,0 +1,106 @@
+/* judge.c: a gait in the full-space reference beside the reduced model (judge.h). */
+#include "judge.h"
+
+#include <string.h>
+
+#include "clusters.h"
+#include "fullspace.h"
+
+/* The credibility measures of the full-space rollout, frame by frame: the same definitions as
+ * for the reduced one (credibility.h), on the full positions of the same surface vertices. */
+typedef struct full_meter {
+    mlc_cred_meter *meter;
+    const mlc_fullspace *fs;
+} full_meter;
+
+static void measure_full(void *user, int frame, double time, const double *x, const double com[3],
+                         const double forward[3], int contacts) {
+    MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
+    full_meter *fm = user;
+    const int *sv;
+    int nsv = mlc_cred_meter_surface(fm->meter, &sv);
+    double R[9];
+    mlc_fullspace_rotation(fm->fs, x, R);
+    mlc_cred_meter_frame_positions(fm->meter, frame, com, R[4], x, sv, nsv);
+}
+
+int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int *fallback) {
+    const mlc_sim_settings *set = mlc_model_settings(p->model);
+    const mlc_terrain *ter = mlc_model_terrain(p->model);
+    const int surface_ok = (!ter || ter->flat) && !set->contact_equality;
+    *fallback = cfg->reference.contact_samples == 0 && !surface_ok;
+    return *fallback ? MLC_FULLSPACE_FALLBACK_SAMPLES : cfg->reference.contact_samples;
+}
+
+/* The reference with the configuration's contact (judge.h) and stopping rule. */
+static mlc_status create_reference(const mlc_pipeline *p, const mlc_config *cfg, mlc_judgement *out,
+                                   mlc_fullspace **fs_out, mlc_err *err) {
+    const mlc_sim_settings *set = mlc_model_settings(p->model);
+    const int nsamples = mlc_judge_contact_samples(p, cfg, &out->fallback);
+    out->samples = nsamples;
+    mlc_subspace sub = p->sub;
+    int *samples = NULL;
+    if (nsamples == 0) sub.ns = 0, sub.samples = NULL;
+    if (nsamples > 0) {
+        samples = mlc_malloc(sizeof(int) * (size_t)nsamples);
+        if (!samples) return mlc_errf(err, MLC_ENOMEM, "out of memory for the reference's samples");
+        mlc_status st = mlc_contact_samples(&p->mesh, nsamples, cfg->subspace.contact_band, samples,
+                                            &sub.ns, err);
+        if (st != MLC_OK) {
+            mlc_free(samples);
+            return st;
+        }
+        sub.samples = samples;
+    }
+    mlc_fullspace *fs = NULL;
+    mlc_materials mat = mlc_region_materials_view(&p->materials);
+    mlc_status s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub, set, 1, &mat, &fs, err);
+    mlc_free(samples); /* the reference keeps its own copy */
+    if (s != MLC_OK) return s;
+    mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};
+    mlc_fullspace_set_threads(fs, cfg->reference.threads);
+    if ((s = mlc_fullspace_set_stop(fs, &stop, err)) != MLC_OK ||
+        (s = mlc_fullspace_set_acceleration(fs, cfg->reference.acceleration, err)) != MLC_OK ||
+        (nsamples == 0 && (s = mlc_fullspace_use_surface_contact(fs, cfg->reference.contact_columns,
+                                                                 err)) != MLC_OK)) {
+        mlc_fullspace_destroy(fs);
+        return s;
+    }
+    out->contact_vertices = nsamples == 0 ? mlc_fullspace_surface_vertices(fs) : sub.ns;
+    *fs_out = fs;
+    return MLC_OK;
+}
+
+mlc_status mlc_judge_fullspace(const mlc_pipeline *p, const mlc_config *cfg,
+                               const mlc_actuation *act, const mlc_credibility *reduced_cred,
+                               mlc_judgement *out, mlc_err *err) {
+    memset(out, 0, sizeof *out);
+    mlc_fullspace *fs = NULL;
+    mlc_status s = create_reference(p, cfg, out, &fs, err);
+    if (s != MLC_OK) return s;
+    mlc_objective_settings obj;
+    mlc_pipeline_objective(p, cfg, &obj);
+    full_meter fm = {NULL, fs};
+    if ((s = mlc_cred_meter_create(p->model, &p->mesh, &fm.meter, err)) != MLC_OK) {
+        mlc_fullspace_destroy(fs);
+        return s;
+    }
+    mlc_fullspace_observe(fs, measure_full, &fm);
+    s = mlc_fullspace_compare(p->model, fs, act, &obj, &out->c, err);
+    out->columns_solved = mlc_fullspace_columns_solved(fs);
+    if (s != MLC_OK && out->samples == 0 && strstr(err->msg, "contact columns"))
+        out->columns_exhausted = 1;
+    mlc_fullspace_destroy(fs);
+    out->cred = *reduced_cred;
+    mlc_cred_meter_result(fm.meter, &out->cred);
+    mlc_cred_meter_destroy(fm.meter);
+    if (s != MLC_OK) return s;
+    out->cred.failed = out->c.full.failed;
+    mlc_credibility_judge(&out->cred, obj.kind);
+    return MLC_OK;
+}
+
+double mlc_judgement_transfer(const mlc_judgement *j) {
+    double red = j->c.reduced.displacement;
+    return red != 0 ? j->c.full.displacement / red : 0;
+}

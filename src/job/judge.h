@@ -1,0 +1,53 @@
+/* judge.h: a gait replayed in the full-space reference (fullspace.h), the judge of whether a
+ * gait found in the reduced model is real: the reduced and the full-space rollouts of the same
+ * actuation side by side, and the full-space rollout judged by the same credibility measures.
+ * Used by `simulate --full-space` and by `optimize` (reference.check).
+ *
+ * The reference takes the model's physical settings and its own stopping rule and contact from
+ * the configuration (reference.*): contact on every surface vertex (reference.contact_samples
+ * = 0) where the flat ground and complementarity contact allow it, else its own denser samples
+ * (MLC_FULLSPACE_FALLBACK_SAMPLES; `fallback` says so), N > 0 samples placed as the reduced
+ * model's, or −1 the model's own.
+ *
+ * Ownership: the result holds values only. Nothing here prints. */
+#ifndef MODALLOCO_JUDGE_H
+#define MODALLOCO_JUDGE_H
+
+#include "base.h"
+#include "config.h"
+#include "credibility.h"
+#include "objective.h"
+#include "pipeline.h"
+#include "sim.h"
+
+typedef struct mlc_judgement {
+    mlc_fullspace_comparison c; /* reduced and full rollouts, their distance, convergence */
+    mlc_credibility cred;       /* of the full-space rollout (robustness: the caller's) */
+    int samples;           /* contact: 0 = every surface vertex, > 0 own samples, < 0 the model's */
+    int fallback;          /* 1: every surface vertex was asked but a terrain or equality
+                            * contact needs samples (then samples = the fallback count) */
+    int contact_vertices;  /* the vertices contact acts on */
+    long columns_solved;   /* surface contact: sparse solves of columns of Q⁻¹ */
+    int columns_exhausted; /* the step failed for lack of reference.contact_columns */
+} mlc_judgement;
+
+/* The reference's contact for pipeline `p` under `cfg`: 0 = every surface vertex, N > 0 its
+ * own N samples, −1 the model's; *fallback = 1 when every surface vertex was asked but the
+ * terrain or equality contact needs samples. */
+int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int *fallback);
+
+/* Replay `act` in the full-space reference of pipeline `p` (a built model) with the settings of
+ * `cfg`, and in the reduced model beside it. `reduced_cred` is the reduced rollout's judgement,
+ * whose robustness the full-space one takes over (more full-space rollouts would multiply the
+ * cost of the slowest part). Errors: those of the reference (MLC_ENOMEM, MLC_ENOTSPD, a CHOLMOD
+ * failure); `out->columns_exhausted` then says whether more reference.contact_columns would
+ * help. */
+mlc_status mlc_judge_fullspace(const mlc_pipeline *p, const mlc_config *cfg,
+                               const mlc_actuation *act, const mlc_credibility *reduced_cred,
+                               mlc_judgement *out, mlc_err *err);
+
+/* The share of the reduced travel the full-space rollout kept: full displacement / reduced
+ * displacement (negative: it went the other way; 0 when the reduced one did not move). */
+double mlc_judgement_transfer(const mlc_judgement *j);
+
+#endif
