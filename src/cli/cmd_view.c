@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "png.h"
 #include "render.h"
 #include "viewer.h"
 
