@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cli_anim.sh BIN SRCDIR: `modalloco view DIR --gif/--apng/--mp4 FILE`: the animations of a short
-# optimize run (frame count and timing at the run's real speed, sizes, determinism), file names
+# optimize run (frame count and timing at the run's real speed, sizes, determinism, the task in
+# green in the first frame: a walking run's direction arrow, a target), file names
 # that contradict their option (exit 2 naming the right one), options without an animation,
 # --mp4 without ffmpeg (exit 2 naming what to install, no file), through a stand-in ffmpeg
 # (every raw frame piped; a failing encoder leaves no file), and through the real ffmpeg when
@@ -69,6 +70,39 @@ check "view --apng" 0 "$BIN" view "$T/run" --apng "$T/a.png"
   || fail "no PNG signature"
 [ "$(head -c 41 "$T/a.png" | tail -c 4)" = acTL ] && [ "$(u32be "$T/a.png" 41)" = 16 ] \
   && ok "acTL right after IHDR: 16 frames" || fail "acTL: $(u32be "$T/a.png" 41) frames"
+# green_first FILE: the task's green pixels (g > r + 60, g > b + 40) in an APNG's first frame.
+green_first() {
+  python3 - "$1" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+i, idat = 8, b''
+while i < len(d):
+    n, t = struct.unpack('>I', d[i:i + 4])[0], d[i + 4:i + 8]
+    if t == b'IHDR': w, h = struct.unpack('>II', d[i + 8:i + 16])
+    if t == b'IDAT': idat += d[i + 8:i + 8 + n]
+    i += 12 + n
+raw, s, green = zlib.decompress(idat), 3 * w, 0
+for j in range(h):
+    f, line = raw[j * (s + 1)], bytearray(raw[j * (s + 1) + 1:(j + 1) * (s + 1)])
+    assert f == 1, f  # the writer filters every row with Sub
+    for x in range(3, s):
+        line[x] = (line[x] + line[x - 3]) & 255
+    green += sum(1 for x in range(0, s, 3) if line[x + 1] > line[x] + 60 and line[x + 1] > line[x + 2] + 40)
+print(green)
+EOF
+}
+if command -v python3 >/dev/null; then
+  g=$(green_first "$T/a.png")
+  [ "$g" -gt 30 ] && ok "the direction arrow of a walking run: $g green pixels" \
+    || fail "no direction arrow in the first frame ($g green pixels)"
+  "$BIN" optimize "$SRC/examples/target.json" --out "$T/target" --set cmaes.generations=1 \
+    --set cmaes.population=4 --set sim.steps=20 --set cmaes.polish=0 --quiet >/dev/null 2>&1
+  "$BIN" view "$T/target" --apng "$T/target.png" >/dev/null 2>"$T/err" || fail "view target --apng"
+  g=$(green_first "$T/target.png")
+  [ "$g" -gt 30 ] && ok "the target: $g green pixels" || fail "no target in the first frame ($g)"
+else
+  echo "SKIP: python3 not installed (task pixels)"
+fi
 check "--apng accepts .apng" 0 "$BIN" view "$T/run" --apng "$T/a.apng"
 check "strip and animations in one call" 0 "$BIN" view "$T/run" --png "$T/s.png" --gif "$T/c.gif" \
   --frames 4

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
 #include "anim.h"
 #include "commands.h"
 #include "png.h"
@@ -94,15 +96,62 @@ static int usage(const char *msg) {
 
 /* ---- The scene ----------------------------------------------------------------------------- */
 
+/* The rest body's largest bounding-box extent, and its mean vertex. */
+static double rest_extent(const mlc_run *run, double mean[3]) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    mean[0] = mean[1] = mean[2] = 0;
+    for (int i = 0; i < run->nv; i++)
+        for (int c = 0; c < 3; c++) {
+            lo[c] = fmin(lo[c], run->rest[3 * i + c]), hi[c] = fmax(hi[c], run->rest[3 * i + c]);
+            mean[c] += run->rest[3 * i + c] / run->nv;
+        }
+    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
 /* The task's marks in green, their size a tenth of the rest body's largest extent. Returns the
  * count; *marks owned. */
 static int task_marks(const mlc_run *run, double **marks) {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < run->nv; i++)
-        for (int c = 0; c < 3; c++)
-            lo[c] = fmin(lo[c], run->rest[3 * i + c]), hi[c] = fmax(hi[c], run->rest[3 * i + c]);
-    double size = 0.1 * fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    double mean[3];
+    double size = 0.1 * rest_extent(run, mean);
     return mlc_run_task_segments(run, size, marks);
+}
+
+/* For the animations of a run whose task is a direction (locomotion, roll): the marks plus an
+ * arrow on the ground from the first centre of mass along objective.direction, as long as the
+ * rest body's largest extent. The film strip keeps the marks alone. Returns the count; *out
+ * owned (NULL and 0 when out of memory). */
+static int with_direction_arrow(const mlc_run *run, const double *marks, int nmarks, double **out) {
+    *out = NULL;
+    double d[3] = {0, 0, 0};
+    int have = 0;
+    if ((!strcmp(run->kind, "locomotion") || !strcmp(run->kind, "roll")) && run->config_json) {
+        cJSON *root = cJSON_Parse(run->config_json);
+        const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "objective");
+        const cJSON *dir = cJSON_GetObjectItemCaseSensitive(obj, "direction");
+        if (cJSON_IsArray(dir) && cJSON_GetArraySize(dir) == 3) {
+            have = 1;
+            for (int k = 0; k < 3; k++) {
+                const cJSON *v = cJSON_GetArrayItem(dir, k);
+                have &= cJSON_IsNumber(v);
+                if (cJSON_IsNumber(v)) d[k] = v->valuedouble;
+            }
+        }
+        cJSON_Delete(root);
+    }
+    double n = sqrt(d[0] * d[0] + d[2] * d[2]);
+    int extra = have && n > 1e-9 ? 3 : 0;
+    double *s = mlc_malloc(sizeof(double) * 6 * (size_t)(nmarks + extra));
+    if (!s) return 0;
+    if (nmarks) memcpy(s, marks, sizeof(double) * 6 * (size_t)nmarks);
+    if (extra) {
+        double c[3];
+        double len = rest_extent(run, c);
+        if (run->ntraj > 0) c[0] = run->traj[1], c[2] = run->traj[3];
+        mlc_render_ground_arrow(c[0], c[2], d[0] / n * len, d[2] / n * len, run->ground_y, 0.15,
+                                0.09, s + 6 * nmarks);
+    }
+    *out = s;
+    return nmarks + extra;
 }
 
 static void time_label(char *buf, size_t cap, double t, double speed) {
@@ -379,8 +428,12 @@ int mlc_cmd_view(const mlc_cli_options *opt) {
         double *marks = NULL;
         int nmarks = task_marks(&run, &marks);
         /* The animations first: their frame count is checked before anything is written. */
-        if (opt->gif || opt->apng || opt->mp4)
-            s = write_animations(opt, &run, marks, nmarks, ffmpeg, &err);
+        if (opt->gif || opt->apng || opt->mp4) {
+            double *amarks;
+            int namarks = with_direction_arrow(&run, marks, nmarks, &amarks);
+            s = write_animations(opt, &run, amarks, namarks, ffmpeg, &err);
+            mlc_free(amarks);
+        }
         if (s == MLC_OK && opt->png) s = write_strip(opt, &run, marks, nmarks, &err);
         mlc_free(marks);
     } else {

@@ -515,8 +515,8 @@ mlc_status mlc_apng_write(const char *path, const mlc_anim_spec *sp, mlc_anim_so
         mlc_free(zs);
         zs = NULL;
         const unsigned char *origin = cur + 3 * ((size_t)r[1] * sp->w + r[0]);
-        if ((s = mlc_png_deflate_rows(origin, 3 * (size_t)sp->w, r[2], r[3], 9, &zs, &zlen, err)) !=
-            MLC_OK)
+        if ((s = mlc_png_deflate_rows(origin, 3 * (size_t)sp->w, r[2], r[3], Z_DEFAULT_COMPRESSION,
+                                      &zs, &zlen, err)) != MLC_OK)
             goto done;
         if (k == 0) {
             s = put_chunk(&af, &buf, &cap, "IDAT", NULL, 0, zs, zlen, err);

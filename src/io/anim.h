@@ -54,8 +54,8 @@ mlc_status mlc_gif_write(const char *path, const mlc_anim_spec *spec, mlc_anim_s
  * (nframes, plays 0 = forever), then per frame an fcTL (sequence number, the rectangle,
  * delay 1/fps s as the fraction 1/fps, or (1 + round(hold·fps))/fps for the last; dispose
  * "none", blend "source") and its pixels: frame 0 whole in IDAT, each later frame as the
- * rectangle bounding the changed pixels in fdAT (mlc_png_deflate_rows at zlib's level 9).
- * Lossless. `info` may be NULL. */
+ * rectangle bounding the changed pixels in fdAT (mlc_png_deflate_rows at zlib's default level:
+ * level 9 took 3 times as long for 5% less). Lossless. `info` may be NULL. */
 mlc_status mlc_apng_write(const char *path, const mlc_anim_spec *spec, mlc_anim_source src,
                           void *ctx, mlc_anim_info *info, mlc_err *err);
 

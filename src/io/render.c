@@ -355,6 +355,18 @@ long mlc_render_scene_draw(mlc_image *im, const mlc_render_scene *sc, const floa
     return body;
 }
 
+void mlc_render_ground_arrow(double x, double z, double hx, double hz, double y, double back,
+                             double side, double seg[18]) {
+    double tx = x + hx, tz = z + hz;
+    double from[3][2] = {{x, z},
+                         {tx - back * hx + side * hz, tz - back * hz - side * hx},
+                         {tx - back * hx - side * hz, tz - back * hz + side * hx}};
+    for (int i = 0; i < 3; i++) {
+        double s[6] = {from[i][0], y, from[i][1], tx, y, tz};
+        memcpy(seg + 6 * i, s, sizeof s);
+    }
+}
+
 /* ---- Text ------------------------------------------------------------------------------------ */
 
 /* Rows of the glyphs of characters 32..126, top to bottom; bit 4 is the leftmost column.

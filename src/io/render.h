@@ -78,6 +78,12 @@ void mlc_render_scene_fit(mlc_render_scene *sc, const double lo[3], const double
 long mlc_render_scene_draw(mlc_image *im, const mlc_render_scene *sc, const float *xyz, int nv,
                            const int *faces, int nf);
 
+/* An arrow lying at height y: from (x, z) along (hx, hz) (its length included), barbs reaching
+ * back `back`·h and out `side`·h either side of the tip. Writes 3 segments (18 values: the
+ * shaft, then the two barbs, each ending at the tip) to seg, for mlc_render_scene.marks. */
+void mlc_render_ground_arrow(double x, double z, double hx, double hz, double y, double back,
+                             double side, double seg[18]);
+
 /* ---- Text --------------------------------------------------------------------------------- */
 
 /* A built-in 5×7 pixel font of the printable ASCII characters (32..126; the few it does not
