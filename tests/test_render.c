@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 #include "output.h"
+#include "png.h"
 #include "render.h"
 #include "viewer.h"
 
@@ -342,6 +343,61 @@ static void filmstrip_shows_body(void **state) {
                      MLC_EINVAL);
 }
 
+/* Labels: each panel's label changes only its top-left box, whose size the font gives, and
+ * different labels give different pixels there. */
+static void filmstrip_labels_should_mark_each_panel(void **state) {
+    (void)state;
+    float xyz[3 * 8 * 4];
+    cube_frames(xyz, 4);
+    int frames[3] = {0, 1, 3};
+    const char *labels[3] = {"t = 0.00 s", "t = 0.01 s", "t = 0.03 s"};
+    mlc_filmstrip_options o;
+    memset(&o, 0, sizeof o);
+    o.panel_w = 160;
+    o.panel_h = 120;
+    mlc_image plain, lab;
+    mlc_err err;
+    assert_int_equal(mlc_render_filmstrip(xyz, 8, 4, cube_faces, 12, frames, 3, &o, &plain, &err),
+                     MLC_OK);
+    o.labels = labels;
+    assert_int_equal(mlc_render_filmstrip(xyz, 8, 4, cube_faces, 12, frames, 3, &o, &lab, &err),
+                     MLC_OK);
+    int scale = mlc_label_scale(120);
+    int bx = 3 * scale, by = 3 * scale; /* the box's corner; the text is inset by 2·scale */
+    int bw = mlc_text_width(labels[0], scale) + 4 * scale, bh = mlc_text_height(scale) + 4 * scale;
+    for (int k = 0; k < 3; k++) {
+        long changed = 0, outside = 0;
+        for (int j = 0; j < 120; j++)
+            for (int i = 0; i < 160; i++) {
+                size_t at = 3 * ((size_t)j * plain.w + k * 162 + i);
+                if (!memcmp(plain.rgb + at, lab.rgb + at, 3)) continue;
+                changed++;
+                if (i < bx || i >= bx + bw || j < by || j >= by + bh) outside++;
+            }
+        assert_true(changed > (long)bw * bh / 2); /* the light box */
+        assert_int_equal(outside, 0);
+    }
+    /* With one label on every panel the first two boxes are alike (the cube is elsewhere);
+     * "0.00" and "0.01" differ in the last digit, and so do their boxes. */
+    const char *same[3] = {labels[0], labels[0], labels[0]};
+    mlc_image one;
+    o.labels = same;
+    assert_int_equal(mlc_render_filmstrip(xyz, 8, 4, cube_faces, 12, frames, 3, &o, &one, &err),
+                     MLC_OK);
+    int differ = 0, alike = 1;
+    for (int j = by; j < by + bh; j++)
+        for (int i = bx; i < bx + bw; i++) {
+            size_t a = 3 * ((size_t)j * lab.w + i), b = a + 3 * 162;
+            differ |= memcmp(lab.rgb + a, lab.rgb + b, 3) != 0;
+            alike &= memcmp(one.rgb + a, one.rgb + b, 3) == 0;
+        }
+    assert_true(differ);
+    assert_true(alike);
+    mlc_image_free(&one);
+    mlc_image_free(&plain);
+    mlc_image_free(&lab);
+}
+
 /* ---- Viewer: run directories and the HTML budget ------------------------------------------- */
 
 static char tmpdir[256];
@@ -486,10 +542,15 @@ int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/mlc_test_render_XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(png_stored_roundtrip),    cmocka_unit_test(png_compressed_roundtrip),
-        cmocka_unit_test(png_write_bad_path),      cmocka_unit_test(raster_area_matches),
-        cmocka_unit_test(raster_shared_edge_once), cmocka_unit_test(raster_depth_test),
-        cmocka_unit_test(filmstrip_shows_body),    cmocka_unit_test(viewer_load_errors),
+        cmocka_unit_test(png_stored_roundtrip),
+        cmocka_unit_test(png_compressed_roundtrip),
+        cmocka_unit_test(png_write_bad_path),
+        cmocka_unit_test(raster_area_matches),
+        cmocka_unit_test(raster_shared_edge_once),
+        cmocka_unit_test(raster_depth_test),
+        cmocka_unit_test(filmstrip_shows_body),
+        cmocka_unit_test(filmstrip_labels_should_mark_each_panel),
+        cmocka_unit_test(viewer_load_errors),
         cmocka_unit_test(viewer_html_budget),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,8 @@ static const char *program_help =
     "  optimize [CONFIG|MESH]        search a gait with CMA-ES (the main job)\n"
     "  sweep SWEEP.json              many optimize runs: here, or as a Slurm job array\n"
     "  summarize DIR...              runs grouped by setting: tables, plots, a gallery\n"
-    "  view DIR [--png FILE]         HTML viewer (DIR/view.html) or PNG film strip of a run\n"
+    "  view DIR [--png|--gif|--apng|--mp4 FILE]\n"
+    "                                HTML viewer (DIR/view.html), film strip or animation\n"
     "\n"
     "options for every command: --help, --set KEY=VALUE (repeatable), --out DIR\n"
     "  modalloco --version           print the version and build features\n"
@@ -94,15 +95,32 @@ static const char *optimize_help =
     "SIGINT/SIGTERM save a checkpoint and exit with code 130; --resume continues.\n";
 
 static const char *view_help =
-    "usage: modalloco view DIR [--png FILE [--frames N]]\n"
+    "usage: modalloco view DIR [--png FILE] [--gif FILE] [--apng FILE] [--mp4 FILE]\n"
+    "                          [--frames N] [--fps N] [--speed X] [--width W] [--height H]\n"
+    "                          [--hold S] [--follow]\n"
     "\n"
     "Writes DIR/view.html for a directory written by optimize or simulate: one self-contained\n"
     "page (no network) that plays the gait with WebGL (drag to orbit, wheel to zoom), with the\n"
     "ground, the centre-of-mass path, the convergence plot and the key numbers. Big surfaces\n"
     "are quantized and/or subsampled to keep the page under 60 MB (the page says so).\n"
+    "With a file option it renders pictures instead (no browser), each frame with the ground,\n"
+    "the task and the simulated time; several file options write several files:\n"
     "\n"
-    "  --png FILE         instead, render a film strip of the gait into FILE (no browser)\n"
-    "  --frames N         panels of the film strip, evenly spread over the gait (default 6)\n";
+    "  --png FILE         a film strip: panels side by side, evenly spread over the gait\n"
+    "  --gif FILE         a looping GIF animation (255 colours; small enough for a README)\n"
+    "  --apng FILE        a looping animated PNG (lossless; .png or .apng)\n"
+    "  --mp4 FILE         an H.264 MP4 video, or VP9 WebM for a name ending .webm; needs the\n"
+    "                     ffmpeg program (exit 2 without it)\n"
+    "  --frames N         panels of the strip (default 6, at most 64), or frames of an\n"
+    "                     animation spread over the whole run (instead of --speed)\n"
+    "  --fps N            frames per second of an animation (default 25)\n"
+    "  --speed X          simulated seconds per second played (default 1: real time)\n"
+    "  --width W          pixels (default 320 per panel, 480 per frame)\n"
+    "  --height H         pixels (default 240 per panel; 9/16 of the width per frame)\n"
+    "  --hold S           seconds the last frame stays before a GIF or APNG loops (0.5)\n"
+    "  --follow           the camera moves with the body (default: fixed on the whole path)\n"
+    "A file name whose extension belongs to another format is an error (exit 2).\n"
+    "Guide: docs/viewing.md.\n";
 
 static const char *sweep_help =
     "usage: modalloco sweep SWEEP.json [--out ROOT] [--jobs N] [--threads N] [--quiet]\n"
@@ -305,15 +323,54 @@ static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **ar
     } else if (!strcmp(name, "--resume") && !strcmp(cmd, "optimize")) {
         NEED_VALUE();
         opt->resume = val;
-    } else if (!strcmp(name, "--png") && !strcmp(cmd, "view")) {
+    } else if (!strcmp(cmd, "view") && (!strcmp(name, "--png") || !strcmp(name, "--gif") ||
+                                        !strcmp(name, "--apng") || !strcmp(name, "--mp4"))) {
         NEED_VALUE();
-        opt->png = val;
+        const char **slot = name[2] == 'p'   ? &opt->png
+                            : name[2] == 'g' ? &opt->gif
+                            : name[2] == 'a' ? &opt->apng
+                                             : &opt->mp4;
+        *slot = val;
     } else if (!strcmp(name, "--frames") && !strcmp(cmd, "view")) {
         NEED_VALUE();
         long long n;
-        if (!parse_long(val, 1, 64, &n))
-            return usage_error(cmd, "--frames expects an integer 1..64, got '%s'", val);
+        if (!parse_long(val, 1, 5000, &n))
+            return usage_error(cmd,
+                               "--frames expects an integer: 1..64 panels of the film strip, "
+                               "2..5000 frames of an animation; got '%s'",
+                               val);
         opt->frames = (int)n;
+    } else if (!strcmp(name, "--fps") && !strcmp(cmd, "view")) {
+        NEED_VALUE();
+        long long n;
+        if (!parse_long(val, 1, 100, &n))
+            return usage_error(cmd, "--fps expects an integer 1..100, got '%s'", val);
+        opt->fps = (int)n;
+    } else if ((!strcmp(name, "--width") || !strcmp(name, "--height")) && !strcmp(cmd, "view")) {
+        NEED_VALUE();
+        long long n;
+        if (!parse_long(val, 16, 4096, &n))
+            return usage_error(cmd, "--width and --height expect pixels 16..4096, got '%s'", val);
+        *(name[2] == 'w' ? &opt->width : &opt->height) = (int)n;
+    } else if ((!strcmp(name, "--speed") || !strcmp(name, "--hold")) && !strcmp(cmd, "view")) {
+        NEED_VALUE();
+        int speed = name[2] == 's';
+        char *end;
+        errno = 0;
+        double v = strtod(val, &end);
+        if (errno || end == val || *end || !isfinite(v) ||
+            (speed ? !(v >= 0.01 && v <= 100) : !(v >= 0 && v <= 60)))
+            return usage_error(cmd,
+                               speed ? "--speed expects a number 0.01..100 (simulated seconds "
+                                       "per second played; 1 = real time), got '%s'"
+                                     : "--hold expects a number of seconds 0..60, got '%s'",
+                               val);
+        if (speed)
+            opt->speed = v, opt->speed_set = 1;
+        else
+            opt->hold = v, opt->hold_set = 1;
+    } else if (!strcmp(name, "--follow") && !strcmp(cmd, "view")) {
+        opt->follow = 1;
     } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
         opt->quiet = 1;
     } else if (!strcmp(name, "--json") &&

@@ -37,8 +37,18 @@ typedef struct mlc_cli_options {
     int gallery;                          /* summarize --gallery */
     const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
     int ninputs;
-    const char *png; /* view --png FILE */
-    int frames;      /* view --frames N (0 = default) */
+    const char *png;   /* view --png FILE: film strip */
+    const char *gif;   /* view --gif FILE */
+    const char *apng;  /* view --apng FILE */
+    const char *mp4;   /* view --mp4 FILE (through ffmpeg) */
+    int frames;        /* view --frames N: panels or animation frames (0 = default) */
+    int fps;           /* view --fps N (0 = default) */
+    int width, height; /* view --width, --height: pixels of a panel or frame (0 = default) */
+    double speed;      /* view --speed X: simulated seconds per second played */
+    int speed_set;
+    double hold; /* view --hold S: seconds the last frame of a looping animation stays */
+    int hold_set;
+    int follow; /* view --follow: the camera moves with the body */
 } mlc_cli_options;
 
 /* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the

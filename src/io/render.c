@@ -1,14 +1,11 @@
 /* render.c: software rasterizer (flat triangles, depth buffer), a tiny scene renderer (ground
- * grid, drop shadow, flat-shaded surface, fixed camera) and a PNG encoder (the chunks written
- * here, the compressed stream and the CRCs from zlib). See render.h. */
+ * grid, drop shadow, flat-shaded surface, fixed camera), a bitmap font and the film strip. See
+ * render.h. */
 #include "render.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include <zlib.h>
-
-#include "output.h"
 
 const unsigned char mlc_render_bg[3] = {238, 240, 244};
 const unsigned char mlc_render_body[3] = {226, 122, 46};
@@ -323,6 +320,201 @@ static void draw_segment(mlc_image *im, const mlc_camera *cam, const cam_frame *
     mlc_raster_triangle(im, c[0], c[2], c[3], rgb);
 }
 
+/* ---- Scenes ---------------------------------------------------------------------------------- */
+
+void mlc_render_scene_fit(mlc_render_scene *sc, const double lo_in[3], const double hi_in[3],
+                          double ground_y, double azimuth, double elevation, int w, int h) {
+    double lo[3] = {lo_in[0], fmin(lo_in[1], ground_y), lo_in[2]};
+    double hi[3] = {hi_in[0], fmax(hi_in[1], ground_y), hi_in[2]};
+    if (azimuth == 0 && elevation == 0) azimuth = 0.45, elevation = 0.42;
+    double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    memset(sc, 0, sizeof *sc);
+    sc->ground_y = ground_y;
+    /* Grid spacing: a round number giving a handful of cells across the scene. */
+    sc->spacing = pow(10.0, floor(log10(fmax(ext, 1e-9) / 4)));
+    if (ext / sc->spacing > 20)
+        sc->spacing *= 5;
+    else if (ext / sc->spacing > 8)
+        sc->spacing *= 2;
+    mlc_camera_frame_box(&sc->cam, lo, hi, azimuth, elevation, 0.08, w, h);
+}
+
+long mlc_render_scene_draw(mlc_image *im, const mlc_render_scene *sc, const float *xyz, int nv,
+                           const int *faces, int nf) {
+    for (size_t i = 0; i < (size_t)im->w * im->h; i++) {
+        memcpy(im->rgb + 3 * i, mlc_render_bg, 3);
+        im->depth[i] = INFINITY;
+    }
+    mlc_render_ground(im, &sc->cam, sc->ground_y, sc->spacing, mlc_render_bg);
+    long body =
+        mlc_render_surface(im, &sc->cam, xyz, nv, faces, nf, mlc_render_body, 1, sc->ground_y);
+    cam_frame cf;
+    camera_frame(&sc->cam, &cf);
+    for (int i = 0; i < sc->nmarks; i++)
+        draw_segment(im, &sc->cam, &cf, sc->marks + 6 * i, sc->marks + 6 * i + 3, mark_rgb);
+    return body;
+}
+
+void mlc_render_ground_arrow(double x, double z, double hx, double hz, double y, double back,
+                             double side, double seg[18]) {
+    double tx = x + hx, tz = z + hz;
+    double from[3][2] = {{x, z},
+                         {tx - back * hx + side * hz, tz - back * hz - side * hx},
+                         {tx - back * hx - side * hz, tz - back * hz + side * hx}};
+    for (int i = 0; i < 3; i++) {
+        double s[6] = {from[i][0], y, from[i][1], tx, y, tz};
+        memcpy(seg + 6 * i, s, sizeof s);
+    }
+}
+
+/* ---- Text ------------------------------------------------------------------------------------ */
+
+/* Rows of the glyphs of characters 32..126, top to bottom; bit 4 is the leftmost column.
+ * Characters the font does not draw hold the glyph of '?'. */
+static const unsigned char font5x7[95][MLC_FONT_H] = {
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+    {0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /*  !"# */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* $%&' */
+    {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02},
+    {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x00, 0x04, 0x04, 0x1f, 0x04, 0x04, 0x00}, /* ()*+ */
+    {0x00, 0x00, 0x00, 0x00, 0x0c, 0x04, 0x08},
+    {0x00, 0x00, 0x00, 0x1f, 0x00, 0x00, 0x00},
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x0c},
+    {0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00}, /* ,-./ */
+    {0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e},
+    {0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f},
+    {0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e}, /* 0123 */
+    {0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02},
+    {0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e},
+    {0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e},
+    {0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}, /* 4567 */
+    {0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e},
+    {0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c},
+    {0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x0c, 0x00},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* 89:; */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x00, 0x00, 0x1f, 0x00, 0x1f, 0x00, 0x00},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* <=>? */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11},
+    {0x1e, 0x11, 0x11, 0x1e, 0x11, 0x11, 0x1e},
+    {0x0e, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0e}, /* @ABC */
+    {0x1c, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1c},
+    {0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x1f},
+    {0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x10},
+    {0x0e, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0f}, /* DEFG */
+    {0x11, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11},
+    {0x0e, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0e},
+    {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0c},
+    {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11}, /* HIJK */
+    {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1f},
+    {0x11, 0x1b, 0x15, 0x15, 0x11, 0x11, 0x11},
+    {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11},
+    {0x0e, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e}, /* LMNO */
+    {0x1e, 0x11, 0x11, 0x1e, 0x10, 0x10, 0x10},
+    {0x0e, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0d},
+    {0x1e, 0x11, 0x11, 0x1e, 0x14, 0x12, 0x11},
+    {0x0f, 0x10, 0x10, 0x0e, 0x01, 0x01, 0x1e}, /* PQRS */
+    {0x1f, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04},
+    {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e},
+    {0x11, 0x11, 0x11, 0x11, 0x11, 0x0a, 0x04},
+    {0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0a}, /* TUVW */
+    {0x11, 0x11, 0x0a, 0x04, 0x0a, 0x11, 0x11},
+    {0x11, 0x11, 0x0a, 0x04, 0x04, 0x04, 0x04},
+    {0x1f, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1f},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* XYZ[ */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f}, /* \\]^_ */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x00, 0x00, 0x0e, 0x01, 0x0f, 0x11, 0x0f},
+    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x1e},
+    {0x00, 0x00, 0x0e, 0x10, 0x10, 0x11, 0x0e}, /* `abc */
+    {0x01, 0x01, 0x0d, 0x13, 0x11, 0x11, 0x0f},
+    {0x00, 0x00, 0x0e, 0x11, 0x1f, 0x10, 0x0e},
+    {0x06, 0x09, 0x08, 0x1c, 0x08, 0x08, 0x08},
+    {0x00, 0x0f, 0x11, 0x11, 0x0f, 0x01, 0x0e}, /* defg */
+    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11},
+    {0x04, 0x00, 0x0c, 0x04, 0x04, 0x04, 0x0e},
+    {0x02, 0x00, 0x06, 0x02, 0x02, 0x12, 0x0c},
+    {0x10, 0x10, 0x12, 0x14, 0x18, 0x14, 0x12}, /* hijk */
+    {0x0c, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0e},
+    {0x00, 0x00, 0x1a, 0x15, 0x15, 0x11, 0x11},
+    {0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11},
+    {0x00, 0x00, 0x0e, 0x11, 0x11, 0x11, 0x0e}, /* lmno */
+    {0x00, 0x00, 0x1e, 0x11, 0x1e, 0x10, 0x10},
+    {0x00, 0x00, 0x0d, 0x13, 0x0f, 0x01, 0x01},
+    {0x00, 0x00, 0x16, 0x19, 0x10, 0x10, 0x10},
+    {0x00, 0x00, 0x0f, 0x10, 0x0e, 0x01, 0x1e}, /* pqrs */
+    {0x08, 0x08, 0x1c, 0x08, 0x08, 0x09, 0x06},
+    {0x00, 0x00, 0x11, 0x11, 0x11, 0x13, 0x0d},
+    {0x00, 0x00, 0x11, 0x11, 0x11, 0x0a, 0x04},
+    {0x00, 0x00, 0x11, 0x11, 0x15, 0x15, 0x0a}, /* tuvw */
+    {0x00, 0x00, 0x11, 0x0a, 0x04, 0x0a, 0x11},
+    {0x00, 0x00, 0x11, 0x11, 0x0f, 0x01, 0x0e},
+    {0x00, 0x00, 0x1f, 0x02, 0x04, 0x08, 0x1f},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* xyz{ */
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04},
+    {0x0e, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04}, /* |}~ */
+};
+
+int mlc_text_width(const char *s, int scale) {
+    size_t n = strlen(s);
+    return n ? (int)(6 * n - 1) * scale : 0;
+}
+
+int mlc_text_height(int scale) {
+    return MLC_FONT_H * scale;
+}
+
+void mlc_draw_text(mlc_image *im, int x, int y, const char *s, int scale,
+                   const unsigned char rgb[3]) {
+    for (; *s; s++, x += 6 * scale) {
+        unsigned char ch = (unsigned char)*s;
+        const unsigned char *g = font5x7[(ch < 32 || ch > 126 ? '?' : ch) - 32];
+        for (int r = 0; r < MLC_FONT_H * scale; r++) {
+            int py = y + r;
+            if (py < 0 || py >= im->h) continue;
+            for (int c = 0; c < MLC_FONT_W * scale; c++) {
+                int px = x + c;
+                if (px < 0 || px >= im->w || !(g[r / scale] >> (MLC_FONT_W - 1 - c / scale) & 1))
+                    continue;
+                memcpy(im->rgb + 3 * ((size_t)py * im->w + px), rgb, 3);
+            }
+        }
+    }
+}
+
+void mlc_draw_label(mlc_image *im, int x, int y, const char *s, int scale) {
+    static const unsigned char ink[3] = {40, 44, 52};
+    int pad = 2 * scale;
+    int bw = mlc_text_width(s, scale) + 2 * pad, bh = mlc_text_height(scale) + 2 * pad;
+    for (int j = MLC_MAX(y, 0); j < MLC_MIN(y + bh, im->h); j++)
+        for (int i = MLC_MAX(x, 0); i < MLC_MIN(x + bw, im->w); i++) {
+            unsigned char *p = im->rgb + 3 * ((size_t)j * im->w + i);
+            for (int k = 0; k < 3; k++)
+                p[k] = (unsigned char)((p[k] + 4 * 255 + 2) / 5);
+        }
+    mlc_draw_text(im, x + pad, y + pad, s, scale, ink);
+}
+
+int mlc_label_scale(int h) {
+    return MLC_MAX(1, (h + 60) / 135);
+}
+
+/* ---- Film strip ------------------------------------------------------------------------------ */
+
 mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const int *faces, int nf,
                                 const int *frames, int nshow, const mlc_filmstrip_options *opt,
                                 mlc_image *out, mlc_err *err) {
@@ -334,9 +526,6 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
                         nv, nsamples, nshow);
     int pw = opt && opt->panel_w > 0 ? opt->panel_w : 320;
     int ph = opt && opt->panel_h > 0 ? opt->panel_h : 240;
-    double ground = opt ? opt->ground_y : 0;
-    double az = 0.45, el = 0.42;
-    if (opt && (opt->azimuth != 0 || opt->elevation != 0)) az = opt->azimuth, el = opt->elevation;
     const int sep = 2;
     if ((long)nshow * (pw + sep) > 16384)
         return mlc_errf(err, MLC_EINVAL, "film strip of %d panels of %d px is too wide", nshow, pw);
@@ -361,17 +550,11 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
             if (isfinite(opt->marks[3 * i + c]))
                 lo[c] = fmin(lo[c], opt->marks[3 * i + c]),
                 hi[c] = fmax(hi[c], opt->marks[3 * i + c]);
-    lo[1] = fmin(lo[1], ground); /* keep the contact with the ground in view */
-    double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    /* Grid spacing: a round number giving a handful of cells across the scene. */
-    double spacing = pow(10.0, floor(log10(fmax(ext, 1e-9) / 4)));
-    if (ext / spacing > 20)
-        spacing *= 5;
-    else if (ext / spacing > 8)
-        spacing *= 2;
-
-    mlc_camera cam;
-    mlc_camera_frame_box(&cam, lo, hi, az, el, 0.08, pw, ph);
+    mlc_render_scene sc;
+    mlc_render_scene_fit(&sc, lo, hi, opt ? opt->ground_y : 0, opt ? opt->azimuth : 0,
+                         opt ? opt->elevation : 0, pw, ph);
+    sc.marks = nmarks ? opt->marks : NULL;
+    sc.nmarks = nmarks;
     mlc_status s = mlc_image_init(out, nshow * pw + (nshow - 1) * sep, ph, separator_rgb, err);
     if (s != MLC_OK) return s;
     mlc_image panel;
@@ -379,124 +562,13 @@ mlc_status mlc_render_filmstrip(const float *xyz, int nv, int nsamples, const in
         mlc_image_free(out);
         return s;
     }
+    int scale = mlc_label_scale(ph);
     for (int k = 0; k < nshow; k++) {
-        for (size_t i = 0; i < (size_t)pw * ph; i++) {
-            memcpy(panel.rgb + 3 * i, mlc_render_bg, 3);
-            panel.depth[i] = INFINITY;
-        }
-        mlc_render_ground(&panel, &cam, ground, spacing, mlc_render_bg);
-        mlc_render_surface(&panel, &cam, xyz + (size_t)3 * nv * frames[k], nv, faces, nf,
-                           mlc_render_body, 1, ground);
-        cam_frame cf;
-        camera_frame(&cam, &cf);
-        for (int i = 0; i < nmarks; i++)
-            draw_segment(&panel, &cam, &cf, opt->marks + 6 * i, opt->marks + 6 * i + 3, mark_rgb);
+        mlc_render_scene_draw(&panel, &sc, xyz + (size_t)3 * nv * frames[k], nv, faces, nf);
+        if (opt && opt->labels && opt->labels[k])
+            mlc_draw_label(&panel, 3 * scale, 3 * scale, opt->labels[k], scale);
         mlc_image_blit(out, &panel, k * (pw + sep), 0);
     }
     mlc_image_free(&panel);
     return MLC_OK;
-}
-
-/* ---- PNG ----------------------------------------------------------------------------------- */
-
-/* Append one chunk (length, type, data, CRC-32 of type and data) at *at; returns the end. */
-static unsigned char *png_chunk(unsigned char *at, const char type[4], const unsigned char *data,
-                                size_t n) {
-    unsigned char len[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
-                            (unsigned char)(n >> 8), (unsigned char)n};
-    memcpy(at, len, 4);
-    memcpy(at + 4, type, 4);
-    if (n) memcpy(at + 8, data, n);
-    uLong crc = crc32(crc32(0, Z_NULL, 0), (const Bytef *)type, 4);
-    if (n) crc = crc32(crc, data, (uInt)n);
-    unsigned char c[4] = {(unsigned char)(crc >> 24), (unsigned char)(crc >> 16),
-                          (unsigned char)(crc >> 8), (unsigned char)crc};
-    memcpy(at + 8 + n, c, 4);
-    return at + 12 + n;
-}
-
-mlc_status mlc_png_encode(const unsigned char *rgb, int w, int h, int level, unsigned char **png,
-                          size_t *len, mlc_err *err) {
-    *png = NULL;
-    *len = 0;
-    if (w < 1 || h < 1 || w > 65535 || h > 65535)
-        return mlc_errf(err, MLC_EINVAL, "PNG size %d x %d out of range", w, h);
-    if (level < -1 || level > 9)
-        return mlc_errf(err, MLC_EINVAL, "PNG compression level %d out of range (-1..9)", level);
-    size_t stride = 3 * (size_t)w + 1;
-    size_t rawlen = stride * (size_t)h;
-    uLong zcap = compressBound((uLong)rawlen);
-    unsigned char *raw = mlc_malloc(rawlen);
-    unsigned char *z = mlc_malloc(zcap);
-    if (!raw || !z) {
-        mlc_free(raw);
-        mlc_free(z);
-        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
-    }
-    /* Filter "Sub" (each byte minus the one a pixel to the left): flat areas become zeros,
-     * which LZ77 turns into long cheap matches. */
-    for (int j = 0; j < h; j++) {
-        unsigned char *r = raw + (size_t)j * stride;
-        const unsigned char *s = rgb + (size_t)j * 3 * w;
-        r[0] = 1;
-        for (size_t x = 0; x < 3 * (size_t)w; x++)
-            r[1 + x] = (unsigned char)(s[x] - (x >= 3 ? s[x - 3] : 0));
-    }
-    uLongf zlen = zcap;
-    int zs = compress2(z, &zlen, raw, (uLong)rawlen, level);
-    mlc_free(raw);
-    if (zs != Z_OK) {
-        mlc_free(z);
-        return mlc_errf(err, zs == Z_MEM_ERROR ? MLC_ENOMEM : MLC_EINVAL,
-                        "zlib could not compress a PNG (%s)", zError(zs));
-    }
-
-    size_t nidat = (zlen + 65535) / 65536;
-    size_t outlen = 8 + (12 + 13) + 12 * nidat + zlen + 12;
-    unsigned char *out = mlc_malloc(outlen);
-    if (!out) {
-        mlc_free(z);
-        return mlc_errf(err, MLC_ENOMEM, "out of memory encoding a PNG");
-    }
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    memcpy(out, sig, 8);
-    unsigned char ihdr[13] = {(unsigned char)(w >> 24),
-                              (unsigned char)(w >> 16),
-                              (unsigned char)(w >> 8),
-                              (unsigned char)w,
-                              (unsigned char)(h >> 24),
-                              (unsigned char)(h >> 16),
-                              (unsigned char)(h >> 8),
-                              (unsigned char)h,
-                              8, /* bit depth */
-                              2, /* colour type: RGB */
-                              0,
-                              0,
-                              0}; /* compression, filter method, no interlace */
-    unsigned char *at = png_chunk(out + 8, "IHDR", ihdr, sizeof ihdr);
-    for (size_t off = 0; off < zlen; off += 65536)
-        at = png_chunk(at, "IDAT", z + off, MLC_MIN((size_t)65536, (size_t)zlen - off));
-    at = png_chunk(at, "IEND", NULL, 0);
-    mlc_free(z);
-    *png = out;
-    *len = (size_t)(at - out);
-    return MLC_OK;
-}
-
-mlc_status mlc_png_write(const char *path, const unsigned char *rgb, int w, int h, mlc_err *err) {
-    unsigned char *png;
-    size_t len;
-    mlc_status s = mlc_png_encode(rgb, w, h, Z_DEFAULT_COMPRESSION, &png, &len, err);
-    if (s != MLC_OK) return s;
-    mlc_afile af = {0};
-    if ((s = mlc_afile_open(&af, path, err)) == MLC_OK) {
-        if (fwrite(png, 1, len, af.fp) != len) {
-            mlc_afile_abort(&af);
-            s = mlc_errf(err, MLC_EIO, "%s: write failed", path);
-        } else {
-            s = mlc_afile_commit(&af, err);
-        }
-    }
-    mlc_free(png);
-    return s;
 }

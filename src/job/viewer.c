@@ -22,6 +22,7 @@
 #include "objective.h"
 #include "output.h"
 #include "pipeline.h"
+#include "render.h"
 #include "sim.h"
 
 /* The page template, embedded at build time from src/job/viewer/ (tools/embed_file.c): the HTML
@@ -431,14 +432,7 @@ int mlc_run_task_segments(const mlc_run *run, double size, double **segs) {
         if (!(hn > 0)) hn = 1;
         hx *= 4 * size / hn, hz *= 4 * size / hn;
         double y = run->has_terrain ? mlc_terrain_height(&run->terrain, c[0], c[2]) : run->ground_y;
-        double tx = c[0] + hx, tz = c[2] + hz; /* the tip; the shaft, then the two barbs */
-        double from[3][2] = {{c[0], c[2]},
-                             {tx - 0.3 * hx + 0.18 * hz, tz - 0.3 * hz - 0.18 * hx},
-                             {tx - 0.3 * hx - 0.18 * hz, tz - 0.3 * hz + 0.18 * hx}};
-        for (int i = 0; i < 3; i++) {
-            double seg[6] = {from[i][0], y, from[i][1], tx, y, tz};
-            memcpy(s + 6 * i, seg, sizeof seg);
-        }
+        mlc_render_ground_arrow(c[0], c[2], hx, hz, y, 0.3, 0.18, s);
     } else { /* the waypoints, and below them on the ground (the body hides the former) */
         for (int i = 0; i < n / 2; i++)
             for (int e = 0; e < 2; e++) {
