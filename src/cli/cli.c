@@ -297,9 +297,9 @@ static int has_option(const char *options, const char *name) {
     return 0;
 }
 
-/* "Did you mean": the candidate offered to nearest() with the fewest edits from `typed`, kept
- * when near enough to be a plausible typo: at most max(2, length / 3) edits, the rule of the
- * configuration keys' hint (config.c). */
+/* "Did you mean": of the candidates offered (nearest_offer), the one with the fewest edits
+ * from `typed`, kept when near enough to be a plausible typo: at most max(2, length / 3)
+ * edits, the rule of the configuration keys' hint (config.c). */
 typedef struct nearest {
     const char *typed;
     int dist;
@@ -690,7 +690,8 @@ int mlc_cli_main(int argc, char **argv) {
         if ((rc = parse_arg(&opt, *c->help, argc, argv, &i)) >= 0) return rc;
     if ((rc = check_required(&opt)) >= 0 || (rc = refuse_parallel_launch(&opt, c->run)) >= 0)
         return rc;
-    if (opt.json && c->run != mlc_cmd_info && !json_begin()) {
+    /* Only these two: info prints its own JSON, and other commands' --json is theirs. */
+    if (opt.json && (c->run == mlc_cmd_optimize || c->run == mlc_cmd_simulate) && !json_begin()) {
         mlc_err err = {0};
         mlc_errf(&err, MLC_EIO, "--json: cannot set up stdout: %s", strerror(errno));
         return mlc_cli_fail(MLC_EIO, &err);
