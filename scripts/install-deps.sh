@@ -2,7 +2,7 @@
 # Install modalloco's build and test dependencies on Debian 12 (as root, or with sudo).
 # Packages already present are skipped, so this is quick on a prepared machine.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config gfortran libsuitesparse-dev liblapacke-dev
+pkgs=(build-essential cmake pkg-config libsuitesparse-dev liblapacke-dev
       libopenblas-dev libarpack2-dev libcjson-dev libcmocka-dev zlib1g-dev tetgen
       libopenmpi-dev openmpi-bin)
 missing=()

@@ -22,6 +22,20 @@ static void median_odd_even_in_place(void **state) {
         assert_true(v[i] <= v[i + 1]);
 }
 
+static void edit_distance_should_count_single_edits(void **state) {
+    (void)state;
+    assert_int_equal(mlc_edit_distance("kitten", "sitting"), 3); /* 2 substitutions, 1 insert */
+    assert_int_equal(mlc_edit_distance("sitting", "kitten"), 3);
+    assert_int_equal(mlc_edit_distance("", "abc"), 3);
+    assert_int_equal(mlc_edit_distance("optimze", "optimize"), 1);
+    assert_int_equal(mlc_edit_distance("--thread", "--threads"), 1);
+    assert_int_equal(mlc_edit_distance("same", "same"), 0);
+    char longer[200];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = 0;
+    assert_true(mlc_edit_distance(longer, "a") > 1000); /* too long to be near anything */
+}
+
 static void all_finite_sees_nan_and_inf(void **state) {
     (void)state;
     double v[4] = {1, -0.0, 1e308, -1e-300};
@@ -174,6 +188,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(median_odd_even_in_place),
         cmocka_unit_test(all_finite_sees_nan_and_inf),
+        cmocka_unit_test(edit_distance_should_count_single_edits),
         cmocka_unit_test(path_join_and_files),
         cmocka_unit_test(cholesky_spd_matches_lapack),
         cmocka_unit_test(cholesky_spd_names_the_failing_pivot),

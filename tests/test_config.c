@@ -376,6 +376,25 @@ static void unknown_keys_should_suggest_the_closest(void **state) {
                         "--set: unknown key 'material.densty'; did you mean 'material.density'?");
     assert_int_equal(mlc_config_set(&c, "parameters=[]", &err), MLC_EINVAL);
     assert_non_null(strstr(err.msg, "did you mean 'actuation.parameters'?"));
+    /* Names from other tools point to our key, yet are never accepted: pycma's popsize and
+     * maxiter, the papers' lambda, also inside a section. */
+    const char *alias[][2] = {{"popsize=10", "cmaes.population"},
+                              {"lambda=10", "cmaes.population"},
+                              {"cmaes.maxiter=5", "cmaes.generations"},
+                              {"maxfevals=100", "cmaes.budget"},
+                              {"sigma=0.2", "cmaes.sigma0"},
+                              {"nthreads=2", "parallel.threads"}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++) {
+        assert_int_equal(mlc_config_set(&c, alias[i][0], &err), MLC_EINVAL);
+        snprintf(want, sizeof want, "did you mean '%s'?", alias[i][1]);
+        assert_non_null(strstr(err.msg, want));
+    }
+    assert_int_equal(load_text(&c, "{\"cmaes\": {\"popsize\": 8}}", path, &err), MLC_EINVAL);
+    assert_non_null(
+        strstr(err.msg, "unknown key 'cmaes.popsize'; did you mean 'cmaes.population'?"));
+    /* A word that merely contains an alias is no alias. */
+    assert_int_equal(mlc_config_set(&c, "sigmas=1", &err), MLC_EINVAL);
+    assert_null(strstr(err.msg, "population"));
     assert_int_equal(mlc_config_set(&c, "xyzzy.plugh=1", &err), MLC_EINVAL);
     assert_null(strstr(err.msg, "did you mean"));
     assert_non_null(strstr(err.msg, "--set: unknown key 'xyzzy.plugh'"));

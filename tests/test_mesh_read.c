@@ -997,6 +997,268 @@ static void inverted_tet_should_be_flipped_and_reported(void **state) {
     mlc_mesh_free(&m);
 }
 
+/* ---- Binary PLY -------------------------------------------------------------------------- */
+/* A surface for the PLY writer: nv vertices (3×nv), nf polygons, polygon i having fc[i]
+ * corners, all corners concatenated in fv. */
+typedef struct ply_surf {
+    int nv, nf;
+    const double *V;
+    const int *fc, *fv;
+} ply_surf;
+
+/* Append the `size` bytes of the host value at x in the file's byte order (the tests run on
+ * little-endian hosts, as the binary STL writer above assumes). */
+static void put_bytes(unsigned char **p, const void *x, int size, int big_endian) {
+    const unsigned char *b = x;
+    for (int i = 0; i < size; i++)
+        (*p)[i] = b[big_endian ? size - 1 - i : i];
+    *p += size;
+}
+
+/* Write `s` as PLY in `format` ("ascii", "binary_little_endian", "binary_big_endian") in
+ * Blender's layout: float (or, with dbl, double) x, y, z, then float nx, ny, nz, s, t; with
+ * colors also uchar red, green, blue, alpha; faces `list uchar IDX vertex_indices`, IDX "uint"
+ * or "int"; with an extra element "edge" of two ints after the faces. ASCII prints each
+ * coordinate with %.17g of the value the binary file holds, so twins carry the same numbers. */
+static const char *write_ply(const char *name, const char *format, const ply_surf *s, int dbl,
+                             int colors, const char *idx, int edge) {
+    const int bin = strcmp(format, "ascii") != 0, be = !strcmp(format, "binary_big_endian");
+    size_t cap = 1024 + (size_t)s->nv * 200 + (size_t)s->nf * 80;
+    unsigned char *buf = malloc(cap), *p = buf;
+    assert_non_null(buf);
+    p += snprintf(
+        (char *)p, cap,
+        "ply\nformat %s 1.0\ncomment written by the test\nelement vertex %d\n"
+        "property %s x\nproperty %s y\nproperty %s z\nproperty float nx\n"
+        "property float ny\nproperty float nz\nproperty float s\nproperty float t\n%s"
+        "element face %d\nproperty list uchar %s vertex_indices\n%s"
+        "end_header\n",
+        format, s->nv, dbl ? "double" : "float", dbl ? "double" : "float", dbl ? "double" : "float",
+        colors ? "property uchar red\nproperty uchar green\nproperty uchar blue\n"
+                 "property uchar alpha\n"
+               : "",
+        s->nf, idx, edge ? "element edge 1\nproperty int vertex1\nproperty int vertex2\n" : "");
+    for (int i = 0; i < s->nv; i++) {
+        const float extra[5] = {0.25f, -1.0f, (float)i, 0.5f, (float)i / (float)s->nv};
+        const unsigned char rgba[4] = {255, 128, (unsigned char)i, 7};
+        for (int k = 0; k < 3; k++) {
+            const double x = s->V[3 * i + k];
+            const float f = (float)x;
+            if (!bin)
+                p += sprintf((char *)p, "%.17g ", dbl ? x : (double)f);
+            else if (dbl)
+                put_bytes(&p, &x, 8, be);
+            else
+                put_bytes(&p, &f, 4, be);
+        }
+        for (int k = 0; k < 5; k++) {
+            if (bin)
+                put_bytes(&p, &extra[k], 4, be);
+            else
+                p += sprintf((char *)p, "%.9g ", (double)extra[k]);
+        }
+        for (int k = 0; colors && k < 4; k++) {
+            if (bin)
+                put_bytes(&p, &rgba[k], 1, be);
+            else
+                p += sprintf((char *)p, "%d ", rgba[k]);
+        }
+        if (!bin) *p++ = '\n';
+    }
+    for (int f = 0, c = 0; f < s->nf; f++) {
+        const unsigned char n = (unsigned char)s->fc[f];
+        if (bin)
+            put_bytes(&p, &n, 1, be);
+        else
+            p += sprintf((char *)p, "%d", n);
+        for (int k = 0; k < n; k++, c++) {
+            const uint32_t v = (uint32_t)s->fv[c];
+            if (bin)
+                put_bytes(&p, &v, 4, be);
+            else
+                p += sprintf((char *)p, " %u", (unsigned)v);
+        }
+        if (!bin) *p++ = '\n';
+    }
+    if (edge) {
+        const int32_t e[2] = {0, 1};
+        for (int k = 0; k < 2; k++) {
+            if (bin)
+                put_bytes(&p, &e[k], 4, be);
+            else
+                p += sprintf((char *)p, "%d ", e[k]);
+        }
+    }
+    assert_true((size_t)(p - buf) < cap);
+    const char *path = write_bytes(name, buf, (size_t)(p - buf));
+    free(buf);
+    return path;
+}
+
+/* Both files read to the same mesh, bit for bit. */
+static void expect_same_mesh(const char *a, const char *b) {
+    mlc_mesh ma = {0}, mb = {0};
+    mlc_mesh_report ra, rb;
+    read_ok(a, &ma, &ra);
+    read_ok(b, &mb, &rb);
+    assert_string_equal(ra.format, "ply");
+    assert_int_equal(ma.nv, mb.nv);
+    assert_int_equal(ma.nt, mb.nt);
+    assert_int_equal(ma.nf, mb.nf);
+    assert_int_equal(ra.dropped_triangles, rb.dropped_triangles);
+    assert_memory_equal(ma.X, mb.X, 3 * (size_t)ma.nv * sizeof(double));
+    assert_memory_equal(ma.T, mb.T, 4 * (size_t)ma.nt * sizeof(int));
+    assert_memory_equal(ma.F, mb.F, 3 * (size_t)ma.nf * sizeof(int));
+    mlc_mesh_free(&ma);
+    mlc_mesh_free(&mb);
+}
+
+/* A bundled surface (data/blub.off.gz), as Blender writes it (binary_little_endian, float
+ * coordinates, normals and uv skipped, faces `list uchar uint`), reads to exactly the mesh of
+ * its ASCII twin; so does the quad cube big-endian with double coordinates, colors, `list uchar
+ * int` and an extra element. */
+static void binary_ply_should_read_as_its_ascii_twin(void **state) {
+    (void)state;
+    if (!tetgen_available()) {
+        fprintf(stderr, "  (skipped: no tetgen)\n");
+        return;
+    }
+    char path[1024], *buf = NULL;
+    size_t n = 0;
+    mlc_err err = {0};
+    snprintf(path, sizeof path, "%s/../../data/blub.off.gz", MLC_TEST_DATA);
+    assert_int_equal(mlc_gz_read_all(path, (size_t)64 << 20, "", &buf, &n, &err), MLC_OK);
+    /* OFF: "OFF", nv nf ne, nv lines x y z, nf lines n i j k... */
+    char *q = buf + 3, *e;
+    int nv = (int)strtol(q, &q, 10), nf = (int)strtol(q, &q, 10);
+    strtol(q, &q, 10);
+    assert_true(nv > 100 && nf > 100);
+    double *V = malloc(3 * sizeof(double) * (size_t)nv);
+    int *fc = malloc(sizeof(int) * (size_t)nf), *fv = malloc(3 * sizeof(int) * (size_t)nf);
+    assert_true(V && fc && fv);
+    for (int i = 0; i < 3 * nv; i++)
+        V[i] = strtod(q, &q);
+    for (int f = 0; f < nf; f++) {
+        fc[f] = (int)strtol(q, &e, 10);
+        assert_int_equal(fc[f], 3);
+        for (int k = 0; k < 3; k++)
+            fv[3 * f + k] = (int)strtol(e, &e, 10);
+        q = e;
+    }
+    mlc_free(buf);
+    ply_surf blub = {nv, nf, V, fc, fv};
+    expect_same_mesh(write_ply("blub_blender.ply", "binary_little_endian", &blub, 0, 0, "uint", 0),
+                     write_ply("blub_ascii.ply", "ascii", &blub, 0, 0, "uint", 0));
+    free(V);
+    free(fc);
+    free(fv);
+
+    double cube[24];
+    int cfc[6], cfv[24];
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++)
+            cube[3 * i + k] = cv(i, k) + 0.1; /* not a float: the double path must keep it */
+    for (int f = 0; f < 6; f++) {
+        cfc[f] = 4;
+        memcpy(cfv + 4 * f, cube_q[f], sizeof cube_q[f]);
+    }
+    ply_surf quads = {8, 6, cube, cfc, cfv};
+    const char *big = write_ply("cube_be.ply", "binary_big_endian", &quads, 1, 1, "int", 1);
+    expect_same_mesh(big, write_ply("cube_twin.ply", "ascii", &quads, 1, 1, "int", 1));
+    mlc_mesh m = {0};
+    mlc_mesh_report r;
+    read_ok(big, &m, &r);
+    check_valid(&m, 1.0, 1e-12); /* the unit cube, quads fanned into outward triangles */
+    mlc_mesh_free(&m);
+    /* Every prefix of a binary file fails while parsing, naming the file. */
+    check_truncations(write_ply("cube_le.ply", "binary_little_endian", &quads, 0, 0, "uint", 0),
+                      "cut_le.ply", 0);
+    check_truncations(big, "cut_be.ply", 0);
+}
+
+/* A little-endian PLY of 4 vertices (float x y z; x's type named `xtype`) and one face with
+ * `nc` corners (length type `ltype`), whose header announces `count` vertices; its bytes into
+ * file (at least 1024), their number returned. */
+static size_t small_binary_ply(unsigned char *file, const char *count, const char *xtype,
+                               const char *ltype, const uint32_t *corners, int nc) {
+    int n = snprintf((char *)file, 512,
+                     "ply\nformat binary_little_endian 1.0\nelement vertex %s\n"
+                     "property %s x\nproperty float y\nproperty float z\nelement face 1\n"
+                     "property list %s uint vertex_indices\nend_header\n",
+                     count, xtype, ltype);
+    unsigned char *p = file + n;
+    for (int i = 0; i < 12; i++) {
+        float f = (float)(i % 3 == i / 3); /* unit vectors, then the origin */
+        put_bytes(&p, &f, 4, 0);
+    }
+    const unsigned char len = (unsigned char)nc;
+    put_bytes(&p, &len, 1, 0);
+    for (int k = 0; k < nc; k++)
+        put_bytes(&p, &corners[k], 4, 0);
+    return (size_t)(p - file);
+}
+
+/* Malformed binary PLY: each error names the file, the place and what to do. */
+static void malformed_binary_ply_should_be_named(void **state) {
+    (void)state;
+    static const uint32_t tri[3] = {0, 1, 2}, bad[3] = {0, 1, 99};
+    const struct {
+        const char *name, *count, *xtype, *ltype;
+        const uint32_t *corners;
+        int nc, cut, inf; /* bytes cut off the end; an infinite last z */
+        const char *needle;
+    } cases[] = {
+        {"bply_index.ply", "4", "float", "uchar", bad, 3, 0, 0,
+         "expected a vertex index in 0..3, found 99"},
+        {"bply_two.ply", "4", "float", "uchar", tri, 2, 0, 0,
+         "expected a list length of at least 3, found 2"},
+        {"bply_count.ply", "4000000000", "float", "uchar", tri, 3, 0, 0,
+         "bply_count.ply:3: the header announces 4000000000 vertices of at least 12 bytes each, "
+         "but only"},
+        {"bply_type.ply", "4", "flaot", "uchar", tri, 3, 0, 0,
+         "bply_type.ply:4: expected a PLY type (char, uchar"},
+        {"bply_ltype.ply", "4", "float", "float", tri, 3, 0, 0,
+         "a list length must have an integer type"},
+        {"bply_inf.ply", "4", "float", "uchar", tri, 3, 0, 1,
+         "a vertex coordinate of vertex 3 is not finite"},
+        {"bply_trunc.ply", "4", "float", "uchar", tri, 3, 2, 0,
+         "expected a list item in element 'face', item 0 (uint, 4 bytes), found the end of the "
+         "file"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned char file[1024];
+        size_t n = small_binary_ply(file, cases[c].count, cases[c].xtype, cases[c].ltype,
+                                    cases[c].corners, cases[c].nc);
+        if (cases[c].inf) {
+            const float inf = HUGE_VALF;
+            memcpy(file + n - (1 + 4 * (size_t)cases[c].nc) - 4, &inf, 4);
+        }
+        expect_error(write_bytes(cases[c].name, file, n - (size_t)cases[c].cut), MLC_EPARSE,
+                     cases[c].needle);
+    }
+    /* The well-formed file of the same layout is read (its tetrahedron has the volume 1/6). */
+    if (tetgen_available()) {
+        static const uint32_t faces[4][3] = {{3, 2, 1}, {3, 0, 2}, {3, 1, 0}, {0, 1, 2}};
+        mlc_mesh m = {0};
+        mlc_mesh_report r;
+        unsigned char file[1024];
+        size_t n = small_binary_ply(file, "4", "float", "uchar", faces[0], 3);
+        /* add the other three faces: rewrite the face count, append their records */
+        char *fc = strstr((char *)file, "element face 1");
+        fc[13] = '4';
+        unsigned char *p = file + n;
+        for (int f = 1; f < 4; f++) {
+            const unsigned char three = 3;
+            put_bytes(&p, &three, 1, 0);
+            for (int k = 0; k < 3; k++)
+                put_bytes(&p, &faces[f][k], 4, 0);
+        }
+        read_ok(write_bytes("bply_ok.ply", file, (size_t)(p - file)), &m, &r);
+        check_valid(&m, 1.0 / 6.0, 1e-15);
+        mlc_mesh_free(&m);
+    }
+}
+
 static void unreferenced_vertex_should_be_dropped_and_reported(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -1013,8 +1275,10 @@ static void unreferenced_vertex_should_be_dropped_and_reported(void **state) {
 
 static void unsupported_variants_should_say_what_to_do(void **state) {
     (void)state;
-    expect_error(write_text("mesh_bin.ply", "ply\nformat binary_little_endian 1.0\nend_header\n"),
-                 MLC_EPARSE, "binary PLY is not supported");
+    expect_error(write_text("mesh_bin.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"),
+                 MLC_EPARSE,
+                 "mesh_bin.ply:2: expected 'format ascii 1.0', 'format binary_little_endian 1.0' "
+                 "or 'format binary_big_endian 1.0'; save the surface as one of these");
     expect_error(write_text("mesh_41b.msh", "$MeshFormat\n4.1 1 8\n"), MLC_EPARSE,
                  "re-export the mesh from Gmsh as 2.2 or 4.1 ASCII");
     expect_error(write_text("mesh_40.msh", "$MeshFormat\n4 0 8\n$EndMeshFormat\n"), MLC_EPARSE,
@@ -1207,6 +1471,8 @@ int main(void) {
         cmocka_unit_test(inverted_tet_should_be_flipped_and_reported),
         cmocka_unit_test(unreferenced_vertex_should_be_dropped_and_reported),
         cmocka_unit_test(unsupported_variants_should_say_what_to_do),
+        cmocka_unit_test(binary_ply_should_read_as_its_ascii_twin),
+        cmocka_unit_test(malformed_binary_ply_should_be_named),
         cmocka_unit_test(tiny_surface_should_be_rejected_before_tetgen),
         cmocka_unit_test(self_intersecting_surface_should_say_so),
         cmocka_unit_test(open_surface_should_name_a_vertex_on_the_hole),

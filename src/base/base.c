@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -325,4 +326,23 @@ void mlc_uf_union(int *parent, int i, int j) {
         parent[j] = i;
     else if (j < i)
         parent[i] = j;
+}
+
+int mlc_edit_distance(const char *a, const char *b) {
+    enum { MAXLEN = 128 };
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > MAXLEN || nb > MAXLEN) return INT_MAX / 2;
+    int prev[MAXLEN + 1], cur[MAXLEN + 1];
+    for (size_t j = 0; j <= nb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = MLC_MIN(sub, MLC_MIN(del, ins));
+        }
+        memcpy(prev, cur, (nb + 1) * sizeof *prev);
+    }
+    return prev[nb];
 }

@@ -109,6 +109,12 @@ void mlc_sort3(int v[3]);
 int mlc_uf_find(int *parent, int i);
 void mlc_uf_union(int *parent, int i, int j);
 
+/* ---- Names ------------------------------------------------------------------------------ */
+/* Levenshtein distance between a and b (insertions, deletions, substitutions, each 1): how
+ * "did you mean" hints find the nearest key, command or option. Names longer than 128 bytes
+ * are never near anything (INT_MAX / 2). */
+int mlc_edit_distance(const char *a, const char *b);
+
 /* ---- Hashing (FNV-1a 64, for checksums and cache keys) --------------------------------- */
 #define MLC_HASH_INIT 0xcbf29ce484222325ULL
 uint64_t mlc_hash64(uint64_t h, const void *data, size_t len);

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "commands.h"
 #include "dist.h"
@@ -29,7 +32,8 @@ static const char *program_help =
     "\n"
     "options for every command: --help, --set KEY=VALUE (repeatable), --out DIR\n"
     "  modalloco --version           print the version and build features\n"
-    "  modalloco COMMAND --help      options of one command\n"
+    "  modalloco COMMAND --help      options of one command (also: modalloco help COMMAND)\n"
+    "  modalloco completion bash     print a bash completion script (commands, options, keys)\n"
     "\n"
     "Exit codes: 0 success, 1 runtime failure, 2 usage or input error, 3 optimize ran to\n"
     "the end but found no credible gait, 130 interrupted by a signal after saving what can\n"
@@ -161,6 +165,14 @@ static const char *summarize_help =
     "  --gallery          also ROOT/index.html: every run's film strip, grouped, with the\n"
     "                     numbers and plots (one ROOT; --out defaults to ROOT/summary.csv)\n";
 
+static const char *completion_help =
+    "usage: modalloco completion bash\n"
+    "\n"
+    "Prints a bash completion script for this version of modalloco: commands, each command's\n"
+    "options, and the configuration keys after --set. Installed as\n"
+    "share/bash-completion/completions/modalloco; for one shell:\n"
+    "  source <(modalloco completion bash)\n";
+
 int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
     /* A message may list several problems, one per line (a surface with several defects):
@@ -254,24 +266,129 @@ static int print_version(void) {
     return 0;
 }
 
-/* A command's help text and entry point; 0 when `name` is no command. */
-static int find_command(const char *name, const char **help, int (**run)(const mlc_cli_options *)) {
-    const struct {
-        const char *name, *help;
-        int (*run)(const mlc_cli_options *);
-    } commands[] = {{"info", info_help, mlc_cmd_info},
-                    {"modes", modes_help, mlc_cmd_modes},
-                    {"simulate", simulate_help, mlc_cmd_simulate},
-                    {"optimize", optimize_help, mlc_cmd_optimize},
-                    {"sweep", sweep_help, mlc_cmd_sweep},
-                    {"summarize", summarize_help, mlc_cmd_summarize},
-                    {"view", view_help, mlc_cmd_view}};
-    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (!strcmp(name, commands[k].name)) {
-            *help = commands[k].help, *run = commands[k].run;
-            return 1;
-        }
+/* ---- Commands and their options ------------------------------------------------------ */
+static int cmd_completion(const mlc_cli_options *opt);
+
+/* Every command: its help text, entry point and the options it documents. `options` is
+ * space-separated; "=KIND" marks an option that takes a value, KIND saying what a shell
+ * completes for it: d a directory, f a file, k a configuration key, nothing any value.
+ * --help is every command's. parse_arg is the parser; this table gives the hints for a
+ * mistyped option and the completion script, and tests/cli_completion.sh checks that it
+ * agrees with the parser and with the help texts. */
+typedef struct command {
+    const char *name;
+    const char *const *help; /* the address of its help text (a variable, not a constant) */
+    int (*run)(const mlc_cli_options *);
+    const char *options;
+} command;
+
+static const command commands[] = {
+    {"info", &info_help, mlc_cmd_info, "--json --set=k"},
+    {"modes", &modes_help, mlc_cmd_modes, "--out=d --set=k --force --quiet"},
+    {"simulate", &simulate_help, mlc_cmd_simulate,
+     "--out=d --set=k --full-space --expect=f --tolerance= --json --force --quiet"},
+    {"optimize", &optimize_help, mlc_cmd_optimize,
+     "--out=d --set=k --seed= --threads= --resume=d --quiet --dry-run --json --force"},
+    {"sweep", &sweep_help, mlc_cmd_sweep, "--out=d --slurm=f --dry-run --force --threads= --quiet"},
+    {"summarize", &summarize_help, mlc_cmd_summarize, "--out=f"},
+    {"view", &view_help, mlc_cmd_view, "--png=f --frames="},
+    {"completion", &completion_help, cmd_completion, ""},
+};
+enum { NCOMMANDS = (int)(sizeof commands / sizeof commands[0]) };
+
+static const command *find_command(const char *name) {
+    for (int k = 0; k < NCOMMANDS; k++)
+        if (!strcmp(name, commands[k].name)) return &commands[k];
+    return NULL;
+}
+
+/* The next option of an options string: its name (*len bytes at *name) and value kind ('-'
+ * none, '=' any value, or d, f, k as in `commands`); 0 after the last. */
+static int next_option(const char **p, const char **name, size_t *len, char *kind) {
+    const char *q = *p;
+    while (*q == ' ')
+        q++;
+    if (!*q) return 0;
+    const char *e = q;
+    while (*e && *e != ' ' && *e != '=')
+        e++;
+    *name = q, *len = (size_t)(e - q), *kind = '-';
+    if (*e == '=') {
+        e++;
+        *kind = *e && *e != ' ' ? *e++ : '=';
+    }
+    *p = e;
+    return 1;
+}
+
+/* Whether the options string has option `name`. */
+static int has_option(const char *options, const char *name) {
+    const char *o;
+    size_t n;
+    char kind;
+    while (next_option(&options, &o, &n, &kind))
+        if (n == strlen(name) && !strncmp(o, name, n)) return 1;
     return 0;
+}
+
+/* "Did you mean": of the candidates offered (nearest_offer), the one with the fewest edits
+ * from `typed`, kept when near enough to be a plausible typo: at most max(2, length / 3)
+ * edits, the rule of the configuration keys' hint (config.c). */
+typedef struct nearest {
+    const char *typed;
+    int dist;
+    char best[48];
+} nearest;
+
+static void nearest_offer(nearest *n, const char *cand, size_t len) {
+    char c[sizeof n->best];
+    if (len >= sizeof c) return;
+    memcpy(c, cand, len);
+    c[len] = 0;
+    int d = mlc_edit_distance(n->typed, c);
+    if (d < n->dist) n->dist = d, memcpy(n->best, c, len + 1);
+}
+
+static const char *nearest_found(const nearest *n) {
+    return n->dist <= MLC_MAX(2, (int)strlen(n->typed) / 3) ? n->best : NULL;
+}
+
+static int unknown_command(const char *name) {
+    nearest n = {name, 1 << 30, ""};
+    const char *extra[] = {"help", "--help", "--version"};
+    for (int k = 0; k < NCOMMANDS; k++)
+        nearest_offer(&n, commands[k].name, strlen(commands[k].name));
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++)
+        nearest_offer(&n, extra[k], strlen(extra[k]));
+    const char *near = nearest_found(&n);
+    char msg[160];
+    snprintf(msg, sizeof msg, "unknown command '%.60s'%s%s%s", name, near ? "; did you mean '" : "",
+             near ? near : "", near ? "'?" : "");
+    return usage_error(NULL, "%s", msg);
+}
+
+/* An option `name` (as typed, without "=value") that `cmd` does not take: the nearest of its
+ * own, or the commands that do take it. */
+static int unknown_option(const char *cmd, const char *name, const char *arg) {
+    char msg[400];
+    int len = snprintf(msg, sizeof msg, "unknown option '%.60s'", arg), listed = 0;
+    /* An option of other commands (simulate --seed): name them, that is the likelier slip. */
+    for (int k = 0; k < NCOMMANDS; k++)
+        if (has_option(commands[k].options, name) && len < (int)sizeof msg)
+            len += snprintf(msg + len, sizeof msg - (size_t)len, "%s%s",
+                            listed++ ? ", " : " for this command; it is an option of ",
+                            commands[k].name);
+    if (listed) return usage_error(cmd, "%s", msg);
+    nearest n = {name, 1 << 30, ""};
+    const char *p = find_command(cmd)->options, *o;
+    size_t olen;
+    char kind;
+    while (next_option(&p, &o, &olen, &kind))
+        nearest_offer(&n, o, olen);
+    nearest_offer(&n, "--help", 6);
+    const char *near = nearest_found(&n);
+    if (near) snprintf(msg + len, sizeof msg - (size_t)len, "; did you mean '%s'?", near);
+    return usage_error(cmd, "%s", msg);
 }
 
 /* Parse argv[*i] (and its value, which may be the next argument) into *opt. Returns -1 to go
@@ -374,7 +491,8 @@ static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **ar
     } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
         opt->quiet = 1;
     } else if (!strcmp(name, "--json") &&
-               (!strcmp(cmd, "info") || !strcmp(cmd, "summarize") || !strcmp(cmd, "sweep"))) {
+               (!strcmp(cmd, "info") || !strcmp(cmd, "optimize") || !strcmp(cmd, "simulate") ||
+                !strcmp(cmd, "summarize") || !strcmp(cmd, "sweep"))) {
         opt->json = 1;
     } else if (!strcmp(name, "--expect") && !strcmp(cmd, "simulate")) {
         NEED_VALUE();
@@ -413,7 +531,7 @@ static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **ar
     } else if (!strcmp(name, "--gallery") && !strcmp(cmd, "summarize")) {
         opt->gallery = 1;
     } else if (a[0] == '-' && a[1] != 0) {
-        return usage_error(cmd, "unknown option '%s'", a);
+        return unknown_option(cmd, name, a);
     } else if (!strcmp(cmd, "summarize")) {
         if (opt->ninputs >= MLC_CLI_MAX_SETS)
             return usage_error(cmd, "too many directories (%s)", "max 256");
@@ -436,6 +554,12 @@ static int check_required(const mlc_cli_options *opt) {
         return usage_error("summarize", "%s", "summarize needs one or more DIR arguments");
     if (!strcmp(opt->command, "info") && !opt->input)
         return usage_error("info", "%s", "info needs a MESH argument");
+    if (!strcmp(opt->command, "completion") && !opt->input)
+        return usage_error("completion", "%s", "completion needs a shell name: bash");
+    if (opt->json && opt->dry_run && !strcmp(opt->command, "optimize"))
+        return usage_error(opt->command, "%s",
+                           "--json prints the run's result.json, which --dry-run does not "
+                           "write; drop one of them");
     if (!strcmp(opt->command, "view") && !opt->input)
         return usage_error("view", "%s", "view needs a DIR argument (an optimize output)");
     return -1;
@@ -459,30 +583,210 @@ static int refuse_parallel_launch(const mlc_cli_options *opt, int (*run)(const m
     return mlc_cli_fail(MLC_EINVAL, &err);
 }
 
+/* ---- Shell completion ------------------------------------------------------------------ */
+/* The names of an options string, space-separated, then " --help". */
+static void print_option_names(FILE *f, const char *options) {
+    const char *o;
+    size_t n;
+    char kind;
+    while (next_option(&options, &o, &n, &kind))
+        fprintf(f, "%.*s ", (int)n, o);
+    fputs("--help", f);
+}
+
+/* The `case $prev in` arms for the options of `options` that take a value of kind `kind`. */
+static void print_value_arm(FILE *f, const char *options, char kind, const char *action) {
+    const char *o;
+    size_t n;
+    char k;
+    int any = 0;
+    while (next_option(&options, &o, &n, &k))
+        if (k == kind) fprintf(f, "%s%.*s", any++ ? "|" : "            ", (int)n, o);
+    if (any) fprintf(f, ") %s%sreturn 0 ;;\n", action, *action ? "; " : "");
+}
+
+/* `modalloco completion bash`: a bash completion script made from the command table and the
+ * configuration key table, so it matches this binary's commands, options and keys. Words are
+ * split by bash's COMP_WORDBREAKS, which holds '=': `--set=KEY` and `--set KEY=VALUE` arrive
+ * as separate words around a "=". */
+static int cmd_completion(const mlc_cli_options *opt) {
+    if (strcmp(opt->input, "bash") != 0)
+        return usage_error("completion", "completion supports the shell 'bash', got '%s'",
+                           opt->input);
+    FILE *f = stdout;
+    fprintf(f,
+            "# bash completion for modalloco %s, printed by `modalloco completion bash`:\n"
+            "# commands, each command's options, and configuration keys after --set.\n"
+            "_modalloco_keys=\"",
+            MLC_VERSION);
+    for (int i = 0; i < mlc_config_nkeys; i++)
+        fprintf(f, "%s%s", i ? " " : "", mlc_config_keys[i].name);
+    fputs("\"\n_modalloco_commands=\"", f);
+    for (int k = 0; k < NCOMMANDS; k++)
+        fprintf(f, "%s%s", k ? " " : "", commands[k].name);
+    fputs("\"\n"
+          "_modalloco_files() { # $1: -f files (and directories) or -d directories; $2: prefix\n"
+          "    local IFS=$'\\n'\n"
+          "    compopt -o filenames 2>/dev/null\n"
+          "    COMPREPLY=($(compgen \"$1\" -- \"$2\"))\n"
+          "}\n"
+          "_modalloco() {\n"
+          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+          "    local cmd=${COMP_WORDS[1]} opts eq=0\n"
+          "    COMPREPLY=()\n"
+          "    if [ \"$cur\" = \"=\" ]; then\n"
+          "        cur= eq=1\n"
+          "    elif [ \"$prev\" = \"=\" ] && [ \"$COMP_CWORD\" -ge 3 ]; then\n"
+          "        prev=${COMP_WORDS[COMP_CWORD-2]} eq=1\n"
+          "    fi\n"
+          "    # after --set KEY=: a value, which has no list\n"
+          "    if [ $eq = 1 ] && [ \"${prev#--}\" = \"$prev\" ]; then return 0; fi\n"
+          "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+          "        COMPREPLY=($(compgen -W \"$_modalloco_commands help --help --version\" \\\n"
+          "            -- \"$cur\"))\n"
+          "        return 0\n"
+          "    fi\n"
+          "    case $cmd in\n"
+          "    help)\n"
+          "        [ \"$COMP_CWORD\" -eq 2 ] &&\n"
+          "            COMPREPLY=($(compgen -W \"$_modalloco_commands\" -- \"$cur\"))\n"
+          "        return 0 ;;\n"
+          "    completion)\n"
+          "        [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"bash\" -- \"$cur\"))\n"
+          "        return 0 ;;\n",
+          f);
+    for (int k = 0; k < NCOMMANDS; k++) {
+        const char *o = commands[k].options;
+        if (commands[k].run == cmd_completion) continue;
+        fprintf(f, "    %s)\n        case $prev in\n", commands[k].name);
+        print_value_arm(f, o, 'k',
+                        "compopt -o nospace 2>/dev/null; "
+                        "COMPREPLY=($(compgen -W \"$_modalloco_keys\" -S = -- \"$cur\"))");
+        print_value_arm(f, o, 'd', "_modalloco_files -d \"$cur\"");
+        print_value_arm(f, o, 'f', "_modalloco_files -f \"$cur\"");
+        print_value_arm(f, o, '=', "");
+        fputs("        esac\n        opts=\"", f);
+        print_option_names(f, o);
+        fputs("\" ;;\n", f);
+    }
+    fputs("    *) return 0 ;;\n"
+          "    esac\n"
+          "    if [[ $cur == -* ]]; then\n"
+          "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+          "    else\n"
+          "        _modalloco_files -f \"$cur\"\n"
+          "    fi\n"
+          "}\n"
+          "complete -F _modalloco modalloco\n",
+          f);
+    return fflush(f) == 0 && !ferror(f) ? 0 : 1;
+}
+
+/* ---- --json on optimize and simulate ------------------------------------------------- */
+/* The original stdout while --json is in effect (json_begin), else -1. */
+static int json_fd = -1;
+
+/* optimize/simulate --json: stdout carries one JSON document and nothing else. File
+ * descriptor 1 is pointed at stderr's file for the whole run, so every line the command or a
+ * library under it prints on stdout (the key-value summary, the --expect report) reaches
+ * stderr and no code path can add a stray line; the document goes to the original stdout at
+ * the end (mlc_cli_print_result_json). Returns 0 when the descriptors cannot be set up. */
+static int json_begin(void) {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* interleave with stderr line by line, as on a terminal */
+    json_fd = dup(STDOUT_FILENO);
+    return json_fd >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) >= 0;
+}
+
+/* DIR/NAME parsed, or NULL with the reason in err. */
+static cJSON *read_json(const char *dir, const char *name, mlc_err *err) {
+    char *path = mlc_path_join_alloc(dir, name), *buf = NULL;
+    size_t n = 0;
+    cJSON *j = NULL;
+    if (!path) {
+        mlc_errf(err, MLC_ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (mlc_file_read_all(path, (size_t)64 << 20, "not a result of this program", &buf, &n, err) ==
+            MLC_OK &&
+        !(j = cJSON_ParseWithLength(buf, n)))
+        mlc_errf(err, MLC_EIO, "%s: cannot read back what this run wrote (malformed JSON)", path);
+    mlc_free(buf);
+    mlc_free(path);
+    return j;
+}
+
+mlc_status mlc_cli_print_result_json(const char *dir, int with_fullspace, mlc_err *err) {
+    if (json_fd < 0) return MLC_OK;
+    cJSON *root = read_json(dir, "result.json", err), *full = NULL;
+    if (!root) return err->code ? err->code : MLC_EIO;
+    if (with_fullspace) {
+        if (!(full = read_json(dir, "fullspace.json", err))) {
+            cJSON_Delete(root);
+            return err->code ? err->code : MLC_EIO;
+        }
+        cJSON_AddItemToObject(root, "fullspace", full);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory printing result.json");
+    fflush(stdout); /* the summary lines, on stderr, come before the document */
+    size_t len = strlen(text), done = 0;
+    text[len] = '\n'; /* replaces the NUL: written by length */
+    while (done <= len) {
+        ssize_t w = write(json_fd, text + done, len + 1 - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    int e = errno;
+    cJSON_free(text);
+    if (done <= len)
+        return mlc_errf(err, MLC_EIO, "stdout: cannot write the JSON document: %s", strerror(e));
+    return MLC_OK;
+}
+
+/* `modalloco help [COMMAND]`: the help of the program or of one command, on stdout. */
+static int help_command(int argc, char **argv) {
+    if (argc > 3) return usage_error(NULL, "help takes one COMMAND, got also '%s'", argv[3]);
+    if (argc < 3 || !strcmp(argv[2], "help")) {
+        fputs(program_help, stdout);
+        return 0;
+    }
+    const command *c = find_command(argv[2]);
+    if (!c) return unknown_command(argv[2]);
+    fputs(*c->help, stdout);
+    return 0;
+}
+
 int mlc_cli_main(int argc, char **argv) {
     pin_blas_threads();
     if (argc < 2) {
         fputs(program_help, stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(program_help, stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "help")) return help_command(argc, argv);
     if (!strcmp(argv[1], "--version")) return print_version();
     mlc_cli_options opt;
     memset(&opt, 0, sizeof opt);
     opt.command = argv[1];
-    const char *help = NULL;
-    int (*run)(const mlc_cli_options *) = NULL;
-    if (!find_command(opt.command, &help, &run))
-        return usage_error(NULL, "unknown command '%s'", opt.command);
+    const command *c = find_command(opt.command);
+    if (!c) return unknown_command(opt.command);
     int rc;
     for (int i = 2; i < argc; i++)
-        if ((rc = parse_arg(&opt, help, argc, argv, &i)) >= 0) return rc;
-    if ((rc = check_required(&opt)) >= 0 || (rc = refuse_parallel_launch(&opt, run)) >= 0)
+        if ((rc = parse_arg(&opt, *c->help, argc, argv, &i)) >= 0) return rc;
+    if ((rc = check_required(&opt)) >= 0 || (rc = refuse_parallel_launch(&opt, c->run)) >= 0)
         return rc;
-    rc = run(&opt);
+    /* Only these two: info prints its own JSON, and other commands' --json is theirs. */
+    if (opt.json && (c->run == mlc_cmd_optimize || c->run == mlc_cmd_simulate) && !json_begin()) {
+        mlc_err err = {0};
+        mlc_errf(&err, MLC_EIO, "--json: cannot set up stdout: %s", strerror(errno));
+        return mlc_cli_fail(MLC_EIO, &err);
+    }
+    rc = c->run(&opt);
     mlc_dist_finalize(); /* only if a command started MPI (under mpirun/srun) */
     return rc;
 }

@@ -157,6 +157,12 @@ static void print_regions_surface(const mesh_info *in) {
 }
 
 /* `info` without --json: a human-readable report on stdout. */
+/* A value for the text report with negative zero shown as 0: "-0" (from a centring offset of
+ * 0 negated, or a rotation entry) reads as a defect to users and differs from what they type. */
+static double pz(double x) {
+    return x == 0 ? 0.0 : x;
+}
+
 static void print_text(const mesh_info *in) {
     const mlc_mesh_report *rep = &in->rep;
     const mlc_mesh_stats *st = &in->st;
@@ -167,8 +173,9 @@ static void print_text(const mesh_info *in) {
     printf("tets              %d\n", in->mesh->nt);
     printf("boundary faces    %d\n", in->mesh->nf);
     printf("volume            %.6g\n", st->volume);
-    printf("bounding box      [%.6g, %.6g, %.6g] .. [%.6g, %.6g, %.6g]\n", st->bbox_min[0],
-           st->bbox_min[1], st->bbox_min[2], st->bbox_max[0], st->bbox_max[1], st->bbox_max[2]);
+    printf("bounding box      [%.6g, %.6g, %.6g] .. [%.6g, %.6g, %.6g]\n", pz(st->bbox_min[0]),
+           pz(st->bbox_min[1]), pz(st->bbox_min[2]), pz(st->bbox_max[0]), pz(st->bbox_max[1]),
+           pz(st->bbox_max[2]));
     printf("tet volume        min %.6g, max %.6g\n", st->min_tet_volume, st->max_tet_volume);
     printf("dihedral angle    min %.4g°, max %.4g°\n", st->min_dihedral_deg, st->max_dihedral_deg);
     printf("flipped tets      %d\n", rep->flipped_tets);
@@ -186,13 +193,14 @@ static void print_text(const mesh_info *in) {
     const char *unnormalized = in->cfg->mesh.normalize ? "" : " (mesh.normalize = false)";
     if (mlc_transform_is_unrotated(tf))
         printf("transform         x' = %.9g x + (%.9g, %.9g, %.9g)%s\n", tf->scale,
-               tf->translate[0], tf->translate[1], tf->translate[2], unnormalized);
+               pz(tf->translate[0]), pz(tf->translate[1]), pz(tf->translate[2]), unnormalized);
     else
         printf("transform         x' = %.9g R x + (%.9g, %.9g, %.9g)%s,\n"
                "                  R = [[%.9g, %.9g, %.9g], [%.9g, %.9g, %.9g], "
                "[%.9g, %.9g, %.9g]]\n",
-               tf->scale, tf->translate[0], tf->translate[1], tf->translate[2], unnormalized, R[0],
-               R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]);
+               tf->scale, pz(tf->translate[0]), pz(tf->translate[1]), pz(tf->translate[2]),
+               unnormalized, pz(R[0]), pz(R[1]), pz(R[2]), pz(R[3]), pz(R[4]), pz(R[5]), pz(R[6]),
+               pz(R[7]), pz(R[8]));
     printf("checksum          %s\n", in->checksum);
 }
 

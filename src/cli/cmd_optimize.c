@@ -1301,6 +1301,8 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     if (s == MLC_OK && !o->stop) s = o->opt.dry_run ? dry_run(o) : start(o);
     if (s == MLC_OK && !o->stop) s = generations(o);
     if (s == MLC_OK && !o->stop) s = finish(o);
+    if (s == MLC_OK && !o->stop && o->rank == 0 && (o->rc == 0 || o->rc == 3))
+        s = mlc_cli_print_result_json(o->dir, 0, &o->err); /* --json */
     if (s != MLC_OK) {
         if (o->in_setup) {
             o->rc = settle(s, &o->err);

@@ -347,6 +347,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
             goto fail;
         if (differ) rc = 1;
     }
+    if ((s = mlc_cli_print_result_json(cfg.output.dir, opt->full_space, &err)) != MLC_OK) goto fail;
     goto done;
 fail:
     rc = mlc_cli_fail(s, &err);

@@ -68,6 +68,12 @@ int mlc_cmd_sweep(const mlc_cli_options *opt);
 int mlc_cmd_summarize(const mlc_cli_options *opt);
 int mlc_cmd_view(const mlc_cli_options *opt);
 
+/* --json (optimize, simulate): print DIR/result.json, with DIR/fullspace.json as member
+ * "fullspace" when with_fullspace, as the one JSON document on stdout. A no-op without --json.
+ * Call it once the run's files are written. MLC_EIO when they cannot be read back or stdout
+ * cannot be written. */
+mlc_status mlc_cli_print_result_json(const char *dir, int with_fullspace, mlc_err *err);
+
 /* Print "modalloco: message" on stderr and return the exit code for the status. */
 int mlc_cli_fail(mlc_status s, const mlc_err *err);
 

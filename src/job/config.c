@@ -1650,39 +1650,52 @@ static mlc_status apply_value(const load_ctx *c, mlc_config *cfg, const mlc_conf
 }
 
 /* ---- Unknown keys: suggest the nearest valid one ---------------------------------------- */
-static int levenshtein(const char *a, const char *b) {
-    enum { MAXLEN = 128 };
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > MAXLEN || nb > MAXLEN) return INT_MAX / 2;
-    int prev[MAXLEN + 1], cur[MAXLEN + 1];
-    for (size_t j = 0; j <= nb; j++)
-        prev[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        cur[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            int del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = MLC_MIN(sub, MLC_MIN(del, ins));
-        }
-        memcpy(prev, cur, (nb + 1) * sizeof *prev);
-    }
-    return prev[nb];
-}
-
 static const char *leaf(const char *name) {
     const char *dot = strrchr(name, '.');
     return dot ? dot + 1 : name;
 }
 
-/* The key nearest to `name`: by edit distance of the dotted names, or of the last components
- * plus a small charge, so "simulation.steps" and a misplaced "dt" still find their key. NULL
- * when nothing is near enough to be a plausible typo. */
+/* Names other tools give these settings (pycma's popsize, maxiter and maxfevals, the λ and σ
+ * of the CMA-ES papers, common simulator and CLI words), which no edit distance would lead to
+ * our key. Only for the hint: the configuration never accepts them. */
+static const struct {
+    const char *key, *aliases; /* aliases: space-separated */
+} key_aliases[] = {
+    {"cmaes.population", "popsize pop_size population_size lambda lambda_ lam"},
+    {"cmaes.sigma0", "sigma sigma_0 step_size stepsize"},
+    {"cmaes.seed", "random_seed rng_seed"},
+    {"cmaes.generations", "maxiter max_iter maxiters max_iterations maxgen max_generations ngen"},
+    {"cmaes.budget", "maxfevals max_fevals maxevals max_evals evaluations"},
+    {"parallel.threads", "nthreads num_threads n_jobs jobs"},
+    {"sim.dt", "timestep time_step"},
+    {"sim.steps", "nsteps num_steps"},
+    {"material.density", "rho"},
+    {"output.dir", "outdir output_dir"},
+    {"mesh.path", "mesh"},
+};
+
+/* Whether `word` is one of the space-separated words of `list`. */
+static int in_word_list(const char *list, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = list; n && (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+/* The key nearest to `name`: a known name from another tool (for the whole name or its last
+ * component), else by edit distance of the dotted names, or of the last components plus a
+ * small charge, so "simulation.steps" and a misplaced "dt" still find their key. NULL when
+ * nothing is near enough to be a plausible typo. */
 static const char *suggest(const char *name) {
+    for (size_t i = 0; i < sizeof key_aliases / sizeof key_aliases[0]; i++)
+        if (in_word_list(key_aliases[i].aliases, name) ||
+            in_word_list(key_aliases[i].aliases, leaf(name)))
+            return key_aliases[i].key;
     int best = INT_MAX;
     const char *arg = NULL;
     for (int i = 0; i < mlc_config_nkeys; i++) {
         const char *kn = mlc_config_keys[i].name;
-        int d = MLC_MIN(levenshtein(name, kn), levenshtein(leaf(name), leaf(kn)) + 2);
+        int d = MLC_MIN(mlc_edit_distance(name, kn), mlc_edit_distance(leaf(name), leaf(kn)) + 2);
         if (d < best) best = d, arg = kn;
     }
     int limit = MLC_MAX(2, (int)strlen(name) / 3);

@@ -49,7 +49,7 @@ typedef struct mlc_transform {
 
 /* Read a tet mesh (MEDIT .mesh, TetGen .node/.ele (path may name either, or the stem),
  * Gmsh .msh 2.2 ASCII/binary and 4.1 ASCII) or a surface (.off, .obj, .stl ASCII/binary,
- * .ply ASCII) which is tetrahedralized by running the `tetgen` program (-pYq1.414).
+ * .ply ASCII/binary) which is tetrahedralized by running the `tetgen` program (-pYq1.414).
  * Any of these may be gzip-compressed, named NAME.EXT.gz (a TetGen pair: foo.ele.gz reads
  * foo.node.gz, or foo.node when only that exists); a damaged .gz is MLC_EPARSE.
  * Validates and repairs: rejects NaN/Inf coordinates, out-of-range indices, repeated vertices

@@ -1,4 +1,4 @@
-/* mesh_surface.c: surface meshes (.off, .obj, .stl ASCII/binary, .ply ASCII) and their
+/* mesh_surface.c: surface meshes (.off, .obj, .stl and .ply, ASCII or binary) and their
  * tetrahedralization by the external `tetgen` program (which aborts on bad surfaces: checked
  * first).
  *
@@ -12,6 +12,7 @@
  * `tetgen -d` to count the intersecting face pairs and say so. */
 #include "mesh_internal.h"
 #include "mesh_lexer.h"
+#include "ply_binary.h"
 #include "surface_check.h"
 
 #include <dirent.h>
@@ -336,28 +337,43 @@ done:
     return st;
 }
 
-/* ---- PLY (ASCII) ------------------------------------------------------------------------------
- */
+/* ---- PLY (ASCII and binary) ------------------------------------------------------------------
+ * One header (text, read with the lexer) then the elements in header order: whitespace-separated
+ * numbers (ascii), or packed values of the declared types (binary_little_endian,
+ * binary_big_endian). Both bodies are read by one loop; ply_src supplies the values. */
 enum { PLY_MAX_ELEMENTS = 16, PLY_MAX_PROPS = 64 };
 enum { ROLE_NONE, ROLE_X, ROLE_Y, ROLE_Z, ROLE_INDICES };
+enum { PLY_ASCII, PLY_BINARY_LE, PLY_BINARY_BE };
 
 typedef struct ply_element {
-    int kind; /* 0 other, 1 vertex, 2 face */
+    int kind;      /* 0 other, 1 vertex, 2 face */
+    char name[48]; /* quoted, for messages */
     long long count;
     long line;
     int nprops;
     struct {
         int list, role;
+        mlc__ply_type type, count_type; /* the value's (a list's items'), a list's length's */
+        long line;
     } props[PLY_MAX_PROPS];
 } ply_element;
 
-/* The header, after the 'ply' line, up to and with end_header: the elements (at most
- * PLY_MAX_ELEMENTS) into el, their number into *nel. */
-static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_err *err) {
+/* The property's types from the header words after "property": "TYPE" or "list COUNT ITEM".
+ * Unknown names are kept as MLC__PLY_NONE: only a binary body needs them (ply_check_types). */
+static void ply_types(const mlc__tok *t, int list, const mlc__tok *count, ply_element *e) {
+    e->props[e->nprops].type = mlc__ply_type_named(t->s, t->n);
+    e->props[e->nprops].count_type = list ? mlc__ply_type_named(count->s, count->n) : MLC__PLY_NONE;
+}
+
+/* The header, after the 'ply' line, up to and with end_header: the body's format, the elements
+ * (at most PLY_MAX_ELEMENTS) into el, their number into *nel. */
+static mlc_status ply_header(mlc__lex *lx, int *format, ply_element *el, int *nel_out,
+                             mlc_err *err) {
     mlc__tok t;
     mlc_status st;
     int nel = 0;
     const char *path = lx->path;
+    *format = PLY_ASCII;
     for (;;) {
         if (!mlc__lex_next(lx, &t))
             return mlc_errf(err, MLC_EPARSE,
@@ -370,10 +386,18 @@ static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_er
             *nel_out = nel;
             return MLC_OK;
         } else if (mlc__tok_is(&t, "format")) {
-            if (!mlc__lex_inline(lx, &t) || !mlc__tok_is(&t, "ascii"))
+            int have = mlc__lex_inline(lx, &t);
+            if (have && mlc__tok_is(&t, "ascii"))
+                *format = PLY_ASCII;
+            else if (have && mlc__tok_is(&t, "binary_little_endian"))
+                *format = PLY_BINARY_LE;
+            else if (have && mlc__tok_is(&t, "binary_big_endian"))
+                *format = PLY_BINARY_BE;
+            else
                 return mlc_errf(err, MLC_EPARSE,
-                                "%s:%ld: expected 'format ascii 1.0'; binary "
-                                "PLY is not supported, save the surface as ASCII PLY or OFF",
+                                "%s:%ld: expected 'format ascii 1.0', 'format "
+                                "binary_little_endian 1.0' or 'format binary_big_endian 1.0'; "
+                                "save the surface as one of these PLY variants, or as OFF",
                                 path, line);
         } else if (mlc__tok_is(&t, "element")) {
             if (nel == PLY_MAX_ELEMENTS)
@@ -385,6 +409,7 @@ static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_er
             if (!mlc__lex_inline(lx, &t))
                 return mlc_errf(err, MLC_EPARSE, "%s:%ld: expected an element name", path, line);
             e->kind = mlc__tok_is(&t, "vertex") ? 1 : mlc__tok_is(&t, "face") ? 2 : 0;
+            mlc__tok_show(&t, e->name); /* quoted, bounded: for messages */
             if ((st = mlc__lex_ll(lx, 1, "the element count", &e->count, err))) return st;
         } else if (mlc__tok_is(&t, "property")) {
             if (nel == 0)
@@ -397,18 +422,19 @@ static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_er
                                 "element",
                                 path, line, PLY_MAX_PROPS);
             int list = 0;
-            mlc__tok name;
+            mlc__tok name, count = {0};
             if (!mlc__lex_inline(lx, &t))
                 return mlc_errf(err, MLC_EPARSE, "%s:%ld: expected a property type", path, line);
             if (mlc__tok_is(&t, "list")) {
                 list = 1;
                 /* count type and item type */
-                if (!mlc__lex_inline(lx, &t) || !mlc__lex_inline(lx, &t))
+                if (!mlc__lex_inline(lx, &count) || !mlc__lex_inline(lx, &t))
                     return mlc_errf(err, MLC_EPARSE,
                                     "%s:%ld: expected 'property list "
                                     "<count type> <item type> <name>'",
                                     path, line);
             }
+            ply_types(&t, list, &count, e);
             if (!mlc__lex_inline(lx, &name))
                 return mlc_errf(err, MLC_EPARSE, "%s:%ld: expected a property name", path, line);
             int role = ROLE_NONE;
@@ -422,6 +448,7 @@ static mlc_status ply_header(mlc__lex *lx, ply_element *el, int *nel_out, mlc_er
                 role = ROLE_INDICES;
             e->props[e->nprops].list = list;
             e->props[e->nprops].role = role;
+            e->props[e->nprops].line = line;
             e->nprops++;
         } else if (!mlc__tok_is(&t, "comment") && !mlc__tok_is(&t, "obj_info")) {
             char what[160];
@@ -467,57 +494,147 @@ static mlc_status ply_check_layout(const ply_element *el, int nel, const char *p
     return MLC_OK;
 }
 
-static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
-    mlc__tok t;
+/* A binary body is decoded by the declared types, so each must be a PLY type, and a list's
+ * length an integer. */
+static mlc_status ply_check_types(const ply_element *el, int nel, const char *path, mlc_err *err) {
+    for (int i = 0; i < nel; i++)
+        for (int p = 0; p < el[i].nprops; p++) {
+            const int list = el[i].props[p].list;
+            if (!el[i].props[p].type || (list && !el[i].props[p].count_type))
+                return mlc_errf(err, MLC_EPARSE,
+                                "%s:%ld: expected a PLY type (char, uchar, short, ushort, int, "
+                                "uint, float, double, or int8 ... float64) for the %s of a "
+                                "property of element %s; a binary body is decoded by them",
+                                path, el[i].props[p].line,
+                                !el[i].props[p].type ? (list ? "items" : "value") : "length",
+                                el[i].name);
+            if (list && !mlc__ply_type_is_integer(el[i].props[p].count_type))
+                return mlc_errf(err, MLC_EPARSE,
+                                "%s:%ld: a list length must have an integer type (e.g. 'property "
+                                "list uchar int vertex_indices'), element %s has a floating-point "
+                                "one",
+                                path, el[i].props[p].line, el[i].name);
+        }
+    return MLC_OK;
+}
+
+/* The source of the body's values: the lexer (ascii) or the binary cursor. */
+typedef struct ply_src {
+    mlc__lex *lx;
+    mlc__ply_bin *bin; /* NULL for an ascii body */
+    const ply_element *e;
+    long long item; /* index in e of the item being read */
+} ply_src;
+
+/* Where the cursor is, for messages: "LINE" (ascii) or "byte N" (binary). */
+static const char *ply_where(const ply_src *src, char buf[32]) {
+    if (src->bin)
+        snprintf(buf, 32, "byte %zu", mlc__ply_bin_offset(src->bin));
+    else
+        snprintf(buf, 32, "%ld", src->lx->line);
+    return buf;
+}
+
+/* A scalar property's value; a vertex coordinate (`coordinate`) must be finite. */
+static mlc_status ply_number(ply_src *src, mlc__ply_type type, int coordinate, double *out,
+                             mlc_err *err) {
+    const char *what = coordinate ? "a vertex coordinate" : "a property value";
+    if (!src->bin) return mlc__lex_double(src->lx, 0, what, out, err);
+    char at[32];
+    ply_where(src, at);
+    mlc_status st = mlc__ply_bin_value(src->bin, type, what, src->e->name, src->item, out, err);
+    if (st == MLC_OK && coordinate && !isfinite(*out))
+        return mlc_errf(err, MLC_EPARSE,
+                        "%s:%s: a vertex coordinate of vertex %lld is not finite (%g); "
+                        "coordinates must be finite numbers, fix the file",
+                        src->lx->path, at, src->item, *out);
+    return st;
+}
+
+static mlc_status ply_integer(ply_src *src, mlc__ply_type type, const char *what, long long *out,
+                              mlc_err *err) {
+    if (!src->bin) return mlc__lex_ll(src->lx, 0, what, out, err);
+    char at[32];
+    ply_where(src, at);
+    double v;
+    mlc_status st = mlc__ply_bin_value(src->bin, type, what, src->e->name, src->item, &v, err);
+    if (st) return st;
+    /* Integer types are exact; a float-typed list item must be a whole number to be an index. */
+    if (!(v == floor(v) && fabs(v) < 9007199254740992.0))
+        return mlc_errf(err, MLC_EPARSE, "%s:%s: expected %s (an integer) in %s %lld, found %g",
+                        src->lx->path, at, what, src->e->name, src->item, v);
+    *out = (long long)v;
+    return MLC_OK;
+}
+
+/* The fewest bytes one item of e takes in a binary body (every list empty). */
+static long long ply_min_item_bytes(const ply_element *e) {
+    long long n = 0;
+    for (int p = 0; p < e->nprops; p++)
+        n += mlc__ply_type_size(e->props[p].list ? e->props[p].count_type : e->props[p].type);
+    return n;
+}
+
+/* A header count must fit in what remains of the file before it sizes an allocation or a
+ * loop: tokens for an ascii body, bytes for a binary one. */
+static mlc_status ply_check_count(const ply_src *src, const ply_element *e, mlc_err *err) {
+    const char *what = e->kind == 1 ? "vertices" : e->kind == 2 ? "faces" : "items";
+    if (!src->bin)
+        return mlc__check_count(src->lx, e->line, e->count, MLC_MAX(e->nprops, 1), what, err);
+    const long long need = ply_min_item_bytes(e);
+    const size_t left = (size_t)(src->bin->end - src->bin->p);
+    if (e->count < 0)
+        return mlc_errf(err, MLC_EPARSE, "%s:%ld: expected a non-negative number of %s, found %lld",
+                        src->lx->path, e->line, what, e->count);
+    if (need > 0 && (unsigned long long)e->count > left / (unsigned long long)need)
+        return mlc_errf(err, MLC_EPARSE,
+                        "%s:%ld: the header announces %lld %s of at least %lld bytes each, but "
+                        "only %zu bytes follow; the file is truncated or the count is wrong",
+                        src->lx->path, e->line, e->count, what, need, left);
+    return MLC_OK;
+}
+
+static mlc_status ply_body(ply_src *src, const ply_element *el, int nel, surf *s, mlc_err *err) {
     mlc_status st;
-    ply_element el[PLY_MAX_ELEMENTS];
-    int nel = 0;
-    const char *path = lx->path;
-    if (!mlc__lex_next(lx, &t) || !mlc__tok_is(&t, "ply"))
-        return mlc_errf(err, MLC_EPARSE, "%s:1: expected 'ply' (the first line of a PLY file)",
-                        path);
-    mlc__lex_skip_line(lx);
-    if ((st = ply_header(lx, el, &nel, err)) || (st = ply_check_layout(el, nel, path, err)))
-        return st;
-    /* ---- body: token stream, element by element */
+    const char *path = src->lx->path;
     for (int i = 0; i < nel; i++) {
-        ply_element *e = el + i;
-        if ((st = mlc__check_count(lx, e->line, e->count, MLC_MAX(e->nprops, 1),
-                                   e->kind == 1   ? "vertices"
-                                   : e->kind == 2 ? "faces"
-                                                  : "items",
-                                   err)))
-            return st;
+        const ply_element *e = el + i;
+        src->e = e;
+        if ((st = ply_check_count(src, e, err))) return st;
         if (e->kind == 1 && (st = surf_reserve(s, e->count, 0, path, err))) return st;
         if (e->kind == 2 && (st = surf_reserve(s, 0, e->count, path, err))) return st;
+        if (e->nprops == 0) continue; /* items without data (the count was checked) */
         for (long long j = 0; j < e->count; j++) {
             double x[3] = {0, 0, 0};
+            src->item = j;
             for (int p = 0; p < e->nprops; p++) {
                 int role = e->props[p].role;
                 if (!e->props[p].list) {
                     double v;
-                    if ((st = mlc__lex_double(lx, 0,
-                                              role ? "a vertex coordinate"
-                                                   : "a property "
-                                                     "value",
-                                              &v, err)))
+                    if ((st = ply_number(src, e->props[p].type, role != ROLE_NONE, &v, err)))
                         return st;
                     if (role >= ROLE_X && role <= ROLE_Z) x[role - ROLE_X] = v;
                     continue;
                 }
                 long long n = 0, v = 0;
-                if ((st = mlc__lex_ll(lx, 0, "a list length", &n, err))) return st;
-                long fline = lx->line;
+                if ((st = ply_integer(src, e->props[p].count_type, "a list length", &n, err)))
+                    return st;
+                char at[32];
+                ply_where(src, at);
                 if (n < 0 || (role == ROLE_INDICES && n < 3))
                     return mlc_errf(err, MLC_EPARSE,
-                                    "%s:%ld: expected a list length%s, found "
+                                    "%s:%s: expected a list length%s, found "
                                     "%lld",
-                                    path, fline, role ? " of at least 3" : "", n);
+                                    path, at, role ? " of at least 3" : "", n);
                 int first = -1, prev = -1;
                 for (long long k = 0; k < n; k++) {
-                    if ((st = mlc__lex_ll(lx, 0, "a list item", &v, err))) return st;
+                    if ((st = ply_integer(src, e->props[p].type, "a list item", &v, err)))
+                        return st;
                     if (role != ROLE_INDICES) continue;
-                    if (v < 0 || v >= s->nv) return index_error(lx, fline, v, 0, s->nv - 1, err);
+                    if (v < 0 || v >= s->nv)
+                        return mlc_errf(err, MLC_EPARSE,
+                                        "%s:%s: expected a vertex index in %d..%d, found %lld",
+                                        path, at, 0, s->nv - 1, v);
                     if ((st = fan_corner(s, k, (int)v, &first, &prev, path, err))) return st;
                 }
             }
@@ -528,6 +645,26 @@ static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
         }
     }
     return MLC_OK;
+}
+
+static mlc_status read_ply(mlc__lex *lx, surf *s, mlc_err *err) {
+    mlc__tok t;
+    mlc_status st;
+    ply_element el[PLY_MAX_ELEMENTS];
+    int nel = 0, format = PLY_ASCII;
+    const char *path = lx->path;
+    if (!mlc__lex_next(lx, &t) || !mlc__tok_is(&t, "ply"))
+        return mlc_errf(err, MLC_EPARSE, "%s:1: expected 'ply' (the first line of a PLY file)",
+                        path);
+    mlc__lex_skip_line(lx);
+    if ((st = ply_header(lx, &format, el, &nel, err)) ||
+        (st = ply_check_layout(el, nel, path, err)) ||
+        (format != PLY_ASCII && (st = ply_check_types(el, nel, path, err))))
+        return st;
+    mlc__ply_bin bin = {(const unsigned char *)lx->begin, (const unsigned char *)lx->p,
+                        (const unsigned char *)lx->end, format == PLY_BINARY_BE, path};
+    ply_src src = {lx, format == PLY_ASCII ? NULL : &bin, NULL, 0};
+    return ply_body(&src, el, nel, s, err);
 }
 
 /* ---- Running tetgen ----------------------------------------------------------------------------
