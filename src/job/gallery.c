@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "png.h"
 #include "render.h"
 #include "viewer.h"
 
