@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cli_commands.sh BIN SRCDIR: the command-line contract (README "Commands"): exit codes, help,
-# info --json keys, config errors that name the key, modes/simulate outputs.
+# cli_commands.sh BIN SRCDIR: the command-line contract (`modalloco --help`, the README's tour):
+# exit codes, help, info --json keys, config errors that name the key, modes/simulate outputs.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 MESH=$SRC/data/quadruped.mesh
 

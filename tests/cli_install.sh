@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_install.sh BIN SRCDIR: `cmake --install` into a temporary prefix gives a program that
 # finds its own sample mesh (not the source tree's), a manual page covering every setting,
-# and the example configurations.
+# the example configurations, and the documentation with the license in share/doc/modalloco.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 cmake --install "$(dirname "$BIN")" --prefix "$T/prefix" >/dev/null || { echo "FAIL: install"; exit 1; }
 P=$T/prefix
@@ -14,6 +14,20 @@ for f in "$P"/share/modalloco/examples/*.json; do
   [ -z "$m" ] || [ -s "$(dirname "$f")/$m" ] || fail "$(basename "$f"): $m not installed"
 done
 grep -q "CC BY 4.0" "$P/share/modalloco/data/README.md" || fail "data/README.md (licenses) not installed"
+# The documentation, as in the source tree: README.md's links into docs/ resolve beside it.
+D=$P/share/doc/modalloco
+for f in README.md CHANGELOG.md LICENSE; do
+  cmp -s "$SRC/$f" "$D/$f" || fail "share/doc/modalloco/$f not installed (or not the source's)"
+done
+n=0
+for f in "$SRC"/docs/*.md "$SRC"/docs/*.svg "$SRC"/docs/*.png "$SRC"/docs/*.gif; do
+  [ -e "$f" ] || continue
+  n=$((n + 1))
+  cmp -s "$f" "$D/docs/$(basename "$f")" || fail "share/doc/modalloco/docs/$(basename "$f") not installed"
+done
+[ "$n" -ge 5 ] || fail "only $n documentation pages found in $SRC/docs"
+[ -z "$(find "$D/docs" -type f ! -name '*.md' ! -name '*.svg' ! -name '*.png' ! -name '*.gif')" ] \
+  || fail "share/doc/modalloco/docs holds files that are not pages or their images"
 MAN=$(find "$P" -name modalloco.1 | head -1)
 [ -n "$MAN" ] || fail "man page not installed"
 if [ -n "$MAN" ]; then

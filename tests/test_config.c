@@ -39,7 +39,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.subspace.skinning_modes, 5);
     assert_int_equal(c.subspace.passive_clusters, 10);
     assert_int_equal(c.subspace.actuation_clusters, 1);
-    /* Contact (the credible-gaits redesign, README changelog): 64 samples, soles first,
+    /* Contact (the credible-gaits redesign, CHANGELOG.md): 64 samples, soles first,
      * Coulomb friction without the paper's damping, complementarity. */
     assert_int_equal(c.subspace.contact_samples, 64);
     assert_near(c.subspace.contact_band, 0.01, 0);

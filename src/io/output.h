@@ -1,4 +1,4 @@
-/* output.h: writing result files (README "Output files" and the Blender facts).
+/* output.h: writing result files (docs/outputs.md, with the Blender facts).
  *
  * Every file is written atomically: into a temporary file in the same directory, then flushed,
  * fsync'ed and renamed over the final name, so a reader (or a crash, or Ctrl-C) never sees a

@@ -1,5 +1,5 @@
 /* rollout_io.c: run one rollout and write what `simulate` (and `optimize`, for the best gait)
- * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (README "Output files"),
+ * promise: trajectory.csv, surface.obj, animation.pc2 and result.json (docs/outputs.md),
  * and with output.vtk the ParaView series (vtkxml.h) of the same output frames. */
 #include <math.h>
 #include <stdio.h>
