@@ -149,7 +149,7 @@ static const char *sweep_help =
     "  --json             with --dry-run: one JSON document of the runs on stdout\n"
     "  --force            redo runs whose directory holds another configuration\n"
     "  --slurm FILE       write a Slurm job-array script (one task per run) instead of running\n"
-    "  --slurm-max-running N  at most N array tasks at once (#SBATCH --array=0-K%N)\n";
+    "  --slurm-max-running N  at most N array tasks at once (the script's array line ends %N)\n";
 
 static const char *summarize_help =
     "usage: modalloco summarize DIR... [--out FILE.csv] [--json] [--gallery]\n"
@@ -289,9 +289,13 @@ static const command commands[] = {
      "--out=d --set=k --full-space --expect=f --tolerance= --json --force --quiet"},
     {"optimize", &optimize_help, mlc_cmd_optimize,
      "--out=d --set=k --seed= --threads= --resume=d --quiet --dry-run --json --force"},
-    {"sweep", &sweep_help, mlc_cmd_sweep, "--out=d --slurm=f --dry-run --force --threads= --quiet"},
-    {"summarize", &summarize_help, mlc_cmd_summarize, "--out=f"},
-    {"view", &view_help, mlc_cmd_view, "--png=f --frames="},
+    {"sweep", &sweep_help, mlc_cmd_sweep,
+     "--out=d --jobs= --slurm=f --slurm-max-running= --dry-run --json --force --threads= "
+     "--quiet"},
+    {"summarize", &summarize_help, mlc_cmd_summarize, "--out=f --json --gallery"},
+    {"view", &view_help, mlc_cmd_view,
+     "--png=f --gif=f --apng=f --mp4=f --frames= --fps= --speed= --width= --height= --hold= "
+     "--follow"},
     {"completion", &completion_help, cmd_completion, ""},
 };
 enum { NCOMMANDS = (int)(sizeof commands / sizeof commands[0]) };
