@@ -563,6 +563,17 @@ static void reference_path_should_agree_with_the_general_path(void **state) {
     assert_true(r.contact_steps > steps / 2);
     assert_true(r.err_a < 1e-5);
     assert_true(r.err_b < 1e-5);
+    /* the actuation's work, summed per vertex and per tet on the reference path (from the
+     * modes' per-vertex terms) and per tet on the general one (from the targets Y_e) */
+    mlc_objective_settings obj;
+    mlc_objective_settings_default(&obj);
+    obj.work_penalty = 1e-3;
+    mlc_rollout_result ra, rb;
+    assert_int_equal(mlc_fullspace_run(fa, &act, &obj, NULL, NULL, &ra, &err), MLC_OK);
+    assert_int_equal(mlc_fullspace_run(fb, &act, &obj, NULL, NULL, &rb, &err), MLC_OK);
+    print_message("work term %.9g reference path, %.9g general\n", ra.J_work, rb.J_work);
+    assert_true(ra.J_work != 0);
+    assert_rel(ra.J_work, rb.J_work, 1e-4, 0);
     mlc_fullspace_destroy(fa), mlc_fullspace_destroy(fb), mlc_fullspace_destroy(fc);
     tsim_free(&t);
 }

@@ -47,6 +47,8 @@
 #include "sim_testing.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
+static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], double s,
+                             double *restrict t);
 static void surface_invalidate(mlc_fullspace *fs);
 
 struct mlc_fullspace {
@@ -89,13 +91,15 @@ struct mlc_fullspace {
     double *xc, *xp, *xn;           /* 3×nv current, previous, next (rotated by pointer swap) */
     double *q, *b0, *xi;            /* 3×nv prediction, nv×3 constant rhs, previous iterate */
     double *abar;                   /* ma */
-    double *Ye;                     /* nt×9 actuation targets of this step */
-    double *Fp;                     /* npr×9 passive cluster sums (when not per tet) */
-    double *Rp, *qp;                /* npr×9 rotations, npr×4 warm-start quaternions */
-    double *g3;   /* 9×nt: ∇φ_0..2 of each tet (∇φ_3 = −their sum), for the reference */
-    double *muv;  /* nt: μ_e V_e */
-    double *qs;   /* the reference's per-tet warm starts: q_k of tet e at qs[k·qs_ld + e] */
-    size_t qs_ld; /* nt rounded up to a multiple of MLC_FULLSPACE_POLAR_CHUNK */
+    double *Ye;      /* nt×9 actuation targets of this step (not formed for the reference: Wm) */
+    double *Fp;      /* npr×9 passive cluster sums (when not per tet) */
+    double *Rp, *qp; /* npr×9 rotations, npr×4 warm-start quaternions */
+    double *g3;      /* 9×nt: ∇φ_0..2 of each tet (∇φ_3 = −their sum), for the reference */
+    double *muv;     /* nt: μ_e V_e */
+    double *Wm; /* the reference: (m+1) × 3nv, W_i[v] = Σ_{(e,a)∋v} γ_e V_e Yhat[e, i] ∇φ_a
+                   (W_m with the identity), so that w = Σ_i ā_i W_i; NULL otherwise */
+    double *qs; /* the reference's per-tet warm starts: q_k of tet e at qs[k·qs_ld + e] */
+    size_t qs_ld;         /* nt rounded up to a multiple of MLC_FULLSPACE_POLAR_CHUNK */
     double *Hc, *Om, *qa; /* nca×9, nca×9, nca×4 */
     double qbody[4];
     double *xsc, *xsp;     /* 3×ns sample positions at x_n and x_{n−1} */
@@ -193,6 +197,7 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->qs);
     mlc_free(fs->g3);
     mlc_free(fs->muv);
+    mlc_free(fs->Wm);
     mlc_contact_destroy(&fs->csurf);
     mlc_contact_destroy(&fs->cs);
     mlc_terrain_contact_destroy(&fs->tc);
@@ -478,6 +483,7 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
     ok &= (fs->tF = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
     if (fs->npr == nt && fs->nca == 1) {
         ok &= (fs->wv = mlc_calloc(v3, sizeof(double))) != NULL;
+        ok &= (fs->Wm = mlc_calloc(v3 * (size_t)(m + 1), sizeof(double))) != NULL;
         ok &= (fs->b0w = mlc_calloc(v3, sizeof(double))) != NULL;
     }
     if (fs->npr != nt) ok &= (fs->tFp = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
@@ -610,6 +616,24 @@ static void body_map_gradients(mlc_fullspace *fs, const mlc_mesh *mesh, const ml
         }
 }
 
+/* The reference's W_i (fs->Wm): each mode's actuation terms per vertex, summed in tet order. */
+static void reference_targets(mlc_fullspace *fs) {
+    const int m = fs->m;
+    const size_t v3 = 3 * (size_t)fs->nv;
+    for (int e = 0; e < fs->nt; e++) {
+        const double gv = (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e];
+        for (int i = 0; i <= m; i++) {
+            static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+            const double *Y = i < m ? fs->Yhat + ((size_t)e * m + i) * 9 : eye;
+            double t[12];
+            tet_terms(fs, e, Y, gv, t);
+            for (int a = 0; a < 4; a++)
+                for (int k = 0; k < 3; k++)
+                    fs->Wm[v3 * (size_t)i + 3 * (size_t)fs->T[4 * e + a] + k] += t[3 * a + k];
+        }
+    }
+}
+
 /* The contact solver on the precomputed Delassus matrix, and the terrain (set up as the reduced
  * model's, mlc_terrain_own) with its own contact workspace off the flat ground. */
 static mlc_status contact_solver_terrain(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
@@ -656,6 +680,7 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
     if ((st = anderson_alloc(fs, MLC_FULLSPACE_ANDERSON, err)) != MLC_OK) goto fail;
     masses_extent(fs, mesh, fem, mat);
     body_map_gradients(fs, mesh, fem, sub);
+    if (fs->Wm) reference_targets(fs);
 
     /* ---- the system matrix, its factor, the solve workspace and the contact columns ---- */
     cholmod_start(&fs->cc);
@@ -1338,6 +1363,39 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
     }
 }
 
+/* The reference's work Δxᵀ(bᵃ − Qᵃ x) with Δx = x − x_n: Σ_v Δx_v · Ω w_v minus
+ * Σ_e γ_e V_e ⟨F_e(x), F_e(Δx)⟩ (the same bracket, its passive-free part summed per tet), in
+ * a fixed order: the same bits for any thread count. */
+static double reference_work(const mlc_fullspace *fs, const double *xc, const double *x) {
+    const int nv = fs->nv, nt = fs->nt;
+    const double *Om = fs->Om;
+    double act = 0, pas = 0;
+    for (int v = 0; v < nv; v++) {
+        const double *w = fs->wv + 3 * (size_t)v, *xv = x + 3 * (size_t)v, *cv = xc + 3 * (size_t)v;
+        for (int k = 0; k < 3; k++)
+            act += (xv[k] - cv[k]) * (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
+    }
+    for (int e = 0; e < nt; e++) {
+        const int *t = fs->T + 4 * (size_t)e;
+        const double *g = fs->g3 + 9 * (size_t)e, *x3 = x + 3 * (size_t)t[3],
+                     *c3 = xc + 3 * (size_t)t[3];
+        double F[9] = {0}, D[9] = {0};
+        for (int a = 0; a < 3; a++) {
+            const double *xa = x + 3 * (size_t)t[a], *ca = xc + 3 * (size_t)t[a], *ga = g + 3 * a;
+            for (int k = 0; k < 3; k++) {
+                const double d = xa[k] - x3[k], dd = (xa[k] - ca[k]) - (x3[k] - c3[k]);
+                for (int j = 0; j < 3; j++)
+                    F[3 * k + j] += d * ga[j], D[3 * k + j] += dd * ga[j];
+            }
+        }
+        double fd = 0;
+        for (int i = 0; i < 9; i++)
+            fd += F[i] * D[i];
+        pas += (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e] * fd;
+    }
+    return act - pas;
+}
+
 /* Y_e(ā) = ā_m I + Σ_i a_i Yhat[e, i] per tet for this step's ā (fs->abar), and with one
  * actuation cluster (fs->wv) w_v = Σ_{(e,a)∋v} γ_e V_e Y_e ∇φ_a (3×nv) in tet order (fs->tb as
  * scratch): the actuation terms of the right-hand side are then Ω w_v. Per tet, then per
@@ -1345,6 +1403,17 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
 static void actuation_targets(mlc_fullspace *fs) {
     const int nt = fs->nt, nv = fs->nv, m = fs->m;
     const double *abar = fs->abar;
+    if (fs->Wm) { /* the reference: w = Σ_i ā_i W_i, no per-tet targets */
+        const size_t v3 = 3 * (size_t)nv;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+        for (size_t j = 0; j < v3; j++) {
+            double w = 0;
+            for (int i = 0; i <= m; i++)
+                w += abar[i] * fs->Wm[v3 * (size_t)i + j];
+            fs->wv[j] = w;
+        }
+        return;
+    }
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
     {
 #pragma omp for schedule(static)
@@ -1582,26 +1651,31 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
 
     /* ---- work Δxᵀ(bᵃ − Qᵃ x) (Eq. 18 bracket): per tet γV (Ω Y − F) ∇φ_a, with the last
      * iteration's Ω_c and the final x, as the reduced code ---- */
+    double work;
+    if (fs->Wm) {
+        work = reference_work(fs, xc, x);
+    } else {
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
-    {
+        {
 #pragma omp for schedule(static)
-        for (int e = 0; e < nt; e++) {
-            double F[9], OY[9];
-            tet_F(fs, x, e, F);
-            mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
-            for (int i = 0; i < 9; i++)
-                OY[i] -= F[i];
-            tet_terms(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e],
-                      fs->tb + 12 * (size_t)e);
+            for (int e = 0; e < nt; e++) {
+                double F[9], OY[9];
+                tet_F(fs, x, e, F);
+                mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
+                for (int i = 0; i < 9; i++)
+                    OY[i] -= F[i];
+                tet_terms(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e],
+                          fs->tb + 12 * (size_t)e);
+            }
+#pragma omp for schedule(static)
+            for (int v = 0; v < nv; v++)
+                gather_vertex(fs, v, NULL, b);
         }
-#pragma omp for schedule(static)
-        for (int v = 0; v < nv; v++)
-            gather_vertex(fs, v, NULL, b);
+        work = 0;
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++)
+                work += (x[3 * i + k] - xc[3 * i + k]) * b[3 * i + k];
     }
-    double work = 0;
-    for (int i = 0; i < nv; i++)
-        for (int k = 0; k < 3; k++)
-            work += (x[3 * i + k] - xc[3 * i + k]) * b[3 * i + k];
     fs->last_work = work;
 
     for (size_t i = 0; i < v3; i++)
