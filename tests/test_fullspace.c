@@ -532,6 +532,52 @@ static void accelerated_steps_should_agree_with_plain_steps(void **state) {
     tsim_free(&t);
 }
 
+/* The reference's own local step (one rotation per tet and one actuation cluster: the
+ * cluster's matrix summed over vertices, F from three edge vectors, the rotations of a chunk
+ * together, the terms added to the right-hand side as they are formed) against the general one
+ * (per-tet V F Yᵀ summed over tets, the terms gathered per vertex), forced by a second, empty
+ * actuation cluster: the same physics by different sums. On the landing, walking quadruped with
+ * contact on every surface vertex, from the same starts, both paths end every step within a few
+ * tolerances of the step's fixed point (300 plain iterations of the reference path), so a gait
+ * replayed by either is the same answer to the tolerance. */
+static void reference_path_should_agree_with_the_general_path(void **state) {
+    (void)state;
+    tsim t = {0};
+    mlc_sim_settings set;
+    double A[8], T[8], th[8];
+    mlc_actuation act;
+    const int steps = 40;
+    landing_walker(&t, &set, steps, A, T, th, &act);
+    mlc_subspace two = t.sub;
+    two.nca = 2; /* every tet in cluster 0: cluster 1 is empty */
+    mlc_fullspace *fa = surface_create(&t, &set), *fc = surface_create(&t, &set), *fb = NULL;
+    mlc_err err;
+    assert_int_equal(mlc_fullspace_create(&t.mesh, &t.fem, &two, &set, 1, &fb, &err), MLC_OK);
+    assert_int_equal(mlc_fullspace_use_surface_contact(fb, 0, &err), MLC_OK);
+    step_race r;
+    race_steps(&t, &set, &act, fa, fb, fc, steps, &r);
+    print_message("%d steps (%d in contact): iterations a step %.1f reference path, %.1f general; "
+                  "distance to the fixed point %.2e reference path, %.2e general\n",
+                  steps, r.contact_steps, (double)r.its_a / steps, (double)r.its_b / steps, r.err_a,
+                  r.err_b);
+    assert_true(r.contact_steps > steps / 2);
+    assert_true(r.err_a < 1e-5);
+    assert_true(r.err_b < 1e-5);
+    /* the actuation's work, summed per vertex and per tet on the reference path (from the
+     * modes' per-vertex terms) and per tet on the general one (from the targets Y_e) */
+    mlc_objective_settings obj;
+    mlc_objective_settings_default(&obj);
+    obj.work_penalty = 1e-3;
+    mlc_rollout_result ra, rb;
+    assert_int_equal(mlc_fullspace_run(fa, &act, &obj, NULL, NULL, &ra, &err), MLC_OK);
+    assert_int_equal(mlc_fullspace_run(fb, &act, &obj, NULL, NULL, &rb, &err), MLC_OK);
+    print_message("work term %.9g reference path, %.9g general\n", ra.J_work, rb.J_work);
+    assert_true(ra.J_work != 0);
+    assert_rel(ra.J_work, rb.J_work, 1e-4, 0);
+    mlc_fullspace_destroy(fa), mlc_fullspace_destroy(fb), mlc_fullspace_destroy(fc);
+    tsim_free(&t);
+}
+
 /* The same rollout on one and on two threads, bit for bit: with contact on every surface
  * vertex (one rotation per tet, the fused right-hand side) and with per-cluster passive
  * rotations on samples (the two-pass right-hand side). */
@@ -632,6 +678,7 @@ int main(void) {
         cmocka_unit_test(bad_settings_should_be_reported),
         cmocka_unit_test(thin_limb_tips_should_not_sink_with_surface_contact),
         cmocka_unit_test(accelerated_steps_should_agree_with_plain_steps),
+        cmocka_unit_test(reference_path_should_agree_with_the_general_path),
         cmocka_unit_test(rollouts_should_be_bit_identical_for_one_and_two_threads),
         cmocka_unit_test(box_at_rest_should_stay_on_every_surface_vertex),
     };

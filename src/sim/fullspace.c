@@ -36,6 +36,7 @@
  */
 #include "fullspace.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -46,6 +47,8 @@
 #include "sim_testing.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
+static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], double s,
+                             double *restrict t);
 static void surface_invalidate(mlc_fullspace *fs);
 
 struct mlc_fullspace {
@@ -73,9 +76,14 @@ struct mlc_fullspace {
     double *fric;           /* ns: friction of each sample (per-region), or NULL */
     cholmod_factor *L;      /* of the nv×nv block of Q */
     cholmod_sparse *K; /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
-    cholmod_dense *Xn, *KX;        /* nv×3: x_n and K x_n (Rayleigh β) */
-    cholmod_dense *B;              /* nv×3 right-hand side (coordinate blocks) */
-    cholmod_dense *Xs, *Ysw, *Esw; /* solution and cholmod_solve2 workspace (reused) */
+    cholmod_dense *Xn, *KX;   /* nv×3: x_n and K x_n (Rayleigh β) */
+    cholmod_dense *Ysw, *Esw; /* cholmod_solve2 workspace of the contact columns (reused) */
+    /* The global solve's own copy of the factor Q = P L Lᵀ Pᵀ (qsolve): row k of the permuted
+     * system is vertex lperm[k]; column j of L holds 1/L_jj in ldinv[j] and its entries below
+     * the diagonal at lp[j] .. lp[j+1]−1 (rows li, values lx), in CHOLMOD's order. */
+    int *lperm, *lp, *li;
+    double *lx, *ldinv;
+    double *rhs, *xs, *ly; /* 3×nv right-hand side, tentative solution x*, permuted work */
     /* state */
     int step, contacts, last_iterations;
     double last_work, last_change;  /* last_change: ‖Δx‖_∞ / extent of the last iteration */
@@ -83,10 +91,16 @@ struct mlc_fullspace {
     double *xc, *xp, *xn;           /* 3×nv current, previous, next (rotated by pointer swap) */
     double *q, *b0, *xi;            /* 3×nv prediction, nv×3 constant rhs, previous iterate */
     double *abar;                   /* ma */
-    double *Ye;                     /* nt×9 actuation targets of this step */
-    double *Fp;                     /* npr×9 passive cluster sums (when not per tet) */
-    double *Rp, *qp;                /* npr×9 rotations, npr×4 warm-start quaternions */
-    double *Hc, *Om, *qa;           /* nca×9, nca×9, nca×4 */
+    double *Ye;      /* nt×9 actuation targets of this step (not formed for the reference: Wm) */
+    double *Fp;      /* npr×9 passive cluster sums (when not per tet) */
+    double *Rp, *qp; /* npr×9 rotations, npr×4 warm-start quaternions */
+    double *g3;      /* 9×nt: ∇φ_0..2 of each tet (∇φ_3 = −their sum), for the reference */
+    double *muv;     /* nt: μ_e V_e */
+    double *Wm; /* the reference: (m+1) × 3nv, W_i[v] = Σ_{(e,a)∋v} γ_e V_e Yhat[e, i] ∇φ_a
+                   (W_m with the identity), so that w = Σ_i ā_i W_i; NULL otherwise */
+    double *qs; /* the reference's per-tet warm starts: q_k of tet e at qs[k·qs_ld + e] */
+    size_t qs_ld;         /* nt rounded up to a multiple of MLC_FULLSPACE_POLAR_CHUNK */
+    double *Hc, *Om, *qa; /* nca×9, nca×9, nca×4 */
     double qbody[4];
     double *xsc, *xsp;     /* 3×ns sample positions at x_n and x_{n−1} */
     int *active;           /* ns */
@@ -111,6 +125,7 @@ struct mlc_fullspace {
     /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
     int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
     double aa_r2;                  /* ‖f‖₂² of the last iteration */
+    double aa_gram[MLC_FULLSPACE_ANDERSON_MAX * MLC_FULLSPACE_ANDERSON_MAX]; /* ΔF_aᵀΔF_c by slot */
     double *dq; /* 3×nv: x_n minus the prediction of the last step (the next step's start) */
     double *aa_dF, *aa_dG; /* 3nv × aa_m: differences of residuals f = G(x) − x and of G(x) */
     double *aa_f, *aa_g;   /* 3nv: the previous f and G(x) */
@@ -146,8 +161,6 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
         cholmod_free_sparse(&fs->K, &fs->cc);
         cholmod_free_dense(&fs->Xn, &fs->cc);
         cholmod_free_dense(&fs->KX, &fs->cc);
-        cholmod_free_dense(&fs->B, &fs->cc);
-        cholmod_free_dense(&fs->Xs, &fs->cc);
         cholmod_free_dense(&fs->Ysw, &fs->cc);
         cholmod_free_dense(&fs->Esw, &fs->cc);
         cholmod_free_dense(&fs->Bc, &fs->cc);
@@ -169,16 +182,22 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->acl);
     mlc_free(fs->samples);
     mlc_free(fs->active);
-    double *more[] = {fs->tH,    fs->tF,    fs->wv,   fs->b0w,   fs->tFp,  fs->tb,
-                      fs->aa_dF, fs->aa_dG, fs->aa_f, fs->aa_g,  fs->QiEc, fs->Dc,
-                      fs->sy,    fs->sg,    fs->sct,  fs->vfric, fs->sfric};
+    double *more[] = {fs->tH,    fs->tF,    fs->wv,   fs->b0w,   fs->tFp,   fs->tb,
+                      fs->aa_dF, fs->aa_dG, fs->aa_f, fs->aa_g,  fs->QiEc,  fs->Dc,
+                      fs->sy,    fs->sg,    fs->sct,  fs->vfric, fs->sfric, fs->lx,
+                      fs->ldinv, fs->rhs,   fs->xs,   fs->ly};
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
         mlc_free(more[i]);
-    int *imore[] = {fs->inc_ptr, fs->inc, fs->surf, fs->slot_of, fs->slot_v, fs->want};
+    int *imore[] = {fs->inc_ptr, fs->inc,   fs->surf, fs->slot_of, fs->slot_v,
+                    fs->want,    fs->lperm, fs->lp,   fs->li};
     for (size_t i = 0; i < sizeof imore / sizeof imore[0]; i++)
         mlc_free(imore[i]);
     mlc_free(fs->slot_seen);
     mlc_free(fs->dq);
+    mlc_free(fs->qs);
+    mlc_free(fs->g3);
+    mlc_free(fs->muv);
+    mlc_free(fs->Wm);
     mlc_contact_destroy(&fs->csurf);
     mlc_contact_destroy(&fs->cs);
     mlc_terrain_contact_destroy(&fs->tc);
@@ -241,6 +260,82 @@ static mlc_status cholmod_fail(mlc_fullspace *fs, mlc_err *err, const char *what
                     "fullspace: %s failed (CHOLMOD status %d)", what, st);
 }
 
+/* The factor's copy for qsolve (fs->lperm, lp, li, lx, ldinv) and the solve's vectors. */
+static mlc_status copy_factor(mlc_fullspace *fs, mlc_err *err) {
+    const cholmod_factor *L = fs->L;
+    const int nv = fs->nv;
+    if (L->is_super || !L->is_ll || (int)L->n != nv)
+        return mlc_errf(err, MLC_ENUMERIC, "fullspace: unexpected factor form from CHOLMOD");
+    const int *Lp = L->p, *Li = L->i, *Lnz = L->nz, *P = L->Perm;
+    const double *Lx = L->x;
+    size_t off = 0;
+    for (int j = 0; j < nv; j++)
+        off += (size_t)Lnz[j] - 1;
+    if (off > (size_t)INT_MAX)
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: the factor has too many entries (%zu)", off);
+    size_t v3 = 3 * (size_t)nv;
+    int ok = (fs->lperm = mlc_malloc(sizeof(int) * (size_t)nv)) != NULL;
+    ok &= (fs->lp = mlc_malloc(sizeof(int) * ((size_t)nv + 1))) != NULL;
+    ok &= (fs->li = mlc_malloc(sizeof(int) * MLC_MAX(off, 1))) != NULL;
+    ok &= (fs->lx = mlc_malloc(sizeof(double) * MLC_MAX(off, 1))) != NULL;
+    ok &= (fs->ldinv = mlc_malloc(sizeof(double) * (size_t)nv)) != NULL;
+    ok &= (fs->rhs = mlc_calloc(v3, sizeof(double))) != NULL;
+    ok &= (fs->xs = mlc_calloc(v3, sizeof(double))) != NULL;
+    ok &= (fs->ly = mlc_calloc(v3, sizeof(double))) != NULL;
+    if (!ok) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the factor");
+    int q = 0;
+    for (int j = 0; j < nv; j++) {
+        const int p0 = Lp[j];
+        if (Li[p0] != j || !(Lx[p0] > 0))
+            return mlc_errf(err, MLC_ENUMERIC, "fullspace: unexpected factor form from CHOLMOD");
+        fs->lperm[j] = P ? P[j] : j;
+        fs->ldinv[j] = 1.0 / Lx[p0];
+        fs->lp[j] = q;
+        for (int p = p0 + 1; p < p0 + Lnz[j]; p++, q++)
+            fs->li[q] = Li[p], fs->lx[q] = Lx[p];
+    }
+    fs->lp[nv] = q;
+    return MLC_OK;
+}
+
+/* x = Q⁻¹ b for the three coordinates at once (b, x: 3×nv interleaved; they may not overlap):
+ * b permuted, L y = P b forward column by column, Lᵀ z = y backward, x = Pᵀ z. One pass over the
+ * factor a sweep, serial: the same bits on every call and thread count. */
+static void qsolve(const mlc_fullspace *fs, const double *restrict b, double *restrict x) {
+    const int nv = fs->nv;
+    const int *restrict perm = fs->lperm, *restrict lp = fs->lp, *restrict li = fs->li;
+    const double *restrict lx = fs->lx, *restrict dinv = fs->ldinv;
+    double *restrict y = fs->ly;
+    for (int j = 0; j < nv; j++) {
+        const double *bj = b + 3 * (size_t)perm[j];
+        y[3 * j] = bj[0], y[3 * j + 1] = bj[1], y[3 * j + 2] = bj[2];
+    }
+    for (int j = 0; j < nv; j++) {
+        const double d = dinv[j];
+        const double y0 = y[3 * j] * d, y1 = y[3 * j + 1] * d, y2 = y[3 * j + 2] * d;
+        y[3 * j] = y0, y[3 * j + 1] = y1, y[3 * j + 2] = y2;
+        for (int p = lp[j]; p < lp[j + 1]; p++) {
+            double *yi = y + 3 * (size_t)li[p];
+            const double l = lx[p];
+            yi[0] -= l * y0, yi[1] -= l * y1, yi[2] -= l * y2;
+        }
+    }
+    for (int j = nv - 1; j >= 0; j--) {
+        double s0 = y[3 * j], s1 = y[3 * j + 1], s2 = y[3 * j + 2];
+        for (int p = lp[j]; p < lp[j + 1]; p++) {
+            const double *yi = y + 3 * (size_t)li[p];
+            const double l = lx[p];
+            s0 -= l * yi[0], s1 -= l * yi[1], s2 -= l * yi[2];
+        }
+        const double d = dinv[j];
+        y[3 * j] = s0 * d, y[3 * j + 1] = s1 * d, y[3 * j + 2] = s2 * d;
+    }
+    for (int j = 0; j < nv; j++) {
+        double *xj = x + 3 * (size_t)perm[j];
+        xj[0] = y[3 * j], xj[1] = y[3 * j + 1], xj[2] = y[3 * j + 2];
+    }
+}
+
 /* Q = (μ+γ) Lap + M/h² (upper triangle, as fem.h returns it), analysed and factored once. */
 static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *fem,
                                 mlc_err *err) {
@@ -273,11 +368,25 @@ static mlc_status factor_system(mlc_fullspace *fs, const mlc_mesh *mesh, const m
             return mlc_errf(err, MLC_EINVAL, "fullspace: vertex %d belongs to no tet", j);
         }
     }
-    fs->L = cholmod_analyze(A, &fs->cc);
-    int ok = fs->L && cholmod_factorize(A, fs->L, &fs->cc) && fs->cc.status == CHOLMOD_OK;
-    cholmod_free_sparse(&A, &fs->cc);
+    /* Simplicial LLᵀ after a nested-dissection ordering (AMD where METIS is missing): a solve
+     * with three right-hand sides reads the factor once a sweep, and the supernodal form's dense
+     * blocks only pay with many right-hand sides (measured on the cat: 2.0 ms a solve against
+     * 4.0 ms supernodal; nested dissection fills 599k entries, AMD 644k). */
+    cholmod_common *cc = &fs->cc;
+    cc->supernodal = CHOLMOD_SIMPLICIAL;
+    cc->final_ll = 1;
+    cc->nmethods = 1;
+    cc->method[0].ordering = CHOLMOD_NESDIS;
+    fs->L = cholmod_analyze(A, cc);
+    if (!fs->L && cc->status == CHOLMOD_NOT_INSTALLED) {
+        cc->status = CHOLMOD_OK;
+        cc->method[0].ordering = CHOLMOD_AMD;
+        fs->L = cholmod_analyze(A, cc);
+    }
+    int ok = fs->L && cholmod_factorize(A, fs->L, cc) && cc->status == CHOLMOD_OK;
+    cholmod_free_sparse(&A, cc);
     if (!ok) return cholmod_fail(fs, err, "factorizing M/h² + (mu+gamma) L");
-    return MLC_OK;
+    return copy_factor(fs, err);
 }
 
 /* Contact columns: QiE = Q⁻¹ E (E the sample indicator columns) and the Delassus matrix
@@ -345,6 +454,11 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
     ok &= (fs->Fp = mlc_calloc((size_t)fs->npr * 9, sizeof(double))) != NULL;
     ok &= (fs->Rp = mlc_calloc((size_t)fs->npr * 9, sizeof(double))) != NULL;
     ok &= (fs->qp = mlc_calloc((size_t)fs->npr * 4, sizeof(double))) != NULL;
+    fs->qs_ld = ((size_t)nt + MLC_FULLSPACE_POLAR_CHUNK - 1) / MLC_FULLSPACE_POLAR_CHUNK *
+                MLC_FULLSPACE_POLAR_CHUNK;
+    ok &= (fs->qs = mlc_calloc(4 * fs->qs_ld, sizeof(double))) != NULL;
+    ok &= (fs->g3 = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
+    ok &= (fs->muv = mlc_malloc(sizeof(double) * (size_t)nt)) != NULL;
     ok &= (fs->Hc = mlc_calloc((size_t)fs->nca * 9, sizeof(double))) != NULL;
     ok &= (fs->Om = mlc_calloc((size_t)fs->nca * 9, sizeof(double))) != NULL;
     ok &= (fs->qa = mlc_calloc((size_t)fs->nca * 4, sizeof(double))) != NULL;
@@ -369,6 +483,7 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
     ok &= (fs->tF = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
     if (fs->npr == nt && fs->nca == 1) {
         ok &= (fs->wv = mlc_calloc(v3, sizeof(double))) != NULL;
+        ok &= (fs->Wm = mlc_calloc(v3 * (size_t)(m + 1), sizeof(double))) != NULL;
         ok &= (fs->b0w = mlc_calloc(v3, sizeof(double))) != NULL;
     }
     if (fs->npr != nt) ok &= (fs->tFp = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
@@ -450,8 +565,11 @@ static void copy_inputs(mlc_fullspace *fs, const mlc_mesh *mesh, const mlc_fem *
     memcpy(fs->grad, fem->grad, sizeof(double) * 12 * (size_t)nt);
     memcpy(fs->acl, sub->acluster, sizeof(int) * (size_t)nt);
     if (ns > 0) memcpy(fs->samples, sub->samples, sizeof(int) * (size_t)ns);
-    for (int e = 0; e < nt; e++)
+    for (int e = 0; e < nt; e++) {
         fs->pcl[e] = passive_per_tet ? e : sub->cluster[e];
+        memcpy(fs->g3 + 9 * (size_t)e, fem->grad + 12 * (size_t)e, sizeof(double) * 9);
+        fs->muv[e] = (fs->wmu ? set->mu * fs->wmu[e] : set->mu) * fem->vol[e];
+    }
 }
 
 /* Per-vertex mass (Σ ρ_e V_e / 4 with per-tet density, else the settings' density), the total
@@ -496,6 +614,24 @@ static void body_map_gradients(mlc_fullspace *fs, const mlc_mesh *mesh, const ml
                         Y[l + 3 * j] += Di[3 * v + l] * g[j];
             }
         }
+}
+
+/* The reference's W_i (fs->Wm): each mode's actuation terms per vertex, summed in tet order. */
+static void reference_targets(mlc_fullspace *fs) {
+    const int m = fs->m;
+    const size_t v3 = 3 * (size_t)fs->nv;
+    for (int e = 0; e < fs->nt; e++) {
+        const double gv = (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e];
+        for (int i = 0; i <= m; i++) {
+            static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+            const double *Y = i < m ? fs->Yhat + ((size_t)e * m + i) * 9 : eye;
+            double t[12];
+            tet_terms(fs, e, Y, gv, t);
+            for (int a = 0; a < 4; a++)
+                for (int k = 0; k < 3; k++)
+                    fs->Wm[v3 * (size_t)i + 3 * (size_t)fs->T[4 * e + a] + k] += t[3 * a + k];
+        }
+    }
 }
 
 /* The contact solver on the precomputed Delassus matrix, and the terrain (set up as the reduced
@@ -544,17 +680,13 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
     if ((st = anderson_alloc(fs, MLC_FULLSPACE_ANDERSON, err)) != MLC_OK) goto fail;
     masses_extent(fs, mesh, fem, mat);
     body_map_gradients(fs, mesh, fem, sub);
+    if (fs->Wm) reference_targets(fs);
 
     /* ---- the system matrix, its factor, the solve workspace and the contact columns ---- */
     cholmod_start(&fs->cc);
     fs->cc_started = 1;
     fs->cc.print = 0; /* modules never print; failures come back as a status */
     if ((st = factor_system(fs, mesh, fem, err)) != MLC_OK) goto fail;
-    fs->B = cholmod_zeros((size_t)nv, 3, CHOLMOD_REAL, &fs->cc);
-    if (!fs->B) {
-        st = cholmod_fail(fs, err, "allocating the right-hand side");
-        goto fail;
-    }
     if ((st = contact_columns(fs, err)) != MLC_OK ||
         (st = contact_solver_terrain(fs, mesh, err)) != MLC_OK)
         goto fail;
@@ -688,6 +820,9 @@ int mlc_fullspace_contacts(const mlc_fullspace *fs) {
 static void reset_rotations(mlc_fullspace *fs) {
     for (int c = 0; c < fs->npr; c++)
         fs->qp[4 * c] = 1, fs->qp[4 * c + 1] = fs->qp[4 * c + 2] = fs->qp[4 * c + 3] = 0;
+    for (size_t e = 0; e < fs->qs_ld; e++)
+        fs->qs[e] = 1,
+        fs->qs[fs->qs_ld + e] = fs->qs[2 * fs->qs_ld + e] = fs->qs[3 * fs->qs_ld + e] = 0;
     for (int c = 0; c < fs->nca; c++)
         fs->qa[4 * c] = 1, fs->qa[4 * c + 1] = fs->qa[4 * c + 2] = fs->qa[4 * c + 3] = 0;
     fs->qbody[0] = 1, fs->qbody[1] = fs->qbody[2] = fs->qbody[3] = 0;
@@ -786,20 +921,19 @@ static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], 
     }
 }
 
-/* b[v + nv k] = b0[v + nv k] (NULL: 0) + the terms of v's tets, in tet order (fs->tb). */
+/* b[3v + k] = b0[3v + k] (NULL: 0) + the terms of v's tets, in tet order (fs->tb). */
 static inline void gather_vertex(const mlc_fullspace *fs, int v, const double *b0,
                                  double *restrict b) {
-    const size_t nv = (size_t)fs->nv;
     double s[3];
     for (int k = 0; k < 3; k++)
-        s[k] = b0 ? b0[v + nv * k] : 0;
+        s[k] = b0 ? b0[3 * (size_t)v + k] : 0;
     for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++) {
         const double *t = fs->tb + fs->inc[p];
         for (int k = 0; k < 3; k++)
             s[k] += t[k];
     }
     for (int k = 0; k < 3; k++)
-        b[v + nv * k] = s[k];
+        b[3 * (size_t)v + k] = s[k];
 }
 
 /* Complementarity contact, as sim_step.c's (contact.h): normal targets from x_n (the ground,
@@ -821,14 +955,14 @@ static int contact_complementarity(mlc_fullspace *fs, const double *xs, double *
             fs->yt[s] = g;
         }
     for (int s = 0; s < ns; s++)
-        fs->yst[s] = xs[fs->samples[s] + nvs];
+        fs->yst[s] = xs[3 * (size_t)fs->samples[s] + 1];
     mlc_contact *cs = &fs->cs;
     int np = mlc_contact_solve_normal(cs, fs->yst, fs->yt);
     for (int k = 0; k < 3 && np > 0; k += 2) {
         for (int b = 0; b < np; b++) {
             int s = cs->contact[b];
             const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
-            fs->ct[b] = xo[k] + set->damping * (xo[k] - xq[k]) - xs[fs->samples[s] + nvs * k];
+            fs->ct[b] = xo[k] + set->damping * (xo[k] - xq[k]) - xs[3 * (size_t)fs->samples[s] + k];
         }
         mlc_contact_solve_friction(cs, k, fs->ct);
     }
@@ -859,7 +993,8 @@ static int contact_terrain(mlc_fullspace *fs, const double *xs, double *x, int f
     for (int s = 0; s < ns; s++) {
         const double *n = tc->frame + 9 * (size_t)s;
         int v = fs->samples[s];
-        fs->yst[s] = n[0] * xs[v] + n[1] * xs[v + nvs] + n[2] * xs[v + 2 * nvs];
+        const double *xv = xs + 3 * (size_t)v;
+        fs->yst[s] = n[0] * xv[0] + n[1] * xv[1] + n[2] * xv[2];
     }
     mlc_contact *cs = &fs->cs;
     int np = mlc_contact_solve_normal(cs, fs->yst, tc->target);
@@ -870,7 +1005,7 @@ static int contact_terrain(mlc_fullspace *fs, const double *xs, double *x, int f
             const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
             double w = 0;
             for (int k = 0; k < 3; k++)
-                w += t[k] * (xo[k] + set->damping * (xo[k] - xq[k]) - xs[v + nvs * k]);
+                w += t[k] * (xo[k] + set->damping * (xo[k] - xq[k]) - xs[3 * (size_t)v + k]);
             fs->ct[b] = w;
         }
         if (a == 1)
@@ -1005,7 +1140,7 @@ static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
     int nw = 0;
     for (int i = 0; i < fs->nsurf; i++) {
         const int v = fs->surf[i];
-        if (xs[v + nvs] < surface_target(fs, v) + margin) {
+        if (xs[3 * (size_t)v + 1] < surface_target(fs, v) + margin) {
             if (fs->slot_of[v] >= 0)
                 fs->slot_seen[fs->slot_of[v]] = fs->step;
             else
@@ -1019,7 +1154,7 @@ static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
         }
         for (int sl = 0; sl < fs->nfill; sl++) {
             const int v = fs->slot_v[sl];
-            fs->sy[sl] = xs[v + nvs];
+            fs->sy[sl] = xs[3 * (size_t)v + 1];
             fs->sg[sl] = surface_target(fs, v);
         }
         fs->runs[0] = 0, fs->runs[1] = fs->nfill;
@@ -1028,7 +1163,7 @@ static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
             for (int b = 0; b < np; b++) {
                 const int v = fs->slot_v[cs->contact[b]];
                 const double xo = fs->xc[3 * (size_t)v + k], xq = fs->xp[3 * (size_t)v + k];
-                fs->sct[b] = xo + set->damping * (xo - xq) - xs[v + nvs * k];
+                fs->sct[b] = xo + set->damping * (xo - xq) - xs[3 * (size_t)v + k];
             }
             mlc_contact_solve_friction(cs, k, fs->sct);
         }
@@ -1044,24 +1179,125 @@ static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
         }
         if (nw == 0) return np;
         if (round >= MLC_FULLSPACE_CONTACT_ROUNDS) return np; /* the next iteration takes them */
-        for (size_t j = 0; j < v3; j++) /* back to x*: solve again with the new columns */
-            x[j] = xs[j % 3 * nvs + j / 3];
+        memcpy(x, xs, sizeof(double) * v3); /* back to x*: solve again with the new columns */
     }
 }
 
-/* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and B. The per-tet
- * work runs on fs->threads threads, each tet writing only its own slots (its rotation, its
- * V F Yᵀ, its right-hand-side terms); the sums over tets are then formed in tet order, per
- * cluster and per vertex: the same bits for any thread count. With one rotation per tet and
- * one actuation cluster (the reference), the actuation terms γV Ω Y_e ∇φ_a are linear in the
- * one Ω, so their sum per vertex is Ω w_v with w_v = Σ γV Y_e ∇φ_a formed once a step
- * (actuation_targets), and the passive terms are formed with the rotations: one pass over the
- * tets an iteration instead of two. */
+/* F_e = Σ_{a<3} (x_a − x_3) ∇φ_aᵀ (the four shape gradients sum to zero) of the tets
+ * e0 .. e0+n−1 as rows of problems (mlc_polar_lanes: F_kj of tet e0+p at F[(3k + j)·ld + p]),
+ * the rows padded to a multiple of 4 with zeros. */
+static void chunk_F(const mlc_fullspace *fs, const double *restrict x, int e0, int n,
+                    double *restrict F, size_t ld) {
+    for (int p = 0; p < n; p++) {
+        const int e = e0 + p, *t = fs->T + 4 * (size_t)e;
+        const double *g = fs->g3 + 9 * (size_t)e, *x3 = x + 3 * (size_t)t[3];
+        double f[9] = {0};
+        for (int a = 0; a < 3; a++) {
+            const double *xa = x + 3 * (size_t)t[a], *ga = g + 3 * a;
+            const double d[3] = {xa[0] - x3[0], xa[1] - x3[1], xa[2] - x3[2]};
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 3; j++)
+                    f[3 * k + j] += d[k] * ga[j];
+        }
+        for (int r = 0; r < 9; r++)
+            F[r * ld + p] = f[r];
+    }
+    for (int p = n; p % 4; p++)
+        for (int r = 0; r < 9; r++)
+            F[r * ld + p] = 0;
+}
+
+/* The passive terms μ_e V_e R ∇φ_a of tet e0+p for its corners a < 3 (t[3a + k]; corner 3's is
+ * minus their sum), R as rows of problems (R_kj at R[(3k + j)·ld + p]). */
+static inline void chunk_terms(const mlc_fullspace *fs, const double *restrict R, size_t ld, int e0,
+                               int p, double t[9]) {
+    const double *g = fs->g3 + 9 * (size_t)(e0 + p), sc = fs->muv[e0 + p];
+    const double R00 = R[p], R01 = R[ld + p], R02 = R[2 * ld + p], R10 = R[3 * ld + p],
+                 R11 = R[4 * ld + p], R12 = R[5 * ld + p], R20 = R[6 * ld + p], R21 = R[7 * ld + p],
+                 R22 = R[8 * ld + p];
+    for (int a = 0; a < 3; a++) {
+        const double *ga = g + 3 * a;
+        t[3 * a] = sc * (R00 * ga[0] + R01 * ga[1] + R02 * ga[2]);
+        t[3 * a + 1] = sc * (R10 * ga[0] + R11 * ga[1] + R12 * ga[2]);
+        t[3 * a + 2] = sc * (R20 * ga[0] + R21 * ga[1] + R22 * ga[2]);
+    }
+}
+
+/* The reference's local step and right-hand side (one rotation per tet, one actuation cluster):
+ * the actuation terms γV Ω Y_e ∇φ_a are linear in the one Ω, so their sum per vertex is Ω w_v
+ * with w_v = Σ γV Y_e ∇φ_a formed once a step (actuation_targets), and so is the cluster's
+ * matrix, H = Σ_e γV F_e Y_eᵀ = Σ_v x_v w_vᵀ: a pass over the vertices gives Ω, and one pass
+ * over the tets (F, the rotations of a chunk together by mlc_polar_lanes, the passive terms
+ * V μ_e R_e ∇φ_a) the rest. On one thread each chunk's terms are added to b at once, in tet
+ * order; on more they are gathered per vertex in tet order afterwards: the same bits. */
+static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *restrict b) {
+    enum { CH = MLC_FULLSPACE_POLAR_CHUNK };
+    const int nt = fs->nt, nv = fs->nv, serial = fs->threads <= 1;
+    const size_t ldq = fs->qs_ld;
+    double H[9] = {0};
+    for (int v = 0; v < nv; v++) {
+        const double *xv = x + 3 * (size_t)v, *w = fs->wv + 3 * (size_t)v;
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                H[k + 3 * j] += xv[k] * w[j];
+    }
+    mlc_polar(H, fs->qa, fs->Om);
+    const double *Om = fs->Om;
+    double *restrict b0w = serial ? b : fs->b0w;
+    for (int v = 0; v < nv; v++) {
+        const double *w = fs->wv + 3 * (size_t)v;
+        for (int k = 0; k < 3; k++)
+            b0w[3 * (size_t)v + k] =
+                fs->b0[3 * (size_t)v + k] + (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
+    }
+    const int nchunks = (nt + CH - 1) / CH;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (!serial)
+    for (int ch = 0; ch < nchunks; ch++) {
+        const int e0 = ch * CH, n = MLC_MIN(nt - e0, CH);
+        double F[9 * CH], R[9 * CH];
+        chunk_F(fs, x, e0, n, F, CH);
+        mlc_polar_lanes(n, F, CH, fs->qs + e0, ldq, R, CH, NULL);
+        for (int p = 0; p < n; p++) {
+            const int e = e0 + p, *tv = fs->T + 4 * (size_t)e;
+            double t[9];
+            chunk_terms(fs, R, CH, e0, p, t);
+            const double t3[3] = {-(t[0] + t[3] + t[6]), -(t[1] + t[4] + t[7]),
+                                  -(t[2] + t[5] + t[8])};
+            if (serial) { /* b += the tet's terms, in tet order */
+                for (int a = 0; a < 3; a++) {
+                    double *bv = b + 3 * (size_t)tv[a];
+                    bv[0] += t[3 * a], bv[1] += t[3 * a + 1], bv[2] += t[3 * a + 2];
+                }
+                double *bv = b + 3 * (size_t)tv[3];
+                bv[0] += t3[0], bv[1] += t3[1], bv[2] += t3[2];
+            } else { /* gathered per vertex below */
+                double *tb = fs->tb + 12 * (size_t)e;
+                memcpy(tb, t, sizeof t);
+                tb[9] = t3[0], tb[10] = t3[1], tb[11] = t3[2];
+            }
+        }
+    }
+    if (!serial) {
+#pragma omp parallel for schedule(static) num_threads(fs->threads)
+        for (int v = 0; v < nv; v++)
+            gather_vertex(fs, v, b0w, b);
+    }
+}
+
+/* Local step (1) and right-hand side (2) at iterate x: fills fs->Rp, fs->Om and b. The
+ * reference (one rotation per tet, one actuation cluster) is local_and_rhs_reference; here the
+ * per-cluster rotations or several actuation clusters. The per-tet work runs on fs->threads
+ * threads, each tet writing only its own slots (its rotation, its V F Yᵀ, its right-hand-side
+ * terms); the sums over tets are then formed in tet order, per cluster and per vertex: the same
+ * bits for any thread count. */
 static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b) {
     const int nt = fs->nt, nca = fs->nca, nv = fs->nv;
-    const int per_tet = fs->npr == nt, fused = per_tet && nca == 1;
+    const int per_tet = fs->npr == nt;
+    if (per_tet && nca == 1) {
+        local_and_rhs_reference(fs, x, b);
+        return;
+    }
     const double mu = fs->set.mu, gam = fs->set.gamma;
-    const size_t nvs = (size_t)nv;
     /* per tet, in chunks: F (into tF), V F Yᵀ, and per tet the chunk's rotations together
      * (mlc_polar_n: the same bits as one mlc_polar each) */
     const int nchunks = (nt + MLC_FULLSPACE_POLAR_CHUNK - 1) / MLC_FULLSPACE_POLAR_CHUNK;
@@ -1087,9 +1323,6 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
         if (per_tet)
             mlc_polar_n(e1 - e0, fs->tF + 9 * (size_t)e0, fs->qp + 4 * (size_t)e0,
                         fs->Rp + 9 * (size_t)e0, NULL);
-        for (int e = e0; fused && e < e1; e++) /* the passive terms V μ_e R_e ∇φ_a */
-            tet_terms(fs, e, fs->Rp + 9 * (size_t)e, (fs->wmu ? mu * fs->wmu[e] : mu) * fs->vol[e],
-                      fs->tb + 12 * (size_t)e);
     }
     memset(fs->Hc, 0, sizeof(double) * 9 * (size_t)nca);
     for (int e = 0; e < nt; e++) {
@@ -1111,18 +1344,6 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
     }
     for (int c = 0; c < nca; c++)
         mlc_polar(fs->Hc + 9 * c, fs->qa + 4 * c, fs->Om + 9 * c);
-    if (fused) { /* b_v = b0_v + Ω w_v + the passive terms */
-        const double *Om = fs->Om;
-#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
-        for (int v = 0; v < nv; v++) {
-            const double *w = fs->wv + 3 * (size_t)v;
-            for (int k = 0; k < 3; k++)
-                fs->b0w[v + nvs * k] =
-                    fs->b0[v + nvs * k] + (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
-            gather_vertex(fs, v, fs->b0w, b);
-        }
-        return;
-    }
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
     {
 #pragma omp for schedule(static)
@@ -1142,6 +1363,39 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
     }
 }
 
+/* The reference's work Δxᵀ(bᵃ − Qᵃ x) with Δx = x − x_n: Σ_v Δx_v · Ω w_v minus
+ * Σ_e γ_e V_e ⟨F_e(x), F_e(Δx)⟩ (the same bracket, its passive-free part summed per tet), in
+ * a fixed order: the same bits for any thread count. */
+static double reference_work(const mlc_fullspace *fs, const double *xc, const double *x) {
+    const int nv = fs->nv, nt = fs->nt;
+    const double *Om = fs->Om;
+    double act = 0, pas = 0;
+    for (int v = 0; v < nv; v++) {
+        const double *w = fs->wv + 3 * (size_t)v, *xv = x + 3 * (size_t)v, *cv = xc + 3 * (size_t)v;
+        for (int k = 0; k < 3; k++)
+            act += (xv[k] - cv[k]) * (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
+    }
+    for (int e = 0; e < nt; e++) {
+        const int *t = fs->T + 4 * (size_t)e;
+        const double *g = fs->g3 + 9 * (size_t)e, *x3 = x + 3 * (size_t)t[3],
+                     *c3 = xc + 3 * (size_t)t[3];
+        double F[9] = {0}, D[9] = {0};
+        for (int a = 0; a < 3; a++) {
+            const double *xa = x + 3 * (size_t)t[a], *ca = xc + 3 * (size_t)t[a], *ga = g + 3 * a;
+            for (int k = 0; k < 3; k++) {
+                const double d = xa[k] - x3[k], dd = (xa[k] - ca[k]) - (x3[k] - c3[k]);
+                for (int j = 0; j < 3; j++)
+                    F[3 * k + j] += d * ga[j], D[3 * k + j] += dd * ga[j];
+            }
+        }
+        double fd = 0;
+        for (int i = 0; i < 9; i++)
+            fd += F[i] * D[i];
+        pas += (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e] * fd;
+    }
+    return act - pas;
+}
+
 /* Y_e(ā) = ā_m I + Σ_i a_i Yhat[e, i] per tet for this step's ā (fs->abar), and with one
  * actuation cluster (fs->wv) w_v = Σ_{(e,a)∋v} γ_e V_e Y_e ∇φ_a (3×nv) in tet order (fs->tb as
  * scratch): the actuation terms of the right-hand side are then Ω w_v. Per tet, then per
@@ -1149,6 +1403,17 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
 static void actuation_targets(mlc_fullspace *fs) {
     const int nt = fs->nt, nv = fs->nv, m = fs->m;
     const double *abar = fs->abar;
+    if (fs->Wm) { /* the reference: w = Σ_i ā_i W_i, no per-tet targets */
+        const size_t v3 = 3 * (size_t)nv;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+        for (size_t j = 0; j < v3; j++) {
+            double w = 0;
+            for (int i = 0; i <= m; i++)
+                w += abar[i] * fs->Wm[v3 * (size_t)i + j];
+            fs->wv[j] = w;
+        }
+        return;
+    }
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
     {
 #pragma omp for schedule(static)
@@ -1205,14 +1470,23 @@ static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *
             fp[i] = g[i] - xk[i], gp[i] = g[i];
         return;
     }
-    if (fs->aa_k > 0) {
-        double *dF = fs->aa_dF + n * (size_t)fs->aa_head, *dG = fs->aa_dG + n * (size_t)fs->aa_head;
+    if (fs->aa_k > 0) { /* the new differences into slot h, and its Gram entries */
+        const int h = fs->aa_head;
+        double *dF = fs->aa_dF + n * (size_t)h, *dG = fs->aa_dG + n * (size_t)h;
         for (size_t i = 0; i < n; i++) {
             double f = g[i] - xk[i];
             dF[i] = f - fp[i], dG[i] = g[i] - gp[i];
         }
-        fs->aa_head = (fs->aa_head + 1) % m;
+        fs->aa_head = (h + 1) % m;
         fs->aa_n = MLC_MIN(fs->aa_n + 1, m);
+        for (int c = 0; c < fs->aa_n; c++) {
+            const double *Fc = fs->aa_dF + n * (size_t)c;
+            double d = 0;
+            for (size_t i = 0; i < n; i++)
+                d += dF[i] * Fc[i];
+            fs->aa_gram[h + MLC_FULLSPACE_ANDERSON_MAX * c] = d;
+            fs->aa_gram[c + MLC_FULLSPACE_ANDERSON_MAX * h] = d;
+        }
     }
     for (size_t i = 0; i < n; i++)
         fp[i] = g[i] - xk[i], gp[i] = g[i];
@@ -1225,13 +1499,8 @@ static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *
     double dmax = 0;
     for (int a = 0; a < na; a++) {
         const double *Fa = fs->aa_dF + n * (size_t)a;
-        for (int c = 0; c <= a; c++) {
-            const double *Fc = fs->aa_dF + n * (size_t)c;
-            double d = 0;
-            for (size_t i = 0; i < n; i++)
-                d += Fa[i] * Fc[i];
-            A[a + na * c] = A[c + na * a] = d;
-        }
+        for (int c = 0; c <= a; c++) /* kept from the iteration that filled the later slot */
+            A[a + na * c] = A[c + na * a] = fs->aa_gram[a + MLC_FULLSPACE_ANDERSON_MAX * c];
         double d = 0;
         for (size_t i = 0; i < n; i++)
             d += Fa[i] * fp[i];
@@ -1258,7 +1527,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     const size_t v3 = 3 * (size_t)nv, nvs = (size_t)nv;
     const double ih2 = 1.0 / (set->dt * set->dt);
     double *restrict xc = fs->xc, *restrict xp = fs->xp, *restrict x = fs->xn;
-    double *b = fs->B->x;
+    double *b = fs->rhs;
 
     /* ---- per-step constants: ā(t_{n+1}), Y_e(ā), q, b0 = M q/h² + M g ---- */
     double t = (fs->step + 1) * set->dt;
@@ -1269,7 +1538,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     const double ra = set->rayleigh[0] / set->dt, rb = set->rayleigh[1] / set->dt;
     for (int i = 0; i < nv; i++)
         for (int k = 0; k < 3; k++)
-            fs->b0[i + nvs * k] =
+            fs->b0[3 * i + k] =
                 fs->mass[i] * (ih2 * fs->q[3 * i + k] + set->gravity[k] + ra * xc[3 * i + k]);
     if (fs->K) { /* + β K x_n / h */
         double *xn = fs->Xn->x, one[2] = {1, 0}, zero[2] = {0, 0};
@@ -1278,8 +1547,9 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 xn[i + nvs * k] = xc[3 * i + k];
         if (!cholmod_sdmult(fs->K, 0, one, zero, fs->Xn, fs->KX, &fs->cc)) return MLC_ENOMEM;
         const double *kx = fs->KX->x;
-        for (size_t i = 0; i < 3 * nvs; i++)
-            fs->b0[i] += rb * kx[i];
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++)
+                fs->b0[3 * i + k] += rb * kx[i + nvs * k];
     }
     int contact = set->contact && (ns > 0 || fs->surface);
     if (contact && !fs->surface)
@@ -1304,17 +1574,11 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
     for (it = 0; it < fs->stop.max_iterations; it++) {
         /* (1) local step and (2) right-hand side, (3) tentative solve x* = Q⁻¹ b */
         local_and_rhs(fs, x, b);
-        if (!cholmod_solve2(CHOLMOD_A, fs->L, fs->B, NULL, &fs->Xs, NULL, &fs->Ysw, &fs->Esw,
-                            &fs->cc)) {
-            fs->failure = "sparse solve failed";
-            return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
-        }
-        const double *xs = fs->Xs->x; /* nv×3 blocks */
+        qsolve(fs, b, fs->xs);
+        const double *xs = fs->xs;
         /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
         memcpy(fs->xi, x, sizeof(double) * v3);
-        for (int i = 0; i < nv; i++)
-            for (int k = 0; k < 3; k++)
-                x[3 * i + k] = xs[i + nvs * k];
+        memcpy(x, xs, sizeof(double) * v3);
         na = 0;
         if (contact && fs->surface) {
             na = contact_surface(fs, xs, x);
@@ -1325,7 +1589,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             na = contact_complementarity(fs, xs, x, it == 0);
         } else if (contact) {
             for (int s = 0; s < ns; s++) {
-                double ys = xs[fs->samples[s] + nvs];
+                double ys = xs[3 * (size_t)fs->samples[s] + 1];
                 if (ys < set->ground - fs->ground_tol && ys - fs->xsc[3 * s + 1] < 0) {
                     fs->active[na] = s;
                     fs->ys[na] = ys;
@@ -1342,9 +1606,9 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 diag += Gm[a + (size_t)ns * a];
                 const double *xo = fs->xsc + 3 * s, *xq = fs->xsp + 3 * s;
                 double ytarget = set->projection_velocity ? xo[1] : set->ground;
-                Y[a] = xo[0] + set->damping * (xo[0] - xq[0]) - xs[v];
+                Y[a] = xo[0] + set->damping * (xo[0] - xq[0]) - xs[3 * (size_t)v];
                 Y[a + ns] = ytarget - fs->ys[a];
-                Y[a + 2 * ns] = xo[2] + set->damping * (xo[2] - xq[2]) - xs[v + 2 * nvs];
+                Y[a + 2 * ns] = xo[2] + set->damping * (xo[2] - xq[2]) - xs[3 * (size_t)v + 2];
             }
             /* Damped pseudo-inverse, as sim_step.c: Cholesky of L M Lᵀ + εI. */
             double eps = MLC_SIM_CONTACT_RCOND * MLC_SIM_CONTACT_RCOND * diag / na;
@@ -1387,26 +1651,31 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
 
     /* ---- work Δxᵀ(bᵃ − Qᵃ x) (Eq. 18 bracket): per tet γV (Ω Y − F) ∇φ_a, with the last
      * iteration's Ω_c and the final x, as the reduced code ---- */
+    double work;
+    if (fs->Wm) {
+        work = reference_work(fs, xc, x);
+    } else {
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
-    {
+        {
 #pragma omp for schedule(static)
-        for (int e = 0; e < nt; e++) {
-            double F[9], OY[9];
-            tet_F(fs, x, e, F);
-            mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
-            for (int i = 0; i < 9; i++)
-                OY[i] -= F[i];
-            tet_terms(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e],
-                      fs->tb + 12 * (size_t)e);
+            for (int e = 0; e < nt; e++) {
+                double F[9], OY[9];
+                tet_F(fs, x, e, F);
+                mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
+                for (int i = 0; i < 9; i++)
+                    OY[i] -= F[i];
+                tet_terms(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e],
+                          fs->tb + 12 * (size_t)e);
+            }
+#pragma omp for schedule(static)
+            for (int v = 0; v < nv; v++)
+                gather_vertex(fs, v, NULL, b);
         }
-#pragma omp for schedule(static)
-        for (int v = 0; v < nv; v++)
-            gather_vertex(fs, v, NULL, b);
+        work = 0;
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < 3; k++)
+                work += (x[3 * i + k] - xc[3 * i + k]) * b[3 * i + k];
     }
-    double work = 0;
-    for (int i = 0; i < nv; i++)
-        for (int k = 0; k < 3; k++)
-            work += (x[3 * i + k] - xc[3 * i + k]) * b[i + nvs * k];
     fs->last_work = work;
 
     for (size_t i = 0; i < v3; i++)
