@@ -34,8 +34,9 @@ typedef struct mlc_cli_options {
     const char *slurm;                    /* sweep --slurm FILE */
     const char *inputs[MLC_CLI_MAX_SETS]; /* summarize DIR...: every positional, in order */
     int ninputs;
-    const char *png; /* view --png FILE */
-    int frames;      /* view --frames N (0 = default) */
+    const char *png;   /* view --png FILE */
+    int frames;        /* view --frames N (0 = default) */
+    double max_memory; /* --max-memory SIZE in bytes (modes, simulate, optimize); 0 = default */
 } mlc_cli_options;
 
 /* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the
