@@ -14,10 +14,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* Nonzeros of the vibration factor per nv^(4/3) in the model: nested dissection of a 3D mesh
+/* Nonzeros of the vibration factor per 9 nv^(4/3) in the model: nested dissection of a 3D mesh
  * gives nnz(L) ~ n^(4/3), and with 3×3 blocks the vector problem has 9 times the scalar one's.
- * Measured (scalar equivalent nnz(L) / (9 nv^(4/3))): 2.2 on the koala (420k tets) and
- * 2.0–2.4 on spot at 60k–1M tets; 1.0 keeps the first check below every measured case. */
+ * Measured nnz(L) / (9 nv^(4/3)) (docs/scaling.md): 2.8 on spot (59k tets), 2.2 on the koala
+ * (420k tets), 8.5 on spot refined to 1.0M tets (the fill grows faster than n^(4/3) there).
+ * 1.0 keeps the first check below every measured case: it refuses only what cannot fit, and
+ * the exact size from the analysis decides the rest. */
 #define MODEL_FACTOR_COEF 1.0
 
 /* Bytes per stored entry of a CHOLMOD sparse matrix or factor column: an int row index and a

@@ -42,8 +42,8 @@ void mlc_budget_precompute(int nv, int nt, int w, int nvib, double vib_factor_by
                            double vib_factor_nnz, mlc_budget_estimate *out);
 
 /* Nonzeros of the vibration factor that the model expects for nv vertices (3 DOFs each): a
- * low estimate (about half of what nested dissection gives on the bundled characters and the
- * koala), for the first check only. */
+ * low estimate (a half to an eighth of what nested dissection gave on spot and the koala,
+ * 60k to 1M tets), for the first check only. */
 double mlc_budget_model_factor_nnz(int nv);
 
 /* Bytes the numeric factorization of an analyzed (symbolic) factor L will hold: its values

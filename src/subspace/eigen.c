@@ -289,7 +289,7 @@ int mlc_eigen_is_dense(int n, int nev, int nz) {
 }
 
 mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
-                              cholmod_common *cc, mlc_err *err) {
+                              double *factor_bytes, cholmod_common *cc, mlc_err *err) {
     cholmod_sparse *A = NULL;
     mlc_status st = shifted_copy(K, mass, sigma, &A, cc, err);
     cholmod_factor *L = st == MLC_OK ? mlc_eigen_analyze(A, NULL, cc) : NULL;
@@ -298,6 +298,7 @@ mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigm
                       "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d",
                       (int)K->ncol, cc->status);
     if (L) memcpy(perm_out, L->Perm, K->ncol * sizeof(int));
+    if (L && factor_bytes) *factor_bytes = mlc_budget_factor_bytes(L, cc);
     cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
     return st;

@@ -95,9 +95,11 @@ int mlc_eigen_is_dense(int n, int nev, int nz);
 /* The fill-reducing ordering (L->Perm, n entries into perm_out) that mlc_eigen_solve_ordered
  * with perm = NULL would use for K − σM under cc's ordering settings: the same matrix and the
  * same analysis, so the same permutation, without the factorization. Lets a second problem on
- * the same mesh start before the first is solved. Errors as mlc_eigen_solve's analysis. */
+ * the same mesh start before the first is solved. factor_bytes (may be NULL): the numeric
+ * factor's size from the analysis (mlc_budget_factor_bytes). Errors as mlc_eigen_solve's
+ * analysis. */
 mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
-                              cholmod_common *cc, mlc_err *err);
+                              double *factor_bytes, cholmod_common *cc, mlc_err *err);
 
 /* mlc_eigen_solve_ordered for a family of matrices with one sparsity pattern, e.g. K plus
  * different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
