@@ -149,6 +149,41 @@ static void thread_count_should_not_change_the_subspace(void **state) {
     }
 }
 
+/* Local modes with the next region's factorization beside the current region's Lanczos loop
+ * (local_modes.h, threads): the same bits as the regions one after the other. */
+static void local_modes_on_two_threads_should_give_the_same_bits(void **state) {
+    (void)state;
+    mlc_mesh m = {0};
+    mlc_fem fem = {0};
+    test_box_mesh(16, 8, 8, 0.05, &m); /* 1,377 vertices: supernodal factors */
+    assert_int_equal(mlc_fem_init(&fem, &m, NULL), MLC_OK);
+    int *region = malloc((size_t)m.nt * sizeof(int));
+    for (int e = 0; e < m.nt; e++) { /* three slabs along x by the tet's first vertex */
+        double x = m.X[3 * m.T[4 * e]];
+        region[e] = x < 0.25 ? 0 : x < 0.55 ? 1 : 2;
+    }
+    mlc_subspace_settings st = default_settings();
+    st.m = 0;
+    st.local_modes = 2;
+    st.localization = 30;
+    st.tet_region = region;
+    st.nregions = 3;
+    mlc_subspace one = {0}, two = {0};
+    st.threads = 1;
+    compute_or_fail(&m, &fem, &st, &one);
+    st.threads = 2;
+    compute_or_fail(&m, &fem, &st, &two);
+    assert_int_equal(one.m, 6);
+    assert_same_subspace(&one, &two);
+    for (int i = 0; i < one.m; i++)
+        assert_int_equal(one.mode_region[i], i / 2);
+    mlc_subspace_free(&one);
+    mlc_subspace_free(&two);
+    free(region);
+    mlc_fem_free(&fem);
+    mlc_mesh_free(&m);
+}
+
 static void identical_inputs_should_give_identical_results(void **state) {
     (void)state;
     mlc_mesh m = {0};
@@ -690,6 +725,7 @@ int main(void) {
         cmocka_unit_test(subspace_should_have_exact_constant_weight_and_six_rigid_modes),
         cmocka_unit_test(identical_inputs_should_give_identical_results),
         cmocka_unit_test(thread_count_should_not_change_the_subspace),
+        cmocka_unit_test(local_modes_on_two_threads_should_give_the_same_bits),
         cmocka_unit_test(refinement_should_converge),
         cmocka_unit_test(bad_settings_should_name_the_setting),
         cmocka_unit_test(hinged_mesh_should_report_extra_rigid_modes),

@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "budget.h"
 #include "commands.h"
 #include "dist.h"
 
@@ -53,13 +54,20 @@ static const char *info_help =
     "  --set KEY=VALUE    e.g. mesh.up=+z, mesh.normalize=false, mesh.extent=1 (affect the\n"
     "                     transform)\n";
 
+/* The option of every command that precomputes (budget.h, docs/scaling.md). */
+#define MAX_MEMORY_HELP                                                                            \
+    "  --max-memory SIZE  memory bound of the precompute, e.g. 8G or 512M (default: 80% of\n"      \
+    "                     the physical memory, or of a lower cgroup or ulimit -v limit); a\n"      \
+    "                     mesh whose precompute would need more is refused before it starts\n"
+
 static const char *modes_help =
-    "usage: modalloco modes [CONFIG|MESH] [--out DIR] [--set KEY=VALUE]...\n"
+    "usage: modalloco modes [CONFIG|MESH] [--out DIR] [--set KEY=VALUE]... [--max-memory SIZE]\n"
     "\n"
     "Computes the skinning eigenmodes, vibration modes, amplitude limits, clusters and contact\n"
     "samples, and writes DIR/modes.json, DIR/config.json, one surface cache per vibration mode\n"
     "(mode_I.pc2 with surface.obj), weight_B.ply and clusters.ply (vertex colours) and\n"
-    "subspace.vtk (ParaView). subspace.cache=FILE saves/reuses the precomputation.\n";
+    "subspace.vtk (ParaView). subspace.cache=FILE saves/reuses the precomputation.\n"
+    "\n" MAX_MEMORY_HELP;
 
 static const char *simulate_help =
     "usage: modalloco simulate [CONFIG|PARAMS] [--out DIR] [--set KEY=VALUE]... [--full-space]\n"
@@ -75,7 +83,7 @@ static const char *simulate_help =
     "                     centre of mass); exit 1 with a report when they differ\n"
     "  --tolerance T      relative tolerance for --expect (default 1e-9)\n"
     "  --full-space       also run the full-space reference simulator and report the\n"
-    "                     subspace error (slow on large meshes)\n"
+    "                     subspace error (slow on large meshes)\n" MAX_MEMORY_HELP
     "  --force            overwrite an output directory that holds another run\n";
 
 static const char *optimize_help =
@@ -91,7 +99,7 @@ static const char *optimize_help =
     "  --seed N           cmaes.seed (same seed, same result, for any thread count)\n"
     "  --threads N        parallel.threads (0 = all cores)\n"
     "  --resume DIR       continue the interrupted run in DIR (same configuration)\n"
-    "  --quiet            no progress output\n"
+    "  --quiet            no progress output\n" MAX_MEMORY_HELP
     "  --dry-run          validate, precompute, time one generation of rollouts, print the\n"
     "                     problem size and the estimated wall time; write nothing\n"
     "  --force            overwrite an output directory that holds another run\n"
@@ -220,6 +228,7 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
         if ((s = mlc_config_set(cfg, opt->sets[i], err)) != MLC_OK) return s;
     if (opt->seed_set) cfg->cmaes.seed = (int)opt->seed;
     if (opt->threads_set) cfg->parallel.threads = opt->threads;
+    if (opt->max_memory > 0) cfg->parallel.max_memory = opt->max_memory;
     if (opt->out) {
         if (strlen(opt->out) >= sizeof cfg->output.dir)
             return mlc_errf(err, MLC_EINVAL, "--out: path too long");
@@ -284,11 +293,13 @@ typedef struct command {
 
 static const command commands[] = {
     {"info", &info_help, mlc_cmd_info, "--json --set=k"},
-    {"modes", &modes_help, mlc_cmd_modes, "--out=d --set=k --force --quiet"},
+    {"modes", &modes_help, mlc_cmd_modes, "--out=d --set=k --force --quiet --max-memory="},
     {"simulate", &simulate_help, mlc_cmd_simulate,
-     "--out=d --set=k --full-space --expect=f --tolerance= --json --force --quiet"},
+     "--out=d --set=k --full-space --expect=f --tolerance= --json --force --quiet "
+     "--max-memory="},
     {"optimize", &optimize_help, mlc_cmd_optimize,
-     "--out=d --set=k --seed= --threads= --resume=d --quiet --dry-run --json --force"},
+     "--out=d --set=k --seed= --threads= --resume=d --quiet --dry-run --json --force "
+     "--max-memory="},
     {"sweep", &sweep_help, mlc_cmd_sweep,
      "--out=d --jobs= --slurm=f --slurm-max-running= --dry-run --json --force --threads= "
      "--quiet"},
@@ -509,6 +520,12 @@ static int parse_arg(mlc_cli_options *opt, const char *help, int argc, char **ar
         if (errno || end == val || *end || !(opt->tolerance >= 0) || !isfinite(opt->tolerance))
             return usage_error(cmd, "--tolerance expects a number >= 0, got '%s'", val);
         opt->tolerance_set = 1;
+    } else if (!strcmp(name, "--max-memory") &&
+               (!strcmp(cmd, "modes") || !strcmp(cmd, "simulate") || !strcmp(cmd, "optimize"))) {
+        NEED_VALUE();
+        mlc_err e = {0};
+        if (mlc_budget_parse(val, &opt->max_memory, &e) != MLC_OK)
+            return usage_error(cmd, "%s", e.msg);
     } else if (!strcmp(name, "--full-space") && !strcmp(cmd, "simulate")) {
         opt->full_space = 1;
     } else if (!strcmp(name, "--force")) {

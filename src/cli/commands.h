@@ -48,7 +48,8 @@ typedef struct mlc_cli_options {
     int speed_set;
     double hold; /* view --hold S: seconds the last frame of a looping animation stays */
     int hold_set;
-    int follow; /* view --follow: the camera moves with the body */
+    int follow;        /* view --follow: the camera moves with the body */
+    double max_memory; /* --max-memory SIZE in bytes (modes, simulate, optimize); 0 = default */
 } mlc_cli_options;
 
 /* Defaults, then the input (JSON config/params or a mesh path), then every --set, then the

@@ -58,6 +58,16 @@ const mlc_config_key mlc_config_keys[] = {
      .type = MLC_CFG_NUMBER,
      FIELD(mesh.extent),
      GT(0)},
+    {.name = "mesh.min_tets",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "a surface mesh is tetrahedralized into at least this many tets (tetgen's volume "
+                "bound: enclosed volume / N; 0 = no bound, tetgen -pYq1.414 alone); tet meshes "
+                "ignore it",
+     .type = MLC_CFG_INT,
+     FIELD(mesh.min_tets),
+     GE(0)},
     {.name = "mesh.up",
      .type_name = "string or [x,y,z]",
      .default_json = "\"+y\"",

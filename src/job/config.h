@@ -60,6 +60,8 @@ typedef struct mlc_config_mesh {
     char path[MLC_CONFIG_PATH_MAX]; /* mesh.path: tet or surface mesh; "" = bundled sample */
     int normalize;                  /* mesh.normalize (bool): centre x,z, min y = 0, scale */
     double extent;                  /* mesh.extent: largest bbox extent after normalizing, > 0 */
+    int min_tets;                   /* mesh.min_tets: a surface gets at least this many tets, ≥ 0
+                                     * (0 = tetgen's quality bound alone) */
     char up[MLC_CONFIG_WORD_MAX];   /* mesh.up by name, "+x" | "-x" | "+y" | "-y" | "+z" | "-z";
                                      * "" when it was given as a vector */
     double up_vector[3];            /* mesh.up as a direction, nonzero (any length); always
@@ -223,6 +225,10 @@ typedef struct mlc_config_output {
 
 typedef struct mlc_config_parallel {
     int threads; /* parallel.threads: 0 = all cores, ≥ 0 */
+    /* --max-memory (not a key: a bound of the machine, not of the run): bytes the precompute
+     * may use, 0 = the default bound (budget.h: 80% of the physical, cgroup or address-space
+     * limit). */
+    double max_memory;
 } mlc_config_parallel;
 
 typedef struct mlc_config {

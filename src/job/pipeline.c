@@ -1,6 +1,8 @@
 /* pipeline.c: configuration → mesh → FEM → subspaces (cache) → reduced model. */
 #include "pipeline.h"
 
+#include "budget.h"
+
 #include "objective.h"
 
 #include <math.h>
@@ -133,6 +135,8 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->localization = cfg->actuation.localization;
     s->nregions = 1; /* one region; mlc_pipeline_subspace_settings_for adds the body's */
     s->threads = cfg->parallel.threads;
+    s->max_memory =
+        cfg->parallel.max_memory > 0 ? cfg->parallel.max_memory : mlc_budget_default(NULL, 0);
 }
 
 mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
@@ -147,7 +151,7 @@ mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_er
      * then runs tetgen once, as it runs the eigen-solves once. */
     char tets[MLC_CONFIG_PATH_MAX + 8] = "";
     if (cfg->subspace.cache[0]) snprintf(tets, sizeof tets, "%s.tets", cfg->subspace.cache);
-    s = mlc_mesh_read_cached(p->mesh_path, tets, &p->mesh, &p->report, err);
+    s = mlc_mesh_read_sized(p->mesh_path, tets, cfg->mesh.min_tets, &p->mesh, &p->report, err);
     /* A mesh that cannot be read is bad input (exit 2), not a runtime failure. */
     if (s == MLC_EIO) s = err ? (err->code = MLC_EINVAL) : MLC_EINVAL;
     if (s != MLC_OK) return s;

@@ -62,6 +62,12 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
  * with the same bits (tetgen_cache.c). Other formats ignore it. */
 mlc_status mlc_mesh_read_cached(const char *path, const char *tets_cache, mlc_mesh *mesh,
                                 mlc_mesh_report *report, mlc_err *err);
+/* mlc_mesh_read_cached with a finer tetrahedralization of a surface: min_tets > 0 gives tetgen
+ * the volume bound -a (enclosed volume / min_tets), so the mesh has at least min_tets tets
+ * (about 1.2-1.5 times as many: the quality bound refines further); 0 = no bound, as
+ * mlc_mesh_read_cached. Tet meshes ignore it. */
+mlc_status mlc_mesh_read_sized(const char *path, const char *tets_cache, int min_tets,
+                               mlc_mesh *mesh, mlc_mesh_report *report, mlc_err *err);
 
 void mlc_mesh_free(mlc_mesh *mesh);
 

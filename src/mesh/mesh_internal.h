@@ -26,9 +26,10 @@ mlc_status mlc__tetgen_read(const char *node_path, const char *ele_path, mlc_mes
 /* Read a surface (`fmt` is "off", "obj", "stl" or "ply"), check it (surface_check.h: MLC_EINVAL
  * with one line per defect) and tetrahedralize it with tetgen into m->X, m->T. Does not
  * finalize. Fills report->surface, surface_checked and dropped_triangles when the surface was
- * read (report may be NULL). On failure m is freed. */
-mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets_cache, mlc_mesh *m,
-                             mlc_mesh_report *report, mlc_err *err);
+ * read (report may be NULL). min_tets > 0 bounds the tet volume (mlc_mesh_read_sized). On
+ * failure m is freed. */
+mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets_cache,
+                             int min_tets, mlc_mesh *m, mlc_mesh_report *report, mlc_err *err);
 
 /* The tetrahedralization cache (tetgen_cache.c). The key of the surface file tetgen is given
  * (off_path), the program and its switches; 0 when it cannot be computed. get restores the

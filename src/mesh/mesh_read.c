@@ -56,6 +56,11 @@ mlc_status mlc_mesh_read(const char *path, mlc_mesh *mesh, mlc_mesh_report *repo
 
 mlc_status mlc_mesh_read_cached(const char *path, const char *tets_cache, mlc_mesh *mesh,
                                 mlc_mesh_report *report, mlc_err *err) {
+    return mlc_mesh_read_sized(path, tets_cache, 0, mesh, report, err);
+}
+
+mlc_status mlc_mesh_read_sized(const char *path, const char *tets_cache, int min_tets,
+                               mlc_mesh *mesh, mlc_mesh_report *report, mlc_err *err) {
     mlc_mesh_report local;
     if (!report) report = &local;
     memset(report, 0, sizeof *report);
@@ -97,7 +102,7 @@ mlc_status mlc_mesh_read_cached(const char *path, const char *tets_cache, mlc_me
                !strcmp(lower, "ply")) {
         snprintf(report->format, sizeof report->format, "%s", lower);
         report->tetrahedralized = 1;
-        st = mlc__surface_read(path, lower, tets_cache, mesh, report, err);
+        st = mlc__surface_read(path, lower, tets_cache, min_tets, mesh, report, err);
     } else {
         /* A TetGen stem such as "cube.1" names cube.1.node + cube.1.ele (or their .gz). */
         char *node = gz ? NULL : tetgen_partner(path, strlen(path), ".node", 0);

@@ -825,9 +825,23 @@ static void remove_dir(const char *dir) {
     rmdir(dir);
 }
 
-/* tets_cache: the file of tetgen_cache.c, or NULL. */
+/* The volume the closed surface encloses (divergence theorem over its triangles); its sign
+ * follows the winding, so the magnitude is returned. */
+static double enclosed_volume(const surf *s) {
+    double v6 = 0;
+    for (int f = 0; f < s->nf; f++) {
+        const double *a = s->V + 3 * s->F[3 * f], *b = s->V + 3 * s->F[3 * f + 1],
+                     *c = s->V + 3 * s->F[3 * f + 2];
+        v6 += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+              a[2] * (b[0] * c[1] - b[1] * c[0]);
+    }
+    return fabs(v6) / 6.0;
+}
+
+/* tets_cache: the file of tetgen_cache.c, or NULL. min_tets > 0: tetgen's volume bound -a is
+ * the enclosed volume / min_tets, so at least that many tets (quality refinement adds more). */
 static mlc_status tetrahedralize(const surf *s, const char *path, const char *tets_cache,
-                                 mlc_mesh *m, mlc_err *err) {
+                                 int min_tets, mlc_mesh *m, mlc_err *err) {
     char prog[TG_PATH], dir[TG_PATH - 64], off[TG_PATH], log[TG_PATH], node[TG_PATH], ele[TG_PATH];
     const char *want = getenv("MLC_TETGEN");
     int from_env = want && *want;
@@ -853,7 +867,9 @@ static mlc_status tetrahedralize(const surf *s, const char *path, const char *te
     snprintf(ele, sizeof ele, "%s/surface.1.ele", dir);
 
     int ws = 0;
-    char a_flags[] = "-pYq1.414", a_z[] = "-z", a_q[] = "-Q", a_d[] = "-d";
+    char a_flags[48] = "-pYq1.414", a_z[] = "-z", a_q[] = "-Q", a_d[] = "-d";
+    if (min_tets > 0) /* %.6g: tetgen reads it back as the same bound on every run */
+        snprintf(a_flags, sizeof a_flags, "-pYq1.414a%.6g", enclosed_volume(s) / min_tets);
     char *argv[] = {prog, a_flags, a_z, a_q, off, NULL};
     mlc_status st = write_off(s, off, path, err);
     uint64_t key = 0;
@@ -1014,8 +1030,8 @@ static mlc_status check_surface(const surf *s, const char *path, const char *fmt
 
 /* ---- Entry -------------------------------------------------------------------------------------
  */
-mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets_cache, mlc_mesh *m,
-                             mlc_mesh_report *report, mlc_err *err) {
+mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets_cache,
+                             int min_tets, mlc_mesh *m, mlc_mesh_report *report, mlc_err *err) {
     char *buf = NULL;
     size_t size = 0;
     surf s;
@@ -1066,7 +1082,7 @@ mlc_status mlc__surface_read(const char *path, const char *fmt, const char *tets
                       "closed surface needs at least 4 of each",
                       path, s.nv, s.nf);
     if (st == MLC_OK) st = check_surface(&s, path, fmt, report, err);
-    if (st == MLC_OK) st = tetrahedralize(&s, path, tets_cache, m, err);
+    if (st == MLC_OK) st = tetrahedralize(&s, path, tets_cache, min_tets, m, err);
     surf_free(&s);
     if (st != MLC_OK) mlc_mesh_free(m);
     return st;

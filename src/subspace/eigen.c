@@ -8,15 +8,20 @@
  *
  * Phases: check → shift and factor → Lanczos loop → extract → sort/normalize/sign → cleanup.
  *
- * Threads: two solves may run at once (the skinning and vibration problems, subspace.c), but
- * their library phases take turns under one lock (critical section mlc_numeric): the METIS
- * ordering (its random generator is global state), the CHOLMOD factorization and the ARPACK
- * loop (Fortran SAVE variables). Two factorizations at once, measured on a 174k-tet mesh, gave
- * eigenvectors 1e-14 (relative) away from one after the other, and results must not depend on
- * the thread count; one after the other, in either order, gives the same bits. What overlaps
- * is the assembly, the copies and the callers' own work (clusters, samples).
+ * Threads: two solves may run at once (the skinning and vibration problems, subspace.c). Two
+ * library phases keep global state and take turns, each under its own lock: the METIS ordering
+ * (critical section mlc_metis: METIS's random generator is global, and two orderings at once
+ * gave other permutations, so eigenvectors 1e-14 away) and the ARPACK loop (mlc_arpack: dsaupd
+ * keeps its reverse-communication state in Fortran SAVE variables). The numeric factorization
+ * and the triangular solves keep their state in the caller's cholmod_common and factor, and
+ * BLAS runs on one thread (the CLI pins OpenBLAS to one), so one problem's factorization runs
+ * beside the other's Lanczos loop with the same bits as one after the other. What also
+ * overlaps is the assembly, the symbolic analysis with a given ordering and the callers' own
+ * work (clusters, samples).
  */
 #include "eigen.h"
+
+#include "budget.h"
 
 #include <arpack.h>
 #include <lapacke.h>
@@ -50,7 +55,7 @@ double mlc_eigen_default_shift(const cholmod_sparse *K, const double *mass) {
     return -1e-2 * (sd / sm) * pow((double)n, -2.0 / 3.0);
 }
 
-static const char *ordering_name(int ord) {
+const char *mlc_eigen_ordering_name(int ord) {
     switch (ord) {
     case CHOLMOD_NATURAL:
         return "natural";
@@ -183,7 +188,7 @@ void mlc_eigen_deflate(double *x, const double *Z, int nz, const double *mass, i
 cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc) {
     if (!perm) {
         cholmod_factor *L; /* METIS keeps its random generator in global state */
-#pragma omp critical(mlc_numeric)
+#pragma omp critical(mlc_metis)
         L = cholmod_analyze(A, cc);
         return L;
     }
@@ -284,7 +289,7 @@ int mlc_eigen_is_dense(int n, int nev, int nz) {
 }
 
 mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
-                              cholmod_common *cc, mlc_err *err) {
+                              double *factor_bytes, cholmod_common *cc, mlc_err *err) {
     cholmod_sparse *A = NULL;
     mlc_status st = shifted_copy(K, mass, sigma, &A, cc, err);
     cholmod_factor *L = st == MLC_OK ? mlc_eigen_analyze(A, NULL, cc) : NULL;
@@ -293,6 +298,7 @@ mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigm
                       "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d",
                       (int)K->ncol, cc->status);
     if (L) memcpy(perm_out, L->Perm, K->ncol * sizeof(int));
+    if (L && factor_bytes) *factor_bytes = mlc_budget_factor_bytes(L, cc);
     cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
     return st;
@@ -321,8 +327,14 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
     }
     *Lout = L;
     if (info) info->t_analyze = mlc_now() - t0;
+    if (!L && cc->status == CHOLMOD_OUT_OF_MEMORY)
+        return mlc_errf(err, MLC_ENOMEM,
+                        "eigen: out of memory in the fill-reducing ordering of K - sigma*M (n = "
+                        "%d unknowns, %.3g million stored nonzeros); use a coarser "
+                        "tetrahedralization (mesh.min_tets) or a coarser tet mesh",
+                        n, (double)cholmod_nnz(A, cc) / 1e6);
     if (!L)
-        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+        return mlc_errf(err, MLC_ENUMERIC,
                         "eigen: CHOLMOD analyze of K - sigma*M (n = %d) failed, status %d", n,
                         cc->status);
     if (info) {
@@ -330,12 +342,10 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
         snprintf(info->ordering, sizeof info->ordering, "%s",
                  reused ? "shared"
                  : perm ? "given"
-                        : ordering_name(cc->method[sel].ordering));
+                        : mlc_eigen_ordering_name(cc->method[sel].ordering));
     }
     if (perm_out) memcpy(perm_out, L->Perm, (size_t)n * sizeof(int));
-    int ok;
-#pragma omp critical(mlc_numeric)
-    ok = cholmod_factorize(A, L, cc);
+    int ok = cholmod_factorize(A, L, cc); /* state in cc and L only: no lock (see the top) */
     /* Small problems get a simplicial LDLᵀ factor, which CHOLMOD completes for indefinite
      * matrices without reporting NOT_POSDEF; shift-invert would then silently return the
      * eigenvalues nearest σ of an indefinite K, not the smallest. Check the pivots. */
@@ -357,8 +367,20 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
                         "spectrum; `modalloco info` shows the smallest tet volume and dihedral "
                         "angle",
                         sigma, n, (int)L->minor);
+    if ((!ok || cc->status < CHOLMOD_OK) && cc->status == CHOLMOD_OUT_OF_MEMORY) {
+        /* The symbolic analysis knows what the numeric factor needed: say it. */
+        char need[32];
+        mlc_budget_format(mlc_budget_factor_bytes(L, cc), need, sizeof need);
+        return mlc_errf(err, MLC_ENOMEM,
+                        "eigen: out of memory in the Cholesky factorization of K - sigma*M (n = "
+                        "%d unknowns; the factor alone needs %s, %.3g million nonzeros); use a "
+                        "coarser tetrahedralization (mesh.min_tets) or a coarser tet mesh, or a "
+                        "machine with more memory; --max-memory SIZE states the memory there is, "
+                        "so that this is refused before the work starts",
+                        n, need, cc->lnz / 1e6);
+    }
     if (!ok || cc->status < CHOLMOD_OK)
-        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+        return mlc_errf(err, MLC_ENUMERIC,
                         "eigen: CHOLMOD factorization of K - sigma*M (n = %d) failed, status %d", n,
                         cc->status);
     if (info) {
@@ -375,6 +397,34 @@ typedef struct {
     a_int *select; /* dseupd reads it as workspace even with howmny = "A": must be initialized */
     a_int info, iparam[11], ipntr[14];
 } arpack_work;
+
+/* The Lanczos workspace for n unknowns and nev pairs, ncv = max(ncv, 2 nev + 1, 20) (at most
+ * n) basis vectors; arpack_free releases it (also after a failed arpack_alloc). */
+static mlc_status arpack_alloc(arpack_work *w, int n, int nev, int ncv, mlc_err *err) {
+    w->n = n;
+    w->nev = nev;
+    w->ncv = MLC_MIN(n, MLC_MAX(ncv, MLC_MAX(2 * nev + 1, 20)));
+    w->lworkl = w->ncv * (w->ncv + 8);
+    w->resid = mlc_malloc((size_t)n * sizeof(double));
+    w->V = mlc_malloc((size_t)n * w->ncv * sizeof(double));
+    w->workd = mlc_malloc(3 * (size_t)n * sizeof(double));
+    w->workl = mlc_malloc((size_t)w->lworkl * sizeof(double));
+    w->d = mlc_malloc((size_t)w->ncv * sizeof(double));
+    w->select = mlc_calloc((size_t)w->ncv, sizeof(a_int));
+    if (!w->resid || !w->V || !w->workd || !w->workl || !w->d || !w->select)
+        return mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n,
+                        w->ncv);
+    return MLC_OK;
+}
+
+static void arpack_free(arpack_work *w) {
+    mlc_free(w->resid);
+    mlc_free(w->V);
+    mlc_free(w->workd);
+    mlc_free(w->workl);
+    mlc_free(w->d);
+    mlc_free(w->select);
+}
 
 /* Lanczos loop: seeded, deflated start vector, then dsaupd with y = (K − σM)⁻¹ M x from L. */
 static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double *mass,
@@ -535,28 +585,14 @@ static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, dou
     cholmod_sparse *A = NULL;
     cholmod_factor *L = NULL;
     arpack_work w = {0};
-    w.n = n;
-    w.nev = nev;
-    w.ncv = MLC_MIN(n, MLC_MAX(ncv, MLC_MAX(2 * nev + 1, 20)));
-    w.lworkl = w.ncv * (w.ncv + 8);
-    w.resid = mlc_malloc((size_t)n * sizeof(double));
-    w.V = mlc_malloc((size_t)n * w.ncv * sizeof(double));
-    w.workd = mlc_malloc(3 * (size_t)n * sizeof(double));
-    w.workl = mlc_malloc((size_t)w.lworkl * sizeof(double));
-    w.d = mlc_malloc((size_t)w.ncv * sizeof(double));
-    w.select = mlc_calloc((size_t)w.ncv, sizeof(a_int));
-    if (!w.resid || !w.V || !w.workd || !w.workl || !w.d || !w.select) {
-        st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory for the Lanczos basis (%d×%d)", n,
-                      w.ncv);
-        goto done;
-    }
+    if ((st = arpack_alloc(&w, n, nev, ncv, err)) != MLC_OK) goto done;
     st = shift_and_factor(K, mass, sigma, perm, perm_out, shared, info, cc, &A, &L, err);
     if (st != MLC_OK) goto done;
     if (info) info->ncv = w.ncv;
 
     /* ---- Lanczos loop, extract, sort/normalize/sign ----------------------------------- */
     double t0 = mlc_now();
-#pragma omp critical(mlc_numeric) /* ARPACK keeps its state in Fortran SAVE variables */
+#pragma omp critical(mlc_arpack) /* ARPACK keeps its state in Fortran SAVE variables */
     st = arpack_run(&w, L, sigma, mass, Z, nz, evals, evecs, info, cc, err);
     if (st != MLC_OK) goto done;
     if (info) info->t_iterate = mlc_now() - t0;
@@ -568,12 +604,50 @@ done:
     else
         cholmod_free_factor(&L, cc);
     cholmod_free_sparse(&A, cc);
-    mlc_free(w.resid);
-    mlc_free(w.V);
-    mlc_free(w.workd);
-    mlc_free(w.workl);
-    mlc_free(w.d);
-    mlc_free(w.select);
+    arpack_free(&w);
+    return st;
+}
+
+mlc_status mlc_eigen_factor(cholmod_sparse *K, const double *mass, double sigma, cholmod_factor *L,
+                            mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+    if (info) memset(info, 0, sizeof *info);
+    if (!K || !L || L->n != K->ncol)
+        return mlc_errf(err, MLC_EINVAL, "eigen: factor of another size");
+    cholmod_sparse *A = NULL;
+    cholmod_factor *slot = L, *Lout = NULL; /* refactorize into L (shift_and_factor's slot) */
+    mlc_status st = shift_and_factor(K, mass, sigma, NULL, NULL, &slot, info, cc, &A, &Lout, err);
+    cholmod_free_sparse(&A, cc);
+    return st;
+}
+
+mlc_status mlc_eigen_solve_factored(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                    const double *Z, int nz, cholmod_factor *L, double *evals,
+                                    double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                                    mlc_err *err) {
+    double t_factor = info ? info->t_factor : 0, factor_nnz = info ? info->factor_nnz : 0;
+    if (info) memset(info, 0, sizeof *info);
+    mlc_status st = check_problem(K, mass, nev, sigma, evals, evecs, cc, err);
+    if (st != MLC_OK) return st;
+    int n = (int)K->ncol;
+    if (!Z) nz = 0;
+    if (nz < 0 || nev + nz >= n || mlc_eigen_is_dense(n, nev, nz) || !L || (int)L->n != n)
+        return mlc_errf(err, MLC_EINVAL,
+                        "eigen: a factored solve needs a sparse problem and its factor (n = %d, "
+                        "nev = %d, nz = %d)",
+                        n, nev, nz);
+    arpack_work w = {0};
+    if ((st = arpack_alloc(&w, n, nev, 0, err)) == MLC_OK) { /* as solve_impl's default ncv */
+        if (info) {
+            info->sigma = sigma, info->ncv = w.ncv, info->t_factor = t_factor;
+            info->factor_nnz = factor_nnz;
+            snprintf(info->ordering, sizeof info->ordering, "shared");
+        }
+        double t0 = mlc_now();
+#pragma omp critical(mlc_arpack) /* ARPACK keeps its state in Fortran SAVE variables */
+        st = arpack_run(&w, L, sigma, mass, Z, nz, evals, evecs, info, cc, err);
+        if (st == MLC_OK && info) info->t_iterate = mlc_now() - t0;
+    }
+    arpack_free(&w);
     return st;
 }
 

@@ -85,6 +85,9 @@ mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int ne
  * also as copies (cholmod_copy_factor) for solves on several threads. */
 cholmod_factor *mlc_eigen_analyze(cholmod_sparse *A, const int *perm, cholmod_common *cc);
 
+/* CHOLMOD's name of a fill-reducing ordering (CHOLMOD_AMD → "amd", CHOLMOD_GIVEN → "given"). */
+const char *mlc_eigen_ordering_name(int ord);
+
 /* Whether a problem of n unknowns, nev pairs and nz deflated vectors is solved densely
  * (LAPACK) rather than by shift-invert Lanczos: then there is no factor and no ordering. */
 int mlc_eigen_is_dense(int n, int nev, int nz);
@@ -92,9 +95,11 @@ int mlc_eigen_is_dense(int n, int nev, int nz);
 /* The fill-reducing ordering (L->Perm, n entries into perm_out) that mlc_eigen_solve_ordered
  * with perm = NULL would use for K − σM under cc's ordering settings: the same matrix and the
  * same analysis, so the same permutation, without the factorization. Lets a second problem on
- * the same mesh start before the first is solved. Errors as mlc_eigen_solve's analysis. */
+ * the same mesh start before the first is solved. factor_bytes (may be NULL): the numeric
+ * factor's size from the analysis (mlc_budget_factor_bytes). Errors as mlc_eigen_solve's
+ * analysis. */
 mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
-                              cholmod_common *cc, mlc_err *err);
+                              double *factor_bytes, cholmod_common *cc, mlc_err *err);
 
 /* mlc_eigen_solve_ordered for a family of matrices with one sparsity pattern, e.g. K plus
  * different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
@@ -110,6 +115,21 @@ mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev
                                   const int *perm, const double *Z, int nz, cholmod_factor **shared,
                                   double *evals, double *evecs, mlc_eigen_info *info,
                                   cholmod_common *cc, mlc_err *err);
+
+/* mlc_eigen_solve_shared in two steps, so that one matrix's factorization can run beside
+ * another's Lanczos loop (local_modes.c): mlc_eigen_factor refactorizes K − σM into L, a factor
+ * analyzed for K's pattern (mlc_eigen_analyze; the caller's, kept), and fills info's
+ * t_analyze, t_factor, factor_nnz; mlc_eigen_solve_factored then runs the Lanczos loop on it
+ * (keeping info's t_factor and factor_nnz). Together the same arithmetic, so the same bits, as
+ * mlc_eigen_solve_shared with *shared = L. The problem must be sparse (not
+ * mlc_eigen_is_dense): else MLC_EINVAL. Errors otherwise as mlc_eigen_solve_ordered. The two
+ * may run on two threads at once with two cholmod_commons and two factors (eigen.c: Threads). */
+mlc_status mlc_eigen_factor(cholmod_sparse *K, const double *mass, double sigma, cholmod_factor *L,
+                            mlc_eigen_info *info, cholmod_common *cc, mlc_err *err);
+mlc_status mlc_eigen_solve_factored(cholmod_sparse *K, const double *mass, int nev, double sigma,
+                                    const double *Z, int nz, cholmod_factor *L, double *evals,
+                                    double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                                    mlc_err *err);
 
 /* mlc_eigen_solve_ordered (without perm_out) with a Lanczos basis of at least ncv vectors
  * (0 or less: the default max(2·nev + 1, 20)). A wider basis separates a clustered spectrum in

@@ -13,6 +13,10 @@
 
 #include "eigen.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int *tet_region,
                             const double *tet_mass_scale, int r, double *out3) {
     memset(out3, 0, 3 * (size_t)mesh->nv * sizeof(double));
@@ -124,24 +128,22 @@ done:
     return st;
 }
 
-/* Region r's m_r modes into ev/X; L: the shared factor slot (K's pattern); mout: n scratch;
- * bound: m_r a-posteriori bounds √(λ/w). */
-static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                               const mlc_fem *fem, const int *tet_region,
-                               const double *tet_mass_scale, int r, int per_region, double weight,
-                               double sigma, const double *Z, cholmod_factor **L, double *ev,
-                               double *X, double *mout, double *bound, mlc_eigen_info *info,
-                               cholmod_common *cc, mlc_err *err) {
+/* Region r's operator K + w M_out(r) into *Aout (a new matrix: K's pattern, every diagonal
+ * entry stored, diagonal raised); *penalized: whether the penalty is there (tets outside R and
+ * w > 0), *outside: whether R has tets outside it at all. mout: n scratch. */
+static mlc_status region_matrix(cholmod_sparse *H, const mlc_mesh *mesh, const mlc_fem *fem,
+                                const int *tet_region, const double *tet_mass_scale, int r,
+                                double weight, double *mout, cholmod_sparse **Aout, int *penalized,
+                                int *outside, cholmod_common *cc, mlc_err *err) {
     int n = 3 * mesh->nv;
     mlc_local_outside_mass(mesh, fem, tet_region, tet_mass_scale, r, mout);
-    int outside = 0;
-    for (int i = 0; i < n && !outside; i++)
-        outside = mout[i] > 0;
-    int penalized = outside && weight > 0;
-    /* K + w M_out: K's pattern (every diagonal entry is stored), diagonal raised. */
-    cholmod_sparse *A = cholmod_copy_sparse(H, cc);
+    *outside = 0;
+    for (int i = 0; i < n && !*outside; i++)
+        *outside = mout[i] > 0;
+    *penalized = *outside && weight > 0;
+    cholmod_sparse *A = *Aout = cholmod_copy_sparse(H, cc);
     if (!A) return mlc_errf(err, MLC_ENOMEM, "out of memory copying the Hessian");
-    if (penalized) {
+    if (*penalized) {
         const int *Ap = A->p, *Ai = A->i, *Anz = A->nz;
         double *Ax = A->x;
         for (int j = 0; j < n; j++) {
@@ -153,13 +155,122 @@ static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc
                 }
         }
     }
+    return MLC_OK;
+}
+
+/* The a-posteriori bounds √(λ/w) of a region's m_r pairs (1 without penalty but with tets
+ * outside, 0 for the whole body). */
+static void region_bounds(const double *ev, int per_region, int penalized, int outside,
+                          double weight, double *bound) {
+    for (int j = 0; j < per_region; j++)
+        bound[j] = penalized ? sqrt(fmax(ev[j], 0) / weight) : (outside ? 1.0 : 0.0);
+}
+
+/* Region r's m_r modes into ev/X; L: the shared factor slot (K's pattern); mout: n scratch;
+ * bound: m_r a-posteriori bounds √(λ/w). */
+static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
+                               const mlc_fem *fem, const int *tet_region,
+                               const double *tet_mass_scale, int r, int per_region, double weight,
+                               double sigma, const double *Z, cholmod_factor **L, double *ev,
+                               double *X, double *mout, double *bound, mlc_eigen_info *info,
+                               cholmod_common *cc, mlc_err *err) {
+    cholmod_sparse *A = NULL;
+    int penalized = 0, outside = 0;
+    mlc_status st = region_matrix(H, mesh, fem, tet_region, tet_mass_scale, r, weight, mout, &A,
+                                  &penalized, &outside, cc, err);
     /* K itself (no penalty) keeps its rigid null space: deflate it as the global solve does,
      * which makes one region with w = 0 the global path exactly. */
-    mlc_status st = mlc_eigen_solve_shared(A, mass3, per_region, sigma, NULL, penalized ? NULL : Z,
-                                           penalized ? 0 : 6, L, ev, X, info, cc, err);
+    if (st == MLC_OK)
+        st = mlc_eigen_solve_shared(A, mass3, per_region, sigma, NULL, penalized ? NULL : Z,
+                                    penalized ? 0 : 6, L, ev, X, info, cc, err);
     cholmod_free_sparse(&A, cc);
-    for (int j = 0; st == MLC_OK && j < per_region; j++)
-        bound[j] = penalized ? sqrt(fmax(ev[j], 0) / weight) : (outside ? 1.0 : 0.0);
+    if (st == MLC_OK) region_bounds(ev, per_region, penalized, outside, weight, bound);
+    return st;
+}
+
+/* One region in flight in the two-thread pipeline: its operator and factor slot. */
+typedef struct region_job {
+    cholmod_sparse *A;
+    cholmod_factor *L;
+    int penalized, outside;
+    mlc_status st;
+    mlc_err err;
+    mlc_eigen_info info;
+} region_job;
+
+/* The regions on two threads: while one thread runs region r's Lanczos loop (ARPACK, one at a
+ * time in a process), the other builds and factorizes region r + 1's operator into a second
+ * factor with the same analysis. Each region gets the arithmetic of solve_region (the same
+ * bits), for twice the factor memory. L0: the analyzed factor; regions' results as in
+ * mlc_local_modes_compute. Returns the first failing region's status (its index in *failed). */
+static mlc_status regions_pipelined(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
+                                    const mlc_fem *fem, const int *tet_region,
+                                    const double *tet_mass_scale, int nregions, int per_region,
+                                    double weight, double sigma, const double *Z,
+                                    cholmod_factor *L0, double *evals, double *evecs,
+                                    mlc_local_modes_report *rep, int *failed, cholmod_common *cc,
+                                    mlc_err *err) {
+    int n = 3 * mesh->nv;
+    cholmod_common cc2; /* the factorizing thread's own workspace */
+    cholmod_start(&cc2);
+    cc2.print = 0;
+    region_job job[2];
+    memset(job, 0, sizeof job);
+    job[0].L = L0;
+    job[1].L = cholmod_copy_factor(L0, cc);
+    double *mout2 = mlc_malloc((size_t)n * sizeof(double));
+    mlc_status st = MLC_OK;
+    *failed = 0;
+    if (!job[1].L || !mout2) {
+        st = mlc_errf(err, MLC_ENOMEM, "out of memory for a second factor (n = %d)", n);
+        goto done;
+    }
+    /* Region r's operator and factor (j = its job slot); scratch: its own outside mass. */
+#define PREPARE(r, j, cmn, scratch)                                                                \
+    do {                                                                                           \
+        region_job *q = &job[j];                                                                   \
+        q->st = region_matrix(H, mesh, fem, tet_region, tet_mass_scale, (r), weight, (scratch),    \
+                              &q->A, &q->penalized, &q->outside, (cmn), &q->err);                  \
+        if (q->st == MLC_OK)                                                                       \
+            q->st = mlc_eigen_factor(q->A, mass3, sigma, q->L, &q->info, (cmn), &q->err);          \
+    } while (0)
+    PREPARE(0, 0, cc, mout2);
+    for (int r = 0; r < nregions && st == MLC_OK; r++) {
+        region_job *cur = &job[r % 2];
+#pragma omp parallel sections num_threads(2)
+        {
+#pragma omp section
+            {
+                if (cur->st == MLC_OK)
+                    cur->st = mlc_eigen_solve_factored(
+                        cur->A, mass3, per_region, sigma, cur->penalized ? NULL : Z,
+                        cur->penalized ? 0 : 6, cur->L, evals + (size_t)r * per_region,
+                        evecs + (size_t)n * r * per_region, &cur->info, cc, &cur->err);
+            }
+#pragma omp section
+            {
+                if (r + 1 < nregions) PREPARE(r + 1, (r + 1) % 2, &cc2, mout2);
+            }
+        }
+        if (cur->st != MLC_OK) {
+            st = cur->st, *failed = r;
+            if (err) *err = cur->err;
+            break;
+        }
+        region_bounds(evals + (size_t)r * per_region, per_region, cur->penalized, cur->outside,
+                      weight, rep->bound + r * per_region);
+        rep->solves += cur->info.solves;
+        rep->t_factor += cur->info.t_factor;
+        rep->t_iterate += cur->info.t_iterate;
+        cholmod_free_sparse(&cur->A, cc);
+    }
+#undef PREPARE
+done:
+    for (int j = 0; j < 2; j++)
+        cholmod_free_sparse(&job[j].A, j ? &cc2 : cc);
+    cholmod_free_factor(&job[1].L, cc);
+    mlc_free(mout2);
+    cholmod_finish(&cc2);
     return st;
 }
 
@@ -168,7 +279,7 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
                                    const double *tet_mass_scale, int nregions, int per_region,
                                    double weight, double sigma, const int *perm, const double *Z,
                                    double *evals, double *evecs, mlc_local_modes_report *report,
-                                   cholmod_common *cc, mlc_err *err) {
+                                   int threads, cholmod_common *cc, mlc_err *err) {
     mlc_local_modes_report rep;
     memset(&rep, 0, sizeof rep);
     if (!H || !mass3 || !mesh || !fem || !Z || !evals || !evecs || !cc)
@@ -240,7 +351,26 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
         goto done;
     }
     rep.weight = weight;
-    for (int r = 0; r < nregions; r++) {
+    int two = 0; /* the pipeline needs two threads, two regions and sparse solves */
+#ifdef _OPENMP
+    two = threads != 1 && nregions > 1 && omp_get_num_procs() > 1 &&
+          !mlc_eigen_is_dense(n, per_region, 0) && !mlc_eigen_is_dense(n, per_region, 6);
+#else
+    (void)threads;
+#endif
+    if (two) {
+        int failed = 0;
+        mlc_err e2 = {0};
+        st =
+            regions_pipelined(H, mass3, mesh, fem, tet_region, tet_mass_scale, nregions, per_region,
+                              weight, sigma, Z, L, evals, evecs, &rep, &failed, cc, &e2);
+        if (st != MLC_OK) {
+            st = mlc_errf(err, st, "local modes of region %d (actuation.local_modes = %d): %s",
+                          failed, per_region, e2.msg);
+            goto done;
+        }
+    }
+    for (int r = 0; !two && r < nregions; r++) {
         mlc_eigen_info info;
         mlc_err e2 = {0};
         st = solve_region(H, mass3, mesh, fem, tet_region, tet_mass_scale, r, per_region, weight,

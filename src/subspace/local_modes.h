@@ -16,7 +16,8 @@
  *
  * Every region's solve is ARPACK shift-invert on its own factor of K + w M_out − σM (eigen.h);
  * the pattern is K's for every region, so the fill-reducing ordering and symbolic analysis are
- * done once and shared (mlc_eigen_solve_shared). The union of all regions' modes is then
+ * done once and shared (mlc_eigen_solve_shared), and on two threads the next region's
+ * factorization runs beside the current one's Lanczos loop. The union of all regions' modes is then
  * M-orthonormalized by a symmetric (Löwdin) step, Φ ← Φ (ΦᵀMΦ)^(−1/2), the orthonormal set
  * nearest to Φ in the M-norm: the modes of different regions overlap only through their small
  * outside parts, so each moves little; `spread` reports how much.
@@ -70,6 +71,9 @@ double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
  *  evals:      out, nregions·m_r penalized eigenvalues, region-major, ascending per region.
  *  evecs:      out, n × (nregions·m_r), M-orthonormal as a whole.
  *  report:     out (may be NULL).
+ *  threads:    1 = the regions one after the other; otherwise, with two regions or more and
+ *              two cores, two threads (region r's Lanczos loop beside region r + 1's
+ *              factorization, in a second factor: twice the factor memory). The same bits.
  * Errors name the setting: MLC_EINVAL for bad labels (a region without tets, a label out of
  * range), for w < 0 or too many modes; the eigen-solver's errors otherwise. */
 mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
@@ -77,6 +81,6 @@ mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const
                                    const double *tet_mass_scale, int nregions, int per_region,
                                    double weight, double sigma, const int *perm, const double *Z,
                                    double *evals, double *evecs, mlc_local_modes_report *report,
-                                   cholmod_common *cc, mlc_err *err);
+                                   int threads, cholmod_common *cc, mlc_err *err);
 
 #endif

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "clusters.h"
 #include "eigen.h"
 #include "local_modes.h"
@@ -206,11 +207,13 @@ static double laplacian_probe_shift(const mlc_mesh *mesh, cholmod_sparse *L, con
 
 /* Step 1: skinning eigenmodes (stiffness: per-tet scale or NULL; mass: per vertex). The pairs
  * are checked as the vibration modes' (vibration_solve); when they fail, or the first shift is
- * refused, the solve is repeated once with laplacian_probe_shift's shift. */
+ * refused, the solve is repeated once with laplacian_probe_shift's shift. given: NULL (METIS
+ * orders the Laplacian here and the ordering goes to vperm, *have_perm = 1) or the ordering
+ * skinning_ordering computed for it (the same permutation; vperm is then not written). */
 static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w,
                                  const double *stiffness, const double *mass, double first_shift,
-                                 mlc_subspace *out, int *vperm, int *have_perm, cholmod_common *cc,
-                                 mlc_err *err) {
+                                 const int *given, mlc_subspace *out, int *vperm, int *have_perm,
+                                 cholmod_common *cc, mlc_err *err) {
     int nv = fem->nv;
     double msum = 0;
     for (int i = 0; i < nv; i++)
@@ -238,8 +241,8 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     mlc_status st = MLC_OK;
     for (int a = 0; a < 2; a++) {
         if (a == 1 && !((shifts[1] = laplacian_probe_shift(mesh, L, mass, cc)) < 0)) break;
-        st = mlc_eigen_solve_ordered(L, mass, w, shifts[a], NULL, vperm, NULL, 0, out->skin_eval,
-                                     out->W, &info, cc, &e2);
+        st = mlc_eigen_solve_ordered(L, mass, w, shifts[a], given, given ? NULL : vperm, NULL, 0,
+                                     out->skin_eval, out->W, &info, cc, &e2);
         out->skin_solves += info.solves;
         if (st == MLC_ENOMEM || st == MLC_EINVAL) break;
         if (st == MLC_OK) {
@@ -247,6 +250,10 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
             if (st == MLC_ENOMEM) break;
             if (st == MLC_OK) {
                 out->skin_attempts = a + 1;
+                out->t_skin_analyze = info.t_analyze;
+                out->t_skin_factor = info.t_factor - info.t_analyze;
+                out->t_skin_iterate = info.t_iterate;
+                out->skin_factor_nnz = info.factor_nnz;
                 out->skin_shift = shifts[a];
                 if (a > 0)
                     snprintf(out->skin_note, sizeof out->skin_note, "shift %.3g: %s", shifts[0],
@@ -272,7 +279,7 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
         if (a == 0) snprintf(out->skin_note, sizeof out->skin_note, "%s", what);
     }
     restore_methods(cc, saved);
-    *have_perm = st == MLC_OK && !info.dense;
+    *have_perm = st == MLC_OK && !info.dense && !given;
     cholmod_free_sparse(&L, cc);
     if (st != MLC_OK)
         return mlc_errf(err, st, "skinning eigenmodes (subspace.skinning_modes = %d): %s", w,
@@ -332,9 +339,15 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     if (s != MLC_OK) return s;
     double weight = st->localization * lam1;
     mlc_local_modes_report rep;
+    /* Two threads hold two factors (local_modes.h): only when both fit under the bound. */
+    mlc_budget_estimate e1, e2;
+    double fbytes = out->vib_factor_nnz > 0 ? out->vib_factor_nnz * 12.0 : 0;
+    mlc_budget_precompute(fem->nv, fem->nt, st->w, 6 + mg + q, fbytes, out->vib_factor_nnz, &e1);
+    mlc_budget_precompute(fem->nv, fem->nt, st->w, 6 + mg + q, 2 * e1.factor, 0, &e2);
+    int threads = st->max_memory > 0 && e2.total > st->max_memory ? 1 : st->threads;
     s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, st->tet_mass_scale, nr, mr,
                                 weight, sigma, perm3, Z, out->vib_eval + mg,
-                                out->D + (size_t)n * mg, &rep, cc, err);
+                                out->D + (size_t)n * mg, &rep, threads, cc, err);
     if (s != MLC_OK) return s;
     /* Global and local modes are not orthogonalized against each other (docs/method.md), but
      * they must be independent: a region that is the whole body repeats the global modes. */
@@ -477,6 +490,48 @@ static double probe_shift(const mlc_mesh *mesh, cholmod_sparse *H, const double 
     return isfinite(best) ? -1e-3 * best : 0;
 }
 
+/* Attempt 1 of vibration_solve: the symbolic analysis first, so that the factor's exact size
+ * is held against the memory bound (budget.h) before the numeric factorization allocates it,
+ * then the solve on that analysis. mlc_eigen_solve_shared analyzes nothing more and does
+ * mlc_eigen_solve_ordered's arithmetic (the analysis reads only the pattern, which K and
+ * K − σM share), so the results are the same bits. */
+static mlc_status first_vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const double *mass,
+                                        int need, const int *perm3, double sigma,
+                                        const mlc_subspace_settings *st, double *evecs,
+                                        double *evals, mlc_eigen_info *info, cholmod_common *cc,
+                                        mlc_err *err) {
+    int n = 3 * mesh->nv;
+    if (mlc_eigen_is_dense(n, need, 6))
+        return mlc_eigen_solve_ordered(H, mass, need, sigma, perm3, NULL, evecs, 6, evals + 6,
+                                       evecs + (size_t)n * 6, info, cc, err);
+    double t0 = mlc_now();
+    cholmod_factor *L = mlc_eigen_analyze(H, perm3, cc);
+    if (!L)
+        return mlc_errf(err, cc->status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC,
+                        "CHOLMOD analysis of the Hessian (n = %d) failed, status %d%s", n,
+                        cc->status,
+                        cc->status == CHOLMOD_OUT_OF_MEMORY
+                            ? " (out of memory): use a coarser tetrahedralization (mesh.min_tets)"
+                            : "");
+    double t_an = mlc_now() - t0;
+    int sel = cc->selected >= 0 && cc->selected <= CHOLMOD_MAXMETHODS ? cc->selected : 0;
+    const char *ord = perm3 ? "given" : mlc_eigen_ordering_name(cc->method[sel].ordering);
+    mlc_budget_estimate e;
+    mlc_budget_precompute(mesh->nv, mesh->nt, st->w, 6 + need, mlc_budget_factor_bytes(L, cc),
+                          cc->lnz, &e);
+    mlc_status s = mlc_budget_check(&e, st->max_memory, n, err);
+    if (s == MLC_OK)
+        s = mlc_eigen_solve_shared(H, mass, need, sigma, NULL, evecs, 6, &L, evals + 6,
+                                   evecs + (size_t)n * 6, info, cc, err);
+    if (s == MLC_OK) {
+        snprintf(info->ordering, sizeof info->ordering, "%s", ord);
+        info->t_analyze += t_an;
+        info->t_factor += t_an;
+    }
+    cholmod_free_factor(&L, cc);
+    return s;
+}
+
 /* The global vibration solve (need pairs after the 6 rigid modes in evecs[0..5]), checked and,
  * when the check fails, solved again. The check (eigen.h): each pair's residual against the
  * wanted spectrum's scale and the M-orthonormality of the pairs and to the rigid modes.
@@ -490,10 +545,10 @@ static double probe_shift(const mlc_mesh *mesh, cholmod_sparse *H, const double 
  *     ordering, the wide basis.
  * tol: the limit of both measures. *sigma: in, the default shift; out, the one that worked. Fills
  * out->vib_solves, vib_attempts, vib_residual, vib_orthogonality, vib_shift, vib_ordering. */
-static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const double *mass,
-                                  int need, const int *perm3, double tol, double *sigma,
-                                  double *evecs, double *evals, mlc_subspace *out,
-                                  cholmod_common *cc, mlc_err *err) {
+static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_settings *st,
+                                  cholmod_sparse *H, const double *mass, int need, const int *perm3,
+                                  double tol, double *sigma, double *evecs, double *evals,
+                                  mlc_subspace *out, cholmod_common *cc, mlc_err *err) {
     int n = 3 * mesh->nv, wide = 2 * MLC_MAX(2 * need + 1, 20);
     double shifts[3] = {*sigma, 0, 0};
     char what[3][160] = {"", "", ""};
@@ -509,8 +564,8 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const
         mlc_eigen_info info;
         mlc_err e2 = {0};
         mlc_status s =
-            a == 0 ? mlc_eigen_solve_ordered(H, mass, need, shifts[0], perm3, NULL, evecs, 6,
-                                             evals + 6, evecs + (size_t)n * 6, &info, cc, &e2)
+            a == 0 ? first_vibration_solve(mesh, H, mass, need, perm3, shifts[0], st, evecs, evals,
+                                           &info, cc, &e2)
                    : mlc_eigen_solve_wide(H, mass, need, shifts[a], a == 1 ? NULL : perm3, evecs, 6,
                                           wide, evals + 6, evecs + (size_t)n * 6, &info, cc, &e2);
         out->vib_solves += info.solves;
@@ -523,6 +578,10 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H, const
                 return mlc_errf(err, s, "vibration modes: out of memory checking the modes");
             if (chk.residual <= tol && chk.orthogonality <= tol) {
                 out->vib_attempts = a + 1;
+                out->t_vib_analyze = info.t_analyze;
+                out->t_vib_factor = info.t_factor - info.t_analyze;
+                out->t_vib_iterate = info.t_iterate;
+                out->vib_factor_nnz = info.factor_nnz;
                 out->vib_residual = chk.residual;
                 out->vib_orthogonality = chk.orthogonality;
                 out->vib_shift = shifts[a];
@@ -595,7 +654,7 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         snprintf(out->ordering, sizeof out->ordering, "%s", vperm ? "metis-vertex" : "cholmod");
         goto local;
     }
-    s = vibration_solve(mesh, H, mass, need, perm3,
+    s = vibration_solve(mesh, st, H, mass, need, perm3,
                         st->check_tol > 0 ? st->check_tol : MLC_EIGEN_CHECK_TOL, &sigma, evecs,
                         evals, out, cc, err);
     if (s != MLC_OK) goto done;
@@ -668,7 +727,7 @@ mlc_status mlc_subspace_skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem,
     cc.print = 0;
     int *vperm = mlc_malloc((size_t)mesh->nv * sizeof(int)), have_perm = 0;
     mlc_status s = vperm ? skinning_modes(mesh, fem, w, stiffness, mass ? mass : fem->vmass, 0,
-                                          &tmp, vperm, &have_perm, &cc, err)
+                                          NULL, &tmp, vperm, &have_perm, &cc, err)
                          : mlc_errf(err, MLC_ENOMEM, "skinning modes: out of memory");
     mlc_free(vperm);
     cholmod_finish(&cc);
@@ -750,7 +809,7 @@ static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
     double t0 = mlc_now();
     mlc_status s = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness,
                                   settings->vertex_mass ? settings->vertex_mass : fem->vmass,
-                                  settings->first_shift, out, vperm, &have_perm, &cc, err);
+                                  settings->first_shift, NULL, out, vperm, &have_perm, &cc, err);
     out->t_skinning = mlc_now() - t0;
     if (s == MLC_OK) {
         t0 = mlc_now();
@@ -767,14 +826,16 @@ static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
  * permutation, for the vibration problem to start before the skinning modes are done. */
 static mlc_status skinning_ordering(const mlc_mesh *mesh, const mlc_fem *fem, int w,
                                     const double *stiffness, const double *mass, int *vperm,
-                                    int *have, cholmod_common *cc, mlc_err *err) {
+                                    int *have, double *factor_bytes, cholmod_common *cc,
+                                    mlc_err *err) {
     *have = 0;
     if (w == 1 || mlc_eigen_is_dense(fem->nv, w, 0)) return MLC_OK;
     cholmod_sparse *L = mlc_fem_laplacian(mesh, fem, stiffness, cc);
     if (!L) return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory assembling the Laplacian");
     int saved[2];
     metis_only(cc, saved); /* as skinning_modes */
-    mlc_status s = mlc_eigen_ordering(L, mass, mlc_eigen_default_shift(L, mass), vperm, cc, err);
+    mlc_status s =
+        mlc_eigen_ordering(L, mass, mlc_eigen_default_shift(L, mass), vperm, factor_bytes, cc, err);
     restore_methods(cc, saved);
     cholmod_free_sparse(&L, cc);
     *have = s == MLC_OK;
@@ -782,35 +843,67 @@ static mlc_status skinning_ordering(const mlc_mesh *mesh, const mlc_fem *fem, in
 }
 
 /* Two branches at once, each with its own CHOLMOD workspace: the skinning modes, clusters and
- * samples on one thread; the ordering and the vibration modes on the other (its factorization
- * is most of the precompute on large meshes). Each branch does exactly the sequential steps'
- * arithmetic, so the results are the same bits; an error is the one the sequential order
- * would report first. */
+ * samples on one thread; the vibration modes on the other (its factorization is most of the
+ * precompute on large meshes). The vertex ordering both use is computed once before them
+ * (skinning_ordering: the permutation the skinning solve would find itself). Each branch does
+ * exactly the sequential steps' arithmetic, so the results are the same bits; an error is the
+ * one the sequential order would report first. */
 static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
                                    const mlc_subspace_settings *settings, mlc_subspace *out,
                                    mlc_err *err) {
     int nv = mesh->nv;
     const double *mass = settings->vertex_mass ? settings->vertex_mass : fem->vmass;
-    int *vperm_skin = mlc_malloc((size_t)nv * sizeof(int));
-    int *vperm_vib = mlc_malloc((size_t)nv * sizeof(int));
+    int *vperm = mlc_malloc((size_t)nv * sizeof(int)), *vperm_skin = mlc_malloc(sizeof(int) * nv);
     mlc_status s_skin = MLC_OK, s_vib = MLC_OK, s_rest = MLC_OK;
     mlc_err e_skin = {0}, e_vib = {0}, e_rest = {0};
-    if (!vperm_skin || !vperm_vib) {
+    if (!vperm || !vperm_skin) {
+        mlc_free(vperm);
         mlc_free(vperm_skin);
-        mlc_free(vperm_vib);
         return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
     }
+    /* A failed ordering is not reported here: each branch then orders on its own and reports
+     * what the sequential steps would. */
+    int have = 0;
+    double t0 = mlc_now(), lap_bytes = 0, lap_nnz = 0;
+    {
+        cholmod_common cc;
+        start_quiet(&cc);
+        mlc_err e0 = {0};
+        if (skinning_ordering(mesh, fem, settings->w, settings->tet_stiffness, mass, vperm, &have,
+                              &lap_bytes, &cc, &e0) != MLC_OK)
+            have = 0;
+        lap_nnz = cc.lnz; /* of that analysis */
+        cholmod_finish(&cc);
+    }
+    out->t_vib_order = mlc_now() - t0;
+    /* The Laplacian's analysis already tells the vibration factor's size: the ordering expanded
+     * to 3×3 blocks gives 9 times the scalar factor's entries (koala: 83.0M predicted, 82.7M
+     * found; spot at 1.0M tets: 683.8M and 683.4M). Refuse now, before both problems start,
+     * rather than after the skinning solve. */
+    if (have && lap_bytes > 0) {
+        mlc_budget_estimate e;
+        mlc_budget_precompute(nv, mesh->nt, settings->w, 6 + modes_needed(settings), 9 * lap_bytes,
+                              9 * lap_nnz, &e);
+        mlc_status sb = mlc_budget_check(&e, settings->max_memory, 3 * nv, err);
+        if (sb != MLC_OK) {
+            mlc_free(vperm);
+            mlc_free(vperm_skin);
+            return sb;
+        }
+    }
+    const int *given = have ? vperm : NULL;
 #pragma omp parallel sections num_threads(2)
     {
 #pragma omp section
         {
             cholmod_common cc;
             start_quiet(&cc);
-            int have = 0;
-            double t0 = mlc_now();
+            int have_skin = 0;
+            double t1 = mlc_now();
             s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass,
-                                    settings->first_shift, out, vperm_skin, &have, &cc, &e_skin);
-            out->t_skinning = mlc_now() - t0;
+                                    settings->first_shift, given, out, vperm_skin, &have_skin, &cc,
+                                    &e_skin);
+            out->t_skinning = mlc_now() - t1 + out->t_vib_order;
             cholmod_finish(&cc);
             if (s_skin == MLC_OK) s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);
         }
@@ -818,19 +911,14 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
         {
             cholmod_common cc;
             start_quiet(&cc);
-            int have = 0;
-            double t0 = mlc_now();
-            s_vib = skinning_ordering(mesh, fem, settings->w, settings->tet_stiffness, mass,
-                                      vperm_vib, &have, &cc, &e_vib);
-            if (s_vib == MLC_OK)
-                s_vib =
-                    vibration_modes(mesh, fem, settings, out, have ? vperm_vib : NULL, &cc, &e_vib);
-            out->t_vibration = mlc_now() - t0;
+            double t1 = mlc_now();
+            s_vib = vibration_modes(mesh, fem, settings, out, given, &cc, &e_vib);
+            out->t_vibration = mlc_now() - t1 + out->t_vib_order;
             cholmod_finish(&cc);
         }
     }
+    mlc_free(vperm);
     mlc_free(vperm_skin);
-    mlc_free(vperm_vib);
     const mlc_err *e = s_skin != MLC_OK ? &e_skin : s_vib != MLC_OK ? &e_vib : &e_rest;
     mlc_status s = s_skin != MLC_OK ? s_skin : s_vib != MLC_OK ? s_vib : s_rest;
     if (s != MLC_OK && err) *err = *e;
@@ -849,6 +937,11 @@ mlc_status mlc_subspace_compute(const mlc_mesh *mesh, const mlc_fem *fem,
                         fem->nv, fem->nt, mesh->nv, mesh->nt);
     mlc_status s = validate(mesh, settings, err);
     if (s != MLC_OK) return s;
+    /* The memory bound, from the mesh sizes, before anything big is allocated (the exact
+     * factor size is checked again after the symbolic analysis, first_vibration_solve). */
+    mlc_budget_estimate est;
+    mlc_budget_precompute(mesh->nv, mesh->nt, settings->w, 6 + modes_needed(settings), 0, 0, &est);
+    if ((s = mlc_budget_check(&est, settings->max_memory, 3 * mesh->nv, err)) != MLC_OK) return s;
 
     int nv = mesh->nv, nt = mesh->nt, w = settings->w;
     int m = (settings->nlist > 0 ? settings->nlist : settings->m) +

@@ -60,6 +60,11 @@ typedef struct mlc_subspace_settings {
     /* The limit of the vibration solve's check (eigen.h), 0 = MLC_EIGEN_CHECK_TOL; for tests
      * of the failure path; not in the cache key. */
     double check_tol;
+    /* Memory bound of the compute in bytes (budget.h), 0 = none: checked from the mesh sizes
+     * before anything big is allocated and from CHOLMOD's symbolic analysis before the
+     * vibration factor is; over it the compute fails with MLC_EINVAL and a message naming the
+     * estimate, the bound and the fixes. Not in the cache key. */
+    double max_memory;
 } mlc_subspace_settings;
 
 typedef struct mlc_subspace {
@@ -102,6 +107,14 @@ typedef struct mlc_subspace {
     double t_local;              /* seconds of t_vibration spent on the local modes */
     double t_local_factor;       /* of t_local: the regions' numeric factorizations (not cached) */
     int skin_solves, vib_solves; /* ARPACK operator applications */
+    /* The global solves' phases (the attempt that passed; 0 when dense, not solved or cached):
+     * seconds in the fill-reducing ordering and symbolic analysis, in the numeric Cholesky
+     * factorization of K − σM and in the Lanczos loop, and the factor's nonzeros. t_vib_order:
+     * the vertex ordering (METIS on the Laplacian) computed once for both problems before they
+     * run side by side (compute_parallel; also counted in t_skinning and t_vibration), else 0
+     * (the skinning solve orders, within t_skin_analyze). */
+    double t_skin_analyze, t_skin_factor, t_skin_iterate, skin_factor_nnz;
+    double t_vib_order, t_vib_analyze, t_vib_factor, t_vib_iterate, vib_factor_nnz;
     char ordering[16];
     /* The global vibration solve's check (eigen.h, mlc_eigen_check): the attempt that passed
      * (1 = the first; 2 and 3 are solved again with other shifts), its shift, its ordering,

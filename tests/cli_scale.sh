@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# cli_scale.sh BIN SRCDIR: the precompute's memory bound and a finer tetrahedralization.
+#  - --max-memory below what a bundled mesh's precompute needs: modes, optimize and simulate
+#    stop with exit 2 before any output, and the message states the estimate, the bound and
+#    the fixes (mesh.min_tets, fewer modes, --max-memory);
+#  - a malformed size is a usage error (exit 2); a generous bound changes nothing (the same
+#    eigenvalues as without it);
+#  - mesh.min_tets gives a surface at least that many tets, more than tetgen's quality bound
+#    alone; a negative value is refused;
+#  - modes.json reports the factorizations' phases and factor sizes.
+. "$(dirname "$0")/lib_cli.sh" "$@"
+MESH=$SRC/data/critter.mesh
+SURF=$SRC/data/blub.off.gz
+evals() { tr -d '\n\t ' < "$1" | sed -n 's/.*"vibration_eigenvalues":\[\([^]]*\)\].*/\1/p'; }
+
+for cmd in modes optimize simulate; do
+  check "$cmd --max-memory 1M" 2 "$BIN" $cmd "$MESH" --out "$T/$cmd-small" --max-memory 1M \
+    --set cmaes.generations=1
+  grep_err "$cmd: the estimate and the bound" "more than the memory bound of 1.00 MB"
+  grep_err "$cmd: the fixes" "mesh.min_tets.*actuation.modes.*--max-memory"
+  [ ! -e "$T/$cmd-small" ] && ok "$cmd: no output directory" || fail "$cmd wrote $T/$cmd-small"
+done
+check "--max-memory 12Q" 2 "$BIN" modes "$MESH" --out "$T/q" --max-memory 12Q
+grep_err "unit named" "unknown unit 'Q'"
+check "--max-memory 0" 2 "$BIN" modes "$MESH" --out "$T/z" --max-memory 0
+check "--max-memory on info" 2 "$BIN" info "$MESH" --max-memory 1G
+
+check "modes without a bound given" 0 "$BIN" modes "$MESH" --out "$T/a"
+check "modes with --max-memory 64G" 0 "$BIN" modes "$MESH" --out "$T/b" --max-memory=64G
+[ -n "$(evals "$T/a/modes.json")" ] && [ "$(evals "$T/a/modes.json")" = "$(evals "$T/b/modes.json")" ] \
+  && ok "a bound that fits changes nothing" || fail "eigenvalues differ with --max-memory 64G"
+nnz=$(json_num "$T/a/modes.json" vibration_factor_nnz)
+awk -v x="${nnz:-0}" 'BEGIN { exit !(x > 0) }' && ok "modes.json: vibration factor nnz $nnz" \
+  || fail "modes.json lacks timings.phases.vibration_factor_nnz"
+
+check "surface, tetgen's quality bound" 0 "$BIN" modes "$SURF" --out "$T/s0" \
+  --set actuation.modes=2 --set mesh.up=+y
+check "surface, mesh.min_tets=8000" 0 "$BIN" modes "$SURF" --out "$T/s1" \
+  --set actuation.modes=2 --set mesh.min_tets=8000
+t0=$(json_num "$T/s0/modes.json" tets); t1=$(json_num "$T/s1/modes.json" tets)
+[ "${t1:-0}" -ge 8000 ] && [ "${t1:-0}" -gt "${t0:-0}" ] \
+  && ok "mesh.min_tets: $t0 -> $t1 tets" || fail "mesh.min_tets=8000 gave ${t1:-?} tets (${t0:-?} without)"
+check "mesh.min_tets=-1" 2 "$BIN" modes "$SURF" --out "$T/s2" --set mesh.min_tets=-1
+grep_err "key named" "mesh.min_tets"
+finish
