@@ -53,6 +53,7 @@ for c in $(complete_words modalloco ""); do
   opts=$(complete_words modalloco "$c" -)
   for o in $opts; do
     if "$BIN" "$c" "$o" 1 --help >/dev/null 2>"$T/err" || "$BIN" "$c" "$o" 100 --help >/dev/null 2>>"$T/err" ||
+       "$BIN" "$c" "$o" 8G --help >/dev/null 2>>"$T/err" ||
        "$BIN" "$c" "$o" --help >/dev/null 2>>"$T/err"; then
       :
     else
