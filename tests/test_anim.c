@@ -591,7 +591,8 @@ static void video_should_pipe_every_frame(void **state) {
     assert_int_equal(mlc_video_write(out2, fails, &spec, synth_frame, &s, NULL, &err), MLC_ETOOL);
     assert_non_null(strstr(err.msg, "exit status 1"));
     mlc_anim_spec big = {640, 480, 40, 8, 0};
-    assert_int_equal(mlc_video_write(out2, quits, &big, synth_frame, &s, NULL, &err), MLC_ETOOL);
+    synth bs = {640, 480, 1, -1, 0}; /* frames of the big size: every byte written is set */
+    assert_int_equal(mlc_video_write(out2, quits, &big, synth_frame, &bs, NULL, &err), MLC_ETOOL);
     s.fail_at = 2;
     assert_int_equal(mlc_video_write(out2, found, &spec, synth_frame, &s, NULL, &err), MLC_EIO);
     s.fail_at = -1;
