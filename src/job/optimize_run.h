@@ -47,8 +47,9 @@ typedef struct mlc_optimize_def {
 
 /* What came out (filled on every process; the values only on the one that wrote the files). */
 typedef struct mlc_optimize_result {
-    int rc;            /* the exit code: 0, 3 ran but found no credible gait, 130 interrupted (the
-                        * checkpoint is saved), or a failure's code (already reported by sink.fail) */
+    /* The exit code: 0; 3, ran to the end without a credible gait; 130, interrupted (the
+     * checkpoint is saved); or a failure's, already reported through sink.fail. */
+    int rc;
     int written;       /* 1 when this process wrote the run's results (rank 0 and rc 0 or 3) */
     mlc_status status; /* MLC_OK, or the failure's status with its message in err */
     mlc_err err;
