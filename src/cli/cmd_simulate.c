@@ -314,7 +314,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     double t_roll = mlc_now() - t0;
     printf("J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n", res.J, res.J_disp,
            res.J_align, res.J_work, res.displacement);
-    if (strcmp(cfg.objective.kind, "locomotion") || cfg.objective.effort > 0 ||
+    if (cfg.objective.kind != MLC_OBJ_LOCOMOTION || cfg.objective.effort > 0 ||
         cfg.objective.vibration > 0)
         printf("J_task %.9g\ntask_error %.9g\nJ_effort %.9g\nJ_vibration %.9g\n", res.J_task,
                res.task_error, res.J_effort, res.J_vibration);

@@ -88,7 +88,7 @@ mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *
 
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
     memset(o, 0, sizeof *o);
-    o->kind = mlc_objective_kind_parse(cfg->objective.kind);
+    o->kind = cfg->objective.kind;
     /* The objective normalizes both vectors itself (objective.c). */
     memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
     memcpy(o->forward,
@@ -230,7 +230,7 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
     mlc_status s;
     /* The waypoints first: a bad path file fails before the precompute. */
-    if (!strcmp(cfg->objective.kind, "path") && !p->path &&
+    if (cfg->objective.kind == MLC_OBJ_PATH && !p->path &&
         (s = mlc_objective_path_read(cfg->objective.path, &p->path, &p->npath, err)) != MLC_OK)
         return s;
     if (!p->sub.W && (s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) return s;
