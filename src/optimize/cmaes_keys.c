@@ -24,9 +24,10 @@ static const mlc_key cmaes_keys[] = {
      .type_name = "number",
      .default_json = "0",
      .range = ">= 0",
-     .meaning = "initial step size in the normalized [0,1] box; 0 = chosen from the number of "
-                "driven signals s (modes × sinusoids): 0.3 × min(1, sqrt(8 / s)), so that the "
-                "first guesses strain the body alike however many signals add up",
+     .meaning =
+         "initial step size in the normalized [0,1] box; 0 = chosen from the number of driven "
+         "signals s (modes × sinusoids): 0.3 × min(1, sqrt(8 / s)), so that the first guesses "
+         "strain the body alike however many signals add up (`optimize` prints the value)",
      .type = MLC_KEY_NUMBER,
      MLC_KEY_FIELD(sigma0),
      MLC_KEY_GE(0)},
@@ -79,8 +80,8 @@ static const mlc_key cmaes_keys[] = {
      .default_json = "1",
      .range = ">= 0",
      .meaning = "with restarts: a restart begins only when the budget left is at least this many "
-                "times the evaluations of the run that ended, else the job ends there; 0 = "
-                "restart whatever is left",
+                "times the evaluations of the run that ended, else the job ends there "
+                "(`stop_reason` `\"restart_room\"`); 0 = restart whatever is left",
      .type = MLC_KEY_NUMBER,
      MLC_KEY_FIELD(restart_room),
      MLC_KEY_GE(0)},
@@ -88,10 +89,11 @@ static const mlc_key cmaes_keys[] = {
      .type_name = "int",
      .default_json = "-1",
      .range = ">= -1",
-     .meaning = "generations at the start of every run with a diagonal covariance learned "
-                "(n + 2)/3 times faster (sep-CMA-ES, pycma's CMA_diagonal), then full; 0 = off; "
-                "-1 = chosen from the dimension: diagonal throughout with 100 parameters or "
-                "more, where the full covariance barely adapts within the budget, else off",
+     .meaning =
+         "generations at the start of every run with a diagonal covariance learned (n + 2)/3 times "
+         "faster (sep-CMA-ES, pycma's CMA_diagonal), then full; 0 = off; -1 = chosen from the "
+         "dimension: diagonal throughout with 100 parameters or more, where the full covariance "
+         "barely adapts within the budget, else off (`optimize` says when it chose it)",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(diagonal),
      MLC_KEY_GE(-1)},
@@ -116,8 +118,9 @@ static const mlc_key cmaes_keys[] = {
      .type_name = "int",
      .default_json = "10",
      .range = ">= 0",
-     .meaning = "score the distribution mean every this many generations (history.csv mean_J, "
-                "empty in the others): one more rollout in such a generation; 0 = never",
+     .meaning = "score the distribution mean every this many generations (generations 1, 1 + N, "
+                "...; history.csv `mean_J`, empty in the others): one more rollout in such a "
+                "generation; 0 = never",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(mean_every),
      MLC_KEY_GE(0)},

@@ -63,9 +63,9 @@ static const mlc_key objective_keys[] = {
      .type_name = "bool",
      .default_json = "true",
      .range = "",
-     .meaning = "J fades to 0 as the centre of mass rises or the body flies toward the "
-                "credibility limits (rise 0.25 extents, airborne 25% of the frames); not in the "
-                "paper",
+     .meaning = "J fades to 0 as the centre of mass rises, the body flies or (with "
+                "objective.upright) tilts toward the credibility limits (rise 0.25 extents, "
+                "airborne 25% of the frames, up_min 0.5); not in the paper",
      .type = MLC_KEY_BOOL,
      MLC_KEY_FIELD(credible_gate)},
     {.name = "objective.upright",

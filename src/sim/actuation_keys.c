@@ -80,9 +80,10 @@ static const mlc_key actuation_keys[] = {
      .type_name = "string",
      .default_json = "\"per_signal\"",
      .range = "\"combined\" or \"per_signal\"",
-     .meaning = "what p bounds: \"combined\" (the strain of all signals together in the worst "
-                "tet, Eq. 76; amplitudes are scaled down when their sum could exceed p) or "
-                "\"per_signal\" (the paper's a_max,i: each sinusoid of each mode alone)",
+     .meaning = "what p bounds: \"per_signal\" (the paper's Eq. 75/78: each sinusoid of each mode "
+                "alone; the Table 1 examples) or \"combined\" (the strain of all signals together "
+                "in the worst tet, a stricter reading of Eq. 76; amplitudes are scaled down when "
+                "their sum could exceed p)",
      .type = MLC_KEY_STRING,
      MLC_KEY_FIELD(amplitude_bound),
      MLC_KEY_BYTES(amplitude_bound),

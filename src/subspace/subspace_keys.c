@@ -61,7 +61,8 @@ static const mlc_key subspace_keys[] = {
      .type_name = "string",
      .default_json = "\"\"",
      .range = "",
-     .meaning = "precompute cache file (\"\" = none)",
+     .meaning = "precompute cache file (\"\" = none); for a surface mesh, CACHE.tets also keeps "
+                "its tetrahedralization (tetgen runs once per surface and tetgen build)",
      .type = MLC_KEY_STRING,
      MLC_KEY_FIELD(cache),
      MLC_KEY_BYTES(cache)},
