@@ -234,6 +234,21 @@ static void objective_kinds_should_agree_with_the_key(void **state) {
         mlc_free(text);
     }
     assert_string_equal(names, MLC_OBJECTIVE_KIND_NAMES);
+    /* An alias reads as its kind and is written back under the kind's own name; a prefix of
+     * an alias or of a name is no alias. */
+    mlc_config c, want;
+    mlc_err err;
+    mlc_config_defaults(&c);
+    mlc_config_defaults(&want);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=jump", &err), MLC_OK);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=walk", &err), MLC_OK);
+    assert_memory_equal(&c, &want, sizeof c);
+    char *text = mlc_config_to_json(&c);
+    assert_non_null(strstr(text, "\"locomotion\""));
+    assert_null(strstr(text, "\"walk\""));
+    mlc_free(text);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=wal", &err), MLC_EINVAL);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=locomotion=walk", &err), MLC_EINVAL);
     assert_null(mlc_objective_kind_find("swim"));
     assert_null(mlc_objective_kind_info_of(mlc_objective_nkinds));
 }

@@ -70,6 +70,8 @@ typedef struct mlc_key {
     double lo, hi;
     mlc_key_check check;
     const char *choices; /* strings, enums, axes: "a|b" allowed names, NULL = any */
+    const char *aliases; /* enums: other names read as a choice, "alias=name|...", NULL = none;
+                          * written back as the choice's own name */
 } mlc_key;
 
 /* One section of the configuration ("sim": every key sim.*), owned by one module. */

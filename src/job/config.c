@@ -236,6 +236,21 @@ static int check_key(const void *cfg, const mlc_key *k, char *msg, size_t n) {
     return 0;
 }
 
+/* The choice an enum's alias names ("walk=locomotion|..."), or -1. */
+static int alias_index(const mlc_key *k, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = k->aliases; n && (p = strstr(p, name)) != NULL; p += n)
+        if ((p == k->aliases || p[-1] == '|') && p[n] == '=') {
+            char target[MLC_CONFIG_WORD_MAX];
+            size_t len = strcspn(p + n + 1, "|");
+            if (len >= sizeof target) return -1;
+            memcpy(target, p + n + 1, len);
+            target[len] = '\0';
+            return mlc_key_choice_index(k->choices, target);
+        }
+    return -1;
+}
+
 /* ---- Applying one value ----------------------------------------------------------------- */
 static mlc_status apply_value(const mlc_cv_ctx *c, void *cfg, const mlc_key *k, const char *label,
                               const cJSON *it) {
@@ -257,6 +272,7 @@ static mlc_status apply_value(const mlc_cv_ctx *c, void *cfg, const mlc_key *k, 
         if (!cJSON_IsString(it)) return mlc_cv_type_error(c, label, "a string", it);
         size_t len = strlen(it->valuestring);
         int x = mlc_key_choice_index(k->choices, it->valuestring);
+        if (x < 0 && k->aliases) x = alias_index(k, it->valuestring);
         if (len >= MLC_CONFIG_WORD_MAX)
             return mlc_cv_failf(c, MLC_EINVAL, "key '%s' is too long (%zu bytes; at most %d)",
                                 label, len, MLC_CONFIG_WORD_MAX - 1);

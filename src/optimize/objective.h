@@ -139,6 +139,8 @@ typedef struct mlc_objective_acc {
 /* objective.kind's names in mlc_objective_kind's order; the key table (objective_keys.c)
  * accepts exactly these, and mlc_objective_kinds[] lists them in the same order. */
 #define MLC_OBJECTIVE_KIND_NAMES "locomotion|jump|turn|target|path|roll|flip"
+/* Other names objective.kind reads as a kind ("alias=name|..."); config.json writes the name. */
+#define MLC_OBJECTIVE_KIND_ALIASES "walk=locomotion"
 
 /* Everything the rest of the program knows about one objective kind. Adding a kind is a value
  * of mlc_objective_kind, its name above, its row in mlc_objective_kinds[] and its measure in
