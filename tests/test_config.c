@@ -61,7 +61,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.actuation.phase_range[0], 0, 0);
     assert_near(c.actuation.phase_range[1], 1.5707963, 0);
     assert_near(c.actuation.amplitude_p, 0.7, 0);
-    assert_string_equal(c.actuation.amplitude_bound, "per_signal");
+    assert_int_equal(c.actuation.amplitude_bound, MLC_BOUND_PER_SIGNAL);
     assert_near(c.actuation.ramp, 0.3, 0);
     assert_int_equal(c.actuation.nfixed_periods, 0);
     assert_int_equal(c.actuation.select, 0);
@@ -70,18 +70,18 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.sim.steps, 300);
     assert_int_equal(c.sim.iterations, 10);
     assert_near(c.sim.tolerance, 0, 0);
-    assert_string_equal(c.sim.initial_guess, "inertial");
+    assert_int_equal(c.sim.initial_guess, MLC_GUESS_INERTIAL);
     assert_near(c.sim.gravity[0], 0, 0);
     assert_near(c.sim.gravity[1], -9.81, 0);
     assert_near(c.sim.gravity[2], 0, 0);
     assert_int_equal(c.contact.enabled, 1);
     assert_near(c.contact.damping, 0, 0);
     assert_near(c.contact.friction, 0.5, 0);
-    assert_string_equal(c.contact.model, "complementarity");
+    assert_int_equal(c.contact.model, MLC_CONTACT_COMPLEMENTARITY);
     assert_near(c.contact.push_speed, 0.1, 0);
     assert_near(c.sim.rayleigh[0], 0, 0);
     assert_near(c.sim.rayleigh[1], 0, 0);
-    assert_string_equal(c.contact.projection, "position");
+    assert_int_equal(c.contact.projection, MLC_PROJECTION_POSITION);
     assert_near(c.contact.ground_height, 0, 0);
     assert_int_equal(c.objective.kind, MLC_OBJ_LOCOMOTION);
     assert_near(c.objective.direction[0], 1, 0);
@@ -94,7 +94,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.objective.upright, 1);
     assert_int_equal(c.objective.credible_gate, 1);
     assert_int_equal(c.output.viewer, 0);
-    assert_string_equal(c.objective.align_mode, "min");
+    assert_int_equal(c.objective.align_mode, MLC_ALIGN_MIN);
     assert_int_equal(c.cmaes.population, 16);
     assert_int_equal(c.cmaes.generations, 200);
     assert_near(c.cmaes.sigma0, 0, 0); /* chosen from the signals */

@@ -299,7 +299,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
         fprintf(stderr, "modalloco: no actuation.parameters given; simulating the passive "
                         "body\n");
     mlc_actuation act = {p.sub.m, k, A, A + mk, A + 2 * mk};
-    if (opt->full_space && strcmp(cfg.sim.integrator, "euler") != 0) {
+    if (opt->full_space && cfg.sim.integrator != MLC_INTEGRATOR_EULER) {
         s = mlc_errf(&err, MLC_EINVAL,
                      "--full-space: the full-space reference integrates with backward Euler "
                      "only; compare with --set sim.integrator=euler");

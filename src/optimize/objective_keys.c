@@ -57,9 +57,8 @@ static const mlc_key objective_keys[] = {
      .range = "\"min\" or \"mean\"",
      .meaning = "J_align as the paper's max(0, min over frames) or the mean over frames of "
                 "max(0, alignment), which rarely ties at 0; not in the paper",
-     .type = MLC_KEY_STRING,
+     .type = MLC_KEY_ENUM,
      MLC_KEY_FIELD(align_mode),
-     MLC_KEY_BYTES(align_mode),
      .choices = "min|mean"},
     {.name = "objective.credible_gate",
      .type_name = "bool",

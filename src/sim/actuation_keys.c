@@ -84,9 +84,8 @@ static const mlc_key actuation_keys[] = {
                 "alone; the Table 1 examples) or \"combined\" (the strain of all signals together "
                 "in the worst tet, a stricter reading of Eq. 76; amplitudes are scaled down when "
                 "their sum could exceed p)",
-     .type = MLC_KEY_STRING,
+     .type = MLC_KEY_ENUM,
      MLC_KEY_FIELD(amplitude_bound),
-     MLC_KEY_BYTES(amplitude_bound),
      .choices = "combined|per_signal"},
     {.name = "actuation.ramp",
      .type_name = "number",

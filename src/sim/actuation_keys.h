@@ -11,6 +11,9 @@
 #define MLC_CONFIG_MAX_SINUSOIDS 8 /* k */
 #define MLC_CONFIG_MAX_FIXED_PERIODS (MLC_CONFIG_MAX_MODES * MLC_CONFIG_MAX_SINUSOIDS)
 
+/* actuation.amplitude_bound, in the order of its names "combined|per_signal". */
+enum { MLC_BOUND_COMBINED = 0, MLC_BOUND_PER_SIGNAL = 1 };
+
 /* One sinusoid of Eq. 6: A sin(2π (t / T + θ)). */
 typedef struct mlc_config_sinusoid {
     double amplitude; /* A (mode coordinate units) */
@@ -36,9 +39,9 @@ typedef struct mlc_config_actuation {
     double period_range[2];              /* actuation.period_range: [min, max] s */
     double phase_range[2];               /* actuation.phase_range: [min, max] cycles */
     double amplitude_p;                  /* actuation.amplitude_p: p of App. H, > 0 */
-    char amplitude_bound[16];            /* actuation.amplitude_bound: "combined" (p
-                                          * bounds the sum of all signals, gait.h) or
-                                          * "per_signal" (the paper: each signal) */
+    int amplitude_bound;                 /* actuation.amplitude_bound: MLC_BOUND_COMBINED
+                                          * (p bounds the sum of all signals, gait.h) or
+                                          * MLC_BOUND_PER_SIGNAL (the paper: each signal) */
     double ramp;                         /* actuation.ramp: ramp-in seconds, ≥ 0 (0 off) */
     double fixed_periods[MLC_CONFIG_MAX_FIXED_PERIODS]; /* actuation.fixed_periods, > 0 each;
                                                          * one for all, or mode-major [i*k + j] */

@@ -29,9 +29,8 @@ static const mlc_key contact_keys[] = {
      .range = "\"position\" or \"velocity\"",
      .meaning = "\"position\" (active samples end the step on the ground) or \"velocity\" "
                 "(paper: normal velocity 0)",
-     .type = MLC_KEY_STRING,
+     .type = MLC_KEY_ENUM,
      MLC_KEY_FIELD(projection),
-     MLC_KEY_BYTES(projection),
      .choices = "position|velocity"},
     {.name = "contact.model",
      .type_name = "string",
@@ -39,9 +38,8 @@ static const mlc_key contact_keys[] = {
      .range = "\"complementarity\" or \"equality\"",
      .meaning = "\"complementarity\" (forces only push, solved exactly) or \"equality\" "
                 "(the paper's constraints, which can pull; for comparisons)",
-     .type = MLC_KEY_STRING,
+     .type = MLC_KEY_ENUM,
      MLC_KEY_FIELD(model),
-     MLC_KEY_BYTES(model),
      .choices = "complementarity|equality"},
     {.name = "contact.push_speed",
      .type_name = "number",
@@ -116,7 +114,7 @@ static mlc_status contact_check(const void *settings, mlc_err *err) {
                         "keys 'contact.slope' = %g and 'contact.heightfield' = \"%s\" both set "
                         "the ground; give the slope in the heightfield's heights, or drop one",
                         ct->slope, ct->heightfield);
-    if (terrain && strcmp(ct->model, "equality") == 0)
+    if (terrain && ct->model == MLC_CONTACT_EQUALITY)
         return mlc_errf(err, MLC_EINVAL,
                         "key 'contact.model' = \"equality\" works on the flat ground only; use "
                         "\"complementarity\" with contact.slope, contact.heightfield, "

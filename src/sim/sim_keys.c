@@ -92,9 +92,8 @@ static const mlc_key sim_keys[] = {
      .default_json = "\"inertial\"",
      .range = "\"inertial\" or \"previous\"",
      .meaning = "start of a step's iterations: \"inertial\" (q) or \"previous\" (z_n)",
-     .type = MLC_KEY_STRING,
+     .type = MLC_KEY_ENUM,
      MLC_KEY_FIELD(initial_guess),
-     MLC_KEY_BYTES(initial_guess),
      .choices = "inertial|previous"},
     {.name = "sim.rayleigh",
      .type_name = "[α,β]",
@@ -117,9 +116,8 @@ static const mlc_key sim_keys[] = {
      .range = "\"euler\" or \"bdf2\"",
      .meaning = "time integration: backward Euler, or BDF2 (second order, less numerical "
                 "damping; the same cost a step)",
-     .type = MLC_KEY_STRING,
+     .type = MLC_KEY_ENUM,
      MLC_KEY_FIELD(integrator),
-     MLC_KEY_BYTES(integrator),
      .choices = "euler|bdf2"},
 };
 

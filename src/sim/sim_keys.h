@@ -9,6 +9,9 @@
 
 #define MLC_CONFIG_MAX_REGIONS 64 /* entries of material.regions */
 
+/* sim.initial_guess, in the order of its names "inertial|previous". */
+enum { MLC_GUESS_INERTIAL = 0, MLC_GUESS_PREVIOUS = 1 };
+
 /* One entry of material.regions: the material of the region with the user's label `label`.
  * A value whose bit is not in `set` is not given: the global one (material.*, contact.friction)
  * applies. Unset values are 0, so configs holding the same settings compare equal. */
@@ -32,14 +35,14 @@ typedef struct mlc_config_material {
 } mlc_config_material;
 
 typedef struct mlc_config_sim {
-    double dt;                               /* sim.dt: h, seconds, > 0 */
-    int steps;                               /* sim.steps: S, ≥ 1 */
-    int iterations;                          /* sim.iterations: local-global per step, ≥ 1 */
-    double tolerance;                        /* sim.tolerance: ‖Δz‖ stop, ≥ 0 (0 = never) */
-    char initial_guess[MLC_CONFIG_WORD_MAX]; /* sim.initial_guess: "inertial" | "previous" */
-    double gravity[3];                       /* sim.gravity: m/s² */
-    double rayleigh[2];                      /* sim.rayleigh: [α 1/s, β s], each ≥ 0 */
-    char integrator[MLC_CONFIG_WORD_MAX];    /* sim.integrator: "euler" | "bdf2" */
+    double dt;          /* sim.dt: h, seconds, > 0 */
+    int steps;          /* sim.steps: S, ≥ 1 */
+    int iterations;     /* sim.iterations: local-global per step, ≥ 1 */
+    double tolerance;   /* sim.tolerance: ‖Δz‖ stop, ≥ 0 (0 = never) */
+    int initial_guess;  /* sim.initial_guess: MLC_GUESS_INERTIAL | MLC_GUESS_PREVIOUS */
+    double gravity[3];  /* sim.gravity: m/s² */
+    double rayleigh[2]; /* sim.rayleigh: [α 1/s, β s], each ≥ 0 */
+    int integrator;     /* sim.integrator: MLC_INTEGRATOR_EULER | MLC_INTEGRATOR_BDF2 (sim.h) */
 } mlc_config_sim;
 
 extern const mlc_key_section mlc_material_key_section; /* keys material.* */
