@@ -453,10 +453,11 @@ static const char *suggest(const char *name) {
 static mlc_status unknown_key(const mlc_cv_ctx *c, const char *name) {
     const char *s = suggest(name);
     if (s) return mlc_cv_failf(c, MLC_EINVAL, "unknown key '%s'; did you mean '%s'?", name, s);
-    return mlc_cv_failf(c, MLC_EINVAL,
-                        "unknown key '%s' (sections: mesh, material, regions, subspace, actuation, "
-                        "sim, contact, reference, objective, cmaes, output, parallel)",
-                        name);
+    char list[256] = "";
+    for (int i = 0; i < mlc_config_nsections; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 mlc_config_sections[i].keys->name);
+    return mlc_cv_failf(c, MLC_EINVAL, "unknown key '%s' (sections: %s)", name, list);
 }
 
 static int is_section(const char *name) {
