@@ -651,8 +651,9 @@ static int cmd_completion(const mlc_cli_options *opt) {
             "# commands, each command's options, and configuration keys after --set.\n"
             "_modalloco_keys=\"",
             MLC_VERSION);
-    for (int i = 0; i < mlc_config_nkeys; i++)
-        fprintf(f, "%s%s", i ? " " : "", mlc_config_keys[i].name);
+    for (int s = 0; s < mlc_config_nsections; s++)
+        for (int i = 0; i < mlc_config_sections[s].keys->nkeys; i++)
+            fprintf(f, "%s%s", s || i ? " " : "", mlc_config_sections[s].keys->keys[i].name);
     fputs("\"\n_modalloco_commands=\"", f);
     for (int k = 0; k < NCOMMANDS; k++)
         fprintf(f, "%s%s", k ? " " : "", commands[k].name);

@@ -52,12 +52,12 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->steps = cfg->sim.steps;
     s->iterations = cfg->sim.iterations;
     s->tolerance = cfg->sim.tolerance;
-    s->guess_previous = strcmp(cfg->sim.initial_guess, "previous") == 0;
+    s->guess_previous = cfg->sim.initial_guess == MLC_GUESS_PREVIOUS;
     memcpy(s->gravity, cfg->sim.gravity, sizeof s->gravity);
     s->contact = cfg->contact.enabled;
     s->damping = cfg->contact.damping;
-    s->projection_velocity = strcmp(cfg->contact.projection, "velocity") == 0;
-    s->contact_equality = strcmp(cfg->contact.model, "equality") == 0;
+    s->projection_velocity = cfg->contact.projection == MLC_PROJECTION_VELOCITY;
+    s->contact_equality = cfg->contact.model == MLC_CONTACT_EQUALITY;
     s->rayleigh[0] = cfg->sim.rayleigh[0], s->rayleigh[1] = cfg->sim.rayleigh[1];
     s->push_speed = cfg->contact.push_speed;
     s->friction = cfg->contact.friction;
@@ -66,8 +66,7 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->mu = cfg->material.mu;
     s->gamma = cfg->material.gamma;
     s->ramp = cfg->actuation.ramp;
-    s->integrator =
-        strcmp(cfg->sim.integrator, "bdf2") == 0 ? MLC_INTEGRATOR_BDF2 : MLC_INTEGRATOR_EULER;
+    s->integrator = cfg->sim.integrator; /* the names are in MLC_INTEGRATOR_*'s order */
     s->threads = cfg->parallel.threads;
 }
 
@@ -88,7 +87,7 @@ mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *
 
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
     memset(o, 0, sizeof *o);
-    o->kind = mlc_objective_kind_parse(cfg->objective.kind);
+    o->kind = cfg->objective.kind;
     /* The objective normalizes both vectors itself (objective.c). */
     memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
     memcpy(o->forward,
@@ -96,7 +95,7 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
            sizeof o->forward);
     o->align = cfg->objective.align;
     o->upright = cfg->objective.upright;
-    o->align_mean = strcmp(cfg->objective.align_mode, "mean") == 0;
+    o->align_mean = cfg->objective.align_mode == MLC_ALIGN_MEAN;
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
     o->credible_gate = cfg->objective.credible_gate;
@@ -230,7 +229,7 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
     mlc_status s;
     /* The waypoints first: a bad path file fails before the precompute. */
-    if (!strcmp(cfg->objective.kind, "path") && !p->path &&
+    if (cfg->objective.kind == MLC_OBJ_PATH && !p->path &&
         (s = mlc_objective_path_read(cfg->objective.path, &p->path, &p->npath, err)) != MLC_OK)
         return s;
     if (!p->sub.W && (s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) return s;
@@ -268,7 +267,7 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
         mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, cfg->parallel.threads, p->mode_strain);
     }
     return mlc_gait_space_set_strain(g, sub->nt, p->mode_strain, cfg->actuation.amplitude_p,
-                                     strcmp(cfg->actuation.amplitude_bound, "combined") == 0, err);
+                                     cfg->actuation.amplitude_bound == MLC_BOUND_COMBINED, err);
 }
 
 void mlc_pipeline_free(mlc_pipeline *p) {

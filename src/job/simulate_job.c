@@ -300,7 +300,7 @@ mlc_status mlc_simulate_job(const mlc_simulate_def *d, mlc_config *cfg, mlc_pipe
                      "modalloco: no actuation.parameters given; simulating the passive "
                      "body\n");
     mlc_actuation act = {p->sub.m, k, A, A + mk, A + 2 * mk};
-    if (d->full_space && strcmp(cfg->sim.integrator, "euler") != 0) {
+    if (d->full_space && cfg->sim.integrator != MLC_INTEGRATOR_EULER) {
         s = mlc_errf(err, MLC_EINVAL,
                      "--full-space: the full-space reference integrates with backward Euler "
                      "only; compare with --set sim.integrator=euler");
@@ -315,7 +315,7 @@ mlc_status mlc_simulate_job(const mlc_simulate_def *d, mlc_config *cfg, mlc_pipe
     double t_roll = mlc_now() - t0;
     mlc_sink_say(sink, 1, "J %.9g\nJ_disp %.9g\nJ_align %.9g\nJ_work %.9g\ndisplacement %.9g\n",
                  res.J, res.J_disp, res.J_align, res.J_work, res.displacement);
-    if (strcmp(cfg->objective.kind, "locomotion") || cfg->objective.effort > 0 ||
+    if (cfg->objective.kind != MLC_OBJ_LOCOMOTION || cfg->objective.effort > 0 ||
         cfg->objective.vibration > 0)
         mlc_sink_say(sink, 1, "J_task %.9g\ntask_error %.9g\nJ_effort %.9g\nJ_vibration %.9g\n",
                      res.J_task, res.task_error, res.J_effort, res.J_vibration);

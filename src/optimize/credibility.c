@@ -333,22 +333,17 @@ done:
     return s;
 }
 
-/* The limits of each objective kind (credibility.h): which apply and how far. */
+/* The limits of each objective kind (credibility.h): which apply and how far, from the
+ * kinds' registry (objective.h); an unknown kind is judged like locomotion. */
 typedef struct cred_limits {
     double rise_max, airborne_max, airborne_min; /* airborne_min: flip must leave the ground */
     int up;                                      /* up_min applies */
 } cred_limits;
 
 static cred_limits limits_of(int kind) {
-    cred_limits L = {MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1};
-    if (kind == MLC_OBJ_JUMP) L.rise_max = L.airborne_max = INFINITY;
-    if (kind == MLC_OBJ_ROLL) L.up = 0;
-    if (kind == MLC_OBJ_FLIP) {
-        L.up = 0;
-        L.rise_max = MLC_CRED_FLIP_RISE_MAX;
-        L.airborne_max = MLC_CRED_FLIP_AIRBORNE_MAX;
-        L.airborne_min = MLC_CRED_FLIP_AIRBORNE_MIN;
-    }
+    const mlc_objective_kind_info *k = mlc_objective_kind_info_of(kind);
+    if (!k) k = &mlc_objective_kinds[MLC_OBJ_LOCOMOTION];
+    cred_limits L = {k->rise_max, k->airborne_max, k->airborne_min, k->up};
     return L;
 }
 
