@@ -8,7 +8,7 @@
  * on any host. Text formats use the C locale's '.' (modules never call setlocale).
  */
 #include "output.h"
-#include "output_testing.h"
+#include "testing/output_testing.h"
 
 #include <errno.h>
 #include <fcntl.h>

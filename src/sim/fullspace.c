@@ -36,15 +36,17 @@
  */
 #include "fullspace.h"
 
+#include <cholmod.h>
+
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
-#include "contact.h"
 #include "dense.h"
-#include "polar.h"
-#include "sim_testing.h"
+#include "internal/contact.h"
+#include "internal/polar.h"
+#include "testing/sim_testing.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
 static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], double s,

@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "polar.h"
-#include "sim_internal.h"
-#include "sim_testing.h"
+#include "internal/polar.h"
+#include "internal/sim_internal.h"
+#include "testing/sim_testing.h"
 
 /* ½ dᵀ (I₃⊗N) d with d = a·z1 + b·z2 (+ c·z3 when z3 is not NULL). */
 static double quad_N(const mlc_model *mod, const double *z1, double a, const double *z2, double b,

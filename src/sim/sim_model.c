@@ -21,9 +21,9 @@
 #endif
 
 #include "dense.h"
-#include "polar.h"
-#include "sim_internal.h"
-#include "sim_testing.h"
+#include "internal/polar.h"
+#include "internal/sim_internal.h"
+#include "testing/sim_testing.h"
 
 void mlc_model_destroy(mlc_model *mod) {
     if (!mod) return;

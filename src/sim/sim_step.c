@@ -90,13 +90,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
-#include "cpu_internal.h"
+#include "cpu.h"
 #include "dense.h"
 #include "fma_exact.h"
-#include "polar.h"
-#include "sim_internal.h"
-#include "sim_testing.h"
+#include "internal/contact.h"
+#include "internal/polar.h"
+#include "internal/sim_internal.h"
+#include "testing/sim_testing.h"
 
 void mlc_sim_settings_default(mlc_sim_settings *s) {
     memset(s, 0, sizeof *s);
@@ -334,7 +334,7 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
  * x86-64 with GCC: an AVX2 copy (4-wide, with the FMA instruction) and two SSE2 baseline
  * copies (2-wide): with the FMA instruction, and with fused multiply-adds emulated for a CPU
  * without one (fma_exact.h: about 20× slower than AVX2, the same bits). The path is chosen
- * once, at load, by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu_internal.h: the CPU;
+ * once, at load, by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu.h: the CPU;
  * MLC_NO_AVX2=1 in the environment forces the baseline, MLC_NO_FMA=1 the emulation; building
  * with -DMLC_NO_KERNEL_CLONES drops the instruction copies). Elsewhere: the 2-wide copy only,
  * with the target's FMA instruction where it has one (arm64), else emulated. Every copy
@@ -352,7 +352,7 @@ typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
 #else /* x86-64's baseline has none: emulated, the same bits (fma_exact.h) */
 #define KFMA(a, b, c) mlc_fma_exact2((a), (b), (c))
 #endif
-#include "sim_kernels.h"
+#include "internal/sim_kernels.h"
 
 typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, size_t, int,
                          double *restrict, size_t);
@@ -380,7 +380,7 @@ static const char *kernel_path = "generic (2-wide)";
 #define VD mlc_v2d
 #define KSPLAT(x) ((mlc_v2d){(x), (x)})
 #define KFMA(a, b, c) __builtin_ia32_vfmaddpd((a), (b), (c))
-#include "sim_kernels.h"
+#include "internal/sim_kernels.h"
 
 typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define KNAME(f) f##_v4
@@ -389,7 +389,7 @@ typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define VD mlc_v4d
 #define KSPLAT(x) ((mlc_v4d){(x), (x), (x), (x)})
 #define KFMA(a, b, c) __builtin_ia32_vfmaddpd256((a), (b), (c))
-#include "sim_kernels.h"
+#include "internal/sim_kernels.h"
 
 #endif
 
@@ -945,7 +945,7 @@ __attribute__((target("avx2"))) static int step_avx2(mlc_rollout *ro, const mlc_
 }
 #endif
 
-/* The kernels and the step follow the one process-wide decision (cpu_internal.h), at load. */
+/* The kernels and the step follow the one process-wide decision (cpu.h), at load. */
 __attribute__((constructor)) static void select_kernels(void) {
 #ifdef MLC_HAVE_AVX2_CLONES
     kernel_path = "sse2 (2-wide, emulated FMA)";

@@ -6,6 +6,8 @@
  */
 #include "budget.h"
 
+#include <cholmod.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

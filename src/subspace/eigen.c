@@ -19,7 +19,7 @@
  * overlaps is the assembly, the symbolic analysis with a given ordering and the callers' own
  * work (clusters, samples).
  */
-#include "eigen.h"
+#include "internal/eigen.h"
 
 #include "budget.h"
 

@@ -5,13 +5,13 @@
  * diagonal raised), shift-invert solve on the shared factor → Löwdin M-orthonormalization of
  * the union → localization report.
  */
-#include "local_modes.h"
+#include "internal/local_modes.h"
 
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
-#include "eigen.h"
+#include "internal/eigen.h"
 
 #ifdef _OPENMP
 #include <omp.h>

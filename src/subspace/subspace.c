@@ -14,6 +14,8 @@
  */
 #include "subspace.h"
 
+#include <cholmod.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -24,8 +26,8 @@
 
 #include "budget.h"
 #include "clusters.h"
-#include "eigen.h"
-#include "local_modes.h"
+#include "internal/eigen.h"
+#include "internal/local_modes.h"
 
 void mlc_subspace_free(mlc_subspace *s) {
     if (!s) return;
