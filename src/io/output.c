@@ -8,6 +8,7 @@
  * on any host. Text formats use the C locale's '.' (modules never call setlocale).
  */
 #include "output.h"
+#include "internal/vtk_name.h"
 #include "testing/output_testing.h"
 
 #include <errno.h>

@@ -116,9 +116,6 @@ typedef struct mlc_vtk_scalars {
     const double *values;
 } mlc_vtk_scalars;
 
-/* 1 when s is a non-empty run of letters, digits, '_', '-', '.' (a safe VTK array name). */
-int mlc_vtk_name_ok(const char *s);
-
 /* ASCII legacy VTK unstructured grid of linear tets (cell type 10), with `npoint` point scalar
  * fields (may be 0) and an optional integer cell field (`cell_name`, `cell_data` nt values;
  * NULL for none). */

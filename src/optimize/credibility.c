@@ -155,8 +155,10 @@ void mlc_cred_meter_reset(mlc_cred_meter *m) {
     m->up_min = INFINITY;
 }
 
-void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
-                                 double y_min) {
+/* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
+ * surface height (relative to the flat ground). */
+static void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
+                                        double y_min) {
     if (frame == 0) m->com_y0 = com_y;
     /* Written so that a NaN propagates into the measure instead of being skipped: a state that
      * cannot be measured must not look credible. */

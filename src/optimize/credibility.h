@@ -86,10 +86,6 @@ mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const doubl
  * the centre of mass's height are taken relative to the terrain (the model's). */
 void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double com[3], double up_y,
                                     const double *x, const int *verts, int n);
-/* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
- * surface height (relative to the flat ground). */
-void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
-                                 double y_min);
 /* on = 1: skin every surface vertex at every frame (the reference the bounded search of
  * mlc_cred_meter_frame must reproduce exactly; for tests); 0: the bounded search (default). */
 void mlc_cred_meter_set_exhaustive(mlc_cred_meter *m, int on);

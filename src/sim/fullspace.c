@@ -46,6 +46,7 @@
 #include "dense.h"
 #include "internal/contact.h"
 #include "internal/polar.h"
+#include "internal/terrain_contact.h"
 #include "testing/sim_testing.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);

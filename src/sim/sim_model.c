@@ -23,6 +23,7 @@
 #include "dense.h"
 #include "internal/polar.h"
 #include "internal/sim_internal.h"
+#include "internal/terrain_contact.h"
 #include "testing/sim_testing.h"
 
 void mlc_model_destroy(mlc_model *mod) {

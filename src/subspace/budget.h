@@ -46,11 +46,6 @@ typedef struct mlc_budget_estimate {
 void mlc_budget_precompute(int nv, int nt, int w, int nvib, double vib_factor_bytes,
                            double vib_factor_nnz, mlc_budget_estimate *out);
 
-/* Nonzeros of the vibration factor that the model expects for nv vertices (3 DOFs each): a
- * low estimate (a half to an eighth of what nested dissection gave on spot and the koala,
- * 60k to 1M tets), for the first check only. */
-double mlc_budget_model_factor_nnz(int nv);
-
 /* Bytes the numeric factorization of an analyzed (symbolic) factor L will hold: its values
  * (L->xsize for a supernodal factor, the predicted nonzeros for a simplicial one), row indices
  * and CHOLMOD's dense update workspace. Exact up to the small per-column arrays. */

@@ -28,6 +28,7 @@
 #include "clusters.h"
 #include "internal/eigen.h"
 #include "internal/local_modes.h"
+#include "internal/subspace_internal.h"
 
 void mlc_subspace_free(mlc_subspace *s) {
     if (!s) return;

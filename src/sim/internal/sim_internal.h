@@ -9,6 +9,7 @@
 
 #include "contact.h"
 #include "sim.h"
+#include "terrain_contact.h"
 
 /* Contact factors kept per rollout (keyed by the active set; measured at the Bat settings:
  * 1.83 factorizations a step with one entry, 1.06 with four, 1.04 with eight). */
