@@ -57,7 +57,7 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->contact = cfg->contact.enabled;
     s->damping = cfg->contact.damping;
     s->projection_velocity = strcmp(cfg->contact.projection, "velocity") == 0;
-    s->contact_equality = strcmp(cfg->contact.model, "equality") == 0;
+    s->contact_model = (mlc_contact_model)mlc_contact_model_parse(cfg->contact.model);
     s->rayleigh[0] = cfg->sim.rayleigh[0], s->rayleigh[1] = cfg->sim.rayleigh[1];
     s->push_speed = cfg->contact.push_speed;
     s->friction = cfg->contact.friction;

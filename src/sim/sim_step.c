@@ -109,7 +109,7 @@ void mlc_sim_settings_default(mlc_sim_settings *s) {
     s->contact = 1;
     s->damping = 0.0;
     s->projection_velocity = 0;
-    s->contact_equality = 0;
+    s->contact_model = MLC_CONTACT_COMPLEMENTARITY;
     s->push_speed = MLC_SIM_DEFAULT_PUSH_SPEED;
     s->friction = MLC_SIM_DEFAULT_FRICTION;
     s->ground = 0;
@@ -847,9 +847,17 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
         na = 0;
         if (contact) { /* with forces, these write z = z* + Q⁻¹ f_c themselves */
-            na = set->contact_equality ? contact_equality(ro, z, prev_na)
-                 : ro->tc.frame        ? contact_terrain(ro, z, it == 0)
-                                       : contact_complementarity(ro, z, it == 0);
+            switch (mod->contact_solve) {
+            case CONTACT_SOLVE_EQUALITY:
+                na = contact_equality(ro, z, prev_na);
+                break;
+            case CONTACT_SOLVE_TERRAIN:
+                na = contact_terrain(ro, z, it == 0);
+                break;
+            case CONTACT_SOLVE_PLANE:
+                na = contact_complementarity(ro, z, it == 0);
+                break;
+            }
             prev_na = na;
         }
         if (na == 0) memcpy(z, ro->zs, sizeof(double) * (size_t)r);
