@@ -1043,8 +1043,8 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
     if (o->cfg.cmaes.budget > 0)
         pc.limit = MLC_MAX(0, o->cfg.cmaes.budget - o->rollouts - (o->R + 1));
     int nt = 0, found_u = 0, found = 0;
-    mlc_status s = mlc_polish_run(n, lohi, lohi + n, u, NAN, steps, polish_eval, &pc, out, trail,
-                                  &nt, rep, &o->err);
+    const mlc_polish_def def = {n, lohi, lohi + n, steps, polish_eval, &pc};
+    mlc_status s = mlc_polish_run(&def, u, NAN, out, trail, &nt, rep, &o->err);
     if (s == MLC_OK && nt > 1) s = gait_found(o, u, &found_u);
     if (s == MLC_OK && nt > 1 && found_u) {
         /* Keep the credibility: walk back along the accepted points. */

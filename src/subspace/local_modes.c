@@ -274,12 +274,18 @@ done:
     return st;
 }
 
-mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                                   const mlc_fem *fem, const int *tet_region,
-                                   const double *tet_mass_scale, int nregions, int per_region,
-                                   double weight, double sigma, const int *perm, const double *Z,
-                                   double *evals, double *evecs, mlc_local_modes_report *report,
-                                   int threads, cholmod_common *cc, mlc_err *err) {
+mlc_status mlc_local_modes_compute(const mlc_local_modes_def *def, double *evals, double *evecs,
+                                   mlc_local_modes_report *report, cholmod_common *cc,
+                                   mlc_err *err) {
+    if (!def) return mlc_errf(err, MLC_EINVAL, "local modes: NULL argument");
+    cholmod_sparse *H = def->H;
+    const double *mass3 = def->mass3, *tet_mass_scale = def->tet_mass_scale, *Z = def->Z;
+    const mlc_mesh *mesh = def->mesh;
+    const mlc_fem *fem = def->fem;
+    const int *tet_region = def->tet_region, *perm = def->perm;
+    int nregions = def->nregions;
+    const int per_region = def->per_region, threads = def->threads;
+    const double weight = def->weight, sigma = def->sigma;
     mlc_local_modes_report rep;
     memset(&rep, 0, sizeof rep);
     if (!H || !mass3 || !mesh || !fem || !Z || !evals || !evecs || !cc)

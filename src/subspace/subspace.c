@@ -348,9 +348,20 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     mlc_budget_precompute(fem->nv, fem->nt, st->w, 6 + mg + q, fbytes, out->vib_factor_nnz, &e1);
     mlc_budget_precompute(fem->nv, fem->nt, st->w, 6 + mg + q, 2 * e1.factor, 0, &e2);
     int threads = st->max_memory > 0 && e2.total > st->max_memory ? 1 : st->threads;
-    s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, st->tet_mass_scale, nr, mr,
-                                weight, sigma, perm3, Z, out->vib_eval + mg,
-                                out->D + (size_t)n * mg, &rep, threads, cc, err);
+    const mlc_local_modes_def def = {.H = H,
+                                     .mass3 = mass,
+                                     .mesh = mesh,
+                                     .fem = fem,
+                                     .tet_region = st->tet_region,
+                                     .tet_mass_scale = st->tet_mass_scale,
+                                     .nregions = nr,
+                                     .per_region = mr,
+                                     .weight = weight,
+                                     .sigma = sigma,
+                                     .perm = perm3,
+                                     .Z = Z,
+                                     .threads = threads};
+    s = mlc_local_modes_compute(&def, out->vib_eval + mg, out->D + (size_t)n * mg, &rep, cc, err);
     if (s != MLC_OK) return s;
     /* Global and local modes are not orthogonalized against each other (docs/method.md), but
      * they must be independent: a region that is the whole body repeats the global modes. */
