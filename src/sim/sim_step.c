@@ -53,33 +53,8 @@
  * stiffness and Q₄⁻¹ applied to each, Q₄⁻¹N, Q₄⁻¹Σms, the Delassus matrix and Q₄⁻¹Sᵀ, the
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
- * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
- * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 125.5k instructions a step
- * against 121k for the equality contact of 312c059. The local-global core is the same in both
- * builds: maps 17.5k, rotation terms 17.6k, polar decompositions 22.7k (more of the time than
- * of the instructions: dependent divisions and square roots), the step's own loops about 7k
- * (the rotation coefficients' interleave 2.3k, four lanes at a time). Contact is about 57k (the
- * equality contact: about 49k): the normal solve 19k (gaps of all samples column by column,
- * the factor of the contact set kept between solves, and 90% of the solves confirmed in one
- * pass as the last solve's set: contact.c, whose AVX2 copy runs here), friction 18k (the exact
- * Coulomb box solve on both axes in one call, about one pivoting pass an axis, its free block's
- * factor kept per axis), the samples' heights at z* 5.5k, x and z of the samples in contact 3k
- * (one pass over their packed columns), the correction Q⁻¹Sᵀλ 4k. With so few contacts most
- * of it is bookkeeping, 30-45 instructions per sample read in the active-set loops, not
- * arithmetic. With 64 samples (bench_sim --config 5,3,10,64) the step is 178k against 495k
- * for 312c059. Those samples rest near the ground (0.2 of 20 and 1.5 of 64 are ruled out per
- * iteration), so leaving out samples that cannot touch saves nothing there. On penguin (18,983
- * tets, 64 samples, few touching) 44 of 64 are ruled out per iteration: 111k against 103k for
- * 312c059. On the cat (64 samples, the Bat example's) the soles put many samples below the
- * ground at z* before the solve pushes a few back, so about 35 are read per iteration: 120k
- * against 106k.
- *
- * Since then the three dense kernels fuse their multiply-adds (sim_kernels.h): 107.1k
- * instructions a step at 20 samples (maps 16.2k; rotation terms, z*₀ and the contact
- * correction 17.5k; sample heights 4.6k; polar decompositions 19.7k, friction 15.8k, normal
- * solve 12.9k), against 121.4k for 312c059; on an Intel Xeon, where a multiply and an add
- * share the ports an FMA uses, 0.96× its time (fastest of ten alternating runs; 0.93× on the
- * cat).
+ * Where the time goes, in instructions a step and in shares of the time: docs/performance.md,
+ * "The step" (tests/bench/step_vs_old.sh measures a build beside another).
  *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
