@@ -83,18 +83,10 @@ static int scores_mean(const mlc_config *cfg, int told) {
 }
 
 /* ---- params.json ---------------------------------------------------------------------------- */
-/* cJSON prints doubles with 15 significant digits when they compare equal within a relative
- * epsilon, which can drop the last bit; replaying a gait bit for bit needs all 17. */
-static cJSON *exact_number(double v) {
-    char buf[40];
-    if (isfinite(v))
-        snprintf(buf, sizeof buf, "%.17g", v);
-    else
-        snprintf(buf, sizeof buf, "null");
-    return cJSON_CreateRaw(buf);
-}
+/* Every number of params.json with all 17 digits (mlc_json_exact_number): a gait replays bit
+ * for bit. */
 static void add_exact(cJSON *o, const char *name, double v) {
-    cJSON_AddItemToObject(o, name, exact_number(v));
+    cJSON_AddItemToObject(o, name, mlc_json_exact_number(v));
 }
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
@@ -134,7 +126,7 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     if (g->q > 0) {
         cJSON *part = cJSON_AddArrayToObject(o, "participation");
         for (int i = 0; i < g->m; i++)
-            cJSON_AddItemToArray(part, exact_number(u[i]));
+            cJSON_AddItemToArray(part, mlc_json_exact_number(u[i]));
     }
     int driven[MLC_GAIT_MAX_MODES];
     int nd = mlc_gait_driven_modes(g, u, driven);

@@ -752,6 +752,15 @@ void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n) {
         cJSON_AddNumberToObject(o, f[i].name, f[i].value);
 }
 
+cJSON *mlc_json_exact_number(double v) {
+    char buf[40];
+    if (isfinite(v))
+        snprintf(buf, sizeof buf, "%.17g", v);
+    else
+        snprintf(buf, sizeof buf, "null");
+    return cJSON_CreateRaw(buf);
+}
+
 double mlc_json_number(const struct cJSON *o, const char *name, double dflt) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;

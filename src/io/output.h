@@ -151,6 +151,13 @@ struct cJSON;
 /* Add n number members {name: value} to the JSON object o, in order (cJSON's printing). */
 void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n);
 
+/* A JSON number that reads back as exactly v: printed with 17 significant digits ("%.17g"),
+ * where cJSON's own printing keeps 15 when they compare equal within a relative epsilon and
+ * so can drop the last bit (a replayed gait must get every bit back). null for NaN and ±∞.
+ * The item is owned by the caller (cJSON_Delete, or the object it is added to); NULL when out
+ * of memory. */
+struct cJSON *mlc_json_exact_number(double v);
+
 /* The number member `name` of the JSON object o (NULL o: none), or dflt when it is missing or
  * not a number. Names are case-sensitive. */
 double mlc_json_number(const struct cJSON *o, const char *name, double dflt);
