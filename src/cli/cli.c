@@ -181,6 +181,11 @@ static const char *completion_help =
     "share/bash-completion/completions/modalloco; for one shell:\n"
     "  source <(modalloco completion bash)\n";
 
+void mlc_cli_note(void *user, const char *line) {
+    MLC_UNUSED(user);
+    fprintf(stderr, "modalloco: %s\n", line);
+}
+
 int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     const char *msg = err && err->msg[0] ? err->msg : mlc_strerror(s);
     /* A message may list several problems, one per line (a surface with several defects):

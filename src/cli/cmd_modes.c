@@ -130,6 +130,7 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     mlc_config cfg;
     mlc_pipeline p;
     memset(&p, 0, sizeof p);
+    p.note = mlc_cli_note;
     int rc = 0, nsv = 0, *sv = NULL, *sf = NULL;
     double *xyz = NULL, *rest = NULL, *scal = NULL;
     unsigned char *rgb = NULL;

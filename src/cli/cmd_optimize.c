@@ -1289,6 +1289,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt_in) {
     memset(&run, 0, sizeof run);
     optimize_run *o = &run;
     o->opt = *opt_in;
+    o->p.note = mlc_cli_note;
     mlc_status s = setup(o);
     if (s == MLC_OK && !o->stop) s = o->opt.dry_run ? dry_run(o) : start(o);
     if (s == MLC_OK && !o->stop) s = generations(o);

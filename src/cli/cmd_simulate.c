@@ -268,6 +268,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     mlc_config cfg;
     mlc_pipeline p;
     memset(&p, 0, sizeof p);
+    p.note = mlc_cli_note;
     mlc_status s = mlc_cli_load_config(opt, &cfg, &err);
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
     const char *source = opt->input ? opt->input : "actuation.parameters";

@@ -77,5 +77,7 @@ mlc_status mlc_cli_print_result_json(const char *dir, int with_fullspace, mlc_er
 
 /* Print "modalloco: message" on stderr and return the exit code for the status. */
 int mlc_cli_fail(mlc_status s, const mlc_err *err);
+/* Print a pipeline's note (pipeline.h) on stderr as "modalloco: LINE". */
+void mlc_cli_note(void *user, const char *line);
 
 #endif
