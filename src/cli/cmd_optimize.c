@@ -952,13 +952,15 @@ static mlc_status choose_gait(optimize_run *o, const double **u, int *chose_mean
     *chose_mean = 0;
     mlc_gait_decode(g, *u, w->A, w->T, w->th);
     mlc_actuation a1 = {g->m, g->k, w->A, w->T, w->th};
-    if ((s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a1, &o->obj, o->nthreads, NULL, NULL,
-                                      &r1, &c1, &o->err)) != MLC_OK)
+    if ((s = mlc_credibility_evaluate(
+             &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a1,
+             &r1, &c1, &o->err)) != MLC_OK)
         return s;
     if (mlc_credibility_found(&r1, &c1)) return MLC_OK;
     mlc_gait_decode(g, mlc_cmaes_mean(o->es), w->A, w->T, w->th);
-    if ((s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a1, &o->obj, o->nthreads, NULL, NULL,
-                                      &r1, &c1, &o->err)) != MLC_OK)
+    if ((s = mlc_credibility_evaluate(
+             &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a1,
+             &r1, &c1, &o->err)) != MLC_OK)
         return s;
     if (mlc_credibility_found(&r1, &c1)) {
         *u = mlc_cmaes_mean(o->es), *chose_mean = 1;
@@ -1011,8 +1013,9 @@ static mlc_status gait_found(optimize_run *o, const double *u, int *found) {
     mlc_credibility c;
     mlc_gait_decode(g, u, w->A, w->T, w->th);
     mlc_actuation a = {g->m, g->k, w->A, w->T, w->th};
-    mlc_status s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a, &o->obj, o->nthreads, NULL,
-                                            NULL, &r, &c, &o->err);
+    mlc_status s = mlc_credibility_evaluate(
+        &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a, &r,
+        &c, &o->err);
     *found = mlc_credibility_found(&r, &c);
     return s;
 }

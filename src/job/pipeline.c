@@ -268,11 +268,17 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
                         MLC_GAIT_MAX_MODES);
     double amax[MLC_SUBSPACE_MAX_ACTUATED];
     mlc_subspace_amplitude_limits(sub, cfg->actuation.amplitude_p, amax);
-    mlc_status s =
-        mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids, cfg->actuation.select, amax,
-                            cfg->actuation.period_range[0], cfg->actuation.period_range[1],
-                            cfg->actuation.phase_range[0], cfg->actuation.phase_range[1],
-                            cfg->actuation.fixed_periods, cfg->actuation.nfixed_periods, err);
+    const mlc_gait_def def = {.m = sub->m,
+                              .k = cfg->actuation.sinusoids,
+                              .q = cfg->actuation.select,
+                              .a_max = amax,
+                              .T_min = cfg->actuation.period_range[0],
+                              .T_max = cfg->actuation.period_range[1],
+                              .th_min = cfg->actuation.phase_range[0],
+                              .th_max = cfg->actuation.phase_range[1],
+                              .fixed_periods = cfg->actuation.fixed_periods,
+                              .nfixed = cfg->actuation.nfixed_periods};
+    mlc_status s = mlc_gait_space_init(g, &def, err);
     if (s != MLC_OK) return s;
     if (!p->mode_strain) {
         p->mode_strain = mlc_malloc((size_t)sub->nt * (size_t)sub->m * sizeof(double));

@@ -271,8 +271,9 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
     mlc_pipeline_objective(p, cfg, &obj);
     /* The files and the credibility measures come from the same rollout; a failed frame write
      * stops it. */
-    s = mlc_credibility_evaluate(p->model, &p->mesh, act, &obj, cfg->parallel.threads, on_frame,
-                                 &fw, res, cred, err);
+    const mlc_credibility_def def = {p->model, &p->mesh, &obj, cfg->parallel.threads,
+                                     on_frame, &fw};
+    s = mlc_credibility_evaluate(&def, act, res, cred, err);
     if (fw.status != MLC_OK) {
         s = fw.status;
         if (err) *err = fw.err;

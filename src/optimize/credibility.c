@@ -418,10 +418,14 @@ static mlc_status tee_frame(void *user, int frame, double time, const double *z,
     return t->frame ? t->frame(t->user, frame, time, z, com, forward, contacts) : MLC_OK;
 }
 
-mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh,
-                                    const mlc_actuation *act, const mlc_objective_settings *obj,
-                                    int threads, mlc_frame_fn frame, void *user,
+mlc_status mlc_credibility_evaluate(const mlc_credibility_def *def, const mlc_actuation *act,
                                     mlc_rollout_result *res, mlc_credibility *out, mlc_err *err) {
+    const mlc_model *model = def->model;
+    const mlc_mesh *mesh = def->mesh;
+    const mlc_objective_settings *obj = def->obj;
+    const int threads = def->threads;
+    const mlc_frame_fn frame = def->frame;
+    void *user = def->user;
     memset(out, 0, sizeof *out);
     out->robustness = (double)NAN;
     out->kept = -1;

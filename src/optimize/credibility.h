@@ -118,12 +118,22 @@ void mlc_credibility_explain(const mlc_credibility *c, int kind, char *buf, size
 /* What `optimize` reports as "found": a credible gait that gains (J < 0). */
 int mlc_credibility_found(const mlc_rollout_result *res, const mlc_credibility *c);
 
+/* What a gait is judged on: the model and its mesh, the objective, the threads of the
+ * robustness replays, and `frame` (may be NULL) with `user`, which gets every frame of the
+ * nominal rollout so a caller can write its outputs from the same rollout. Borrowed. */
+typedef struct mlc_credibility_def {
+    const mlc_model *model;
+    const mlc_mesh *mesh;
+    const mlc_objective_settings *obj;
+    int threads;
+    mlc_frame_fn frame;
+    void *user;
+} mlc_credibility_def;
+
 /* The whole evaluation: one rollout of `act` from rest, measured frame by frame (and passed
- * on to `frame`, which may be NULL, so a caller can write its outputs from the same rollout),
- * the robustness replays and the verdict. res receives the nominal rollout's result. */
-mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh,
-                                    const mlc_actuation *act, const mlc_objective_settings *obj,
-                                    int threads, mlc_frame_fn frame, void *user,
+ * on to def->frame), the robustness replays and the verdict. res receives the nominal
+ * rollout's result. */
+mlc_status mlc_credibility_evaluate(const mlc_credibility_def *def, const mlc_actuation *act,
                                     mlc_rollout_result *res, mlc_credibility *out, mlc_err *err);
 
 #endif
