@@ -180,9 +180,15 @@ static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc
                                   &penalized, &outside, cc, err);
     /* K itself (no penalty) keeps its rigid null space: deflate it as the global solve does,
      * which makes one region with w = 0 the global path exactly. */
-    if (st == MLC_OK)
-        st = mlc_eigen_solve_shared(A, mass3, per_region, sigma, NULL, penalized ? NULL : Z,
-                                    penalized ? 0 : 6, L, ev, X, info, cc, err);
+    if (st == MLC_OK) {
+        const mlc_eigen_problem pb = {.K = A,
+                                      .mass = mass3,
+                                      .nev = per_region,
+                                      .sigma = sigma,
+                                      .Z = penalized ? NULL : Z,
+                                      .nz = penalized ? 0 : 6};
+        st = mlc_eigen_solve_shared(&pb, L, ev, X, info, cc, err);
+    }
     cholmod_free_sparse(&A, cc);
     if (st == MLC_OK) region_bounds(ev, per_region, penalized, outside, weight, bound);
     return st;
@@ -241,11 +247,16 @@ static mlc_status regions_pipelined(cholmod_sparse *H, const double *mass3, cons
         {
 #pragma omp section
             {
+                const mlc_eigen_problem pb = {.K = cur->A,
+                                              .mass = mass3,
+                                              .nev = per_region,
+                                              .sigma = sigma,
+                                              .Z = cur->penalized ? NULL : Z,
+                                              .nz = cur->penalized ? 0 : 6};
                 if (cur->st == MLC_OK)
-                    cur->st = mlc_eigen_solve_factored(
-                        cur->A, mass3, per_region, sigma, cur->penalized ? NULL : Z,
-                        cur->penalized ? 0 : 6, cur->L, evals + (size_t)r * per_region,
-                        evecs + (size_t)n * r * per_region, &cur->info, cc, &cur->err);
+                    cur->st = mlc_eigen_solve_factored(&pb, cur->L, evals + (size_t)r * per_region,
+                                                       evecs + (size_t)n * r * per_region,
+                                                       &cur->info, cc, &cur->err);
             }
 #pragma omp section
             {
