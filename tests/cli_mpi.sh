@@ -2,10 +2,10 @@
 # cli_mpi.sh BIN SRCDIR: optimize under mpirun gives bit-identical params.json and history.csv
 # (the wall-clock column aside) for 1 and 3 processes and for a plain run, and a rank that
 # fails ends the whole job with its message and a non-zero exit code, without hanging.
-# Skipped when the program was built without MPI.
+# Skipped (exit 77) when the program was built without MPI or mpirun is missing.
 . "$(dirname "$0")/lib_cli.sh" "$@"
-if "$BIN" --version | grep -q "(no mpi)"; then echo "SKIP: built without MPI"; exit 0; fi
-if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit 0; fi
+if "$BIN" --version | grep -q "(no mpi)"; then echo "SKIP: built without MPI"; exit 77; fi
+if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit 77; fi
 
 # OpenMPI on a small CI box: running as root, more ranks than cores, shared-memory transport
 # only, no core binding (three ranks bound to two cores would queue behind each other).

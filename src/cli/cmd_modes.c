@@ -11,6 +11,8 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     mlc_config cfg;
     mlc_pipeline p;
     memset(&p, 0, sizeof p);
+    mlc_sink sink = mlc_cli_sink();
+    p.note = mlc_sink_note, p.note_user = &sink;
     mlc_status s = mlc_cli_load_config(opt, &cfg, &err);
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
     if ((s = mlc_modes_job(&p, &cfg, opt->force, &err)) != MLC_OK) {

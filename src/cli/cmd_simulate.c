@@ -24,6 +24,7 @@ int mlc_cmd_simulate(const mlc_cli_options *opt) {
     d.sink = mlc_cli_sink();
     mlc_pipeline p;
     memset(&p, 0, sizeof p);
+    p.note = mlc_sink_note, p.note_user = &d.sink;
     int differ = 0;
     s = mlc_simulate_job(&d, &cfg, &p, &differ, &err);
     mlc_pipeline_free(&p);

@@ -12,7 +12,7 @@
  */
 #include "config.h"
 
-#include "config_values.h"
+#include "internal/config_values.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* config_values.c: the JSON shapes of the configuration's values (config_values.h): the
  * leaf parsers and their messages, and the three structured values (actuation.parameters,
  * material.regions, contact.boxes) read, checked and written. */
-#include "config_values.h"
+#include "internal/config_values.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -10,25 +10,17 @@
 
 #include <cjson/cJSON.h>
 
+#include "internal/optimize_run_internal.h"
 #include "judge.h"
-#include "optimize_run_internal.h"
 #include "output.h"
 #include "polish.h"
 #include "rollout_io.h"
 
 /* ---- params.json ---------------------------------------------------------------------------- */
-/* cJSON prints doubles with 15 significant digits when they compare equal within a relative
- * epsilon, which can drop the last bit; replaying a gait bit for bit needs all 17. */
-static cJSON *exact_number(double v) {
-    char buf[40];
-    if (isfinite(v))
-        snprintf(buf, sizeof buf, "%.17g", v);
-    else
-        snprintf(buf, sizeof buf, "null");
-    return cJSON_CreateRaw(buf);
-}
+/* Every number of params.json with all 17 digits (mlc_json_exact_number): a gait replays bit
+ * for bit. */
 static void add_exact(cJSON *o, const char *name, double v) {
-    cJSON_AddItemToObject(o, name, exact_number(v));
+    cJSON_AddItemToObject(o, name, mlc_json_exact_number(v));
 }
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
@@ -68,7 +60,7 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     if (g->q > 0) {
         cJSON *part = cJSON_AddArrayToObject(o, "participation");
         for (int i = 0; i < g->m; i++)
-            cJSON_AddItemToArray(part, exact_number(u[i]));
+            cJSON_AddItemToArray(part, mlc_json_exact_number(u[i]));
     }
     int driven[MLC_GAIT_MAX_MODES];
     int nd = mlc_gait_driven_modes(g, u, driven);
@@ -118,13 +110,15 @@ static mlc_status choose_gait(optimize_run *o, const double **u, int *chose_mean
     *chose_mean = 0;
     mlc_gait_decode(g, *u, w->A, w->T, w->th);
     mlc_actuation a1 = {g->m, g->k, w->A, w->T, w->th};
-    if ((s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a1, &o->obj, o->nthreads, NULL, NULL,
-                                      &r1, &c1, &o->err)) != MLC_OK)
+    if ((s = mlc_credibility_evaluate(
+             &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a1,
+             &r1, &c1, &o->err)) != MLC_OK)
         return s;
     if (mlc_credibility_found(&r1, &c1)) return MLC_OK;
     mlc_gait_decode(g, mlc_cmaes_mean(o->es), w->A, w->T, w->th);
-    if ((s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a1, &o->obj, o->nthreads, NULL, NULL,
-                                      &r1, &c1, &o->err)) != MLC_OK)
+    if ((s = mlc_credibility_evaluate(
+             &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a1,
+             &r1, &c1, &o->err)) != MLC_OK)
         return s;
     if (mlc_credibility_found(&r1, &c1)) {
         *u = mlc_cmaes_mean(o->es), *chose_mean = 1;
@@ -179,8 +173,9 @@ static mlc_status gait_found(optimize_run *o, const double *u, int *found) {
     mlc_credibility c;
     mlc_gait_decode(g, u, w->A, w->T, w->th);
     mlc_actuation a = {g->m, g->k, w->A, w->T, w->th};
-    mlc_status s = mlc_credibility_evaluate(o->p.model, &o->p.mesh, &a, &o->obj, o->nthreads, NULL,
-                                            NULL, &r, &c, &o->err);
+    mlc_status s = mlc_credibility_evaluate(
+        &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a, &r,
+        &c, &o->err);
     *found = mlc_credibility_found(&r, &c);
     return s;
 }
@@ -203,8 +198,8 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
     if (o->cfg.cmaes.budget > 0)
         pc.limit = MLC_MAX(0, o->cfg.cmaes.budget - o->rollouts - (o->R + 1));
     int nt = 0, found_u = 0, found = 0;
-    mlc_status s = mlc_polish_run(n, lohi, lohi + n, u, NAN, steps, polish_eval, &pc, out, trail,
-                                  &nt, rep, &o->err);
+    const mlc_polish_def def = {n, lohi, lohi + n, steps, polish_eval, &pc};
+    mlc_status s = mlc_polish_run(&def, u, NAN, out, trail, &nt, rep, &o->err);
     if (s == MLC_OK && nt > 1) s = gait_found(o, u, &found_u);
     if (s == MLC_OK && nt > 1 && found_u) {
         /* Keep the credibility: walk back along the accepted points. */

@@ -16,7 +16,7 @@
 #endif
 
 #include "dist.h"
-#include "optimize_run_internal.h"
+#include "internal/optimize_run_internal.h"
 #include "perturb.h"
 
 /* ---- Robust scoring ----------------------------------------------------------------------- */

@@ -44,7 +44,7 @@
 #include "cmaes.h"
 #include "dist.h"
 #include "gait.h"
-#include "optimize_run_internal.h"
+#include "internal/optimize_run_internal.h"
 #include "output.h"
 #include "polish.h"
 #include "rollout_io.h"
@@ -251,6 +251,8 @@ static mlc_status setup(optimize_run *o) {
     snprintf(o->res->dir, sizeof o->res->dir, "%s", cfg->output.dir);
     o->quiet = d->quiet || o->rank != 0; /* one voice: rank 0's */
 
+    o->p.note = mlc_sink_note; /* the pipeline's notes, from every rank as before */
+    o->p.note_user = (void *)&o->def.sink;
     o->t_start = mlc_now();
     if (o->nproc == 1) {
         if ((s = fault_hook(d, &o->err)) != MLC_OK ||

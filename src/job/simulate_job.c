@@ -104,8 +104,9 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                      "modalloco: note: the full-space reference's contact covers every surface "
                      "vertex on the flat ground with complementarity contact only; with %s it "
                      "uses %d samples (reference.contact_samples)\n",
-                     mlc_model_settings(p->model)->contact_equality ? "equality contact"
-                                                                    : "a terrain",
+                     !mlc_contact_model_forces(mlc_model_settings(p->model)->contact_model)
+                         ? "equality contact"
+                         : "a terrain",
                      nsamples);
     mlc_sink_say(sink, 0,
                  "modalloco: full-space reference on %d vertices and %d tets, each step "

@@ -45,3 +45,7 @@ int mlc_sink_fail(const mlc_sink *sink, mlc_status s, const mlc_err *err) {
     if (sink && sink->fail) return sink->fail(sink->user, s, err);
     return mlc_exit_code(s);
 }
+
+void mlc_sink_note(void *sink, const char *line) {
+    mlc_sink_say(sink, 0, "modalloco: %s\n", line);
+}

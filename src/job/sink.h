@@ -35,6 +35,10 @@ void mlc_sink_say(const mlc_sink *sink, int to_stdout, const char *fmt, ...)
  * they cannot be formatted. */
 mlc_status mlc_sink_credibility(const mlc_sink *sink, const mlc_credibility *c, mlc_err *err);
 
+/* A pipeline's note (pipeline.h, mlc_pipeline.note) as "modalloco: LINE" on the progress side;
+ * `sink` is the const mlc_sink * given as note_user. */
+void mlc_sink_note(void *sink, const char *line);
+
 /* Report a failure through sink->fail; returns its exit code. */
 int mlc_sink_fail(const mlc_sink *sink, mlc_status s, const mlc_err *err);
 

@@ -1,4 +1,5 @@
-/* objective.h: the locomotion and jump objectives of docs/method.md §7, accumulated frame by frame.
+/* objective.h: the seven objective kinds of docs/method.md §7 (locomotion, jump, turn, target,
+ * path, roll, flip), accumulated frame by frame.
  * The reduced simulator and the full-space reference both score their rollouts through this
  * one accumulator, so their J terms mean exactly the same thing.
  *
@@ -34,8 +35,8 @@
 #include "fullspace.h"
 #include "sim.h"
 
-/* What J measures (objective.kind; docs/method.md §7). Locomotion and jump keep the values 0
- * and 1 that the former `jump` flag had. */
+/* What J measures (objective.kind; docs/method.md §7): seven kinds. Locomotion and jump keep
+ * the values 0 and 1 of the former `jump` flag. */
 typedef enum mlc_objective_kind {
     MLC_OBJ_LOCOMOTION = 0,
     MLC_OBJ_JUMP = 1,
@@ -49,7 +50,7 @@ typedef enum mlc_objective_kind {
 #define MLC_OBJ_MAX_MODES MLC_SUBSPACE_MAX_ACTUATED /* a_max entries of the effort penalty */
 
 typedef struct mlc_objective_settings {
-    int kind;            /* mlc_objective_kind: 0 locomotion (J = J_disp·J_align), 1 jump, ... */
+    int kind;            /* mlc_objective_kind (one of the seven above) */
     double direction[3]; /* v̂ (normalized by the model) */
     double forward[3];   /* û₀ (normalized) */
     int align;           /* multiply by J_align */

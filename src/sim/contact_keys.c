@@ -114,11 +114,12 @@ static mlc_status contact_check(const void *settings, mlc_err *err) {
                         "keys 'contact.slope' = %g and 'contact.heightfield' = \"%s\" both set "
                         "the ground; give the slope in the heightfield's heights, or drop one",
                         ct->slope, ct->heightfield);
-    if (terrain && ct->model == MLC_CONTACT_EQUALITY)
+    if (terrain && !mlc_contact_model_any_terrain((mlc_contact_model)ct->model))
         return mlc_errf(err, MLC_EINVAL,
-                        "key 'contact.model' = \"equality\" works on the flat ground only; use "
+                        "key 'contact.model' = \"%s\" works on the flat ground only; use "
                         "\"complementarity\" with contact.slope, contact.heightfield, "
-                        "contact.boxes or contact.anisotropy");
+                        "contact.boxes or contact.anisotropy",
+                        mlc_contact_model_name((mlc_contact_model)ct->model));
     if (ct->heightfield[0]) {
         mlc_terrain t;
         mlc_terrain_flat(&t, 0, 0);

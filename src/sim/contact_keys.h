@@ -9,9 +9,9 @@
 
 #define MLC_CONFIG_MAX_BOXES 64 /* contact.boxes */
 
-/* contact.projection and contact.model, in the order of their names. */
+/* contact.projection, in the order of its names. contact.model's values are mlc_contact_model's
+ * (sim.h), in the same order. */
 enum { MLC_PROJECTION_POSITION = 0, MLC_PROJECTION_VELOCITY = 1 };
-enum { MLC_CONTACT_COMPLEMENTARITY = 0, MLC_CONTACT_EQUALITY = 1 };
 
 /* One entry of contact.boxes: {"min": [x,y,z], "max": [x,y,z], "friction": μ (optional)}. */
 typedef struct mlc_config_box {
@@ -24,7 +24,7 @@ typedef struct mlc_config_contact {
     int enabled;       /* contact.enabled (bool) */
     double damping;    /* contact.damping: μ_c in [0, 1) */
     int projection;    /* contact.projection: MLC_PROJECTION_POSITION | MLC_PROJECTION_VELOCITY */
-    int model;         /* contact.model: MLC_CONTACT_COMPLEMENTARITY | MLC_CONTACT_EQUALITY */
+    int model;         /* contact.model: an mlc_contact_model (sim.h) */
     double push_speed; /* contact.push_speed: m/s, ≥ 0 */
     double friction;   /* contact.friction: Coulomb μ_f, ≥ 0 (0 = off) */
     double ground_height;                       /* contact.ground_height: y of the ground */
