@@ -30,7 +30,6 @@
  */
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +47,7 @@
 #include "output.h"
 #include "polish.h"
 #include "rollout_io.h"
-
-/* ---- Signals: finish the generation, save, exit 130 ------------------------------------- */
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig) {
-    (void)sig;
-    interrupted = 1;
-}
+#include "stop_signal.h"
 
 /* ---- History rows (mlc_history_row, checkpoint.h) ---------------------------------------- */
 
@@ -606,13 +599,9 @@ static int restart_has_room(const optimize_run *o) {
 static mlc_status generations(optimize_run *o) {
     mlc_status s = MLC_OK;
     const int rank = o->rank, nproc = o->nproc, n = o->g.n;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    /* SIGINT/SIGTERM: finish the generation, save, exit 130. */
+    mlc_stop_signals signals;
+    mlc_stop_signals_catch(&signals);
     const int tty = o->def.sink.tty;
     double t_loop = mlc_now();
     o->t_ckpt = t_loop;
@@ -623,7 +612,7 @@ static mlc_status generations(optimize_run *o) {
          * the population; lam = 0 ends every rank's loop. */
         double t_gen = mlc_now(), comm0 = mlc_dist_comm_seconds();
         int head[2] = {0, 0}; /* population size (0 = stop), generations told before */
-        int go = rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !interrupted;
+        int go = rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !mlc_stop_signal();
         if (go && !restart_has_room(o)) go = 0, o->room_spent = 1;
         if (go) {
             const double *X = mlc_cmaes_ask(o->es);
@@ -696,9 +685,8 @@ static mlc_status generations(optimize_run *o) {
         o->in_loop = 0;
         if (!o->quiet && tty) mlc_sink_say(&o->def.sink, 0, "\n");
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    o->interrupted = interrupted;
+    mlc_stop_signals_release(&signals);
+    o->interrupted = mlc_stop_signal() != 0;
     return s;
 }
 

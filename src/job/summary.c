@@ -2,6 +2,7 @@
  * plots and JSON of `modalloco summarize`. */
 #include "summary.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>

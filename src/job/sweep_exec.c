@@ -20,6 +20,7 @@
 
 #include "dist.h"
 #include "output.h"
+#include "stop_signal.h"
 #include "sweep.h"
 
 /* Count run i's exit code; a failure is reported with where to look. */
@@ -77,12 +78,6 @@ static void run_in_process(const mlc_sweep *w, const int *state, const mlc_sweep
                                x->force && state[i] == MLC_SWEEP_CONFLICT);
         tally_exit(t, w, x, i, code, NULL);
     }
-}
-
-/* The last SIGINT/SIGTERM the sweep received while its runs were running (0: none). */
-static volatile sig_atomic_t stop_signal;
-static void on_stop(int sig) {
-    stop_signal = sig;
 }
 
 extern char **environ;
@@ -182,19 +177,15 @@ static mlc_status run_parallel(const mlc_sweep_exec *opt, const mlc_sweep *w, co
         mlc_free(pid), mlc_free(run), mlc_free(start), mlc_free(logs);
         return mlc_errf(err, MLC_ENOMEM, "out of memory");
     }
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    stop_signal = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    /* SIGINT/SIGTERM: start no more runs, pass the signal on to the running ones. */
+    mlc_stop_signals signals;
+    mlc_stop_signals_catch(&signals);
     mlc_status s = MLC_OK;
     int next = 0, running = 0, forwarded = 0;
     const int quiet = opt->quiet;
     for (;;) {
         /* Fill the free slots, unless the sweep is stopping. */
-        while (!stop_signal && !t->interrupted && s == MLC_OK && running < jobs &&
+        while (!mlc_stop_signal() && !t->interrupted && s == MLC_OK && running < jobs &&
                next < w->nruns) {
             int i = next++;
             if (state[i] == MLC_SWEEP_SKIP) {
@@ -223,12 +214,13 @@ static mlc_status run_parallel(const mlc_sweep_exec *opt, const mlc_sweep *w, co
                              logs[i]);
         }
         if (running == 0) break;
-        if (stop_signal && forwarded != stop_signal) {
+        const int caught = mlc_stop_signal();
+        if (caught && forwarded != caught) {
             /* Ctrl-C reaches the runs from the terminal too; a signal sent to the sweep alone
              * must reach them as well. */
             for (int k = 0; k < jobs; k++)
                 if (pid[k]) kill(pid[k], SIGINT);
-            forwarded = stop_signal;
+            forwarded = caught;
             if (!quiet)
                 mlc_sink_say(&x->sink, 0,
                              "modalloco: sweep: stopping; waiting for %d running run%s to "
@@ -257,16 +249,15 @@ static mlc_status run_parallel(const mlc_sweep_exec *opt, const mlc_sweep *w, co
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         /* Killed by the signal that stopped the sweep (before its generation loop, where a run
          * saves a checkpoint): stopped, not failed. */
-        if (stop_signal && WIFSIGNALED(status)) code = 130;
+        if (mlc_stop_signal() && WIFSIGNALED(status)) code = 130;
         tally_exit(t, w, x, i, code, logs[i]);
         if (!quiet && code != 130)
             mlc_sink_say(&x->sink, 0, "modalloco: sweep: run %d/%d %s after %.1f s (exit %d)\n",
                          i + 1, w->nruns, code == 0 || code == 3 ? "done" : "failed",
                          mlc_now() - start[slot], code);
     }
-    if (stop_signal) t->interrupted = 1;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    if (mlc_stop_signal()) t->interrupted = 1;
+    mlc_stop_signals_release(&signals);
     for (int i = 0; i < w->nruns; i++)
         mlc_free(logs[i]);
     mlc_free(logs), mlc_free(pid), mlc_free(run), mlc_free(start);

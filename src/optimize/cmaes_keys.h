@@ -20,7 +20,7 @@ typedef struct mlc_config_cmaes {
                                  is at least this many times the ended run's evaluations, ≥ 0
                                  (0: whatever is left) */
     int diagonal;             /* cmaes.diagonal: generations of each run with diagonal C, ≥ 0;
-                                 −1: chosen from the dimension (cmd_optimize.c) */
+                                 −1: chosen from the dimension (job/optimize_run.c) */
     int budget;               /* cmaes.budget: rollouts in all, ≥ 0 (0: generations × λ) */
     int early_stop;           /* cmaes.early_stop: pycma's early stops end a run (bool) */
     int mean_every;           /* cmaes.mean_every: the distribution mean is scored every this
