@@ -3,7 +3,7 @@
 # stdout, equal to the result.json the run wrote (simulate --full-space: with fullspace.json as
 # "fullspace"), and nothing else; the key-value summary goes to stderr; failures print nothing.
 . "$(dirname "$0")/lib_cli.sh" "$@"
-command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 0; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 TINY=(--set cmaes.generations=2 --set cmaes.population=4 --set sim.steps=20)
 
 # same_json DESCRIPTION STDOUT FILE [FULLSPACE_FILE]: STDOUT parses as exactly one JSON value

@@ -2,10 +2,10 @@
 # cli_mpi.sh BIN SRCDIR: optimize under mpirun gives bit-identical params.json and history.csv
 # (the wall-clock column aside) for 1 and 3 processes and for a plain run, and a rank that
 # fails ends the whole job with its message and a non-zero exit code, without hanging.
-# Skipped when the program was built without MPI.
+# Skipped (exit 77) when the program was built without MPI or mpirun is missing.
 . "$(dirname "$0")/lib_cli.sh" "$@"
-if "$BIN" --version | grep -q "(no mpi)"; then echo "SKIP: built without MPI"; exit 0; fi
-if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit 0; fi
+if "$BIN" --version | grep -q "(no mpi)"; then echo "SKIP: built without MPI"; exit 77; fi
+if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit 77; fi
 
 # OpenMPI on a small CI box: running as root, more ranks than cores, shared-memory transport
 # only, no core binding (three ranks bound to two cores would queue behind each other).
@@ -41,15 +41,15 @@ opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --threads 1 --out "$T/ta
 [ "$(grep -c "vertices" "$T/err")" -eq 1 ] && [ "$(grep -c "^J " "$T/out")" -eq 1 ] \
   && echo "ok: progress and results come from rank 0 only" || fail "several ranks printed"
 
-# A failing rank ends the job with its message, quickly. The failure comes from the test hook
-# MLC_TEST_FAIL_RANK, which only the test build of the program has (MLC_HOOK_BIN, set by CMake
-# to modalloco_test_hooks); the program itself has no hook.
-if [ -z "${MLC_HOOK_BIN:-}" ]; then
-  echo "SKIP: failing rank (MLC_HOOK_BIN not set)"
+# A failing rank ends the job with its message, quickly. The failure is injected through the
+# optimize job's test seam (mlc_optimize_def.fault) by tests/tools/optimize_fault.c
+# (MLC_FAULT_BIN, set by CMake); the program itself has no such seam.
+if [ -z "${MLC_FAULT_BIN:-}" ]; then
+  echo "SKIP: failing rank (MLC_FAULT_BIN not set)"
 else
   start=$(date +%s)
-  MLC_TEST_FAIL_RANK=1 "${MPIRUN[@]}" -n 3 -x MLC_TEST_FAIL_RANK "$MLC_HOOK_BIN" optimize \
-    "${SMALL[@]}" --threads 1 --out "$T/bad" >/dev/null 2>"$T/errbad"
+  "${MPIRUN[@]}" -n 3 "$MLC_FAULT_BIN" 1 "$T/bad" cmaes.population=8 cmaes.generations=4 \
+    sim.steps=150 actuation.modes=4 >/dev/null 2>"$T/errbad"
   code=$?
   took=$(( $(date +%s) - start ))
   if [ $code -ne 0 ] && [ $code -ne 124 ] && grep -q "rank 1 of 3: precompute failed on purpose" "$T/errbad"; then
@@ -57,9 +57,15 @@ else
   else
     fail "failing rank: exit $code after ${took}s"; cat "$T/errbad"
   fi
-  # Without the hook the variable does nothing.
-  MLC_TEST_FAIL_RANK=0 opt_ok "$BIN" optimize "${SMALL[@]}" --out "$T/nohook" >/dev/null 2>&1 \
-    && echo "ok: the program has no MLC_TEST_FAIL_RANK hook" || fail "MLC_TEST_FAIL_RANK changed the program"
+  # The same job without a failing rank (none is rank 5 of 3) runs to the end.
+  "${MPIRUN[@]}" -n 3 "$MLC_FAULT_BIN" 5 "$T/nofault" cmaes.population=8 cmaes.generations=4 \
+    sim.steps=150 actuation.modes=4 >/dev/null 2>"$T/errnofault"
+  code=$?
+  if { [ $code -eq 0 ] || [ $code -eq 3 ]; } && cmp -s "$T/plain/params.json" "$T/nofault/params.json"; then
+    echo "ok: without the fault the job gives the plain run's params.json"
+  else
+    fail "job without a fault: exit $code"; cat "$T/errnofault"
+  fi
 fi
 # A failure on rank 0 (an input error every rank sees) exits cleanly with code 2, said once.
 "${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --set sim.steps=0 --out "$T/bad2" >/dev/null 2>"$T/errbad2"

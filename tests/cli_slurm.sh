@@ -6,7 +6,7 @@
 # mid-run resumes from its checkpoint to the same result and its log keeps both attempts; a run
 # of two tasks is one MPI job (srun --mpi=pmix) with the same result, and two tasks that srun
 # starts without an MPI plugin are refused (exit 2) before writing anything.
-# Installs nothing: skipped (exit 0) when the Slurm or munge programs are absent (Debian:
+# Installs nothing: skipped (exit 77) when the Slurm or munge programs are absent (Debian:
 # apt-get install slurm-wlm munge), when not root (slurmd runs as root), or when the daemons do
 # not start; MLC_REQUIRE_SLURM=1 (CI) turns these skips into failures. About a minute on 2 cores.
 . "$(dirname "$0")/lib_cli.sh" "$@"
@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS=1
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 skip() {
   if [ "${MLC_REQUIRE_SLURM:-0}" = 1 ]; then echo "FAIL: $* (MLC_REQUIRE_SLURM=1)"; exit 1; fi
-  echo "SKIP: $*"; exit 0
+  echo "SKIP: $*"; exit 77
 }
 for p in munged slurmctld slurmd sbatch squeue scontrol sinfo srun; do
   command -v "$p" >/dev/null 2>&1 || skip "$p not found (Debian: apt-get install slurm-wlm munge)"

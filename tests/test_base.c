@@ -9,6 +9,7 @@
 
 #include "base.h"
 #include "dense.h"
+#include "stop_signal.h"
 
 static void median_odd_even_in_place(void **state) {
     (void)state;
@@ -184,6 +185,37 @@ static void cholesky_spd_names_the_failing_pivot(void **state) {
     assert_int_equal(mlc_dense_cholesky_spd(Anan, 2, 2), 2);
 }
 
+/* A loop's stop signals: SIGINT and SIGTERM land in the flag (the process goes on), the flag
+ * starts clear at each catch, and release puts back the handler that was there before. */
+static volatile sig_atomic_t previous_handler_ran;
+static void previous_handler(int sig) {
+    previous_handler_ran = sig;
+}
+static void stop_signals_caught_and_handlers_restored(void **state) {
+    (void)state;
+    struct sigaction mine, old;
+    memset(&mine, 0, sizeof mine);
+    mine.sa_handler = previous_handler;
+    sigemptyset(&mine.sa_mask);
+    sigaction(SIGTERM, &mine, &old);
+    mlc_stop_signals saved;
+    mlc_stop_signals_catch(&saved);
+    assert_int_equal(mlc_stop_signal(), 0);
+    raise(SIGTERM);
+    assert_int_equal(mlc_stop_signal(), SIGTERM);
+    raise(SIGINT);
+    assert_int_equal(mlc_stop_signal(), SIGINT);
+    assert_int_equal(previous_handler_ran, 0);
+    mlc_stop_signals_release(&saved);
+    assert_int_equal(mlc_stop_signal(), SIGINT); /* the loop can still ask after release */
+    mlc_stop_signals_catch(&saved);
+    assert_int_equal(mlc_stop_signal(), 0); /* a new loop starts clear */
+    mlc_stop_signals_release(&saved);
+    raise(SIGTERM);
+    assert_int_equal(previous_handler_ran, SIGTERM);
+    sigaction(SIGTERM, &old, NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(median_odd_even_in_place),
@@ -192,6 +224,7 @@ int main(void) {
         cmocka_unit_test(path_join_and_files),
         cmocka_unit_test(cholesky_spd_matches_lapack),
         cmocka_unit_test(cholesky_spd_names_the_failing_pivot),
+        cmocka_unit_test(stop_signals_caught_and_handlers_restored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

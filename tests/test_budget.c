@@ -6,6 +6,7 @@
 #include "fem.h"
 #include "test_util.h"
 
+#include <cholmod.h>
 #include <unistd.h>
 
 /* Box meshes of growing size: the estimate grows in every argument. */

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "config.h"
+#include "objective.h"
 
 /* Write `text` to a fresh temporary file; `path` receives its name (caller unlinks). */
 static void write_temp(const char *text, char path[64]) {
@@ -58,7 +61,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_near(c.actuation.phase_range[0], 0, 0);
     assert_near(c.actuation.phase_range[1], 1.5707963, 0);
     assert_near(c.actuation.amplitude_p, 0.7, 0);
-    assert_string_equal(c.actuation.amplitude_bound, "per_signal");
+    assert_int_equal(c.actuation.amplitude_bound, MLC_BOUND_PER_SIGNAL);
     assert_near(c.actuation.ramp, 0.3, 0);
     assert_int_equal(c.actuation.nfixed_periods, 0);
     assert_int_equal(c.actuation.select, 0);
@@ -67,20 +70,20 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.sim.steps, 300);
     assert_int_equal(c.sim.iterations, 10);
     assert_near(c.sim.tolerance, 0, 0);
-    assert_string_equal(c.sim.initial_guess, "inertial");
+    assert_int_equal(c.sim.initial_guess, MLC_GUESS_INERTIAL);
     assert_near(c.sim.gravity[0], 0, 0);
     assert_near(c.sim.gravity[1], -9.81, 0);
     assert_near(c.sim.gravity[2], 0, 0);
     assert_int_equal(c.contact.enabled, 1);
     assert_near(c.contact.damping, 0, 0);
     assert_near(c.contact.friction, 0.5, 0);
-    assert_string_equal(c.contact.model, "complementarity");
+    assert_int_equal(c.contact.model, MLC_CONTACT_COMPLEMENTARITY);
     assert_near(c.contact.push_speed, 0.1, 0);
     assert_near(c.sim.rayleigh[0], 0, 0);
     assert_near(c.sim.rayleigh[1], 0, 0);
-    assert_string_equal(c.contact.projection, "position");
+    assert_int_equal(c.contact.projection, MLC_PROJECTION_POSITION);
     assert_near(c.contact.ground_height, 0, 0);
-    assert_string_equal(c.objective.kind, "locomotion");
+    assert_int_equal(c.objective.kind, MLC_OBJ_LOCOMOTION);
     assert_near(c.objective.direction[0], 1, 0);
     assert_near(c.objective.direction[1], 0, 0);
     assert_near(c.objective.direction[2], 0, 0);
@@ -91,7 +94,7 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(c.objective.upright, 1);
     assert_int_equal(c.objective.credible_gate, 1);
     assert_int_equal(c.output.viewer, 0);
-    assert_string_equal(c.objective.align_mode, "min");
+    assert_int_equal(c.objective.align_mode, MLC_ALIGN_MIN);
     assert_int_equal(c.cmaes.population, 16);
     assert_int_equal(c.cmaes.generations, 200);
     assert_near(c.cmaes.sigma0, 0, 0); /* chosen from the signals */
@@ -113,39 +116,141 @@ static void defaults_should_match_interface_table(void **state) {
     assert_int_equal(mlc_config_validate(&c, &err), MLC_OK);
 }
 
-/* The table's default_json (shown in docs and --help) must say what mlc_config_defaults
- * does, and the table must cover exactly the keys written out. */
-static void key_table_defaults_should_agree_with_defaults(void **state) {
+/* Properties of every module's key table: a name in its section, unique; one line of doc; a
+ * default that parses, lies inside its bounds and is what mlc_config_defaults sets; every key
+ * written out and read back bit-exactly; a value of the wrong shape refused with exit code 2. */
+static void key_tables_should_hold_their_properties(void **state) {
     (void)state;
     mlc_config c;
     mlc_config_defaults(&c);
     cJSON *root = mlc_config_to_cjson(&c);
     assert_non_null(root);
-    int written = 0;
+    int written = 0, listed = 0;
     const cJSON *sec, *item;
     cJSON_ArrayForEach(sec, root) cJSON_ArrayForEach(item, sec) written++;
-    assert_int_equal(written, mlc_config_nkeys);
-    /* Every key of the table is written; the count moves only when a key is added on
-     * purpose (and docs/config.md and the changelog move with it). */
-    assert_int_equal(mlc_config_nkeys, 94);
-    for (int i = 0; i < mlc_config_nkeys; i++) {
-        const mlc_config_key *k = &mlc_config_keys[i];
-        char sname[32];
-        const char *dot = strchr(k->name, '.');
-        assert_non_null(dot);
-        snprintf(sname, sizeof sname, "%.*s", (int)(dot - k->name), k->name);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(root, sname), dot + 1);
-        cJSON *want = cJSON_Parse(k->default_json);
-        if (!want || !v || !cJSON_Compare(v, want, 1))
-            fail_msg("key %s: table default %s differs from mlc_config_defaults", k->name,
-                     k->default_json);
-        cJSON_Delete(want);
-        assert_ptr_equal(mlc_config_key_find(k->name), k);
-        assert_true(strlen(k->meaning) > 0);
+    for (int s = 0; s < mlc_config_nsections; s++) {
+        const mlc_key_section *ks = mlc_config_sections[s].keys;
+        size_t sl = strlen(ks->name);
+        assert_true(ks->nkeys > 0);
+        for (int i = 0; i < ks->nkeys; i++, listed++) {
+            const mlc_key *k = &ks->keys[i];
+            const mlc_config_section *found = NULL;
+            if (strncmp(k->name, ks->name, sl) != 0 || k->name[sl] != '.')
+                fail_msg("key %s is not in its section %s", k->name, ks->name);
+            assert_ptr_equal(mlc_config_key_find(k->name, &found), k); /* unique names */
+            assert_ptr_equal(found, &mlc_config_sections[s]);
+            if (!k->meaning || strlen(k->meaning) < 3 || strchr(k->meaning, '\n'))
+                fail_msg("key %s has no one-line doc", k->name);
+            assert_true(k->type_name && k->type_name[0]);
+            assert_non_null(k->range);
+            /* The default is what the defaults hold, and it is valid on its own. */
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(root, ks->name), k->name + sl + 1);
+            cJSON *want = cJSON_Parse(k->default_json);
+            if (!want || !v || !cJSON_Compare(v, want, 1))
+                fail_msg("key %s: default %s does not parse or differs from the defaults", k->name,
+                         k->default_json);
+            char set[4200];
+            mlc_err err;
+            mlc_config d;
+            mlc_config_defaults(&d);
+            snprintf(set, sizeof set, "%s=%s", k->name, k->default_json);
+            if (mlc_config_set(&d, set, &err) != MLC_OK)
+                fail_msg("key %s: its default is refused: %s", k->name, err.msg);
+            assert_memory_equal(&d, &c, sizeof c);
+            /* A bounded number just outside its bound is refused (exit code 2). */
+            if ((k->type == MLC_KEY_INT || k->type == MLC_KEY_NUMBER) && k->lo_kind) {
+                snprintf(set, sizeof set, "%s=%.17g", k->name, k->lo - 1);
+                assert_int_equal(mlc_config_set(&d, set, &err), MLC_EINVAL);
+                assert_int_equal(mlc_exit_code(MLC_EINVAL), 2);
+                assert_non_null(strstr(err.msg, k->name));
+            }
+            /* A name outside the choices is refused and the message lists the valid ones. */
+            if (k->choices) {
+                snprintf(set, sizeof set, "%s=\"nope\"", k->name);
+                assert_int_equal(mlc_config_set(&d, set, &err), MLC_EINVAL);
+                assert_non_null(strstr(err.msg, k->name));
+            }
+            /* No key takes a boolean where it wants something else, nor the reverse. */
+            snprintf(set, sizeof set, "%s=%s", k->name, k->type == MLC_KEY_BOOL ? "3" : "true");
+            if (k->type != MLC_KEY_STRING) {
+                assert_int_equal(mlc_config_set(&d, set, &err), MLC_EINVAL);
+                assert_non_null(strstr(err.msg, k->name));
+            }
+            assert_memory_equal(&d, &c, sizeof c); /* refused values leave it unchanged */
+            cJSON_Delete(want);
+        }
     }
-    assert_null(mlc_config_key_find("sim.step"));
+    assert_int_equal(written, listed);
+    assert_null(mlc_config_key_find("sim.step", NULL));
     cJSON_Delete(root);
+    /* Round trip: the text form of a configuration with a value off its default in every
+     * section reads back to the same bytes. */
+    mlc_err err;
+    const char *sets[] = {"sim.dt=0.1",
+                          "mesh.up=[0,0.5,1]",
+                          "objective.kind=turn",
+                          "contact.boxes=[{\"min\":[0,0,0],\"max\":[1,1,1]}]",
+                          "actuation.fixed_periods=0.1",
+                          "cmaes.seed=-3"};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        assert_int_equal(mlc_config_set(&c, sets[i], &err), MLC_OK);
+    char *text = mlc_config_to_json(&c), path[64];
+    mlc_config back;
+    mlc_config_defaults(&back);
+    assert_int_equal(load_text(&back, text, path, &err), MLC_OK);
+    assert_memory_equal(&back, &c, sizeof c);
+    mlc_free(text);
+}
+
+/* The objective kinds' registry agrees with the enum and with the names the key accepts. */
+static void objective_kinds_should_agree_with_the_key(void **state) {
+    (void)state;
+    char names[256] = "";
+    for (int i = 0; i < mlc_objective_nkinds; i++) {
+        const mlc_objective_kind_info *k = &mlc_objective_kinds[i];
+        assert_int_equal((int)k->kind, i);
+        assert_ptr_equal(mlc_objective_kind_find(k->name), k);
+        assert_ptr_equal(mlc_objective_kind_info_of(i), k);
+        assert_true(!strcmp(k->task_error_unit, "extents") || !strcmp(k->task_error_unit, "rad"));
+        if (k->goal_required) assert_non_null(k->goal_key);
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "|" : "",
+                 k->name);
+        /* Each kind loads and is written back under its name. */
+        mlc_config c;
+        mlc_err err;
+        char set[64];
+        mlc_config_defaults(&c);
+        snprintf(set, sizeof set, "objective.kind=%s", k->name);
+        assert_int_equal(mlc_config_set(&c, set, &err), MLC_OK);
+        assert_int_equal(c.objective.kind, i);
+        char *text = mlc_config_to_json(&c);
+        cJSON *back = cJSON_Parse(text);
+        const cJSON *kind =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(back, "objective"), "kind");
+        assert_true(cJSON_IsString(kind));
+        assert_string_equal(kind->valuestring, k->name);
+        cJSON_Delete(back);
+        mlc_free(text);
+    }
+    assert_string_equal(names, MLC_OBJECTIVE_KIND_NAMES);
+    /* An alias reads as its kind and is written back under the kind's own name; a prefix of
+     * an alias or of a name is no alias. */
+    mlc_config c, want;
+    mlc_err err;
+    mlc_config_defaults(&c);
+    mlc_config_defaults(&want);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=jump", &err), MLC_OK);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=walk", &err), MLC_OK);
+    assert_memory_equal(&c, &want, sizeof c);
+    char *text = mlc_config_to_json(&c);
+    assert_non_null(strstr(text, "\"locomotion\""));
+    assert_null(strstr(text, "\"walk\""));
+    mlc_free(text);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=wal", &err), MLC_EINVAL);
+    assert_int_equal(mlc_config_set(&c, "objective.kind=locomotion=walk", &err), MLC_EINVAL);
+    assert_null(mlc_objective_kind_find("swim"));
+    assert_null(mlc_objective_kind_info_of(mlc_objective_nkinds));
 }
 
 /* A config with every kind of field off its default. */
@@ -586,49 +691,51 @@ static void out_of_range_values_should_be_refused(void **state) {
 
         /* The same value placed directly in the struct must fail validation with the same
          * text (minus the source). */
-        const mlc_config_key *k = NULL;
-        for (int j = 0; j < mlc_config_nkeys; j++)
-            if (strncmp(cases[i].set, mlc_config_keys[j].name, strlen(mlc_config_keys[j].name)) ==
-                    0 &&
-                cases[i].set[strlen(mlc_config_keys[j].name)] == '=')
-                k = &mlc_config_keys[j];
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(strchr(cases[i].set, '=') - cases[i].set),
+                 cases[i].set);
+        const mlc_config_section *sec = NULL;
+        const mlc_key *k = mlc_config_key_find(name, &sec);
         assert_non_null(k);
         cJSON *v = cJSON_Parse(strchr(cases[i].set, '=') + 1);
         if (!v) v = cJSON_CreateString(strchr(cases[i].set, '=') + 1);
-        char *p = (char *)&c + k->offset;
+        char *base = (char *)&c + sec->offset, *p = base + k->offset;
         switch (k->type) {
-        case MLC_CFG_STRING:
+        case MLC_KEY_ENUM: /* a number that names no choice */
+            *(int *)p = 99;
+            break;
+        case MLC_KEY_STRING:
             strcpy(p, v->valuestring);
             break;
-        case MLC_CFG_INT:
+        case MLC_KEY_INT:
             *(int *)p = v->valueint;
             break;
-        case MLC_CFG_NUMBER:
+        case MLC_KEY_NUMBER:
             *(double *)p = v->valuedouble;
             break;
-        case MLC_CFG_RANGE:
-        case MLC_CFG_VEC3:
-        case MLC_CFG_VEC3_OR_NULL: {
+        case MLC_KEY_RANGE:
+        case MLC_KEY_VEC3:
+        case MLC_KEY_VEC3_OR_NULL: {
             int n = cJSON_GetArraySize(v);
             for (int e = 0; e < n; e++)
                 ((double *)p)[e] = cJSON_GetArrayItem(v, e)->valuedouble;
-            if (k->type == MLC_CFG_VEC3_OR_NULL) *(int *)((char *)&c + k->count_offset) = 1;
+            if (k->type == MLC_KEY_VEC3_OR_NULL) *(int *)(base + k->count_offset) = 1;
             break;
         }
-        case MLC_CFG_INT_ARRAY:
-        case MLC_CFG_NUMBER_ARRAY: {
+        case MLC_KEY_INT_ARRAY:
+        case MLC_KEY_NUMBER_ARRAY: {
             int n = cJSON_GetArraySize(v);
             for (int e = 0; e < n; e++) {
-                if (k->type == MLC_CFG_INT_ARRAY)
+                if (k->type == MLC_KEY_INT_ARRAY)
                     ((int *)p)[e] = cJSON_GetArrayItem(v, e)->valueint;
                 else
                     ((double *)p)[e] = cJSON_GetArrayItem(v, e)->valuedouble;
             }
-            *(int *)((char *)&c + k->count_offset) = n;
+            *(int *)(base + k->count_offset) = n;
             break;
         }
-        case MLC_CFG_AXIS: {
-            double *vec = (double *)((char *)&c + k->count_offset);
+        case MLC_KEY_AXIS: {
+            double *vec = (double *)(base + k->count_offset);
             memset(p, 0, (size_t)k->capacity);
             if (cJSON_IsString(v)) {
                 strcpy(p, v->valuestring);
@@ -638,7 +745,7 @@ static void out_of_range_values_should_be_refused(void **state) {
             }
             break;
         }
-        case MLC_CFG_PARAMETERS: {
+        case MLC_KEY_PARAMETERS: {
             const cJSON *e = cJSON_GetArrayItem(v, 0);
             const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(e, "sinusoids"), 0);
             c.actuation.nparameters = 1;
@@ -823,7 +930,8 @@ static void allocation_failures_should_be_reported(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_should_match_interface_table),
-        cmocka_unit_test(key_table_defaults_should_agree_with_defaults),
+        cmocka_unit_test(key_tables_should_hold_their_properties),
+        cmocka_unit_test(objective_kinds_should_agree_with_the_key),
         cmocka_unit_test(json_round_trip_should_reproduce_the_struct),
         cmocka_unit_test(mesh_path_should_be_found_next_to_the_config),
         cmocka_unit_test(set_should_parse_each_type),

@@ -141,9 +141,10 @@ static void check_scenario(double ground, const double g[3], double amp, int jum
     mlc_rollout_result res, res2;
     mlc_credibility c, d;
     mlc_err err;
-    assert_int_equal(
-        mlc_credibility_evaluate(t.model, &t.mesh, &act, &obj, 2, store_frame, &st, &res, &c, &err),
-        MLC_OK);
+    assert_int_equal(mlc_credibility_evaluate(
+                         &(mlc_credibility_def){t.model, &t.mesh, &obj, 2, store_frame, &st}, &act,
+                         &res, &c, &err),
+                     MLC_OK);
     assert_int_equal(st.n, res.steps_done + 1);
     assert_int_equal(c.frames, st.n);
     /* The frames were those of an ordinary rollout. */

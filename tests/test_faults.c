@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -242,10 +243,81 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* The pipeline prints nothing itself: a corrupt precompute cache reaches its caller as one note
+ * through the callback (which the commands print), stderr stays empty, and the cache written
+ * then is used silently by the next pipeline. */
+typedef struct notes {
+    int n;
+    char first[512];
+} notes;
+static void collect_note(void *user, const char *line) {
+    notes *nt = user;
+    if (nt->n++ == 0) snprintf(nt->first, sizeof nt->first, "%s", line);
+}
+
+static void pipeline_should_report_through_its_caller(void **state) {
+    (void)state;
+    mlc_config *cfg = calloc(1, sizeof *cfg);
+    mlc_err err;
+    char cache[700], errfile[700];
+    snprintf(cache, sizeof cache, "%s/c.bin", tmpdir);
+    snprintf(errfile, sizeof errfile, "%s/stderr.txt", tmpdir);
+    FILE *f = fopen(cache, "wb");
+    assert_non_null(f);
+    fputs("not a precompute cache", f);
+    fclose(f);
+    mlc_config_defaults(cfg);
+    char set_cache[800];
+    snprintf(set_cache, sizeof set_cache, "subspace.cache=%s", cache);
+    const char *sets[] = {"mesh.path=" MLC_TEST_DATA "/mesh_cube5.mesh",
+                          "subspace.skinning_modes=2",
+                          "actuation.modes=2",
+                          "subspace.passive_clusters=2",
+                          "subspace.contact_samples=4",
+                          set_cache};
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
+        if (mlc_config_set(cfg, sets[i], &err) != MLC_OK) fail_msg("%s", err.msg);
+    /* stderr to a file while the pipeline runs */
+    fflush(stderr);
+    int saved = dup(2), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    notes nt = {0};
+    mlc_pipeline pl;
+    memset(&pl, 0, sizeof pl);
+    pl.note = collect_note, pl.note_user = &nt;
+    mlc_status st = mlc_pipeline_subspaces(&pl, cfg, &err);
+    assert_int_equal(pl.cache_used, 0);
+    mlc_pipeline_free(&pl);
+    assert_ptr_equal(pl.note, collect_note); /* an emptied pipeline still reports */
+    notes again = {0};
+    pl.note_user = &again;
+    mlc_status st2 = mlc_pipeline_subspaces(&pl, cfg, &err);
+    int used = pl.cache_used;
+    mlc_pipeline_free(&pl);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_int_equal(st, MLC_OK);
+    assert_int_equal(st2, MLC_OK);
+    assert_int_equal(nt.n, 1);
+    assert_non_null(strstr(nt.first, "recomputing the precompute cache: "));
+    assert_int_equal(again.n, 0);
+    assert_int_equal(used, 1);
+    struct stat sb;
+    assert_int_equal(stat(errfile, &sb), 0);
+    assert_int_equal((int)sb.st_size, 0);
+    unlink(errfile);
+    unlink(cache);
+    free(cfg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mesh_formats_should_fail_cleanly_at_every_allocation),
         cmocka_unit_test(precompute_should_fail_cleanly_at_every_allocation),
+        cmocka_unit_test(pipeline_should_report_through_its_caller),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* test_fem.c: FEM operators of docs/method.md §2–4 (volumes, lumped mass, Laplacian, elasticity
  * Hessian, deformation gradient) against invariants, finite differences of an independently
  * evaluated energy, and the patch test; their assembly against a plain triplet assembly. */
+#include <cholmod.h>
 #include <lapacke.h>
 
 #include "fem.h"

@@ -660,7 +660,7 @@ static void box_at_rest_should_stay_on_every_surface_vertex(void **state) {
     assert_int_equal(rc, MLC_ENOMEM);
     assert_non_null(strstr(mlc_fullspace_failure(fs), "contact columns"));
     mlc_fullspace_destroy(fs);
-    set.contact_equality = 1;
+    set.contact_model = MLC_CONTACT_EQUALITY;
     fs = full_create(&t, &set);
     assert_int_equal(mlc_fullspace_use_surface_contact(fs, 0, &err), MLC_EINVAL);
     mlc_fullspace_destroy(fs);

@@ -10,8 +10,9 @@ static void decode_should_map_the_unit_box_onto_the_parameter_bounds(void **stat
     (void)state;
     mlc_gait_space g;
     double amax[3] = {0.5, 1.0, 2.0};
-    assert_int_equal(mlc_gait_space_init(&g, 3, 2, 0, amax, 0.2, 0.6, 0.0, 1.5, NULL, 0, NULL),
-                     MLC_OK);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){3, 2, 0, amax, 0.2, 0.6, 0.0, 1.5, NULL, 0}, NULL),
+        MLC_OK);
     assert_int_equal(g.n, 18);
     double u[18], A[6], T[6], th[6];
     mlc_rng rng;
@@ -42,7 +43,9 @@ static void fixed_periods_should_remove_period_coordinates(void **state) {
     (void)state;
     mlc_gait_space g;
     double amax[2] = {1, 1}, Tf[4] = {0.25, 0.3, 0.35, 0.4};
-    assert_int_equal(mlc_gait_space_init(&g, 2, 2, 0, amax, 0.2, 0.6, 0, 1, Tf, 4, NULL), MLC_OK);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){2, 2, 0, amax, 0.2, 0.6, 0, 1, Tf, 4}, NULL),
+        MLC_OK);
     assert_int_equal(g.n, 8);
     double u[8] = {1, 0.5, 0, 0.5, 0.5, 0.5, 0.5, 0.5}, A[4], T[4], th[4];
     mlc_gait_decode(&g, u, A, T, th);
@@ -51,8 +54,9 @@ static void fixed_periods_should_remove_period_coordinates(void **state) {
     assert_near(A[0], 1.0, 0);
     assert_near(A[1], -1.0, 0);
     mlc_err err;
-    assert_int_equal(mlc_gait_space_init(&g, 2, 2, 0, amax, 0.2, 0.6, 0, 1, Tf, 3, &err),
-                     MLC_EINVAL);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){2, 2, 0, amax, 0.2, 0.6, 0, 1, Tf, 3}, &err),
+        MLC_EINVAL);
     assert_non_null(strstr(err.msg, "actuation.fixed_periods"));
 }
 
@@ -60,7 +64,9 @@ static void selection_should_drive_the_modes_with_largest_participation(void **s
     (void)state;
     mlc_gait_space g;
     double amax[4] = {1, 1, 1, 1};
-    assert_int_equal(mlc_gait_space_init(&g, 4, 1, 2, amax, 0.2, 0.6, 0, 1, NULL, 0, NULL), MLC_OK);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){4, 1, 2, amax, 0.2, 0.6, 0, 1, NULL, 0}, NULL),
+        MLC_OK);
     assert_int_equal(g.n, 4 + 3 * 2);
     double u[10] = {0.1, 0.9, 0.3, 0.9, /* slot 0 */ 1, 0.5, 0.5, /* slot 1 */ 0, 0.5, 0.5};
     int modes[4];
@@ -80,11 +86,13 @@ static void inconsistent_bounds_should_be_rejected(void **state) {
     mlc_gait_space g;
     double amax[1] = {1};
     mlc_err err;
-    assert_int_equal(mlc_gait_space_init(&g, 1, 2, 0, amax, 0.6, 0.2, 0, 1, NULL, 0, &err),
-                     MLC_EINVAL);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){1, 2, 0, amax, 0.6, 0.2, 0, 1, NULL, 0}, &err),
+        MLC_EINVAL);
     assert_non_null(strstr(err.msg, "actuation.period_range"));
-    assert_int_equal(mlc_gait_space_init(&g, 1, 2, 2, amax, 0.2, 0.6, 0, 1, NULL, 0, &err),
-                     MLC_EINVAL);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){1, 2, 2, amax, 0.2, 0.6, 0, 1, NULL, 0}, &err),
+        MLC_EINVAL);
     assert_non_null(strstr(err.msg, "actuation.select"));
 }
 
@@ -137,7 +145,9 @@ static void combined_bound_should_hold_for_the_realized_strain_in_every_tet(void
         amax[i] = p / t.sub.grad_max[i];
     }
     mlc_gait_space g, gs;
-    assert_int_equal(mlc_gait_space_init(&g, M, K, 0, amax, 0.2, 0.6, 0, 1, NULL, 0, NULL), MLC_OK);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){M, K, 0, amax, 0.2, 0.6, 0, 1, NULL, 0}, NULL),
+        MLC_OK);
     gs = g;
     assert_int_equal(mlc_gait_space_set_strain(&g, t.mesh.nt, strain, p, 1, NULL), MLC_OK);
     assert_int_equal(mlc_gait_space_set_strain(&gs, t.mesh.nt, strain, p, 0, NULL), MLC_OK);
@@ -233,7 +243,9 @@ static void per_signal_bound_should_be_eq78(void **state) {
         assert_near(amax[i], eq78[i], 1e-12 * eq78[i]);
     }
     mlc_gait_space g;
-    assert_int_equal(mlc_gait_space_init(&g, M, K, 0, amax, 0.2, 0.6, 0, 1, NULL, 0, NULL), MLC_OK);
+    assert_int_equal(
+        mlc_gait_space_init(&g, &(mlc_gait_def){M, K, 0, amax, 0.2, 0.6, 0, 1, NULL, 0}, NULL),
+        MLC_OK);
     assert_int_equal(mlc_gait_space_set_strain(&g, t.mesh.nt, strain, p, 0, NULL), MLC_OK);
     mlc_rng rng;
     mlc_rng_seed(&rng, 5);

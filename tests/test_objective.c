@@ -46,7 +46,7 @@ static mlc_actuation lurching_rollout(tsim *t, mlc_sim_settings *set, double A[4
     test_quadruped_mesh(0.25, &t->mesh);
     mlc_sim_settings_default(set);
     set->steps = 150;
-    set->contact_equality = 1, set->friction = 0, set->damping = 0.2;
+    set->contact_model = MLC_CONTACT_EQUALITY, set->friction = 0, set->damping = 0.2;
     tsim_init(t, set, 4, 4, 5, 12);
     for (int i = 0; i < 4; i++) {
         A[i] = 0.5 / t->sub.grad_max[i];

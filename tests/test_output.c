@@ -9,6 +9,10 @@
 
 #include "output.h"
 
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+
 /* ---- fixtures ---- */
 
 typedef struct {
@@ -443,6 +447,37 @@ static void svg_should_be_well_formed_with_nan_constant_and_single_points(void *
     check_svg(path);
 }
 
+/* mlc_json_exact_number: a number printed inside a document reads back with every bit (where
+ * cJSON's own printing of 0.1 + 0.2 keeps 15 digits and loses the last bit), and NaN and ±∞
+ * become null. */
+static void exact_json_numbers_should_read_back_bit_for_bit(void **state) {
+    (void)state;
+    const double v[] = {
+        0.1 + 0.2,          1.0 / 3, -2.5e-308, 4.9e-324, 1.7976931348623157e308, -0.0,
+        123456789.12345678, 1e-3};
+    const int n = (int)(sizeof v / sizeof v[0]);
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, mlc_json_exact_number(v[i]));
+    cJSON_AddItemToArray(a, mlc_json_exact_number((double)NAN));
+    cJSON_AddItemToArray(a, mlc_json_exact_number((double)INFINITY));
+    char *text = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    cJSON *back = cJSON_Parse(text);
+    assert_non_null(back);
+    assert_int_equal(cJSON_GetArraySize(back), n + 2);
+    for (int i = 0; i < n; i++) {
+        const cJSON *it = cJSON_GetArrayItem(back, i);
+        assert_true(cJSON_IsNumber(it));
+        /* the bits, the sign of zero and the subnormals included */
+        assert_memory_equal(&it->valuedouble, &v[i], sizeof(double));
+    }
+    assert_true(cJSON_IsNull(cJSON_GetArrayItem(back, n)));
+    assert_true(cJSON_IsNull(cJSON_GetArrayItem(back, n + 1)));
+    cJSON_Delete(back);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(atomic_write_should_leave_no_temp_and_abort_should_keep_old,
@@ -458,6 +493,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(obj_should_reference_every_vertex_with_1_based_indices,
                                         setup, teardown),
         cmocka_unit_test(colormaps_should_hit_their_ends_and_be_distinct),
+        cmocka_unit_test(exact_json_numbers_should_read_back_bit_for_bit),
         cmocka_unit_test_setup_teardown(ply_should_carry_vertex_and_face_colours, setup, teardown),
         cmocka_unit_test_setup_teardown(vtk_should_write_tets_with_point_and_cell_data, setup,
                                         teardown),

@@ -51,8 +51,9 @@ static void polish_should_improve_a_quadratic_and_respect_the_box(void **state) 
     double x[4], trail[41 * 4];
     int nt = 0;
     mlc_polish_report rep;
-    assert_int_equal(
-        mlc_polish_run(4, c.lo, c.hi, x0, NAN, 40, fn_eval, &c, x, trail, &nt, &rep, NULL), MLC_OK);
+    assert_int_equal(mlc_polish_run(&(mlc_polish_def){4, c.lo, c.hi, 40, fn_eval, &c}, x0, NAN, x,
+                                    trail, &nt, &rep, NULL),
+                     MLC_OK);
     double f0 = fn_value(&c, x0), f1 = fn_value(&c, x);
     assert_true(rep.f_before == f0);
     assert_true(rep.f_after == f1);
@@ -78,15 +79,16 @@ static void polish_should_improve_rosenbrock_deterministically(void **state) {
     const double x0[2] = {-1.2, 1.0};
     double x[2], x2[2];
     mlc_polish_report rep, rep2;
-    assert_int_equal(
-        mlc_polish_run(2, c.lo, c.hi, x0, NAN, 30, fn_eval, &c, x, NULL, NULL, &rep, NULL), MLC_OK);
+    assert_int_equal(mlc_polish_run(&(mlc_polish_def){2, c.lo, c.hi, 30, fn_eval, &c}, x0, NAN, x,
+                                    NULL, NULL, &rep, NULL),
+                     MLC_OK);
     assert_true(rep.f_after < rep.f_before);
     assert_true(rep.f_after < 0.5 * rep.f_before);
     assert_true(fn_value(&c, x) == rep.f_after);
     /* Same values, same bits. */
-    assert_int_equal(
-        mlc_polish_run(2, c.lo, c.hi, x0, NAN, 30, fn_eval, &c, x2, NULL, NULL, &rep2, NULL),
-        MLC_OK);
+    assert_int_equal(mlc_polish_run(&(mlc_polish_def){2, c.lo, c.hi, 30, fn_eval, &c}, x0, NAN, x2,
+                                    NULL, NULL, &rep2, NULL),
+                     MLC_OK);
     assert_memory_equal(x, x2, sizeof x);
     print_message("Rosenbrock: f %.4g -> %.4g\n", rep.f_before, rep.f_after);
 }
@@ -98,21 +100,24 @@ static void polish_should_never_return_a_worse_point(void **state) {
     /* At the minimum of a quadratic in the box: nothing to gain, x0 back bit for bit. */
     fn_ctx q = {.kind = 0, .n = 2, .lo = {-1, 2.4}, .hi = {1, 2.6}};
     const double m[2] = {0.3, 2.5};
-    assert_int_equal(
-        mlc_polish_run(2, q.lo, q.hi, m, NAN, 10, fn_eval, &q, x, NULL, NULL, &rep, NULL), MLC_OK);
+    assert_int_equal(mlc_polish_run(&(mlc_polish_def){2, q.lo, q.hi, 10, fn_eval, &q}, m, NAN, x,
+                                    NULL, NULL, &rep, NULL),
+                     MLC_OK);
     assert_memory_equal(x, m, sizeof m);
     assert_true(rep.f_after == rep.f_before);
     /* A step function: zero differences inside a plateau, no step taken. */
     fn_ctx r = {.kind = 2, .n = 2, .lo = {0, 0}, .hi = {1, 1}};
     const double p[2] = {0.6, 0.6};
-    assert_int_equal(
-        mlc_polish_run(2, r.lo, r.hi, p, NAN, 10, fn_eval, &r, x, NULL, NULL, &rep, NULL), MLC_OK);
+    assert_int_equal(mlc_polish_run(&(mlc_polish_def){2, r.lo, r.hi, 10, fn_eval, &r}, p, NAN, x,
+                                    NULL, NULL, &rep, NULL),
+                     MLC_OK);
     assert_true(rep.f_after <= rep.f_before);
     assert_true(fn_value(&r, x) <= fn_value(&r, p));
     /* NaN everywhere: the start stays, whatever f0 was said to be. */
     fn_ctx n = {.kind = 3, .n = 2, .lo = {0, 0}, .hi = {1, 1}};
-    assert_int_equal(
-        mlc_polish_run(2, n.lo, n.hi, p, 0.5, 5, fn_eval, &n, x, NULL, NULL, &rep, NULL), MLC_OK);
+    assert_int_equal(mlc_polish_run(&(mlc_polish_def){2, n.lo, n.hi, 5, fn_eval, &n}, p, 0.5, x,
+                                    NULL, NULL, &rep, NULL),
+                     MLC_OK);
     assert_memory_equal(x, p, sizeof p);
     assert_true(rep.f_after == 0.5);
 }

@@ -3,6 +3,7 @@
  * that writes works in its own fresh temporary directory, removed afterwards. */
 #include "test_util.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>

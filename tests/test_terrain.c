@@ -459,9 +459,55 @@ static void bdf2_drop_should_not_gain_energy(void **state) {
     assert_true(bdf.deepest > -0.025);
 }
 
+/* contact.model's table: every model's name parses back to it, the equality model needs the
+ * flat ground and has no pushing forces, and a model is refused where its table says so (the
+ * equality model on a slope, a value outside the enum) with a message naming the model. */
+static void contact_models_should_follow_their_table(void **state) {
+    (void)state;
+    for (int m = 0; m < MLC_CONTACT_MODELS; m++)
+        assert_int_equal(mlc_contact_model_parse(mlc_contact_model_name((mlc_contact_model)m)), m);
+    assert_int_equal(mlc_contact_model_parse("equality"), MLC_CONTACT_EQUALITY);
+    assert_int_equal(mlc_contact_model_parse("complementarity"), MLC_CONTACT_COMPLEMENTARITY);
+    assert_int_equal(mlc_contact_model_parse("Equality"), -1);
+    assert_int_equal(mlc_contact_model_parse(NULL), -1);
+    assert_string_equal(mlc_contact_model_name((mlc_contact_model)7), "unknown");
+    assert_int_equal(mlc_contact_model_any_terrain(MLC_CONTACT_COMPLEMENTARITY), 1);
+    assert_int_equal(mlc_contact_model_any_terrain(MLC_CONTACT_EQUALITY), 0);
+    assert_int_equal(mlc_contact_model_forces(MLC_CONTACT_COMPLEMENTARITY), 1);
+    assert_int_equal(mlc_contact_model_forces(MLC_CONTACT_EQUALITY), 0);
+
+    tsim t = {0};
+    test_box_mesh(2, 2, 2, 0.25, &t.mesh);
+    mlc_err err;
+    assert_int_equal(mlc_fem_init(&t.fem, &t.mesh, &err), MLC_OK);
+    tsub_build(&t.mesh, &t.fem, 4, 0, 4, 8, &t.sub);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    assert_int_equal(set.contact_model, MLC_CONTACT_COMPLEMENTARITY);
+    mlc_terrain ter;
+    const double dir[3] = {1, 0, 0};
+    assert_int_equal(mlc_terrain_init(&ter, 0, 0.5, 10, 1, dir, NULL, 0, &err), MLC_OK);
+    set.terrain = &ter;
+    set.contact_model = MLC_CONTACT_EQUALITY;
+    mlc_model *mod = NULL;
+    assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &t.sub, &set, &mod, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "\"equality\" works on the flat ground only"));
+    set.terrain = NULL; /* the flat ground: accepted */
+    assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &t.sub, &set, &mod, &err), MLC_OK);
+    mlc_model_destroy(mod);
+    set.contact_model = (mlc_contact_model)MLC_CONTACT_MODELS;
+    assert_int_equal(mlc_model_create(&t.mesh, &t.fem, &t.sub, &set, &mod, &err), MLC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown contact model"));
+    mlc_terrain_free(&ter);
+    tsub_free(&t.sub);
+    mlc_fem_free(&t.fem);
+    mlc_mesh_free(&t.mesh);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(terrain_should_give_distances_and_normals),
+        cmocka_unit_test(contact_models_should_follow_their_table),
         cmocka_unit_test(heightfield_should_interpolate_and_name_bad_lines),
         cmocka_unit_test(block_should_slide_on_a_slope_only_below_the_critical_friction),
         cmocka_unit_test(euler_on_flat_ground_should_be_unchanged),

@@ -1,6 +1,7 @@
 /* make_manpage.c: writes the modalloco(1) manual page to stdout. The configuration section
- * is generated from mlc_config_keys[], the same table the program validates against, so the
- * page lists every setting with its real default and range. Built and run by CMake. */
+ * is generated from the modules' key tables (keys.h), the same rows the program validates
+ * against, so the page lists every setting with its real default and range. Built and run by CMake.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -156,22 +157,23 @@ int main(void) {
           "A JSON object of sections; every key optional (defaults below). A top\\-level\n"
           "\"comment\" (string or array of strings) is ignored.\n",
           stdout);
-    for (int i = 0; i < mlc_config_nkeys; i++) {
-        const mlc_config_key *k = &mlc_config_keys[i];
-        fputs(".TP\n.B ", stdout);
-        roff(k->name);
-        fputs("\n", stdout);
-        roff(k->meaning);
-        fputs(". Type ", stdout);
-        roff(k->type_name);
-        fputs(", default ", stdout);
-        roff(k->default_json);
-        if (k->range && k->range[0]) {
-            fputs(", valid ", stdout);
-            roff(k->range);
+    for (int s = 0; s < mlc_config_nsections; s++)
+        for (int i = 0; i < mlc_config_sections[s].keys->nkeys; i++) {
+            const mlc_key *k = &mlc_config_sections[s].keys->keys[i];
+            fputs(".TP\n.B ", stdout);
+            roff(k->name);
+            fputs("\n", stdout);
+            roff(k->meaning);
+            fputs(". Type ", stdout);
+            roff(k->type_name);
+            fputs(", default ", stdout);
+            roff(k->default_json);
+            if (k->range && k->range[0]) {
+                fputs(", valid ", stdout);
+                roff(k->range);
+            }
+            fputs(".\n", stdout);
         }
-        fputs(".\n", stdout);
-    }
     fputs(tail, stdout);
     return 0;
 }

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base_testing.h"
 #include "detmath.h"
+#include "testing/base_testing.h"
 
 const char *mlc_strerror(mlc_status s) {
     switch (s) {

@@ -1,5 +1,5 @@
-/* cpu.c: the kernel-path decision (cpu_internal.h), made once per process. */
-#include "cpu_internal.h"
+/* cpu.c: the kernel-path decision (cpu.h), made once per process. */
+#include "cpu.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "cpu_internal.h"
+#include "cpu.h"
 
 /* π/2 = PIO2_1 + PIO2_2 + PIO2_3: the first two hold 33 bits, so k·PIO2_1 and k·PIO2_2 are
  * exact for |k| < 2^20. */

@@ -27,7 +27,7 @@
 double mlc_sin(double x);
 double mlc_cos(double x);
 /* y[i] = mlc_sin(x[i]) for i < n, the same bits, faster for many arguments (AVX2 where the
- * process runs the AVX2 kernels, cpu_internal.h). x and y may be the same array. */
+ * process runs the AVX2 kernels, cpu.h). x and y may be the same array. */
 void mlc_sin_n(const double *x, double *y, int n);
 double mlc_exp(double x);
 double mlc_log(double x);

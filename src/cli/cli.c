@@ -14,6 +14,7 @@
 
 #include "budget.h"
 #include "commands.h"
+#include "config_input.h"
 #include "dist.h"
 
 static const char *program_help =
@@ -195,6 +196,30 @@ int mlc_cli_fail(mlc_status s, const mlc_err *err) {
     return mlc_exit_code(s);
 }
 
+static void sink_say(void *user, int to_stdout, const char *text) {
+    (void)user;
+    fputs(text, to_stdout ? stdout : stderr);
+}
+
+static int sink_fail(void *user, mlc_status s, const mlc_err *err) {
+    (void)user;
+    return mlc_cli_fail(s, err);
+}
+
+mlc_sink mlc_cli_sink(void) {
+    mlc_sink k = {NULL, sink_say, sink_fail, isatty(STDERR_FILENO)};
+    return k;
+}
+
+int mlc_cli_print_json(cJSON *o) {
+    char *text = o ? cJSON_Print(o) : NULL;
+    cJSON_Delete(o);
+    if (!text) return mlc_cli_fail(MLC_ENOMEM, NULL);
+    puts(text);
+    cJSON_free(text);
+    return 0;
+}
+
 static int usage_error(const char *command, const char *fmt, const char *arg) {
     fprintf(stderr, "modalloco: ");
     fprintf(stderr, fmt, arg);
@@ -212,18 +237,8 @@ static int parse_long(const char *s, long long lo, long long hi, long long *out)
 }
 
 mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_err *err) {
-    mlc_status s;
-    mlc_config_defaults(cfg);
-    if (opt->input) {
-        size_t n = strlen(opt->input);
-        if (n >= 5 && strcmp(opt->input + n - 5, ".json") == 0) {
-            if ((s = mlc_config_load_file(cfg, opt->input, err)) != MLC_OK) return s;
-        } else {
-            if (n >= sizeof cfg->mesh.path)
-                return mlc_errf(err, MLC_EINVAL, "mesh path too long: %s", opt->input);
-            snprintf(cfg->mesh.path, sizeof cfg->mesh.path, "%s", opt->input);
-        }
-    }
+    mlc_status s = mlc_config_input(cfg, opt->input, err);
+    if (s != MLC_OK) return s;
     for (int i = 0; i < opt->nsets; i++)
         if ((s = mlc_config_set(cfg, opt->sets[i], err)) != MLC_OK) return s;
     if (opt->seed_set) cfg->cmaes.seed = (int)opt->seed;
@@ -267,11 +282,7 @@ static int print_version(void) {
 #else
     printf("features: (no openmp)");
 #endif
-#ifdef MLC_HAVE_MPI
-    printf(" mpi\n");
-#else
-    printf(" (no mpi)\n");
-#endif
+    printf(mlc_dist_compiled() ? " mpi\n" : " (no mpi)\n");
     return 0;
 }
 
@@ -640,8 +651,9 @@ static int cmd_completion(const mlc_cli_options *opt) {
             "# commands, each command's options, and configuration keys after --set.\n"
             "_modalloco_keys=\"",
             MLC_VERSION);
-    for (int i = 0; i < mlc_config_nkeys; i++)
-        fprintf(f, "%s%s", i ? " " : "", mlc_config_keys[i].name);
+    for (int s = 0; s < mlc_config_nsections; s++)
+        for (int i = 0; i < mlc_config_sections[s].keys->nkeys; i++)
+            fprintf(f, "%s%s", s || i ? " " : "", mlc_config_sections[s].keys->keys[i].name);
     fputs("\"\n_modalloco_commands=\"", f);
     for (int k = 0; k < NCOMMANDS; k++)
         fprintf(f, "%s%s", k ? " " : "", commands[k].name);

@@ -1,138 +1,14 @@
-/* cmd_info.c: `modalloco info MESH [--json]`: read, validate, repair and describe a mesh. */
-#include <inttypes.h>
+/* cmd_info.c: `modalloco info MESH [--json]`: read, validate, repair and describe a mesh
+ * (job/mesh_info.h); a report or one JSON object on stdout. */
 #include <stdio.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "commands.h"
-#include "mesh.h"
-#include "output.h"
-#include "regions.h"
-#include "rollout_io.h"
-
-static cJSON *vec3(const double *v) {
-    cJSON *a = cJSON_CreateArray();
-    for (int k = 0; k < 3; k++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
-    return a;
-}
-
-/* Guessing the up axis from the geometry: with each of the six axis directions up, does the
- * body stand, its centre of mass above the support polygon of its lowest region, and how far
- * is it from tipping over (mlc_mesh_support)? On the meshes tried (the bundled quadruped and
- * critter, cat, penguin, spot, blub) the largest margin is the axis they stand on; the area of
- * flat support is not (the voxel quadruped's flank has 4.5 times its feet's area). */
-static const char *const axis_names[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
-#define SUPPORT_BAND 0.02 /* the contact region: 2% of the extent above the lowest point */
-/* A suggestion needs a body that clearly stands on it: blub, a round fish, balances on none
- * of the axes (its best margin is 0.0002 extents). */
-#define SUPPORT_MIN_MARGIN 0.02 /* × extent */
-
-/* Index into axis_names of the direction with the largest margin; -1 when out of memory. */
-static int likely_up(const mlc_mesh *mesh, mlc_mesh_support sup[6]) {
-    int best = 0;
-    for (int i = 0; i < 6; i++) {
-        double d[3] = {0, 0, 0};
-        d[i / 2] = i % 2 ? -1.0 : 1.0;
-        if (mlc_mesh_support_compute(mesh, d, SUPPORT_BAND, &sup[i]) != MLC_OK) return -1;
-        if (sup[i].margin > sup[best].margin) best = i;
-    }
-    return best;
-}
-
-static void up_text(const mlc_config *cfg, char *buf, size_t cap) {
-    const double *u = cfg->mesh.up_vector;
-    if (cfg->mesh.up[0])
-        snprintf(buf, cap, "%s", cfg->mesh.up);
-    else
-        snprintf(buf, cap, "[%.9g, %.9g, %.9g]", u[0], u[1], u[2]);
-}
-
-/* What `info` found, shared by its JSON and its text output. */
-typedef struct mesh_info {
-    const char *file;
-    const mlc_config *cfg;
-    const mlc_mesh *mesh;
-    mlc_mesh_report rep;
-    mlc_mesh_stats st;
-    mlc_transform tf;
-    char checksum[32], up[96];
-    mlc_regions regions;     /* the labels the file carries */
-    mlc_mesh_support sup[6]; /* with each axis of axis_names up */
-    mlc_mesh_support sup_up; /* with mesh.up up */
-    int best, clear;         /* the steadiest axis, and whether it clearly stands on it */
-    double t_read;
-} mesh_info;
-
-/* `info --json`: everything as one JSON object on stdout. */
-static void print_json(const mesh_info *in) {
-    const mlc_mesh_report *rep = &in->rep;
-    const mlc_mesh_stats *st = &in->st;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "file", in->file);
-    cJSON_AddStringToObject(o, "format", rep->format);
-    cJSON_AddBoolToObject(o, "tetrahedralized", rep->tetrahedralized);
-    cJSON_AddNumberToObject(o, "vertices", in->mesh->nv);
-    cJSON_AddNumberToObject(o, "tets", in->mesh->nt);
-    cJSON_AddNumberToObject(o, "boundary_faces", in->mesh->nf);
-    cJSON_AddNumberToObject(o, "volume", st->volume);
-    cJSON_AddItemToObject(o, "bbox_min", vec3(st->bbox_min));
-    cJSON_AddItemToObject(o, "bbox_max", vec3(st->bbox_max));
-    const mlc_json_field quality[] = {{"min_tet_volume", st->min_tet_volume},
-                                      {"max_tet_volume", st->max_tet_volume},
-                                      {"min_dihedral_deg", st->min_dihedral_deg},
-                                      {"max_dihedral_deg", st->max_dihedral_deg},
-                                      {"flipped_tets", rep->flipped_tets},
-                                      {"dropped_vertices", rep->dropped_vertices},
-                                      {"components", rep->components}};
-    mlc_json_add_numbers(o, quality, (int)(sizeof quality / sizeof quality[0]));
-    if (in->regions.nregions > 0) { /* the file's tet labels, ascending */
-        cJSON *lab = cJSON_AddArrayToObject(o, "region_labels");
-        for (int i = 0; i < in->regions.nregions; i++)
-            cJSON_AddItemToArray(lab, cJSON_CreateNumber(in->regions.label[i]));
-    } else {
-        cJSON_AddNullToObject(o, "region_labels");
-    }
-    cJSON_AddNumberToObject(o, "zero_volume_threshold", rep->min_volume_threshold);
-    if (rep->surface_checked) {
-        const mlc_surface_check *c = &rep->surface;
-        cJSON *sc = cJSON_AddObjectToObject(o, "surface_check");
-        const mlc_json_field f[] = {{"boundary_edges", c->boundary_edges},
-                                    {"nonmanifold_edges", c->nonmanifold_edges},
-                                    {"degenerate_triangles", c->degenerate},
-                                    {"components", c->components},
-                                    {"misoriented_edges", c->misoriented_edges},
-                                    {"dropped_triangles", rep->dropped_triangles}};
-        mlc_json_add_numbers(sc, f, (int)(sizeof f / sizeof f[0]));
-    }
-    if (in->cfg->mesh.up[0])
-        cJSON_AddStringToObject(o, "up", in->cfg->mesh.up);
-    else
-        cJSON_AddItemToObject(o, "up", vec3(in->cfg->mesh.up_vector));
-    cJSON *so = cJSON_AddObjectToObject(o, "support");
-    for (int i = 0; i < 6; i++) {
-        cJSON *e = cJSON_AddObjectToObject(so, axis_names[i]);
-        cJSON_AddNumberToObject(e, "polygon", in->sup[i].polygon);
-        cJSON_AddNumberToObject(e, "margin", in->sup[i].margin);
-    }
-    if (in->clear)
-        cJSON_AddStringToObject(o, "likely_up", axis_names[in->best]);
-    else
-        cJSON_AddNullToObject(o, "likely_up");
-    mlc_json_add_transform(o, &in->tf);
-    cJSON_AddStringToObject(o, "checksum", in->checksum);
-    cJSON_AddNumberToObject(o, "read_seconds", in->t_read);
-    char *text = cJSON_Print(o);
-    if (text) {
-        puts(text);
-        cJSON_free(text);
-    }
-    cJSON_Delete(o);
-}
+#include "mesh_info.h"
 
 /* The text report's lines on the regions and the surface check. */
-static void print_regions_surface(const mesh_info *in) {
+static void print_regions_surface(const mlc_mesh_info *in) {
     const mlc_mesh_report *rep = &in->rep;
     if (in->regions.nregions > 0) {
         printf("region labels     %d in the file:", in->regions.nregions);
@@ -163,15 +39,15 @@ static double pz(double x) {
     return x == 0 ? 0.0 : x;
 }
 
-static void print_text(const mesh_info *in) {
+static void print_text(const mlc_mesh_info *in) {
     const mlc_mesh_report *rep = &in->rep;
     const mlc_mesh_stats *st = &in->st;
     const mlc_transform *tf = &in->tf;
     printf("file              %s (%s%s)\n", in->file, rep->format,
            rep->tetrahedralized ? ", tetrahedralized with tetgen" : "");
-    printf("vertices          %d\n", in->mesh->nv);
-    printf("tets              %d\n", in->mesh->nt);
-    printf("boundary faces    %d\n", in->mesh->nf);
+    printf("vertices          %d\n", in->mesh.nv);
+    printf("tets              %d\n", in->mesh.nt);
+    printf("boundary faces    %d\n", in->mesh.nf);
     printf("volume            %.6g\n", st->volume);
     printf("bounding box      [%.6g, %.6g, %.6g] .. [%.6g, %.6g, %.6g]\n", pz(st->bbox_min[0]),
            pz(st->bbox_min[1]), pz(st->bbox_min[2]), pz(st->bbox_max[0]), pz(st->bbox_max[1]),
@@ -186,7 +62,7 @@ static void print_text(const mesh_info *in) {
      * a flank a little more steadily (the voxel quadruped does). */
     char steadier[64] = "";
     if (in->clear && in->sup[in->best].margin > in->sup_up.margin)
-        snprintf(steadier, sizeof steadier, "; steadiest on %s", axis_names[in->best]);
+        snprintf(steadier, sizeof steadier, "; steadiest on %s", mlc_mesh_info_axis(in->best));
     printf("up axis           %s (mesh.up; the body %s%s)\n", in->up,
            in->sup_up.margin > 0 ? "stands on it" : "tips over", steadier);
     const double *R = tf->rotate;
@@ -204,61 +80,28 @@ static void print_text(const mesh_info *in) {
     printf("checksum          %s\n", in->checksum);
 }
 
-/* The support with every axis up and with mesh.up up, the steadiest axis and whether the body
- * clearly stands on it; warns only when the body tips over on the configured axis and clearly
- * stands on another. */
-static mlc_status assess_support(mesh_info *in) {
-    in->best = likely_up(in->mesh, in->sup);
-    if (in->best < 0 ||
-        mlc_mesh_support_compute(in->mesh, in->cfg->mesh.up_vector, SUPPORT_BAND, &in->sup_up))
-        return MLC_ENOMEM;
-    double ext = 0;
-    for (int k = 0; k < 3; k++)
-        ext = MLC_MAX(ext, in->st.bbox_max[k] - in->st.bbox_min[k]);
-    in->clear = in->sup[in->best].margin > SUPPORT_MIN_MARGIN * ext;
-    const char *b = axis_names[in->best];
-    if (!(in->sup_up.margin > 0) && in->clear)
-        fprintf(stderr,
-                "modalloco: warning: %s: with mesh.up = %s the body tips over (its "
-                "centre of mass is outside its support); the mesh may stand on %c%c: try --set "
-                "mesh.up=%s\n",
-                in->file, in->up, b[0] == '+' ? '-' : '+', b[1], b);
-    return MLC_OK;
-}
-
 int mlc_cmd_info(const mlc_cli_options *opt) {
     mlc_err err = {0};
     mlc_config cfg;
     mlc_status s = mlc_cli_load_config(opt, &cfg, &err);
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
-    mlc_mesh mesh = {0};
-    mesh_info in;
-    memset(&in, 0, sizeof in);
-    in.file = opt->input, in.cfg = &cfg, in.mesh = &mesh;
-    double t0 = mlc_now();
-    s = mlc_mesh_read(opt->input, &mesh, &in.rep, &err);
-    if (s == MLC_EIO) s = MLC_EINVAL; /* unreadable input is an input error (exit 2) */
-    if (s != MLC_OK) return mlc_cli_fail(s, &err);
-    in.t_read = mlc_now() - t0;
-    mlc_mesh_compute_stats(&mesh, &in.st);
-    in.tf =
-        mlc_mesh_prepare_transform(&mesh, cfg.mesh.up_vector, cfg.mesh.normalize, cfg.mesh.extent);
-    snprintf(in.checksum, sizeof in.checksum, "%016" PRIx64,
-             mlc_mesh_oriented_checksum(&mesh, &in.tf));
-    up_text(&cfg, in.up, sizeof in.up);
-    /* The labels the file carries (regions.h: the body regions when no other source is set). */
-    if ((mesh.tet_tag &&
-         mlc_regions_from_labels(mesh.nt, mesh.tet_tag, "mesh", &in.regions, &err) != MLC_OK) ||
-        assess_support(&in) != MLC_OK) {
-        mlc_regions_free(&in.regions);
-        mlc_mesh_free(&mesh);
-        return mlc_cli_fail(MLC_ENOMEM, NULL);
+    mlc_sink sink = mlc_cli_sink();
+    mlc_mesh_info in;
+    if ((s = mlc_mesh_info_run(opt->input, &cfg, &sink, &in, &err)) != MLC_OK) {
+        mlc_mesh_info_free(&in);
+        return mlc_cli_fail(s, &err);
     }
-    if (opt->json)
-        print_json(&in);
-    else
+    if (opt->json) { /* everything as one JSON object */
+        cJSON *o = mlc_mesh_info_json(&in);
+        char *text = o ? cJSON_Print(o) : NULL;
+        if (text) {
+            puts(text);
+            cJSON_free(text);
+        }
+        cJSON_Delete(o);
+    } else {
         print_text(&in);
-    mlc_regions_free(&in.regions);
-    mlc_mesh_free(&mesh);
+    }
+    mlc_mesh_info_free(&in);
     return 0;
 }

@@ -1,236 +1,26 @@
-/* cmd_modes.c: `modalloco modes`: compute the subspaces (docs/method.md §3–5) and write what a user
- * needs to inspect them: modes.json, a surface cache oscillating in each vibration mode,
- * vertex-coloured PLYs of the skinning weights and cluster labels, and a VTK file. */
-#include <math.h>
+/* cmd_modes.c: `modalloco modes`: the subspaces and the files to inspect them (job/modes_job.h);
+ * their eigenvalues, modes, regions and clusters on stdout. */
 #include <stdio.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "commands.h"
-#include "output.h"
-#include "rollout_io.h"
-
-#define MODE_FRAMES 48 /* frames of one oscillation cycle in mode_I.pc2 */
-
-static cJSON *num_array(const double *v, int n) {
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
-    return a;
-}
-static cJSON *int_array(const int *v, int n) {
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
-    return a;
-}
-
-static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, const mlc_config *cfg,
-                                   mlc_err *err) {
-    const mlc_subspace *s = &p->sub;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "mesh", p->mesh_path);
-    cJSON_AddNumberToObject(o, "vertices", p->mesh.nv);
-    cJSON_AddNumberToObject(o, "tets", p->mesh.nt);
-    mlc_json_add_transform(o, &p->transform);
-    cJSON_AddItemToObject(o, "skinning_eigenvalues", num_array(s->skin_eval, s->w));
-    cJSON_AddItemToObject(o, "rigid_eigenvalues", num_array(s->rigid_eval, 6));
-    cJSON_AddItemToObject(o, "vibration_modes", int_array(s->mode_index, s->m));
-    cJSON_AddItemToObject(o, "vibration_eigenvalues", num_array(s->vib_eval, s->m));
-    double fr[MLC_SUBSPACE_MAX_ACTUATED], amax[MLC_SUBSPACE_MAX_ACTUATED];
-    int na = mlc_subspace_amplitude_limits(s, cfg->actuation.amplitude_p, amax);
-    /* Eigenvalues are for unit μ and unit density: ω² = λ μ / ρ for the material given. */
-    for (int i = 0; i < na; i++)
-        fr[i] =
-            sqrt(fmax(s->vib_eval[i], 0) * cfg->material.mu / cfg->material.density) / (2 * MLC_PI);
-    cJSON_AddItemToObject(o, "frequencies_hz", num_array(fr, na));
-    cJSON_AddItemToObject(o, "amplitude_limits", num_array(amax, na));
-    /* Local modes (docs/method.md): the region of every actuation mode (−1 = global), the
-     * number of regions, the weight w (unit material, and in 1/s² for this material) and each
-     * mode's share of motion outside its region. */
-    cJSON_AddItemToObject(o, "mode_regions", int_array(s->mode_region, s->m));
-    cJSON_AddNumberToObject(o, "regions", s->nregions);
-    if (s->nregions > 0) {
-        cJSON_AddNumberToObject(o, "localization_weight", s->local_weight);
-        cJSON_AddNumberToObject(o, "localization_weight_per_s2",
-                                s->local_weight * cfg->material.mu / cfg->material.density);
-        cJSON_AddItemToObject(o, "outside_fractions", num_array(s->vib_frac, s->m));
-        cJSON_AddNumberToObject(o, "orthonormalization_gram_min", s->local_gram_min);
-        cJSON_AddNumberToObject(o, "orthonormalization_spread_max", s->local_spread_max);
-    }
-    int sizes[4096];
-    int nc = MLC_MIN(s->ncp, 4096);
-    memset(sizes, 0, sizeof sizes);
-    for (int e = 0; e < s->nt; e++)
-        if (s->cluster[e] < nc) sizes[s->cluster[e]]++;
-    cJSON_AddItemToObject(o, "cluster_sizes", int_array(sizes, nc));
-    cJSON_AddNumberToObject(o, "actuation_clusters", s->nca);
-    /* Body regions (regions.h): how many, where from, their labels and sizes in tets. */
-    const mlc_regions *rg = &p->regions;
-    cJSON_AddNumberToObject(o, "regions", rg->nregions);
-    cJSON_AddStringToObject(o, "region_source", rg->source);
-    cJSON_AddItemToObject(o, "region_labels", int_array(rg->label, rg->nregions));
-    int *rsz = mlc_calloc((size_t)rg->nregions, sizeof(int));
-    if (rsz) {
-        for (int e = 0; e < rg->nt; e++)
-            rsz[rg->tet_region[e]]++;
-        cJSON_AddItemToObject(o, "region_tets", int_array(rsz, rg->nregions));
-        mlc_free(rsz);
-    }
-    cJSON_AddItemToObject(o, "contact_samples", int_array(s->samples, s->ns));
-    cJSON *t = cJSON_AddObjectToObject(o, "timings");
-    const mlc_json_field f[] = {{"mesh", p->t_mesh},
-                                {"fem", p->t_fem},
-                                {"subspace_total", p->t_subspace},
-                                {"skinning_modes", s->t_skinning},
-                                {"vibration_modes", s->t_vibration}};
-    mlc_json_add_numbers(t, f, (int)(sizeof f / sizeof f[0]));
-    if (s->nregions > 0) cJSON_AddNumberToObject(t, "local_modes", s->t_local);
-    cJSON_AddNumberToObject(t, "clusters", s->t_clusters);
-    cJSON_AddNumberToObject(t, "contact_samples", s->t_samples);
-    if (s->skin_attempts > 0 || s->vib_attempts > 0) { /* solved here (docs/scaling.md) */
-        const mlc_json_field ph[] = {
-            {"skinning_analyze", s->t_skin_analyze},     {"skinning_factor", s->t_skin_factor},
-            {"skinning_lanczos", s->t_skin_iterate},     {"skinning_solves", s->skin_solves},
-            {"skinning_factor_nnz", s->skin_factor_nnz}, {"vertex_ordering", s->t_vib_order},
-            {"vibration_analyze", s->t_vib_analyze},     {"vibration_factor", s->t_vib_factor},
-            {"vibration_lanczos", s->t_vib_iterate},     {"vibration_solves", s->vib_solves},
-            {"vibration_factor_nnz", s->vib_factor_nnz}};
-        mlc_json_add_numbers(cJSON_AddObjectToObject(t, "phases"), ph,
-                             (int)(sizeof ph / sizeof ph[0]));
-    }
-    cJSON_AddBoolToObject(o, "from_cache", p->cache_used);
-    cJSON_AddStringToObject(o, "cholmod_ordering", s->ordering);
-    if (s->vib_attempts > 0) { /* computed here, not read from the cache */
-        cJSON *c = cJSON_AddObjectToObject(o, "vibration_check");
-        const mlc_json_field cf[] = {{"attempts", s->vib_attempts},
-                                     {"shift", s->vib_shift},
-                                     {"residual", s->vib_residual},
-                                     {"orthogonality", s->vib_orthogonality}};
-        mlc_json_add_numbers(c, cf, (int)(sizeof cf / sizeof cf[0]));
-    }
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory");
-    char *full = mlc_malloc(strlen(text) + 2);
-    if (!full) {
-        cJSON_free(text);
-        return mlc_errf(err, MLC_ENOMEM, "out of memory");
-    }
-    sprintf(full, "%s\n", text);
-    cJSON_free(text);
-    mlc_status st = mlc_write_text_atomic(path, full, err);
-    mlc_free(full);
-    return st;
-}
+#include "modes_job.h"
 
 int mlc_cmd_modes(const mlc_cli_options *opt) {
     mlc_err err = {0};
     mlc_config cfg;
     mlc_pipeline p;
     memset(&p, 0, sizeof p);
-    int rc = 0, nsv = 0, *sv = NULL, *sf = NULL;
-    double *xyz = NULL, *rest = NULL, *scal = NULL;
-    unsigned char *rgb = NULL;
-    char path[MLC_CONFIG_PATH_MAX + 64];
+    mlc_sink sink = mlc_cli_sink();
+    p.note = mlc_sink_note, p.note_user = &sink;
     mlc_status s = mlc_cli_load_config(opt, &cfg, &err);
     if (s != MLC_OK) return mlc_cli_fail(s, &err);
-    if ((s = mlc_pipeline_subspaces(&p, &cfg, &err)) != MLC_OK) goto fail;
+    if ((s = mlc_modes_job(&p, &cfg, opt->force, &err)) != MLC_OK) {
+        mlc_pipeline_free(&p);
+        return mlc_cli_fail(s, &err);
+    }
     const char *dir = cfg.output.dir;
-    if ((s = mlc_prepare_out_dir(dir, &cfg, opt->force, &err)) != MLC_OK) goto fail;
-    snprintf(path, sizeof path, "%s/modes.json", dir);
-    if ((s = write_modes_json(path, &p, &cfg, &err)) != MLC_OK) goto fail;
-
-    const mlc_mesh *m = &p.mesh;
     const mlc_subspace *sub = &p.sub;
-    if ((s = mlc_mesh_surface(m, &nsv, &sv, &sf)) != MLC_OK) goto oom;
-    xyz = mlc_malloc(3 * (size_t)nsv * sizeof(double));
-    rest = mlc_malloc(3 * (size_t)nsv * sizeof(double));
-    scal = mlc_malloc((size_t)MLC_MAX(nsv, m->nv) * sizeof(double));
-    rgb = mlc_malloc(3 * (size_t)MLC_MAX(nsv, m->nv) * sizeof(unsigned char));
-    if (!xyz || !rest || !scal || !rgb) goto oom;
-    for (int i = 0; i < nsv; i++)
-        for (int k = 0; k < 3; k++)
-            rest[3 * i + k] = m->X[3 * sv[i] + k];
-    snprintf(path, sizeof path, "%s/surface.obj", dir);
-    if ((s = mlc_obj_write(path, rest, nsv, sf, m->nf, "modalloco rest surface", &err)) != MLC_OK)
-        goto fail;
-
-    /* One oscillation cycle per vibration mode, at the amplitude limit a_max (strain p). */
-    double amax[MLC_SUBSPACE_MAX_ACTUATED];
-    int na = mlc_subspace_amplitude_limits(sub, cfg.actuation.amplitude_p, amax);
-    for (int i = 0; i < na; i++) {
-        double amp = amax[i];
-        mlc_pc2_writer w;
-        memset(&w, 0, sizeof w);
-        snprintf(path, sizeof path, "%s/mode_%d.pc2", dir, sub->mode_index[i]);
-        if ((s = mlc_pc2_begin(&w, path, nsv, &err)) != MLC_OK) goto fail;
-        const double *D = sub->D + (size_t)i * 3 * (size_t)m->nv;
-        for (int fr = 0; fr < MODE_FRAMES; fr++) {
-            double a = amp * sin(2 * MLC_PI * fr / MODE_FRAMES);
-            for (int v = 0; v < nsv; v++)
-                for (int k = 0; k < 3; k++)
-                    xyz[3 * v + k] = rest[3 * v + k] + a * D[3 * (size_t)sv[v] + k];
-            if ((s = mlc_pc2_frame(&w, xyz, &err)) != MLC_OK) {
-                mlc_pc2_abort(&w);
-                goto fail;
-            }
-        }
-        if ((s = mlc_pc2_end(&w, &err)) != MLC_OK) goto fail;
-    }
-    /* Skinning weights and clusters as vertex colours on the surface. */
-    for (int b = 0; b < sub->w; b++) {
-        for (int v = 0; v < nsv; v++)
-            scal[v] = sub->W[(size_t)b * m->nv + sv[v]];
-        mlc_colors_from_scalars(scal, nsv, 0, 0, rgb);
-        snprintf(path, sizeof path, "%s/weight_%d.ply", dir, b);
-        if ((s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err)) != MLC_OK) goto fail;
-    }
-    {
-        /* clusters.ply: a vertex takes the label of the first tet that uses it (clusters are
-         * contiguous, so this shows their shapes; subspace.vtk has the exact per-tet labels).
-         * regions.ply: a vertex takes the region holding most of the volume around it
-         * (mlc_regions_vertex). */
-        int *vl = mlc_malloc((size_t)m->nv * sizeof(int));
-        int *fl = mlc_malloc((size_t)(nsv ? nsv : 1) * sizeof(int));
-        if (!vl || !fl) {
-            mlc_free(vl);
-            mlc_free(fl);
-            goto oom;
-        }
-        for (int v = 0; v < m->nv; v++)
-            vl[v] = -1;
-        for (int e = 0; e < m->nt; e++)
-            for (int c = 0; c < 4; c++)
-                if (vl[m->T[4 * e + c]] < 0) vl[m->T[4 * e + c]] = sub->cluster[e];
-        for (int pass = 0; pass < 2 && s == MLC_OK; pass++) {
-            if (pass == 1 && (s = mlc_regions_vertex(&p.regions, m, &p.fem, vl, &err)) != MLC_OK)
-                break;
-            for (int v = 0; v < nsv; v++)
-                fl[v] = vl[sv[v]];
-            mlc_colors_from_labels(fl, nsv, rgb);
-            snprintf(path, sizeof path, "%s/%s.ply", dir, pass ? "regions" : "clusters");
-            s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, &err);
-        }
-        mlc_free(vl);
-        mlc_free(fl);
-        if (s != MLC_OK) goto fail;
-    }
-    {
-        mlc_vtk_scalars fields[32];
-        char names[32][16];
-        int nfld = MLC_MIN(sub->w, 32);
-        for (int b = 0; b < nfld; b++) {
-            snprintf(names[b], sizeof names[b], "weight_%d", b);
-            fields[b].name = names[b];
-            fields[b].values = sub->W + (size_t)b * m->nv;
-        }
-        snprintf(path, sizeof path, "%s/subspace.vtk", dir);
-        if ((s = mlc_vtk_write(path, m->X, m->nv, m->T, m->nt, fields, nfld, "cluster",
-                               sub->cluster, &err)) != MLC_OK)
-            goto fail;
-    }
     printf("skinning eigenvalues:");
     for (int b = 0; b < sub->w; b++)
         printf(" %.6g", sub->skin_eval[b]);
@@ -254,18 +44,6 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
     if (!opt->quiet)
         fprintf(stderr, "modalloco: mesh %.2f s, fem %.2f s, subspaces %.2f s%s; outputs in %s\n",
                 p.t_mesh, p.t_fem, p.t_subspace, p.cache_used ? " (cache)" : "", dir);
-    goto done;
-oom:
-    s = mlc_errf(&err, MLC_ENOMEM, "out of memory");
-fail:
-    rc = mlc_cli_fail(s, &err);
-done:
-    mlc_free(sv);
-    mlc_free(sf);
-    mlc_free(xyz);
-    mlc_free(rest);
-    mlc_free(scal);
-    mlc_free(rgb);
     mlc_pipeline_free(&p);
-    return rc;
+    return 0;
 }

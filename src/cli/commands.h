@@ -7,14 +7,11 @@
 
 #include "base.h"
 #include "config.h"
+#include "sink.h" /* MLC_FMA_NOTE */
+
+struct cJSON;
 
 #define MLC_CLI_MAX_SETS 256
-
-/* Printed by optimize and simulate when the step emulates its fused multiply-adds
- * (mlc_sim_fma_emulated). */
-#define MLC_FMA_NOTE                                                                               \
-    "modalloco: note: this CPU has no FMA instruction (or MLC_NO_FMA is set); the simulator "      \
-    "emulates it, with the same results, about 20 times slower (docs/architecture.md)\n"
 
 typedef struct mlc_cli_options {
     const char *command;
@@ -64,7 +61,7 @@ int mlc_cmd_optimize(const mlc_cli_options *opt);
  * a Slurm job array (--slurm FILE), or list them (--dry-run [--json]); summarize DIR...: one
  * CSV row per run on stdout, or with --out FILE.csv the per-run and grouped CSV, the plots,
  * a table of the groups (or --json) and with --gallery ROOT/index.html. See
- * src/cli/cmd_sweep.c and docs/cluster.md. */
+ * src/job/sweep.h and docs/cluster.md. */
 int mlc_cmd_sweep(const mlc_cli_options *opt);
 int mlc_cmd_summarize(const mlc_cli_options *opt);
 int mlc_cmd_view(const mlc_cli_options *opt);
@@ -77,5 +74,12 @@ mlc_status mlc_cli_print_result_json(const char *dir, int with_fullspace, mlc_er
 
 /* Print "modalloco: message" on stderr and return the exit code for the status. */
 int mlc_cli_fail(mlc_status s, const mlc_err *err);
+
+/* A job's sink (sink.h) on the terminal: results on stdout, the rest on stderr, failures
+ * through mlc_cli_fail. */
+mlc_sink mlc_cli_sink(void);
+
+/* A JSON document (owned, consumed; NULL means out of memory) on stdout; the exit code. */
+int mlc_cli_print_json(struct cJSON *o);
 
 #endif

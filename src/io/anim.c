@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "internal/png_parts.h"
 #include "output.h"
 #include "png.h"
 

@@ -8,7 +8,8 @@
  * on any host. Text formats use the C locale's '.' (modules never call setlocale).
  */
 #include "output.h"
-#include "output_testing.h"
+#include "internal/vtk_name.h"
+#include "testing/output_testing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -749,6 +750,15 @@ void mlc_base64_group(const unsigned char in[3], int n, char out[4]) {
 void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n) {
     for (int i = 0; i < n; i++)
         cJSON_AddNumberToObject(o, f[i].name, f[i].value);
+}
+
+cJSON *mlc_json_exact_number(double v) {
+    char buf[40];
+    if (isfinite(v))
+        snprintf(buf, sizeof buf, "%.17g", v);
+    else
+        snprintf(buf, sizeof buf, "null");
+    return cJSON_CreateRaw(buf);
 }
 
 double mlc_json_number(const struct cJSON *o, const char *name, double dflt) {

@@ -116,9 +116,6 @@ typedef struct mlc_vtk_scalars {
     const double *values;
 } mlc_vtk_scalars;
 
-/* 1 when s is a non-empty run of letters, digits, '_', '-', '.' (a safe VTK array name). */
-int mlc_vtk_name_ok(const char *s);
-
 /* ASCII legacy VTK unstructured grid of linear tets (cell type 10), with `npoint` point scalar
  * fields (may be 0) and an optional integer cell field (`cell_name`, `cell_data` nt values;
  * NULL for none). */
@@ -153,6 +150,13 @@ typedef struct mlc_json_field {
 struct cJSON;
 /* Add n number members {name: value} to the JSON object o, in order (cJSON's printing). */
 void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n);
+
+/* A JSON number that reads back as exactly v: printed with 17 significant digits ("%.17g"),
+ * where cJSON's own printing keeps 15 when they compare equal within a relative epsilon and
+ * so can drop the last bit (a replayed gait must get every bit back). null for NaN and ±∞.
+ * The item is owned by the caller (cJSON_Delete, or the object it is added to); NULL when out
+ * of memory. */
+struct cJSON *mlc_json_exact_number(double v);
 
 /* The number member `name` of the JSON object o (NULL o: none), or dflt when it is missing or
  * not a number. Names are case-sensitive. */

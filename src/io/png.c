@@ -1,6 +1,7 @@
 /* png.c: the PNG encoder: the chunks written here, the compressed stream and the CRCs from
  * zlib. See png.h. */
 #include "png.h"
+#include "internal/png_parts.h"
 
 #include <string.h>
 #include <zlib.h>

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "internal/vtk_name.h"
 #include "output.h"
 
 /* ---- base64 ------------------------------------------------------------------------------ */

@@ -27,7 +27,7 @@ static void measure_full(void *user, int frame, double time, const double *x, co
 int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int *fallback) {
     const mlc_sim_settings *set = mlc_model_settings(p->model);
     const mlc_terrain *ter = mlc_model_terrain(p->model);
-    const int surface_ok = (!ter || ter->flat) && !set->contact_equality;
+    const int surface_ok = (!ter || ter->flat) && mlc_contact_model_forces(set->contact_model);
     *fallback = cfg->reference.contact_samples == 0 && !surface_ok;
     return *fallback ? MLC_FULLSPACE_FALLBACK_SAMPLES : cfg->reference.contact_samples;
 }

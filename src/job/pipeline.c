@@ -6,6 +6,7 @@
 #include "objective.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +53,12 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->steps = cfg->sim.steps;
     s->iterations = cfg->sim.iterations;
     s->tolerance = cfg->sim.tolerance;
-    s->guess_previous = strcmp(cfg->sim.initial_guess, "previous") == 0;
+    s->guess_previous = cfg->sim.initial_guess == MLC_GUESS_PREVIOUS;
     memcpy(s->gravity, cfg->sim.gravity, sizeof s->gravity);
     s->contact = cfg->contact.enabled;
     s->damping = cfg->contact.damping;
-    s->projection_velocity = strcmp(cfg->contact.projection, "velocity") == 0;
-    s->contact_equality = strcmp(cfg->contact.model, "equality") == 0;
+    s->projection_velocity = cfg->contact.projection == MLC_PROJECTION_VELOCITY;
+    s->contact_model = (mlc_contact_model)cfg->contact.model; /* the names are in its order */
     s->rayleigh[0] = cfg->sim.rayleigh[0], s->rayleigh[1] = cfg->sim.rayleigh[1];
     s->push_speed = cfg->contact.push_speed;
     s->friction = cfg->contact.friction;
@@ -66,8 +67,7 @@ void mlc_pipeline_sim_settings(const mlc_config *cfg, mlc_sim_settings *s) {
     s->mu = cfg->material.mu;
     s->gamma = cfg->material.gamma;
     s->ramp = cfg->actuation.ramp;
-    s->integrator =
-        strcmp(cfg->sim.integrator, "bdf2") == 0 ? MLC_INTEGRATOR_BDF2 : MLC_INTEGRATOR_EULER;
+    s->integrator = cfg->sim.integrator; /* the names are in MLC_INTEGRATOR_*'s order */
     s->threads = cfg->parallel.threads;
 }
 
@@ -88,7 +88,7 @@ mlc_status mlc_pipeline_terrain(const mlc_config *cfg, mlc_terrain *t, mlc_err *
 
 void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settings *o) {
     memset(o, 0, sizeof *o);
-    o->kind = mlc_objective_kind_parse(cfg->objective.kind);
+    o->kind = cfg->objective.kind;
     /* The objective normalizes both vectors itself (objective.c). */
     memcpy(o->direction, cfg->objective.direction, sizeof o->direction);
     memcpy(o->forward,
@@ -96,7 +96,7 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
            sizeof o->forward);
     o->align = cfg->objective.align;
     o->upright = cfg->objective.upright;
-    o->align_mean = strcmp(cfg->objective.align_mode, "mean") == 0;
+    o->align_mean = cfg->objective.align_mode == MLC_ALIGN_MEAN;
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
     o->credible_gate = cfg->objective.credible_gate;
@@ -116,6 +116,18 @@ void mlc_pipeline_objective(const mlc_pipeline *p, const mlc_config *cfg,
     o->path = p->path;
     o->npath = p->npath;
     mlc_subspace_amplitude_limits(&p->sub, cfg->actuation.amplitude_p, o->a_max);
+}
+
+/* Format one note and hand it to the caller's callback (pipeline.h). */
+static void note(const mlc_pipeline *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const mlc_pipeline *p, const char *fmt, ...) {
+    if (!p->note) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    p->note(p->note_user, line);
 }
 
 void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s) {
@@ -204,25 +216,24 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
             p->t_subspace = mlc_now() - t0;
             return MLC_OK;
         }
-        if (mlc_file_exists(cache))
-            fprintf(stderr, "modalloco: recomputing the precompute cache: %s\n", cerr.msg);
+        if (mlc_file_exists(cache)) note(p, "recomputing the precompute cache: %s", cerr.msg);
     }
     if ((s = mlc_subspace_compute(&p->mesh, &p->fem, &ss, &p->sub, err)) != MLC_OK) return s;
     p->t_subspace = mlc_now() - t0;
     if (p->sub.skin_attempts > 1)
-        fprintf(stderr,
-                "modalloco: note: skinning modes: the first solve failed its check (%s); "
-                "solved again with shift %.3g\n",
-                p->sub.skin_note, p->sub.skin_shift);
+        note(p,
+             "note: skinning modes: the first solve failed its check (%s); "
+             "solved again with shift %.3g",
+             p->sub.skin_note, p->sub.skin_shift);
     if (p->sub.vib_attempts > 1)
-        fprintf(stderr,
-                "modalloco: note: vibration modes: the first solve failed its check (%s); "
-                "solved again with shift %.3g, relative residual %.1e\n",
-                p->sub.vib_note, p->sub.vib_shift, p->sub.vib_residual);
+        note(p,
+             "note: vibration modes: the first solve failed its check (%s); "
+             "solved again with shift %.3g, relative residual %.1e",
+             p->sub.vib_note, p->sub.vib_shift, p->sub.vib_residual);
     if (cache[0]) {
         mlc_err werr;
         if (mlc_subspace_cache_write(cache, key, &p->sub, &werr) != MLC_OK)
-            fprintf(stderr, "modalloco: warning: could not write the cache: %s\n", werr.msg);
+            note(p, "warning: could not write the cache: %s", werr.msg);
     }
     return MLC_OK;
 }
@@ -230,7 +241,7 @@ mlc_status mlc_pipeline_subspaces(mlc_pipeline *p, const mlc_config *cfg, mlc_er
 mlc_status mlc_pipeline_model(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {
     mlc_status s;
     /* The waypoints first: a bad path file fails before the precompute. */
-    if (!strcmp(cfg->objective.kind, "path") && !p->path &&
+    if (cfg->objective.kind == MLC_OBJ_PATH && !p->path &&
         (s = mlc_objective_path_read(cfg->objective.path, &p->path, &p->npath, err)) != MLC_OK)
         return s;
     if (!p->sub.W && (s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) return s;
@@ -256,11 +267,17 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
                         MLC_GAIT_MAX_MODES);
     double amax[MLC_SUBSPACE_MAX_ACTUATED];
     mlc_subspace_amplitude_limits(sub, cfg->actuation.amplitude_p, amax);
-    mlc_status s =
-        mlc_gait_space_init(g, sub->m, cfg->actuation.sinusoids, cfg->actuation.select, amax,
-                            cfg->actuation.period_range[0], cfg->actuation.period_range[1],
-                            cfg->actuation.phase_range[0], cfg->actuation.phase_range[1],
-                            cfg->actuation.fixed_periods, cfg->actuation.nfixed_periods, err);
+    const mlc_gait_def def = {.m = sub->m,
+                              .k = cfg->actuation.sinusoids,
+                              .q = cfg->actuation.select,
+                              .a_max = amax,
+                              .T_min = cfg->actuation.period_range[0],
+                              .T_max = cfg->actuation.period_range[1],
+                              .th_min = cfg->actuation.phase_range[0],
+                              .th_max = cfg->actuation.phase_range[1],
+                              .fixed_periods = cfg->actuation.fixed_periods,
+                              .nfixed = cfg->actuation.nfixed_periods};
+    mlc_status s = mlc_gait_space_init(g, &def, err);
     if (s != MLC_OK) return s;
     if (!p->mode_strain) {
         p->mode_strain = mlc_malloc((size_t)sub->nt * (size_t)sub->m * sizeof(double));
@@ -268,7 +285,7 @@ mlc_status mlc_pipeline_gait_space(mlc_pipeline *p, const mlc_config *cfg, mlc_g
         mlc_subspace_mode_strains(&p->mesh, &p->fem, sub, cfg->parallel.threads, p->mode_strain);
     }
     return mlc_gait_space_set_strain(g, sub->nt, p->mode_strain, cfg->actuation.amplitude_p,
-                                     strcmp(cfg->actuation.amplitude_bound, "combined") == 0, err);
+                                     cfg->actuation.amplitude_bound == MLC_BOUND_COMBINED, err);
 }
 
 void mlc_pipeline_free(mlc_pipeline *p) {
@@ -281,5 +298,9 @@ void mlc_pipeline_free(mlc_pipeline *p) {
     mlc_regions_free(&p->regions);
     mlc_fem_free(&p->fem);
     mlc_mesh_free(&p->mesh);
+    /* Empty again, but still reporting where the caller asked. */
+    const mlc_pipeline_note_fn fn = p->note;
+    void *user = p->note_user;
     memset(p, 0, sizeof *p);
+    p->note = fn, p->note_user = user;
 }

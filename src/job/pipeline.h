@@ -18,7 +18,14 @@
 #include "sim.h"
 #include "subspace.h"
 
+/* What the pipeline has to say that is not an error (a cache recomputed or not written, an
+ * eigen-solve done twice): one line, without a prefix or newline, e.g. "note: vibration modes:
+ * ...". Like every module below the commands, the pipeline prints nothing itself. */
+typedef void (*mlc_pipeline_note_fn)(void *user, const char *line);
+
 typedef struct mlc_pipeline {
+    mlc_pipeline_note_fn note; /* set by the caller before the first stage; NULL: notes dropped */
+    void *note_user;           /* passed to note */
     char mesh_path[MLC_CONFIG_PATH_MAX]; /* the file actually read (sample resolved) */
     mlc_mesh mesh;                       /* prepared (transformed) mesh */
     mlc_mesh_report report;

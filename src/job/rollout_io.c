@@ -148,17 +148,10 @@ void mlc_json_add_credibility(cJSON *o, const mlc_credibility *c) {
     cJSON_AddBoolToObject(b, "credible", c->credible);
 }
 
-/* %.17g: cJSON's own printing may drop the last bit of a double. */
-static cJSON *exact_num(double v) {
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.17g", v);
-    return cJSON_CreateRaw(isfinite(v) ? buf : "null");
-}
-
 static cJSON *exact_array(const double *v, int n) {
     cJSON *a = cJSON_CreateArray();
     for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, exact_num(v[i]));
+        cJSON_AddItemToArray(a, mlc_json_exact_number(v[i]));
     return a;
 }
 
@@ -167,7 +160,7 @@ void mlc_json_add_transform(cJSON *o, const mlc_transform *tf) {
     cJSON *rows = cJSON_AddArrayToObject(t, "rotate");
     for (int i = 0; i < 3; i++)
         cJSON_AddItemToArray(rows, exact_array(tf->rotate + 3 * i, 3));
-    cJSON_AddItemToObject(t, "scale", exact_num(tf->scale));
+    cJSON_AddItemToObject(t, "scale", mlc_json_exact_number(tf->scale));
     cJSON_AddItemToObject(t, "translate", exact_array(tf->translate, 3));
 }
 
@@ -185,14 +178,14 @@ static char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibilit
     mlc_json_add_numbers(o, f, (int)(sizeof f / sizeof f[0]));
     /* The task term and the penalties of docs/method.md §7 (exact: re-derivable from
      * trajectory.csv). */
-    cJSON_AddItemToObject(o, "J_task", exact_num(res->J_task));
-    cJSON_AddItemToObject(o, "J_gate", exact_num(res->J_gate));
-    cJSON_AddItemToObject(o, "task_error", exact_num(res->task_error));
-    cJSON_AddItemToObject(o, "J_effort", exact_num(res->J_effort));
-    cJSON_AddItemToObject(o, "J_vibration", exact_num(res->J_vibration));
-    cJSON_AddItemToObject(o, "roll_angle", exact_num(res->roll_angle));
-    cJSON_AddItemToObject(o, "flip_angle", exact_num(res->flip_angle));
-    cJSON_AddItemToObject(o, "J_exact", exact_num(res->J));
+    cJSON_AddItemToObject(o, "J_task", mlc_json_exact_number(res->J_task));
+    cJSON_AddItemToObject(o, "J_gate", mlc_json_exact_number(res->J_gate));
+    cJSON_AddItemToObject(o, "task_error", mlc_json_exact_number(res->task_error));
+    cJSON_AddItemToObject(o, "J_effort", mlc_json_exact_number(res->J_effort));
+    cJSON_AddItemToObject(o, "J_vibration", mlc_json_exact_number(res->J_vibration));
+    cJSON_AddItemToObject(o, "roll_angle", mlc_json_exact_number(res->roll_angle));
+    cJSON_AddItemToObject(o, "flip_angle", mlc_json_exact_number(res->flip_angle));
+    cJSON_AddItemToObject(o, "J_exact", mlc_json_exact_number(res->J));
     cJSON *c0 = cJSON_AddArrayToObject(o, "com_start");
     cJSON *c1 = cJSON_AddArrayToObject(o, "com_end");
     for (int k = 0; k < 3; k++) {
@@ -278,8 +271,9 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
     mlc_pipeline_objective(p, cfg, &obj);
     /* The files and the credibility measures come from the same rollout; a failed frame write
      * stops it. */
-    s = mlc_credibility_evaluate(p->model, &p->mesh, act, &obj, cfg->parallel.threads, on_frame,
-                                 &fw, res, cred, err);
+    const mlc_credibility_def def = {p->model, &p->mesh, &obj, cfg->parallel.threads,
+                                     on_frame, &fw};
+    s = mlc_credibility_evaluate(&def, act, res, cred, err);
     if (fw.status != MLC_OK) {
         s = fw.status;
         if (err) *err = fw.err;

@@ -2,6 +2,7 @@
  * plots and JSON of `modalloco summarize`. */
 #include "summary.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "objective.h"
 #include "output.h"
 
 /* ---- Reading one run ------------------------------------------------------------------ */
@@ -101,11 +103,9 @@ static void summary_task(mlc_summary_run *r, const char *dir) {
     const cJSON *ob = cJSON_GetObjectItem(cj, "objective");
     const cJSON *kind = cJSON_GetObjectItem(ob, "kind");
     if (cJSON_IsString(kind)) snprintf(r->kind, sizeof r->kind, "%s", kind->valuestring);
-    const char *key = !strcmp(r->kind, "turn")     ? "heading"
-                      : !strcmp(r->kind, "target") ? "target"
-                      : !strcmp(r->kind, "path")   ? "path"
-                      : !strcmp(r->kind, "jump")   ? "target"
-                                                   : NULL;
+    /* The key holding the kind's goal, from the kinds' registry (objective.h). */
+    const mlc_objective_kind_info *ki = mlc_objective_kind_find(r->kind);
+    const char *key = ki ? ki->goal_key : NULL;
     const cJSON *t = key ? cJSON_GetObjectItem(ob, key) : NULL;
     if (cJSON_IsArray(t)) {
         vec_text(t, v, sizeof v);

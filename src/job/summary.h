@@ -21,7 +21,9 @@
 
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
+/* cJSON's tree, by its tag: this header does not pull in cJSON.h; a source that builds or
+ * reads the trees includes <cjson/cJSON.h> itself (C11 allows the repeated typedef). */
+typedef struct cJSON cJSON;
 
 #include "base.h"
 

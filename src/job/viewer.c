@@ -233,13 +233,14 @@ static mlc_status load_task_terrain(mlc_run *run, const char *config_path) {
         return MLC_OK;
     }
     const mlc_config_objective *o = &cfg->objective;
-    snprintf(run->kind, sizeof run->kind, "%s", o->kind);
+    const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->kind);
+    snprintf(run->kind, sizeof run->kind, "%s", kind ? kind->name : "locomotion");
     run->target_set = o->target_set;
     memcpy(run->target, o->target, sizeof run->target);
     run->heading[0] = o->heading[0];
     run->heading[2] = o->nheading > 0 ? o->heading[o->nheading - 1] : 0;
     char buf[1200];
-    if (!strcmp(o->kind, "path") && o->path[0]) {
+    if (o->kind == MLC_OBJ_PATH && o->path[0]) {
         if (mlc_objective_path_read(o->path, &run->path, &run->npath, &e) != MLC_OK) {
             run->path = NULL, run->npath = 0;
             snprintf(buf, sizeof buf, "The waypoints are not drawn: %s.", e.msg);
@@ -845,6 +846,10 @@ static void write_meta(FILE *fp, const mlc_run *run, const view_layout *L, size_
     }
     fputc(']', fp);
     write_task(fp, run);
+    /* The unit of result.json task_error, from the kinds' registry, so the page needs no list
+     * of kinds of its own. */
+    const mlc_objective_kind_info *ki = mlc_objective_kind_find(run->kind);
+    if (ki) fprintf(fp, ",\"taskErrorUnit\":\"%s\"", ki->task_error_unit);
     if (terrain_shown(run)) write_terrain(fp, run, L);
     fputs(",\"notes\":[", fp);
     char buf[512];

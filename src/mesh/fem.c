@@ -18,6 +18,8 @@
  */
 #include "fem.h"
 
+#include <cholmod.h>
+
 #include <math.h>
 #include <string.h>
 

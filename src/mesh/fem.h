@@ -10,10 +10,14 @@
 #ifndef MODALLOCO_FEM_H
 #define MODALLOCO_FEM_H
 
-#include <cholmod.h>
-
 #include "base.h"
 #include "mesh.h"
+
+/* CHOLMOD's structs by their tags (cholmod_sparse is struct cholmod_sparse_struct, and so on),
+ * so that this header does not pull <cholmod.h> into every file above it; a source that calls
+ * CHOLMOD includes <cholmod.h> itself. */
+struct cholmod_sparse_struct;
+struct cholmod_common_struct;
 
 typedef struct mlc_fem {
     int nv, nt;
@@ -27,17 +31,19 @@ void mlc_fem_free(mlc_fem *fem);
 
 /* Scalar Laplacian L = Σ_e μ_e V_e G_eᵀ G_e (nv×nv, symmetric, stype = 1 upper stored, or
  * both halves: see implementation note). `mu` is per tet (nt) or NULL for 1. */
-cholmod_sparse *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem, const double *mu,
-                                  cholmod_common *cc);
+struct cholmod_sparse_struct *mlc_fem_laplacian(const mlc_mesh *mesh, const mlc_fem *fem,
+                                                const double *mu, struct cholmod_common_struct *cc);
 
 /* Linear-elasticity Hessian at rest (3nv×3nv, DOF 3i+k), Lamé parameters μ, λ (scalars). */
-cholmod_sparse *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *fem, double mu,
-                                           double lambda, cholmod_common *cc);
+struct cholmod_sparse_struct *mlc_fem_elasticity_hessian(const mlc_mesh *mesh, const mlc_fem *fem,
+                                                         double mu, double lambda,
+                                                         struct cholmod_common_struct *cc);
 /* The same with tet e's Lamé parameters scaled by scale[e] (nt; NULL = 1, then bit-identical
  * to mlc_fem_elasticity_hessian): per-region stiffness at one Poisson ratio. */
-cholmod_sparse *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh, const mlc_fem *fem,
-                                                  double mu, double lambda, const double *scale,
-                                                  cholmod_common *cc);
+struct cholmod_sparse_struct *mlc_fem_elasticity_hessian_scaled(const mlc_mesh *mesh,
+                                                                const mlc_fem *fem, double mu,
+                                                                double lambda, const double *scale,
+                                                                struct cholmod_common_struct *cc);
 
 /* Deformation gradient F (3×3 column-major) of tet e for positions x (3×nv). */
 void mlc_fem_deformation_gradient(const mlc_mesh *mesh, const mlc_fem *fem, int e, const double *x,

@@ -2,6 +2,7 @@
  * transform (docs/method.md §1), statistics and checksums. File formats live in mesh_read.c
  * (dispatch), mesh_tet.c, mesh_surface.c and mesh_lexer.c. */
 #include "mesh.h"
+#include "internal/mesh_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

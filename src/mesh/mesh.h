@@ -71,14 +71,6 @@ mlc_status mlc_mesh_read_sized(const char *path, const char *tets_cache, int min
 
 void mlc_mesh_free(mlc_mesh *mesh);
 
-/* Validate and repair a mesh whose X and T (nv, nt) are filled but whose F is not: checks
- * coordinates are finite, indices in range, no repeated vertex in a tet, no zero-volume tet
- * (|V_e| <= 1e-12 × bbox-extent³ is an error naming the tet), flips inverted tets, drops
- * unreferenced vertices, requires one connected component, and extracts the outward boundary
- * into F/nf. `source` names the file in messages. `report` may be NULL. Every reader ends here. */
-mlc_status mlc_mesh_finalize(mlc_mesh *mesh, const char *source, mlc_mesh_report *report,
-                             mlc_err *err);
-
 /* Build a tet mesh from an occupancy grid of nx×ny×nz voxels of edge h (occ[i + nx*(j + ny*k)]
  * nonzero = filled; voxel (i,j,k) spans [i,i+1]h × [j,j+1]h × [k,k+1]h + origin), each voxel
  * split into 6 tets by the conforming Freudenthal (Kuhn) split along its main diagonal.

@@ -3,7 +3,7 @@
  *
  * The file is read once into memory and parsed from the buffer without ever reading past its
  * end; every failure is MLC_EPARSE with "path:line: expected ...". */
-#include "mesh_lexer.h"
+#include "internal/mesh_lexer.h"
 
 #include "gzip.h"
 

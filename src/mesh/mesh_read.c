@@ -1,8 +1,8 @@
 /* mesh_read.c: mlc_mesh_read, the entry point for every mesh file: dispatch by extension
  * (case-insensitive, before a final ".gz") to the tetrahedral readers (mesh_tet.c) or the
  * surface reader (mesh_surface.c), then mlc_mesh_finalize (validation, repair, boundary). */
-#include "mesh_internal.h"
-#include "mesh_lexer.h"
+#include "internal/mesh_internal.h"
+#include "internal/mesh_lexer.h"
 
 #include "gzip.h"
 

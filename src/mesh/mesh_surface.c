@@ -10,9 +10,9 @@
  * works), output to a log file. The resulting .1.node/.1.ele are read with the TetGen reader.
  * TetGen aborts without explanation on self-intersecting input, so on an abnormal end we run
  * `tetgen -d` to count the intersecting face pairs and say so. */
-#include "mesh_internal.h"
-#include "mesh_lexer.h"
-#include "ply_binary.h"
+#include "internal/mesh_internal.h"
+#include "internal/mesh_lexer.h"
+#include "internal/ply_binary.h"
 #include "surface_check.h"
 
 #include <dirent.h>

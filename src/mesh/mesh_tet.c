@@ -11,8 +11,8 @@
  * parsed from the buffer without ever reading past its end; every count taken from a header is
  * checked against the bytes that remain before it sizes an allocation; every failure is
  * MLC_EPARSE with "path:line: expected ..." (or a byte offset inside binary data). */
-#include "mesh_internal.h"
-#include "mesh_lexer.h"
+#include "internal/mesh_internal.h"
+#include "internal/mesh_lexer.h"
 
 #include <ctype.h>
 #include <limits.h>

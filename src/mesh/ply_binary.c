@@ -1,7 +1,7 @@
 /* ply_binary.c: decoding the scalar values of a binary PLY body (ply_binary.h). A value is
  * assembled from its bytes in the file's byte order, so the reader works the same on hosts of
  * either endianness, and every read is checked against the end of the buffer first. */
-#include "ply_binary.h"
+#include "internal/ply_binary.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -16,8 +16,8 @@
  * its switches, and the program (path, size and modification time: an upgraded tetgen may mesh
  * differently). Anything else (a missing, foreign, stale, truncated or corrupt file) is a miss:
  * tetgen runs and the file is rewritten atomically. Failing to write is not an error. */
-#include "mesh_internal.h"
-#include "mesh_lexer.h"
+#include "internal/mesh_internal.h"
+#include "internal/mesh_lexer.h"
 #include "output.h"
 
 #include <stdint.h>

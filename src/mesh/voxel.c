@@ -6,6 +6,7 @@
  * from its lowest to its highest corner, the same choice its neighbour makes, so the mesh is
  * conforming without any bookkeeping.
  */
+#include "internal/mesh_internal.h"
 #include "mesh.h"
 
 #include <string.h>

@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmaes_testing.h"
 #include "detmath.h"
 #include "symeig.h"
+#include "testing/cmaes_testing.h"
 
 #define MLC_INF ((double)INFINITY) /* INFINITY is a float constant */
 

@@ -155,8 +155,10 @@ void mlc_cred_meter_reset(mlc_cred_meter *m) {
     m->up_min = INFINITY;
 }
 
-void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
-                                 double y_min) {
+/* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
+ * surface height (relative to the flat ground). */
+static void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
+                                        double y_min) {
     if (frame == 0) m->com_y0 = com_y;
     /* Written so that a NaN propagates into the measure instead of being skipped: a state that
      * cannot be measured must not look credible. */
@@ -333,22 +335,17 @@ done:
     return s;
 }
 
-/* The limits of each objective kind (credibility.h): which apply and how far. */
+/* The limits of each objective kind (credibility.h): which apply and how far, from the
+ * kinds' registry (objective.h); an unknown kind is judged like locomotion. */
 typedef struct cred_limits {
     double rise_max, airborne_max, airborne_min; /* airborne_min: flip must leave the ground */
     int up;                                      /* up_min applies */
 } cred_limits;
 
 static cred_limits limits_of(int kind) {
-    cred_limits L = {MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1};
-    if (kind == MLC_OBJ_JUMP) L.rise_max = L.airborne_max = INFINITY;
-    if (kind == MLC_OBJ_ROLL) L.up = 0;
-    if (kind == MLC_OBJ_FLIP) {
-        L.up = 0;
-        L.rise_max = MLC_CRED_FLIP_RISE_MAX;
-        L.airborne_max = MLC_CRED_FLIP_AIRBORNE_MAX;
-        L.airborne_min = MLC_CRED_FLIP_AIRBORNE_MIN;
-    }
+    const mlc_objective_kind_info *k = mlc_objective_kind_info_of(kind);
+    if (!k) k = &mlc_objective_kinds[MLC_OBJ_LOCOMOTION];
+    cred_limits L = {k->rise_max, k->airborne_max, k->airborne_min, k->up};
     return L;
 }
 
@@ -416,10 +413,14 @@ static mlc_status tee_frame(void *user, int frame, double time, const double *z,
     return t->frame ? t->frame(t->user, frame, time, z, com, forward, contacts) : MLC_OK;
 }
 
-mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh,
-                                    const mlc_actuation *act, const mlc_objective_settings *obj,
-                                    int threads, mlc_frame_fn frame, void *user,
+mlc_status mlc_credibility_evaluate(const mlc_credibility_def *def, const mlc_actuation *act,
                                     mlc_rollout_result *res, mlc_credibility *out, mlc_err *err) {
+    const mlc_model *model = def->model;
+    const mlc_mesh *mesh = def->mesh;
+    const mlc_objective_settings *obj = def->obj;
+    const int threads = def->threads;
+    const mlc_frame_fn frame = def->frame;
+    void *user = def->user;
     memset(out, 0, sizeof *out);
     out->robustness = (double)NAN;
     out->kept = -1;

@@ -86,10 +86,6 @@ mlc_status mlc_cred_meter_frame(void *meter, int frame, double time, const doubl
  * the centre of mass's height are taken relative to the terrain (the model's). */
 void mlc_cred_meter_frame_positions(mlc_cred_meter *m, int frame, const double com[3], double up_y,
                                     const double *x, const int *verts, int n);
-/* Measure one frame given directly: centre-of-mass height, up_y = (R ŷ)_y and the lowest
- * surface height (relative to the flat ground). */
-void mlc_cred_meter_frame_values(mlc_cred_meter *m, int frame, double com_y, double up_y,
-                                 double y_min);
 /* on = 1: skin every surface vertex at every frame (the reference the bounded search of
  * mlc_cred_meter_frame must reproduce exactly; for tests); 0: the bounded search (default). */
 void mlc_cred_meter_set_exhaustive(mlc_cred_meter *m, int on);
@@ -122,12 +118,22 @@ void mlc_credibility_explain(const mlc_credibility *c, int kind, char *buf, size
 /* What `optimize` reports as "found": a credible gait that gains (J < 0). */
 int mlc_credibility_found(const mlc_rollout_result *res, const mlc_credibility *c);
 
+/* What a gait is judged on: the model and its mesh, the objective, the threads of the
+ * robustness replays, and `frame` (may be NULL) with `user`, which gets every frame of the
+ * nominal rollout so a caller can write its outputs from the same rollout. Borrowed. */
+typedef struct mlc_credibility_def {
+    const mlc_model *model;
+    const mlc_mesh *mesh;
+    const mlc_objective_settings *obj;
+    int threads;
+    mlc_frame_fn frame;
+    void *user;
+} mlc_credibility_def;
+
 /* The whole evaluation: one rollout of `act` from rest, measured frame by frame (and passed
- * on to `frame`, which may be NULL, so a caller can write its outputs from the same rollout),
- * the robustness replays and the verdict. res receives the nominal rollout's result. */
-mlc_status mlc_credibility_evaluate(const mlc_model *model, const mlc_mesh *mesh,
-                                    const mlc_actuation *act, const mlc_objective_settings *obj,
-                                    int threads, mlc_frame_fn frame, void *user,
+ * on to def->frame), the robustness replays and the verdict. res receives the nominal
+ * rollout's result. */
+mlc_status mlc_credibility_evaluate(const mlc_credibility_def *def, const mlc_actuation *act,
                                     mlc_rollout_result *res, mlc_credibility *out, mlc_err *err);
 
 #endif

@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const double *a_max,
-                               double T_min, double T_max, double th_min, double th_max,
-                               const double *fixed_periods, int nfixed, mlc_err *err) {
+mlc_status mlc_gait_space_init(mlc_gait_space *g, const mlc_gait_def *def, mlc_err *err) {
+    const int m = def->m, k = def->k, q = def->q, nfixed = def->nfixed;
+    const double *a_max = def->a_max, *fixed_periods = def->fixed_periods;
+    const double T_min = def->T_min, T_max = def->T_max, th_min = def->th_min, th_max = def->th_max;
     memset(g, 0, sizeof *g);
     if (m < 1 || m > MLC_GAIT_MAX_MODES)
         return mlc_errf(err, MLC_EINVAL, "actuation.modes: %d modes, expected 1..%d", m,

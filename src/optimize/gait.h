@@ -45,11 +45,21 @@ typedef struct mlc_gait_space {
     const double *strain;
 } mlc_gait_space;
 
-/* Fill a gait space. `fixed_periods` has nfixed values: 0 (free), 1 (one for all) or m·k.
- * Returns MLC_EINVAL with a message naming the setting on inconsistent input. */
-mlc_status mlc_gait_space_init(mlc_gait_space *g, int m, int k, int q, const double *a_max,
-                               double T_min, double T_max, double th_min, double th_max,
-                               const double *fixed_periods, int nfixed, mlc_err *err);
+/* What a gait space is made from (the actuation.* settings; the arrays are borrowed for the
+ * call, mlc_gait_space_init copies them). */
+typedef struct mlc_gait_def {
+    int m, k;                    /* modes of the subspace, sinusoids per mode */
+    int q;                       /* selection slots (0 = every mode driven) */
+    const double *a_max;         /* m per-mode amplitude limits */
+    double T_min, T_max;         /* period range, seconds */
+    double th_min, th_max;       /* phase range, cycles */
+    const double *fixed_periods; /* nfixed values: 0 (free), 1 (one for all) or m·k */
+    int nfixed;
+} mlc_gait_def;
+
+/* Fill a gait space from `def`. Returns MLC_EINVAL with a message naming the setting on
+ * inconsistent input. */
+mlc_status mlc_gait_space_init(mlc_gait_space *g, const mlc_gait_def *def, mlc_err *err);
 
 /* Attach the per-tet mode strains (see above; nt×m, borrowed) and the strain limit p > 0;
  * `combined` = 1 makes decode enforce S(A) ≤ p. Returns MLC_EINVAL on bad sizes or p. */

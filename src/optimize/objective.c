@@ -3,6 +3,8 @@
  * reader at the end runs once, before any rollout). */
 #include "objective.h"
 
+#include "credibility.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,12 +31,35 @@ static void normalize3(const double in[3], double out[3]) {
         out[k] = in[k] / n;
 }
 
-int mlc_objective_kind_parse(const char *name) {
-    static const char *const names[] = {"locomotion", "jump", "turn", "target",
-                                        "path",       "roll", "flip"};
-    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
-        if (!strcmp(name, names[i])) return i;
-    return MLC_OBJ_LOCOMOTION;
+/* The registry of kinds (objective.h). Turn, roll and flip measure an angle, the others a
+ * distance in extents. */
+const mlc_objective_kind_info mlc_objective_kinds[] = {
+    {"locomotion", MLC_OBJ_LOCOMOTION, NULL, 0, "", MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1,
+     "extents"},
+    /* Leaving the ground is the task: no rise or airborne limit. */
+    {"jump", MLC_OBJ_JUMP, "target", 0, "", INFINITY, INFINITY, 0, 1, "extents"},
+    {"turn", MLC_OBJ_TURN, "heading", 0, "", MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1, "rad"},
+    {"target", MLC_OBJ_TARGET, "target", 1, " = [x,y,z], where the centre of mass should end",
+     MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1, "extents"},
+    {"path", MLC_OBJ_PATH, "path", 1, ": a CSV file time,x,y,z with a header line",
+     MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 1, "extents"},
+    /* Turning over is the task: up_min does not apply. */
+    {"roll", MLC_OBJ_ROLL, NULL, 0, "", MLC_CRED_RISE_MAX, MLC_CRED_AIRBORNE_MAX, 0, 0, "rad"},
+    /* It must leave the ground, and a flight of more than 60% of the rollout is not a flip from
+     * the ground. */
+    {"flip", MLC_OBJ_FLIP, NULL, 0, "", MLC_CRED_FLIP_RISE_MAX, MLC_CRED_FLIP_AIRBORNE_MAX,
+     MLC_CRED_FLIP_AIRBORNE_MIN, 0, "rad"},
+};
+const int mlc_objective_nkinds = (int)(sizeof mlc_objective_kinds / sizeof mlc_objective_kinds[0]);
+
+const mlc_objective_kind_info *mlc_objective_kind_info_of(int kind) {
+    return kind >= 0 && kind < mlc_objective_nkinds ? &mlc_objective_kinds[kind] : NULL;
+}
+
+const mlc_objective_kind_info *mlc_objective_kind_find(const char *name) {
+    for (int i = 0; name && i < mlc_objective_nkinds; i++)
+        if (!strcmp(name, mlc_objective_kinds[i].name)) return &mlc_objective_kinds[i];
+    return NULL;
 }
 
 /* Alignment of one frame; also hands back R û₀ for the caller's frame callback. */

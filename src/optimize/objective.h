@@ -1,4 +1,5 @@
-/* objective.h: the locomotion and jump objectives of docs/method.md §7, accumulated frame by frame.
+/* objective.h: the seven objective kinds of docs/method.md §7 (locomotion, jump, turn, target,
+ * path, roll, flip), accumulated frame by frame.
  * The reduced simulator and the full-space reference both score their rollouts through this
  * one accumulator, so their J terms mean exactly the same thing.
  *
@@ -34,8 +35,8 @@
 #include "fullspace.h"
 #include "sim.h"
 
-/* What J measures (objective.kind; docs/method.md §7). Locomotion and jump keep the values 0
- * and 1 that the former `jump` flag had. */
+/* What J measures (objective.kind; docs/method.md §7): seven kinds. Locomotion and jump keep
+ * the values 0 and 1 of the former `jump` flag. */
 typedef enum mlc_objective_kind {
     MLC_OBJ_LOCOMOTION = 0,
     MLC_OBJ_JUMP = 1,
@@ -49,7 +50,7 @@ typedef enum mlc_objective_kind {
 #define MLC_OBJ_MAX_MODES MLC_SUBSPACE_MAX_ACTUATED /* a_max entries of the effort penalty */
 
 typedef struct mlc_objective_settings {
-    int kind;            /* mlc_objective_kind: 0 locomotion (J = J_disp·J_align), 1 jump, ... */
+    int kind;            /* mlc_objective_kind (one of the seven above) */
     double direction[3]; /* v̂ (normalized by the model) */
     double forward[3];   /* û₀ (normalized) */
     int align;           /* multiply by J_align */
@@ -135,9 +136,40 @@ typedef struct mlc_objective_acc {
     double effort; /* Σ_s h ‖a(t_s)/a_max‖² */
 } mlc_objective_acc;
 
-/* The kind of an objective.kind name ("turn" -> MLC_OBJ_TURN); unknown names give locomotion
- * (the configuration has validated the name). */
-int mlc_objective_kind_parse(const char *name);
+/* ---- The kinds, in one table ------------------------------------------------------------ */
+/* objective.kind's names in mlc_objective_kind's order; the key table (objective_keys.c)
+ * accepts exactly these, and mlc_objective_kinds[] lists them in the same order. */
+#define MLC_OBJECTIVE_KIND_NAMES "locomotion|jump|turn|target|path|roll|flip"
+/* Other names objective.kind reads as a kind ("alias=name|..."); config.json writes the name. */
+#define MLC_OBJECTIVE_KIND_ALIASES "walk=locomotion"
+
+/* Everything the rest of the program knows about one objective kind. Adding a kind is a value
+ * of mlc_objective_kind, its name above, its row in mlc_objective_kinds[] and its measure in
+ * objective.c; the configuration, the credibility limits, the viewer and the summary read the
+ * row. */
+typedef struct mlc_objective_kind_info {
+    const char *name;        /* as objective.kind writes it: "target" */
+    mlc_objective_kind kind; /* its value, the row's index */
+    const char *goal_key;    /* the objective.* key holding its goal ("target"), NULL = none;
+                              * the summary's task column shows it */
+    int goal_required;       /* 1: a configuration of this kind must give goal_key */
+    const char *goal_hint;   /* the rest of the message when it is missing */
+    /* Credibility limits (credibility.h): rise and airborne share at most (INFINITY = do not
+     * apply), airborne share at least, and whether up_min applies. */
+    double rise_max, airborne_max, airborne_min;
+    int up;
+    const char *task_error_unit; /* unit of result.json task_error: "extents" or "rad" */
+} mlc_objective_kind_info;
+
+extern const mlc_objective_kind_info mlc_objective_kinds[];
+extern const int mlc_objective_nkinds;
+
+/* The row of a kind value, or NULL when it is none. */
+const mlc_objective_kind_info *mlc_objective_kind_info_of(int kind);
+
+/* The row of an objective.kind name ("turn"), or NULL when it is none (files written by
+ * another version). */
+const mlc_objective_kind_info *mlc_objective_kind_find(const char *name);
 
 /* Start with the rest frame (frame 0): zeroes *res, records c(t₀). dt is the time step h.
  * Writes the frame's body forward R û₀ into fwd (for frame callbacks). */

@@ -30,9 +30,12 @@ static void score(polish_ctx *c, const double *Y, int npts) {
     c->evaluations += npts;
 }
 
-mlc_status mlc_polish_run(int n, const double *lo, const double *hi, const double *x0, double f0,
-                          int steps, mlc_polish_eval eval, void *user, double *x_out, double *trail,
-                          int *ntrail, mlc_polish_report *rep, mlc_err *err) {
+mlc_status mlc_polish_run(const mlc_polish_def *def, const double *x0, double f0, double *x_out,
+                          double *trail, int *ntrail, mlc_polish_report *rep, mlc_err *err) {
+    const int n = def->n, steps = def->steps;
+    const double *lo = def->lo, *hi = def->hi;
+    const mlc_polish_eval eval = def->eval;
+    void *user = def->user;
     memset(rep, 0, sizeof *rep);
     const int L = MLC_POLISH_LINE, npts = MLC_MAX(2 * n, L);
     polish_ctx c = {n, lo, hi, eval, user, NULL, NULL, 0};

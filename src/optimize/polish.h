@@ -36,12 +36,21 @@ typedef struct mlc_polish_report {
     double f_after;   /* f(x_out) ≤ f_before */
 } mlc_polish_report;
 
-/* Polish x0 (n values, lo ≤ x0 ≤ hi; lo < hi per coordinate) for at most `steps` gradient
- * steps. f0 is f(x0) when known, NaN to have it scored. x_out receives the result; `trail`
- * (may be NULL; capacity (steps + 1) × n) receives x0 and then every accepted point in order,
- * *ntrail their count, so a caller can fall back along it. Errors: MLC_ENOMEM. */
-mlc_status mlc_polish_run(int n, const double *lo, const double *hi, const double *x0, double f0,
-                          int steps, mlc_polish_eval eval, void *user, double *x_out, double *trail,
-                          int *ntrail, mlc_polish_report *rep, mlc_err *err);
+/* What is polished: f over the box lo ≤ x ≤ hi (n values each, lo < hi per coordinate; borrowed
+ * for the call), scored by `eval` with `user`, for at most `steps` gradient steps. */
+typedef struct mlc_polish_def {
+    int n;
+    const double *lo, *hi;
+    int steps;
+    mlc_polish_eval eval;
+    void *user;
+} mlc_polish_def;
+
+/* Polish x0 (n values inside the box). f0 is f(x0) when known, NaN to have it scored. x_out
+ * receives the result; `trail` (may be NULL; capacity (steps + 1) × n) receives x0 and then
+ * every accepted point in order, *ntrail their count, so a caller can fall back along it.
+ * Errors: MLC_ENOMEM. */
+mlc_status mlc_polish_run(const mlc_polish_def *def, const double *x0, double f0, double *x_out,
+                          double *trail, int *ntrail, mlc_polish_report *rep, mlc_err *err);
 
 #endif

@@ -21,16 +21,16 @@
  * solve's contact set: same_set_again confirms that case in one pass over the samples, with
  * the general path's bits, before the general path is tried.
  */
-#include "contact.h"
+#include "internal/contact.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "cpu.h"
 #include "dense.h"
 
 /* The normal solve's hot path (the repeated-set check and its passes over the samples) is
- * compiled twice, for the baseline and for AVX2 (cpu_internal.h), inlined into each copy of
+ * compiled twice, for the baseline and for AVX2 (cpu.h), inlined into each copy of
  * the solve: wider vectors and blends, the same operations in the same order (no FMA: the file
  * is built without contraction), so the same bits. The friction solves work on a handful of
  * forces, where wider vectors buy nothing. no-trapping-math lets the passes' selects become
@@ -677,7 +677,7 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
     friction_axis(cs, k, rhs, boxed);
 }
 
-/* ---- the two copies of the normal solve, one chosen at load (cpu_internal.h) -------------- */
+/* ---- the two copies of the normal solve, one chosen at load (cpu.h) -------------- */
 
 static int solve_normal_base(mlc_contact *cs, const double *ystar, const double *g,
                              const mlc_contact_live *live) {

@@ -36,15 +36,18 @@
  */
 #include "fullspace.h"
 
+#include <cholmod.h>
+
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
-#include "contact.h"
 #include "dense.h"
-#include "polar.h"
-#include "sim_testing.h"
+#include "internal/contact.h"
+#include "internal/polar.h"
+#include "internal/terrain_contact.h"
+#include "testing/sim_testing.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
 static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], double s,
@@ -762,7 +765,7 @@ static void slots_exact(void *user) {
 
 mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc_err *err) {
     if (fs->surface) return MLC_OK;
-    if (!fs->terrain.flat || fs->set.contact_equality)
+    if (!fs->terrain.flat || !mlc_contact_model_forces(fs->set.contact_model))
         return mlc_errf(err, MLC_EINVAL,
                         "fullspace: contact on every surface vertex is solved on the flat "
                         "ground with the complementarity model; terrain and equality contact "
@@ -1552,6 +1555,8 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 fs->b0[3 * i + k] += rb * kx[i + nvs * k];
     }
     int contact = set->contact && (ns > 0 || fs->surface);
+    /* The reference solves the equality model in its own loop below (sim_step.c: one switch). */
+    const int equality = set->contact_model == MLC_CONTACT_EQUALITY;
     if (contact && !fs->surface)
         for (int s = 0; s < ns; s++)
             for (int k = 0; k < 3; k++) {
@@ -1585,7 +1590,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
             if (na < 0) return na;
         } else if (contact && fs->tc.frame) {
             na = contact_terrain(fs, xs, x, it == 0);
-        } else if (contact && !set->contact_equality) {
+        } else if (contact && !equality) {
             na = contact_complementarity(fs, xs, x, it == 0);
         } else if (contact) {
             for (int s = 0; s < ns; s++) {
@@ -1597,7 +1602,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 }
             }
         }
-        if (na > 0 && set->contact_equality) {
+        if (na > 0 && equality) {
             double *Gm = fs->Gm, *Y = fs->Ym, diag = 0;
             for (int a = 0; a < na; a++) {
                 int s = fs->active[a], v = fs->samples[s];
@@ -1757,7 +1762,8 @@ int mlc_fullspace_surface_vertices(const mlc_fullspace *fs) {
 }
 int mlc_fullspace_contact_force(const mlc_fullspace *fs, int i, int *vertex, double f[3]) {
     const mlc_contact *cs = fs->surface ? &fs->csurf : &fs->cs;
-    if (fs->tc.frame || fs->set.contact_equality || i < 0 || i >= fs->contacts || i >= cs->np)
+    if (fs->tc.frame || !mlc_contact_model_forces(fs->set.contact_model) || i < 0 ||
+        i >= fs->contacts || i >= cs->np)
         return -1;
     const int s = cs->contact[i], n = cs->ns;
     *vertex = fs->surface ? fs->slot_v[s] : fs->samples[s];

@@ -33,7 +33,7 @@
  * earlier shortcut kept q when row 0 of S was below 1e-14‖K‖, and Jacobi stopped at 1e-14‖K‖,
  * which left errors up to ~200 ε κ, e.g. 2e-14 on near-rotations).
  */
-#include "polar.h"
+#include "internal/polar.h"
 
 #include <float.h>
 #include <math.h>
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "cpu.h"
 
 /* R(q) for a quaternion (Q[0..3] = w, x, y, z) of any non-zero norm into R[0..8]: every
  * entry is a quadratic form over ‖q‖², so one division (s = 2/‖q‖²) normalizes it, with no
@@ -264,7 +264,7 @@ int mlc_polar(const double A[9], double q[4], double R[9]) {
 /* Two implementations of the lanes: these blocks (the SSE2 baseline, and every machine
  * without the AVX2 copy) and, on AVX2, one vector of four lanes at a time held in registers
  * (polar_vector4 below), chosen once at load by mlc__cpu_use_avx2, the same decision as the
- * step kernels' (cpu_internal.h: MLC_NO_AVX2=1 in the environment forces the baseline;
+ * step kernels' (cpu.h: MLC_NO_AVX2=1 in the environment forces the baseline;
  * building with -DMLC_NO_KERNEL_CLONES drops the AVX2 copy). Elementwise lane operations only,
  * in the same order, no FMA, so the two give identical bits. */
 

@@ -18,6 +18,26 @@
 #include "subspace.h"
 #include "terrain.h"
 
+/* contact.model (docs/method.md, "Contact"): how a step solves the samples' contact. Each model's
+ * properties are in one table (sim_model.c), read through the functions below; the step
+ * chooses its solve once, in one switch (sim_step.c). */
+typedef enum mlc_contact_model {
+    MLC_CONTACT_COMPLEMENTARITY = 0, /* default: forces only push, Coulomb friction (contact.h) */
+    MLC_CONTACT_EQUALITY = 1,        /* the paper's equality-constrained solve (for comparisons) */
+    MLC_CONTACT_MODELS
+} mlc_contact_model;
+
+/* The model named `name` (contact.model's values "complementarity" and "equality"), or -1. */
+int mlc_contact_model_parse(const char *name);
+/* Its name (as contact.model spells it); "unknown" out of range. */
+const char *mlc_contact_model_name(mlc_contact_model model);
+/* 1 when it solves on any terrain (slopes, heightfields, boxes, anisotropy); 0 when on the flat
+ * ground only. */
+int mlc_contact_model_any_terrain(mlc_contact_model model);
+/* 1 when its multipliers are forces that only push (contact work, per-contact forces, the
+ * full-space reference's contact on every surface vertex); 0 when they can pull. */
+int mlc_contact_model_forces(mlc_contact_model model);
+
 typedef struct mlc_sim_settings {
     double dt;               /* h, seconds */
     int steps;               /* S */
@@ -28,15 +48,14 @@ typedef struct mlc_sim_settings {
     int contact;             /* ground contact on/off */
     double damping;          /* μ_c ∈ [0,1): fraction of tangential velocity kept per step */
     int projection_velocity; /* 0: "position" projection (default); 1: "velocity" (paper) */
-    int contact_equality;    /* 0: complementarity (default: forces only push, contact.h);
-                                1: the paper's equality-constrained solve (for comparisons) */
-    double push_speed;       /* m/s: the fastest a penetrating sample is pushed back out (position
-                                projection, complementarity); bounds the energy a deep
-                                penetration can give back */
-    double friction; /* Coulomb coefficient μ_f: tangential force ≤ μ_f × normal force per
-                        sample and axis (complementarity); 0 = unbounded (the paper's
-                        damping alone) */
-    double ground;   /* y of the ground plane */
+    mlc_contact_model contact_model; /* contact.model (above) */
+    double push_speed; /* m/s: the fastest a penetrating sample is pushed back out (position
+                          projection, complementarity); bounds the energy a deep
+                          penetration can give back */
+    double friction;   /* Coulomb coefficient μ_f: tangential force ≤ μ_f × normal force per
+                          sample and axis (complementarity); 0 = unbounded (the paper's
+                          damping alone) */
+    double ground;     /* y of the ground plane */
     double density, mu, gamma; /* ρ, passive μ, actuation γ */
     double rayleigh[2]; /* Rayleigh damping [α (1/s), β (s)]: force −(αM + βK) v with K the
                            rest stiffness (μ + γ) Σ V GᵀG; constant, so Q stays constant

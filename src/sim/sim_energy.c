@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "polar.h"
-#include "sim_internal.h"
-#include "sim_testing.h"
+#include "internal/polar.h"
+#include "internal/sim_internal.h"
+#include "testing/sim_testing.h"
 
 /* ½ dᵀ (I₃⊗N) d with d = a·z1 + b·z2 (+ c·z3 when z3 is not NULL). */
 static double quad_N(const mlc_model *mod, const double *z1, double a, const double *z2, double b,
@@ -148,7 +148,8 @@ void mlc__ledger_after_step(mlc_rollout *ro) {
     const mlc_model *mod = ro->mod;
     mlc_energy_ledger *L = ro->ledger;
     double w = 0, wn = 0;
-    if (ro->x_valid && !mod->set.contact_equality) { /* xc = S z_{n+1}, xp = S z_n */
+    if (ro->x_valid &&
+        mlc_contact_model_forces(mod->set.contact_model)) { /* xc = S z_{n+1}, xp = S z_n */
         const size_t nsp = (size_t)mod->nsp, ns = (size_t)mod->ns;
         const double *lam = mlc_rollout_contact_forces(ro);
         for (size_t k = 0; k < 3; k++)

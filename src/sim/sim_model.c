@@ -21,9 +21,10 @@
 #endif
 
 #include "dense.h"
-#include "polar.h"
-#include "sim_internal.h"
-#include "sim_testing.h"
+#include "internal/polar.h"
+#include "internal/sim_internal.h"
+#include "internal/terrain_contact.h"
+#include "testing/sim_testing.h"
 
 void mlc_model_destroy(mlc_model *mod) {
     if (!mod) return;
@@ -109,11 +110,14 @@ static mlc_status check_inputs(const mlc_mesh *mesh, const mlc_fem *fem, const m
         return mlc_errf(err, MLC_EINVAL,
                         "sim: contact push speed %g and friction %g must be finite and >= 0",
                         s->push_speed, s->friction);
-    if (s->terrain && !s->terrain->flat && s->contact_equality)
+    if ((unsigned)s->contact_model >= MLC_CONTACT_MODELS)
+        return mlc_errf(err, MLC_EINVAL, "sim: unknown contact model %d", (int)s->contact_model);
+    if (s->terrain && !s->terrain->flat && !mlc_contact_model_any_terrain(s->contact_model))
         return mlc_errf(err, MLC_EINVAL,
-                        "sim: contact.model \"equality\" works on the flat ground only; use "
+                        "sim: contact.model \"%s\" works on the flat ground only; use "
                         "\"complementarity\" with contact.slope, contact.heightfield, "
-                        "contact.boxes or contact.anisotropy");
+                        "contact.boxes or contact.anisotropy",
+                        mlc_contact_model_name(s->contact_model));
     if (s->integrator != MLC_INTEGRATOR_EULER && s->integrator != MLC_INTEGRATOR_BDF2)
         return mlc_errf(err, MLC_EINVAL, "sim: unknown integrator %d", s->integrator);
     if (!mlc_all_finite(s->gravity, 3) || !isfinite(s->ground) || !(s->tolerance >= 0))
@@ -214,6 +218,10 @@ static mlc_status model_new(const mlc_mesh *mesh, const mlc_subspace *sub,
     }
     mod->set.terrain = &mod->terrain;
     mod->bdf2 = settings->integrator == MLC_INTEGRATOR_BDF2;
+    /* check_inputs has refused a model that needs the flat ground on another terrain. */
+    mod->contact_solve = settings->contact_model == MLC_CONTACT_EQUALITY ? CONTACT_SOLVE_EQUALITY
+                         : mod->terrain.flat                             ? CONTACT_SOLVE_PLANE
+                                                                         : CONTACT_SOLVE_TERRAIN;
     int w = sub->w, n4 = 4 * w, m = sub->m;
     mod->nv = mesh->nv, mod->nt = mesh->nt, mod->w = w, mod->n4 = n4, mod->r = 3 * n4;
     mod->m = m, mod->ma = m + 1, mod->ncp = sub->ncp, mod->nca = sub->nca, mod->ns = sub->ns;

@@ -53,33 +53,8 @@
  * stiffness and Q₄⁻¹ applied to each, Q₄⁻¹N, Q₄⁻¹Σms, the Delassus matrix and Q₄⁻¹Sᵀ, the
  * equality model's Gss and GS. mlc_rollout_create copies the passive maps into GT and QG.
  *
- * Where the time goes (callgrind, steps only, synthetic body at the Bat sizes: bench_sim
- * --only 0, 20 samples, 4.5 in contact; tests/bench/step_vs_old.sh): 125.5k instructions a step
- * against 121k for the equality contact of 312c059. The local-global core is the same in both
- * builds: maps 17.5k, rotation terms 17.6k, polar decompositions 22.7k (more of the time than
- * of the instructions: dependent divisions and square roots), the step's own loops about 7k
- * (the rotation coefficients' interleave 2.3k, four lanes at a time). Contact is about 57k (the
- * equality contact: about 49k): the normal solve 19k (gaps of all samples column by column,
- * the factor of the contact set kept between solves, and 90% of the solves confirmed in one
- * pass as the last solve's set: contact.c, whose AVX2 copy runs here), friction 18k (the exact
- * Coulomb box solve on both axes in one call, about one pivoting pass an axis, its free block's
- * factor kept per axis), the samples' heights at z* 5.5k, x and z of the samples in contact 3k
- * (one pass over their packed columns), the correction Q⁻¹Sᵀλ 4k. With so few contacts most
- * of it is bookkeeping, 30-45 instructions per sample read in the active-set loops, not
- * arithmetic. With 64 samples (bench_sim --config 5,3,10,64) the step is 178k against 495k
- * for 312c059. Those samples rest near the ground (0.2 of 20 and 1.5 of 64 are ruled out per
- * iteration), so leaving out samples that cannot touch saves nothing there. On penguin (18,983
- * tets, 64 samples, few touching) 44 of 64 are ruled out per iteration: 111k against 103k for
- * 312c059. On the cat (64 samples, the Bat example's) the soles put many samples below the
- * ground at z* before the solve pushes a few back, so about 35 are read per iteration: 120k
- * against 106k.
- *
- * Since then the three dense kernels fuse their multiply-adds (sim_kernels.h): 107.1k
- * instructions a step at 20 samples (maps 16.2k; rotation terms, z*₀ and the contact
- * correction 17.5k; sample heights 4.6k; polar decompositions 19.7k, friction 15.8k, normal
- * solve 12.9k), against 121.4k for 312c059; on an Intel Xeon, where a multiply and an add
- * share the ports an FMA uses, 0.96× its time (fastest of ten alternating runs; 0.93× on the
- * cat).
+ * Where the time goes, in instructions a step and in shares of the time: docs/performance.md,
+ * "The step" (tests/bench/step_vs_old.sh measures a build beside another).
  *
  * Allocation: none in a step. All scratch (states, combined maps, polar lanes, contact factors,
  * the contact solver's workspace) is allocated by mlc_rollout_create; test_sim checks that 200
@@ -90,13 +65,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
-#include "cpu_internal.h"
+#include "cpu.h"
 #include "dense.h"
 #include "fma_exact.h"
-#include "polar.h"
-#include "sim_internal.h"
-#include "sim_testing.h"
+#include "internal/contact.h"
+#include "internal/polar.h"
+#include "internal/sim_internal.h"
+#include "testing/sim_testing.h"
 
 void mlc_sim_settings_default(mlc_sim_settings *s) {
     memset(s, 0, sizeof *s);
@@ -109,7 +84,7 @@ void mlc_sim_settings_default(mlc_sim_settings *s) {
     s->contact = 1;
     s->damping = 0.0;
     s->projection_velocity = 0;
-    s->contact_equality = 0;
+    s->contact_model = MLC_CONTACT_COMPLEMENTARITY;
     s->push_speed = MLC_SIM_DEFAULT_PUSH_SPEED;
     s->friction = MLC_SIM_DEFAULT_FRICTION;
     s->ground = 0;
@@ -334,7 +309,7 @@ static inline void block_rhs(double *restrict b, const double *restrict G, int n
  * x86-64 with GCC: an AVX2 copy (4-wide, with the FMA instruction) and two SSE2 baseline
  * copies (2-wide): with the FMA instruction, and with fused multiply-adds emulated for a CPU
  * without one (fma_exact.h: about 20× slower than AVX2, the same bits). The path is chosen
- * once, at load, by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu_internal.h: the CPU;
+ * once, at load, by mlc__cpu_use_avx2 and mlc__cpu_use_fma (cpu.h: the CPU;
  * MLC_NO_AVX2=1 in the environment forces the baseline, MLC_NO_FMA=1 the emulation; building
  * with -DMLC_NO_KERNEL_CLONES drops the instruction copies). Elsewhere: the 2-wide copy only,
  * with the target's FMA instruction where it has one (arm64), else emulated. Every copy
@@ -352,7 +327,7 @@ typedef double mlc_v2d __attribute__((vector_size(16), aligned(8)));
 #else /* x86-64's baseline has none: emulated, the same bits (fma_exact.h) */
 #define KFMA(a, b, c) mlc_fma_exact2((a), (b), (c))
 #endif
-#include "sim_kernels.h"
+#include "internal/sim_kernels.h"
 
 typedef void (*rows3_fn)(const double *restrict, int, const double *restrict, size_t, int,
                          double *restrict, size_t);
@@ -380,7 +355,7 @@ static const char *kernel_path = "generic (2-wide)";
 #define VD mlc_v2d
 #define KSPLAT(x) ((mlc_v2d){(x), (x)})
 #define KFMA(a, b, c) __builtin_ia32_vfmaddpd((a), (b), (c))
-#include "sim_kernels.h"
+#include "internal/sim_kernels.h"
 
 typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define KNAME(f) f##_v4
@@ -389,7 +364,7 @@ typedef double mlc_v4d __attribute__((vector_size(32), aligned(8)));
 #define VD mlc_v4d
 #define KSPLAT(x) ((mlc_v4d){(x), (x), (x), (x)})
 #define KFMA(a, b, c) __builtin_ia32_vfmaddpd256((a), (b), (c))
-#include "sim_kernels.h"
+#include "internal/sim_kernels.h"
 
 #endif
 
@@ -847,9 +822,17 @@ static inline __attribute__((always_inline)) int step_body(mlc_rollout *ro,
         if (set->tolerance > 0) memcpy(ro->zi, z, sizeof(double) * (size_t)r);
         na = 0;
         if (contact) { /* with forces, these write z = z* + Q⁻¹ f_c themselves */
-            na = set->contact_equality ? contact_equality(ro, z, prev_na)
-                 : ro->tc.frame        ? contact_terrain(ro, z, it == 0)
-                                       : contact_complementarity(ro, z, it == 0);
+            switch (mod->contact_solve) {
+            case CONTACT_SOLVE_EQUALITY:
+                na = contact_equality(ro, z, prev_na);
+                break;
+            case CONTACT_SOLVE_TERRAIN:
+                na = contact_terrain(ro, z, it == 0);
+                break;
+            case CONTACT_SOLVE_PLANE:
+                na = contact_complementarity(ro, z, it == 0);
+                break;
+            }
             prev_na = na;
         }
         if (na == 0) memcpy(z, ro->zs, sizeof(double) * (size_t)r);
@@ -945,7 +928,7 @@ __attribute__((target("avx2"))) static int step_avx2(mlc_rollout *ro, const mlc_
 }
 #endif
 
-/* The kernels and the step follow the one process-wide decision (cpu_internal.h), at load. */
+/* The kernels and the step follow the one process-wide decision (cpu.h), at load. */
 __attribute__((constructor)) static void select_kernels(void) {
 #ifdef MLC_HAVE_AVX2_CLONES
     kernel_path = "sse2 (2-wide, emulated FMA)";

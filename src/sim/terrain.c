@@ -1,5 +1,6 @@
 /* terrain.c: ground geometry for contact (terrain.h). */
 #include "terrain.h"
+#include "internal/terrain_contact.h"
 
 #include <errno.h>
 #include <math.h>

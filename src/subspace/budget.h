@@ -15,10 +15,15 @@
 #ifndef MODALLOCO_BUDGET_H
 #define MODALLOCO_BUDGET_H
 
-#include <cholmod.h>
 #include <stddef.h>
 
 #include "base.h"
+
+/* CHOLMOD's structs by their tags (cholmod_sparse is struct cholmod_sparse_struct, and so on),
+ * so that this header does not pull <cholmod.h> into every file above it; a source that calls
+ * CHOLMOD includes <cholmod.h> itself. */
+struct cholmod_factor_struct;
+struct cholmod_common_struct;
 
 /* Where the precompute's memory goes, in bytes (an estimate of the peak: the parts that are
  * alive at once while the vibration problem is factorized and solved). */
@@ -41,15 +46,11 @@ typedef struct mlc_budget_estimate {
 void mlc_budget_precompute(int nv, int nt, int w, int nvib, double vib_factor_bytes,
                            double vib_factor_nnz, mlc_budget_estimate *out);
 
-/* Nonzeros of the vibration factor that the model expects for nv vertices (3 DOFs each): a
- * low estimate (a half to an eighth of what nested dissection gave on spot and the koala,
- * 60k to 1M tets), for the first check only. */
-double mlc_budget_model_factor_nnz(int nv);
-
 /* Bytes the numeric factorization of an analyzed (symbolic) factor L will hold: its values
  * (L->xsize for a supernodal factor, the predicted nonzeros for a simplicial one), row indices
  * and CHOLMOD's dense update workspace. Exact up to the small per-column arrays. */
-double mlc_budget_factor_bytes(const cholmod_factor *L, const cholmod_common *cc);
+double mlc_budget_factor_bytes(const struct cholmod_factor_struct *L,
+                               const struct cholmod_common_struct *cc);
 
 /* The default bound: 80% of the smallest of the physical memory (sysconf), the cgroup's memory
  * limit (cgroup v2 memory.max or v1 memory.limit_in_bytes) and the address-space limit

@@ -19,7 +19,7 @@
  * overlaps is the assembly, the symbolic analysis with a given ordering and the callers' own
  * work (clusters, samples).
  */
-#include "eigen.h"
+#include "internal/eigen.h"
 
 #include "budget.h"
 
@@ -167,8 +167,8 @@ done:
 mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, double sigma,
                            double *evals, double *evecs, mlc_eigen_info *info, cholmod_common *cc,
                            mlc_err *err) {
-    return mlc_eigen_solve_ordered(K, mass, nev, sigma, NULL, NULL, NULL, 0, evals, evecs, info, cc,
-                                   err);
+    const mlc_eigen_problem pb = {.K = K, .mass = mass, .nev = nev, .sigma = sigma};
+    return mlc_eigen_solve_ordered(&pb, NULL, evals, evecs, info, cc, err);
 }
 
 /* x ← x − Z (Zᵀ M x): M-orthogonal projection onto the complement of the M-orthonormal n×nz
@@ -560,10 +560,14 @@ static mlc_status arpack_run(arpack_work *w, cholmod_factor *L, double sigma, co
     return st;
 }
 
-static mlc_status solve_impl(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                             const int *perm, int *perm_out, const double *Z, int nz, int ncv,
-                             cholmod_factor **shared, double *evals, double *evecs,
-                             mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
+static mlc_status solve_impl(const mlc_eigen_problem *pb, int *perm_out, cholmod_factor **shared,
+                             double *evals, double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                             mlc_err *err) {
+    cholmod_sparse *K = pb->K;
+    const double *mass = pb->mass, *Z = pb->Z;
+    const int nev = pb->nev, ncv = pb->ncv, *perm = pb->perm;
+    const double sigma = pb->sigma;
+    int nz = pb->nz;
     /* ---- check ------------------------------------------------------------------------ */
     if (info) memset(info, 0, sizeof *info);
     mlc_status st = check_problem(K, mass, nev, sigma, evals, evecs, cc, err);
@@ -620,10 +624,14 @@ mlc_status mlc_eigen_factor(cholmod_sparse *K, const double *mass, double sigma,
     return st;
 }
 
-mlc_status mlc_eigen_solve_factored(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                    const double *Z, int nz, cholmod_factor *L, double *evals,
+mlc_status mlc_eigen_solve_factored(const mlc_eigen_problem *pb, cholmod_factor *L, double *evals,
                                     double *evecs, mlc_eigen_info *info, cholmod_common *cc,
                                     mlc_err *err) {
+    cholmod_sparse *K = pb->K;
+    const double *mass = pb->mass, *Z = pb->Z;
+    const int nev = pb->nev;
+    const double sigma = pb->sigma;
+    int nz = pb->nz;
     double t_factor = info ? info->t_factor : 0, factor_nnz = info ? info->factor_nnz : 0;
     if (info) memset(info, 0, sizeof *info);
     mlc_status st = check_problem(K, mass, nev, sigma, evals, evecs, cc, err);
@@ -651,32 +659,20 @@ mlc_status mlc_eigen_solve_factored(cholmod_sparse *K, const double *mass, int n
     return st;
 }
 
-mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                   const int *perm, int *perm_out, const double *Z, int nz,
-                                   double *evals, double *evecs, mlc_eigen_info *info,
-                                   cholmod_common *cc, mlc_err *err) {
-    return solve_impl(K, mass, nev, sigma, perm, perm_out, Z, nz, 0, NULL, evals, evecs, info, cc,
-                      err);
+mlc_status mlc_eigen_solve_ordered(const mlc_eigen_problem *pb, int *perm_out, double *evals,
+                                   double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                                   mlc_err *err) {
+    return solve_impl(pb, perm_out, NULL, evals, evecs, info, cc, err);
 }
 
-mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                  const int *perm, const double *Z, int nz, cholmod_factor **shared,
+mlc_status mlc_eigen_solve_shared(const mlc_eigen_problem *pb, cholmod_factor **shared,
                                   double *evals, double *evecs, mlc_eigen_info *info,
                                   cholmod_common *cc, mlc_err *err) {
     if (!shared) return mlc_errf(err, MLC_EINVAL, "eigen: NULL factor slot");
-    if (*shared && K && (*shared)->n != K->ncol)
+    if (*shared && pb->K && (*shared)->n != pb->K->ncol)
         return mlc_errf(err, MLC_EINVAL, "eigen: shared factor is %d×%d, the matrix %d×%d",
-                        (int)(*shared)->n, (int)(*shared)->n, (int)K->ncol, (int)K->ncol);
-    return solve_impl(K, mass, nev, sigma, perm, NULL, Z, nz, 0, shared, evals, evecs, info, cc,
-                      err);
-}
-
-mlc_status mlc_eigen_solve_wide(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                const int *perm, const double *Z, int nz, int ncv, double *evals,
-                                double *evecs, mlc_eigen_info *info, cholmod_common *cc,
-                                mlc_err *err) {
-    return solve_impl(K, mass, nev, sigma, perm, NULL, Z, nz, ncv, NULL, evals, evecs, info, cc,
-                      err);
+                        (int)(*shared)->n, (int)(*shared)->n, (int)pb->K->ncol, (int)pb->K->ncol);
+    return solve_impl(pb, NULL, shared, evals, evecs, info, cc, err);
 }
 
 /* ---- Checking computed pairs ------------------------------------------------------------ */

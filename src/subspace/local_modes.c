@@ -5,13 +5,13 @@
  * diagonal raised), shift-invert solve on the shared factor → Löwdin M-orthonormalization of
  * the union → localization report.
  */
-#include "local_modes.h"
+#include "internal/local_modes.h"
 
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
-#include "eigen.h"
+#include "internal/eigen.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -180,9 +180,15 @@ static mlc_status solve_region(cholmod_sparse *H, const double *mass3, const mlc
                                   &penalized, &outside, cc, err);
     /* K itself (no penalty) keeps its rigid null space: deflate it as the global solve does,
      * which makes one region with w = 0 the global path exactly. */
-    if (st == MLC_OK)
-        st = mlc_eigen_solve_shared(A, mass3, per_region, sigma, NULL, penalized ? NULL : Z,
-                                    penalized ? 0 : 6, L, ev, X, info, cc, err);
+    if (st == MLC_OK) {
+        const mlc_eigen_problem pb = {.K = A,
+                                      .mass = mass3,
+                                      .nev = per_region,
+                                      .sigma = sigma,
+                                      .Z = penalized ? NULL : Z,
+                                      .nz = penalized ? 0 : 6};
+        st = mlc_eigen_solve_shared(&pb, L, ev, X, info, cc, err);
+    }
     cholmod_free_sparse(&A, cc);
     if (st == MLC_OK) region_bounds(ev, per_region, penalized, outside, weight, bound);
     return st;
@@ -241,11 +247,16 @@ static mlc_status regions_pipelined(cholmod_sparse *H, const double *mass3, cons
         {
 #pragma omp section
             {
+                const mlc_eigen_problem pb = {.K = cur->A,
+                                              .mass = mass3,
+                                              .nev = per_region,
+                                              .sigma = sigma,
+                                              .Z = cur->penalized ? NULL : Z,
+                                              .nz = cur->penalized ? 0 : 6};
                 if (cur->st == MLC_OK)
-                    cur->st = mlc_eigen_solve_factored(
-                        cur->A, mass3, per_region, sigma, cur->penalized ? NULL : Z,
-                        cur->penalized ? 0 : 6, cur->L, evals + (size_t)r * per_region,
-                        evecs + (size_t)n * r * per_region, &cur->info, cc, &cur->err);
+                    cur->st = mlc_eigen_solve_factored(&pb, cur->L, evals + (size_t)r * per_region,
+                                                       evecs + (size_t)n * r * per_region,
+                                                       &cur->info, cc, &cur->err);
             }
 #pragma omp section
             {
@@ -274,12 +285,18 @@ done:
     return st;
 }
 
-mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                                   const mlc_fem *fem, const int *tet_region,
-                                   const double *tet_mass_scale, int nregions, int per_region,
-                                   double weight, double sigma, const int *perm, const double *Z,
-                                   double *evals, double *evecs, mlc_local_modes_report *report,
-                                   int threads, cholmod_common *cc, mlc_err *err) {
+mlc_status mlc_local_modes_compute(const mlc_local_modes_def *def, double *evals, double *evecs,
+                                   mlc_local_modes_report *report, cholmod_common *cc,
+                                   mlc_err *err) {
+    if (!def) return mlc_errf(err, MLC_EINVAL, "local modes: NULL argument");
+    cholmod_sparse *H = def->H;
+    const double *mass3 = def->mass3, *tet_mass_scale = def->tet_mass_scale, *Z = def->Z;
+    const mlc_mesh *mesh = def->mesh;
+    const mlc_fem *fem = def->fem;
+    const int *tet_region = def->tet_region, *perm = def->perm;
+    int nregions = def->nregions;
+    const int per_region = def->per_region, threads = def->threads;
+    const double weight = def->weight, sigma = def->sigma;
     mlc_local_modes_report rep;
     memset(&rep, 0, sizeof rep);
     if (!H || !mass3 || !mesh || !fem || !Z || !evals || !evecs || !cc)

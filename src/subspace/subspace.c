@@ -14,6 +14,8 @@
  */
 #include "subspace.h"
 
+#include <cholmod.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -24,8 +26,9 @@
 
 #include "budget.h"
 #include "clusters.h"
-#include "eigen.h"
-#include "local_modes.h"
+#include "internal/eigen.h"
+#include "internal/local_modes.h"
+#include "internal/subspace_internal.h"
 
 void mlc_subspace_free(mlc_subspace *s) {
     if (!s) return;
@@ -241,8 +244,10 @@ static mlc_status skinning_modes(const mlc_mesh *mesh, const mlc_fem *fem, int w
     mlc_status st = MLC_OK;
     for (int a = 0; a < 2; a++) {
         if (a == 1 && !((shifts[1] = laplacian_probe_shift(mesh, L, mass, cc)) < 0)) break;
-        st = mlc_eigen_solve_ordered(L, mass, w, shifts[a], given, given ? NULL : vperm, NULL, 0,
-                                     out->skin_eval, out->W, &info, cc, &e2);
+        const mlc_eigen_problem pb = {
+            .K = L, .mass = mass, .nev = w, .sigma = shifts[a], .perm = given};
+        st = mlc_eigen_solve_ordered(&pb, given ? NULL : vperm, out->skin_eval, out->W, &info, cc,
+                                     &e2);
         out->skin_solves += info.solves;
         if (st == MLC_ENOMEM || st == MLC_EINVAL) break;
         if (st == MLC_OK) {
@@ -345,9 +350,20 @@ static mlc_status local_vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem
     mlc_budget_precompute(fem->nv, fem->nt, st->w, 6 + mg + q, fbytes, out->vib_factor_nnz, &e1);
     mlc_budget_precompute(fem->nv, fem->nt, st->w, 6 + mg + q, 2 * e1.factor, 0, &e2);
     int threads = st->max_memory > 0 && e2.total > st->max_memory ? 1 : st->threads;
-    s = mlc_local_modes_compute(H, mass, mesh, fem, st->tet_region, st->tet_mass_scale, nr, mr,
-                                weight, sigma, perm3, Z, out->vib_eval + mg,
-                                out->D + (size_t)n * mg, &rep, threads, cc, err);
+    const mlc_local_modes_def def = {.H = H,
+                                     .mass3 = mass,
+                                     .mesh = mesh,
+                                     .fem = fem,
+                                     .tet_region = st->tet_region,
+                                     .tet_mass_scale = st->tet_mass_scale,
+                                     .nregions = nr,
+                                     .per_region = mr,
+                                     .weight = weight,
+                                     .sigma = sigma,
+                                     .perm = perm3,
+                                     .Z = Z,
+                                     .threads = threads};
+    s = mlc_local_modes_compute(&def, out->vib_eval + mg, out->D + (size_t)n * mg, &rep, cc, err);
     if (s != MLC_OK) return s;
     /* Global and local modes are not orthogonalized against each other (docs/method.md), but
      * they must be independent: a region that is the whole body repeats the global modes. */
@@ -501,9 +517,11 @@ static mlc_status first_vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H,
                                         double *evals, mlc_eigen_info *info, cholmod_common *cc,
                                         mlc_err *err) {
     int n = 3 * mesh->nv;
+    /* the rigid modes, evecs' first 6 columns, deflated */
+    const mlc_eigen_problem pb = {
+        .K = H, .mass = mass, .nev = need, .sigma = sigma, .perm = perm3, .Z = evecs, .nz = 6};
     if (mlc_eigen_is_dense(n, need, 6))
-        return mlc_eigen_solve_ordered(H, mass, need, sigma, perm3, NULL, evecs, 6, evals + 6,
-                                       evecs + (size_t)n * 6, info, cc, err);
+        return mlc_eigen_solve_ordered(&pb, NULL, evals + 6, evecs + (size_t)n * 6, info, cc, err);
     double t0 = mlc_now();
     cholmod_factor *L = mlc_eigen_analyze(H, perm3, cc);
     if (!L)
@@ -521,8 +539,7 @@ static mlc_status first_vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H,
                           cc->lnz, &e);
     mlc_status s = mlc_budget_check(&e, st->max_memory, n, err);
     if (s == MLC_OK)
-        s = mlc_eigen_solve_shared(H, mass, need, sigma, NULL, evecs, 6, &L, evals + 6,
-                                   evecs + (size_t)n * 6, info, cc, err);
+        s = mlc_eigen_solve_shared(&pb, &L, evals + 6, evecs + (size_t)n * 6, info, cc, err);
     if (s == MLC_OK) {
         snprintf(info->ordering, sizeof info->ordering, "%s", ord);
         info->t_analyze += t_an;
@@ -563,11 +580,18 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_setti
         tried++;
         mlc_eigen_info info;
         mlc_err e2 = {0};
-        mlc_status s =
-            a == 0 ? first_vibration_solve(mesh, H, mass, need, perm3, shifts[0], st, evecs, evals,
-                                           &info, cc, &e2)
-                   : mlc_eigen_solve_wide(H, mass, need, shifts[a], a == 1 ? NULL : perm3, evecs, 6,
-                                          wide, evals + 6, evecs + (size_t)n * 6, &info, cc, &e2);
+        const mlc_eigen_problem wide_pb = {.K = H,
+                                           .mass = mass,
+                                           .nev = need,
+                                           .sigma = shifts[a],
+                                           .perm = a == 1 ? NULL : perm3,
+                                           .Z = evecs,
+                                           .nz = 6,
+                                           .ncv = wide};
+        mlc_status s = a == 0 ? first_vibration_solve(mesh, H, mass, need, perm3, shifts[0], st,
+                                                      evecs, evals, &info, cc, &e2)
+                              : mlc_eigen_solve_ordered(&wide_pb, NULL, evals + 6,
+                                                        evecs + (size_t)n * 6, &info, cc, &e2);
         out->vib_solves += info.solves;
         if (s == MLC_ENOMEM || s == MLC_EINVAL)
             return mlc_errf(err, s, "vibration modes (actuation.modes): %s", e2.msg);

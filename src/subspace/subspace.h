@@ -164,13 +164,6 @@ void mlc_subspace_mode_strains(const mlc_mesh *mesh, const mlc_fem *fem, const m
  * not the clustering seed (see mlc_subspace_cache_load). */
 uint64_t mlc_subspace_cache_key(const mlc_mesh *mesh, const mlc_subspace_settings *settings);
 
-/* The clusters of `settings` (its seed) in place of s's: what mlc_subspace_compute would give
- * with the same eigenmodes, bit for bit (the clustering reads only W, skin_eval, the mesh and the
- * FEM data). Sets cluster_seed. */
-mlc_status mlc_subspace_recluster(const mlc_mesh *mesh, const mlc_fem *fem,
-                                  const mlc_subspace_settings *settings, mlc_subspace *s,
-                                  mlc_err *err);
-
 /* mlc_subspace_cache_read with the key of `settings`, then, when the cache's clusters are of
  * another seed (or of an unknown one), mlc_subspace_recluster: every seed shares the
  * eigen-solves of one cache file, which stays as it is. */

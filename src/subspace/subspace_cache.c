@@ -26,6 +26,7 @@
  * and the label ranges. Writing goes to a mkstemp file beside the target, fsync, rename, so a
  * reader never sees a half-written cache.
  */
+#include "internal/subspace_internal.h"
 #include "subspace.h"
 
 #include <errno.h>

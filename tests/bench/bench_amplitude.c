@@ -88,7 +88,9 @@ int main(int argc, char **argv) {
     double *gain = malloc(sizeof(double) * samples);
     const char *kinds[3] = {"uniform", "corner", "cma-gen1"};
     printf("mesh %s: %d tets, m %d, k %d, p %g, bound %s, %d steps of %g s\n", p.mesh_path, nt, m,
-           k, cfg.actuation.amplitude_p, cfg.actuation.amplitude_bound, cfg.sim.steps, cfg.sim.dt);
+           k, cfg.actuation.amplitude_p,
+           cfg.actuation.amplitude_bound == MLC_BOUND_COMBINED ? "combined" : "per_signal",
+           cfg.sim.steps, cfg.sim.dt);
     mlc_rng rng;
     mlc_rng_seed(&rng, 1);
     for (int kind = 0; kind < 3; kind++) {

@@ -175,8 +175,10 @@ int main(int argc, char **argv) {
                     p3[3 * i + k] = 3 * vp[i] + k;
             to = mlc_now() - to;
             if (H && mass && ev && X &&
-                mlc_eigen_solve_ordered(H, mass, nev, sigma, p3, NULL, NULL, 0, ev, X, &info, &cc,
-                                        &err) == MLC_OK)
+                mlc_eigen_solve_ordered(
+                    &(mlc_eigen_problem){
+                        .K = H, .mass = mass, .nev = nev, .sigma = sigma, .perm = p3},
+                    NULL, ev, X, &info, &cc, &err) == MLC_OK)
                 printf("  vibration detail: n = %d, nnz(H upper) = %zu, sigma = %.3g, "
                        "nnz(L) = %.3g, vertex ordering %.3f s, analyze %.3f s, analyze+factor "
                        "%.3f s, Lanczos %.3f s, %d solves, %d restarts, ncv %d\n",

@@ -51,7 +51,7 @@ function fmt(v) {
   else if (T && T.heading) row('task', 'face ' + fmt([T.heading[0], T.heading[2]]) + ' (x, z)');
   if (kind !== undefined && kind !== 'locomotion') {
     row('J_task', get(res, 'J_task'));
-    row(kind === 'turn' || kind === 'roll' || kind === 'flip' ? 'task_error (rad)' : 'task_error (extents)', get(res, 'task_error'));
+    row('task_error (' + (M.taskErrorUnit || 'extents') + ')', get(res, 'task_error'));
   }
   if (T && T.finalDist !== undefined) row('final distance to target (m)', T.finalDist);
   if (T && T.heading && T.forward1) {

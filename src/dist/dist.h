@@ -1,6 +1,6 @@
 /* dist.h: distributing work over processes with MPI, and the serial fallback.
  *
- * Every MPI call of the program lives behind this header (src/cli/dist.c), so the commands read
+ * Every MPI call of the program lives behind this header (src/dist/dist.c), so the commands read
  * the same with and without MPI. Built without MPI (MLC_HAVE_MPI undefined), or started without
  * an MPI launcher, the process is rank 0 of a world of size 1 and every function below is a
  * cheap no-op or a copy.

@@ -9,10 +9,20 @@
 
 #include "contact.h"
 #include "sim.h"
+#include "terrain_contact.h"
 
 /* Contact factors kept per rollout (keyed by the active set; measured at the Bat settings:
  * 1.83 factorizations a step with one entry, 1.06 with four, 1.04 with eight). */
 #define MLC_CONTACT_CACHE 4
+
+/* Which contact solve a step runs (sim_step.c): set.contact_model's on the model's terrain,
+ * decided once when the model is made (model_new), so the step has one switch and no tests of
+ * the settings. */
+typedef enum mlc_contact_solve {
+    CONTACT_SOLVE_PLANE = 0,    /* complementarity on the flat ground (contact.h) */
+    CONTACT_SOLVE_TERRAIN = 1,  /* complementarity on a terrain, in each sample's frame */
+    CONTACT_SOLVE_EQUALITY = 2, /* the paper's equality constraints (flat ground only) */
+} mlc_contact_solve;
 
 struct mlc_model {
     mlc_sim_settings set;
@@ -57,11 +67,12 @@ struct mlc_model {
                       (NULL when off): its rhs term is C z_n / h */
     double *zrest; /* r */
     double com_rest[3];
-    double extent;       /* largest bounding-box extent of the rest mesh */
-    double ground_tol;   /* 1e-9 × extent: "below the ground" threshold */
-    double *W, *X;       /* copies for output skinning: nv×w, 3×nv */
-    mlc_terrain terrain; /* contact geometry (owned copy; set.terrain points here) */
-    int bdf2;            /* set.integrator == MLC_INTEGRATOR_BDF2 */
+    double extent;                   /* largest bounding-box extent of the rest mesh */
+    double ground_tol;               /* 1e-9 × extent: "below the ground" threshold */
+    double *W, *X;                   /* copies for output skinning: nv×w, 3×nv */
+    mlc_terrain terrain;             /* contact geometry (owned copy; set.terrain points here) */
+    int bdf2;                        /* set.integrator == MLC_INTEGRATOR_BDF2 */
+    mlc_contact_solve contact_solve; /* the step's contact solve (above) */
 };
 
 struct mlc_rollout {

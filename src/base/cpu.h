@@ -1,7 +1,8 @@
-/* cpu_internal.h: the one place that decides which compiled copy of the vectorized kernels
- * runs (sim_step.c's step kernels, polar.c's lane loops). Not installed. */
-#ifndef MODALLOCO_CPU_INTERNAL_H
-#define MODALLOCO_CPU_INTERNAL_H
+/* cpu.h: the one place that decides which compiled copy of the vectorized kernels
+ * runs (sim_step.c's step kernels, polar.c's lane loops). Public to the modules that
+ * carry such kernels (sim); a CPU-dependent kernel path must follow this one decision. */
+#ifndef MODALLOCO_CPU_H
+#define MODALLOCO_CPU_H
 
 /* Whether this build has AVX2 copies of the kernels at all: x86-64 with GCC, unless built with
  * -DMLC_NO_KERNEL_CLONES. Elsewhere only the 2-wide copy exists. */

@@ -59,25 +59,40 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
                            double *evals, double *evecs, mlc_eigen_info *info, cholmod_common *cc,
                            mlc_err *err);
 
-/* mlc_eigen_solve with control of the fill-reducing ordering of K − σM and with deflation:
- *  perm:     NULL (CHOLMOD chooses, as mlc_eigen_solve), or n entries used as given
- *            (cholmod_analyze_p with CHOLMOD_GIVEN; postordering as set in cc). A vertex
- *            ordering expanded to 3×3 blocks serves a 3-DOF-per-vertex problem at a fraction of
- *            the cost of ordering the larger graph.
+/* A problem for the solves below beyond mlc_eigen_solve: K, mass, nev and sigma as there, and
+ *  perm:  NULL (CHOLMOD chooses, as mlc_eigen_solve), or n entries used as given
+ *         (cholmod_analyze_p with CHOLMOD_GIVEN; postordering as set in cc). A vertex ordering
+ *         expanded to 3×3 blocks serves a 3-DOF-per-vertex problem at a fraction of the cost
+ *         of ordering the larger graph.
+ *  Z, nz: NULL/0, or an M-orthonormal n×nz basis of null vectors of K (K Z = 0, e.g. the 6
+ *         rigid modes of an elasticity Hessian) to project out: the nev pairs returned are then
+ *         the smallest of K restricted to the M-orthogonal complement of Z. A degenerate null
+ *         space is otherwise hard for single-vector Lanczos (it can miss copies of a repeated
+ *         eigenvalue), and deflation shortens the Krylov basis. Dense path: the nz smallest
+ *         pairs are dropped instead.
+ *  ncv:   a Lanczos basis of at least ncv vectors (0 or less: the default max(2·nev + 1, 20)).
+ *         A wider basis separates a clustered spectrum in fewer restarts, at ncv·n doubles of
+ *         memory; results differ from the default basis's in the last digits only.
+ * Everything it points to is borrowed for the call (K is not modified). */
+typedef struct mlc_eigen_problem {
+    cholmod_sparse *K;
+    const double *mass;
+    int nev;
+    double sigma;
+    const int *perm;
+    const double *Z;
+    int nz;
+    int ncv;
+} mlc_eigen_problem;
+
+/* mlc_eigen_solve of the problem `pb` (its ordering, deflation and basis width).
  *  perm_out: NULL, or n entries that receive the ordering the factor used (L->Perm), e.g. to
  *            reuse it for a second problem on the same mesh. Not written by the dense path
  *            (info->dense = 1).
- *  Z, nz:    NULL/0, or an M-orthonormal n×nz basis of null vectors of K (K Z = 0, e.g. the 6
- *            rigid modes of an elasticity Hessian) to project out: the nev pairs returned are
- *            then the smallest of K restricted to the M-orthogonal complement of Z. A
- *            degenerate null space is otherwise hard for single-vector Lanczos (it can miss
- *            copies of a repeated eigenvalue), and deflation shortens the Krylov basis.
- *            Dense path: the nz smallest pairs are dropped instead.
  * Everything else as mlc_eigen_solve. */
-mlc_status mlc_eigen_solve_ordered(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                   const int *perm, int *perm_out, const double *Z, int nz,
-                                   double *evals, double *evecs, mlc_eigen_info *info,
-                                   cholmod_common *cc, mlc_err *err);
+mlc_status mlc_eigen_solve_ordered(const mlc_eigen_problem *pb, int *perm_out, double *evals,
+                                   double *evecs, mlc_eigen_info *info, cholmod_common *cc,
+                                   mlc_err *err);
 
 /* The symbolic analysis (fill-reducing ordering, supernodes) of a symmetric matrix's pattern as
  * mlc_eigen_solve_ordered does it: `perm` NULL (CHOLMOD chooses) or n entries used as given.
@@ -101,18 +116,17 @@ int mlc_eigen_is_dense(int n, int nev, int nz);
 mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigma, int *perm_out,
                               double *factor_bytes, cholmod_common *cc, mlc_err *err);
 
-/* mlc_eigen_solve_ordered for a family of matrices with one sparsity pattern, e.g. K plus
- * different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
+/* mlc_eigen_solve_ordered (without perm_out) for a family of matrices with one sparsity pattern,
+ * e.g. K plus different diagonal penalties (local_modes.h): the fill-reducing ordering and symbolic
  * analysis are done once and every later matrix is only refactorized.
  *  shared: the caller's factor slot. *shared = NULL on the first call: the matrix is analyzed
- *          (with `perm` as in mlc_eigen_solve_ordered) and the factor is left in *shared, also
+ *          (with pb->perm) and the factor is left in *shared, also
  *          on failure once it exists. Later calls with *shared set skip cholmod_analyze and
- *          refactorize into it (the matrix must have the same pattern; `perm` is then
- *          unused). The caller frees it with cholmod_free_factor. The dense path (small n)
+ *          refactorize into it (the matrix must have the same pattern; pb->perm is
+ *          then unused). The caller frees it with cholmod_free_factor. The dense path (small n)
  *          leaves *shared untouched. info->ordering is "shared" for a refactorization.
  * Everything else, including the results bit for bit, as mlc_eigen_solve_ordered. */
-mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                  const int *perm, const double *Z, int nz, cholmod_factor **shared,
+mlc_status mlc_eigen_solve_shared(const mlc_eigen_problem *pb, cholmod_factor **shared,
                                   double *evals, double *evecs, mlc_eigen_info *info,
                                   cholmod_common *cc, mlc_err *err);
 
@@ -121,24 +135,15 @@ mlc_status mlc_eigen_solve_shared(cholmod_sparse *K, const double *mass, int nev
  * analyzed for K's pattern (mlc_eigen_analyze; the caller's, kept), and fills info's
  * t_analyze, t_factor, factor_nnz; mlc_eigen_solve_factored then runs the Lanczos loop on it
  * (keeping info's t_factor and factor_nnz). Together the same arithmetic, so the same bits, as
- * mlc_eigen_solve_shared with *shared = L. The problem must be sparse (not
+ * mlc_eigen_solve_shared with *shared = L (pb->perm and pb->ncv unused: L is analyzed and the
+ * basis is the default). The problem must be sparse (not
  * mlc_eigen_is_dense): else MLC_EINVAL. Errors otherwise as mlc_eigen_solve_ordered. The two
  * may run on two threads at once with two cholmod_commons and two factors (eigen.c: Threads). */
 mlc_status mlc_eigen_factor(cholmod_sparse *K, const double *mass, double sigma, cholmod_factor *L,
                             mlc_eigen_info *info, cholmod_common *cc, mlc_err *err);
-mlc_status mlc_eigen_solve_factored(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                    const double *Z, int nz, cholmod_factor *L, double *evals,
+mlc_status mlc_eigen_solve_factored(const mlc_eigen_problem *pb, cholmod_factor *L, double *evals,
                                     double *evecs, mlc_eigen_info *info, cholmod_common *cc,
                                     mlc_err *err);
-
-/* mlc_eigen_solve_ordered (without perm_out) with a Lanczos basis of at least ncv vectors
- * (0 or less: the default max(2·nev + 1, 20)). A wider basis separates a clustered spectrum in
- * fewer restarts, at ncv·n doubles of memory. Results differ from the default basis's in the
- * last digits only. */
-mlc_status mlc_eigen_solve_wide(cholmod_sparse *K, const double *mass, int nev, double sigma,
-                                const int *perm, const double *Z, int nz, int ncv, double *evals,
-                                double *evecs, mlc_eigen_info *info, cholmod_common *cc,
-                                mlc_err *err);
 
 /* x ← x − Z (Zᵀ M x), twice: the M-orthogonal projection of x (n) onto the complement of the
  * M-orthonormal n×nz basis Z, as the solver deflates its Lanczos vectors. */

@@ -56,10 +56,11 @@ void mlc_local_outside_mass(const mlc_mesh *mesh, const mlc_fem *fem, const int 
  * M-orthonormal set); −1 when out of memory or LAPACK fails. */
 double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
 
-/* The localized modes of every region.
+/* What the localized modes are of, and how to solve for them.
  *  H:          the n×n (n = 3 nv) Hessian, symmetric storage with every diagonal entry (as
  *              mlc_fem_elasticity_hessian); not modified.
  *  mass3:      n lumped masses (unit density, or scaled per tet by tet_mass_scale).
+ *  mesh, fem:  the body (borrowed).
  *  tet_region: nt labels in 0..nregions−1, or NULL (one region, nregions must be 1).
  *  tet_mass_scale: nt per-tet density scales ρ_e/ρ that mass3 was summed with, or NULL (1):
  *              M_out uses the same densities, so M_out ≤ M and f is a share of the motion.
@@ -68,19 +69,33 @@ double mlc_local_gram_min(int n, int q, const double *mass3, const double *Phi);
  *  sigma:      the shift (mlc_eigen_default_shift of H: below every penalized spectrum too).
  *  perm:       NULL or an n-entry fill-reducing ordering for the shared analysis.
  *  Z:          the 6 M-orthonormal rigid modes (n×6), deflated where the operator is K itself.
- *  evals:      out, nregions·m_r penalized eigenvalues, region-major, ascending per region.
- *  evecs:      out, n × (nregions·m_r), M-orthonormal as a whole.
- *  report:     out (may be NULL).
  *  threads:    1 = the regions one after the other; otherwise, with two regions or more and
  *              two cores, two threads (region r's Lanczos loop beside region r + 1's
  *              factorization, in a second factor: twice the factor memory). The same bits.
+ * Every pointer is borrowed for the call. */
+typedef struct mlc_local_modes_def {
+    cholmod_sparse *H;
+    const double *mass3;
+    const mlc_mesh *mesh;
+    const mlc_fem *fem;
+    const int *tet_region;
+    const double *tet_mass_scale;
+    int nregions, per_region;
+    double weight, sigma;
+    const int *perm;
+    const double *Z;
+    int threads;
+} mlc_local_modes_def;
+
+/* The localized modes of every region of `def`.
+ *  evals:  out, nregions·m_r penalized eigenvalues, region-major, ascending per region.
+ *  evecs:  out, n × (nregions·m_r), M-orthonormal as a whole.
+ *  report: out (may be NULL).
+ *  cc:     a started cholmod_common (its ordering settings are used).
  * Errors name the setting: MLC_EINVAL for bad labels (a region without tets, a label out of
  * range), for w < 0 or too many modes; the eigen-solver's errors otherwise. */
-mlc_status mlc_local_modes_compute(cholmod_sparse *H, const double *mass3, const mlc_mesh *mesh,
-                                   const mlc_fem *fem, const int *tet_region,
-                                   const double *tet_mass_scale, int nregions, int per_region,
-                                   double weight, double sigma, const int *perm, const double *Z,
-                                   double *evals, double *evecs, mlc_local_modes_report *report,
-                                   int threads, cholmod_common *cc, mlc_err *err);
+mlc_status mlc_local_modes_compute(const mlc_local_modes_def *def, double *evals, double *evecs,
+                                   mlc_local_modes_report *report, cholmod_common *cc,
+                                   mlc_err *err);
 
 #endif

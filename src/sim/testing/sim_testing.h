@@ -7,10 +7,9 @@
 
 #include "base.h"
 
-/* The simulators' types, declared here (as in sim.h and fullspace.h) instead of included: those
- * headers bring in CHOLMOD, whose headers define _LARGEFILE64_SOURCE, and a zlib.h included
- * after them then needs off64_t, which the system headers read before did not declare. C11
- * allows a typedef to be repeated. */
+/* The simulators' types, declared here (as in sim.h and fullspace.h) instead of included, so a
+ * test that includes this header before or without sim.h gets nothing else with it. C11 allows
+ * a typedef to be repeated. */
 typedef struct mlc_sim_settings mlc_sim_settings;
 typedef struct mlc_actuation mlc_actuation;
 typedef struct mlc_model mlc_model;

@@ -1,4 +1,5 @@
-/* mesh_internal.h: the mesh readers' entry points, called by the dispatch (mesh_read.c): the
+/* mesh_internal.h: the mesh readers' entry points, called by the dispatch (mesh_read.c), and the
+ * finalization every reader (voxel.c too) ends in: the
  * tetrahedral formats (mesh_tet.c) and the surfaces (mesh_surface.c). Each fills m->X, m->T
  * only; the dispatch finalizes. Not part of the public API. */
 #ifndef MODALLOCO_MESH_INTERNAL_H
@@ -7,6 +8,14 @@
 #include "mesh.h"
 
 #include <stddef.h>
+
+/* Validate and repair a mesh whose X and T (nv, nt) are filled but whose F is not: checks
+ * coordinates are finite, indices in range, no repeated vertex in a tet, no zero-volume tet
+ * (|V_e| <= 1e-12 × bbox-extent³ is an error naming the tet), flips inverted tets, drops
+ * unreferenced vertices, requires one connected component, and extracts the outward boundary
+ * into F/nf. `source` names the file in messages. `report` may be NULL. Every reader ends here. */
+mlc_status mlc_mesh_finalize(mlc_mesh *mesh, const char *source, mlc_mesh_report *report,
+                             mlc_err *err);
 
 /* Parse a MEDIT .mesh held in buf[0..size) (path for messages) into m->X, m->T. Does not
  * finalize. */

@@ -1,0 +1,37 @@
+/* cmaes_keys.h: the configuration keys cmaes.* (docs/config.md) and the settings they fill.
+ *
+ * The table is the keys' only description: defaults, bounds, documentation (keys.h).
+ */
+#ifndef MODALLOCO_CMAES_KEYS_H
+#define MODALLOCO_CMAES_KEYS_H
+
+#include "keys.h"
+
+typedef struct mlc_config_cmaes {
+    int population;           /* cmaes.population: λ, ≥ 2 */
+    int generations;          /* cmaes.generations: ≥ 1 */
+    double sigma0;            /* cmaes.sigma0: in the normalized box, > 0 */
+    int seed;                 /* cmaes.seed: seed of everything random */
+    int restarts;             /* cmaes.restarts: restarts, ≥ 0 */
+    char restart_strategy[8]; /* cmaes.restart_strategy: "ipop" or "bipop" */
+    double restart_collapse;  /* cmaes.restart_collapse: spread that ends a run, ≥ 0 (0 off) */
+    int restart_stall;        /* cmaes.restart_stall: generations without gain, ≥ 0 (0 off) */
+    double restart_room;      /* cmaes.restart_room: a restart begins only when the budget left
+                                 is at least this many times the ended run's evaluations, ≥ 0
+                                 (0: whatever is left) */
+    int diagonal;             /* cmaes.diagonal: generations of each run with diagonal C, ≥ 0;
+                                 −1: chosen from the dimension (job/optimize_run.c) */
+    int budget;               /* cmaes.budget: rollouts in all, ≥ 0 (0: generations × λ) */
+    int early_stop;           /* cmaes.early_stop: pycma's early stops end a run (bool) */
+    int mean_every;           /* cmaes.mean_every: the distribution mean is scored every this
+                                 many generations (history.csv mean_J), ≥ 0 (0: never) */
+    int robust_samples;       /* cmaes.robust_samples: perturbed replays per candidate, 0..16 */
+    char robust_scope[16];    /* cmaes.robust_scope: which candidates are replayed: "walkers"
+                                 (every one that walks) or "improving" (only those whose
+                                 nominal J beats the best score so far) */
+    int polish;               /* cmaes.polish: gradient polish steps after CMA-ES, 0 = off */
+} mlc_config_cmaes;
+
+extern const mlc_key_section mlc_cmaes_key_section; /* keys cmaes.* */
+
+#endif

@@ -1,0 +1,82 @@
+/* fullspace_keys.c: the rows of the keys reference.* (keys.h). */
+#include "fullspace_keys.h"
+
+#include "fullspace.h"
+
+#undef MLC_KEY_STRUCT
+#define MLC_KEY_STRUCT mlc_config_reference
+static const mlc_key reference_keys[] = {
+    {.name = "reference.tolerance",
+     .type_name = "number",
+     .default_json = MLC_STR(MLC_FULLSPACE_TOLERANCE),
+     .range = ">= 0",
+     .meaning = "simulate --full-space: the reference iterates each step until no coordinate "
+                "changes by more than this × the body extent in an iteration (0 = always "
+                "reference.max_iterations); sim.iterations is the reduced model's",
+     .type = MLC_KEY_NUMBER,
+     MLC_KEY_FIELD(tolerance),
+     MLC_KEY_GE(0)},
+    {.name = "reference.max_iterations",
+     .type_name = "int",
+     .default_json = MLC_STR(MLC_FULLSPACE_MAX_ITERATIONS),
+     .range = ">= 1",
+     .meaning = "simulate --full-space: the most iterations a step of the reference may take "
+                "(steps that stop here are counted in fullspace.json)",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(max_iterations),
+     MLC_KEY_GE(1)},
+    {.name = "reference.contact_samples",
+     .type_name = "int",
+     .default_json = "0",
+     .range = ">= -1",
+     .meaning = "simulate --full-space: where the reference's contact acts: 0 = every surface "
+                "vertex (terrain and equality contact: 512 samples), N > 0 = N samples placed "
+                "like the reduced model's (subspace.contact_band), -1 = the reduced model's "
+                "samples",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(contact_samples),
+     MLC_KEY_GE(-1)},
+    {.name = "reference.contact_columns",
+     .type_name = "int",
+     .default_json = MLC_STR(MLC_FULLSPACE_CONTACT_COLUMNS),
+     .range = ">= 1",
+     .meaning = "simulate --full-space with contact on every surface vertex: the most surface "
+                "vertices whose columns of the inverse system matrix are kept (8 bytes × "
+                "vertices each); more vertices near the ground at once stop the reference",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(contact_columns),
+     MLC_KEY_GE(1)},
+    {.name = "reference.threads",
+     .type_name = "int",
+     .default_json = "1",
+     .range = ">= 0",
+     .meaning = "simulate --full-space: threads of the reference's per-tet work (0 = all "
+                "cores; the same bits for any count); its parallel parts are short, and on a "
+                "busy machine waiting threads cost more than they save",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(threads),
+     MLC_KEY_GE(0)},
+    {.name = "reference.acceleration",
+     .type_name = "int",
+     .default_json = MLC_STR(MLC_FULLSPACE_ANDERSON),
+     .range = "in [0, " MLC_STR(MLC_FULLSPACE_ANDERSON_MAX) "]",
+     .meaning = "simulate --full-space: Anderson acceleration of the reference's iterations "
+                "over this many past iterations (0 = plain local-global iterations; the "
+                "stopping rule is the same)",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(acceleration),
+     MLC_KEY_BETWEEN('[', 0, MLC_FULLSPACE_ANDERSON_MAX, ']')},
+    {.name = "reference.check",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "0 or 1",
+     .meaning = "optimize: 1 = replay the returned gait in the full-space reference (the "
+                "settings above) and report the share of its travel it keeps there "
+                "(result.json \"transfer\"); costs one full-space rollout",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(check),
+     MLC_KEY_BETWEEN('[', 0, 1, ']')},
+};
+
+const mlc_key_section mlc_reference_key_section =
+    MLC_KEY_SECTION("reference", reference_keys, NULL);

@@ -1,0 +1,25 @@
+/* fullspace_keys.h: the configuration keys reference.* (docs/config.md) and the settings they fill.
+ *
+ * The table is the keys' only description: defaults, bounds, documentation (keys.h).
+ */
+#ifndef MODALLOCO_FULLSPACE_KEYS_H
+#define MODALLOCO_FULLSPACE_KEYS_H
+
+#include "keys.h"
+
+/* The full-space reference of `simulate --full-space` (fullspace.h): its own stopping rule,
+ * independent of sim.iterations, which is the reduced model's. */
+typedef struct mlc_config_reference {
+    double tolerance;    /* reference.tolerance: stop when max |Δx| ≤ it × extent, ≥ 0 */
+    int max_iterations;  /* reference.max_iterations: guard per step, ≥ 1 */
+    int contact_samples; /* reference.contact_samples: 0 = every surface vertex, N > 0 = its own
+                            N samples, −1 = the model's */
+    int contact_columns; /* reference.contact_columns: cached columns of surface contact, ≥ 1 */
+    int acceleration; /* reference.acceleration: Anderson window, 0..MLC_FULLSPACE_ANDERSON_MAX */
+    int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
+    int check;        /* reference.check: 1 = optimize replays its gait in the reference */
+} mlc_config_reference;
+
+extern const mlc_key_section mlc_reference_key_section; /* keys reference.* */
+
+#endif
