@@ -3,8 +3,8 @@
 # reference before optimize returns one. On the bundled quadruped: result.json's "rerank" block
 # lists at least 2 candidates, the chosen one has the lowest full-space J among those whose
 # reduced rollout is credible, params.json is that candidate, the "transfer" block is its
-# replay, and `simulate --full-space params.json` computes the same full-space J. Bad values
-# exit 2 naming the key.
+# replay, `simulate --full-space params.json` computes the same full-space J, and 1 and 2
+# threads give the same bits. Bad values exit 2 naming the key.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 SMALL=(--set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80
        --set actuation.modes=3 --set reference.check=1 --set reference.rerank=3)
@@ -39,6 +39,22 @@ assert t["J"] == ch["J_full"] and t["fraction"] == ch["transfer_fraction"], (t, 
 assert p["config"]["reference"]["rerank"] == 3, p["config"]["reference"]
 full = f["full"]
 assert abs(full["J"] - ch["J_full"]) <= 1e-12 * max(1, abs(ch["J_full"])), (full["J"], ch)
+PY
+# The same choice and bits for any thread count (the replays run in one process).
+for t in 1 2; do
+  opt_ok "$BIN" optimize "${SMALL[@]}" --threads $t --quiet --out "$T/t$t" >/dev/null 2>"$T/err" \
+    || fail "optimize --threads $t: $(cat "$T/err")"
+done
+cmp -s "$T/t1/params.json" "$T/t2/params.json" && ok "params.json identical for 1 and 2 threads" \
+  || fail "params.json differs between 1 and 2 threads"
+python3 - "$T/t1/result.json" "$T/t2/result.json" <<'PY' && ok "rerank block identical for 1 and 2 threads" \
+  || fail "rerank block differs between 1 and 2 threads"
+import json, sys
+a, b = (json.load(open(f))["rerank"] for f in sys.argv[1:])
+for x in (a, b):
+    for c in x["candidates"]:
+        c.pop("seconds")
+assert a == b, (a, b)
 PY
 opt_ok "$BIN" optimize --set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80 \
   --set actuation.modes=3 --quiet --out "$T/plain" >/dev/null 2>"$T/err" \
