@@ -208,6 +208,108 @@ static void reported_J_should_be_the_returned_parameters_J(void **state) {
     mlc_optimize_result_free(&r);
 }
 
+/* ---- The full-space validation (reference.rerank) ---------------------------------------- */
+/* The substitute judge: records the candidates in the order the job replays them and scores
+ * each later one better in "full space" (J = -1 - its index), so the candidate that holds is
+ * the last credible one, never the reduced model's best (candidate 0) when another is
+ * credible. */
+#define RERANK_K 6
+static double judged_u[RERANK_K][64];
+static int njudged, judged_n;
+static double substitute_judge(void *user, const double *u, int n) {
+    (void)user;
+    assert_true(njudged < RERANK_K && n <= 64);
+    memcpy(judged_u[njudged], u, (size_t)n * sizeof(double));
+    judged_n = n;
+    return -1.0 - njudged++;
+}
+
+static void rerank_should_return_the_candidate_that_holds(void **state) {
+    (void)state;
+    static const char *const keys[] = {"cmaes.generations=16",  "cmaes.restarts=2",
+                                       "cmaes.restart_stall=2", "cmaes.restart_room=0",
+                                       "reference.rerank=6",    NULL};
+    mlc_config cfg;
+    small_config(&cfg, "rerank", keys);
+    mlc_optimize_def def = {0};
+    def.config = &cfg;
+    def.quiet = 1;
+    def.rerank_judge = substitute_judge;
+    njudged = 0;
+    mlc_optimize_result r;
+    assert_int_equal(mlc_optimize_run(&def, &r), 0);
+    assert_true(njudged >= 2);
+    assert_int_equal(judged_n, r.n);
+
+    char *text = read_output(r.dir, "result.json");
+    assert_non_null(text);
+    cJSON *rj = cJSON_Parse(text);
+    free(text);
+    assert_non_null(rj);
+    const cJSON *block = cJSON_GetObjectItem(rj, "rerank");
+    const cJSON *cands = cJSON_GetObjectItem(block, "candidates");
+    assert_int_equal(cJSON_GetArraySize(cands), njudged);
+    /* The expected choice: the last candidate whose reduced rollout is credible. */
+    int expect = -1;
+    for (int i = 0; i < njudged; i++) {
+        const cJSON *c = cJSON_GetArrayItem(cands, i);
+        assert_true(cJSON_GetObjectItem(c, "J_full")->valuedouble == -1.0 - i);
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "transfer_fraction")));
+        if (cJSON_IsTrue(cJSON_GetObjectItem(c, "credible"))) expect = i;
+    }
+    assert_true(expect > 0); /* another credible candidate than the reduced best */
+    const int chosen = cJSON_GetObjectItem(block, "chosen")->valueint;
+    assert_int_equal(chosen, expect);
+    const cJSON *ce = cJSON_GetArrayItem(cands, chosen);
+    /* The job returns exactly that candidate. */
+    assert_memory_equal(r.u, judged_u[chosen], (size_t)r.n * sizeof(double));
+    assert_true(r.found);
+
+    /* params.json: that candidate's reduced J, its source, and its parameters bit for bit. */
+    text = read_output(r.dir, "params.json");
+    assert_non_null(text);
+    cJSON *pj = cJSON_Parse(text);
+    free(text);
+    assert_non_null(pj);
+    assert_true(cJSON_GetObjectItem(pj, "J")->valuedouble ==
+                cJSON_GetObjectItem(ce, "J_reduced")->valuedouble);
+    assert_string_equal(cJSON_GetObjectItem(pj, "gait")->valuestring,
+                        cJSON_GetObjectItem(ce, "source")->valuestring);
+    mlc_err err;
+    mlc_pipeline p;
+    memset(&p, 0, sizeof p);
+    mlc_gait_space g;
+    assert_int_equal(mlc_pipeline_model(&p, &cfg, &err), MLC_OK);
+    assert_int_equal(mlc_pipeline_gait_space(&p, &cfg, &g, &err), MLC_OK);
+    const size_t mk = (size_t)g.m * (size_t)g.k;
+    double *A = malloc(3 * mk * sizeof(double));
+    assert_non_null(A);
+    mlc_gait_decode(&g, judged_u[chosen], A, A + mk, A + 2 * mk);
+    const cJSON *params = cJSON_GetObjectItem(pj, "parameters");
+    assert_true(cJSON_GetArraySize(params) > 0);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, params) {
+        int mode = cJSON_GetObjectItem(e, "mode")->valueint, i = 0;
+        while (i < g.m && p.sub.mode_index[i] != mode)
+            i++;
+        assert_true(i < g.m);
+        const cJSON *sins = cJSON_GetObjectItem(e, "sinusoids");
+        assert_int_equal(cJSON_GetArraySize(sins), g.k);
+        for (int j = 0; j < g.k; j++) {
+            const cJSON *sn = cJSON_GetArrayItem(sins, j);
+            const size_t at = (size_t)i * g.k + j;
+            assert_true(cJSON_GetObjectItem(sn, "amplitude")->valuedouble == A[at]);
+            assert_true(cJSON_GetObjectItem(sn, "period")->valuedouble == A[mk + at]);
+            assert_true(cJSON_GetObjectItem(sn, "phase")->valuedouble == A[2 * mk + at]);
+        }
+    }
+    free(A);
+    mlc_pipeline_free(&p);
+    cJSON_Delete(pj);
+    cJSON_Delete(rj);
+    mlc_optimize_result_free(&r);
+}
+
 /* ---- Restarts ----------------------------------------------------------------------------- */
 /* The rows the job recorded, kept by the generation callback. */
 static mlc_history_row rows[64];
@@ -317,6 +419,7 @@ int main(void) {
         cmocka_unit_test(reported_J_should_be_the_returned_parameters_J),
         cmocka_unit_test(restarts_should_return_the_best_of_all_runs),
         cmocka_unit_test(budget_and_restart_room_should_stop_as_documented),
+        cmocka_unit_test(rerank_should_return_the_candidate_that_holds),
     };
     return cmocka_run_group_tests_name("optimize_run", tests, setup, teardown);
 }

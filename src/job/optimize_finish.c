@@ -25,7 +25,7 @@ static void add_exact(cJSON *o, const char *name, double v) {
 static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc_gait_space *g,
                          const double *u, const double *A, const double *T, const double *th,
                          const mlc_rollout_result *res, int found, const mlc_cmaes *es,
-                         const char *stop_reason, double J_mean, int chose_mean) {
+                         const char *stop_reason, double J_mean, const char *gait) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", "modalloco");
     cJSON_AddStringToObject(o, "version", MLC_VERSION);
@@ -40,8 +40,9 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
      * perturbed replays): the best gait's, and the final distribution mean's. */
     add_exact(o, "J_robust", mlc_cmaes_best_f(es));
     add_exact(o, "J_mean", J_mean);
-    /* which point the parameters are: the best-ever candidate or the final mean */
-    cJSON_AddStringToObject(o, "gait", chose_mean ? "mean" : "best");
+    /* which point the parameters are: the best-ever candidate, the final mean, or with
+     * reference.rerank the candidate that held best in full space ("run 2", "generation 57") */
+    cJSON_AddStringToObject(o, "gait", gait);
     cJSON_AddNumberToObject(o, "generations", mlc_cmaes_generation(es));
     cJSON_AddNumberToObject(o, "evaluations", (double)mlc_cmaes_evaluations(es));
     cJSON_AddNumberToObject(o, "restarts", mlc_cmaes_restarts_done(es));
@@ -86,6 +87,10 @@ static char *params_json(const mlc_config *cfg, const mlc_pipeline *p, const mlc
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(c, "output"), "dir");
     cJSON_DeleteItemFromObject(c, "parallel");
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(c, "actuation"), "parameters");
+    /* Off, the validation leaves the gait as it was before the key existed, and so does its
+     * params.json, bit for bit. */
+    if (!cfg->reference.rerank)
+        cJSON_DeleteItemFromObject(cJSON_GetObjectItem(c, "reference"), "rerank");
     cJSON_AddItemToObject(o, "config", c);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
@@ -165,17 +170,23 @@ static void polish_eval(void *user, const double *X, int npts, double *f) {
     }
 }
 
-/* Whether gait u is credible and gains (mlc_credibility_found), by the full evaluation. */
-static mlc_status gait_found(optimize_run *o, const double *u, int *found) {
+mlc_status mlc_optimize_evaluate_gait(optimize_run *o, const double *u, mlc_actuation *a,
+                                      mlc_rollout_result *r, mlc_credibility *c) {
     const mlc_gait_space *g = &o->g;
     worker *w = &o->workers[0];
+    mlc_gait_decode(g, u, w->A, w->T, w->th);
+    *a = (mlc_actuation){g->m, g->k, w->A, w->T, w->th};
+    return mlc_credibility_evaluate(
+        &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, a, r, c,
+        &o->err);
+}
+
+/* Whether gait u is credible and gains (mlc_credibility_found), by the full evaluation. */
+static mlc_status gait_found(optimize_run *o, const double *u, int *found) {
+    mlc_actuation a;
     mlc_rollout_result r;
     mlc_credibility c;
-    mlc_gait_decode(g, u, w->A, w->T, w->th);
-    mlc_actuation a = {g->m, g->k, w->A, w->T, w->th};
-    mlc_status s = mlc_credibility_evaluate(
-        &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, &a, &r,
-        &c, &o->err);
+    mlc_status s = mlc_optimize_evaluate_gait(o, u, &a, &r, &c);
     *found = mlc_credibility_found(&r, &c);
     return s;
 }
@@ -236,9 +247,7 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
     return s;
 }
 
-/* Add result.json's "polish" block to DIR/result.json (rewritten atomically). */
-/* Add `block` (owned, consumed) as `name` to the result.json that write_results wrote. */
-static mlc_status add_result_block(optimize_run *o, const char *name, cJSON *block) {
+mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, cJSON *block) {
     snprintf(o->path, sizeof o->path, "%s/result.json", o->dir);
     char *text = NULL;
     size_t len = 0;
@@ -272,19 +281,27 @@ static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep
     add_exact(b, "J_before", rep->f_before);
     add_exact(b, "J_after", rep->f_after);
     cJSON_AddNumberToObject(b, "rollouts", (double)rollouts);
-    return add_result_block(o, "polish", b);
+    return mlc_optimize_add_result_block(o, "polish", b);
 }
 
 /* reference.check: the returned gait replayed in the full-space reference (judge.h); prints the
  * share of the travel it kept and adds result.json's "transfer" block. A gait that does not
- * hold there is reported, not rejected: the reduced model's credibility decides the exit code. */
+ * hold there is reported, not rejected: the reduced model's credibility decides the exit code.
+ * `known` (NULL: replay it here) is its replay measured already by the validation, which took
+ * `known_seconds`. */
 static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
-                                 const mlc_credibility *cred) {
-    double t0 = mlc_now();
+                                 const mlc_credibility *cred, const mlc_judgement *known,
+                                 double known_seconds) {
+    double t0 = mlc_now(), seconds = known_seconds;
     mlc_judgement j;
-    mlc_status s = mlc_judge_fullspace(&o->p, &o->cfg, act, cred, &j, &o->err);
-    if (s != MLC_OK) return s;
-    const double share = mlc_judgement_transfer(&j), seconds = mlc_now() - t0;
+    if (known) {
+        j = *known;
+    } else {
+        mlc_status s = mlc_judge_fullspace(&o->p, &o->cfg, act, cred, &j, &o->err);
+        if (s != MLC_OK) return s;
+        seconds = mlc_now() - t0;
+    }
+    const double share = mlc_judgement_transfer(&j);
     mlc_sink_say(&o->def.sink, 1,
                  "transfer_displacement %.9g\ntransfer_fraction %.6g\ntransfer_credible %s\n",
                  j.c.full.displacement, share, j.cred.credible ? "true" : "false");
@@ -306,7 +323,7 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     mlc_json_add_credibility(b, &j.cred);
     cJSON_AddNumberToObject(b, "contact_vertices", j.contact_vertices);
     cJSON_AddNumberToObject(b, "seconds", seconds);
-    return add_result_block(o, "transfer", b);
+    return mlc_optimize_add_result_block(o, "transfer", b);
 }
 
 /* The result the caller gets: what params.json says of gait u. */
@@ -333,7 +350,11 @@ static mlc_status fill_result(optimize_run *o, const double *u, const mlc_rollou
 
 /* The outputs of gait u: its rollout (mlc_write_rollout), params.json, history.svg and the
  * viewer; the summary on stdout, and exit code 3 when it is not a credible gait that gains. */
-static mlc_status write_results(optimize_run *o, const double *u, double J_mean, int chose_mean) {
+/* `gait`: params.json's name of the point (NULL: "best" or "mean" after chose_mean); `known`:
+ * the gait's full-space replay when the validation measured it (check_transfer). */
+static mlc_status write_results(optimize_run *o, const double *u, double J_mean, int chose_mean,
+                                const char *gait, const mlc_judgement *known,
+                                double known_seconds) {
     mlc_status s;
     const mlc_config *cfg = &o->cfg;
     const mlc_gait_space *g = &o->g;
@@ -351,7 +372,10 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
     if (o->budget_spent) reason = "budget";
     if (o->room_spent) reason = "restart_room";
     char *pj = params_json(cfg, &o->p, g, u, w->A, w->T, w->th, &res, found, o->es,
-                           reason ? reason : "", J_mean, chose_mean);
+                           reason ? reason : "", J_mean,
+                           gait         ? gait
+                           : chose_mean ? "mean"
+                                        : "best");
     if (!pj) return mlc_optimize_oom(o);
     snprintf(o->path, sizeof o->path, "%s/params.json", o->dir);
     s = mlc_write_text_atomic(o->path, pj, &o->err);
@@ -390,7 +414,9 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
                      res.task_error, res.J_effort, res.J_vibration);
     if ((s = mlc_sink_credibility(&o->def.sink, &cred, &o->err)) != MLC_OK) return s;
     mlc_sink_say(&o->def.sink, 1, "found %s\n", found ? "true" : "false");
-    if (cfg->reference.check && (s = check_transfer(o, &act, &cred)) != MLC_OK) return s;
+    if (cfg->reference.check &&
+        (s = check_transfer(o, &act, &cred, known, known_seconds)) != MLC_OK)
+        return s;
     if (!o->quiet)
         mlc_sink_say(&o->def.sink, 0, "modalloco: done in %.1f s (%s); outputs in %s\n",
                      mlc_now() - o->t_start, reason ? reason : "budget", o->dir);
@@ -451,21 +477,43 @@ mlc_status mlc_optimize_finish(optimize_run *o) {
     const double *u;
     int chose_mean;
     if ((s = choose_gait(o, &u, &chose_mean)) != MLC_OK) return s;
-    if (o->cfg.cmaes.polish <= 0) return write_results(o, u, J_mean, chose_mean);
+    const int polish = o->cfg.cmaes.polish > 0;
+    if (!polish && o->cfg.reference.rerank <= 0)
+        return write_results(o, u, J_mean, chose_mean, NULL, NULL, 0);
 
     double *up = mlc_malloc((size_t)o->g.n * sizeof(double));
     if (!up) return mlc_optimize_oom(o);
     mlc_polish_report rep;
     long rollouts = 0;
-    double t0 = mlc_now();
-    s = polish_gait(o, u, up, &rep, &rollouts);
-    if (s == MLC_OK && !o->quiet)
-        mlc_sink_say(&o->def.sink, 0,
-                     "modalloco: polish: J %.9g -> %.9g in %d gradient steps (%d accepted), %ld "
-                     "rollouts, %.1f s\n",
-                     rep.f_before, rep.f_after, rep.steps, rep.accepted, rollouts, mlc_now() - t0);
-    if (s == MLC_OK) s = write_results(o, up, J_mean, chose_mean);
-    if (s == MLC_OK) {
+    if (polish) {
+        double t0 = mlc_now();
+        s = polish_gait(o, u, up, &rep, &rollouts);
+        if (s == MLC_OK && !o->quiet)
+            mlc_sink_say(&o->def.sink, 0,
+                         "modalloco: polish: J %.9g -> %.9g in %d gradient steps (%d accepted), "
+                         "%ld rollouts, %.1f s\n",
+                         rep.f_before, rep.f_after, rep.steps, rep.accepted, rollouts,
+                         mlc_now() - t0);
+    } else {
+        memcpy(up, u, (size_t)o->g.n * sizeof(double));
+    }
+    /* The validation after the polish: the polished gait is candidate 0, so the gait returned
+     * is always one whose full-space replay was measured. */
+    mlc_rerank_choice rc = {0};
+    if (s == MLC_OK && o->cfg.reference.rerank > 0) s = mlc_optimize_rerank(o, up, &rc);
+    if (s == MLC_OK && rc.u) {
+        if (rc.index > 0) chose_mean = strcmp(rc.source, "mean") == 0;
+        s = write_results(o, rc.u, J_mean, chose_mean, rc.index > 0 ? rc.source : NULL,
+                          rc.judged ? rc.j : NULL, rc.seconds);
+    } else if (s == MLC_OK) {
+        s = write_results(o, up, J_mean, chose_mean, NULL, NULL, 0);
+    }
+    if (s == MLC_OK && rc.block) {
+        s = mlc_optimize_add_result_block(o, "rerank", rc.block);
+        rc.block = NULL; /* consumed */
+    }
+    mlc_rerank_choice_free(&rc);
+    if (s == MLC_OK && polish) {
         mlc_sink_say(
             &o->def.sink, 1,
             "polish_steps %d\npolish_J_before %.9g\npolish_J_after %.9g\npolish_rollouts %ld\n",

@@ -671,6 +671,9 @@ static mlc_status generations(optimize_run *o) {
             break;
         }
         if ((s = record_generation(o, lam, with_mean, failed, t_gen, t_loop, tty)) != MLC_OK) break;
+        if (o->cfg.reference.rerank > 0 &&
+            (s = mlc_optimize_rerank_note(o, o->Xbuf, lam)) != MLC_OK)
+            break;
     }
     /* The last generation's checkpoint, if not on disk yet (on an error, the last one recorded). */
     if (rank == 0) {
@@ -730,6 +733,7 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
     mlc_free(o->Jv);
     mlc_free(o->pts);
     mlc_free(o->stats);
+    mlc_optimize_rerank_free(o);
     mlc_cmaes_destroy(o->es);
     mlc_pipeline_free(&o->p);
     mlc_free(o);

@@ -43,6 +43,11 @@ typedef struct mlc_optimize_def {
      * message in *err. How tests check that one failing rank ends the whole job. */
     mlc_status (*fault)(void *user, int rank, mlc_err *err);
     void *fault_user;
+    /* Tests only (the program leaves it NULL): with reference.rerank > 0, the full-space J of
+     * candidate gait u (n values in [0,1]^n) in place of its replay in the reference, so a
+     * test decides which candidate holds; the share of travel kept is then unknown (null). */
+    double (*rerank_judge)(void *user, const double *u, int n);
+    void *rerank_judge_user;
 } mlc_optimize_def;
 
 /* What came out (filled on every process; the values only on the one that wrote the files). */

@@ -76,6 +76,18 @@ static const mlc_key reference_keys[] = {
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(check),
      MLC_KEY_BETWEEN('[', 0, 1, ']')},
+    {.name = "reference.rerank",
+     .type_name = "int",
+     .default_json = "0",
+     .range = "in [0, " MLC_STR(MLC_REFERENCE_RERANK_MAX) "]",
+     .meaning = "optimize: K > 0 = replay up to K distinct candidates (the returned gait after "
+                "the polish, the best-ever, the final mean, each CMA-ES run's best, the last "
+                "generations' bests) in the full-space reference and return the credible one "
+                "with the lowest full-space J (result.json \"rerank\"); 0 = off; costs K "
+                "full-space rollouts",
+     .type = MLC_KEY_INT,
+     MLC_KEY_FIELD(rerank),
+     MLC_KEY_BETWEEN('[', 0, MLC_REFERENCE_RERANK_MAX, ']')},
 };
 
 const mlc_key_section mlc_reference_key_section =

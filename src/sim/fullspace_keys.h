@@ -18,7 +18,14 @@ typedef struct mlc_config_reference {
     int acceleration; /* reference.acceleration: Anderson window, 0..MLC_FULLSPACE_ANDERSON_MAX */
     int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
     int check;        /* reference.check: 1 = optimize replays its gait in the reference */
+    int rerank;       /* reference.rerank: candidates optimize replays in the reference before it
+                         chooses the gait, 0 = off, ≤ MLC_REFERENCE_RERANK_MAX */
 } mlc_config_reference;
+
+/* The most candidates reference.rerank may replay: each costs a full-space rollout (16-31 CPU s
+ * on the cat), and past the returned gait, the runs' bests and the last generations' bests
+ * the candidates are near copies of each other. */
+#define MLC_REFERENCE_RERANK_MAX 32
 
 extern const mlc_key_section mlc_reference_key_section; /* keys reference.* */
 

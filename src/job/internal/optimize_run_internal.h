@@ -8,6 +8,7 @@
 
 #include "checkpoint.h"
 #include "cmaes.h"
+#include "credibility.h"
 #include "gait.h"
 #include "objective.h"
 #include "optimize_run.h"
@@ -71,6 +72,16 @@ typedef struct optimize_run {
     /* With several processes, failures before the loop are settled collectively (settle), and
      * a failure of rank 0 inside the loop aborts the job (the others wait in a broadcast). */
     int in_setup, in_loop;
+    /* reference.rerank > 0, rank 0: the candidates this session's generations leave for the
+     * full-space validation (optimize_rerank.c): each CMA-ES run's best point (run_x, n per
+     * run, restart index order) and score (run_f, +inf while the run has none), and a ring of
+     * the last MLC_REFERENCE_RERANK_MAX generations' best points with their scores and
+     * generation numbers. */
+    double *run_x, *run_f;
+    int nruns;
+    double *ring_x, *ring_f;
+    int *ring_gen;
+    int ring_len, ring_next;
     int stop, rc;    /* stop: the run ends here with exit code rc, nothing to report */
     int interrupted; /* SIGINT or SIGTERM ended the generations (exit 130) */
 } optimize_run;
@@ -81,6 +92,39 @@ mlc_status mlc_optimize_oom(optimize_run *o);
 /* Score `npts` points (optimize_robust.c). */
 int mlc_optimize_evaluate(optimize_run *o, const double *X, int npts, int ncand, int gen, int dist,
                           double improve_below, int *nwalk, double *seconds);
+
+/* Gait u (n values in [0,1]^n) decoded into worker 0's buffers (*a points there) and its
+ * reduced rollout with the credibility measures (mlc_credibility_evaluate), in this process. */
+mlc_status mlc_optimize_evaluate_gait(optimize_run *o, const double *u, mlc_actuation *a,
+                                      mlc_rollout_result *r, mlc_credibility *c);
+
+/* Add `block` (owned, consumed) as `name` to DIR/result.json (rewritten atomically). */
+mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, struct cJSON *block);
+
+/* ---- The full-space validation (reference.rerank, optimize_rerank.c) ---------------------- */
+/* Rank 0, after a generation's tell: keep its best point among the candidates (the points in
+ * X, lam × n, scored in o->f). */
+mlc_status mlc_optimize_rerank_note(optimize_run *o, const double *X, int lam);
+
+/* What the validation chose. */
+typedef struct mlc_rerank_choice {
+    double *u;       /* the gait to return, n values in [0,1]^n, owned (free with mlc_free) */
+    char source[32]; /* "returned", "best", "mean", "run R", "generation G" */
+    int index;       /* among the candidates replayed; 0 is the gait returned without it */
+    int judged;      /* 1: j is its replay in the reference (not the tests' substitute) */
+    struct mlc_judgement *j; /* its full-space replay when judged, owned */
+    double seconds;          /* of that replay */
+    struct cJSON *block;     /* result.json's "rerank" block, owned */
+} mlc_rerank_choice;
+
+/* Replay up to reference.rerank distinct candidates in the full-space reference: `ret` (the gait
+ * the job returns without the validation, after the polish), the best-ever point, the final
+ * mean, the runs' bests and the last generations' bests by score; choose the credible one with
+ * the lowest full-space J (`ret` when none is credible). Prints a line per candidate. */
+mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_choice *out);
+
+void mlc_rerank_choice_free(mlc_rerank_choice *c);
+void mlc_optimize_rerank_free(optimize_run *o);
 
 /* The finish on rank 0 (optimize_finish.c): unless interrupted, the final mean's score, the
  * gait returned, the polish, the files and the summary; o->rc 3 when nothing credible gains. */

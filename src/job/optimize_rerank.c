@@ -1,0 +1,227 @@
+/* optimize_rerank.c: the full-space validation of optimize (reference.rerank, docs/method.md
+ * "One recipe for any body"). The optimizer exploits the coarse reduced model: its best gait
+ * often keeps little of its travel in the full-space reference, while another good candidate
+ * of the same run keeps more. So before returning, the job replays up to K distinct
+ * candidates in the reference (judge.h) and returns the credible one that holds best.
+ *
+ * The polish comes first: candidate 0 is the gait the job returns without the validation,
+ * polished, so whatever is returned is a gait whose full-space replay was measured. The other
+ * candidates are not polished (a polish per candidate would cost more than the replays).
+ *
+ * Everything runs on rank 0, after the generations, from values every process count gives
+ * alike, so the choice is the same bits for any number of processes and threads. The runs'
+ * and the generations' bests are those of this session: a resumed run's candidates are the
+ * best-ever point, the mean and what the generations after the resume found. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "internal/optimize_run_internal.h"
+#include "judge.h"
+#include "output.h"
+
+/* ---- Candidates left by the generations ----------------------------------------------------- */
+mlc_status mlc_optimize_rerank_note(optimize_run *o, const double *X, int lam) {
+    const int n = o->g.n, K = MLC_REFERENCE_RERANK_MAX;
+    if (!o->run_x) {
+        o->nruns = o->cfg.cmaes.restarts + 1;
+        o->run_x = mlc_malloc((size_t)o->nruns * (size_t)n * sizeof(double));
+        o->run_f = mlc_malloc((size_t)o->nruns * sizeof(double));
+        o->ring_x = mlc_malloc((size_t)K * (size_t)n * sizeof(double));
+        o->ring_f = mlc_malloc((size_t)K * sizeof(double));
+        o->ring_gen = mlc_malloc((size_t)K * sizeof(int));
+        if (!o->run_x || !o->run_f || !o->ring_x || !o->ring_f || !o->ring_gen)
+            return mlc_optimize_oom(o);
+        for (int r = 0; r < o->nruns; r++)
+            o->run_f[r] = INFINITY;
+    }
+    int b = -1;
+    for (int c = 0; c < lam; c++)
+        if (isfinite(o->f[c]) && (b < 0 || o->f[c] < o->f[b])) b = c;
+    if (b < 0) return MLC_OK; /* nothing scored: no candidate */
+    const double *x = X + (size_t)b * n;
+    const int run = MLC_MIN(mlc_cmaes_restarts_done(o->es), o->nruns - 1);
+    if (o->f[b] < o->run_f[run]) {
+        o->run_f[run] = o->f[b];
+        memcpy(o->run_x + (size_t)run * n, x, (size_t)n * sizeof(double));
+    }
+    const int slot = o->ring_next;
+    memcpy(o->ring_x + (size_t)slot * n, x, (size_t)n * sizeof(double));
+    o->ring_f[slot] = o->f[b];
+    o->ring_gen[slot] = mlc_cmaes_generation(o->es);
+    o->ring_next = (slot + 1) % K;
+    o->ring_len = MLC_MIN(o->ring_len + 1, K);
+    return MLC_OK;
+}
+
+void mlc_optimize_rerank_free(optimize_run *o) {
+    mlc_free(o->run_x), mlc_free(o->run_f);
+    mlc_free(o->ring_x), mlc_free(o->ring_f), mlc_free(o->ring_gen);
+    o->run_x = o->run_f = o->ring_x = o->ring_f = NULL;
+    o->ring_gen = NULL;
+}
+
+void mlc_rerank_choice_free(mlc_rerank_choice *c) {
+    mlc_free(c->u);
+    mlc_free(c->j);
+    cJSON_Delete(c->block);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- The candidate list ---------------------------------------------------------------------- */
+typedef struct candidate {
+    const double *u;
+    char source[32];
+} candidate;
+
+typedef struct cand_list {
+    candidate *c;
+    int len, cap, n;
+} cand_list;
+
+/* Add u unless the list is full or holds the same point already (bit for bit). */
+static void add_candidate(cand_list *l, const double *u, const char *source, int number) {
+    if (l->len == l->cap) return;
+    for (int i = 0; i < l->len; i++)
+        if (memcmp(l->c[i].u, u, (size_t)l->n * sizeof(double)) == 0) return;
+    candidate *c = &l->c[l->len++];
+    c->u = u;
+    if (number >= 0)
+        snprintf(c->source, sizeof c->source, "%s %d", source, number);
+    else
+        snprintf(c->source, sizeof c->source, "%s", source);
+}
+
+/* Indices 0..m-1 ordered by score, lowest first (ties by index: a stable order). */
+static void order_by_score(const double *f, int m, int *idx) {
+    for (int i = 0; i < m; i++)
+        idx[i] = i;
+    for (int i = 1; i < m; i++) {
+        int t = idx[i], j = i;
+        for (; j > 0 && f[idx[j - 1]] > f[t]; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = t;
+    }
+}
+
+/* The candidates, in the order they are taken until K: the gait returned without the
+ * validation, the best-ever point (before the polish), the final mean, each run's best and the
+ * last generations' bests, the last two by the optimizer's score. */
+static void gather(optimize_run *o, const double *ret, cand_list *l) {
+    add_candidate(l, ret, "returned", -1);
+    add_candidate(l, mlc_cmaes_best_x(o->es), "best", -1);
+    add_candidate(l, mlc_cmaes_mean(o->es), "mean", -1);
+    int idx[MLC_REFERENCE_RERANK_MAX > 41 ? MLC_REFERENCE_RERANK_MAX : 41];
+    if (o->run_x) {
+        order_by_score(o->run_f, o->nruns, idx);
+        for (int i = 0; i < o->nruns; i++)
+            if (isfinite(o->run_f[idx[i]]))
+                add_candidate(l, o->run_x + (size_t)idx[i] * l->n, "run", idx[i] + 1);
+        order_by_score(o->ring_f, o->ring_len, idx);
+        for (int i = 0; i < o->ring_len; i++)
+            add_candidate(l, o->ring_x + (size_t)idx[i] * l->n, "generation", o->ring_gen[idx[i]]);
+    }
+}
+
+/* ---- The replays -------------------------------------------------------------------------- */
+typedef struct verdict {
+    double J_reduced, J_full, fraction, seconds;
+    int credible; /* the reduced rollout: credible and gains (mlc_credibility_found) */
+} verdict;
+
+/* Candidate u: its reduced evaluation and its full-space replay (or the tests' substitute). */
+static mlc_status judge_candidate(optimize_run *o, const double *u, verdict *v, mlc_judgement *j) {
+    const mlc_gait_space *g = &o->g;
+    mlc_actuation a;
+    mlc_rollout_result r;
+    mlc_credibility c;
+    mlc_status s = mlc_optimize_evaluate_gait(o, u, &a, &r, &c);
+    if (s != MLC_OK) return s;
+    v->J_reduced = r.J;
+    v->credible = mlc_credibility_found(&r, &c);
+    double t0 = mlc_now();
+    if (o->def.rerank_judge) {
+        v->J_full = o->def.rerank_judge(o->def.rerank_judge_user, u, g->n);
+        v->fraction = NAN;
+    } else {
+        if ((s = mlc_judge_fullspace(&o->p, &o->cfg, &a, &c, j, &o->err)) != MLC_OK) return s;
+        v->J_full = j->c.full.J;
+        v->fraction = mlc_judgement_transfer(j);
+    }
+    v->seconds = mlc_now() - t0;
+    return MLC_OK;
+}
+
+static cJSON *rerank_block(const cand_list *l, const verdict *v, int chosen) {
+    cJSON *b = cJSON_CreateObject(), *arr = b ? cJSON_AddArrayToObject(b, "candidates") : NULL;
+    if (!arr) {
+        cJSON_Delete(b);
+        return NULL;
+    }
+    for (int i = 0; i < l->len; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e) break;
+        cJSON_AddStringToObject(e, "source", l->c[i].source);
+        cJSON_AddItemToObject(e, "J_reduced", mlc_json_exact_number(v[i].J_reduced));
+        cJSON_AddItemToObject(e, "J_full", mlc_json_exact_number(v[i].J_full));
+        cJSON_AddItemToObject(e, "transfer_fraction", mlc_json_exact_number(v[i].fraction));
+        cJSON_AddBoolToObject(e, "credible", v[i].credible);
+        cJSON_AddNumberToObject(e, "seconds", v[i].seconds);
+        cJSON_AddItemToArray(arr, e);
+    }
+    cJSON_AddNumberToObject(b, "chosen", chosen);
+    return b;
+}
+
+mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_choice *out) {
+    memset(out, 0, sizeof *out);
+    const int n = o->g.n, K = o->cfg.reference.rerank;
+    candidate cands[MLC_REFERENCE_RERANK_MAX];
+    verdict v[MLC_REFERENCE_RERANK_MAX];
+    cand_list l = {cands, 0, MLC_MIN(K, MLC_REFERENCE_RERANK_MAX), n};
+    gather(o, ret, &l);
+    mlc_judgement *js = mlc_calloc((size_t)l.len, sizeof *js);
+    if (!js) return mlc_optimize_oom(o);
+    mlc_status s = MLC_OK;
+    int chosen = -1;
+    for (int i = 0; i < l.len && s == MLC_OK; i++) {
+        if ((s = judge_candidate(o, l.c[i].u, &v[i], &js[i])) != MLC_OK) break;
+        /* Strictly lower: on a tie the earlier candidate (the returned gait first) stays. */
+        if (v[i].credible && !isnan(v[i].J_full) && (chosen < 0 || v[i].J_full < v[chosen].J_full))
+            chosen = i;
+        if (!o->quiet)
+            mlc_sink_say(&o->def.sink, 0,
+                         "modalloco: rerank %d/%d %-14s J %.6g reduced, %.6g full-space, keeps "
+                         "%.0f%% of its travel%s, %.1f s\n",
+                         i + 1, l.len, l.c[i].source, v[i].J_reduced, v[i].J_full,
+                         100 * v[i].fraction, v[i].credible ? "" : " (not credible reduced)",
+                         v[i].seconds);
+    }
+    if (s != MLC_OK) {
+        mlc_free(js);
+        return s;
+    }
+    const int none = chosen < 0;
+    if (none) chosen = 0; /* nothing credible: the gait the job would return anyway */
+    if (!o->quiet)
+        mlc_sink_say(&o->def.sink, 0, "modalloco: rerank: returning candidate %d (%s)%s\n",
+                     chosen + 1, l.c[chosen].source,
+                     none ? ", as no candidate's reduced rollout is credible" : "");
+    out->index = chosen;
+    snprintf(out->source, sizeof out->source, "%s", l.c[chosen].source);
+    out->seconds = v[chosen].seconds;
+    out->judged = !o->def.rerank_judge;
+    out->u = mlc_malloc((size_t)n * sizeof(double));
+    out->j = mlc_malloc(sizeof *out->j);
+    out->block = rerank_block(&l, v, chosen);
+    if (out->u) memcpy(out->u, l.c[chosen].u, (size_t)n * sizeof(double));
+    if (out->j) *out->j = js[chosen];
+    mlc_free(js);
+    if (!out->u || !out->j || !out->block) {
+        mlc_rerank_choice_free(out);
+        return mlc_optimize_oom(o);
+    }
+    return MLC_OK;
+}
