@@ -476,8 +476,11 @@ static void contact_models_should_follow_their_table(void **state) {
     assert_int_equal(mlc_contact_model_forces(MLC_CONTACT_COMPLEMENTARITY), 1);
     assert_int_equal(mlc_contact_model_forces(MLC_CONTACT_EQUALITY), 0);
 
+    /* The quadruped, not a box: a box's first skinning modes are about 1, x, y and z, whose
+     * products with the rest positions repeat (x·y = y·x), so its reduced system is singular
+     * up to rounding and positive definite only by luck of the rounding. */
     tsim t = {0};
-    test_box_mesh(2, 2, 2, 0.25, &t.mesh);
+    test_quadruped_mesh(0.25, &t.mesh);
     mlc_err err;
     assert_int_equal(mlc_fem_init(&t.fem, &t.mesh, &err), MLC_OK);
     tsub_build(&t.mesh, &t.fem, 4, 0, 4, 8, &t.sub);
