@@ -26,6 +26,38 @@ assert abs(t["fraction"] - full["displacement"] / red["displacement"]) <= 1e-9 *
 for k in ("rise", "airborne", "penetration", "up_min", "credible"):
     assert t["credibility"][k] == full["credibility"][k], (k, t["credibility"], full["credibility"])
 PY
+# The full-space rollout's own files: one trajectory row a step, as trajectory.csv, whose com
+# and up columns give fullspace.json's travel and up_min; fullspace.pc2 plays the same surface
+# vertices as animation.pc2, from the same rest shape.
+python3 - "$T/full" <<'PY' && ok "fullspace_trajectory.csv and fullspace.pc2 match fullspace.json" || fail "full-space frames"
+import csv, json, struct, sys
+d = sys.argv[1]
+f = json.load(open(d + "/fullspace.json"))["full"]
+red = list(csv.DictReader(open(d + "/trajectory.csv")))
+full = list(csv.DictReader(open(d + "/fullspace_trajectory.csv")))
+assert len(full) == len(red) == f["steps_done"] + 1, (len(full), len(red))
+assert list(full[0].keys()) == list(red[0].keys())
+for k in ("com_x", "com_y", "com_z"):
+    assert abs(float(full[0][k]) - float(red[0][k])) <= 1e-9, (k, full[0][k], red[0][k])
+travel = float(full[-1]["com_x"]) - float(full[0]["com_x"])  # the walking direction is +x
+assert abs(travel - f["displacement"]) <= 1e-9 * max(1, abs(travel)), (travel, f["displacement"])
+up_min = min(float(r["up_y"]) for r in full)
+assert abs(up_min - f["credibility"]["up_min"]) <= 1e-8, (up_min, f["credibility"]["up_min"])
+def pc2(path):
+    b = open(path, "rb").read()
+    assert b[:12] == b"POINTCACHE2\0"
+    n, start, rate, frames = struct.unpack_from("<iffi", b, 16)
+    assert len(b) == 32 + 12 * n * frames, (len(b), n, frames)
+    return n, frames, b
+na, fa, a = pc2(d + "/animation.pc2")
+nf, ff, b = pc2(d + "/fullspace.pc2")
+assert (na, fa) == (nf, ff), ((na, fa), (nf, ff))
+r0 = struct.unpack_from("<%df" % (3 * na), a, 32)
+f0 = struct.unpack_from("<%df" % (3 * nf), b, 32)
+assert max(abs(x - y) for x, y in zip(r0, f0)) <= 1e-5, "frame 0 differs"
+last = struct.unpack_from("<%df" % (3 * nf), b, 32 + 12 * nf * (ff - 1))
+assert last != f0, "the full-space surface never moved"
+PY
 opt_ok "$BIN" optimize "${SMALL[@]}" --out "$T/plain" >"$T/out" 2>"$T/err" \
   && ok "optimize without the key" || fail "optimize without the key: $(cat "$T/err")"
 grep -q '"transfer"' "$T/plain/result.json" && fail "transfer block without reference.check" \

@@ -84,7 +84,8 @@ static const char *simulate_help =
     "                     centre of mass); exit 1 with a report when they differ\n"
     "  --tolerance T      relative tolerance for --expect (default 1e-9)\n"
     "  --full-space       also run the full-space reference simulator and report the\n"
-    "                     subspace error (slow on large meshes)\n" MAX_MEMORY_HELP
+    "                     subspace error (slow on large meshes); writes fullspace.json,\n"
+    "                     fullspace_trajectory.csv and fullspace.pc2\n" MAX_MEMORY_HELP
     "  --force            overwrite an output directory that holds another run\n";
 
 static const char *optimize_help =

@@ -11,17 +11,22 @@
 typedef struct full_meter {
     mlc_cred_meter *meter;
     const mlc_fullspace *fs;
+    mlc_judge_frame_fn watch; /* the caller's, or NULL */
+    void *watch_user;
 } full_meter;
 
 static void measure_full(void *user, int frame, double time, const double *x, const double com[3],
                          const double forward[3], int contacts) {
-    MLC_UNUSED(time), MLC_UNUSED(forward), MLC_UNUSED(contacts);
     full_meter *fm = user;
     const int *sv;
     int nsv = mlc_cred_meter_surface(fm->meter, &sv);
     double R[9];
     mlc_fullspace_rotation(fm->fs, x, R);
     mlc_cred_meter_frame_positions(fm->meter, frame, com, R[4], x, sv, nsv);
+    if (fm->watch) {
+        const double up[3] = {R[3], R[4], R[5]};
+        fm->watch(fm->watch_user, frame, time, x, com, forward, up, contacts);
+    }
 }
 
 int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int *fallback) {
@@ -74,13 +79,20 @@ static mlc_status create_reference(const mlc_pipeline *p, const mlc_config *cfg,
 mlc_status mlc_judge_fullspace(const mlc_pipeline *p, const mlc_config *cfg,
                                const mlc_actuation *act, const mlc_credibility *reduced_cred,
                                mlc_judgement *out, mlc_err *err) {
+    return mlc_judge_fullspace_watched(p, cfg, act, reduced_cred, NULL, NULL, out, err);
+}
+
+mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *cfg,
+                                       const mlc_actuation *act,
+                                       const mlc_credibility *reduced_cred, mlc_judge_frame_fn fn,
+                                       void *user, mlc_judgement *out, mlc_err *err) {
     memset(out, 0, sizeof *out);
     mlc_fullspace *fs = NULL;
     mlc_status s = create_reference(p, cfg, out, &fs, err);
     if (s != MLC_OK) return s;
     mlc_objective_settings obj;
     mlc_pipeline_objective(p, cfg, &obj);
-    full_meter fm = {NULL, fs};
+    full_meter fm = {NULL, fs, fn, user};
     if ((s = mlc_cred_meter_create(p->model, &p->mesh, &fm.meter, err)) != MLC_OK) {
         mlc_fullspace_destroy(fs);
         return s;

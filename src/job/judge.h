@@ -46,6 +46,19 @@ mlc_status mlc_judge_fullspace(const mlc_pipeline *p, const mlc_config *cfg,
                                const mlc_actuation *act, const mlc_credibility *reduced_cred,
                                mlc_judgement *out, mlc_err *err);
 
+/* Called for frame 0 (rest) and after every step of the full-space rollout with the full
+ * positions x (3×nv, mesh vertex order), the centre of mass, the forward axis, the body's up
+ * axis R(t)ŷ (the row trajectory.csv writes) and the number of vertices in contact. */
+typedef void (*mlc_judge_frame_fn)(void *user, int frame, double time, const double *x,
+                                   const double com[3], const double forward[3], const double up[3],
+                                   int contacts);
+
+/* mlc_judge_fullspace that also calls `fn` (NULL: nobody) for every full-space frame. */
+mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *cfg,
+                                       const mlc_actuation *act,
+                                       const mlc_credibility *reduced_cred, mlc_judge_frame_fn fn,
+                                       void *user, mlc_judgement *out, mlc_err *err);
+
 /* The share of the reduced travel the full-space rollout kept: full displacement / reduced
  * displacement (negative: it went the other way; 0 when the reduced one did not move). */
 double mlc_judgement_transfer(const mlc_judgement *j);

@@ -300,6 +300,80 @@ done:
     return s;
 }
 
+struct mlc_full_frames {
+    mlc_afile csv;
+    mlc_pc2_writer pc2;
+    int nsv, every;
+    int *sv, *sf;
+    double *xyz; /* 3×nsv positions of the surface vertices this frame */
+    mlc_status status;
+    mlc_err err;
+};
+
+void mlc_full_frames_free(mlc_full_frames *ff) {
+    if (!ff) return;
+    mlc_pc2_abort(&ff->pc2);
+    mlc_afile_abort(&ff->csv);
+    mlc_free(ff->sv);
+    mlc_free(ff->sf);
+    mlc_free(ff->xyz);
+    mlc_free(ff);
+}
+
+mlc_status mlc_full_frames_open(const mlc_pipeline *p, const mlc_config *cfg, const char *dir,
+                                mlc_full_frames **out, mlc_err *err) {
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    mlc_status s;
+    *out = NULL;
+    mlc_full_frames *ff = mlc_calloc(1, sizeof *ff);
+    if (!ff) return mlc_errf(err, MLC_ENOMEM, "out of memory preparing the full-space frames");
+    ff->every = cfg->output.every;
+    /* The same surface, in the same order, as surface.obj and animation.pc2. */
+    if ((s = mlc_mesh_surface(&p->mesh, &ff->nsv, &ff->sv, &ff->sf)) != MLC_OK ||
+        !(ff->xyz = mlc_malloc(3 * (size_t)ff->nsv * sizeof(double)))) {
+        mlc_full_frames_free(ff);
+        return mlc_errf(err, MLC_ENOMEM, "out of memory preparing the full-space frames");
+    }
+    mlc_path_join(path, sizeof path, dir, "fullspace_trajectory.csv");
+    if ((s = mlc_afile_open(&ff->csv, path, err)) != MLC_OK) {
+        mlc_full_frames_free(ff);
+        return s;
+    }
+    fprintf(ff->csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts,"
+                        "up_x,up_y,up_z\n");
+    mlc_path_join(path, sizeof path, dir, "fullspace.pc2");
+    if ((s = mlc_pc2_begin(&ff->pc2, path, ff->nsv, err)) != MLC_OK) {
+        mlc_full_frames_free(ff);
+        return s;
+    }
+    *out = ff;
+    return MLC_OK;
+}
+
+void mlc_full_frames_on(void *user, int frame, double time, const double *x, const double com[3],
+                        const double forward[3], const double up[3], int contacts) {
+    mlc_full_frames *ff = user;
+    if (ff->status != MLC_OK) return; /* the first failure is the one reported */
+    fprintf(ff->csv.fp, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame,
+            time, com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, up[0],
+            up[1], up[2]);
+    if (frame % ff->every != 0) return;
+    for (int i = 0; i < ff->nsv; i++)
+        for (int k = 0; k < 3; k++)
+            ff->xyz[3 * i + k] = x[3 * (size_t)ff->sv[i] + k];
+    ff->status = mlc_pc2_frame(&ff->pc2, ff->xyz, &ff->err);
+}
+
+mlc_status mlc_full_frames_commit(mlc_full_frames *ff, mlc_err *err) {
+    mlc_status s = ff->status;
+    if (s != MLC_OK) {
+        if (err) *err = ff->err;
+        return s;
+    }
+    if ((s = mlc_pc2_end(&ff->pc2, err)) != MLC_OK) return s;
+    return mlc_afile_commit(&ff->csv, err);
+}
+
 mlc_status mlc_prepare_out_dir(const char *dir, const mlc_config *cfg, int force, mlc_err *err) {
     mlc_status s = mlc_mkdir_p(dir, err);
     if (s != MLC_OK) return s;

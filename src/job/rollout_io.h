@@ -20,6 +20,20 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
                              const char *dir, int with_found, mlc_rollout_result *res,
                              mlc_credibility *cred, mlc_err *err);
 
+/* The full-space rollout's own files beside a rollout's (`simulate --full-space`):
+ * fullspace_trajectory.csv (trajectory.csv's columns) and fullspace.pc2 (the positions of
+ * surface.obj's vertices, every output.every-th frame, as animation.pc2), so the two motions
+ * play side by side in Blender or ParaView. Open before the rollout, pass mlc_full_frames_on
+ * with it to mlc_judge_fullspace_watched, then commit (both files appear whole) or abort
+ * (neither appears). The writer owns its buffers; mlc_full_frames_free releases them. */
+typedef struct mlc_full_frames mlc_full_frames;
+mlc_status mlc_full_frames_open(const mlc_pipeline *p, const mlc_config *cfg, const char *dir,
+                                mlc_full_frames **out, mlc_err *err);
+void mlc_full_frames_on(void *user, int frame, double time, const double *x, const double com[3],
+                        const double forward[3], const double up[3], int contacts);
+mlc_status mlc_full_frames_commit(mlc_full_frames *ff, mlc_err *err);
+void mlc_full_frames_free(mlc_full_frames *ff); /* aborts unless committed; NULL is fine */
+
 /* Create `dir` if needed and write config.json. If `dir` already holds a config.json of
  * another configuration and `force` is 0, fail (MLC_EINVAL) instead of overwriting a
  * different run's results. */

@@ -116,7 +116,12 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                  : nsamples > 0 ? "its own samples"
                                 : "the model's samples");
     mlc_judgement j;
-    mlc_status s = mlc_judge_fullspace(p, cfg, act, cred, &j, err);
+    mlc_full_frames *ff = NULL;
+    mlc_status s = mlc_full_frames_open(p, cfg, cfg->output.dir, &ff, err);
+    if (s != MLC_OK) return s;
+    s = mlc_judge_fullspace_watched(p, cfg, act, cred, mlc_full_frames_on, ff, &j, err);
+    if (s == MLC_OK) s = mlc_full_frames_commit(ff, err);
+    mlc_full_frames_free(ff);
     if (j.columns_exhausted)
         mlc_sink_say(sink, 0, "modalloco: note: raise reference.contact_columns (now %d)\n",
                      cfg->reference.contact_columns);
