@@ -3,11 +3,12 @@
 # reference before optimize returns one. On the bundled quadruped: result.json's "rerank" block
 # lists at least 2 candidates, the chosen one has the lowest full-space J among those whose
 # reduced rollout is credible, params.json is that candidate, the "transfer" block is its
-# replay, `simulate --full-space params.json` computes the same full-space J, and 1 and 2
-# threads give the same bits. Bad values exit 2 naming the key.
+# replay (reported without reference.check: the validation measured it), `simulate
+# --full-space params.json` computes the same full-space J, and 1 and 2 threads give the same
+# bits. Bad values exit 2 naming the key.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 SMALL=(--set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80
-       --set actuation.modes=3 --set reference.check=1 --set reference.rerank=3)
+       --set actuation.modes=3 --set reference.rerank=3)
 
 opt_ok "$BIN" optimize "${SMALL[@]}" --out "$T/run" >"$T/out" 2>"$T/err" \
   && ok "optimize with reference.rerank=3" || fail "optimize with reference.rerank=3: $(cat "$T/err")"
@@ -59,8 +60,13 @@ PY
 opt_ok "$BIN" optimize --set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80 \
   --set actuation.modes=3 --quiet --out "$T/plain" >/dev/null 2>"$T/err" \
   && ok "optimize without the key" || fail "optimize without the key: $(cat "$T/err")"
-grep -q '"rerank"' "$T/plain/result.json" "$T/plain/params.json" \
-  && fail "rerank in result.json or params.json by default" || ok "no rerank block by default"
+grep -q '"rerank":' "$T/plain/result.json" && fail "rerank block in result.json by default" \
+  || ok "no rerank block by default"
+grep -q '"transfer":' "$T/plain/result.json" && fail "transfer block by default" \
+  || ok "no transfer block by default"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["reference"]["rerank"] == 0' \
+  "$T/plain/params.json" && ok "params.json records reference.rerank = 0" \
+  || fail "params.json lacks reference.rerank"
 for bad in -1 33 1.5 '"x"'; do
   check "reference.rerank=$bad is refused" 2 "$BIN" optimize "${SMALL[@]}" \
     --set "reference.rerank=$bad" --out "$T/bad"
