@@ -307,6 +307,29 @@ static mlc_status setup(optimize_run *o) {
     return MLC_OK;
 }
 
+/* A body that falls over when left alone can only stay up in a gait by actuating, and that
+ * balance seldom holds in a finer model (docs/method.md, "One recipe for any body"). One passive
+ * rollout in the reduced model, before the search, says so; *up_min is its lowest (R ŷ)·ŷ. The
+ * rollout starts from rest (mlc_rollout_run resets it), so the search's bits do not change. */
+static mlc_status passive_up_min(optimize_run *o, double *up_min) {
+    worker *w = &o->workers[0];
+    const size_t mk = (size_t)o->g.m * (size_t)o->g.k;
+    for (size_t i = 0; i < mk; i++)
+        w->A[i] = 0, w->T[i] = 1, w->th[i] = 0;
+    const mlc_actuation rest = {o->g.m, o->g.k, w->A, w->T, w->th};
+    mlc_cred_meter *meter;
+    mlc_status s = mlc_cred_meter_create(o->p.model, &o->p.mesh, &meter, &o->err);
+    if (s != MLC_OK) return s;
+    mlc_rollout_result res;
+    s = mlc_rollout_run(w->ro, &rest, &o->obj, mlc_cred_meter_frame, meter, &res);
+    mlc_credibility c;
+    memset(&c, 0, sizeof c);
+    mlc_cred_meter_result(meter, &c);
+    mlc_cred_meter_destroy(meter);
+    *up_min = res.failed ? -1 : c.up_min;
+    return s;
+}
+
 /* --dry-run: setup has validated the settings and run (or read) the precompute; time a batch
  * of rollouts at the requested thread count, estimate the whole run, and stop before writing
  * anything. */
@@ -475,6 +498,18 @@ static mlc_status start(optimize_run *o) {
                 "for %d parameters, %d or more)\n",
                 n, MLC_AUTO_DIAGONAL_DIMENSION);
         if (mlc_sim_fma_emulated()) mlc_sink_say(&o->def.sink, 0, "%s", MLC_FMA_NOTE);
+        const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->obj.kind);
+        double up_min;
+        if (kind && kind->up) {
+            if ((s = passive_up_min(o, &up_min)) != MLC_OK) return s;
+            if (!(up_min > MLC_CRED_UP_MIN))
+                mlc_sink_say(&o->def.sink, 0,
+                             "modalloco: note: left alone, this body falls over within %.1f s "
+                             "(up_min %.2f with no actuation): a credible gait must keep it up "
+                             "by actuating, which a finer model seldom reproduces; check the gait "
+                             "with --set reference.check=1, or give the body a wider stance\n",
+                             o->cfg.sim.steps * o->cfg.sim.dt, up_min);
+        }
     }
     return MLC_OK;
 }
