@@ -16,7 +16,8 @@
 #   ZOO_SET        extra settings for every job, e.g. "subspace.contact_samples=128 cmaes.generations=100"
 #                  (to compare a candidate default against the shipped ones)
 #   ZOO_FULLSPACE  "all" (default): replay every gait in the full-space reference; "first": the
-#                  first seed's only; "0": none
+#                  first seed's only; "0": none. A job whose result.json has a "transfer" block
+#                  (ZOO_SET with reference.check=1 or reference.rerank=K) is not replayed again.
 #   ZOO_THREADS    threads per job (default 2)
 # Output: one line per job and a summary table on stdout; runs stay in $ZOO_TMP.
 set -euo pipefail
@@ -70,7 +71,10 @@ for body in $BODIES; do
             --force --quiet >"$out.log" 2>&1 || rc=$?
         t1=$(date +%s.%N)
         full=""
-        if [ -f "$out/params.json" ] && { [ "$FULL" = all ] || { [ "$FULL" = first ] && [ $n = 1 ]; }; }; then
+        # A job that replayed its own gait (reference.check or reference.rerank) has its
+        # "transfer" block already; the others are replayed here.
+        if [ -f "$out/params.json" ] && ! grep -q '"transfer":' "$out/result.json" 2>/dev/null &&
+            { [ "$FULL" = all ] || { [ "$FULL" = first ] && [ $n = 1 ]; }; }; then
             "$BIN" simulate "$out/params.json" --full-space --out "$out-full" \
                 --set parallel.threads="$THREADS" --set reference.contact_samples=0 --force \
             >"$out-full.log" 2>&1 || true
@@ -84,7 +88,10 @@ if not os.path.exists(f):
     sys.exit(0)
 r = json.load(open(f)); c = r["credibility"]
 share, same = "-", "-"
-if full and os.path.exists(full):
+if "transfer" in r:
+    fr = r["transfer"]["fraction"]
+    share, same = "%.2f" % fr, str(fr > 0)
+elif full and os.path.exists(full):
     d = json.load(open(full))
     red, fu = d["reduced"]["displacement"], d["full"]["displacement"]
     share = "%.2f" % (fu / red) if red else "nan"
