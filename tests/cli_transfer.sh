@@ -58,6 +58,14 @@ assert max(abs(x - y) for x, y in zip(r0, f0)) <= 1e-5, "frame 0 differs"
 last = struct.unpack_from("<%df" % (3 * nf), b, 32 + 12 * nf * (ff - 1))
 assert last != f0, "the full-space surface never moved"
 PY
+# A full-space rollout that fails (too few contact columns) leaves neither file half-written.
+check "simulate --full-space with one contact column fails" 1 "$BIN" simulate \
+  "$T/run/params.json" --full-space --set reference.contact_columns=1 --out "$T/cols" --quiet
+grep_err "says to raise the columns" "raise reference.contact_columns"
+[ ! -e "$T/cols/fullspace.pc2" ] && [ ! -e "$T/cols/fullspace_trajectory.csv" ] \
+  && [ -z "$(ls "$T/cols" | grep -v -x -e animation.pc2 -e config.json -e result.json \
+       -e surface.obj -e trajectory.csv)" ] \
+  && ok "no full-space file after the failure" || fail "full-space files left: $(ls "$T/cols")"
 opt_ok "$BIN" optimize "${SMALL[@]}" --out "$T/plain" >"$T/out" 2>"$T/err" \
   && ok "optimize without the key" || fail "optimize without the key: $(cat "$T/err")"
 grep -q '"transfer"' "$T/plain/result.json" && fail "transfer block without reference.check" \
