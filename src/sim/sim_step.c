@@ -619,26 +619,27 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         ro->npk = np;
     }
     rows3(ro->zs, n4, ro->spack, ldp, (np + 3) & ~3, ro->xpack, ldp);
-    const double *xn = ro->xc, *xo = ro->xp;
-    for (int k = 0; k < 3; k += 2) { /* x's wanted motions in ct, z's after them */
-        const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
-        const double *sk = ro->xpack + (size_t)k * ldp;
-        double *ctk = ro->ct + (size_t)(k / 2) * (size_t)ns;
-        for (int b = 0; b < np; b++) {
-            int s = cs->contact[b];
-            ctk[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[b];
-        }
+    /* x's and z's wanted motions in ct (z's after x's), in one pass over the set */
+    const double damp = set->damping, *restrict xn = ro->xc, *restrict xo = ro->xp;
+    const double *restrict sx = ro->xpack, *restrict sz = ro->xpack + 2 * ldp;
+    double *restrict ctx = ro->ct, *restrict ctz = ro->ct + ns;
+    const int *restrict C = cs->contact;
+    for (int b = 0; b < np; b++) {
+        const size_t sx0 = (size_t)C[b], sz0 = 2 * nsp + (size_t)C[b];
+        ctx[b] = xn[sx0] + damp * (xn[sx0] - xo[sx0]) - sx[b];
+        ctz[b] = xn[sz0] + damp * (xn[sz0] - xo[sz0]) - sz[b];
     }
     mlc_contact_solve_friction_xz(cs, ro->ct, ro->ct + ns);
-    double *Y = ro->Ym; /* Y[4b + k]: the three blocks' forces side by side */
+    double *restrict Y = ro->Ym; /* Y[4b + k]: the three blocks' forces side by side */
+    const double *restrict lam = cs->lam;
     for (int b = 0; b < np; b++) {
-        int s = cs->contact[b];
-        ro->active[b] = s;
-        for (int k = 0; k < 3; k++)
-            Y[4 * b + k] = cs->lam[(size_t)k * ns + s];
+        const size_t s = (size_t)C[b];
+        Y[4 * b] = lam[s];
+        Y[4 * b + 1] = lam[(size_t)ns + s];
+        Y[4 * b + 2] = lam[2 * (size_t)ns + s];
         Y[4 * b + 3] = 0;
     }
-    cols3(z, ro->zs, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
+    cols3(z, ro->zs, n4, mod->QiS, (size_t)n4, C, np, Y, 1, 4);
     return np;
 }
 

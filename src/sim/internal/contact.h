@@ -66,11 +66,13 @@ typedef struct mlc_contact {
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
-    double *base, *w;   /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
-    unsigned long agen; /* counts the rebuilds of A (a factor of its blocks is kept per gen) */
-    double *Lb[2];      /* per friction axis (x, z): ns×ns factor of the free forces' block of
-                           A, for the free forces listed in bkey (bnf; −1 none) of A's rebuild
-                           bgen: kept while the sides stay, across the iterations of a step */
+    double *base, *w;    /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
+    const double **cols; /* ns: the columns of D under the forces of a gap pass */
+    double *coef;        /* ns: those forces */
+    unsigned long agen;  /* counts the rebuilds of A (a factor of its blocks is kept per gen) */
+    double *Lb[2];       /* per friction axis (x, z): ns×ns factor of the free forces' block of
+                            A, for the free forces listed in bkey (bnf; −1 none) of A's rebuild
+                            bgen: kept while the sides stay, across the iterations of a step */
     int *bkey[2], bnf[2];
     unsigned long bgen[2];
     int *kprev[2], nkprev[2]; /* per friction axis: the samples whose force (lam) or side
