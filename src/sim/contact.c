@@ -476,6 +476,7 @@ static MLC_HOT int solve_normal(mlc_contact *cs, const double *ystar, const doub
         cs->contact[b] = cs->cand[a];
         lamy[cs->cand[a]] = cs->l[a];
     }
+    cs->cgen++;
     cs->np = np;
     /* A_PP, contiguous, for Coulomb-limited friction (kept while the contact set stays) */
     if ((cs->friction > 0 || cs->friction_s) &&
@@ -633,13 +634,26 @@ static void friction_axis(mlc_contact *cs, int k, const double *rhs, int boxed) 
          * change) are the exact solve's start; an infinite side cannot hold a force. */
         const double *bound = cs->bound, *blo = cs->d;
         int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
+        int bound_any = 0;
         for (int b = 0; b < np; b++) {
             const int sb = fside[cs->contact[b]];
             const int open = (sb < 0) & !(blo[b] > -(double)INFINITY),
                       high = (sb > 0) & !(bound[b] < (double)INFINITY);
             side[b] = open | high ? 0 : sb;
+            bound_any |= side[b];
         }
-        if (!box_solve(cs, k > 0, np, rhs, blo, bound, side, x)) {
+        /* Every force free and the sticking forces inside the box: box_solve's first pass,
+         * which would end there (the same x, every side 0), without its bookkeeping. */
+        int inside = 0;
+        if (!bound_any) {
+            for (int b = 0; b < np; b++)
+                x[b] = rhs[b];
+            solve_factored(cs, np, x);
+            inside = 1;
+            for (int b = 0; b < np; b++)
+                inside &= !(x[b] > bound[b]) & !(x[b] < blo[b]);
+        }
+        if (!inside && !box_solve(cs, k > 0, np, rhs, blo, bound, side, x)) {
             /* Rounding kept the pivoting from settling: projected Gauss–Seidel sweeps on A_PP
              * from the previous solve's forces, clamped to the new box, until they stop
              * changing. */
@@ -664,18 +678,16 @@ static void friction_axis(mlc_contact *cs, int k, const double *rhs, int boxed) 
         }
     }
     /* Only the contact set carries friction (and sides): clear the last solve's samples
-     * unless they are the same set (the usual case), then set. */
-    int *prev = cs->kprev[k > 0], *fside = cs->fside + (size_t)k * ns, same = 0;
-    if (cs->nkprev[k > 0] == np) {
-        same = 1;
-        for (int b = 0; b < np; b++)
-            same &= prev[b] == cs->contact[b];
-    }
-    if (!same) {
-        for (int a = 0; a < cs->nkprev[k > 0]; a++)
+     * unless the contact set was not written since they were taken from it (the usual case;
+     * clearing a set that was written again with the same samples leaves the same values),
+     * then set. */
+    const int kk = k > 0;
+    int *prev = cs->kprev[kk], *fside = cs->fside + (size_t)k * ns;
+    if (cs->nkprev[kk] != np || cs->kgen[kk] != cs->cgen) {
+        for (int a = 0; a < cs->nkprev[kk]; a++)
             lamk[prev[a]] = 0, fside[prev[a]] = 0;
         memcpy(prev, cs->contact, sizeof(int) * (size_t)np);
-        cs->nkprev[k > 0] = np;
+        cs->nkprev[kk] = np, cs->kgen[kk] = cs->cgen;
     }
     const int *side = cs->fset + 2 * (size_t)ns;
     for (int b = 0; b < np; b++) {

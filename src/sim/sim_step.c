@@ -497,6 +497,10 @@ static void exact_heights(void *user) {
 static int groups_hold(void *user, double lsum) {
     const mlc_rollout *ro = user;
     const double push = lsum * (1 + 1e-9), move = ro->smove;
+    /* The least distance against the largest coupling holding, every group holds (rounding
+     * is monotone: no group's difference is smaller, no group's product larger); else each
+     * group is asked, for the same answer. */
+    if (ro->skip_grad - move >= ro->skip_coup * push) return 1;
     const double *restrict grad = ro->grad, *restrict gcoup = ro->gcoup;
     int ok = 1;
     for (int q = 0; q < ro->nskip; q++) {
@@ -540,10 +544,13 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         /* ‖z*_y‖ ≤ ‖zref‖ + d bounds both heights' rounding */
         const double d = sqrt(d2), move = d * (1 + 1e-12) + 1e-9 * (2 * ro->zref_norm + d);
         int nr = 0, nskip = 0, prev = 0, *restrict runs = ro->sruns, *restrict skip = ro->sskip;
+        double gmin = INFINITY, cmax = 0;
         for (int q = 0; q < ro->nfar; q++) {
             const int g = ro->sfar[q];
             if (!(ro->grad[g] > move)) continue;
             skip[nskip++] = g;
+            gmin = ro->grad[g] < gmin ? ro->grad[g] : gmin;
+            cmax = ro->gcoup[g] > cmax ? ro->gcoup[g] : cmax;
             if (4 * g > prev) runs[2 * nr] = prev, runs[2 * nr + 1] = 4 * g, nr++;
             prev = 4 * g + 4;
         }
@@ -551,6 +558,7 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         if (4 * nskip >= ngroups) {
             if (prev < ns) runs[2 * nr] = prev, runs[2 * nr + 1] = ns, nr++;
             ro->smove = move, ro->nskip = nskip;
+            ro->skip_grad = gmin, ro->skip_coup = cmax;
             ro->skip_samples += 4 * nskip - (prev > ns ? prev - ns : 0); /* padding */
             lv = (mlc_contact_live){runs, nr, groups_hold, exact_heights, ro};
             live = &lv;

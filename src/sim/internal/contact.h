@@ -77,6 +77,8 @@ typedef struct mlc_contact {
     unsigned long bgen[2];
     int *kprev[2], nkprev[2]; /* per friction axis: the samples whose force (lam) or side
                                  (fside) the last solve may have left non-zero */
+    unsigned long cgen;       /* counts the writes of `contact` */
+    unsigned long kgen[2];    /* per friction axis: cgen when kprev was taken from `contact` */
     int *fside;               /* 3 × ns: per axis and sample, the side of the Coulomb box the last
                                  friction solve left the force on (−1, +1; 0 inside) */
     int *fset;                /* 4 × ns scratch (the box solve's free and bound forces, sides) */
