@@ -573,30 +573,32 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
     } else {
         rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
     }
-    if (first_iteration) { /* the targets depend only on z_n */
-        const double *yn = ro->xc + nsp;
-        for (int s = 0; s < ns; s++) {
-            double g = set->ground;
-            if (set->projection_velocity)
-                g = MLC_MIN(yn[s], g); /* as fmin (a NaN height keeps g), inline */
-            else if (yn[s] < g - mod->ground_tol)
-                g = MLC_MIN(yn[s] + set->push_speed * set->dt, g);
-            ro->yt[s] = g;
-        }
-        /* The reference of the later iterations' bounds: each sample's distance to its
-         * threshold (the solve's g − tol, less 1e-9 of the values for their rounding) over
-         * its row's norm (times its reciprocal rounded down); a negative, infinite or NaN
-         * distance is −1, never ruled out. Only groups at a positive distance ("far") can be
-         * ruled out in this step's later iterations. */
+    if (first_iteration) {
+        /* The targets, which depend only on z_n; and the reference of the later iterations'
+         * bounds: each sample's distance to its threshold (the solve's g − tol, less 1e-9 of
+         * the values for their rounding) over its row's norm (times its reciprocal rounded
+         * down); a negative, infinite or NaN distance is −1, never ruled out. Only groups at a
+         * positive distance ("far") can be ruled out in this step's later iterations. */
         const double *zy = ro->zs + n4;
-        double n2 = 0, *restrict rad = ro->srad;
+        double n2 = 0;
         for (int i = 0; i < n4; i++)
             ro->zref[i] = zy[i], n2 += zy[i] * zy[i];
         ro->zref_norm = sqrt(n2);
+        const double ground = set->ground, tol = mod->ground_tol, low = ground - tol;
+        const double pd = set->push_speed * set->dt;
+        const int pv = set->projection_velocity;
+        const double *restrict yn = ro->xc + nsp, *restrict srn = ro->srnorm;
+        const double *restrict ysr = ys;
+        double *restrict yt = ro->yt, *restrict rad = ro->srad;
         for (int s = 0; s < ns; s++) {
-            const double th = ro->yt[s] - mod->ground_tol;
-            const double slack = ys[s] - th - 1e-9 * (fabs(ys[s]) + fabs(th));
-            rad[s] = slack >= 0 && slack <= DBL_MAX ? slack * ro->srnorm[s] : -1;
+            const double y = yn[s], p = y + pd;
+            /* as fmin (a NaN height keeps the ground), inline */
+            const double g =
+                pv ? (y < ground ? y : ground) : (y < low ? (p < ground ? p : ground) : ground);
+            yt[s] = g;
+            const double th = g - tol;
+            const double slack = ysr[s] - th - 1e-9 * (fabs(ysr[s]) + fabs(th));
+            rad[s] = (slack >= 0) & (slack <= DBL_MAX) ? slack * srn[s] : -1;
         }
         ro->nfar = 0;
         for (int g = 0; g < ngroups && !ro->skip_off; g++) {
