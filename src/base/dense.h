@@ -25,6 +25,32 @@ void mlc_dense_cholesky_from(double *A, size_t ld, int n, int j0, double eps);
  * the contact solves pass many times a step. Inline, so their AVX2 copy inlines it too. */
 static inline __attribute__((always_inline)) void
 mlc_dense_cholesky_solve(const double *L, size_t ld, int n, double *x) {
+    /* The commonest contact sets, 2 to 4 forces, in straight-line code: each value the
+     * loops' operations in their order (the forward pass's y, then the backward pass). */
+    if (n >= 2 && n <= 4) {
+        const double *L0 = L, *L1 = L + ld, *L2 = L + 2 * ld, *L3 = L + 3 * ld;
+        double x0 = x[0] * L0[0];
+        double x1 = (x[1] - L0[1] * x0) * L1[1];
+        if (n == 2) {
+            x1 = x1 * L1[1];
+            x[0] = (x0 - L0[1] * x1) * L0[0], x[1] = x1;
+            return;
+        }
+        double x2 = ((x[2] - L0[2] * x0) - L1[2] * x1) * L2[2];
+        if (n == 3) {
+            x2 = x2 * L2[2];
+            x1 = (x1 - L1[2] * x2) * L1[1];
+            x[0] = ((x0 - L0[1] * x1) - L0[2] * x2) * L0[0], x[1] = x1, x[2] = x2;
+            return;
+        }
+        double x3 = (((x[3] - L0[3] * x0) - L1[3] * x1) - L2[3] * x2) * L3[3];
+        x3 = x3 * L3[3];
+        x2 = (x2 - L2[3] * x3) * L2[2];
+        x1 = ((x1 - L1[2] * x2) - L1[3] * x3) * L1[1];
+        x[0] = (((x0 - L0[1] * x1) - L0[2] * x2) - L0[3] * x3) * L0[0];
+        x[1] = x1, x[2] = x2, x[3] = x3;
+        return;
+    }
     for (int a = 0; a < n; a++) {
         const double *row = L + a;
         double v = x[a];

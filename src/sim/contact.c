@@ -67,6 +67,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
                        &cs->s, &cs->t, &cs->base, &cs->w};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
+    ok &= (cs->coef = mlc_calloc(n, sizeof(double))) != NULL;
+    ok &= (cs->cols = mlc_calloc(n, sizeof(double *))) != NULL;
     int **ivecs[] = {&cs->contact, &cs->cand, &cs->pset, &cs->iscand, &cs->fkey, &cs->akey};
     for (size_t i = 0; i < sizeof ivecs / sizeof ivecs[0]; i++)
         ok &= (*ivecs[i] = mlc_calloc(n, sizeof(int))) != NULL;
@@ -83,6 +85,8 @@ void mlc_contact_destroy(mlc_contact *cs) {
                       cs->bound, cs->s, cs->t, cs->base, cs->w, cs->Lb[0], cs->Lb[1]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
+    mlc_free(cs->coef);
+    mlc_free((void *)cs->cols);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset,    cs->iscand,  cs->fkey,     cs->akey,
                     cs->fside,   cs->fset, cs->bkey[0], cs->bkey[1], cs->kprev[0], cs->kprev[1]};
     for (size_t i = 0; i < sizeof ibufs / sizeof ibufs[0]; i++)
@@ -179,25 +183,52 @@ static void minimize_on_set(mlc_contact *cs, const int *P, int np) {
  * runs), the terms in P's order: each candidate's gap (base y* − g) and each other sample's
  * height (base y*) under the forces on P. The sums the per-sample loops formed (the same terms
  * in the same order, so the same bits), but column by column over contiguous samples, which
- * vectorizes, instead of a two-level gather per entry. */
-static MLC_HOT void axpy(double *restrict w, const double *restrict x, double a, int n) {
-    int s = 0;
-    for (; s + 4 <= n; s += 4) /* runs are 4-sample groups: whole vectors, no peeling */
-        w[s] += x[s] * a, w[s + 1] += x[s + 1] * a, w[s + 2] += x[s + 2] * a,
-            w[s + 3] += x[s + 3] * a;
-    for (; s < n; s++)
-        w[s] += x[s] * a;
+ * vectorizes, instead of a two-level gather per entry. Up to four columns are added in one
+ * pass over w (each entry still gets its terms one at a time, in P's order: the same bits as
+ * one pass a column), so w is loaded and stored once per four forces. */
+static MLC_HOT void add_columns(double *restrict w, const double *const *restrict col, size_t off,
+                                const double *restrict a, int nc, int n) {
+    int c = 0;
+    for (; c + 4 <= nc; c += 4) {
+        const double *restrict x0 = col[c] + off, *restrict x1 = col[c + 1] + off,
+                               *restrict x2 = col[c + 2] + off, *restrict x3 = col[c + 3] + off;
+        const double a0 = a[c], a1 = a[c + 1], a2 = a[c + 2], a3 = a[c + 3];
+        for (int s = 0; s < n; s++) {
+            double v = w[s] + x0[s] * a0;
+            v = v + x1[s] * a1;
+            v = v + x2[s] * a2;
+            w[s] = v + x3[s] * a3;
+        }
+    }
+    if (c + 2 <= nc) {
+        const double *restrict x0 = col[c] + off, *restrict x1 = col[c + 1] + off;
+        const double a0 = a[c], a1 = a[c + 1];
+        for (int s = 0; s < n; s++) {
+            double v = w[s] + x0[s] * a0;
+            w[s] = v + x1[s] * a1;
+        }
+        c += 2;
+    }
+    if (c < nc) {
+        const double *restrict x0 = col[c] + off;
+        const double a0 = a[c];
+        for (int s = 0; s < n; s++)
+            w[s] += x0[s] * a0;
+    }
 }
 
 static void all_gaps(mlc_contact *cs, const int *P, int np) {
     const size_t ns = (size_t)cs->ns;
     const int *runs = cs->runs, nr = cs->nruns;
+    for (int a = 0; a < np; a++) { /* P's columns of D and forces */
+        cs->cols[a] = cs->D + ns * (size_t)cs->cand[P[a]];
+        cs->coef[a] = cs->l[P[a]];
+    }
     for (int r = 0; r < nr; r++) {
         const int b = runs[2 * r], n = runs[2 * r + 1] - b;
         double *w = cs->w + b;
         memcpy(w, cs->base + b, sizeof(double) * (size_t)n);
-        for (int a = 0; a < np; a++)
-            axpy(w, cs->D + ns * (size_t)cs->cand[P[a]] + b, cs->l[P[a]], n);
+        add_columns(w, cs->cols, (size_t)b, cs->coef, np, n);
     }
 }
 
@@ -359,14 +390,15 @@ static MLC_HOT int same_set_again(mlc_contact *cs, const double *ystar, const do
      * vectorize. y* − 0 is y* exactly: the general path's base, y* − g for a candidate, y* for
      * another. */
     long long wrong = 0;
+    for (int b = 0; b < np; b++)
+        cs->cols[b] = cs->D + nsz * (size_t)C[b];
     for (int r = 0; r < cs->nruns; r++) {
         const int b0 = cs->runs[2 * r], n = cs->runs[2 * r + 1] - b0;
         const double *restrict yr = ystar + b0, *restrict gr = g + b0;
         double *restrict w = cs->w + b0;
         for (int i = 0; i < n; i++)
             w[i] = yr[i] - (yr[i] < gr[i] - tol ? gr[i] : 0.0);
-        for (int b = 0; b < np; b++)
-            axpy(w, cs->D + nsz * (size_t)C[b] + b0, s[b], n);
+        add_columns(w, cs->cols, (size_t)b0, s, np, n);
         /* A candidate must not be below −tol (it would enter), another sample not below g − tol
          * (it would be added); C's samples are counted here too, and taken back below. */
         for (int i = 0; i < n; i++) {
@@ -444,6 +476,7 @@ static MLC_HOT int solve_normal(mlc_contact *cs, const double *ystar, const doub
         cs->contact[b] = cs->cand[a];
         lamy[cs->cand[a]] = cs->l[a];
     }
+    cs->cgen++;
     cs->np = np;
     /* A_PP, contiguous, for Coulomb-limited friction (kept while the contact set stays) */
     if ((cs->friction > 0 || cs->friction_s) &&
@@ -511,12 +544,14 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
     int *F = cs->fset, *to = cs->fset + cs->ns, *Bd = cs->fset + 3 * (size_t)cs->ns;
     int best = np + 1, stall = 0;
     for (int it = 0; it < 3 * np + 10; it++) {
+        /* Branch-free (the sides mix): a free force's x is written here too, and then
+         * overwritten by its solve below before anything reads it. */
         int nf = 0, nb = 0;
         for (int b = 0; b < np; b++) {
-            if (side[b] == 0)
-                F[nf++] = b;
-            else
-                x[b] = side[b] < 0 ? lo[b] : hi[b], Bd[nb++] = b;
+            const int sb = side[b];
+            F[nf] = b, Bd[nb] = b;
+            nf += sb == 0, nb += sb != 0;
+            x[b] = sb < 0 ? lo[b] : hi[b];
         }
         if (nf == np) { /* all free: the unconstrained forces, with the set's factor L */
             for (int b = 0; b < np; b++)
@@ -554,7 +589,8 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
         else
             stall++;
         if (stall < 3)
-            memcpy(side, to, sizeof(int) * (size_t)np);
+            for (int b = 0; b < np; b++) /* a few entries: no memcpy call */
+                side[b] = to[b];
         else
             side[last] = to[last];
     }
@@ -598,13 +634,26 @@ static void friction_axis(mlc_contact *cs, int k, const double *rhs, int boxed) 
          * change) are the exact solve's start; an infinite side cannot hold a force. */
         const double *bound = cs->bound, *blo = cs->d;
         int *side = cs->fset + 2 * (size_t)ns, *fside = cs->fside + (size_t)k * ns;
+        int bound_any = 0;
         for (int b = 0; b < np; b++) {
-            side[b] = fside[cs->contact[b]];
-            if ((side[b] < 0 && !(blo[b] > -(double)INFINITY)) ||
-                (side[b] > 0 && !(bound[b] < (double)INFINITY)))
-                side[b] = 0;
+            const int sb = fside[cs->contact[b]];
+            const int open = (sb < 0) & !(blo[b] > -(double)INFINITY),
+                      high = (sb > 0) & !(bound[b] < (double)INFINITY);
+            side[b] = open | high ? 0 : sb;
+            bound_any |= side[b];
         }
-        if (!box_solve(cs, k > 0, np, rhs, blo, bound, side, x)) {
+        /* Every force free and the sticking forces inside the box: box_solve's first pass,
+         * which would end there (the same x, every side 0), without its bookkeeping. */
+        int inside = 0;
+        if (!bound_any) {
+            for (int b = 0; b < np; b++)
+                x[b] = rhs[b];
+            solve_factored(cs, np, x);
+            inside = 1;
+            for (int b = 0; b < np; b++)
+                inside &= !(x[b] > bound[b]) & !(x[b] < blo[b]);
+        }
+        if (!inside && !box_solve(cs, k > 0, np, rhs, blo, bound, side, x)) {
             /* Rounding kept the pivoting from settling: projected Gauss–Seidel sweeps on A_PP
              * from the previous solve's forces, clamped to the new box, until they stop
              * changing. */
@@ -629,18 +678,16 @@ static void friction_axis(mlc_contact *cs, int k, const double *rhs, int boxed) 
         }
     }
     /* Only the contact set carries friction (and sides): clear the last solve's samples
-     * unless they are the same set (the usual case), then set. */
-    int *prev = cs->kprev[k > 0], *fside = cs->fside + (size_t)k * ns, same = 0;
-    if (cs->nkprev[k > 0] == np) {
-        same = 1;
-        for (int b = 0; b < np; b++)
-            same &= prev[b] == cs->contact[b];
-    }
-    if (!same) {
-        for (int a = 0; a < cs->nkprev[k > 0]; a++)
+     * unless the contact set was not written since they were taken from it (the usual case;
+     * clearing a set that was written again with the same samples leaves the same values),
+     * then set. */
+    const int kk = k > 0;
+    int *prev = cs->kprev[kk], *fside = cs->fside + (size_t)k * ns;
+    if (cs->nkprev[kk] != np || cs->kgen[kk] != cs->cgen) {
+        for (int a = 0; a < cs->nkprev[kk]; a++)
             lamk[prev[a]] = 0, fside[prev[a]] = 0;
         memcpy(prev, cs->contact, sizeof(int) * (size_t)np);
-        cs->nkprev[k > 0] = np;
+        cs->nkprev[kk] = np, cs->kgen[kk] = cs->cgen;
     }
     const int *side = cs->fset + 2 * (size_t)ns;
     for (int b = 0; b < np; b++) {

@@ -497,6 +497,10 @@ static void exact_heights(void *user) {
 static int groups_hold(void *user, double lsum) {
     const mlc_rollout *ro = user;
     const double push = lsum * (1 + 1e-9), move = ro->smove;
+    /* The least distance against the largest coupling holding, every group holds (rounding
+     * is monotone: no group's difference is smaller, no group's product larger); else each
+     * group is asked, for the same answer. */
+    if (ro->skip_grad - move >= ro->skip_coup * push) return 1;
     const double *restrict grad = ro->grad, *restrict gcoup = ro->gcoup;
     int ok = 1;
     for (int q = 0; q < ro->nskip; q++) {
@@ -540,10 +544,13 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         /* ‖z*_y‖ ≤ ‖zref‖ + d bounds both heights' rounding */
         const double d = sqrt(d2), move = d * (1 + 1e-12) + 1e-9 * (2 * ro->zref_norm + d);
         int nr = 0, nskip = 0, prev = 0, *restrict runs = ro->sruns, *restrict skip = ro->sskip;
+        double gmin = INFINITY, cmax = 0;
         for (int q = 0; q < ro->nfar; q++) {
             const int g = ro->sfar[q];
             if (!(ro->grad[g] > move)) continue;
             skip[nskip++] = g;
+            gmin = ro->grad[g] < gmin ? ro->grad[g] : gmin;
+            cmax = ro->gcoup[g] > cmax ? ro->gcoup[g] : cmax;
             if (4 * g > prev) runs[2 * nr] = prev, runs[2 * nr + 1] = 4 * g, nr++;
             prev = 4 * g + 4;
         }
@@ -551,6 +558,7 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         if (4 * nskip >= ngroups) {
             if (prev < ns) runs[2 * nr] = prev, runs[2 * nr + 1] = ns, nr++;
             ro->smove = move, ro->nskip = nskip;
+            ro->skip_grad = gmin, ro->skip_coup = cmax;
             ro->skip_samples += 4 * nskip - (prev > ns ? prev - ns : 0); /* padding */
             lv = (mlc_contact_live){runs, nr, groups_hold, exact_heights, ro};
             live = &lv;
@@ -565,30 +573,32 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
     } else {
         rows1(ro->zs + n4, n4, mod->ST, nsp, (int)nsp, ys);
     }
-    if (first_iteration) { /* the targets depend only on z_n */
-        const double *yn = ro->xc + nsp;
-        for (int s = 0; s < ns; s++) {
-            double g = set->ground;
-            if (set->projection_velocity)
-                g = MLC_MIN(yn[s], g); /* as fmin (a NaN height keeps g), inline */
-            else if (yn[s] < g - mod->ground_tol)
-                g = MLC_MIN(yn[s] + set->push_speed * set->dt, g);
-            ro->yt[s] = g;
-        }
-        /* The reference of the later iterations' bounds: each sample's distance to its
-         * threshold (the solve's g − tol, less 1e-9 of the values for their rounding) over
-         * its row's norm (times its reciprocal rounded down); a negative, infinite or NaN
-         * distance is −1, never ruled out. Only groups at a positive distance ("far") can be
-         * ruled out in this step's later iterations. */
+    if (first_iteration) {
+        /* The targets, which depend only on z_n; and the reference of the later iterations'
+         * bounds: each sample's distance to its threshold (the solve's g − tol, less 1e-9 of
+         * the values for their rounding) over its row's norm (times its reciprocal rounded
+         * down); a negative, infinite or NaN distance is −1, never ruled out. Only groups at a
+         * positive distance ("far") can be ruled out in this step's later iterations. */
         const double *zy = ro->zs + n4;
-        double n2 = 0, *restrict rad = ro->srad;
+        double n2 = 0;
         for (int i = 0; i < n4; i++)
             ro->zref[i] = zy[i], n2 += zy[i] * zy[i];
         ro->zref_norm = sqrt(n2);
+        const double ground = set->ground, tol = mod->ground_tol, low = ground - tol;
+        const double pd = set->push_speed * set->dt;
+        const int pv = set->projection_velocity;
+        const double *restrict yn = ro->xc + nsp, *restrict srn = ro->srnorm;
+        const double *restrict ysr = ys;
+        double *restrict yt = ro->yt, *restrict rad = ro->srad;
         for (int s = 0; s < ns; s++) {
-            const double th = ro->yt[s] - mod->ground_tol;
-            const double slack = ys[s] - th - 1e-9 * (fabs(ys[s]) + fabs(th));
-            rad[s] = slack >= 0 && slack <= DBL_MAX ? slack * ro->srnorm[s] : -1;
+            const double y = yn[s], p = y + pd;
+            /* as fmin (a NaN height keeps the ground), inline */
+            const double g =
+                pv ? (y < ground ? y : ground) : (y < low ? (p < ground ? p : ground) : ground);
+            yt[s] = g;
+            const double th = g - tol;
+            const double slack = ysr[s] - th - 1e-9 * (fabs(ysr[s]) + fabs(th));
+            rad[s] = (slack >= 0) & (slack <= DBL_MAX) ? slack * srn[s] : -1;
         }
         ro->nfar = 0;
         for (int g = 0; g < ngroups && !ro->skip_off; g++) {
@@ -619,26 +629,27 @@ static inline __attribute__((always_inline)) int contact_complementarity(mlc_rol
         ro->npk = np;
     }
     rows3(ro->zs, n4, ro->spack, ldp, (np + 3) & ~3, ro->xpack, ldp);
-    const double *xn = ro->xc, *xo = ro->xp;
-    for (int k = 0; k < 3; k += 2) { /* x's wanted motions in ct, z's after them */
-        const double *xk = xn + (size_t)k * nsp, *ok = xo + (size_t)k * nsp;
-        const double *sk = ro->xpack + (size_t)k * ldp;
-        double *ctk = ro->ct + (size_t)(k / 2) * (size_t)ns;
-        for (int b = 0; b < np; b++) {
-            int s = cs->contact[b];
-            ctk[b] = xk[s] + set->damping * (xk[s] - ok[s]) - sk[b];
-        }
+    /* x's and z's wanted motions in ct (z's after x's), in one pass over the set */
+    const double damp = set->damping, *restrict xn = ro->xc, *restrict xo = ro->xp;
+    const double *restrict sx = ro->xpack, *restrict sz = ro->xpack + 2 * ldp;
+    double *restrict ctx = ro->ct, *restrict ctz = ro->ct + ns;
+    const int *restrict C = cs->contact;
+    for (int b = 0; b < np; b++) {
+        const size_t sx0 = (size_t)C[b], sz0 = 2 * nsp + (size_t)C[b];
+        ctx[b] = xn[sx0] + damp * (xn[sx0] - xo[sx0]) - sx[b];
+        ctz[b] = xn[sz0] + damp * (xn[sz0] - xo[sz0]) - sz[b];
     }
     mlc_contact_solve_friction_xz(cs, ro->ct, ro->ct + ns);
-    double *Y = ro->Ym; /* Y[4b + k]: the three blocks' forces side by side */
+    double *restrict Y = ro->Ym; /* Y[4b + k]: the three blocks' forces side by side */
+    const double *restrict lam = cs->lam;
     for (int b = 0; b < np; b++) {
-        int s = cs->contact[b];
-        ro->active[b] = s;
-        for (int k = 0; k < 3; k++)
-            Y[4 * b + k] = cs->lam[(size_t)k * ns + s];
+        const size_t s = (size_t)C[b];
+        Y[4 * b] = lam[s];
+        Y[4 * b + 1] = lam[(size_t)ns + s];
+        Y[4 * b + 2] = lam[2 * (size_t)ns + s];
         Y[4 * b + 3] = 0;
     }
-    cols3(z, ro->zs, n4, mod->QiS, (size_t)n4, ro->active, np, Y, 1, 4);
+    cols3(z, ro->zs, n4, mod->QiS, (size_t)n4, C, np, Y, 1, 4);
     return np;
 }
 

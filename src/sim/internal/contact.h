@@ -66,15 +66,19 @@ typedef struct mlc_contact {
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
-    double *base, *w;   /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
-    unsigned long agen; /* counts the rebuilds of A (a factor of its blocks is kept per gen) */
-    double *Lb[2];      /* per friction axis (x, z): ns×ns factor of the free forces' block of
-                           A, for the free forces listed in bkey (bnf; −1 none) of A's rebuild
-                           bgen: kept while the sides stay, across the iterations of a step */
+    double *base, *w;    /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
+    const double **cols; /* ns: the columns of D under the forces of a gap pass */
+    double *coef;        /* ns: those forces */
+    unsigned long agen;  /* counts the rebuilds of A (a factor of its blocks is kept per gen) */
+    double *Lb[2];       /* per friction axis (x, z): ns×ns factor of the free forces' block of
+                            A, for the free forces listed in bkey (bnf; −1 none) of A's rebuild
+                            bgen: kept while the sides stay, across the iterations of a step */
     int *bkey[2], bnf[2];
     unsigned long bgen[2];
     int *kprev[2], nkprev[2]; /* per friction axis: the samples whose force (lam) or side
                                  (fside) the last solve may have left non-zero */
+    unsigned long cgen;       /* counts the writes of `contact` */
+    unsigned long kgen[2];    /* per friction axis: cgen when kprev was taken from `contact` */
     int *fside;               /* 3 × ns: per axis and sample, the side of the Coulomb box the last
                                  friction solve left the force on (−1, +1; 0 inside) */
     int *fset;                /* 4 × ns scratch (the box solve's free and bound forces, sides) */

@@ -128,9 +128,11 @@ struct mlc_rollout {
      * can move before one could reach its threshold; zref, that z*'s y-block, and its norm;
      * smove, the distance z*'s y-block has moved since, plus the rounding allowance. */
     double *gcoup, *grad, *zref, zref_norm, smove;
-    double *srnorm, *srad;     /* per sample: 1/‖S_s‖ rounded down; its distance (scratch) */
-    int *sruns, *sskip, *sfar; /* the live groups' sample ranges (mlc_contact_live), the
-                                  groups ruled out, the groups that may be (this step) */
+    double skip_grad, skip_coup; /* the least grad and the largest gcoup of the groups ruled
+                                    out in this iteration */
+    double *srnorm, *srad;       /* per sample: 1/‖S_s‖ rounded down; its distance (scratch) */
+    int *sruns, *sskip, *sfar;   /* the live groups' sample ranges (mlc_contact_live), the
+                                    groups ruled out, the groups that may be (this step) */
     int nskip, nfar;
     int skip_off;      /* tests: every sample read in every iteration */
     long skip_samples; /* samples ruled out, summed over iterations (tests, --profile) */
