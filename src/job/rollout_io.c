@@ -65,6 +65,18 @@ static mlc_status vtk_frame(frame_writer *fw, double time, const double *z) {
     return mlc_vtk_series_frame(&v->series, time, &surf, v->xv ? &vol : NULL, &fw->err);
 }
 
+/* trajectory.csv's columns, shared by the reduced rollout and the full-space one
+ * (fullspace_trajectory.csv), so the two files line up column for column. */
+#define TRAJECTORY_HEADER                                                                          \
+    "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts,up_x,up_y,up_z\n"
+
+static void trajectory_row(FILE *f, int frame, double time, const double com[3],
+                           const double forward[3], int contacts, const double up[3]) {
+    fprintf(f, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame, time,
+            com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, up[0], up[1],
+            up[2]);
+}
+
 static mlc_status on_frame(void *user, int frame, double time, const double *z, const double com[3],
                            const double forward[3], int contacts) {
     frame_writer *fw = user;
@@ -73,8 +85,7 @@ static mlc_status on_frame(void *user, int frame, double time, const double *z, 
      * forward direction alone does not (a body rolling about v̂ keeps J_align). */
     double R[9];
     mlc_model_rotation(fw->model, z, R);
-    fprintf(fw->csv, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame, time,
-            com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, R[3], R[4], R[5]);
+    trajectory_row(fw->csv, frame, time, com, forward, contacts, R + 3);
     if (frame % fw->every == 0) {
         /* Each vertex is skinned alone, so the two halves on two threads give the same bits;
          * the frame's skinning was half of writing a 60k-tet character's outputs. */
@@ -248,8 +259,7 @@ mlc_status mlc_write_rollout(const mlc_pipeline *p, const mlc_config *cfg, const
         goto done;
     mlc_path_join(path, sizeof path, dir, "trajectory.csv");
     if ((s = mlc_afile_open(&csv, path, err)) != MLC_OK) goto done;
-    fprintf(csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts,"
-                    "up_x,up_y,up_z\n");
+    fputs(TRAJECTORY_HEADER, csv.fp);
     mlc_path_join(path, sizeof path, dir, "animation.pc2");
     if ((s = mlc_pc2_begin(&pc2, path, nsv, err)) != MLC_OK) goto done;
     if (cfg->output.vtk &&
@@ -339,8 +349,7 @@ mlc_status mlc_full_frames_open(const mlc_pipeline *p, const mlc_config *cfg, co
         mlc_full_frames_free(ff);
         return s;
     }
-    fprintf(ff->csv.fp, "frame,time,com_x,com_y,com_z,forward_x,forward_y,forward_z,contacts,"
-                        "up_x,up_y,up_z\n");
+    fputs(TRAJECTORY_HEADER, ff->csv.fp);
     mlc_path_join(path, sizeof path, dir, "fullspace.pc2");
     if ((s = mlc_pc2_begin(&ff->pc2, path, ff->nsv, err)) != MLC_OK) {
         mlc_full_frames_free(ff);
@@ -354,9 +363,7 @@ void mlc_full_frames_on(void *user, int frame, double time, const double *x, con
                         const double forward[3], const double up[3], int contacts) {
     mlc_full_frames *ff = user;
     if (ff->status != MLC_OK) return; /* the first failure is the one reported */
-    fprintf(ff->csv.fp, "%d,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.9g,%.9g,%.9g\n", frame,
-            time, com[0], com[1], com[2], forward[0], forward[1], forward[2], contacts, up[0],
-            up[1], up[2]);
+    trajectory_row(ff->csv.fp, frame, time, com, forward, contacts, up);
     if (frame % ff->every != 0) return;
     for (int i = 0; i < ff->nsv; i++)
         for (int k = 0; k < 3; k++)
