@@ -5,8 +5,9 @@
 . "$(dirname "$0")/lib_cli.sh" "$@"
 # The optimizer's mechanics on a gentle actuation (the combined bound at p = 0.3, no ramp), where
 # a few generations find walkers, and robust replays off unless a check turns them on (their
-# counts are what several checks measure).
-SMALL=(--set cmaes.population=8 --set cmaes.generations=5 --set sim.steps=150
+# counts are what several checks measure). The paper's five handles (w = 5) with the σ₀ they
+# start from (0.3): the restart checks below count the generations of this exact search.
+SMALL=(--set cmaes.population=8 --set cmaes.generations=5 --set sim.steps=150 --set subspace.skinning_modes=5
        --set actuation.modes=4 --set actuation.amplitude_bound=combined --set actuation.amplitude_p=0.3
        --set actuation.ramp=0 --set cmaes.robust_samples=0 --set cmaes.robust_scope=walkers --quiet)
 
@@ -95,19 +96,24 @@ cmp -s <(strip_cfg "$T/da24/params.json") <(strip_cfg "$T/d024/params.json") \
   && grep -q "diagonal covariance throughout (cmaes.diagonal = -1 chooses it for 102 parameters" "$T/err102" \
   && echo "ok: cmaes.diagonal = -1 is full below 100 parameters, diagonal from 100 on, and says so" \
   || fail "automatic diagonal: $(cat "$T/err102")"
-# cmaes.sigma0 = 0 (the default) chooses 0.3 × min(1, sqrt(8 / signals)): the bits of 0.3 for
-# 4 modes × 2 sinusoids, of 0.3 × sqrt(8/20) for 10 × 2, said on stderr.
-s20=$(awk 'BEGIN{printf "%.17g", 0.3 * sqrt(8 / 20)}')
-"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set cmaes.sigma0=0.3 --quiet --out "$T/s24" >/dev/null
+# cmaes.sigma0 = 0 (the default) chooses 0.3 × min(1, sqrt(8 / signals)) × min(1, 5 / w): the
+# bits of 0.15 for 4 modes × 2 sinusoids at the default w = 10, of 0.3 × sqrt(8/20) / 2 for
+# 10 × 2, of 0.3 for 4 × 2 at w = 5; said on stderr.
+s20=$(awk 'BEGIN{printf "%.17g", 0.3 * sqrt(8 / 20) * 0.5}')
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set cmaes.sigma0=0.15 --quiet --out "$T/s24" >/dev/null
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --out "$T/sa20" >/dev/null 2>"$T/errs20"
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --set cmaes.sigma0="$s20" --quiet --out "$T/s20" >/dev/null
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set subspace.skinning_modes=5 --out "$T/sa5" >/dev/null 2>"$T/errs5"
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set subspace.skinning_modes=5 --set cmaes.sigma0=0.3 --quiet --out "$T/s5" >/dev/null
 strip_s() { grep -v '"sigma0"' "$1"; }
 cmp -s <(strip_s "$T/da24/params.json") <(strip_s "$T/s24/params.json") \
   && cmp -s <(strip_s "$T/sa20/params.json") <(strip_s "$T/s20/params.json") \
+  && cmp -s <(strip_s "$T/sa5/params.json") <(strip_s "$T/s5/params.json") \
   && ! cmp -s <(strip_s "$T/sa20/params.json") <(strip_s "$T/da24/params.json") \
-  && grep -q "sigma0 0.19 (cmaes.sigma0 = 0 chooses it for 20 signals)" "$T/errs20" \
-  && echo "ok: cmaes.sigma0 = 0 is 0.3 for 8 signals, 0.3 sqrt(8/20) for 20, and says so" \
-  || fail "automatic sigma0: $(cat "$T/errs20")"
+  && grep -q "sigma0 0.0949 (cmaes.sigma0 = 0 chooses it for 20 signals and w = 10)" "$T/errs20" \
+  && grep -q "sigma0 0.3 (cmaes.sigma0 = 0 chooses it for 8 signals and w = 5)" "$T/errs5" \
+  && echo "ok: cmaes.sigma0 = 0 is 0.15 for 8 signals at w = 10, 0.3 sqrt(8/20)/2 for 20, 0.3 at w = 5, and says so" \
+  || fail "automatic sigma0: $(cat "$T/errs20" "$T/errs5")"
 # Restarts need something to end a run, and say so; with early stops or the collapse trigger
 # (on by default) the run is accepted.
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.restart_collapse=0 --set cmaes.restart_stall=0 --out "$T/rs" >/dev/null 2>"$T/err"

@@ -192,18 +192,26 @@ static int settled(optimize_run *o) {
 
 /* Parameters from which cmaes.diagonal = -1 keeps the covariance diagonal throughout. */
 #define MLC_AUTO_DIAGONAL_DIMENSION 100
-/* cmaes.sigma0 = 0: σ₀ = MLC_SIGMA0_BASE × min(1, sqrt(MLC_SIGMA0_SIGNALS / signals)). */
+/* cmaes.sigma0 = 0: σ₀ = MLC_SIGMA0_BASE × min(1, sqrt(MLC_SIGMA0_SIGNALS / s))
+ *                           × min(1, MLC_SIGMA0_HANDLES / w). */
 #define MLC_SIGMA0_BASE 0.3
 #define MLC_SIGMA0_SIGNALS 8.0
+#define MLC_SIGMA0_HANDLES 5.0
 
-/* cmaes.sigma0, with 0 chosen from the driven signals s = (q or m) × k: the m·k sinusoids add
- * up, so the first generation's strain grows about as sqrt(s)·σ₀. 0.3 suits 8 signals (the
- * default 4 modes × 2 sinusoids, the paper's Bat row's 6); more signals start narrower (the
- * Couch row's 20 signals at 0.3 leap or tip in most first guesses: docs/method.md). */
+/* cmaes.sigma0, with 0 chosen from the driven signals s = (q or m) × k and the skinning modes w.
+ * The m·k sinusoids add up, so the first generation's strain grows about as sqrt(s)·σ₀: 0.3
+ * suits 8 signals (4 modes × 2 sinusoids, the paper's Bat row's 6); more signals start narrower
+ * (the Couch row's 20 signals at 0.3 leap or tip in most first guesses). A finer subspace
+ * answers the same actuation with more motion: at w = 10 and 0.3 every candidate of the cat's
+ * first 100 generations leapt or tipped, at 0.15 the search worked on every zoo body, so σ₀
+ * shrinks as 5/w above the paper's five handles (docs/method.md, "A finer subspace with a
+ * narrower start"). */
 static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
     if (cfg->cmaes.sigma0 > 0) return cfg->cmaes.sigma0;
     double signals = (double)((g->q > 0 ? g->q : g->m) * g->k);
-    return MLC_SIGMA0_BASE * fmin(1.0, sqrt(MLC_SIGMA0_SIGNALS / signals));
+    double handles = (double)cfg->subspace.skinning_modes;
+    return MLC_SIGMA0_BASE * fmin(1.0, sqrt(MLC_SIGMA0_SIGNALS / signals)) *
+           fmin(1.0, MLC_SIGMA0_HANDLES / handles);
 }
 
 /* cmaes.diagonal, with -1 chosen from the dimension n: with n parameters the full covariance
@@ -489,8 +497,10 @@ static mlc_status start(optimize_run *o) {
                      o->nthreads == 1 ? "" : "s", o->t_pre, o->p.cache_used ? " (cache)" : "");
         if (cfg->cmaes.sigma0 == 0)
             mlc_sink_say(&o->def.sink, 0,
-                         "modalloco: sigma0 %.3g (cmaes.sigma0 = 0 chooses it for %d signals)\n",
-                         initial_sigma(cfg, &o->g), (o->g.q > 0 ? o->g.q : o->g.m) * o->g.k);
+                         "modalloco: sigma0 %.3g (cmaes.sigma0 = 0 chooses it for %d signals and "
+                         "w = %d)\n",
+                         initial_sigma(cfg, &o->g), (o->g.q > 0 ? o->g.q : o->g.m) * o->g.k,
+                         cfg->subspace.skinning_modes);
         if (cfg->cmaes.diagonal < 0 && diagonal_generations(cfg, n) > 0)
             mlc_sink_say(
                 &o->def.sink, 0,

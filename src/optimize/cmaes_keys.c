@@ -26,8 +26,9 @@ static const mlc_key cmaes_keys[] = {
      .range = ">= 0",
      .meaning =
          "initial step size in the normalized [0,1] box; 0 = chosen from the number of driven "
-         "signals s (modes × sinusoids): 0.3 × min(1, sqrt(8 / s)), so that the first guesses "
-         "strain the body alike however many signals add up (`optimize` prints the value)",
+         "signals s (modes × sinusoids) and the skinning modes w: 0.3 × min(1, sqrt(8 / s)) × "
+         "min(1, 5 / w), so that the first guesses strain the body alike however many signals "
+         "add up and however finely the subspace resolves it (`optimize` prints the value)",
      .type = MLC_KEY_NUMBER,
      MLC_KEY_FIELD(sigma0),
      MLC_KEY_GE(0)},

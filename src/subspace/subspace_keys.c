@@ -6,7 +6,7 @@
 static const mlc_key subspace_keys[] = {
     {.name = "subspace.skinning_modes",
      .type_name = "int",
-     .default_json = "5",
+     .default_json = "10",
      .range = "1..32",
      .meaning = "skinning modes w (reduced size r = 12w)",
      .type = MLC_KEY_INT,
