@@ -12,7 +12,9 @@
 # Environment:
 #   ZOO_TMP        scratch directory (default /tmp/modalloco-zoo); outside the repo
 #   ZOO_SEEDS      seeds (default "1 2 3")
-#   ZOO_BODIES     bodies (default: all below), e.g. "cat spot"
+#   ZOO_BODIES     bodies (default: the bundled ones below), e.g. "cat spot"; also "elephant seal
+#                  starfish couch scorpion", voxel bodies the defaults were not chosen on, made
+#                  by scripts/voxel_bodies.py into $ZOO_TMP/bodies
 #   ZOO_SET        extra settings for every job, e.g. "subspace.contact_samples=128 cmaes.generations=100"
 #                  (to compare a candidate default against the shipped ones)
 #   ZOO_FULLSPACE  "all" (default): replay every gait in the full-space reference; "first": the
@@ -50,6 +52,10 @@ body_args() { # body -> mesh and the settings a user would give: direction, up a
     hand) echo "$ROOT/data/hand.off.gz mesh.up=+z" ;;
     octopus) echo "$ROOT/data/octopus.mesh.gz" ;;
     spot) echo "$ROOT/data/spot.off.gz objective.direction=[0,0,-1]" ;;
+    elephant | seal | starfish | couch | scorpion) # not bundled: made by scripts/voxel_bodies.py
+        [ -f "$TMP/bodies/$1.mesh" ] || { mkdir -p "$TMP/bodies" &&
+            python3 "$ROOT/scripts/voxel_bodies.py" "$1" "$TMP/bodies/$1.mesh" >/dev/null; }
+        echo "$TMP/bodies/$1.mesh" ;;
     *) echo "bench_zoo.sh: unknown body $1" >&2; exit 2 ;;
     esac
 }

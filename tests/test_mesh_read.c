@@ -967,6 +967,26 @@ static void two_components_should_be_rejected(void **state) {
                  MLC_EINVAL, "2 connected components");
 }
 
+/* One body by its vertices, but two parts that share no triangle: they hinge about the edge (or
+ * the vertex) they share, which no stiffness resists, so the vibration solve would fail. */
+static void parts_joined_at_an_edge_or_a_vertex_should_be_named(void **state) {
+    (void)state;
+    const char *verts = "0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n"
+                        "0 -1 0 0\n0 0 -1 0\n-1 0 0 0\n";
+    expect_error(tet_file("mesh_edge.mesh", verts, 7, "1 2 3 4 0\n1 2 5 6 0\n", 2), MLC_EINVAL,
+                 "the mesh is 2 parts (1, 1 tets) that share no triangle; they meet only at "
+                 "vertices or edges (one at (0, 0, 0) in the file's units)");
+    expect_error(tet_file("mesh_vertex.mesh", verts, 7, "1 2 3 4 0\n1 7 5 6 0\n", 2), MLC_EINVAL,
+                 "the mesh is 2 parts (1, 1 tets) that share no triangle");
+    /* Sharing a face, the same tets are one part. */
+    mlc_mesh m = {0};
+    mlc_mesh_report r;
+    read_ok(tet_file("mesh_face.mesh", verts, 7, "1 2 3 4 0\n1 2 3 6 0\n1 2 4 5 0\n", 3), &m, &r);
+    assert_int_equal(m.nt, 3);
+    assert_int_equal(r.components, 1);
+    mlc_mesh_free(&m);
+}
+
 static void face_shared_by_three_tets_should_be_rejected(void **state) {
     (void)state;
     expect_error(tet_file("mesh_fan.mesh",
@@ -1452,6 +1472,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tet_formats_should_agree_on_counts_and_volume),
         cmocka_unit_test(committed_data_files_should_read),
+        cmocka_unit_test(parts_joined_at_an_edge_or_a_vertex_should_be_named),
         cmocka_unit_test(surfaces_should_tetrahedralize_to_the_cube),
         cmocka_unit_test(tets_cache_should_restore_the_same_mesh_without_tetgen),
         cmocka_unit_test(paths_with_spaces_and_non_ascii_should_work),

@@ -5,6 +5,7 @@
 #include "internal/mesh_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ static void bbox(const mlc_mesh *m, double lo[3], double hi[3]) {
 typedef struct face_rec {
     int key[3]; /* sorted vertex indices */
     int v[3];   /* outward winding */
+    int tet;    /* the tet it bounds */
 } face_rec;
 
 static int face_cmp(const void *pa, const void *pb) {
@@ -93,6 +95,70 @@ static mlc_status sort_faces(face_rec **fp, size_t nfaces, int nv) {
     return MLC_OK;
 }
 
+/* Most part sizes a hinge error lists. */
+#define MLC_HINGE_PARTS_SHOWN 4
+
+/* part[nt]: union-find of tets that share a triangle. The vertex check (count_components) has
+ * made the mesh one body; when it is still several face-connected parts, they meet only at
+ * vertices or edges, where they turn freely: the elasticity then has more than the six rigid
+ * zero modes, and the vibration eigen-solve fails on them. Name a vertex where two parts meet
+ * and the parts' sizes. */
+static mlc_status check_hinges(const mlc_mesh *m, int *part, const char *source, mlc_err *err) {
+    int nparts = 0;
+    for (int e = 0; e < m->nt; e++)
+        nparts += mlc_uf_find(part, e) == e;
+    if (nparts <= 1) return MLC_OK;
+    int *owner = mlc_malloc((size_t)m->nv * sizeof *owner); /* a part each vertex belongs to */
+    int *size = mlc_calloc((size_t)m->nt, sizeof *size);    /* tets per part, by root */
+    if (!owner || !size) {
+        mlc_free(owner);
+        mlc_free(size);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory checking the mesh's parts", source);
+    }
+    for (int i = 0; i < m->nv; i++)
+        owner[i] = -1;
+    int joint = -1;
+    for (int e = 0; e < m->nt; e++) {
+        int r = mlc_uf_find(part, e);
+        size[r]++;
+        for (int k = 0; k < 4; k++) {
+            int v = m->T[4 * e + k];
+            if (owner[v] < 0)
+                owner[v] = r;
+            else if (owner[v] != r && joint < 0)
+                joint = v;
+        }
+    }
+    /* The largest parts' sizes, largest first. */
+    int shown[MLC_HINGE_PARTS_SHOWN] = {0};
+    for (int e = 0; e < m->nt; e++) {
+        if (size[e] == 0) continue;
+        int s = size[e];
+        for (int i = 0; i < MLC_HINGE_PARTS_SHOWN; i++)
+            if (s > shown[i]) {
+                int t = shown[i];
+                shown[i] = s;
+                s = t;
+            }
+    }
+    char sizes[96] = "";
+    size_t used = 0;
+    for (int i = 0; i < MLC_HINGE_PARTS_SHOWN && i < nparts && used < sizeof sizes; i++)
+        used +=
+            (size_t)snprintf(sizes + used, sizeof sizes - used, "%s%d", i ? ", " : "", shown[i]);
+    if (nparts > MLC_HINGE_PARTS_SHOWN && used < sizeof sizes)
+        snprintf(sizes + used, sizeof sizes - used, ", ...");
+    const double *x = m->X + 3 * (joint >= 0 ? joint : 0);
+    mlc_free(owner);
+    mlc_free(size);
+    return mlc_errf(err, MLC_EINVAL,
+                    "%s: the mesh is %d parts (%s tets) that share no triangle; they meet only at "
+                    "vertices or edges (one at (%.6g, %.6g, %.6g) in the file's units), where "
+                    "they would turn freely, and the body has no stiffness there; join the parts "
+                    "by faces (thicken the joint, or re-mesh the surface, e.g. with tetgen)",
+                    source, nparts, sizes, x[0], x[1], x[2]);
+}
+
 static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err) {
     size_t nfaces = 4 * (size_t)m->nt;
     face_rec *f = mlc_malloc((nfaces ? nfaces : 1) * sizeof *f);
@@ -103,11 +169,19 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
             for (int k = 0; k < 3; k++)
                 r->v[k] = r->key[k] = m->T[4 * e + tet_faces[j][k]];
             mlc_sort3(r->key);
+            r->tet = e;
         }
     if (sort_faces(&f, nfaces, m->nv) != MLC_OK) {
         mlc_free(f);
         return mlc_errf(err, MLC_ENOMEM, "%s: out of memory extracting the boundary", source);
     }
+    int *part = mlc_malloc(((size_t)m->nt + 1) * sizeof *part); /* union-find over tets */
+    if (!part) {
+        mlc_free(f);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory extracting the boundary", source);
+    }
+    for (int e = 0; e < m->nt; e++)
+        part[e] = e;
     size_t nb = 0;
     for (size_t i = 0; i < nfaces;) {
         size_t j = i + 1;
@@ -116,13 +190,24 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
         if (j - i > 2) {
             int a = f[i].key[0], b = f[i].key[1], c = f[i].key[2];
             mlc_free(f);
+            mlc_free(part);
             return mlc_errf(err, MLC_EINVAL,
                             "%s: the triangle (%d, %d, %d) is shared by more than two tets; the "
                             "mesh is not a valid tetrahedralization (re-mesh it, e.g. with tetgen)",
                             source, a, b, c);
         }
         if (j - i == 1) f[nb++] = f[i];
+        if (j - i == 2) {
+            int r0 = mlc_uf_find(part, f[i].tet), r1 = mlc_uf_find(part, f[i + 1].tet);
+            if (r0 != r1) part[r1] = r0;
+        }
         i = j;
+    }
+    mlc_status hinge = check_hinges(m, part, source, err);
+    mlc_free(part);
+    if (hinge != MLC_OK) {
+        mlc_free(f);
+        return hinge;
     }
     mlc_free(m->F);
     m->F = mlc_malloc((nb ? nb : 1) * 3 * sizeof(int));

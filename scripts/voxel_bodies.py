@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""voxel_bodies.py NAME OUT.mesh: write a voxel creature as a Medit tet mesh.
+
+Bodies of other shapes than the bundled ones, to check the defaults on characters they were not
+chosen on (scripts/bench_zoo.sh, ZOO_BODIES="elephant seal starfish couch scorpion"). Each is a
+set of unit voxels (y up, +x forward), every voxel cut into the six tets of its Kuhn
+subdivision, so neighbouring voxels share faces and the mesh is conforming; vertices are
+scaled by 0.05 (modalloco normalizes the extent anyway).
+
+  elephant  a raised torso on four thick legs, a head with ears and a hanging trunk (10.8k tets)
+  seal      a long body lying on its belly, a raised head, fore and tail flippers (7.1k tets)
+  starfish  a flat body with five arms lying on the ground (3.2k tets)
+  couch     a seat on four short legs with a backrest and two arms (6.0k tets)
+  scorpion  a flat body on eight thin legs, two claws and a tail curled over it (2.8k tets)
+"""
+import math
+import sys
+
+
+def box(voxels, x0, x1, y0, y1, z0, z1):
+    for x in range(x0, x1):
+        for y in range(y0, y1):
+            for z in range(z0, z1):
+                voxels.add((x, y, z))
+
+
+def elephant():
+    v = set()
+    box(v, 0, 16, 7, 15, 0, 9)  # torso
+    for x, z in ((1, 0), (11, 0), (1, 6), (11, 6)):
+        box(v, x, x + 4, 0, 7, z, z + 3)  # legs
+    box(v, 16, 21, 9, 16, 2, 7)  # head
+    box(v, 19, 21, 2, 9, 3, 6)  # trunk
+    box(v, 16, 18, 10, 16, -2, 2)  # ears
+    box(v, 16, 18, 10, 16, 7, 11)
+    return v
+
+
+def seal():
+    v = set()
+    box(v, 0, 26, 0, 5, 0, 7)  # body on its belly
+    box(v, 26, 31, 2, 7, 1, 6)  # head
+    box(v, 16, 20, 0, 2, -4, 0)  # fore flippers
+    box(v, 16, 20, 0, 2, 7, 11)
+    box(v, -5, 0, 0, 2, -1, 3)  # tail flippers
+    box(v, -5, 0, 0, 2, 4, 8)
+    return v
+
+
+def starfish():
+    v = set()
+    box(v, -4, 5, 0, 3, -4, 5)  # central disc
+    for arm in range(5):
+        a = 2 * math.pi * arm / 5
+        for r in range(4, 15):
+            cx, cz = r * math.cos(a), r * math.sin(a)
+            half = 3 if r < 10 else 2  # arms taper
+            for dx in range(-half, half + 1):
+                for dz in range(-half, half + 1):
+                    if dx * dx + dz * dz <= half * half:
+                        x, z = int(round(cx + dx * 0.5)), int(round(cz + dz * 0.5))
+                        v.add((x, 0, z))
+                        if r < 11:
+                            v.add((x, 1, z))
+    return v
+
+
+def couch():
+    v = set()
+    box(v, 0, 20, 2, 5, 0, 9)  # seat
+    box(v, 0, 20, 5, 13, 0, 2)  # backrest
+    box(v, 0, 2, 5, 9, 2, 9)  # arms
+    box(v, 18, 20, 5, 9, 2, 9)
+    for x, z in ((0, 0), (18, 0), (0, 7), (18, 7)):
+        box(v, x, x + 2, 0, 2, z, z + 2)  # legs
+    return v
+
+
+def scorpion():
+    v = set()
+    box(v, 0, 14, 3, 6, 0, 7)  # body, raised on its legs
+    for i in range(4):
+        x = 2 + 3 * i
+        box(v, x, x + 1, 3, 4, -4, 0)  # left leg: out, then down
+        box(v, x, x + 1, 0, 4, -5, -4)
+        box(v, x, x + 1, 3, 4, 7, 11)  # right leg
+        box(v, x, x + 1, 0, 4, 11, 12)
+    box(v, 14, 19, 4, 6, 0, 2)  # claws
+    box(v, 14, 19, 4, 6, 5, 7)
+    for x, y in ((-1, 5), (-2, 6), (-3, 7), (-4, 8), (-4, 9), (-3, 10), (-2, 11), (-1, 11)):
+        box(v, x, x + 2, y, y + 2, 2, 5)  # tail, curling up and over
+    return v
+
+
+BODIES = {"elephant": elephant, "seal": seal, "starfish": starfish, "couch": couch,
+          "scorpion": scorpion}
+
+# The six tets of a unit cube: one per order in which the path from corner (0,0,0) to (1,1,1)
+# steps along the axes.
+AXIS_ORDERS = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+
+
+def signed_volume6(a, b, c, d):
+    u = [b[i] - a[i] for i in range(3)]
+    v = [c[i] - a[i] for i in range(3)]
+    w = [d[i] - a[i] for i in range(3)]
+    return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
+            + u[2] * (v[0] * w[1] - v[1] * w[0]))
+
+
+def write_mesh(voxels, path, spacing=0.05):
+    index, points, tets = {}, [], []
+
+    def vertex(p):
+        if p not in index:
+            index[p] = len(points) + 1  # Medit numbers from 1
+            points.append(p)
+        return index[p]
+
+    for corner in sorted(voxels):
+        for order in AXIS_ORDERS:
+            walk, cur = [corner], list(corner)
+            for axis in order:
+                cur[axis] += 1
+                walk.append(tuple(cur))
+            if signed_volume6(*walk) < 0:
+                walk[2], walk[3] = walk[3], walk[2]
+            tets.append([vertex(p) for p in walk])
+    with open(path, "w") as f:
+        f.write("MeshVersionFormatted 2\nDimension 3\n\nVertices\n%d\n" % len(points))
+        for x, y, z in points:
+            f.write("%g %g %g 0\n" % (x * spacing, y * spacing, z * spacing))
+        f.write("\nTetrahedra\n%d\n" % len(tets))
+        for t in tets:
+            f.write("%d %d %d %d 0\n" % tuple(t))
+        f.write("\nEnd\n")
+    return len(points), len(tets)
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in BODIES:
+        sys.exit("usage: voxel_bodies.py {%s} OUT.mesh" % ",".join(BODIES))
+    nv, nt = write_mesh(BODIES[sys.argv[1]](), sys.argv[2])
+    print("%s: %d vertices, %d tets -> %s" % (sys.argv[1], nv, nt, sys.argv[2]))
+
+
+if __name__ == "__main__":
+    main()
