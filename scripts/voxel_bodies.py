@@ -12,6 +12,9 @@ scaled by 0.05 (modalloco normalizes the extent anyway).
   starfish  a flat body with five arms lying on the ground (3.2k tets)
   couch     a seat on four short legs with a backrest and two arms (6.0k tets)
   scorpion  a flat body on eight thin legs, two claws and a tail curled over it (2.8k tets)
+  leaning   a stick 12 voxels high leaning along +x, one voxel over every three up, each step
+            bridged by a second voxel so the parts share faces: its centre of mass lies beside
+            its one-voxel foot and it topples when left alone (tests/cli_stand.sh; 90 tets)
 """
 import math
 import sys
@@ -92,8 +95,14 @@ def scorpion():
     return v
 
 
+def leaning():
+    v = {(k // 3, k, 0) for k in range(12)}
+    v |= {(k // 3 - 1, k, 0) for k in (3, 6, 9)}  # bridges: each step shares a face
+    return v
+
+
 BODIES = {"elephant": elephant, "seal": seal, "starfish": starfish, "couch": couch,
-          "scorpion": scorpion}
+          "scorpion": scorpion, "leaning": leaning}
 
 # The six tets of a unit cube: one per order in which the path from corner (0,0,0) to (1,1,1)
 # steps along the axes.
