@@ -203,9 +203,9 @@ static int settled(optimize_run *o) {
  * suits 8 signals (4 modes × 2 sinusoids, the paper's Bat row's 6); more signals start narrower
  * (the Couch row's 20 signals at 0.3 leap or tip in most first guesses). A finer subspace
  * answers the same actuation with more motion: at w = 10 and 0.3 every candidate of the cat's
- * first 100 generations leapt or tipped, at 0.15 the search worked on every zoo body, so σ₀
- * shrinks as 5/w above the paper's five handles (docs/method.md, "A finer subspace with a
- * narrower start"). */
+ * first 100 generations leapt or tipped; at 0.15 the search found credible gaits on every zoo
+ * body but the penguin, which falls over even with no actuation. So σ₀ shrinks as 5/w above
+ * the paper's five handles (docs/method.md, "A finer subspace with a narrower start"). */
 static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
     if (cfg->cmaes.sigma0 > 0) return cfg->cmaes.sigma0;
     double signals = (double)((g->q > 0 ? g->q : g->m) * g->k);
