@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "internal/cholesky_solve.h"
 #include "internal/contact.h"
 #include "internal/polar.h"
 #include "internal/terrain_contact.h"
@@ -81,12 +82,10 @@ struct mlc_fullspace {
     cholmod_sparse *K; /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
     cholmod_dense *Xn, *KX;   /* nv×3: x_n and K x_n (Rayleigh β) */
     cholmod_dense *Ysw, *Esw; /* cholmod_solve2 workspace of the contact columns (reused) */
-    /* The global solve's own copy of the factor Q = P L Lᵀ Pᵀ (qsolve): row k of the permuted
-     * system is vertex lperm[k]; column j of L holds 1/L_jj in ldinv[j] and its entries below
-     * the diagonal at lp[j] .. lp[j+1]−1 (rows li, values lx), in CHOLMOD's order. */
-    int *lperm, *lp, *li;
-    double *lx, *ldinv;
-    double *rhs, *xs, *ly; /* 3×nv right-hand side, tentative solution x*, permuted work */
+    /* The global solve's own copy of the factor Q = P L Lᵀ Pᵀ, split over fs->threads threads
+     * (cholesky_solve.h: the same bits for any count) */
+    mlc_cholsolve qs3;
+    double *rhs, *xs; /* 3×nv right-hand side, tentative solution x* */
     /* state */
     int step, contacts, last_iterations;
     double last_work, last_change;  /* last_change: ‖Δx‖_∞ / extent of the last iteration */
@@ -123,8 +122,11 @@ struct mlc_fullspace {
     double *tF;       /* nt×9: each tet's F */
     double *wv, *b0w; /* 3×nv, nv×3: one actuation cluster: actuation_targets, and b0 + Ω w */
     double *tb;       /* nt×12: each tet's right-hand-side terms V P ∇φ_a, corner a, axis k */
-    int *inc_ptr;     /* nv+1: CSR of the (tet, corner) slots 12e + 3a of each vertex, */
-    int *inc;         /* 4nt   ascending in e: the serial scatter's order */
+    /* tb holds the terms vertex by vertex, each vertex's (tet, corner) pairs ascending in tet
+     * (the serial scatter's order), so a gather reads it in sequence: vertex v's terms are at
+     * 3p, p = inc_ptr[v] .. inc_ptr[v+1]−1, and tet e's corner a writes at tslot[4e + a]. */
+    int *inc_ptr; /* nv+1 */
+    int *tslot;   /* 4nt */
     /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
     int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
     double aa_r2;                  /* ‖f‖₂² of the last iteration */
@@ -185,14 +187,12 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->acl);
     mlc_free(fs->samples);
     mlc_free(fs->active);
-    double *more[] = {fs->tH,    fs->tF,    fs->wv,   fs->b0w,   fs->tFp,   fs->tb,
-                      fs->aa_dF, fs->aa_dG, fs->aa_f, fs->aa_g,  fs->QiEc,  fs->Dc,
-                      fs->sy,    fs->sg,    fs->sct,  fs->vfric, fs->sfric, fs->lx,
-                      fs->ldinv, fs->rhs,   fs->xs,   fs->ly};
+    double *more[] = {fs->tH,    fs->tF,    fs->wv,    fs->b0w,  fs->tFp, fs->tb, fs->aa_dF,
+                      fs->aa_dG, fs->aa_f,  fs->aa_g,  fs->QiEc, fs->Dc,  fs->sy, fs->sg,
+                      fs->sct,   fs->vfric, fs->sfric, fs->rhs,  fs->xs};
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
         mlc_free(more[i]);
-    int *imore[] = {fs->inc_ptr, fs->inc,   fs->surf, fs->slot_of, fs->slot_v,
-                    fs->want,    fs->lperm, fs->lp,   fs->li};
+    int *imore[] = {fs->inc_ptr, fs->tslot, fs->surf, fs->slot_of, fs->slot_v, fs->want};
     for (size_t i = 0; i < sizeof imore / sizeof imore[0]; i++)
         mlc_free(imore[i]);
     mlc_free(fs->slot_seen);
@@ -201,6 +201,7 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->g3);
     mlc_free(fs->muv);
     mlc_free(fs->Wm);
+    mlc_cholsolve_destroy(&fs->qs3);
     mlc_contact_destroy(&fs->csurf);
     mlc_contact_destroy(&fs->cs);
     mlc_terrain_contact_destroy(&fs->tc);
@@ -263,80 +264,23 @@ static mlc_status cholmod_fail(mlc_fullspace *fs, mlc_err *err, const char *what
                     "fullspace: %s failed (CHOLMOD status %d)", what, st);
 }
 
-/* The factor's copy for qsolve (fs->lperm, lp, li, lx, ldinv) and the solve's vectors. */
+/* The factor's copy for the global solve (cholesky_solve.h), split for fs->threads, and the
+ * solve's vectors. */
 static mlc_status copy_factor(mlc_fullspace *fs, mlc_err *err) {
-    const cholmod_factor *L = fs->L;
-    const int nv = fs->nv;
-    if (L->is_super || !L->is_ll || (int)L->n != nv)
+    if ((int)fs->L->n != fs->nv)
         return mlc_errf(err, MLC_ENUMERIC, "fullspace: unexpected factor form from CHOLMOD");
-    const int *Lp = L->p, *Li = L->i, *Lnz = L->nz, *P = L->Perm;
-    const double *Lx = L->x;
-    size_t off = 0;
-    for (int j = 0; j < nv; j++)
-        off += (size_t)Lnz[j] - 1;
-    if (off > (size_t)INT_MAX)
-        return mlc_errf(err, MLC_ENOMEM, "fullspace: the factor has too many entries (%zu)", off);
-    size_t v3 = 3 * (size_t)nv;
-    int ok = (fs->lperm = mlc_malloc(sizeof(int) * (size_t)nv)) != NULL;
-    ok &= (fs->lp = mlc_malloc(sizeof(int) * ((size_t)nv + 1))) != NULL;
-    ok &= (fs->li = mlc_malloc(sizeof(int) * MLC_MAX(off, 1))) != NULL;
-    ok &= (fs->lx = mlc_malloc(sizeof(double) * MLC_MAX(off, 1))) != NULL;
-    ok &= (fs->ldinv = mlc_malloc(sizeof(double) * (size_t)nv)) != NULL;
-    ok &= (fs->rhs = mlc_calloc(v3, sizeof(double))) != NULL;
+    mlc_status s = mlc_cholsolve_create(&fs->qs3, fs->L, err);
+    if (s != MLC_OK) return s;
+    size_t v3 = 3 * (size_t)fs->nv;
+    int ok = (fs->rhs = mlc_calloc(v3, sizeof(double))) != NULL;
     ok &= (fs->xs = mlc_calloc(v3, sizeof(double))) != NULL;
-    ok &= (fs->ly = mlc_calloc(v3, sizeof(double))) != NULL;
     if (!ok) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the factor");
-    int q = 0;
-    for (int j = 0; j < nv; j++) {
-        const int p0 = Lp[j];
-        if (Li[p0] != j || !(Lx[p0] > 0))
-            return mlc_errf(err, MLC_ENUMERIC, "fullspace: unexpected factor form from CHOLMOD");
-        fs->lperm[j] = P ? P[j] : j;
-        fs->ldinv[j] = 1.0 / Lx[p0];
-        fs->lp[j] = q;
-        for (int p = p0 + 1; p < p0 + Lnz[j]; p++, q++)
-            fs->li[q] = Li[p], fs->lx[q] = Lx[p];
-    }
-    fs->lp[nv] = q;
-    return MLC_OK;
+    return mlc_cholsolve_set_threads(&fs->qs3, fs->threads, err);
 }
 
-/* x = Q⁻¹ b for the three coordinates at once (b, x: 3×nv interleaved; they may not overlap):
- * b permuted, L y = P b forward column by column, Lᵀ z = y backward, x = Pᵀ z. One pass over the
- * factor a sweep, serial: the same bits on every call and thread count. */
-static void qsolve(const mlc_fullspace *fs, const double *restrict b, double *restrict x) {
-    const int nv = fs->nv;
-    const int *restrict perm = fs->lperm, *restrict lp = fs->lp, *restrict li = fs->li;
-    const double *restrict lx = fs->lx, *restrict dinv = fs->ldinv;
-    double *restrict y = fs->ly;
-    for (int j = 0; j < nv; j++) {
-        const double *bj = b + 3 * (size_t)perm[j];
-        y[3 * j] = bj[0], y[3 * j + 1] = bj[1], y[3 * j + 2] = bj[2];
-    }
-    for (int j = 0; j < nv; j++) {
-        const double d = dinv[j];
-        const double y0 = y[3 * j] * d, y1 = y[3 * j + 1] * d, y2 = y[3 * j + 2] * d;
-        y[3 * j] = y0, y[3 * j + 1] = y1, y[3 * j + 2] = y2;
-        for (int p = lp[j]; p < lp[j + 1]; p++) {
-            double *yi = y + 3 * (size_t)li[p];
-            const double l = lx[p];
-            yi[0] -= l * y0, yi[1] -= l * y1, yi[2] -= l * y2;
-        }
-    }
-    for (int j = nv - 1; j >= 0; j--) {
-        double s0 = y[3 * j], s1 = y[3 * j + 1], s2 = y[3 * j + 2];
-        for (int p = lp[j]; p < lp[j + 1]; p++) {
-            const double *yi = y + 3 * (size_t)li[p];
-            const double l = lx[p];
-            s0 -= l * yi[0], s1 -= l * yi[1], s2 -= l * yi[2];
-        }
-        const double d = dinv[j];
-        y[3 * j] = s0 * d, y[3 * j + 1] = s1 * d, y[3 * j + 2] = s2 * d;
-    }
-    for (int j = 0; j < nv; j++) {
-        double *xj = x + 3 * (size_t)perm[j];
-        xj[0] = y[3 * j], xj[1] = y[3 * j + 1], xj[2] = y[3 * j + 2];
-    }
+/* x = Q⁻¹ b for the three coordinates at once (b, x: 3×nv interleaved; they may not overlap). */
+static void qsolve(mlc_fullspace *fs, const double *restrict b, double *restrict x) {
+    mlc_cholsolve_solve3(&fs->qs3, b, x);
 }
 
 /* Q = (μ+γ) Lap + M/h² (upper triangle, as fem.h returns it), analysed and factored once. */
@@ -492,7 +436,7 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
     if (fs->npr != nt) ok &= (fs->tFp = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
     ok &= (fs->tb = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
     ok &= (fs->inc_ptr = mlc_calloc((size_t)nv + 1, sizeof(int))) != NULL;
-    ok &= (fs->inc = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
+    ok &= (fs->tslot = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
     ok &= (fs->slot_of = mlc_malloc(sizeof(int) * (size_t)nv)) != NULL;
     ok &= (fs->dq = mlc_calloc(v3, sizeof(double))) != NULL;
     return ok;
@@ -517,7 +461,7 @@ static mlc_status anderson_alloc(mlc_fullspace *fs, int m, mlc_err *err) {
 }
 
 /* The vertices' (tet, corner) slots in ascending tet order (the gather of the right-hand side
- * adds them in the serial scatter's order) and the boundary vertices, ascending. */
+ * adds them in the serial scatter's order, fs->tslot) and the boundary vertices, ascending. */
 static mlc_status incidence_surface(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
     const int nv = fs->nv, nt = fs->nt;
     for (int e = 0; e < nt; e++)
@@ -529,7 +473,7 @@ static mlc_status incidence_surface(mlc_fullspace *fs, const mlc_mesh *mesh, mlc
     memcpy(fill, fs->inc_ptr, sizeof(int) * (size_t)nv);
     for (int e = 0; e < nt; e++)
         for (int a = 0; a < 4; a++)
-            fs->inc[fill[fs->T[4 * e + a]]++] = 12 * e + 3 * a;
+            fs->tslot[4 * e + a] = 3 * fill[fs->T[4 * e + a]]++;
     for (int v = 0; v < nv; v++)
         fs->slot_of[v] = 0;
     for (int f = 0; f < 3 * mesh->nf; f++)
@@ -742,6 +686,9 @@ mlc_status mlc_fullspace_set_acceleration(mlc_fullspace *fs, int window, mlc_err
 
 void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads) {
     fs->threads = threads > 0 ? threads : omp_get_num_procs();
+    mlc_err err;
+    /* Out of memory leaves the solve serial: slower, the same bits. */
+    if (fs->qs3.n > 0) (void)mlc_cholsolve_set_threads(&fs->qs3, fs->threads, &err);
 }
 
 /* The normal target of vertex v this step, from x_n as the samples' (contact_complementarity):
@@ -924,6 +871,15 @@ static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], 
     }
 }
 
+/* Tet e's terms t (corner a, axis k at t[3a + k]) into their slots of fs->tb. */
+static inline void store_terms(const mlc_fullspace *fs, int e, const double *restrict t) {
+    const int *slot = fs->tslot + 4 * (size_t)e;
+    for (int a = 0; a < 4; a++) {
+        double *tb = fs->tb + slot[a];
+        tb[0] = t[3 * a], tb[1] = t[3 * a + 1], tb[2] = t[3 * a + 2];
+    }
+}
+
 /* b[3v + k] = b0[3v + k] (NULL: 0) + the terms of v's tets, in tet order (fs->tb). */
 static inline void gather_vertex(const mlc_fullspace *fs, int v, const double *b0,
                                  double *restrict b) {
@@ -931,7 +887,7 @@ static inline void gather_vertex(const mlc_fullspace *fs, int v, const double *b
     for (int k = 0; k < 3; k++)
         s[k] = b0 ? b0[3 * (size_t)v + k] : 0;
     for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++) {
-        const double *t = fs->tb + fs->inc[p];
+        const double *t = fs->tb + 3 * (size_t)p;
         for (int k = 0; k < 3; k++)
             s[k] += t[k];
     }
@@ -1274,9 +1230,9 @@ static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *
                 double *bv = b + 3 * (size_t)tv[3];
                 bv[0] += t3[0], bv[1] += t3[1], bv[2] += t3[2];
             } else { /* gathered per vertex below */
-                double *tb = fs->tb + 12 * (size_t)e;
-                memcpy(tb, t, sizeof t);
-                tb[9] = t3[0], tb[10] = t3[1], tb[11] = t3[2];
+                const double t12[12] = {t[0], t[1], t[2], t[3],  t[4],  t[5],
+                                        t[6], t[7], t[8], t3[0], t3[1], t3[2]};
+                store_terms(fs, e, t12);
             }
         }
     }
@@ -1358,7 +1314,9 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
                          gae = fs->wga ? gam * fs->wga[e] : gam;
             for (int i = 0; i < 9; i++)
                 P[i] = mue * R[i] + gae * OY[i];
-            tet_terms(fs, e, P, fs->vol[e], fs->tb + 12 * (size_t)e);
+            double t[12];
+            tet_terms(fs, e, P, fs->vol[e], t);
+            store_terms(fs, e, t);
         }
 #pragma omp for schedule(static)
         for (int v = 0; v < nv; v++)
@@ -1431,10 +1389,12 @@ static void actuation_targets(mlc_fullspace *fs) {
                 for (int l = 0; l < 9; l++)
                     Y[l] += ai * Yh[l];
             }
-            if (fs->wv)
+            if (fs->wv) {
+                double t[12];
                 tet_terms(fs, e, Y,
-                          (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e],
-                          fs->tb + 12 * (size_t)e);
+                          (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e], t);
+                store_terms(fs, e, t);
+            }
         }
         if (fs->wv) {
 #pragma omp for schedule(static)
@@ -1442,7 +1402,7 @@ static void actuation_targets(mlc_fullspace *fs) {
                 double s[3] = {0, 0, 0};
                 for (int p = fs->inc_ptr[v]; p < fs->inc_ptr[v + 1]; p++)
                     for (int k = 0; k < 3; k++)
-                        s[k] += fs->tb[fs->inc[p] + k];
+                        s[k] += fs->tb[3 * (size_t)p + k];
                 for (int k = 0; k < 3; k++)
                     fs->wv[3 * (size_t)v + k] = s[k];
             }
@@ -1669,8 +1629,10 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
                 mul33(fs->Om + 9 * fs->acl[e], fs->Ye + 9 * (size_t)e, OY);
                 for (int i = 0; i < 9; i++)
                     OY[i] -= F[i];
+                double terms[12];
                 tet_terms(fs, e, OY, (fs->wga ? set->gamma * fs->wga[e] : set->gamma) * fs->vol[e],
-                          fs->tb + 12 * (size_t)e);
+                          terms);
+                store_terms(fs, e, terms);
             }
 #pragma omp for schedule(static)
             for (int v = 0; v < nv; v++)

@@ -1,0 +1,432 @@
+/* cholesky_solve.c: solves with a sparse Cholesky factor, serial or split over the subtrees of
+ * its elimination tree (cholesky_solve.h). */
+#include "internal/cholesky_solve.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mlc_cholsolve_destroy(mlc_cholsolve *cs) {
+    if (!cs) return;
+    int *ints[] = {cs->perm,   cs->lp,      cs->li,     cs->parent,  cs->first, cs->split,
+                   cs->serial, cs->topcols, cs->ranges, cs->bin_ptr, cs->pcut};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        mlc_free(ints[i]);
+    double *dbl[] = {cs->lx, cs->dinv, cs->y, cs->work, cs->ext};
+    for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; i++)
+        mlc_free(dbl[i]);
+    mlc_free(cs->top);
+    memset(cs, 0, sizeof *cs);
+}
+
+/* The elimination tree read off the factor (the parent of j is the first row below its
+ * diagonal), and whether a split is possible: every column's rows ascending and every subtree
+ * a contiguous range of columns ending at its root (a postorder). */
+static mlc_status read_tree(mlc_cholsolve *cs) {
+    const int n = cs->n;
+    cs->parent = mlc_malloc(sizeof(int) * (size_t)n);
+    cs->first = mlc_malloc(sizeof(int) * (size_t)n);
+    cs->work = mlc_calloc((size_t)n, sizeof(double));
+    cs->ext = mlc_calloc((size_t)n, sizeof(double));
+    int *count = mlc_malloc(sizeof(int) * (size_t)n);
+    if (!cs->parent || !cs->first || !cs->work || !cs->ext || !count) {
+        mlc_free(count);
+        return MLC_ENOMEM;
+    }
+    int ok = 1;
+    /* Over j's subtree: work, its columns' entries in rows of the subtree (plus one a column
+     * for the diagonal), and ext, those in rows outside it. A column's rows are its ancestors,
+     * so the entries in rows of a subtree all come from its columns: work sums each column's
+     * row count, and ext each column's entries minus its row count. */
+    for (int j = 0; j < n; j++) {
+        const int p0 = cs->lp[j], p1 = cs->lp[j + 1];
+        cs->parent[j] = p0 < p1 ? cs->li[p0] : -1;
+        cs->first[j] = j, count[j] = 1;
+        cs->work[j] += 1, cs->ext[j] += (double)(p1 - p0);
+        for (int p = p0; p < p1; p++) {
+            ok &= cs->li[p] > (p == p0 ? j : cs->li[p - 1]) && cs->li[p] < n;
+            if (ok) cs->work[cs->li[p]] += 1, cs->ext[cs->li[p]] -= 1;
+        }
+    }
+    for (int j = 0; j < n && ok; j++) { /* children before parents: j < parent[j] */
+        const int pa = cs->parent[j];
+        ok &= count[j] == j - cs->first[j] + 1;
+        if (pa < 0) continue;
+        count[pa] += count[j], cs->work[pa] += cs->work[j], cs->ext[pa] += cs->ext[j];
+        if (cs->first[j] < cs->first[pa]) cs->first[pa] = cs->first[j];
+    }
+    mlc_free(count);
+    cs->tree_ok = ok;
+    return MLC_OK;
+}
+
+mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_err *err) {
+    memset(cs, 0, sizeof *cs);
+    if (L->is_super || !L->is_ll || L->xtype != CHOLMOD_REAL || L->itype != CHOLMOD_INT ||
+        L->n > (size_t)INT_MAX / 3)
+        return mlc_errf(err, MLC_ENUMERIC, "cholesky_solve: unexpected factor form from CHOLMOD");
+    const int n = (int)L->n;
+    const int *Lp = L->p, *Li = L->i, *Lnz = L->nz, *P = L->Perm;
+    const double *Lx = L->x;
+    size_t off = 0;
+    for (int j = 0; j < n; j++)
+        off += (size_t)Lnz[j] - 1;
+    if (off > (size_t)INT_MAX)
+        return mlc_errf(err, MLC_ENOMEM, "cholesky_solve: the factor has too many entries (%zu)",
+                        off);
+    cs->n = n, cs->bins = 1;
+    int ok = (cs->perm = mlc_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1))) != NULL;
+    ok &= (cs->lp = mlc_malloc(sizeof(int) * ((size_t)n + 1))) != NULL;
+    ok &= (cs->li = mlc_malloc(sizeof(int) * (off > 0 ? off : 1))) != NULL;
+    ok &= (cs->lx = mlc_malloc(sizeof(double) * (off > 0 ? off : 1))) != NULL;
+    ok &= (cs->dinv = mlc_malloc(sizeof(double) * (size_t)(n > 0 ? n : 1))) != NULL;
+    ok &= (cs->y = mlc_calloc(3 * (size_t)(n > 0 ? n : 1), sizeof(double))) != NULL;
+    if (!ok) {
+        mlc_cholsolve_destroy(cs);
+        return mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the factor");
+    }
+    int q = 0;
+    for (int j = 0; j < n; j++) {
+        const int p0 = Lp[j];
+        if (Li[p0] != j || !(Lx[p0] > 0)) {
+            mlc_cholsolve_destroy(cs);
+            return mlc_errf(err, MLC_ENUMERIC,
+                            "cholesky_solve: unexpected factor form from CHOLMOD");
+        }
+        cs->perm[j] = P ? P[j] : j;
+        cs->dinv[j] = 1.0 / Lx[p0];
+        cs->lp[j] = q;
+        for (int p = p0 + 1; p < p0 + Lnz[j]; p++, q++)
+            cs->li[q] = Li[p], cs->lx[q] = Lx[p];
+    }
+    cs->lp[n] = q;
+    if (read_tree(cs) != MLC_OK) {
+        mlc_cholsolve_destroy(cs);
+        return mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the factor");
+    }
+    return MLC_OK;
+}
+
+/* ---- the split --------------------------------------------------------------------------- */
+
+/* Candidates by work, largest first (ties: the lower column, so the split is deterministic). */
+typedef struct weighted {
+    double work;
+    int col;
+} weighted;
+static int larger_first(const void *a, const void *b) {
+    const weighted *u = a, *v = b;
+    return u->work > v->work ? -1 : u->work < v->work ? 1 : (u->col > v->col) - (u->col < v->col);
+}
+static void sort_candidates(const double *work, int *cand, int nc, weighted *tmp) {
+    for (int c = 0; c < nc; c++)
+        tmp[c].work = work[cand[c]], tmp[c].col = cand[c];
+    qsort(tmp, (size_t)nc, sizeof *tmp, larger_first);
+    for (int c = 0; c < nc; c++)
+        cand[c] = tmp[c].col;
+}
+
+/* The largest thread's share when the candidates (sorted, largest first) are dealt to `bins`
+ * threads, each to the least loaded; assign (when not NULL) gets each candidate's thread. */
+static double deal(const double *work, const int *cand, int nc, int bins, double *load,
+                   int *assign) {
+    for (int b = 0; b < bins; b++)
+        load[b] = 0;
+    for (int c = 0; c < nc; c++) {
+        int least = 0;
+        for (int b = 1; b < bins; b++)
+            if (load[b] < load[least]) least = b;
+        load[least] += work[cand[c]];
+        if (assign) assign[c] = least;
+    }
+    double most = 0;
+    for (int b = 0; b < bins; b++)
+        most = load[b] > most ? load[b] : most;
+    return most;
+}
+
+/* Opens the largest candidate: its column joins the top, its children become candidates.
+ * Returns 0 when the largest has no children (nothing left to split). */
+static int open_largest(const mlc_cholsolve *cs, const int *child_ptr, const int *child, int *cand,
+                        int *nc, double *top_work, double *ext_sum) {
+    int big = 0;
+    for (int c = 1; c < *nc; c++) {
+        const double wc = cs->work[cand[c]], wb = cs->work[cand[big]];
+        if (wc > wb || (wc == wb && cand[c] < cand[big])) big = c;
+    }
+    const int j = cand[big];
+    if (child_ptr[j] == child_ptr[j + 1]) return 0;
+    *top_work += 1 + (double)(cs->lp[j + 1] - cs->lp[j]);
+    *ext_sum -= cs->ext[j];
+    cand[big] = cand[--*nc];
+    for (int p = child_ptr[j]; p < child_ptr[j + 1]; p++)
+        cand[(*nc)++] = child[p], *ext_sum += cs->ext[child[p]];
+    return 1;
+}
+
+static void make_serial(mlc_cholsolve *cs) {
+    cs->bins = 1, cs->nranges = cs->ntop = cs->nserial = cs->npre = 0;
+}
+
+mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *err) {
+    const int n = cs->n;
+    make_serial(cs);
+    if (threads <= 1 || !cs->tree_ok || n < 2) return MLC_OK;
+    const int bins = threads < MLC_CHOLSOLVE_MAX_THREADS ? threads : MLC_CHOLSOLVE_MAX_THREADS;
+    int *child_ptr = mlc_calloc((size_t)n + 1, sizeof(int));
+    int *child = mlc_malloc(sizeof(int) * (size_t)n);
+    int *cand = mlc_malloc(sizeof(int) * (size_t)n);
+    int *assign = mlc_malloc(sizeof(int) * (size_t)n);
+    double *load = mlc_malloc(sizeof(double) * (size_t)bins);
+    weighted *tmp = mlc_malloc(sizeof(weighted) * (size_t)n);
+    if (!cs->split) cs->split = mlc_malloc(sizeof(int) * (size_t)n);
+    if (!cs->serial) cs->serial = mlc_malloc(sizeof(int) * (size_t)n);
+    if (!cs->topcols) cs->topcols = mlc_malloc(sizeof(int) * (size_t)n);
+    if (!cs->ranges) cs->ranges = mlc_malloc(sizeof(int) * 2 * (size_t)n);
+    if (!cs->top) cs->top = mlc_malloc((size_t)n);
+    mlc_free(cs->bin_ptr);
+    cs->bin_ptr = mlc_calloc((size_t)bins + 1, sizeof(int));
+    mlc_status st = MLC_OK;
+    if (!child_ptr || !child || !cand || !assign || !load || !tmp || !cs->split || !cs->serial ||
+        !cs->topcols || !cs->ranges || !cs->top || !cs->bin_ptr) {
+        st = mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the split");
+        goto done;
+    }
+    /* children of each column, ascending (a CSR by parent) */
+    for (int j = 0; j < n; j++)
+        if (cs->parent[j] >= 0) child_ptr[cs->parent[j] + 1]++;
+    for (int j = 0; j < n; j++)
+        child_ptr[j + 1] += child_ptr[j];
+    for (int j = 0, *fill = assign; j < n; j++) /* assign: scratch fill pointers */
+        fill[j] = child_ptr[j];
+    for (int j = 0; j < n; j++)
+        if (cs->parent[j] >= 0) child[assign[cs->parent[j]]++] = j;
+    /* Open from the roots down while the estimate can still drop, remember how many openings
+     * gave the best, then replay them. The estimate: the top's entries, which run serially,
+     * plus the candidates' entries in rows above them, shared by the threads by rows, plus the
+     * largest thread's share of the rest. */
+    int nc = 0, opened = 0, best_opened = 0;
+    double top_work = 0, ext_sum = 0, best = 0;
+    for (int j = 0; j < n; j++)
+        if (cs->parent[j] < 0) cand[nc++] = j;
+    for (int j = 0; j < n; j++)
+        best += cs->work[j] * (cs->parent[j] < 0); /* serial: all of it */
+    for (;;) {
+        sort_candidates(cs->work, cand, nc, tmp);
+        const double est = top_work + ext_sum / bins + deal(cs->work, cand, nc, bins, load, NULL);
+        if (est < best) best = est, best_opened = opened;
+        if (top_work + ext_sum >= best ||
+            !open_largest(cs, child_ptr, child, cand, &nc, &top_work, &ext_sum))
+            break;
+        opened++;
+    }
+    nc = 0, top_work = 0, ext_sum = 0;
+    for (int j = 0; j < n; j++)
+        if (cs->parent[j] < 0) cand[nc++] = j;
+    for (int k = 0; k < best_opened; k++)
+        open_largest(cs, child_ptr, child, cand, &nc, &top_work, &ext_sum);
+    sort_candidates(cs->work, cand, nc, tmp);
+    deal(cs->work, cand, nc, bins, load, assign);
+    if (best_opened == 0) goto done;
+    /* Each thread's subtrees as column ranges, ascending; the top is what no subtree covers. */
+    memset(cs->top, 1, (size_t)n);
+    int nr = 0;
+    for (int b = 0; b < bins; b++) {
+        cs->bin_ptr[b] = nr;
+        for (int c = 0; c < nc; c++)
+            if (assign[c] == b) {
+                cs->ranges[2 * nr] = cs->first[cand[c]], cs->ranges[2 * nr + 1] = cand[c];
+                nr++;
+            }
+        /* ascending by first column (few ranges: insertion sort of the pairs) */
+        for (int r = cs->bin_ptr[b] + 1; r < nr; r++)
+            for (int q = r; q > cs->bin_ptr[b] && cs->ranges[2 * q] < cs->ranges[2 * q - 2]; q--)
+                for (int k = 0; k < 2; k++) {
+                    const int keep = cs->ranges[2 * q + k];
+                    cs->ranges[2 * q + k] = cs->ranges[2 * q - 2 + k];
+                    cs->ranges[2 * q - 2 + k] = keep;
+                }
+    }
+    cs->bin_ptr[bins] = nr;
+    for (int r = 0; r < nr; r++) {
+        const int lo = cs->ranges[2 * r], hi = cs->ranges[2 * r + 1];
+        for (int j = lo; j <= hi; j++) {
+            int p = cs->lp[j];
+            while (p < cs->lp[j + 1] && cs->li[p] <= hi)
+                p++;
+            cs->split[j] = p, cs->top[j] = 0;
+        }
+    }
+    int ns = 0, nt = 0;
+    double all = 0;
+    for (int j = 0; j < n; j++) {
+        if (cs->top[j]) cs->split[j] = cs->lp[j], cs->topcols[nt++] = j;
+        if (cs->top[j] || cs->split[j] < cs->lp[j + 1]) cs->serial[ns++] = j;
+        all += 1 + (cs->lp[j + 1] - cs->lp[j]);
+    }
+    /* The subtrees' entries in the top's rows, from columns below the top's first (t0): every
+     * row gets them before any of the top's own, so they run in parallel, thread b taking the
+     * rows cut[b] .. cut[b+1]−1 (about equal shares of entries), each row its terms in column
+     * order. The rest of the serial list runs on one thread. */
+    const int t0 = nt > 0 ? cs->topcols[0] : n;
+    int npre = 0;
+    while (npre < ns && cs->serial[npre] < t0)
+        npre++;
+    int *rows = mlc_calloc((size_t)n + 1, sizeof(int)), cut[MLC_CHOLSOLVE_MAX_THREADS + 1];
+    mlc_free(cs->pcut);
+    cs->pcut = mlc_malloc(sizeof(int) * (size_t)(npre > 0 ? npre : 1) * ((size_t)bins + 1));
+    if (!rows || !cs->pcut) {
+        mlc_free(rows);
+        st = mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the split");
+        goto done;
+    }
+    double pre = 0;
+    for (int k = 0; k < npre; k++) {
+        const int j = cs->serial[k];
+        for (int p = cs->split[j]; p < cs->lp[j + 1]; p++)
+            rows[cs->li[p]]++;
+        pre += cs->lp[j + 1] - cs->split[j];
+    }
+    cut[0] = t0, cut[bins] = n;
+    for (int b = 1, r = t0, acc = 0; b < bins; b++) {
+        while (r < n && acc + rows[r] <= pre * b / bins)
+            acc += rows[r++];
+        cut[b] = r;
+    }
+    mlc_free(rows);
+    for (int k = 0; k < npre; k++) {
+        const int j = cs->serial[k];
+        int *pc = cs->pcut + (size_t)k * (bins + 1), p = cs->split[j];
+        for (int b = 0; b < bins; b++) {
+            while (p < cs->lp[j + 1] && cs->li[p] < cut[b])
+                p++;
+            pc[b] = p;
+        }
+        pc[bins] = cs->lp[j + 1];
+    }
+    double serial_work = 0, most = 0, pre_most = 0;
+    for (int k = npre; k < ns; k++) {
+        const int j = cs->serial[k];
+        serial_work += cs->top[j] + (cs->lp[j + 1] - cs->split[j]);
+    }
+    for (int b = 0; b < bins; b++) {
+        double w = 0, wp = 0;
+        for (int r = cs->bin_ptr[b]; r < cs->bin_ptr[b + 1]; r++)
+            for (int j = cs->ranges[2 * r]; j <= cs->ranges[2 * r + 1]; j++)
+                w += 1 + (cs->split[j] - cs->lp[j]);
+        for (int k = 0; k < npre; k++)
+            wp += cs->pcut[(size_t)k * (bins + 1) + b + 1] - cs->pcut[(size_t)k * (bins + 1) + b];
+        most = w > most ? w : most;
+        pre_most = wp > pre_most ? wp : pre_most;
+    }
+    /* The split pays when its estimate is at most 90% of the serial sweeps'. */
+    if (serial_work + pre_most + most > 0.9 * all) goto done;
+    cs->bins = bins, cs->nranges = nr, cs->nserial = ns, cs->npre = npre, cs->ntop = nt;
+    cs->top_work = serial_work, cs->pre_work = pre_most, cs->bin_work = most;
+done:
+    mlc_free(child_ptr);
+    mlc_free(child);
+    mlc_free(cand);
+    mlc_free(assign);
+    mlc_free(load);
+    mlc_free(tmp);
+    return st;
+}
+
+/* ---- the sweeps ------------------------------------------------------------------------ */
+
+/* Forward, column j: y_j scaled by 1/L_jj (when `scale`), then its entries p0 .. p1−1
+ * subtracted from their rows. */
+static inline void forward_column(const mlc_cholsolve *cs, double *restrict y, int j, int p0,
+                                  int p1, int scale) {
+    const int *restrict li = cs->li;
+    const double *restrict lx = cs->lx;
+    double y0 = y[3 * j], y1 = y[3 * j + 1], y2 = y[3 * j + 2];
+    if (scale) {
+        const double d = cs->dinv[j];
+        y0 *= d, y1 *= d, y2 *= d;
+        y[3 * j] = y0, y[3 * j + 1] = y1, y[3 * j + 2] = y2;
+    }
+    for (int p = p0; p < p1; p++) {
+        double *yi = y + 3 * (size_t)li[p];
+        const double l = lx[p];
+        yi[0] -= l * y0, yi[1] -= l * y1, yi[2] -= l * y2;
+    }
+}
+
+/* Backward, column j: y_j = (y_j − Σ_p L_pj y_p) / L_jj, the terms in the column's order. */
+static inline void backward_column(const mlc_cholsolve *cs, double *restrict y, int j) {
+    const int *restrict li = cs->li;
+    const double *restrict lx = cs->lx;
+    double s0 = y[3 * j], s1 = y[3 * j + 1], s2 = y[3 * j + 2];
+    for (int p = cs->lp[j]; p < cs->lp[j + 1]; p++) {
+        const double *yi = y + 3 * (size_t)li[p];
+        const double l = lx[p];
+        s0 -= l * yi[0], s1 -= l * yi[1], s2 -= l * yi[2];
+    }
+    const double d = cs->dinv[j];
+    y[3 * j] = s0 * d, y[3 * j + 1] = s1 * d, y[3 * j + 2] = s2 * d;
+}
+
+void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *restrict x) {
+    const int n = cs->n, bins = cs->bins;
+    const int *restrict perm = cs->perm;
+    double *restrict y = cs->y;
+    if (bins <= 1) {
+        for (int j = 0; j < n; j++) {
+            const double *bj = b + 3 * (size_t)perm[j];
+            y[3 * j] = bj[0], y[3 * j + 1] = bj[1], y[3 * j + 2] = bj[2];
+        }
+        for (int j = 0; j < n; j++)
+            forward_column(cs, y, j, cs->lp[j], cs->lp[j + 1], 1);
+        for (int j = n - 1; j >= 0; j--)
+            backward_column(cs, y, j);
+        for (int j = 0; j < n; j++) {
+            double *xj = x + 3 * (size_t)perm[j];
+            xj[0] = y[3 * j], xj[1] = y[3 * j + 1], xj[2] = y[3 * j + 2];
+        }
+        return;
+    }
+    const int *ranges = cs->ranges, *bin_ptr = cs->bin_ptr;
+#pragma omp parallel num_threads(bins)
+    {
+#pragma omp for schedule(static)
+        for (int j = 0; j < n; j++) {
+            const double *bj = b + 3 * (size_t)perm[j];
+            y[3 * j] = bj[0], y[3 * j + 1] = bj[1], y[3 * j + 2] = bj[2];
+        }
+        /* the subtrees, each updating only its own rows */
+#pragma omp for schedule(static, 1)
+        for (int t = 0; t < bins; t++)
+            for (int r = bin_ptr[t]; r < bin_ptr[t + 1]; r++)
+                for (int j = ranges[2 * r]; j <= ranges[2 * r + 1]; j++)
+                    forward_column(cs, y, j, cs->lp[j], cs->split[j], 1);
+                    /* the subtrees' terms in the top's rows, by blocks of rows */
+#pragma omp for schedule(static, 1)
+        for (int t = 0; t < bins; t++)
+            for (int k = 0; k < cs->npre; k++) {
+                const int *pc = cs->pcut + (size_t)k * (bins + 1);
+                forward_column(cs, y, cs->serial[k], pc[t], pc[t + 1], 0);
+            }
+#pragma omp single
+        {
+            /* the rest of the top's rows, their terms in column order; then its backward */
+            for (int k = cs->npre; k < cs->nserial; k++) {
+                const int j = cs->serial[k];
+                forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
+            }
+            for (int k = cs->ntop - 1; k >= 0; k--)
+                backward_column(cs, y, cs->topcols[k]);
+        }
+#pragma omp for schedule(static, 1)
+        for (int t = 0; t < bins; t++)
+            for (int r = bin_ptr[t + 1] - 1; r >= bin_ptr[t]; r--)
+                for (int j = ranges[2 * r + 1]; j >= ranges[2 * r]; j--)
+                    backward_column(cs, y, j);
+#pragma omp for schedule(static)
+        for (int j = 0; j < n; j++) {
+            double *xj = x + 3 * (size_t)perm[j];
+            xj[0] = y[3 * j], xj[1] = y[3 * j + 1], xj[2] = y[3 * j + 2];
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/* cholesky_solve.h: x = Q⁻¹ b with three right-hand sides from a sparse Cholesky factor
+ * Q = P L Lᵀ Pᵀ (CHOLMOD's simplicial LLᵀ), on one thread or split over the subtrees of the
+ * factor's elimination tree, with the same bits for any thread count.
+ *
+ * Why split this way: the full-space reference solves one n×n system per iteration (three
+ * coordinates at once), and that solve was its one serial part. Column j of L has entries only
+ * in rows that are ancestors of j in the elimination tree, so the columns of two disjoint
+ * subtrees never touch each other's rows. With a postordered factor (CHOLMOD's default) each
+ * subtree is a contiguous range of columns ending at its root. The forward sweep therefore runs
+ * the chosen subtrees side by side, each updating only its own rows, and then, serially and in
+ * column order, the updates the subtrees' columns make to the rows above them (the "top": the
+ * ancestors of the chosen subtrees) together with the top's own columns; the backward sweep runs
+ * the top first, then the subtrees side by side. Every entry of y receives its terms in the
+ * same order as in the serial sweeps, so the result is bit-identical to them.
+ *
+ * The split is chosen from the columns' entry counts: subtrees are opened from the roots down
+ * (an opened root joins the top) while that lowers the estimated time, the serial top plus the
+ * largest thread's share when the subtrees are dealt to the threads largest first. A factor
+ * whose columns are not sorted or not postordered is solved serially.
+ */
+#ifndef MODALLOCO_CHOLESKY_SOLVE_H
+#define MODALLOCO_CHOLESKY_SOLVE_H
+
+#include <cholmod.h>
+
+#include "base.h"
+
+/* At most this many threads share a solve (more are not used). */
+#define MLC_CHOLSOLVE_MAX_THREADS 64
+
+typedef struct mlc_cholsolve {
+    int n;
+    /* Row k of the permuted system is unknown perm[k]; column j of L holds 1/L_jj in dinv[j]
+     * and its entries below the diagonal at lp[j] .. lp[j+1]−1 (rows li, values lx), in
+     * CHOLMOD's order. Owned. */
+    int *perm, *lp, *li;
+    double *lx, *dinv;
+    double *y; /* 3n: permuted work */
+    /* The split for `bins` threads (bins = 1: serial; the arrays are then unused). */
+    int bins;
+    int tree_ok;  /* the columns are sorted and postordered: a split is possible */
+    int *parent;  /* n: parent of column j in the elimination tree, −1 at a root */
+    int *first;   /* n: the first (lowest) column of j's subtree: it is first[j] .. j */
+    double *work; /* n: entries of j's subtree in its own rows, plus one a column */
+    double *ext;  /* n: entries of j's subtree in rows above it (serial in a split) */
+    int *split;   /* n: a subtree column's entries below split[j] are rows of its subtree */
+    char *top;    /* n: 1 for the top's columns */
+    int *serial;  /* the columns with work in the top's rows, ascending: the top's columns */
+    int nserial;  /* and the subtree columns with entries in the top's rows */
+    int npre;     /* serial[0 .. npre−1] come before the top's first column: run by rows */
+    int *pcut;    /* npre × (bins+1): thread b's entries of serial[k] start at pcut[k(bins+1)+b] */
+    int *topcols; /* the top's columns, ascending */
+    int ntop;
+    int *ranges;  /* 2 × nranges: [first, last] of each chosen subtree, thread by thread */
+    int *bin_ptr; /* bins + 1: thread b's ranges are bin_ptr[b] .. bin_ptr[b+1]−1, ascending */
+    int nranges;
+    /* the split's estimate in entries: serial, the largest thread's share of the subtrees'
+     * entries in the top's rows, the largest thread's subtrees */
+    double top_work, pre_work, bin_work;
+} mlc_cholsolve;
+
+/* Copies L (simplicial, LLᵀ, n×n, positive diagonal) and its permutation into cs, ready for
+ * serial solves. Errors: MLC_ENUMERIC for another factor form, MLC_ENOMEM. On failure cs holds
+ * nothing to free. */
+mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_err *err);
+void mlc_cholsolve_destroy(mlc_cholsolve *cs);
+
+/* Chooses the split for `threads` threads (≤ 1: serial). A factor that cannot be split, or
+ * where splitting would not pay, stays serial (cs->bins = 1). MLC_ENOMEM on allocation failure
+ * (cs then stays serial and usable). */
+mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *err);
+
+/* x = Q⁻¹ b for three right-hand sides (b, x: n×3 interleaved, unknown i at 3i..3i+2; they may
+ * not overlap), on cs->bins threads; the same bits for any split. Uses cs->y: one solve at a
+ * time per mlc_cholsolve. */
+void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *restrict x);
+
+#endif

@@ -1,0 +1,167 @@
+/* test_cholesky_solve.c: the full-space reference's global solve (cholesky_solve.h) split over
+ * subtrees of the elimination tree gives the serial sweeps' bits for any thread count, the split
+ * is a real one (most of the factor runs in parallel), and the answer solves the system (against
+ * CHOLMOD's own solve and the residual). The matrix is a 3-D grid's graph Laplacian plus a
+ * diagonal, the sparsity and conditioning of a tet mesh's Q = M/h² + k L. */
+#include <cholmod.h>
+#include <math.h>
+
+#include "internal/cholesky_solve.h"
+#include "test_util.h"
+
+enum { GX = 24, GY = 18, GZ = 16, GN = GX * GY * GZ };
+
+/* Upper triangle of L + diag(d): the 7-point stencil, every edge of weight w_e > 0. */
+static cholmod_sparse *grid_matrix(cholmod_common *cc) {
+    cholmod_triplet *T = cholmod_allocate_triplet(GN, GN, 4 * (size_t)GN, 1, CHOLMOD_REAL, cc);
+    int *Ti = T->i, *Tj = T->j;
+    double *Tx = T->x, *diag = calloc(GN, sizeof(double));
+    size_t k = 0;
+    for (int z = 0; z < GZ; z++)
+        for (int y = 0; y < GY; y++)
+            for (int x = 0; x < GX; x++) {
+                const int v = x + GX * (y + GY * z);
+                const int nb[3] = {x + 1 < GX ? v + 1 : -1, y + 1 < GY ? v + GX : -1,
+                                   z + 1 < GZ ? v + GX * GY : -1};
+                for (int a = 0; a < 3; a++) {
+                    if (nb[a] < 0) continue;
+                    const double w = 1 + 0.5 * sin(0.37 * v + a); /* uneven, positive */
+                    Ti[k] = v, Tj[k] = nb[a], Tx[k] = -w, k++;
+                    diag[v] += w, diag[nb[a]] += w;
+                }
+            }
+    for (int v = 0; v < GN; v++)
+        Ti[k] = Tj[k] = v, Tx[k] = diag[v] + 1e-3 * (1 + v % 7), k++;
+    T->nnz = k;
+    free(diag);
+    cholmod_sparse *A = cholmod_triplet_to_sparse(T, 0, cc);
+    cholmod_free_triplet(&T, cc);
+    return A;
+}
+
+/* As the reference factors Q: simplicial LLᵀ, nested dissection (AMD without METIS). */
+static cholmod_factor *factor(cholmod_sparse *A, int postorder, cholmod_common *cc) {
+    cc->supernodal = CHOLMOD_SIMPLICIAL;
+    cc->final_ll = 1;
+    cc->nmethods = 1;
+    cc->postorder = postorder;
+    cc->method[0].ordering = CHOLMOD_NESDIS;
+    cholmod_factor *L = cholmod_analyze(A, cc);
+    if (!L && cc->status == CHOLMOD_NOT_INSTALLED) {
+        cc->status = CHOLMOD_OK;
+        cc->method[0].ordering = CHOLMOD_AMD;
+        L = cholmod_analyze(A, cc);
+    }
+    assert_non_null(L);
+    assert_true(cholmod_factorize(A, L, cc));
+    return L;
+}
+
+static void random_rhs(double *b, int n, unsigned seed) {
+    mlc_rng rng;
+    mlc_rng_seed(&rng, seed);
+    for (int i = 0; i < 3 * n; i++)
+        b[i] = mlc_rng_normal(&rng);
+}
+
+static void split_solves_should_match_serial_bit_for_bit(void **state) {
+    (void)state;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cholmod_sparse *A = grid_matrix(&cc);
+    for (int postorder = 1; postorder >= 0; postorder--) {
+        cholmod_factor *L = factor(A, postorder, &cc);
+        mlc_cholsolve cs;
+        mlc_err err;
+        assert_int_equal(mlc_cholsolve_create(&cs, L, &err), MLC_OK);
+        if (postorder) assert_true(cs.tree_ok); /* CHOLMOD's factor can be split */
+        double *b = malloc(sizeof(double) * 3 * GN), *x1 = malloc(sizeof(double) * 3 * GN),
+               *xt = malloc(sizeof(double) * 3 * GN);
+        random_rhs(b, GN, 7);
+        mlc_cholsolve_solve3(&cs, b, x1);
+        const int threads[] = {2, 3, 4, 7, 1, 2};
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            assert_int_equal(mlc_cholsolve_set_threads(&cs, threads[t], &err), MLC_OK);
+            if (postorder && threads[t] == 2) {
+                /* a real split: two threads, an estimate well under the serial sweeps' */
+                assert_int_equal(cs.bins, 2);
+                const double serial = GN + cs.lp[GN];
+                assert_true(cs.top_work + cs.pre_work + cs.bin_work < 0.6 * serial);
+                assert_true(cs.ntop > 0 && cs.ntop < GN / 4);
+                /* every column in exactly one place: the top or one range */
+                int *seen = calloc(GN, sizeof(int));
+                for (int k = 0; k < cs.ntop; k++)
+                    seen[cs.topcols[k]]++;
+                for (int r = 0; r < cs.nranges; r++)
+                    for (int j = cs.ranges[2 * r]; j <= cs.ranges[2 * r + 1]; j++)
+                        seen[j]++;
+                for (int j = 0; j < GN; j++)
+                    assert_int_equal(seen[j], 1);
+                free(seen);
+            }
+            memset(xt, 0, sizeof(double) * 3 * GN);
+            mlc_cholsolve_solve3(&cs, b, xt);
+            assert_memory_equal(x1, xt, sizeof(double) * 3 * GN);
+        }
+        free(b), free(x1), free(xt);
+        mlc_cholsolve_destroy(&cs);
+        cholmod_free_factor(&L, &cc);
+    }
+    cholmod_free_sparse(&A, &cc);
+    cholmod_finish(&cc);
+}
+
+static void split_solves_should_solve_the_system(void **state) {
+    (void)state;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cholmod_sparse *A = grid_matrix(&cc);
+    cholmod_factor *L = factor(A, 1, &cc);
+    mlc_cholsolve cs;
+    mlc_err err;
+    assert_int_equal(mlc_cholsolve_create(&cs, L, &err), MLC_OK);
+    assert_int_equal(mlc_cholsolve_set_threads(&cs, 2, &err), MLC_OK);
+    double *b = malloc(sizeof(double) * 3 * GN), *x = malloc(sizeof(double) * 3 * GN);
+    random_rhs(b, GN, 11);
+    mlc_cholsolve_solve3(&cs, b, x);
+    /* CHOLMOD's solve of each coordinate, and the residual of ours */
+    cholmod_dense *B = cholmod_allocate_dense(GN, 3, GN, CHOLMOD_REAL, &cc);
+    double *Bx = B->x;
+    for (int i = 0; i < GN; i++)
+        for (int k = 0; k < 3; k++)
+            Bx[i + (size_t)GN * k] = b[3 * i + k];
+    cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, B, &cc);
+    cholmod_dense *Xo = cholmod_allocate_dense(GN, 3, GN, CHOLMOD_REAL, &cc);
+    cholmod_dense *R = cholmod_copy_dense(B, &cc);
+    double *Xox = Xo->x;
+    for (int i = 0; i < GN; i++)
+        for (int k = 0; k < 3; k++)
+            Xox[i + (size_t)GN * k] = x[3 * i + k];
+    double one[2] = {1, 0}, minus[2] = {-1, 0};
+    cholmod_sdmult(A, 0, minus, one, Xo, R, &cc); /* R = B − A x */
+    const double *Xc = X->x, *Rx = R->x;
+    double diff = 0, size = 0, res = 0, bsize = 0;
+    for (size_t i = 0; i < 3 * (size_t)GN; i++) {
+        diff = fmax(diff, fabs(Xox[i] - Xc[i])), size = fmax(size, fabs(Xc[i]));
+        res = fmax(res, fabs(Rx[i])), bsize = fmax(bsize, fabs(Bx[i]));
+    }
+    assert_true(diff <= 1e-12 * size);
+    assert_true(res <= 1e-12 * bsize);
+    cholmod_free_dense(&B, &cc);
+    cholmod_free_dense(&X, &cc);
+    cholmod_free_dense(&Xo, &cc);
+    cholmod_free_dense(&R, &cc);
+    free(b), free(x);
+    mlc_cholsolve_destroy(&cs);
+    cholmod_free_factor(&L, &cc);
+    cholmod_free_sparse(&A, &cc);
+    cholmod_finish(&cc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(split_solves_should_match_serial_bit_for_bit),
+        cmocka_unit_test(split_solves_should_solve_the_system),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
