@@ -59,7 +59,11 @@ static mlc_status create_reference(const mlc_pipeline *p, const mlc_config *cfg,
     }
     mlc_fullspace *fs = NULL;
     mlc_materials mat = mlc_region_materials_view(&p->materials);
-    mlc_status s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub, set, 1, &mat, &fs, err);
+    mlc_status s;
+    /* One creation at a time: replays may run side by side (reference.rerank), and the
+     * factorization's ordering library is not known to be reentrant. */
+#pragma omp critical(mlc_judge_create)
+    s = mlc_fullspace_create_materials(&p->mesh, &p->fem, &sub, set, 1, &mat, &fs, err);
     mlc_free(samples); /* the reference keeps its own copy */
     if (s != MLC_OK) return s;
     mlc_fullspace_stop stop = {cfg->reference.tolerance, cfg->reference.max_iterations};

@@ -293,7 +293,9 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     if (known) {
         j = *known;
     } else {
-        mlc_status s = mlc_judge_fullspace(&o->p, &o->cfg, act, cred, &j, &o->err);
+        mlc_config cfg = o->cfg; /* reference.threads 0: the job's threads */
+        if (cfg.reference.threads == 0) cfg.reference.threads = o->nthreads;
+        mlc_status s = mlc_judge_fullspace(&o->p, &cfg, act, cred, &j, &o->err);
         if (s != MLC_OK) return s;
         seconds = mlc_now() - t0;
     }

@@ -131,26 +131,60 @@ typedef struct verdict {
     int credible; /* the reduced rollout: credible and gains (mlc_credibility_found) */
 } verdict;
 
-/* Candidate u: its reduced evaluation and its full-space replay (or the tests' substitute). */
-static mlc_status judge_candidate(optimize_run *o, const double *u, verdict *v, mlc_judgement *j) {
-    const mlc_gait_space *g = &o->g;
+/* Candidate u's reduced evaluation: its verdict's reduced half, its decoded actuation into
+ * act (3·m·k values: amplitudes, periods, phases) and its credibility into c. */
+static mlc_status evaluate_candidate(optimize_run *o, const double *u, verdict *v, double *act,
+                                     mlc_credibility *c) {
     mlc_actuation a;
     mlc_rollout_result r;
-    mlc_credibility c;
-    mlc_status s = mlc_optimize_evaluate_gait(o, u, &a, &r, &c);
+    mlc_status s = mlc_optimize_evaluate_gait(o, u, &a, &r, c);
     if (s != MLC_OK) return s;
     v->J_reduced = r.J;
-    v->credible = mlc_credibility_found(&r, &c);
-    double t0 = mlc_now();
+    v->credible = mlc_credibility_found(&r, c);
+    const size_t mk = (size_t)a.m * (size_t)a.k;
+    memcpy(act, a.A, mk * sizeof(double));
+    memcpy(act + mk, a.T, mk * sizeof(double));
+    memcpy(act + 2 * mk, a.theta, mk * sizeof(double));
+    return MLC_OK;
+}
+
+/* The candidates' full-space replays (or the tests' substitute), several at once: up to the
+ * job's threads, each replay on its share of them unless reference.threads says otherwise
+ * (the reference gives the same bits for any thread count, so the choice does not depend on
+ * how they were shared). A failure reports the first failing candidate's error. */
+static mlc_status replay_candidates(optimize_run *o, const cand_list *l, const double *acts,
+                                    const mlc_credibility *creds, verdict *v, mlc_judgement *js) {
+    const mlc_gait_space *g = &o->g;
+    const size_t mk = (size_t)g->m * (size_t)g->k;
     if (o->def.rerank_judge) {
-        v->J_full = o->def.rerank_judge(o->def.rerank_judge_user, u, g->n);
-        v->fraction = NAN;
-    } else {
-        if ((s = mlc_judge_fullspace(&o->p, &o->cfg, &a, &c, j, &o->err)) != MLC_OK) return s;
-        v->J_full = j->c.full.J;
-        v->fraction = mlc_judgement_transfer(j);
+        for (int i = 0; i < l->len; i++) {
+            double t0 = mlc_now();
+            v[i].J_full = o->def.rerank_judge(o->def.rerank_judge_user, l->c[i].u, g->n);
+            v[i].fraction = NAN;
+            v[i].seconds = mlc_now() - t0;
+        }
+        return MLC_OK;
     }
-    v->seconds = mlc_now() - t0;
+    const int par = MLC_MAX(1, MLC_MIN(o->nthreads, l->len));
+    mlc_config cfg = o->cfg;
+    if (cfg.reference.threads == 0) cfg.reference.threads = MLC_MAX(1, o->nthreads / par);
+    mlc_status st[MLC_REFERENCE_RERANK_MAX];
+    mlc_err errs[MLC_REFERENCE_RERANK_MAX];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(par) if (par > 1)
+    for (int i = 0; i < l->len; i++) {
+        const double *ai = acts + 3 * mk * (size_t)i;
+        const mlc_actuation a = {g->m, g->k, ai, ai + mk, ai + 2 * mk};
+        double t0 = mlc_now();
+        st[i] = mlc_judge_fullspace(&o->p, &cfg, &a, &creds[i], &js[i], &errs[i]);
+        v[i].seconds = mlc_now() - t0;
+        v[i].J_full = st[i] == MLC_OK ? js[i].c.full.J : (double)NAN;
+        v[i].fraction = st[i] == MLC_OK ? mlc_judgement_transfer(&js[i]) : (double)NAN;
+    }
+    for (int i = 0; i < l->len; i++)
+        if (st[i] != MLC_OK) {
+            o->err = errs[i];
+            return st[i];
+        }
     return MLC_OK;
 }
 
@@ -182,12 +216,21 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
     verdict v[MLC_REFERENCE_RERANK_MAX];
     cand_list l = {cands, 0, MLC_MIN(K, MLC_REFERENCE_RERANK_MAX), n};
     gather(o, ret, &l);
+    const size_t mk = (size_t)o->g.m * (size_t)o->g.k;
     mlc_judgement *js = mlc_calloc((size_t)l.len, sizeof *js);
-    if (!js) return mlc_optimize_oom(o);
+    mlc_credibility *creds = mlc_calloc((size_t)l.len, sizeof *creds);
+    double *acts = mlc_malloc(3 * mk * (size_t)l.len * sizeof(double));
+    if (!js || !creds || !acts) {
+        mlc_free(js), mlc_free(creds), mlc_free(acts);
+        return mlc_optimize_oom(o);
+    }
     mlc_status s = MLC_OK;
+    for (int i = 0; i < l.len && s == MLC_OK; i++)
+        s = evaluate_candidate(o, l.c[i].u, &v[i], acts + 3 * mk * (size_t)i, &creds[i]);
+    if (s == MLC_OK) s = replay_candidates(o, &l, acts, creds, v, js);
+    mlc_free(creds), mlc_free(acts);
     int chosen = -1;
     for (int i = 0; i < l.len && s == MLC_OK; i++) {
-        if ((s = judge_candidate(o, l.c[i].u, &v[i], &js[i])) != MLC_OK) break;
         /* Strictly lower: on a tie the earlier candidate (the returned gait first) stays. */
         if (v[i].credible && !isnan(v[i].J_full) && (chosen < 0 || v[i].J_full < v[chosen].J_full))
             chosen = i;

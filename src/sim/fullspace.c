@@ -685,7 +685,11 @@ mlc_status mlc_fullspace_set_acceleration(mlc_fullspace *fs, int window, mlc_err
 }
 
 void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads) {
-    fs->threads = threads > 0 ? threads : omp_get_num_procs();
+    if (threads <= 0) {
+        threads = MLC_MIN(omp_get_num_procs(), fs->nt / MLC_FULLSPACE_TETS_PER_THREAD);
+        threads = MLC_MAX(threads, 1);
+    }
+    fs->threads = threads;
     mlc_err err;
     /* Out of memory leaves the solve serial: slower, the same bits. */
     if (fs->qs3.n > 0) (void)mlc_cholsolve_set_threads(&fs->qs3, fs->threads, &err);

@@ -130,9 +130,12 @@ mlc_status mlc_fullspace_set_stop(mlc_fullspace *fs, const mlc_fullspace_stop *s
  * Allocates 2·window + 2 vectors of 3nv. Errors: MLC_EINVAL (window outside
  * [0, MLC_FULLSPACE_ANDERSON_MAX]), MLC_ENOMEM (then no acceleration). */
 mlc_status mlc_fullspace_set_acceleration(mlc_fullspace *fs, int window, mlc_err *err);
-/* Threads of the per-tet and per-vertex loops of a step (OpenMP; ≤ 0: every core; default 1).
- * Each tet writes its own slots and the sums are formed in tet order, so the results are
- * bit-identical for any thread count. */
+/* Threads of a step's per-tet and per-vertex loops and of its sparse solve (OpenMP; default
+ * 1; ≤ 0: every core, at most one per MLC_FULLSPACE_TETS_PER_THREAD tets, below which a
+ * parallel region's fork and join cost more than it saves). Each tet writes its own slots, the
+ * sums are formed in tet order and the solve's split keeps the serial order of every sum
+ * (cholesky_solve.h), so the results are bit-identical for any thread count. */
+#define MLC_FULLSPACE_TETS_PER_THREAD 4096
 void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads);
 /* Contact on every surface (boundary) vertex instead of the subspace's samples, on the flat
  * ground with the complementarity model (the samples' semantics: forces only push, Coulomb

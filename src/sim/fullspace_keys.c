@@ -48,11 +48,12 @@ static const mlc_key reference_keys[] = {
      MLC_KEY_GE(1)},
     {.name = "reference.threads",
      .type_name = "int",
-     .default_json = "1",
+     .default_json = "0",
      .range = ">= 0",
-     .meaning = "simulate --full-space: threads of the reference's per-tet work (0 = all "
-                "cores; the same bits for any count); its parallel parts are short, and on a "
-                "busy machine waiting threads cost more than they save",
+     .meaning = "threads of the full-space reference (its per-tet work and its sparse solve; "
+                "the same bits for any count); 0 = the command's: optimize's --threads (shared "
+                "among the candidates of reference.rerank, which are replayed side by side), "
+                "simulate's every core, at most one per 4096 tets",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(threads),
      MLC_KEY_GE(0)},
