@@ -64,7 +64,7 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     ok &= (cs->fset = mlc_calloc(4 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
     double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
-                       &cs->s, &cs->t, &cs->base, &cs->w};
+                       &cs->s, &cs->t, &cs->base, &cs->w, &cs->res};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         ok &= (*vecs[i] = mlc_calloc(n, sizeof(double))) != NULL;
     ok &= (cs->coef = mlc_calloc(n, sizeof(double))) != NULL;
@@ -86,6 +86,7 @@ void mlc_contact_destroy(mlc_contact *cs) {
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
     mlc_free(cs->coef);
+    mlc_free(cs->res);
     mlc_free((void *)cs->cols);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset,    cs->iscand,  cs->fkey,     cs->akey,
                     cs->fside,   cs->fset, cs->bkey[0], cs->bkey[1], cs->kprev[0], cs->kprev[1]};
@@ -500,12 +501,26 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
                         const int *restrict Bd, const double *restrict rhs, double *restrict x,
                         double *restrict Lf, double *restrict y) {
     const double *A = cs->A;
-    for (int f = 0; f < nf; f++) {
-        const double *Ab = A + (size_t)np * F[f];
-        double r = rhs[F[f]];
-        for (int i = 0; i < nb; i++) /* ascending, as the bound terms of a pass over all */
+    /* Each y[f] takes its terms one at a time in ascending bound order, as a pass over all
+     * would; four forces' sums run side by side, so their dependent subtractions overlap. */
+    int q = 0;
+    for (; q + 4 <= nf; q += 4) {
+        const double *A0 = A + (size_t)np * F[q], *A1 = A + (size_t)np * F[q + 1],
+                     *A2 = A + (size_t)np * F[q + 2], *A3 = A + (size_t)np * F[q + 3];
+        double r0 = rhs[F[q]], r1 = rhs[F[q + 1]], r2 = rhs[F[q + 2]], r3 = rhs[F[q + 3]];
+        for (int i = 0; i < nb; i++) {
+            const int e = Bd[i];
+            const double xe = x[e];
+            r0 -= A0[e] * xe, r1 -= A1[e] * xe, r2 -= A2[e] * xe, r3 -= A3[e] * xe;
+        }
+        y[q] = r0, y[q + 1] = r1, y[q + 2] = r2, y[q + 3] = r3;
+    }
+    for (; q < nf; q++) {
+        const double *Ab = A + (size_t)np * F[q];
+        double r = rhs[F[q]];
+        for (int i = 0; i < nb; i++)
             r -= Ab[Bd[i]] * x[Bd[i]];
-        y[f] = r;
+        y[q] = r;
     }
     int *key = cs->bkey[slot], kept = cs->bgen[slot] == cs->agen && cs->bnf[slot] == nf;
     for (int f = 0; f < nf && kept; f++) /* a few entries: no memcmp call */
@@ -560,6 +575,28 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
         } else {
             free_forces(cs, slot, np, nf, F, nb, Bd, rhs, x, Lf, y);
         }
+        /* The bound forces' residuals rhs − Ax, each summed over all forces in order; four
+         * rows side by side, so their dependent subtractions overlap. */
+        double *res = cs->res;
+        int i = 0;
+        for (; i + 4 <= nb; i += 4) {
+            const int b0 = Bd[i], b1 = Bd[i + 1], b2 = Bd[i + 2], b3 = Bd[i + 3];
+            const double *A0 = A + (size_t)np * b0, *A1 = A + (size_t)np * b1,
+                         *A2 = A + (size_t)np * b2, *A3 = A + (size_t)np * b3;
+            double r0 = rhs[b0], r1 = rhs[b1], r2 = rhs[b2], r3 = rhs[b3];
+            for (int e = 0; e < np; e++) {
+                const double xe = x[e];
+                r0 -= A0[e] * xe, r1 -= A1[e] * xe, r2 -= A2[e] * xe, r3 -= A3[e] * xe;
+            }
+            res[b0] = r0, res[b1] = r1, res[b2] = r2, res[b3] = r3;
+        }
+        for (; i < nb; i++) {
+            const double *Ab = A + (size_t)np * Bd[i];
+            double r = rhs[Bd[i]];
+            for (int e = 0; e < np; e++)
+                r -= Ab[e] * x[e];
+            res[Bd[i]] = r;
+        }
         /* Wrong sides, and the side each force should move to */
         int nwrong = 0, last = -1;
         for (int b = 0; b < np; b++) {
@@ -568,9 +605,7 @@ static int box_solve(mlc_contact *cs, int slot, int np, const double *restrict r
                 to[b] = x[b] > hi[b] ? 1 : x[b] < lo[b] ? -1 : 0;
             } else {
                 const double *Ab = A + (size_t)np * b;
-                double r = rhs[b];
-                for (int e = 0; e < np; e++)
-                    r -= Ab[e] * x[e];
+                const double r = res[b];
                 /* at hi the residual must push up (r ≥ 0), at lo down; rounding-level
                  * residuals count as zero. The scale is needed only when the residual points
                  * the wrong way (the usual force that stays bound has side·r ≥ 0). */

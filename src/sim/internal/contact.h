@@ -66,6 +66,7 @@ typedef struct mlc_contact {
     /* scratch */
     int *cand, *pset, *iscand;
     double *c, *l, *d, *x, *bound, *L, *A, *s, *t;
+    double *res;         /* ns: the box solve's residuals rhs − Ax of its bound forces */
     double *base, *w;    /* ns: per sample y* − g (candidates) or y*, and that plus D λ */
     const double **cols; /* ns: the columns of D under the forces of a gap pass */
     double *coef;        /* ns: those forces */
