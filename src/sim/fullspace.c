@@ -121,7 +121,7 @@ struct mlc_fullspace {
     double *tFp;      /* nt×9: each tet's μ-weighted V F (per-cluster passive rotations) */
     double *tF;       /* nt×9: each tet's F */
     double *wv, *b0w; /* 3×nv, nv×3: one actuation cluster: actuation_targets, and b0 + Ω w */
-    double *tb;       /* nt×12: each tet's right-hand-side terms V P ∇φ_a, corner a, axis k */
+    double *tb;       /* 4nt×3: the tets' right-hand-side terms V P ∇φ_a, by vertex (below) */
     /* tb holds the terms vertex by vertex, each vertex's (tet, corner) pairs ascending in tet
      * (the serial scatter's order), so a gather reads it in sequence: vertex v's terms are at
      * 3p, p = inc_ptr[v] .. inc_ptr[v+1]−1, and tet e's corner a writes at tslot[4e + a]. */
