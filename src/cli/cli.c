@@ -731,51 +731,72 @@ static int json_begin(void) {
     return json_fd >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) >= 0;
 }
 
-/* DIR/NAME parsed, or NULL with the reason in err. */
-static cJSON *read_json(const char *dir, const char *name, mlc_err *err) {
-    char *path = mlc_path_join_alloc(dir, name), *buf = NULL;
-    size_t n = 0;
-    cJSON *j = NULL;
-    if (!path) {
-        mlc_errf(err, MLC_ENOMEM, "out of memory");
-        return NULL;
-    }
-    if (mlc_file_read_all(path, (size_t)64 << 20, "not a result of this program", &buf, &n, err) ==
-            MLC_OK &&
-        !(j = cJSON_ParseWithLength(buf, n)))
-        mlc_errf(err, MLC_EIO, "%s: cannot read back what this run wrote (malformed JSON)", path);
-    mlc_free(buf);
+/* DIR/NAME's bytes (*buf, owned, mlc_free; *n of them), checked to parse as JSON; MLC_OK or
+ * the reason in err. */
+static mlc_status read_json(const char *dir, const char *name, char **buf, size_t *n,
+                            mlc_err *err) {
+    char *path = mlc_path_join_alloc(dir, name);
+    *buf = NULL, *n = 0;
+    if (!path) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    mlc_status s =
+        mlc_file_read_all(path, (size_t)64 << 20, "not a result of this program", buf, n, err);
+    cJSON *j = s == MLC_OK ? cJSON_ParseWithLength(*buf, *n) : NULL;
+    if (s == MLC_OK && !j)
+        s = mlc_errf(err, MLC_EIO, "%s: cannot read back what this run wrote (malformed JSON)",
+                     path);
+    cJSON_Delete(j);
     mlc_free(path);
-    return j;
+    if (s != MLC_OK) mlc_free(*buf), *buf = NULL;
+    return s;
 }
 
-mlc_status mlc_cli_print_result_json(const char *dir, int with_fullspace, mlc_err *err) {
-    if (json_fd < 0) return MLC_OK;
-    cJSON *root = read_json(dir, "result.json", err), *full = NULL;
-    if (!root) return err->code ? err->code : MLC_EIO;
-    if (with_fullspace) {
-        if (!(full = read_json(dir, "fullspace.json", err))) {
-            cJSON_Delete(root);
-            return err->code ? err->code : MLC_EIO;
-        }
-        cJSON_AddItemToObject(root, "fullspace", full);
-    }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory printing result.json");
-    fflush(stdout); /* the summary lines, on stderr, come before the document */
-    size_t len = strlen(text), done = 0;
-    text[len] = '\n'; /* replaces the NUL: written by length */
-    while (done <= len) {
-        ssize_t w = write(json_fd, text + done, len + 1 - done);
+/* Write len bytes to the saved stdout; 0 or errno. */
+static int json_write(const char *text, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(json_fd, text + done, len - done);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
+        if (w <= 0) return w < 0 ? errno : EIO;
         done += (size_t)w;
     }
-    int e = errno;
-    cJSON_free(text);
-    if (done <= len)
-        return mlc_errf(err, MLC_EIO, "stdout: cannot write the JSON document: %s", strerror(e));
+    return 0;
+}
+
+/* The files' bytes as they are, not parsed and printed again: cJSON prints a number with 15
+ * digits when that reads back within an epsilon, which loses the last bits of result.json's
+ * exact numbers. With fullspace.json, result.json's object gets it as one more member. */
+mlc_status mlc_cli_print_result_json(const char *dir, int with_fullspace, mlc_err *err) {
+    if (json_fd < 0) return MLC_OK;
+    char *res = NULL, *full = NULL;
+    size_t nres = 0, nfull = 0;
+    mlc_status s = read_json(dir, "result.json", &res, &nres, err);
+    if (s == MLC_OK && with_fullspace) s = read_json(dir, "fullspace.json", &full, &nfull, err);
+    if (s != MLC_OK) {
+        mlc_free(res);
+        return s;
+    }
+    while (nres > 0 && strchr(" \t\r\n", res[nres - 1]))
+        nres--;
+    while (nfull > 0 && strchr(" \t\r\n", full[nfull - 1]))
+        nfull--;
+    if (full && (nres == 0 || res[nres - 1] != '}')) {
+        mlc_free(res), mlc_free(full);
+        return mlc_errf(err, MLC_EIO, "%s/result.json: not a JSON object", dir);
+    }
+    fflush(stdout); /* the summary lines, on stderr, come before the document */
+    int e;
+    if (full) { /* result.json is an object: its closing brace ends the text */
+        static const char member[] = ",\n\t\"fullspace\":\t";
+        e = json_write(res, nres - 1);
+        if (!e) e = json_write(member, sizeof member - 1);
+        if (!e) e = json_write(full, nfull);
+        if (!e) e = json_write("\n}\n", 3);
+    } else {
+        e = json_write(res, nres);
+        if (!e) e = json_write("\n", 1);
+    }
+    mlc_free(res), mlc_free(full);
+    if (e) return mlc_errf(err, MLC_EIO, "stdout: cannot write the JSON document: %s", strerror(e));
     return MLC_OK;
 }
 
