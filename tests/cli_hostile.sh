@@ -129,6 +129,34 @@ PY
     || fail "grafted checkpoint: exit $rc $(cat "$T/err")"
 fi
 
+# The full-space validation's candidates in the checkpoint (the job state after the optimizer
+# state): a header of another shape, with a valid checksum, is refused too.
+if [ $have_py = 1 ]; then
+  opt_ok "$BIN" optimize "$D/cube 5 ü.mesh" "${TINY[@]}" --set reference.rerank=2 --quiet \
+    --out "$T/rr" >/dev/null 2>"$T/err" || fail "optimize with reference.rerank=2: $(cat "$T/err")"
+  python3 - "$T/rr/checkpoint.bin" <<'PY'
+import struct, sys
+def fnv(b):
+    h = 0xcbf29ce484222325
+    for c in b: h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+b = bytearray(open(sys.argv[1], 'rb').read()); L = len(b)
+# The job state's length sits just before it (find the offset where it says so), and its
+# header is (runs, parameters, 32 slots, ring length, ring position) as int32.
+p = next(p for p in range(24, L - 36) if struct.unpack('<Q', b[p:p + 8])[0] == L - 16 - p
+         and struct.unpack('<i', b[p + 16:p + 20])[0] == 32)
+b[p + 12:p + 16] = struct.pack('<i', 7)  # the candidates' parameter count
+b[-8:] = struct.pack('<Q', fnv(bytes(b[:-8])))
+open(sys.argv[1], 'wb').write(bytes(b))
+PY
+  "$BIN" optimize "$D/cube 5 ü.mesh" "${TINY[@]}" --set reference.rerank=2 --quiet \
+    --resume "$T/rr" --out "$T/rr" >/dev/null 2>"$T/err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "candidates do not fit this configuration" "$T/err" \
+    && ok "checkpoint candidates of another shape refused: $(cat "$T/err")" \
+    || fail "doctored candidates: exit $rc $(cat "$T/err")"
+fi
+
 # ---- SIGKILL at random moments: outputs absent, previous or complete ----------------------
 check_outputs() { # DIR: every output present is whole
   local d=$1 f

@@ -5,7 +5,9 @@
 # reduced rollout is credible, params.json is that candidate, the "transfer" block is its
 # replay (reported without reference.check: the validation measured it), `simulate
 # --full-space params.json` computes the same full-space J, and 1 and 2 threads give the same
-# bits. Bad values exit 2 naming the key.
+# bits; a replay that does not converge is not chosen. The default, -1, replays 16 candidates on
+# the quadruped and none on the cat, and says so.
+# Bad values exit 2 naming the key.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 SMALL=(--set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80
        --set actuation.modes=3 --set reference.rerank=3)
@@ -48,26 +50,51 @@ for t in 1 2; do
 done
 cmp -s "$T/t1/params.json" "$T/t2/params.json" && ok "params.json identical for 1 and 2 threads" \
   || fail "params.json differs between 1 and 2 threads"
-python3 - "$T/t1/result.json" "$T/t2/result.json" <<'PY' && ok "rerank block identical for 1 and 2 threads" \
-  || fail "rerank block differs between 1 and 2 threads"
+cmp -s "$T/t1/result.json" "$T/t2/result.json" && ok "result.json identical for 1 and 2 threads" \
+  || fail "result.json differs between 1 and 2 threads"
+
+# A replay that stops at the iteration guard is no verdict: with 2 iterations a step no replay
+# converges, so the gait returned without the validation is returned, and both say so.
+opt_ok "$BIN" optimize "${SMALL[@]}" --set reference.max_iterations=2 --out "$T/guard" \
+  >/dev/null 2>"$T/err" || fail "optimize with reference.max_iterations=2: $(cat "$T/err")"
+grep -q 'returning candidate 1 (returned), as no candidate is credible reduced with a converged' \
+  "$T/err" && grep -q 'warning: the full-space reference did not converge' "$T/err" \
+  && ok "unconverged replays: candidate 1 returned, with a warning" || fail "stderr: $(cat "$T/err")"
+python3 - "$T/guard/result.json" <<'PY' && ok "unconverged replays: converged false in result.json" \
+  || fail "result.json of the unconverged replays"
 import json, sys
-a, b = (json.load(open(f))["rerank"] for f in sys.argv[1:])
-for x in (a, b):
-    for c in x["candidates"]:
-        c.pop("seconds")
-assert a == b, (a, b)
+r = json.load(open(sys.argv[1]))
+assert r["rerank"]["chosen"] == 0 and len(r["rerank"]["candidates"]) >= 2, r["rerank"]
+assert all(c["converged"] is False for c in r["rerank"]["candidates"]), r["rerank"]
+assert r["transfer"]["converged"] is False, r["transfer"]
 PY
+
+# reference.rerank = -1, the default, chooses the count from the body: the bundled quadruped's
+# 816 tets x 80 steps fit 16 candidates in 8e6 tet-steps; the cat's 37,070 tets x 300 steps
+# fit none, and its gait is returned unreplayed.
 opt_ok "$BIN" optimize --set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80 \
-  --set actuation.modes=3 --quiet --out "$T/plain" >/dev/null 2>"$T/err" \
+  --set actuation.modes=3 --out "$T/plain" >/dev/null 2>"$T/err" \
   && ok "optimize without the key" || fail "optimize without the key: $(cat "$T/err")"
-grep -q '"rerank":' "$T/plain/result.json" && fail "rerank block in result.json by default" \
-  || ok "no rerank block by default"
-grep -q '"transfer":' "$T/plain/result.json" && fail "transfer block by default" \
-  || ok "no transfer block by default"
-python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["reference"]["rerank"] == 0' \
-  "$T/plain/params.json" && ok "params.json records reference.rerank = 0" \
-  || fail "params.json lacks reference.rerank"
-for bad in -1 33 1.5 '"x"'; do
+grep -q 'reference.rerank = -1 chooses 16 for 816 tets x 80 steps' "$T/err" \
+  && ok "stderr says the default chose 16 candidates" || fail "stderr: $(cat "$T/err")"
+python3 - "$T/plain/result.json" "$T/plain/params.json" <<'PY' \
+  && ok "by default: a rerank block of 2-16 candidates, its choice's transfer, -1 recorded" \
+  || fail "default rerank block or params.json"
+import json, sys
+r = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+c = r["rerank"]["candidates"]
+assert 2 <= len(c) <= 16, len(c)
+assert r["transfer"]["J"] == c[r["rerank"]["chosen"]]["J_full"], r["transfer"]
+assert p["config"]["reference"]["rerank"] == -1, p["config"]["reference"]
+PY
+opt_ok "$BIN" optimize "$SRC/data/cat.off.gz" --set cmaes.population=4 --set cmaes.generations=1 \
+  --set actuation.modes=3 --set cmaes.robust_samples=0 --out "$T/cat" >/dev/null 2>"$T/err" \
+  && ok "optimize the cat without the key" || fail "optimize the cat: $(cat "$T/err")"
+grep -q 'reference.rerank = -1 chooses none for 37070 tets x 300 steps' "$T/err" \
+  && ok "stderr says the default replays none on the cat" || fail "stderr: $(cat "$T/err")"
+grep -q -e '"rerank":' -e '"transfer":' "$T/cat/result.json" \
+  && fail "a rerank or transfer block on the cat by default" || ok "no replay on the cat by default"
+for bad in -2 33 1.5 '"x"'; do
   check "reference.rerank=$bad is refused" 2 "$BIN" optimize "${SMALL[@]}" \
     --set "reference.rerank=$bad" --out "$T/bad"
   grep_err "names the key" "reference.rerank"

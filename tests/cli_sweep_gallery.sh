@@ -12,7 +12,7 @@ cd "$T" || exit 1
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 cat > sweep.json <<'JSON'
 {"base": {"sim": {"steps": 80}, "cmaes": {"population": 6, "generations": 2},
-          "actuation": {"modes": 3}},
+          "actuation": {"modes": 3}, "reference": {"rerank": 0}},
  "grid": {"actuation.sinusoids": [1, 2]},
  "seeds": [1, 2, 3],
  "args": ["parallel.threads=1"]}

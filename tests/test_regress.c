@@ -136,7 +136,10 @@ static mlc_status read_checkpoint(const char *path, mlc_err *err) {
     mlc_history_row *hist = NULL;
     int nhist = 0;
     mlc_cmaes *es = NULL;
-    mlc_status st = mlc_checkpoint_read(path, fp, &hist, &nhist, &es, err);
+    unsigned char *job = NULL;
+    size_t job_len = 0;
+    mlc_status st = mlc_checkpoint_read(path, fp, &hist, &nhist, &es, &job, &job_len, err);
+    mlc_free(job);
     mlc_cmaes_destroy(es);
     mlc_free(hist);
     return st;

@@ -22,7 +22,7 @@ uint64_t mlc_checkpoint_fingerprint(const mlc_config *cfg) {
 /* ---- Checkpoint: magic, fingerprint, history, CMA-ES state, checksum --------------------- */
 /* The history rows are stored as raw bytes: a change of mlc_history_row is a new magic. Format 2
  * added mean_J, format 3 restart and population. */
-#define CKPT_MAGIC "MLCCKPT4"
+#define CKPT_MAGIC "MLCCKPT5"
 #define CKPT_MAGIC_OLD "MLCCKPT" /* + one digit: an earlier format */
 
 /* Append `len` bytes to b, growing it geometrically. */
@@ -42,17 +42,18 @@ static int put_bytes(mlc_checkpoint_bytes *b, const void *p, size_t len) {
 
 mlc_status mlc_checkpoint_encode(mlc_checkpoint_bytes *b, uint64_t fingerprint,
                                  const mlc_history_row *hist, int nhist, const mlc_cmaes *es,
-                                 mlc_err *err) {
+                                 const void *job, size_t job_len, mlc_err *err) {
     unsigned char *blob = NULL;
     size_t blen = 0;
     if (mlc_cmaes_save(es, &blob, &blen) != MLC_OK)
         return mlc_errf(err, MLC_ENOMEM, "out of memory saving the optimizer state");
-    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen;
+    uint64_t n64 = (uint64_t)nhist, b64 = (uint64_t)blen, j64 = (uint64_t)job_len;
     b->len = 0;
     int ok = put_bytes(b, CKPT_MAGIC, 8) && put_bytes(b, &fingerprint, 8) &&
              put_bytes(b, &n64, 8) &&
              (!nhist || put_bytes(b, hist, (size_t)nhist * sizeof *hist)) &&
-             put_bytes(b, &b64, 8) && put_bytes(b, blob, blen);
+             put_bytes(b, &b64, 8) && put_bytes(b, blob, blen) && put_bytes(b, &j64, 8) &&
+             (!job_len || put_bytes(b, job, job_len));
     mlc_free(blob);
     if (ok) {
         uint64_t h = mlc_hash64(MLC_HASH_INIT, b->data, b->len);
@@ -74,7 +75,9 @@ mlc_status mlc_checkpoint_write(const char *path, const mlc_checkpoint_bytes *b,
 }
 
 mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_history_row **hist,
-                               int *nhist, mlc_cmaes **es, mlc_err *err) {
+                               int *nhist, mlc_cmaes **es, unsigned char **job, size_t *job_len,
+                               mlc_err *err) {
+    if (job) *job = NULL, *job_len = 0;
     struct stat st;
     if (stat(path, &st) != 0)
         return mlc_errf(err, MLC_EINVAL,
@@ -96,7 +99,7 @@ mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_histo
     mlc_status s = MLC_EPARSE;
     const char *why = "truncated";
     size_t L = len, off = 0;
-    uint64_t fp, n64, b64, sum;
+    uint64_t fp, n64, b64, j64, sum;
     char whybuf[200]; /* messages that name a byte offset */
     if (L >= 8 && memcmp(buf, CKPT_MAGIC_OLD, 7) == 0 && buf[7] >= '1' && buf[7] < CKPT_MAGIC[7]) {
         snprintf(whybuf, sizeof whybuf,
@@ -107,7 +110,7 @@ mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_histo
         why = whybuf;
         goto out;
     }
-    if (L < 40 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
+    if (L < 48 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
         why = "not a modalloco checkpoint";
         goto out;
     }
@@ -132,11 +135,22 @@ mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_histo
     const unsigned char *hp = buf + off;
     off += hbytes;
     memcpy(&b64, buf + off, 8), off += 8;
-    if (b64 != L - 8 - off) {
+    /* The state, then the job state's length: 8 bytes before the checksum at least. */
+    if (L - 8 - off < 8 || b64 > L - 16 - off) {
         snprintf(whybuf, sizeof whybuf,
-                 "byte %zu: expected the optimizer state length %zu, "
-                 "found %" PRIu64 " (corrupt checkpoint)",
-                 off - 8, L - 8 - off, b64);
+                 "byte %zu: the optimizer state length %" PRIu64 " needs more bytes than the "
+                 "file's %zu (corrupt checkpoint)",
+                 off - 8, b64, L);
+        why = whybuf;
+        goto out;
+    }
+    const size_t joff = off + (size_t)b64 + 8;
+    memcpy(&j64, buf + joff - 8, 8);
+    if (j64 != L - 8 - joff) {
+        snprintf(whybuf, sizeof whybuf,
+                 "byte %zu: expected the job state length %zu, found %" PRIu64
+                 " (corrupt checkpoint)",
+                 joff - 8, L - 8 - joff, j64);
         why = whybuf;
         goto out;
     }
@@ -165,6 +179,17 @@ mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_histo
         why = cerr.msg;
         s = MLC_EPARSE;
         goto out;
+    }
+    if (job && j64 > 0) {
+        if (!(*job = mlc_malloc((size_t)j64))) {
+            mlc_free(*hist), *hist = NULL;
+            mlc_cmaes_destroy(*es), *es = NULL;
+            s = MLC_ENOMEM;
+            why = "out of memory";
+            goto out;
+        }
+        memcpy(*job, buf + joff, (size_t)j64);
+        *job_len = (size_t)j64;
     }
     mlc_free(buf);
     return MLC_OK;

@@ -5,12 +5,13 @@
  * a run killed outright loses at most about a second of generations, which --resume redoes
  * bit for bit.
  *
- * Format (native byte order): the magic "MLCCKPT4", the configuration fingerprint (8 bytes),
+ * Format (native byte order): the magic "MLCCKPT5", the configuration fingerprint (8 bytes),
  * the number of history rows (8 bytes), the rows as raw mlc_history_row bytes, the length of
- * the optimizer state (8 bytes), the state (mlc_cmaes_save), and an FNV-1a checksum
- * (mlc_hash64) of everything before it. A change of
+ * the optimizer state (8 bytes), the state (mlc_cmaes_save), the length of the job's own state
+ * (8 bytes, may be 0), that state (opaque here: optimize's candidates for its full-space
+ * validation), and an FNV-1a checksum (mlc_hash64) of everything before it. A change of
  * mlc_history_row or of the optimizer state's format is a new magic (4: the optimizer's
- * diagonal phase); an earlier format is refused with a message saying so. */
+ * diagonal phase; 5: the job's state); an earlier format is refused with a message saying so. */
 #ifndef MODALLOCO_CHECKPOINT_H
 #define MODALLOCO_CHECKPOINT_H
 
@@ -49,20 +50,23 @@ typedef struct mlc_checkpoint_bytes {
     size_t len, cap;
 } mlc_checkpoint_bytes;
 
-/* Encode the history (nhist rows) and the optimizer state into b, replacing what it held. */
+/* Encode the history (nhist rows), the optimizer state and the job's state (`job`, job_len
+ * bytes; NULL when 0) into b, replacing what it held. */
 mlc_status mlc_checkpoint_encode(mlc_checkpoint_bytes *b, uint64_t fingerprint,
                                  const mlc_history_row *hist, int nhist, const mlc_cmaes *es,
-                                 mlc_err *err);
+                                 const void *job, size_t job_len, mlc_err *err);
 
 /* Write encoded bytes to `path` atomically (output.h's mlc_afile): an interrupted write leaves
  * the previous checkpoint. */
 mlc_status mlc_checkpoint_write(const char *path, const mlc_checkpoint_bytes *b, mlc_err *err);
 
 /* Read the checkpoint at `path`, which must carry `fingerprint`: on success *hist (nhist rows,
- * owned, mlc_free) and *es (owned, mlc_cmaes_destroy). Errors name the path and start with
- * "--resume: ": a missing file or a different configuration is MLC_EINVAL, anything
+ * owned, mlc_free), *es (owned, mlc_cmaes_destroy) and the job's state *job (*job_len bytes,
+ * owned, mlc_free; NULL when empty; job = NULL: not wanted). Errors name the path and start
+ * with "--resume: ": a missing file or a different configuration is MLC_EINVAL, anything
  * unreadable, truncated, corrupt or of an earlier format MLC_EPARSE (docs/errors.md). */
 mlc_status mlc_checkpoint_read(const char *path, uint64_t fingerprint, mlc_history_row **hist,
-                               int *nhist, mlc_cmaes **es, mlc_err *err);
+                               int *nhist, mlc_cmaes **es, unsigned char **job, size_t *job_len,
+                               mlc_err *err);
 
 #endif

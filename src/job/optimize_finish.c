@@ -300,6 +300,7 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
         seconds = mlc_now() - t0;
     }
     const double share = mlc_judgement_transfer(&j);
+    const int guard = j.c.convergence.guard_steps;
     mlc_sink_say(&o->def.sink, 1,
                  "transfer_displacement %.9g\ntransfer_fraction %.6g\ntransfer_credible %s\n",
                  j.c.full.displacement, share, j.cred.credible ? "true" : "false");
@@ -312,6 +313,13 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
                      : j.cred.up_min < 0 ? " and tips over"
                                          : " and is not credible there",
                      seconds);
+    if (!o->quiet && guard > 0)
+        mlc_sink_say(&o->def.sink, 0,
+                     "modalloco: warning: the full-space reference did not converge in %d of its "
+                     "steps (%d iterations a step at most), so that share is no verdict; "
+                     "`simulate --full-space` with a larger reference.max_iterations replays it "
+                     "to the tolerance\n",
+                     guard, j.c.convergence.most_iterations);
     cJSON *b = cJSON_CreateObject();
     if (!b) return mlc_optimize_oom(o);
     cJSON_AddStringToObject(b, "model", "fullspace");
@@ -320,7 +328,9 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     add_exact(b, "J", j.c.full.J);
     mlc_json_add_credibility(b, &j.cred);
     cJSON_AddNumberToObject(b, "contact_vertices", j.contact_vertices);
-    cJSON_AddNumberToObject(b, "seconds", seconds);
+    cJSON_AddBoolToObject(b, "converged", guard == 0);
+    /* No wall time here (it is on stderr): result.json is the same bits for any thread count
+     * and machine load. */
     return mlc_optimize_add_result_block(o, "transfer", b);
 }
 
@@ -478,8 +488,7 @@ mlc_status mlc_optimize_finish(optimize_run *o) {
     int chose_mean;
     if ((s = choose_gait(o, &u, &chose_mean)) != MLC_OK) return s;
     const int polish = o->cfg.cmaes.polish > 0;
-    if (!polish && o->cfg.reference.rerank <= 0)
-        return write_results(o, u, J_mean, chose_mean, NULL, NULL, 0);
+    if (!polish && o->rerank <= 0) return write_results(o, u, J_mean, chose_mean, NULL, NULL, 0);
 
     double *up = mlc_malloc((size_t)o->g.n * sizeof(double));
     if (!up) return mlc_optimize_oom(o);
@@ -500,7 +509,7 @@ mlc_status mlc_optimize_finish(optimize_run *o) {
     /* The validation after the polish: the polished gait is candidate 0, so the gait returned
      * is always one whose full-space replay was measured. */
     mlc_rerank_choice rc = {0};
-    if (s == MLC_OK && o->cfg.reference.rerank > 0) s = mlc_optimize_rerank(o, up, &rc);
+    if (s == MLC_OK && o->rerank > 0) s = mlc_optimize_rerank(o, up, &rc);
     if (s == MLC_OK && rc.u) {
         if (rc.index > 0) chose_mean = strcmp(rc.source, "mean") == 0;
         s = write_results(o, rc.u, J_mean, chose_mean, rc.index > 0 ? rc.source : NULL,

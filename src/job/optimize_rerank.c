@@ -10,8 +10,8 @@
  *
  * Everything runs on rank 0, after the generations, from values every process count gives
  * alike, so the choice is the same bits for any number of processes and threads. The runs'
- * and the generations' bests are those of this session: a resumed run's candidates are the
- * best-ever point, the mean and what the generations after the resume found. */
+ * and the generations' bests travel in the checkpoint, so a resumed run chooses among the same
+ * candidates as an uninterrupted one. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,20 +23,26 @@
 #include "output.h"
 
 /* ---- Candidates left by the generations ----------------------------------------------------- */
+static mlc_status alloc_candidates(optimize_run *o) {
+    const int n = o->g.n, K = MLC_REFERENCE_RERANK_MAX;
+    o->nruns = o->cfg.cmaes.restarts + 1;
+    o->run_x = mlc_malloc((size_t)o->nruns * (size_t)n * sizeof(double));
+    o->run_f = mlc_malloc((size_t)o->nruns * sizeof(double));
+    o->ring_x = mlc_malloc((size_t)K * (size_t)n * sizeof(double));
+    o->ring_f = mlc_malloc((size_t)K * sizeof(double));
+    o->ring_gen = mlc_malloc((size_t)K * sizeof(int));
+    if (!o->run_x || !o->run_f || !o->ring_x || !o->ring_f || !o->ring_gen)
+        return mlc_optimize_oom(o);
+    for (int r = 0; r < o->nruns; r++)
+        o->run_f[r] = INFINITY;
+    o->ring_len = o->ring_next = 0;
+    return MLC_OK;
+}
+
 mlc_status mlc_optimize_rerank_note(optimize_run *o, const double *X, int lam) {
     const int n = o->g.n, K = MLC_REFERENCE_RERANK_MAX;
-    if (!o->run_x) {
-        o->nruns = o->cfg.cmaes.restarts + 1;
-        o->run_x = mlc_malloc((size_t)o->nruns * (size_t)n * sizeof(double));
-        o->run_f = mlc_malloc((size_t)o->nruns * sizeof(double));
-        o->ring_x = mlc_malloc((size_t)K * (size_t)n * sizeof(double));
-        o->ring_f = mlc_malloc((size_t)K * sizeof(double));
-        o->ring_gen = mlc_malloc((size_t)K * sizeof(int));
-        if (!o->run_x || !o->run_f || !o->ring_x || !o->ring_f || !o->ring_gen)
-            return mlc_optimize_oom(o);
-        for (int r = 0; r < o->nruns; r++)
-            o->run_f[r] = INFINITY;
-    }
+    mlc_status s;
+    if (!o->run_x && (s = alloc_candidates(o)) != MLC_OK) return s;
     int b = -1;
     for (int c = 0; c < lam; c++)
         if (isfinite(o->f[c]) && (b < 0 || o->f[c] < o->f[b])) b = c;
@@ -53,6 +59,67 @@ mlc_status mlc_optimize_rerank_note(optimize_run *o, const double *X, int lam) {
     o->ring_gen[slot] = mlc_cmaes_generation(o->es);
     o->ring_next = (slot + 1) % K;
     o->ring_len = MLC_MIN(o->ring_len + 1, K);
+    return MLC_OK;
+}
+
+/* The candidates in the checkpoint: five int32 (runs, n, K, ring_len, ring_next), then run_f,
+ * run_x, ring_f as doubles, ring_gen as int32, ring_x as doubles, in native byte order. */
+#define CANDIDATES_HEADER 5
+
+static size_t candidates_bytes(int nruns, int n, int K) {
+    return CANDIDATES_HEADER * sizeof(int32_t) +
+           ((size_t)nruns * (size_t)(n + 1) + (size_t)K * (size_t)(n + 1)) * sizeof(double) +
+           (size_t)K * sizeof(int32_t);
+}
+
+mlc_status mlc_optimize_rerank_save(optimize_run *o, unsigned char **blob, size_t *len) {
+    *blob = NULL, *len = 0;
+    if (!o->run_x) return MLC_OK;
+    const int n = o->g.n, K = MLC_REFERENCE_RERANK_MAX;
+    const size_t bytes = candidates_bytes(o->nruns, n, K);
+    unsigned char *b = mlc_malloc(bytes), *p = b;
+    if (!b) return mlc_optimize_oom(o);
+    const int32_t head[CANDIDATES_HEADER] = {o->nruns, n, K, o->ring_len, o->ring_next};
+    memcpy(p, head, sizeof head), p += sizeof head;
+    memcpy(p, o->run_f, (size_t)o->nruns * sizeof(double)), p += (size_t)o->nruns * sizeof(double);
+    memcpy(p, o->run_x, (size_t)o->nruns * (size_t)n * sizeof(double));
+    p += (size_t)o->nruns * (size_t)n * sizeof(double);
+    memcpy(p, o->ring_f, (size_t)K * sizeof(double)), p += (size_t)K * sizeof(double);
+    for (int i = 0; i < K; i++) {
+        const int32_t g = o->ring_gen[i];
+        memcpy(p, &g, sizeof g), p += sizeof g;
+    }
+    memcpy(p, o->ring_x, (size_t)K * (size_t)n * sizeof(double));
+    *blob = b, *len = bytes;
+    return MLC_OK;
+}
+
+mlc_status mlc_optimize_rerank_load(optimize_run *o, const unsigned char *blob, size_t len) {
+    if (len == 0) return MLC_OK; /* no candidates yet, or none kept */
+    const int n = o->g.n, K = MLC_REFERENCE_RERANK_MAX;
+    int32_t head[CANDIDATES_HEADER];
+    if (len >= sizeof head) memcpy(head, blob, sizeof head);
+    if (len < sizeof head || head[0] != o->cfg.cmaes.restarts + 1 || head[1] != n || head[2] != K ||
+        head[3] < 0 || head[3] > K || head[4] < 0 || head[4] >= K ||
+        len != candidates_bytes(head[0], n, K))
+        return mlc_errf(&o->err, MLC_EPARSE,
+                        "--resume: %s: the full-space validation's candidates do not fit this "
+                        "configuration (corrupt checkpoint)",
+                        o->path);
+    mlc_status s;
+    if (!o->run_x && (s = alloc_candidates(o)) != MLC_OK) return s;
+    const unsigned char *p = blob + sizeof head;
+    memcpy(o->run_f, p, (size_t)o->nruns * sizeof(double)), p += (size_t)o->nruns * sizeof(double);
+    memcpy(o->run_x, p, (size_t)o->nruns * (size_t)n * sizeof(double));
+    p += (size_t)o->nruns * (size_t)n * sizeof(double);
+    memcpy(o->ring_f, p, (size_t)K * sizeof(double)), p += (size_t)K * sizeof(double);
+    for (int i = 0; i < K; i++) {
+        int32_t g;
+        memcpy(&g, p, sizeof g), p += sizeof g;
+        o->ring_gen[i] = g;
+    }
+    memcpy(o->ring_x, p, (size_t)K * (size_t)n * sizeof(double));
+    o->ring_len = head[3], o->ring_next = head[4];
     return MLC_OK;
 }
 
@@ -128,8 +195,16 @@ static void gather(optimize_run *o, const double *ret, cand_list *l) {
 /* ---- The replays -------------------------------------------------------------------------- */
 typedef struct verdict {
     double J_reduced, J_full, fraction, seconds;
-    int credible; /* the reduced rollout: credible and gains (mlc_credibility_found) */
+    int credible;    /* the reduced rollout: credible and gains (mlc_credibility_found) */
+    int guard_steps; /* full-space steps that stopped at the iteration guard, unconverged */
 } verdict;
+
+/* reference.rerank = -1 caps each step of the replays at this many iterations. The bundled
+ * bodies' gaits converge in 5-11 (docs/performance.md); a body the reference converges on
+ * slowly (the octopod with a ten times stiffer body took 281 a step, 81 steps at the guard of
+ * 1000) would otherwise make the default validation cost a minute on a 1k-tet body. A replay
+ * that meets the cap is not judged (verdict.guard_steps). */
+#define MLC_RERANK_AUTO_ITERATIONS 30
 
 /* Candidate u's reduced evaluation: its verdict's reduced half, its decoded actuation into
  * act (3·m·k values: amplitudes, periods, phases) and its credibility into c. */
@@ -161,6 +236,7 @@ static mlc_status replay_candidates(optimize_run *o, const cand_list *l, const d
             double t0 = mlc_now();
             v[i].J_full = o->def.rerank_judge(o->def.rerank_judge_user, l->c[i].u, g->n);
             v[i].fraction = NAN;
+            v[i].guard_steps = 0;
             v[i].seconds = mlc_now() - t0;
         }
         return MLC_OK;
@@ -168,6 +244,9 @@ static mlc_status replay_candidates(optimize_run *o, const cand_list *l, const d
     const int par = MLC_MAX(1, MLC_MIN(o->nthreads, l->len));
     mlc_config cfg = o->cfg;
     if (cfg.reference.threads == 0) cfg.reference.threads = MLC_MAX(1, o->nthreads / par);
+    if (cfg.reference.rerank < 0)
+        cfg.reference.max_iterations =
+            MLC_MIN(cfg.reference.max_iterations, MLC_RERANK_AUTO_ITERATIONS);
     mlc_status st[MLC_REFERENCE_RERANK_MAX];
     mlc_err errs[MLC_REFERENCE_RERANK_MAX];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(par) if (par > 1)
@@ -179,6 +258,7 @@ static mlc_status replay_candidates(optimize_run *o, const cand_list *l, const d
         v[i].seconds = mlc_now() - t0;
         v[i].J_full = st[i] == MLC_OK ? js[i].c.full.J : (double)NAN;
         v[i].fraction = st[i] == MLC_OK ? mlc_judgement_transfer(&js[i]) : (double)NAN;
+        v[i].guard_steps = st[i] == MLC_OK ? js[i].c.convergence.guard_steps : 0;
     }
     for (int i = 0; i < l->len; i++)
         if (st[i] != MLC_OK) {
@@ -202,7 +282,7 @@ static cJSON *rerank_block(const cand_list *l, const verdict *v, int chosen) {
         cJSON_AddItemToObject(e, "J_full", mlc_json_exact_number(v[i].J_full));
         cJSON_AddItemToObject(e, "transfer_fraction", mlc_json_exact_number(v[i].fraction));
         cJSON_AddBoolToObject(e, "credible", v[i].credible);
-        cJSON_AddNumberToObject(e, "seconds", v[i].seconds);
+        cJSON_AddBoolToObject(e, "converged", v[i].guard_steps == 0);
         cJSON_AddItemToArray(arr, e);
     }
     cJSON_AddNumberToObject(b, "chosen", chosen);
@@ -211,7 +291,7 @@ static cJSON *rerank_block(const cand_list *l, const verdict *v, int chosen) {
 
 mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_choice *out) {
     memset(out, 0, sizeof *out);
-    const int n = o->g.n, K = o->cfg.reference.rerank;
+    const int n = o->g.n, K = o->rerank;
     candidate cands[MLC_REFERENCE_RERANK_MAX];
     verdict v[MLC_REFERENCE_RERANK_MAX];
     cand_list l = {cands, 0, MLC_MIN(K, MLC_REFERENCE_RERANK_MAX), n};
@@ -231,16 +311,23 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
     mlc_free(creds), mlc_free(acts);
     int chosen = -1;
     for (int i = 0; i < l.len && s == MLC_OK; i++) {
-        /* Strictly lower: on a tie the earlier candidate (the returned gait first) stays. */
-        if (v[i].credible && !isnan(v[i].J_full) && (chosen < 0 || v[i].J_full < v[chosen].J_full))
+        /* Strictly lower: on a tie the earlier candidate (the returned gait first) stays. A
+         * replay that did not converge is no verdict. */
+        if (v[i].credible && v[i].guard_steps == 0 && !isnan(v[i].J_full) &&
+            (chosen < 0 || v[i].J_full < v[chosen].J_full))
             chosen = i;
+        char why[96] = "";
+        if (v[i].guard_steps > 0)
+            snprintf(why, sizeof why, " (not converged: %d steps at %d iterations)",
+                     v[i].guard_steps, js[i].c.convergence.most_iterations);
+        else if (!v[i].credible)
+            snprintf(why, sizeof why, " (not credible reduced)");
         if (!o->quiet)
             mlc_sink_say(&o->def.sink, 0,
                          "modalloco: rerank %d/%d %-14s J %.6g reduced, %.6g full-space, keeps "
                          "%.0f%% of its travel%s, %.1f s\n",
                          i + 1, l.len, l.c[i].source, v[i].J_reduced, v[i].J_full,
-                         100 * v[i].fraction, v[i].credible ? "" : " (not credible reduced)",
-                         v[i].seconds);
+                         100 * v[i].fraction, why, v[i].seconds);
     }
     if (s != MLC_OK) {
         mlc_free(js);
@@ -251,7 +338,7 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
     if (!o->quiet)
         mlc_sink_say(&o->def.sink, 0, "modalloco: rerank: returning candidate %d (%s)%s\n",
                      chosen + 1, l.c[chosen].source,
-                     none ? ", as no candidate's reduced rollout is credible" : "");
+                     none ? ", as no candidate is credible reduced with a converged replay" : "");
     out->index = chosen;
     snprintf(out->source, sizeof out->source, "%s", l.c[chosen].source);
     out->seconds = v[chosen].seconds;

@@ -214,6 +214,23 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
            fmin(1.0, MLC_SIGMA0_HANDLES / handles);
 }
 
+/* reference.rerank = -1: the full-space validation replays candidates while their rollouts
+ * together stay under this many tet-steps (tets × sim.steps each: 6-13 CPU s at the 0.8-1.6 µs
+ * a tet-step of the quadruped's and the cat's replays), at most MLC_RERANK_AUTO_MAX of them. On
+ * bodies of a few thousand tets a replay costs a fraction of a second, and replaying 16 of the
+ * last generations' bests made the zoo's failing small gaits hold (docs/method.md, "Choosing
+ * the gait where it holds"); a 19-21k-tet body gets the returned gait checked; a 35k-tet one,
+ * the paper's Bat size, none, as one replay would take half of its job's 30 s. */
+#define MLC_RERANK_AUTO_TET_STEPS 8.0e6
+#define MLC_RERANK_AUTO_MAX 16
+
+static int rerank_candidates(const mlc_config *cfg, int tets) {
+    if (cfg->reference.rerank >= 0) return cfg->reference.rerank;
+    const double per = (double)tets * (double)cfg->sim.steps;
+    const double k = per > 0 ? floor(MLC_RERANK_AUTO_TET_STEPS / per) : 0;
+    return (int)fmin(k, MLC_RERANK_AUTO_MAX);
+}
+
 /* cmaes.diagonal, with -1 chosen from the dimension n: with n parameters the full covariance
  * learns at rates of about 2/n² a generation, so from about 100 on it barely leaves the
  * identity within a 200-generation budget (the octopus's 108 parameters: docs/method.md),
@@ -268,6 +285,7 @@ static mlc_status setup(optimize_run *o) {
         if (settled(o)) return MLC_OK;
     }
     o->t_pre = mlc_now() - o->t_start;
+    o->rerank = rerank_candidates(cfg, o->p.mesh.nt);
 
     /* Search space. */
     mlc_gait_space *g = &o->g;
@@ -415,16 +433,23 @@ static mlc_status start(optimize_run *o) {
     if (o->rank == 0) {
         if (o->def.resume) {
             snprintf(o->path, sizeof o->path, "%s/checkpoint.bin", o->dir);
-            if ((s = mlc_checkpoint_read(o->path, o->fingerprint, &o->hist, &o->nhist, &o->es,
-                                         &o->err)) != MLC_OK)
+            unsigned char *job = NULL;
+            size_t job_len = 0;
+            if ((s = mlc_checkpoint_read(o->path, o->fingerprint, &o->hist, &o->nhist, &o->es, &job,
+                                         &job_len, &o->err)) != MLC_OK)
                 return s;
             /* The fingerprint is only a hash: a doctored state of another size must not be
              * read as this run's population. */
-            if (mlc_cmaes_dim(o->es) != n)
+            if (mlc_cmaes_dim(o->es) != n) {
+                mlc_free(job);
                 return mlc_errf(&o->err, MLC_EPARSE,
                                 "--resume: %s: the optimizer state has %d "
                                 "parameters, this configuration has %d (corrupt checkpoint)",
                                 o->path, mlc_cmaes_dim(o->es), n);
+            }
+            s = mlc_optimize_rerank_load(o, job, job_len);
+            mlc_free(job);
+            if (s != MLC_OK) return s;
             if (o->nhist > 0) {
                 o->t_offset = o->hist[o->nhist - 1].seconds;
                 o->rollouts = o->hist[o->nhist - 1].rollouts;
@@ -507,6 +532,18 @@ static mlc_status start(optimize_run *o) {
                 "modalloco: a diagonal covariance throughout (cmaes.diagonal = -1 chooses it "
                 "for %d parameters, %d or more)\n",
                 n, MLC_AUTO_DIAGONAL_DIMENSION);
+        if (cfg->reference.rerank < 0 && o->rerank > 0)
+            mlc_sink_say(&o->def.sink, 0,
+                         "modalloco: up to %d candidates replayed in the full-space reference "
+                         "before the gait is returned (reference.rerank = -1 chooses %d for %d "
+                         "tets x %d steps)\n",
+                         o->rerank, o->rerank, o->p.mesh.nt, cfg->sim.steps);
+        else if (cfg->reference.rerank < 0 && !cfg->reference.check)
+            mlc_sink_say(&o->def.sink, 0,
+                         "modalloco: the gait is not replayed in the full-space reference "
+                         "(reference.rerank = -1 chooses none for %d tets x %d steps); "
+                         "--set reference.check=1 replays it once\n",
+                         o->p.mesh.nt, cfg->sim.steps);
         if (mlc_sim_fma_emulated()) mlc_sink_say(&o->def.sink, 0, "%s", MLC_FMA_NOTE);
         const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->obj.kind);
         double up_min;
@@ -569,9 +606,13 @@ static mlc_status record_generation(optimize_run *o, int lam, int with_mean, int
     history_line(o->hf, r);
     fflush(o->hf);
     o->ckpt_pending = 0;
-    if ((s = mlc_checkpoint_encode(&o->ckpt, o->fingerprint, o->hist, o->nhist, o->es, &o->err)) !=
-        MLC_OK)
-        return s;
+    unsigned char *job;
+    size_t job_len;
+    if ((s = mlc_optimize_rerank_save(o, &job, &job_len)) != MLC_OK) return s;
+    s = mlc_checkpoint_encode(&o->ckpt, o->fingerprint, o->hist, o->nhist, o->es, job, job_len,
+                              &o->err);
+    mlc_free(job);
+    if (s != MLC_OK) return s;
     o->ckpt_pending = 1;
     if (mlc_now() - o->t_ckpt >= CHECKPOINT_SECONDS && (s = save_checkpoint(o)) != MLC_OK) return s;
     o->gens_this_session++;
@@ -715,10 +756,9 @@ static mlc_status generations(optimize_run *o) {
             mlc_errf(&o->err, s, "optimizer update failed");
             break;
         }
+        /* The candidates first: the checkpoint record_generation encodes carries them. */
+        if (o->rerank > 0 && (s = mlc_optimize_rerank_note(o, o->Xbuf, lam)) != MLC_OK) break;
         if ((s = record_generation(o, lam, with_mean, failed, t_gen, t_loop, tty)) != MLC_OK) break;
-        if (o->cfg.reference.rerank > 0 &&
-            (s = mlc_optimize_rerank_note(o, o->Xbuf, lam)) != MLC_OK)
-            break;
     }
     /* The last generation's checkpoint, if not on disk yet (on an error, the last one recorded). */
     if (rank == 0) {

@@ -79,16 +79,19 @@ static const mlc_key reference_keys[] = {
      MLC_KEY_BETWEEN('[', 0, 1, ']')},
     {.name = "reference.rerank",
      .type_name = "int",
-     .default_json = "0",
-     .range = "in [0, " MLC_STR(MLC_REFERENCE_RERANK_MAX) "]",
+     .default_json = "-1",
+     .range = "in [-1, " MLC_STR(MLC_REFERENCE_RERANK_MAX) "]",
      .meaning = "optimize: K > 0 = replay up to K distinct candidates (the returned gait after "
                 "the polish, the best-ever, the final mean, each CMA-ES run's best, the last "
                 "generations' bests) in the full-space reference and return the credible one "
                 "with the lowest full-space J (result.json \"rerank\"); 0 = off; costs K "
-                "full-space rollouts",
+                "full-space rollouts; -1 = chosen from the body: as many as fit in 8e6 "
+                "tet-steps (tets x sim.steps each, 6-13 CPU s in all), at most 16 (a 1k-tet "
+                "body 16, 3k 8, 20k 1, 27k tets or more none at 300 steps; `optimize` says "
+                "what it chose)",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(rerank),
-     MLC_KEY_BETWEEN('[', 0, MLC_REFERENCE_RERANK_MAX, ']')},
+     MLC_KEY_BETWEEN('[', -1, MLC_REFERENCE_RERANK_MAX, ']')},
 };
 
 const mlc_key_section mlc_reference_key_section =

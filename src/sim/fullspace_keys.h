@@ -19,7 +19,8 @@ typedef struct mlc_config_reference {
     int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
     int check;        /* reference.check: 1 = optimize replays its gait in the reference */
     int rerank;       /* reference.rerank: candidates optimize replays in the reference before it
-                         chooses the gait, 0 = off, ≤ MLC_REFERENCE_RERANK_MAX */
+                         chooses the gait, 0 = off, ≤ MLC_REFERENCE_RERANK_MAX,
+                         −1 = chosen from the body's size (optimize_run.c) */
 } mlc_config_reference;
 
 /* The most candidates reference.rerank may replay: each costs a full-space rollout (16-31 CPU s

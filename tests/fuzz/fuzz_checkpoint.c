@@ -28,7 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int nhist = 0;
     mlc_cmaes *es = NULL;
     mlc_err err = {0};
-    mlc_status st = mlc_checkpoint_read(path, fp, &hist, &nhist, &es, &err);
+    unsigned char *job = NULL;
+    size_t job_len = 0;
+    mlc_status st = mlc_checkpoint_read(path, fp, &hist, &nhist, &es, &job, &job_len, &err);
+    mlc_free(job);
     fuzz_check_msg(st, &err, "checkpoint");
     if (st != MLC_OK && st != MLC_EPARSE && st != MLC_EINVAL) abort();
     if (st == MLC_OK) {

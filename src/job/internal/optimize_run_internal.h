@@ -38,6 +38,8 @@ typedef struct optimize_run {
     const char *dir;
     uint64_t fingerprint;
     int lam_max;   /* the largest population, restarts included */
+    int rerank;    /* reference.rerank resolved: the candidates of the full-space validation,
+                      0 = none (-1 in the configuration chooses it from the body's size) */
     int R;         /* replays of each point that walks */
     int improving; /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
     /* Per point (the population, then the mean; lam_max + 1 at most): scores f, median scratch
@@ -72,7 +74,7 @@ typedef struct optimize_run {
     /* With several processes, failures before the loop are settled collectively (settle), and
      * a failure of rank 0 inside the loop aborts the job (the others wait in a broadcast). */
     int in_setup, in_loop;
-    /* reference.rerank > 0, rank 0: the candidates this session's generations leave for the
+    /* rerank > 0, rank 0: the candidates the generations leave (kept in the checkpoint) for the
      * full-space validation (optimize_rerank.c): each CMA-ES run's best point (run_x, n per
      * run, restart index order) and score (run_f, +inf while the run has none), and a ring of
      * the last MLC_REFERENCE_RERANK_MAX generations' best points with their scores and
@@ -105,6 +107,13 @@ mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, stru
 /* Rank 0, after a generation's tell: keep its best point among the candidates (the points in
  * X, lam × n, scored in o->f). */
 mlc_status mlc_optimize_rerank_note(optimize_run *o, const double *X, int lam);
+
+/* The candidates for the checkpoint (checkpoint.h's job state), so that a resumed run returns
+ * the same gait as an uninterrupted one: *blob (owned, mlc_free; NULL and *len 0 before the
+ * first note). Load reads them back (len 0: none); a blob that does not fit this configuration
+ * is MLC_EPARSE naming o->path. */
+mlc_status mlc_optimize_rerank_save(optimize_run *o, unsigned char **blob, size_t *len);
+mlc_status mlc_optimize_rerank_load(optimize_run *o, const unsigned char *blob, size_t len);
 
 /* What the validation chose. */
 typedef struct mlc_rerank_choice {
