@@ -87,6 +87,11 @@ assert 2 <= len(c) <= 16, len(c)
 assert r["transfer"]["J"] == c[r["rerank"]["chosen"]]["J_full"], r["transfer"]
 assert p["config"]["reference"]["rerank"] == -1, p["config"]["reference"]
 PY
+# --dry-run adds the replays to its estimate: 16 x 816 tets x 80 steps at 1.6 us a tet-step, 8
+# rounds of 2 side by side on 2 threads.
+"$BIN" optimize --set sim.steps=80 --set actuation.modes=3 --threads 2 --dry-run >"$T/dry" 2>&1 \
+  && grep -q '^full-space validation up to 16 candidates, about 0.8 s' "$T/dry" \
+  && ok "--dry-run estimates the validation" || fail "--dry-run: $(cat "$T/dry")"
 opt_ok "$BIN" optimize "$SRC/data/cat.off.gz" --set cmaes.population=4 --set cmaes.generations=1 \
   --set actuation.modes=3 --set cmaes.robust_samples=0 --out "$T/cat" >/dev/null 2>"$T/err" \
   && ok "optimize the cat without the key" || fail "optimize the cat: $(cat "$T/err")"

@@ -223,6 +223,9 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
  * the paper's Bat size, none, as one replay would take half of its job's 30 s. */
 #define MLC_RERANK_AUTO_TET_STEPS 8.0e6
 #define MLC_RERANK_AUTO_MAX 16
+/* --dry-run's estimate of a full-space replay, seconds a tet-step on one thread: the cat's rate,
+ * the slower of the measured two (the quadruped's is 0.8e-6). */
+#define MLC_REPLAY_SECONDS_PER_TET_STEP 1.6e-6
 
 static int rerank_candidates(const mlc_config *cfg, int tets) {
     if (cfg->reference.rerank >= 0) return cfg->reference.rerank;
@@ -397,6 +400,14 @@ static mlc_status dry_run(optimize_run *o) {
         ((long)cfg->cmaes.population * gens + (every > 0 ? (gens + every - 1) / every : 0)) *
         (R + 1);
     double est = o->t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
+    /* The validation's replays, side by side on the threads (optimize_rerank.c). */
+    double validation = 0;
+    if (o->rerank > 0) {
+        const int par = MLC_MAX(1, MLC_MIN(nthreads, o->rerank));
+        const double one = MLC_REPLAY_SECONDS_PER_TET_STEP * o->p.mesh.nt * cfg->sim.steps;
+        validation = one * (double)((o->rerank + par - 1) / par);
+        est += validation;
+    }
     mlc_sink_say(&o->def.sink, 1, "mesh %s: %d vertices, %d tets\n", o->p.mesh_path, o->p.mesh.nv,
                  o->p.mesh.nt);
     mlc_sink_say(
@@ -413,6 +424,11 @@ static mlc_status dry_run(optimize_run *o) {
                  "rollout %.4f s per rollout at %d thread%s x %d process%s (%.2f us per step)\n",
                  per, nthreads, nthreads == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es",
                  1e6 * per * nthreads / cfg->sim.steps);
+    if (o->rerank > 0)
+        mlc_sink_say(&o->def.sink, 1,
+                     "full-space validation up to %d candidates, about %.1f s (%.2g us a "
+                     "tet-step each)\n",
+                     o->rerank, validation, 1e6 * MLC_REPLAY_SECONDS_PER_TET_STEP);
     mlc_sink_say(&o->def.sink, 1, "estimated wall time %.1f s\n", est);
     return MLC_OK;
 }
