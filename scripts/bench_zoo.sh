@@ -4,8 +4,9 @@
 # their own. Per job: J, the credibility block of result.json (rise, airborne, penetration of the
 # deepest surface vertex, up_min, robustness to a nudge of the parameters), the exit code, the
 # wall time of the whole job (tetrahedralization and precompute included), and the gait replayed
-# in the full-space reference: its travel as a share of the reduced travel, and whether it went
-# the same way.
+# in the full-space reference: its travel as a share of the reduced travel, whether it went the
+# same way, and its full-space J (the reduced J is what the optimizer saw; the full-space J is
+# what held).
 #
 #   scripts/bench_zoo.sh [BUILD_DIR]         (default BUILD_DIR: build-perf, then build)
 #
@@ -90,22 +91,23 @@ for body in $BODIES; do
 import json, os, sys
 f, body, seed, rc, t0, t1, full = sys.argv[1:]
 if not os.path.exists(f):
-    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-"]))
+    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-"]))
     sys.exit(0)
 r = json.load(open(f)); c = r["credibility"]
-share, same = "-", "-"
+share, same, fullJ = "-", "-", "-"
 if "transfer" in r:
     fr = r["transfer"]["fraction"]
-    share, same = "%.2f" % fr, str(fr > 0)
+    share, same, fullJ = "%.2f" % fr, str(fr > 0), "%.3f" % r["transfer"]["J"]
 elif full and os.path.exists(full):
     d = json.load(open(full))
     red, fu = d["reduced"]["displacement"], d["full"]["displacement"]
     share = "%.2f" % (fu / red) if red else "nan"
     same = str(red * fu > 0)
+    fullJ = "%.3f" % d["full"]["J"]
 print("\t".join(str(v) for v in [body, seed, rc, "%.3f" % r["J"], "%.3f" % r["displacement"],
       "%.3f" % c["rise"], "%.3f" % c["airborne"], "%.4f" % c["penetration"],
       "%.3f" % c["up_min"], "%.3f" % c["robustness"], c["credible"],
-      "%.1f" % (float(t1) - float(t0)), share, same]))
+      "%.1f" % (float(t1) - float(t0)), share, same, fullJ]))
 PY
         tail -1 "$RESULTS"
     done
@@ -116,7 +118,7 @@ python3 - "$RESULTS" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 hdr = ["body", "seed", "exit", "J", "displacement", "rise", "airborne", "penetration", "up_min",
-       "robustness", "credible", "s", "full/reduced", "same way"]
+       "robustness", "credible", "s", "full/reduced", "same way", "full-space J"]
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
 for r in rows:
@@ -133,8 +135,12 @@ Js = [float(r[3]) for r in rows]
 cred = sum(r[10] == "True" for r in rows)
 shares = [float(r[12]) for r in rows if r[12] not in ("-", "nan")]
 held = sum(s >= 0.5 for s in shares)
+held_cred = sum(float(r[12]) >= 0.5 for r in rows if r[12] not in ("-", "nan") and r[10] == "True")
+full_Js = [float(r[14]) for r in rows if len(r) > 14 and r[14] not in ("-", "nan")]
 print()
 print("zoo: median J %.3f, credible and robust %d/%d, full-space travel >= 50%% and the same way "
-      "%d/%d, median %.1f s a job" % (statistics.median(Js), cred, len(rows), held, len(shares),
-                                      statistics.median(float(r[11]) for r in rows)))
+      "%d/%d (of the credible gaits %d/%d), median full-space J %s, median %.1f s a job"
+      % (statistics.median(Js), cred, len(rows), held, len(shares), held_cred, cred,
+         "%.3f" % statistics.median(full_Js) if full_Js else "-",
+         statistics.median(float(r[11]) for r in rows)))
 PY
