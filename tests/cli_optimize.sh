@@ -85,7 +85,8 @@ cmp -s "$T/d1/params.json" "$T/d2/params.json" && ! cmp -s "$T/d1/params.json" "
 # The default (-1) chooses from the dimension: below 100 parameters the full covariance (the
 # bits of cmaes.diagonal = 0), from 100 on a diagonal one throughout (the bits of a phase longer
 # than the run), said on stderr.
-DIM=(--set cmaes.population=8 --set cmaes.generations=3 --set sim.steps=60 --set cmaes.robust_samples=0)
+DIM=(--set cmaes.population=8 --set cmaes.generations=3 --set sim.steps=60 --set cmaes.robust_samples=0
+     --set reference.rerank=0)
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --quiet --out "$T/da24" >/dev/null
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set cmaes.diagonal=0 --quiet --out "$T/d024" >/dev/null
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=17 --out "$T/da102" >/dev/null 2>"$T/err102"
@@ -201,7 +202,8 @@ else
 fi
 # Killed outright (no chance to save): the checkpoint written during the run, a second or so
 # behind, resumes to the uninterrupted result; the generations after it are redone.
-KILLED=(--set cmaes.population=8 --set cmaes.generations=40 --set sim.steps=300 --set actuation.modes=4 --quiet)
+KILLED=(--set cmaes.population=8 --set cmaes.generations=40 --set sim.steps=300 --set actuation.modes=4
+        --set reference.rerank=0 --quiet)
 opt_ok "$BIN" optimize "${KILLED[@]}" --threads 1 --out "$T/kfull" >/dev/null || fail "uninterrupted run (40 generations)"
 "$BIN" optimize "${KILLED[@]}" --threads 1 --out "$T/kill" >/dev/null 2>&1 &
 pid=$!

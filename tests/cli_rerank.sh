@@ -87,6 +87,17 @@ assert 2 <= len(c) <= 16, len(c)
 assert r["transfer"]["J"] == c[r["rerank"]["chosen"]]["J_full"], r["transfer"]
 assert p["config"]["reference"]["rerank"] == -1, p["config"]["reference"]
 PY
+# The default caps each step of its replays at 30 iterations: on the octopod with a ten times
+# stiffer body the reference needs hundreds, so its replays stop there, are no verdict, and the
+# gait returned without the validation is returned with a warning.
+opt_ok "$BIN" optimize "$SRC/examples/octopod_stiff_body.json" --set cmaes.generations=2 \
+  --set sim.steps=100 --out "$T/stiff" >/dev/null 2>"$T/err" \
+  || fail "optimize the stiff octopod: $(cat "$T/err")"
+grep -q 'not converged: [0-9]* steps at 30 iterations' "$T/err" \
+  && grep -q 'returning candidate 1 (returned), as no candidate' "$T/err" \
+  && grep -q 'warning: the full-space reference did not converge' "$T/err" \
+  && ok "the default's replays stop at 30 iterations a step" || fail "stiff octopod: $(cat "$T/err")"
+
 # --dry-run adds the replays to its estimate: 16 x 816 tets x 80 steps at 1.6 us a tet-step, 8
 # rounds of 2 side by side on 2 threads.
 "$BIN" optimize --set sim.steps=80 --set actuation.modes=3 --threads 2 --dry-run >"$T/dry" 2>&1 \
