@@ -23,14 +23,15 @@
 #include "output.h"
 
 /* ---- Candidates left by the generations ----------------------------------------------------- */
+/* Zeroed: the checkpoint stores every slot, filled or not, and its bytes must be defined. */
 static mlc_status alloc_candidates(optimize_run *o) {
     const int n = o->g.n, K = MLC_REFERENCE_RERANK_MAX;
     o->nruns = o->cfg.cmaes.restarts + 1;
-    o->run_x = mlc_malloc((size_t)o->nruns * (size_t)n * sizeof(double));
-    o->run_f = mlc_malloc((size_t)o->nruns * sizeof(double));
-    o->ring_x = mlc_malloc((size_t)K * (size_t)n * sizeof(double));
-    o->ring_f = mlc_malloc((size_t)K * sizeof(double));
-    o->ring_gen = mlc_malloc((size_t)K * sizeof(int));
+    o->run_x = mlc_calloc((size_t)o->nruns * (size_t)n, sizeof(double));
+    o->run_f = mlc_calloc((size_t)o->nruns, sizeof(double));
+    o->ring_x = mlc_calloc((size_t)K * (size_t)n, sizeof(double));
+    o->ring_f = mlc_calloc((size_t)K, sizeof(double));
+    o->ring_gen = mlc_calloc((size_t)K, sizeof(int));
     if (!o->run_x || !o->run_f || !o->ring_x || !o->ring_f || !o->ring_gen)
         return mlc_optimize_oom(o);
     for (int r = 0; r < o->nruns; r++)
