@@ -32,6 +32,15 @@ for d in n1 n3; do
   diff <(strip_clock "$T/plain/history.csv") <(strip_clock "$T/$d/history.csv") >/dev/null \
     && echo "ok: history.csv of $d identical" || fail "history.csv of $d differs"
 done
+# The full-space validation (reference.rerank = -1: 16 candidates on the sample body at 150
+# steps) is shared among the ranks by blocks of candidates; its verdicts, the gait it chooses
+# and the whole result.json are those of the plain run.
+cmp -s "$T/plain/result.json" "$T/n3/result.json" && echo "ok: result.json of n3 identical to the plain run" \
+  || fail "result.json of n3 differs from the plain run"
+ncand=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["rerank"]["candidates"]))' \
+  "$T/n3/result.json" 2>/dev/null || echo 0)
+[ "$ncand" -ge 3 ] && echo "ok: the 3 ranks shared $ncand full-space replays" \
+  || fail "the validation replayed $ncand candidates under mpirun -n 3 (expected at least 3)"
 [ -s "$T/n3/precompute.cache" ] && echo "ok: rank 0 shared the precompute through DIR/precompute.cache" \
   || fail "no precompute.cache in the output of the 3-process run"
 

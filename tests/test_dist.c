@@ -99,12 +99,49 @@ static void unjoined_copies_should_be_refused_with_the_fix(void **state) {
     assert_int_equal(mlc_dist_check_launch(&l, 2, 1, NULL), MLC_OK);
 }
 
+/* One process (no launcher): the block gather of items of any size copies this process's block,
+ * the whole range, into place in item order, in place too; a broadcast leaves the bytes. The
+ * cases with several processes run in tests/cli_mpi.sh (the full-space validation's verdicts). */
+typedef struct item24 {
+    double a;
+    int b;
+    char c[12];
+} item24;
+
+static void one_process_should_gather_items_in_order(void **state) {
+    (void)state;
+    assert_int_equal(mlc_dist_size(), 1);
+    item24 mine[5], all[5];
+    memset(mine, 0, sizeof mine);
+    memset(all, 0xff, sizeof all);
+    for (int i = 0; i < 5; i++) {
+        mine[i].a = 0.5 * i, mine[i].b = -i;
+        snprintf(mine[i].c, sizeof mine[i].c, "item %d", i);
+    }
+    mlc_dist_gather_blocks_bytes(mine, all, 5, sizeof(item24));
+    assert_memory_equal(all, mine, sizeof mine);
+    mlc_dist_gather_blocks_bytes(all, all, 5, sizeof(item24)); /* in place */
+    assert_memory_equal(all, mine, sizeof mine);
+    mlc_dist_bcast_bytes(all, sizeof all, 0);
+    assert_memory_equal(all, mine, sizeof mine);
+    int lo, hi; /* the blocks the gather follows: contiguous, sizes within one */
+    int next = 0;
+    for (int r = 0; r < 3; r++) {
+        mlc_dist_block(5, r, 3, &lo, &hi);
+        assert_int_equal(lo, next);
+        assert_in_range(hi - lo, 1, 2);
+        next = hi;
+    }
+    assert_int_equal(next, 5);
+}
+
 int main(void) {
     unsetenv("MLC_MPI"); /* the refusal's message depends on it */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batch_script_and_lone_processes_should_be_alone),
         cmocka_unit_test(launches_should_be_read_from_the_environment),
         cmocka_unit_test(unjoined_copies_should_be_refused_with_the_fix),
+        cmocka_unit_test(one_process_should_gather_items_in_order),
     };
     return cmocka_run_group_tests_name("dist", tests, NULL, NULL);
 }

@@ -214,11 +214,27 @@ void mlc_dist_bcast_double(double *x, size_t n, int root) {
 #endif
 }
 
-void mlc_dist_gather_blocks(const double *mine, double *all, int n) {
+void mlc_dist_bcast_bytes(void *p, size_t n, int root) {
+    if (world_size == 1 || n == 0) return;
+#ifdef MLC_HAVE_MPI
+    double t0 = mlc_now();
+    const size_t chunk = (size_t)1 << 30; /* MPI counts are int */
+    for (size_t off = 0; off < n; off += chunk)
+        MPI_Bcast((char *)p + off, (int)MLC_MIN(chunk, n - off), MPI_BYTE, root, MPI_COMM_WORLD);
+    comm_seconds += mlc_now() - t0;
+#else
+    MLC_UNUSED(p), MLC_UNUSED(root);
+#endif
+}
+
+/* The block gather of n items of `item` bytes each (doubles travel as MPI_DOUBLE, other items
+ * as a contiguous type of bytes: the processes run one program on one kind of machine). */
+static void gather_blocks(const void *mine, void *all, int n, size_t item) {
     int lo, hi;
     mlc_dist_block(n, world_rank, world_size, &lo, &hi);
+    char *at = all ? (char *)all + (size_t)lo * item : NULL; /* all: rank 0 only */
     if (world_size == 1) {
-        if (all + lo != mine) memmove(all + lo, mine, (size_t)(hi - lo) * sizeof(double));
+        if ((const void *)at != mine) memmove(at, mine, (size_t)(hi - lo) * item);
         return;
     }
 #ifdef MLC_HAVE_MPI
@@ -240,13 +256,27 @@ void mlc_dist_gather_blocks(const double *mine, double *all, int n) {
             displs[r] = a;
         }
     }
+    MPI_Datatype type = MPI_DOUBLE;
+    if (item != sizeof(double)) {
+        MPI_Type_contiguous((int)item, MPI_BYTE, &type);
+        MPI_Type_commit(&type);
+    }
     /* On rank 0 the own block may already sit in place: MPI forbids aliasing send and
      * receive buffers, so use MPI_IN_PLACE then. */
-    const void *send = world_rank == 0 && mine == all + lo ? MPI_IN_PLACE : mine;
-    MPI_Gatherv(send, hi - lo, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    const void *send = world_rank == 0 && (const void *)at == mine ? MPI_IN_PLACE : mine;
+    MPI_Gatherv(send, hi - lo, type, all, counts, displs, type, 0, MPI_COMM_WORLD);
+    if (item != sizeof(double)) MPI_Type_free(&type);
     mlc_free(counts);
     comm_seconds += mlc_now() - t0;
 #endif
+}
+
+void mlc_dist_gather_blocks(const double *mine, double *all, int n) {
+    gather_blocks(mine, all, n, sizeof(double));
+}
+
+void mlc_dist_gather_blocks_bytes(const void *mine, void *all, int n, size_t item) {
+    gather_blocks(mine, all, n, item);
 }
 
 void mlc_dist_gather_fixed(const double *mine, double *all, int k) {

@@ -83,6 +83,13 @@ void mlc_dist_bcast_double(double *x, size_t n, int root);
  * `mine` == all + lo. */
 void mlc_dist_gather_blocks(const double *mine, double *all, int n);
 
+/* Collective: rank `root`'s n bytes overwrite everybody's (plain values only: no pointers). */
+void mlc_dist_bcast_bytes(void *p, size_t n, int root);
+
+/* Collective: mlc_dist_gather_blocks for items of `item` bytes each (plain values only), e.g.
+ * structs of results; rank 0 receives all n items in item order in `all`. */
+void mlc_dist_gather_blocks_bytes(const void *mine, void *all, int n, size_t item);
+
 /* Collective: every rank contributes `k` doubles; rank 0 receives size×k in rank order in
  * `all` (only read on rank 0). */
 void mlc_dist_gather_fixed(const double *mine, double *all, int k);

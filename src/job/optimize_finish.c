@@ -452,9 +452,8 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
 /* The finish (rank 0; the files and the report are its own): close the history, report the
  * timing, and unless interrupted (exit 130, the checkpoint is saved) score the final mean,
  * choose the gait and write the results. */
-mlc_status mlc_optimize_finish(optimize_run *o) {
+static mlc_status finish_root(optimize_run *o) {
     mlc_status s;
-    if (o->rank != 0) return MLC_OK;
     fclose(o->hf);
     o->hf = NULL;
     const int nproc = o->nproc;
@@ -530,5 +529,12 @@ mlc_status mlc_optimize_finish(optimize_run *o) {
         s = add_polish_block(o, &rep, rollouts);
     }
     mlc_free(up);
+    return s;
+}
+
+mlc_status mlc_optimize_finish(optimize_run *o) {
+    if (o->rank != 0) return o->nproc > 1 && o->rerank > 0 ? mlc_optimize_rerank_serve(o) : MLC_OK;
+    mlc_status s = finish_root(o);
+    mlc_optimize_rerank_release(o); /* the others wait for replays on every path out */
     return s;
 }

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "dist.h"
 #include "internal/optimize_run_internal.h"
 #include "judge.h"
 #include "output.h"
@@ -224,49 +225,120 @@ static mlc_status evaluate_candidate(optimize_run *o, const double *u, verdict *
     return MLC_OK;
 }
 
-/* The candidates' full-space replays (or the tests' substitute), several at once: up to the
- * job's threads, each replay on its share of them unless reference.threads says otherwise
- * (the reference gives the same bits for any thread count, so the choice does not depend on
- * how they were shared). A failure reports the first failing candidate's error. */
-static mlc_status replay_candidates(optimize_run *o, const cand_list *l, const double *acts,
-                                    const mlc_credibility *creds, verdict *v, mlc_judgement *js) {
+/* One candidate's replay as it travels between processes: plain values. */
+typedef struct replay {
+    mlc_judgement j;
+    mlc_err err;
+    int status, guard_steps;
+    double J_full, fraction, seconds;
+} replay;
+
+/* Replays of candidates lo..hi-1 (actuations acts, 3·m·k values each, and reduced
+ * credibilities creds, both indexed from 0 = candidate lo) into out[0..hi-lo), several at once:
+ * up to this process's threads, each replay on its share of them unless reference.threads says
+ * otherwise (the reference gives the same bits for any thread count, so the verdicts do not
+ * depend on how they were shared). */
+static void replay_block(optimize_run *o, int lo, int hi, const double *acts,
+                         const mlc_credibility *creds, replay *out) {
     const mlc_gait_space *g = &o->g;
     const size_t mk = (size_t)g->m * (size_t)g->k;
+    const int nb = hi - lo, par = MLC_MAX(1, MLC_MIN(o->nthreads, nb));
+    mlc_config cfg = o->cfg;
+    if (cfg.reference.threads == 0) cfg.reference.threads = MLC_MAX(1, o->nthreads / par);
+    if (cfg.reference.rerank < 0)
+        cfg.reference.max_iterations =
+            MLC_MIN(cfg.reference.max_iterations, MLC_RERANK_AUTO_ITERATIONS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(par) if (par > 1)
+    for (int b = 0; b < nb; b++) {
+        const double *ai = acts + 3 * mk * (size_t)b;
+        const mlc_actuation a = {g->m, g->k, ai, ai + mk, ai + 2 * mk};
+        replay *r = &out[b];
+        memset(r, 0, sizeof *r);
+        double t0 = mlc_now();
+        r->status = mlc_judge_fullspace(&o->p, &cfg, &a, &creds[b], &r->j, &r->err);
+        r->seconds = mlc_now() - t0;
+        const int ok = r->status == MLC_OK;
+        r->J_full = ok ? r->j.c.full.J : (double)NAN;
+        r->fraction = ok ? mlc_judgement_transfer(&r->j) : (double)NAN;
+        r->guard_steps = ok ? r->j.c.convergence.guard_steps : 0;
+    }
+}
+
+/* Rank 0 to the others: how many candidates to replay (0: none, go home). */
+static void tell(optimize_run *o, int count) {
+    if (o->nproc <= 1 || o->rerank <= 0 || o->rerank_told) return;
+    o->rerank_told = 1;
+    mlc_dist_bcast_int(&count, 1, 0);
+}
+
+void mlc_optimize_rerank_release(optimize_run *o) {
+    if (o->rank == 0) tell(o, 0);
+}
+
+mlc_status mlc_optimize_rerank_serve(optimize_run *o) {
+    int count = 0;
+    mlc_dist_bcast_int(&count, 1, 0);
+    if (count <= 0) return MLC_OK;
+    const size_t mk = (size_t)o->g.m * (size_t)o->g.k;
+    double *acts = mlc_malloc(3 * mk * (size_t)count * sizeof(double));
+    mlc_credibility *creds = mlc_malloc((size_t)count * sizeof *creds);
+    int lo, hi;
+    mlc_dist_block(count, o->rank, o->nproc, &lo, &hi);
+    replay *mine = mlc_malloc((size_t)MLC_MAX(hi - lo, 1) * sizeof *mine);
+    if (!acts || !creds || !mine) { /* rank 0 waits in the collectives below: end the job */
+        fprintf(stderr, "modalloco: error: rank %d: out of memory for the full-space replays\n",
+                o->rank);
+        mlc_dist_abort(1);
+    }
+    mlc_dist_bcast_double(acts, 3 * mk * (size_t)count, 0);
+    mlc_dist_bcast_bytes(creds, (size_t)count * sizeof *creds, 0);
+    replay_block(o, lo, hi, acts + 3 * mk * (size_t)lo, creds + lo, mine);
+    mlc_dist_gather_blocks_bytes(mine, NULL, count, sizeof *mine);
+    mlc_free(acts), mlc_free(creds), mlc_free(mine);
+    return MLC_OK;
+}
+
+/* The candidates' full-space replays (or the tests' substitute): shared among the processes
+ * in blocks (mlc_dist_block) and gathered here by candidate. A failure reports the first
+ * failing candidate's error. */
+static mlc_status replay_candidates(optimize_run *o, const cand_list *l, double *acts,
+                                    mlc_credibility *creds, verdict *v, mlc_judgement *js) {
     if (o->def.rerank_judge) {
         for (int i = 0; i < l->len; i++) {
             double t0 = mlc_now();
-            v[i].J_full = o->def.rerank_judge(o->def.rerank_judge_user, l->c[i].u, g->n);
+            v[i].J_full = o->def.rerank_judge(o->def.rerank_judge_user, l->c[i].u, o->g.n);
             v[i].fraction = NAN;
             v[i].guard_steps = 0;
             v[i].seconds = mlc_now() - t0;
         }
         return MLC_OK;
     }
-    const int par = MLC_MAX(1, MLC_MIN(o->nthreads, l->len));
-    mlc_config cfg = o->cfg;
-    if (cfg.reference.threads == 0) cfg.reference.threads = MLC_MAX(1, o->nthreads / par);
-    if (cfg.reference.rerank < 0)
-        cfg.reference.max_iterations =
-            MLC_MIN(cfg.reference.max_iterations, MLC_RERANK_AUTO_ITERATIONS);
-    mlc_status st[MLC_REFERENCE_RERANK_MAX];
-    mlc_err errs[MLC_REFERENCE_RERANK_MAX];
-#pragma omp parallel for schedule(dynamic, 1) num_threads(par) if (par > 1)
-    for (int i = 0; i < l->len; i++) {
-        const double *ai = acts + 3 * mk * (size_t)i;
-        const mlc_actuation a = {g->m, g->k, ai, ai + mk, ai + 2 * mk};
-        double t0 = mlc_now();
-        st[i] = mlc_judge_fullspace(&o->p, &cfg, &a, &creds[i], &js[i], &errs[i]);
-        v[i].seconds = mlc_now() - t0;
-        v[i].J_full = st[i] == MLC_OK ? js[i].c.full.J : (double)NAN;
-        v[i].fraction = st[i] == MLC_OK ? mlc_judgement_transfer(&js[i]) : (double)NAN;
-        v[i].guard_steps = st[i] == MLC_OK ? js[i].c.convergence.guard_steps : 0;
+    replay *all = mlc_malloc((size_t)l->len * sizeof *all);
+    if (!all) return mlc_optimize_oom(o);
+    const size_t mk = (size_t)o->g.m * (size_t)o->g.k;
+    tell(o, l->len);
+    if (o->nproc > 1 && o->rerank_told) {
+        mlc_dist_bcast_double(acts, 3 * mk * (size_t)l->len, 0);
+        mlc_dist_bcast_bytes(creds, (size_t)l->len * sizeof *creds, 0);
     }
-    for (int i = 0; i < l->len; i++)
-        if (st[i] != MLC_OK) {
-            o->err = errs[i];
-            return st[i];
+    int lo = 0, hi = l->len;
+    if (o->nproc > 1) mlc_dist_block(l->len, 0, o->nproc, &lo, &hi);
+    replay_block(o, lo, hi, acts, creds, all);
+    if (o->nproc > 1) mlc_dist_gather_blocks_bytes(all, all, l->len, sizeof *all);
+    mlc_status s = MLC_OK;
+    for (int i = 0; i < l->len; i++) {
+        js[i] = all[i].j;
+        v[i].J_full = all[i].J_full;
+        v[i].fraction = all[i].fraction;
+        v[i].guard_steps = all[i].guard_steps;
+        v[i].seconds = all[i].seconds;
+        if (all[i].status != MLC_OK && s == MLC_OK) {
+            o->err = all[i].err;
+            s = all[i].status;
         }
-    return MLC_OK;
+    }
+    mlc_free(all);
+    return s;
 }
 
 static cJSON *rerank_block(const cand_list *l, const verdict *v, int chosen) {

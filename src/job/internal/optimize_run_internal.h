@@ -37,11 +37,12 @@ typedef struct optimize_run {
     int rank, nproc, quiet;
     const char *dir;
     uint64_t fingerprint;
-    int lam_max;   /* the largest population, restarts included */
-    int rerank;    /* reference.rerank resolved: the candidates of the full-space validation,
-                      0 = none (-1 in the configuration chooses it from the body's size) */
-    int R;         /* replays of each point that walks */
-    int improving; /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
+    int lam_max;     /* the largest population, restarts included */
+    int rerank;      /* reference.rerank resolved: the candidates of the full-space validation,
+                        0 = none (-1 in the configuration chooses it from the body's size) */
+    int rerank_told; /* rank 0: the other processes know whether to replay (optimize_rerank.c) */
+    int R;           /* replays of each point that walks */
+    int improving;   /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
     /* Per point (the population, then the mean; lam_max + 1 at most): scores f, median scratch
      * and ties; the rollout values, nominal J0 and tie T0 per point, then J2 and T2 per replay
      * (all in Jv). */
@@ -131,6 +132,13 @@ typedef struct mlc_rerank_choice {
  * mean, the runs' bests and the last generations' bests by score; choose the credible one with
  * the lowest full-space J (`ret` when none is credible). Prints a line per candidate. */
 mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_choice *out);
+
+/* Under MPI the replays are shared among the processes (the same verdicts for any number of
+ * them): ranks other than 0 call serve after the generations, which replays their block of the
+ * candidates once rank 0 hands them out, or returns when rank 0 releases them without any
+ * (release: a no-op once told, so rank 0 calls it on every path out of the finish). */
+mlc_status mlc_optimize_rerank_serve(optimize_run *o);
+void mlc_optimize_rerank_release(optimize_run *o);
 
 void mlc_rerank_choice_free(mlc_rerank_choice *c);
 void mlc_optimize_rerank_free(optimize_run *o);
