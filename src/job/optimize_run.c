@@ -554,12 +554,18 @@ static mlc_status start(optimize_run *o) {
                          "before the gait is returned (reference.rerank = -1 chooses %d for %d "
                          "tets x %d steps)\n",
                          o->rerank, o->rerank, o->p.mesh.nt, cfg->sim.steps);
-        else if (cfg->reference.rerank < 0 && !cfg->reference.check)
+        else if (cfg->reference.rerank < 0 && !cfg->reference.check) {
+            char shared[128] = ""; /* processes replay their blocks of the candidates at once */
+            if (o->nproc > 1)
+                snprintf(shared, sizeof shared,
+                         ", --set reference.rerank=%d replays %d candidates, one a process",
+                         o->nproc, o->nproc);
             mlc_sink_say(&o->def.sink, 0,
                          "modalloco: the gait is not replayed in the full-space reference "
                          "(reference.rerank = -1 chooses none for %d tets x %d steps); "
-                         "--set reference.check=1 replays it once\n",
-                         o->p.mesh.nt, cfg->sim.steps);
+                         "--set reference.check=1 replays it once%s\n",
+                         o->p.mesh.nt, cfg->sim.steps, shared);
+        }
         if (mlc_sim_fma_emulated()) mlc_sink_say(&o->def.sink, 0, "%s", MLC_FMA_NOTE);
         const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->obj.kind);
         double up_min;
