@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""voxel_bodies.py NAME OUT.mesh: write a voxel creature as a Medit tet mesh.
+"""voxel_bodies.py NAME OUT.mesh [--refine R]: write a voxel creature as a Medit tet mesh.
 
 Bodies of other shapes than the bundled ones, to check the defaults on characters they were not
 chosen on (scripts/bench_zoo.sh, ZOO_BODIES="elephant seal starfish couch scorpion"). Each is a
 set of unit voxels (y up, +x forward), every voxel cut into the six tets of its Kuhn
 subdivision, so neighbouring voxels share faces and the mesh is conforming; vertices are
-scaled by 0.05 (modalloco normalizes the extent anyway).
+scaled by 0.05 (modalloco normalizes the extent anyway). --refine R cuts every voxel into R^3
+(the same shape, R^3 times the tets: R = 2 gives bodies of the paper's Table 1 sizes).
 
   elephant  a raised torso on four thick legs, a head with ears and a hanging trunk (10.8k tets)
   seal      a long body lying on its belly, a raised head, fore and tail flippers (7.1k tets)
@@ -146,11 +147,23 @@ def write_mesh(voxels, path, spacing=0.05):
     return len(points), len(tets)
 
 
+def refined(voxels, r):
+    """The same shape with every voxel cut into r x r x r: r^3 times the tets, at the paper's
+    sizes for r = 2 (22k-86k tets)."""
+    return {(r * x + i, r * y + j, r * z + k) for x, y, z in voxels
+            for i in range(r) for j in range(r) for k in range(r)}
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in BODIES:
-        sys.exit("usage: voxel_bodies.py {%s} OUT.mesh" % ",".join(BODIES))
-    nv, nt = write_mesh(BODIES[sys.argv[1]](), sys.argv[2])
-    print("%s: %d vertices, %d tets -> %s" % (sys.argv[1], nv, nt, sys.argv[2]))
+    args = sys.argv[1:]
+    r = 1
+    if len(args) == 4 and args[2] == "--refine" and args[3].isdigit() and int(args[3]) >= 1:
+        r = int(args[3])
+        args = args[:2]
+    if len(args) != 2 or args[0] not in BODIES:
+        sys.exit("usage: voxel_bodies.py {%s} OUT.mesh [--refine R]" % ",".join(BODIES))
+    nv, nt = write_mesh(refined(BODIES[args[0]](), r), args[1], 0.05 / r)
+    print("%s: %d vertices, %d tets -> %s" % (args[0], nv, nt, args[1]))
 
 
 if __name__ == "__main__":
