@@ -5,7 +5,8 @@
 # reduced rollout is credible, params.json is that candidate, the "transfer" block is its
 # replay (reported without reference.check: the validation measured it), `simulate
 # --full-space params.json` computes the same full-space J, and 1 and 2 threads give the same
-# bits; a replay that does not converge is not chosen. The default, -1, replays 16 candidates on
+# bits; a replay that does not converge or fails is not chosen, and a failed one leaves the job
+# its outputs. The default, -1, replays 16 candidates on
 # the quadruped and none on the cat, and says so.
 # Bad values exit 2 naming the key.
 . "$(dirname "$0")/lib_cli.sh" "$@"
@@ -68,6 +69,28 @@ assert r["rerank"]["chosen"] == 0 and len(r["rerank"]["candidates"]) >= 2, r["re
 assert all(c["converged"] is False for c in r["rerank"]["candidates"]), r["rerank"]
 assert r["transfer"]["converged"] is False, r["transfer"]
 PY
+
+# A replay that stops with an error (here the reference's contact columns run out at once, as
+# on a large body lying flat) is no verdict either, and never costs the job its results: the
+# outputs are written, the exit code is the reduced model's, every candidate and the "transfer"
+# block carry the error, which names the key to raise; the same for reference.check alone.
+for how in "reference.rerank=3" "reference.rerank=0 --set reference.check=1"; do
+  rm -rf "$T/cols"
+  # shellcheck disable=SC2086 # $how is two words for two settings
+  opt_ok "$BIN" optimize "${SMALL[@]}" --set $how --set reference.contact_columns=2 \
+    --out "$T/cols" >/dev/null 2>"$T/err" && [ -s "$T/cols/params.json" ] \
+    && ok "$how: a failed replay leaves the job its outputs" || fail "$how, 2 columns: $(cat "$T/err")"
+  grep -q "warning: the gait's full-space replay failed, so it is returned unchecked: .*raise reference.contact_columns (now 2)" \
+    "$T/err" && ok "$how: stderr warns and names the fix" || fail "$how stderr: $(cat "$T/err")"
+  python3 - "$T/cols/result.json" <<'PY' && ok "$how: result.json carries the error" \
+    || fail "$how: result.json of the failed replays"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "reference.contact_columns" in r["transfer"]["error"] and "fraction" not in r["transfer"], r
+for c in r.get("rerank", {}).get("candidates", []):
+    assert c["converged"] is False and "contact columns" in c["error"], c
+PY
+done
 
 # reference.rerank = -1, the default, chooses the count from the body: the bundled quadruped's
 # 816 tets x 80 steps fit 16 candidates in 8e6 tet-steps; the cat's 37,070 tets x 300 steps

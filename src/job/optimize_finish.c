@@ -280,11 +280,26 @@ static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep
     return mlc_optimize_add_result_block(o, "polish", b);
 }
 
+/* A replay of the returned gait that stopped with an error: a warning naming it, and a
+ * "transfer" block that carries the error instead of the measures. The job's results stand. */
+static mlc_status transfer_failed(optimize_run *o, const char *error) {
+    mlc_sink_say(&o->def.sink, 0,
+                 "modalloco: warning: the gait's full-space replay failed, so it is returned "
+                 "unchecked: %s\n",
+                 error);
+    cJSON *b = cJSON_CreateObject();
+    if (!b) return mlc_optimize_oom(o);
+    cJSON_AddStringToObject(b, "model", "fullspace");
+    cJSON_AddStringToObject(b, "error", error);
+    return mlc_optimize_add_result_block(o, "transfer", b);
+}
+
 /* reference.check: the returned gait replayed in the full-space reference (judge.h); prints the
  * share of the travel it kept and adds result.json's "transfer" block. A gait that does not
- * hold there is reported, not rejected: the reduced model's credibility decides the exit code.
- * `known` (NULL: replay it here) is its replay measured already by the validation, which took
- * `known_seconds`. */
+ * hold there is reported, not rejected: the reduced model's credibility decides the exit code;
+ * a replay that fails is reported too (transfer_failed). `known` (NULL: replay it here, unless
+ * o->replay_error says the validation's replay of it failed) is its replay measured already by
+ * the validation, which took `known_seconds`. */
 static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
                                  const mlc_credibility *cred, const mlc_judgement *known,
                                  double known_seconds) {
@@ -292,11 +307,19 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     mlc_judgement j;
     if (known) {
         j = *known;
+    } else if (o->replay_error) {
+        return transfer_failed(o, o->replay_error);
     } else {
         mlc_config cfg = o->cfg; /* reference.threads 0: the job's threads */
         if (cfg.reference.threads == 0) cfg.reference.threads = o->nthreads;
-        mlc_status s = mlc_judge_fullspace(&o->p, &cfg, act, cred, &j, &o->err);
-        if (s != MLC_OK) return s;
+        mlc_err err;
+        if (mlc_judge_fullspace(&o->p, &cfg, act, cred, &j, &err) != MLC_OK) {
+            if (j.columns_exhausted)
+                snprintf(err.msg + strlen(err.msg), sizeof err.msg - strlen(err.msg),
+                         "; raise reference.contact_columns (now %d)",
+                         cfg.reference.contact_columns);
+            return transfer_failed(o, err.msg);
+        }
         seconds = mlc_now() - t0;
     }
     const double share = mlc_judgement_transfer(&j);
@@ -424,7 +447,7 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
     mlc_sink_say(&o->def.sink, 1, "found %s\n", found ? "true" : "false");
     /* The validation measured the returned gait's replay already: report it as the check
      * would, at no cost. */
-    if ((cfg->reference.check || known) &&
+    if ((cfg->reference.check || known || o->replay_error) &&
         (s = check_transfer(o, &act, &cred, known, known_seconds)) != MLC_OK)
         return s;
     if (!o->quiet)
@@ -511,6 +534,7 @@ static mlc_status finish_root(optimize_run *o) {
     if (s == MLC_OK && o->rerank > 0) s = mlc_optimize_rerank(o, up, &rc);
     if (s == MLC_OK && rc.u) {
         if (rc.index > 0) chose_mean = strcmp(rc.source, "mean") == 0;
+        o->replay_error = rc.error[0] ? rc.error : NULL;
         s = write_results(o, rc.u, J_mean, chose_mean, rc.index > 0 ? rc.source : NULL,
                           rc.judged ? rc.j : NULL, rc.seconds);
     } else if (s == MLC_OK) {
@@ -520,6 +544,7 @@ static mlc_status finish_root(optimize_run *o) {
         s = mlc_optimize_add_result_block(o, "rerank", rc.block);
         rc.block = NULL; /* consumed */
     }
+    o->replay_error = NULL; /* pointed into rc */
     mlc_rerank_choice_free(&rc);
     if (s == MLC_OK && polish) {
         mlc_sink_say(

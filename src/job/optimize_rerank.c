@@ -197,6 +197,7 @@ static void gather(optimize_run *o, const double *ret, cand_list *l) {
 /* ---- The replays -------------------------------------------------------------------------- */
 typedef struct verdict {
     double J_reduced, J_full, fraction, seconds;
+    int failed;      /* the replay stopped with an error (errs[i]): no verdict */
     int credible;    /* the reduced rollout: credible and gains (mlc_credibility_found) */
     int guard_steps; /* full-space steps that stopped at the iteration guard, unconverged */
 } verdict;
@@ -299,10 +300,12 @@ mlc_status mlc_optimize_rerank_serve(optimize_run *o) {
 }
 
 /* The candidates' full-space replays (or the tests' substitute): shared among the processes
- * in blocks (mlc_dist_block) and gathered here by candidate. A failure reports the first
- * failing candidate's error. */
+ * in blocks (mlc_dist_block) and gathered here by candidate. A replay that fails (the
+ * reference's contact columns run out on a body lying flat, memory) is no verdict: v[i].failed
+ * and its error in errs[i]; the job goes on. */
 static mlc_status replay_candidates(optimize_run *o, const cand_list *l, double *acts,
-                                    mlc_credibility *creds, verdict *v, mlc_judgement *js) {
+                                    mlc_credibility *creds, verdict *v, mlc_judgement *js,
+                                    mlc_err *errs) {
     if (o->def.rerank_judge) {
         for (int i = 0; i < l->len; i++) {
             double t0 = mlc_now();
@@ -325,23 +328,23 @@ static mlc_status replay_candidates(optimize_run *o, const cand_list *l, double 
     if (o->nproc > 1) mlc_dist_block(l->len, 0, o->nproc, &lo, &hi);
     replay_block(o, lo, hi, acts, creds, all);
     if (o->nproc > 1) mlc_dist_gather_blocks_bytes(all, all, l->len, sizeof *all);
-    mlc_status s = MLC_OK;
     for (int i = 0; i < l->len; i++) {
         js[i] = all[i].j;
         v[i].J_full = all[i].J_full;
         v[i].fraction = all[i].fraction;
         v[i].guard_steps = all[i].guard_steps;
         v[i].seconds = all[i].seconds;
-        if (all[i].status != MLC_OK && s == MLC_OK) {
-            o->err = all[i].err;
-            s = all[i].status;
-        }
+        v[i].failed = all[i].status != MLC_OK;
+        errs[i] = all[i].err;
+        if (v[i].failed && all[i].j.columns_exhausted)
+            mlc_errf(&errs[i], all[i].status, "%s; raise reference.contact_columns (now %d)",
+                     all[i].err.msg, o->cfg.reference.contact_columns);
     }
     mlc_free(all);
-    return s;
+    return MLC_OK;
 }
 
-static cJSON *rerank_block(const cand_list *l, const verdict *v, int chosen) {
+static cJSON *rerank_block(const cand_list *l, const verdict *v, const mlc_err *errs, int chosen) {
     cJSON *b = cJSON_CreateObject(), *arr = b ? cJSON_AddArrayToObject(b, "candidates") : NULL;
     if (!arr) {
         cJSON_Delete(b);
@@ -355,7 +358,8 @@ static cJSON *rerank_block(const cand_list *l, const verdict *v, int chosen) {
         cJSON_AddItemToObject(e, "J_full", mlc_json_exact_number(v[i].J_full));
         cJSON_AddItemToObject(e, "transfer_fraction", mlc_json_exact_number(v[i].fraction));
         cJSON_AddBoolToObject(e, "credible", v[i].credible);
-        cJSON_AddBoolToObject(e, "converged", v[i].guard_steps == 0);
+        cJSON_AddBoolToObject(e, "converged", v[i].guard_steps == 0 && !v[i].failed);
+        if (v[i].failed) cJSON_AddStringToObject(e, "error", errs[i].msg);
         cJSON_AddItemToArray(arr, e);
     }
     cJSON_AddNumberToObject(b, "chosen", chosen);
@@ -373,20 +377,21 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
     mlc_judgement *js = mlc_calloc((size_t)l.len, sizeof *js);
     mlc_credibility *creds = mlc_calloc((size_t)l.len, sizeof *creds);
     double *acts = mlc_malloc(3 * mk * (size_t)l.len * sizeof(double));
-    if (!js || !creds || !acts) {
-        mlc_free(js), mlc_free(creds), mlc_free(acts);
+    mlc_err *errs = mlc_calloc((size_t)l.len, sizeof *errs);
+    if (!js || !creds || !acts || !errs) {
+        mlc_free(js), mlc_free(creds), mlc_free(acts), mlc_free(errs);
         return mlc_optimize_oom(o);
     }
     mlc_status s = MLC_OK;
     for (int i = 0; i < l.len && s == MLC_OK; i++)
         s = evaluate_candidate(o, l.c[i].u, &v[i], acts + 3 * mk * (size_t)i, &creds[i]);
-    if (s == MLC_OK) s = replay_candidates(o, &l, acts, creds, v, js);
+    if (s == MLC_OK) s = replay_candidates(o, &l, acts, creds, v, js, errs);
     mlc_free(creds), mlc_free(acts);
     int chosen = -1;
     for (int i = 0; i < l.len && s == MLC_OK; i++) {
         /* Strictly lower: on a tie the earlier candidate (the returned gait first) stays. A
          * replay that did not converge is no verdict. */
-        if (v[i].credible && v[i].guard_steps == 0 && !isnan(v[i].J_full) &&
+        if (v[i].credible && v[i].guard_steps == 0 && !v[i].failed && !isnan(v[i].J_full) &&
             (chosen < 0 || v[i].J_full < v[chosen].J_full))
             chosen = i;
         char why[96] = "";
@@ -395,7 +400,11 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
                      v[i].guard_steps, js[i].c.convergence.most_iterations);
         else if (!v[i].credible)
             snprintf(why, sizeof why, " (not credible reduced)");
-        if (!o->quiet)
+        if (!o->quiet && v[i].failed)
+            mlc_sink_say(&o->def.sink, 0,
+                         "modalloco: rerank %d/%d %-14s J %.6g reduced, the replay failed: %s\n",
+                         i + 1, l.len, l.c[i].source, v[i].J_reduced, errs[i].msg);
+        else if (!o->quiet)
             mlc_sink_say(&o->def.sink, 0,
                          "modalloco: rerank %d/%d %-14s J %.6g reduced, %.6g full-space, keeps "
                          "%.0f%% of its travel%s, %.1f s\n",
@@ -403,7 +412,7 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
                          100 * v[i].fraction, why, v[i].seconds);
     }
     if (s != MLC_OK) {
-        mlc_free(js);
+        mlc_free(js), mlc_free(errs);
         return s;
     }
     const int none = chosen < 0;
@@ -412,16 +421,17 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
         mlc_sink_say(&o->def.sink, 0, "modalloco: rerank: returning candidate %d (%s)%s\n",
                      chosen + 1, l.c[chosen].source,
                      none ? ", as no candidate is credible reduced with a converged replay" : "");
+    if (v[chosen].failed) snprintf(out->error, sizeof out->error, "%.255s", errs[chosen].msg);
     out->index = chosen;
     snprintf(out->source, sizeof out->source, "%s", l.c[chosen].source);
     out->seconds = v[chosen].seconds;
-    out->judged = !o->def.rerank_judge;
+    out->judged = !o->def.rerank_judge && !v[chosen].failed;
     out->u = mlc_malloc((size_t)n * sizeof(double));
     out->j = mlc_malloc(sizeof *out->j);
-    out->block = rerank_block(&l, v, chosen);
+    out->block = rerank_block(&l, v, errs, chosen);
     if (out->u) memcpy(out->u, l.c[chosen].u, (size_t)n * sizeof(double));
     if (out->j) *out->j = js[chosen];
-    mlc_free(js);
+    mlc_free(js), mlc_free(errs);
     if (!out->u || !out->j || !out->block) {
         mlc_rerank_choice_free(out);
         return mlc_optimize_oom(o);

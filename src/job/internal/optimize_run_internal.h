@@ -41,8 +41,10 @@ typedef struct optimize_run {
     int rerank;      /* reference.rerank resolved: the candidates of the full-space validation,
                         0 = none (-1 in the configuration chooses it from the body's size) */
     int rerank_told; /* rank 0: the other processes know whether to replay (optimize_rerank.c) */
-    int R;           /* replays of each point that walks */
-    int improving;   /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
+    const char *replay_error; /* the returned gait's full-space replay failed with this message
+                                 (the validation's, optimize_rerank.c): reported, not fatal */
+    int R;                    /* replays of each point that walks */
+    int improving; /* cmaes.robust_scope "improving": replay only walkers that beat best_f */
     /* Per point (the population, then the mean; lam_max + 1 at most): scores f, median scratch
      * and ties; the rollout values, nominal J0 and tie T0 per point, then J2 and T2 per replay
      * (all in Jv). */
@@ -124,6 +126,7 @@ typedef struct mlc_rerank_choice {
     int judged;      /* 1: j is its replay in the reference (not the tests' substitute) */
     struct mlc_judgement *j; /* its full-space replay when judged, owned */
     double seconds;          /* of that replay */
+    char error[256];         /* its replay failed ("" otherwise): no verdict, no transfer */
     struct cJSON *block;     /* result.json's "rerank" block, owned */
 } mlc_rerank_choice;
 
