@@ -125,6 +125,39 @@ static void objective_terms_should_match_their_definitions(void **state) {
     tsim_free(&t);
 }
 
+/* objective.whole_losses: the same lurching rollout scored toward the direction it went and
+ * away from it. A gain is scored as without the key, bit for bit; a backward travel is J_disp
+ * whole, where without the key J_align (the body turns and rolls) and the gate shrink it. */
+static void whole_losses_should_leave_gains_and_keep_losses_whole(void **state) {
+    (void)state;
+    tsim t = {0};
+    mlc_sim_settings set;
+    double A[4], T[4], th[4];
+    mlc_actuation act = lurching_rollout(&t, &set, A, T, th);
+    for (int way = 1; way >= -1; way -= 2) {
+        mlc_objective_settings obj;
+        mlc_objective_settings_default(&obj);
+        obj.direction[0] = 0.6 * way, obj.direction[2] = 0.8 * way;
+        obj.forward[0] = way;
+        mlc_rollout_result paper, whole;
+        assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &paper), MLC_OK);
+        obj.whole_losses = 1;
+        assert_int_equal(mlc_rollout_run(t.ro, &act, &obj, NULL, NULL, &whole), MLC_OK);
+        assert_near(whole.J_disp, paper.J_disp, 0.0);
+        assert_near(paper.J, paper.J_disp * paper.J_align * paper.J_gate, 1e-12);
+        if (paper.J_disp < 0) { /* a gain: the same bits */
+            assert_memory_equal(&whole.J, &paper.J, sizeof paper.J);
+        } else { /* a loss: whole, and more than the paper's scaled one */
+            assert_near(whole.J, whole.J_disp, 0.0);
+            assert_true(paper.J_align * paper.J_gate < 0.9);
+            assert_true(whole.J > paper.J);
+        }
+        print_message("direction %+d: J_disp %.4f, J %.4f (paper) %.4f (whole losses)\n", way,
+                      paper.J_disp, paper.J, whole.J);
+    }
+    tsim_free(&t);
+}
+
 /* Eq. 18 as the paper writes it, with the time step: J_work = α Σ_s Δz_sᵀ(bᵃ − Qᵃ z_s)·h, the
  * same accumulator for every h (checked at two), against the steps' own work terms. */
 static void work_penalty_should_carry_the_time_step(void **state) {
@@ -455,6 +488,7 @@ static void path_files_should_be_checked(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(objective_terms_should_match_their_definitions),
+        cmocka_unit_test(whole_losses_should_leave_gains_and_keep_losses_whole),
         cmocka_unit_test(work_penalty_should_carry_the_time_step),
         cmocka_unit_test(a_failing_frame_function_should_stop_the_rollout),
         cmocka_unit_test(task_kinds_should_match_their_definitions),

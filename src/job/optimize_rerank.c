@@ -312,6 +312,7 @@ static mlc_status replay_candidates(optimize_run *o, const cand_list *l, double 
             v[i].J_full = o->def.rerank_judge(o->def.rerank_judge_user, l->c[i].u, o->g.n);
             v[i].fraction = NAN;
             v[i].guard_steps = 0;
+            v[i].failed = 0;
             v[i].seconds = mlc_now() - t0;
         }
         return MLC_OK;
@@ -370,7 +371,7 @@ mlc_status mlc_optimize_rerank(optimize_run *o, const double *ret, mlc_rerank_ch
     memset(out, 0, sizeof *out);
     const int n = o->g.n, K = o->rerank;
     candidate cands[MLC_REFERENCE_RERANK_MAX];
-    verdict v[MLC_REFERENCE_RERANK_MAX];
+    verdict v[MLC_REFERENCE_RERANK_MAX] = {0};
     cand_list l = {cands, 0, MLC_MIN(K, MLC_REFERENCE_RERANK_MAX), n};
     gather(o, ret, &l);
     const size_t mk = (size_t)o->g.m * (size_t)o->g.k;

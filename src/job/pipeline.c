@@ -100,6 +100,7 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
     o->work_penalty = cfg->objective.work_penalty;
     o->work_abs = cfg->objective.work_abs;
     o->credible_gate = cfg->objective.credible_gate;
+    o->whole_losses = cfg->objective.whole_losses;
     const mlc_config_objective *c = &cfg->objective;
     /* [x,z] or [x,y,z]: the ground components are the first and the last. */
     o->heading[0] = c->heading[0];

@@ -308,7 +308,10 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
             J += (d1 - d0) / e;
         }
     } else if (kind == MLC_OBJ_LOCOMOTION) {
-        J = res->J_disp * res->J_align;
+        /* With whole_losses J_align fades a gain only and a backward travel (J_disp > 0)
+         * stays a whole loss: scaled down, it lets a body whose first gaits go backward cut
+         * its loss by turning away or tumbling (J 0), a plateau CMA-ES may not leave. */
+        J = res->J_disp > 0 && obj->whole_losses ? res->J_disp : res->J_disp * res->J_align;
     } else {
         J = task_term(acc, e);
     }
@@ -331,7 +334,8 @@ void mlc_objective_end(mlc_objective_acc *acc, int steps, int done, int failed) 
             res->J_gate *= gate(tilt, tilt_max);
             res->gate_excess += gate_excess(tilt, tilt_max);
         }
-        J *= res->J_gate;
+        /* So does the gate then: a leap does not turn a backward travel into J 0 either. */
+        if (J <= 0 || kind != MLC_OBJ_LOCOMOTION || !obj->whole_losses) J *= res->J_gate;
     }
     res->J = J + res->J_work;
     /* The penalties, only when asked for (a weight of 0 leaves J's bits alone). */

@@ -8,10 +8,13 @@
  *   J_disp  = (c(t₀) − c(t_S))·v̂,     J_align = max(0, min_t a(t)) (1 when align is off),
  *   a(t)    = (R û₀)·v̂, and with `upright` min of that and (R ŷ)·ŷ,
  *   (align_mean: J_align = mean over the frames of max(0, a(t)) instead),
- *   J       = J_disp·J_align (locomotion) or −(mean_t c_y − c_y(t₀))·J_align (jump),
+ *   J       = J_disp·J_align (locomotion; with whole_losses a backward travel, J_disp > 0,
+ *             stays J_disp whole) or −(mean_t c_y − c_y(t₀))·J_align (jump),
  *   J      += α Σ_s h·work_s (or Σ_s h·|work_s|), work_s = Δz_sᵀ(bᵃ − Qᵃ z_s): Eq. 18 integrates
  *             over time, so α does not change meaning with h.
- * With the credibility gate (credible_gate, locomotion only) J_disp·J_align is multiplied by
+ * With the credibility gate (credible_gate, and with whole_losses only a locomotion gain
+ * J_disp·J_align < 0) J_disp·J_align, or the task term of the other kinds but jump and flip,
+ * is multiplied by
  *   J_gate = g(rise, 0.25)·g(airborne, 0.25),  g(x, L) = clamp((L − x)/(0.4 L), 0, 1),
  * rise = max_t (c_y(t) − c_y(t₀)) / extent and airborne = the share of frames whose lowest
  * contact sample is more than 1% of the extent above the ground: a leap or a flight does not
@@ -59,6 +62,7 @@ typedef struct mlc_objective_settings {
     double work_penalty; /* α */
     int work_abs;        /* penalize |work| per step */
     int credible_gate;   /* J ×= J_gate (objective.h): leaps and flights do not pay */
+    int whole_losses;    /* locomotion: a backward travel counts whole (J = J_disp) */
     double heading[3];   /* turn: final forward direction ĥ (y ignored; normalized on the
                             ground by the objective) */
     double target[3];    /* target (and jump with target_set): final centre of mass */

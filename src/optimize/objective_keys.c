@@ -69,6 +69,16 @@ static const mlc_key objective_keys[] = {
                 "airborne 25% of the frames, up_min 0.5); not in the paper",
      .type = MLC_KEY_BOOL,
      MLC_KEY_FIELD(credible_gate)},
+    {.name = "objective.whole_losses",
+     .type_name = "bool",
+     .default_json = "false",
+     .range = "",
+     .meaning = "locomotion: a backward travel counts whole, not scaled by J_align or the gate, "
+                "so a search whose first gaits go backward cannot settle on turning away or "
+                "tumbling (J 0); false: the paper's J = J_disp·J_align whatever its sign; not in "
+                "the paper (docs/method.md)",
+     .type = MLC_KEY_BOOL,
+     MLC_KEY_FIELD(whole_losses)},
     {.name = "objective.upright",
      .type_name = "bool",
      .default_json = "true",

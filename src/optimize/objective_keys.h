@@ -21,6 +21,8 @@ typedef struct mlc_config_objective {
     int upright;         /* objective.upright (bool): J_align also gates on the
                           * body's up axis staying up (no rolling over) */
     int credible_gate;   /* objective.credible_gate (bool) */
+    int whole_losses;    /* objective.whole_losses (bool): a backward travel is not scaled by
+                          * J_align or J_gate (locomotion) */
     double work_penalty; /* objective.work_penalty: α, ≥ 0 */
     int work_abs;        /* objective.work_abs (bool): penalize absolute work */
     double heading[3];   /* objective.heading: [x,z] or [x,y,z] (turn) */
