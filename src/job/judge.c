@@ -1,6 +1,7 @@
 /* judge.c: a gait in the full-space reference beside the reduced model (judge.h). */
 #include "judge.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "clusters.h"
@@ -104,8 +105,12 @@ mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *
     mlc_fullspace_observe(fs, measure_full, &fm);
     s = mlc_fullspace_compare(p->model, fs, act, &obj, &out->c, err);
     out->columns_solved = mlc_fullspace_columns_solved(fs);
-    if (s != MLC_OK && out->samples == 0 && strstr(err->msg, "contact columns"))
-        out->columns_exhausted = 1;
+    if (s != MLC_OK && out->samples == 0 && strstr(err->msg, "contact columns")) {
+        out->columns_exhausted = 1; /* the message names the fix for every caller */
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len,
+                 "; raise reference.contact_columns (now %d)", cfg->reference.contact_columns);
+    }
     mlc_fullspace_destroy(fs);
     out->cred = *reduced_cred;
     mlc_cred_meter_result(fm.meter, &out->cred);

@@ -313,13 +313,8 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
         mlc_config cfg = o->cfg; /* reference.threads 0: the job's threads */
         if (cfg.reference.threads == 0) cfg.reference.threads = o->nthreads;
         mlc_err err;
-        if (mlc_judge_fullspace(&o->p, &cfg, act, cred, &j, &err) != MLC_OK) {
-            if (j.columns_exhausted)
-                snprintf(err.msg + strlen(err.msg), sizeof err.msg - strlen(err.msg),
-                         "; raise reference.contact_columns (now %d)",
-                         cfg.reference.contact_columns);
+        if (mlc_judge_fullspace(&o->p, &cfg, act, cred, &j, &err) != MLC_OK)
             return transfer_failed(o, err.msg);
-        }
         seconds = mlc_now() - t0;
     }
     const double share = mlc_judgement_transfer(&j);

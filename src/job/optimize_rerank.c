@@ -337,9 +337,6 @@ static mlc_status replay_candidates(optimize_run *o, const cand_list *l, double 
         v[i].seconds = all[i].seconds;
         v[i].failed = all[i].status != MLC_OK;
         errs[i] = all[i].err;
-        if (v[i].failed && all[i].j.columns_exhausted)
-            mlc_errf(&errs[i], all[i].status, "%s; raise reference.contact_columns (now %d)",
-                     all[i].err.msg, o->cfg.reference.contact_columns);
     }
     mlc_free(all);
     return MLC_OK;

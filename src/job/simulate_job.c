@@ -122,9 +122,6 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     s = mlc_judge_fullspace_watched(p, cfg, act, cred, mlc_full_frames_on, ff, &j, err);
     if (s == MLC_OK) s = mlc_full_frames_commit(ff, err);
     mlc_full_frames_free(ff);
-    if (j.columns_exhausted)
-        mlc_sink_say(sink, 0, "modalloco: note: raise reference.contact_columns (now %d)\n",
-                     cfg->reference.contact_columns);
     if (s != MLC_OK) return s;
     const mlc_fullspace_comparison *c = &j.c;
     const mlc_credibility *fcred = &j.cred;
