@@ -478,6 +478,37 @@ static void exact_json_numbers_should_read_back_bit_for_bit(void **state) {
     free(text);
 }
 
+/* mlc_json_make_exact: a document read back and printed again by cJSON keeps every number's
+ * bits (cJSON alone prints 0.96054599687637188 as 0.960545996876372, one unit in the last
+ * place away, and −0 as 0), and a number whose 15 digits are exact keeps its short text. */
+static void a_reprinted_document_should_keep_every_bit(void **state) {
+    (void)state;
+    const char *doc = "{\"a\": [0.96054599687637188, 0.30000000000000004, -0.0, 5],"
+                      " \"b\": {\"c\": 0.1, \"d\": 2.5e-308}}";
+    const double want[] = {0.96054599687637188, 0.30000000000000004, -0.0, 5, 0.1, 2.5e-308};
+    cJSON *plain = cJSON_Parse(doc);
+    char *lossy = cJSON_PrintUnformatted(plain);
+    cJSON_Delete(plain);
+    assert_null(strstr(lossy, "0.96054599687637188")); /* what the helper is for */
+    free(lossy);
+    cJSON *root = cJSON_Parse(doc);
+    assert_true(mlc_json_make_exact(root));
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    assert_non_null(strstr(text, "\"c\":0.1,")); /* exact in 15 digits: as cJSON prints it */
+    cJSON *back = cJSON_Parse(text);
+    assert_non_null(back);
+    const cJSON *a = cJSON_GetObjectItem(back, "a"), *b = cJSON_GetObjectItem(back, "b");
+    double got[6];
+    for (int i = 0; i < 4; i++)
+        got[i] = cJSON_GetArrayItem(a, i)->valuedouble;
+    got[4] = cJSON_GetObjectItem(b, "c")->valuedouble;
+    got[5] = cJSON_GetObjectItem(b, "d")->valuedouble;
+    assert_memory_equal(got, want, sizeof want);
+    cJSON_Delete(back);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(atomic_write_should_leave_no_temp_and_abort_should_keep_old,
@@ -494,6 +525,7 @@ int main(void) {
                                         setup, teardown),
         cmocka_unit_test(colormaps_should_hit_their_ends_and_be_distinct),
         cmocka_unit_test(exact_json_numbers_should_read_back_bit_for_bit),
+        cmocka_unit_test(a_reprinted_document_should_keep_every_bit),
         cmocka_unit_test_setup_teardown(ply_should_carry_vertex_and_face_colours, setup, teardown),
         cmocka_unit_test_setup_teardown(vtk_should_write_tets_with_point_and_cell_data, setup,
                                         teardown),

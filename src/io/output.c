@@ -761,6 +761,23 @@ cJSON *mlc_json_exact_number(double v) {
     return cJSON_CreateRaw(buf);
 }
 
+int mlc_json_make_exact(cJSON *o) {
+    for (cJSON *c = o ? o->child : NULL; c; c = c->next) {
+        if (c->child && !mlc_json_make_exact(c)) return 0;
+        if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble)) continue;
+        char buf[40];
+        snprintf(buf, sizeof buf, "%1.15g", c->valuedouble);
+        if (strtod(buf, NULL) == c->valuedouble && !signbit(c->valuedouble)) continue; /* −0: "0" */
+        snprintf(buf, sizeof buf, "%.17g", c->valuedouble);
+        char *text = cJSON_malloc(strlen(buf) + 1);
+        if (!text) return 0;
+        strcpy(text, buf);
+        c->type = cJSON_Raw | (c->type & cJSON_StringIsConst);
+        c->valuestring = text;
+    }
+    return 1;
+}
+
 double mlc_json_number(const struct cJSON *o, const char *name, double dflt) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;

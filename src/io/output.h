@@ -157,6 +157,11 @@ void mlc_json_add_numbers(struct cJSON *o, const mlc_json_field *f, int n);
  * The item is owned by the caller (cJSON_Delete, or the object it is added to); NULL when out
  * of memory. */
 struct cJSON *mlc_json_exact_number(double v);
+/* Every number of the tree `o` that cJSON would print inexactly (it prints 15 digits whenever
+ * they read back within an epsilon, not exactly) becomes raw text with all 17 digits, so a
+ * document read back and printed again keeps every number's bits; numbers whose 15 digits are
+ * exact print as before. Returns 0 when out of memory (the tree then partly converted). */
+int mlc_json_make_exact(struct cJSON *o);
 
 /* The number member `name` of the JSON object o (NULL o: none), or dflt when it is missing or
  * not a number. Names are case-sensitive. */

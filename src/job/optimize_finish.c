@@ -257,7 +257,9 @@ mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, cJSO
                    : mlc_errf(&o->err, MLC_EIO, "%s: cannot read back result.json", o->path);
     }
     cJSON_AddItemToObject(root, name, block);
-    char *out = cJSON_Print(root);
+    /* Read back, the earlier blocks' numbers would print with 15 digits where those are close,
+     * not equal (the rerank candidates' against the transfer block's). */
+    char *out = mlc_json_make_exact(root) ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!out) return mlc_optimize_oom(o);
     char *copy = mlc_malloc(strlen(out) + 2);

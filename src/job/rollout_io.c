@@ -207,7 +207,9 @@ static char *mlc_result_json(const mlc_rollout_result *res, const mlc_credibilit
     cJSON_AddBoolToObject(o, "failed", res->failed);
     if (cred) mlc_json_add_credibility(o, cred);
     if (found >= 0) cJSON_AddBoolToObject(o, "found", found);
-    char *text = cJSON_Print(o);
+    /* every number with its bits (the credibility's too): as the document reads back when a
+     * block is added to it later (mlc_optimize_add_result_block) */
+    char *text = mlc_json_make_exact(o) ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
     if (!text) return NULL;
     char *copy = mlc_malloc(strlen(text) + 2);

@@ -193,7 +193,8 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
     cJSON_AddNumberToObject(o, "vertex_error_rms", c->vertex_error_rms);
     cJSON_AddNumberToObject(o, "vertex_error_relative", rel);
     cJSON_AddNumberToObject(o, "extent", c->extent);
-    char *text = cJSON_Print(o);
+    /* every number with its bits, as result.json's: the two are compared */
+    char *text = mlc_json_make_exact(o) ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
     if (!text) return mlc_errf(err, MLC_ENOMEM, "out of memory writing fullspace.json");
     char path[MLC_CONFIG_PATH_MAX + 64], *nl = mlc_malloc(strlen(text) + 2);
