@@ -53,6 +53,7 @@ grep -q '"found"' "$T/replay/result.json" && fail "simulate wrote found" || ok "
 check "simulate --full-space" 0 "$BIN" simulate "$T/fall/params.json" --out "$T/full" --full-space
 F=$T/full/fullspace.json
 grep -q '"surface vertices"' "$F" && grep -q '"columns_solved"' "$F" \
+  && grep -q '"columns":[[:space:]]*[1-9]' "$F" \
   && ok "the reference's contact covers every surface vertex" \
   || fail "fullspace.json: the reference's contact is not on every surface vertex"
 fpen=$(sed -n '/"full"/,$p' "$F" | sed -n 's/^[[:space:]]*"penetration":[[:space:]]*\([-0-9.eE+]*\).*/\1/p' | head -1)

@@ -38,7 +38,7 @@ bad "equality on a slope" "works on the flat ground only" --set contact.slope=5 
 bad "full space with BDF2" "integrates with backward Euler only" --set sim.integrator=bdf2 --full-space
 bad "reference samples below -1" "valid: >= -1" --set reference.contact_samples=-2 --full-space
 bad "reference acceleration above 20" "valid: in \[0, 20\]" --set reference.acceleration=30 --full-space
-bad "no reference contact columns" "valid: >= 1" --set reference.contact_columns=0 --full-space
+bad "no reference contact columns" "valid: >= 0" --set reference.contact_columns=-1 --full-space
 check "too few reference contact columns" 1 "$BIN" simulate "${TINY[@]}" --set sim.steps=3 \
   --set reference.contact_columns=2 --full-space --out "$T/columns"
 grep_err "too few reference contact columns: the fix" "raise reference.contact_columns"

@@ -391,7 +391,7 @@ static void bad_settings_should_be_reported(void **state) {
     assert_true(cfg.reference.tolerance == MLC_FULLSPACE_TOLERANCE);
     assert_int_equal(cfg.reference.max_iterations, MLC_FULLSPACE_MAX_ITERATIONS);
     assert_int_equal(cfg.reference.contact_samples, 0); /* every surface vertex */
-    assert_int_equal(cfg.reference.contact_columns, MLC_FULLSPACE_CONTACT_COLUMNS);
+    assert_int_equal(cfg.reference.contact_columns, 0); /* growing from the library's */
     assert_int_equal(cfg.reference.acceleration, MLC_FULLSPACE_ANDERSON);
     assert_int_equal(cfg.reference.threads, 0); /* the command's threads */
     tsim_free(&t);
@@ -667,6 +667,71 @@ static void box_at_rest_should_stay_on_every_surface_vertex(void **state) {
     tsim_free(&t);
 }
 
+/* A cache of 2 columns that may grow (mlc_fullspace_set_contact_memory) holds the box's bottom
+ * of 15 vertices: its steps succeed and follow those of the default cache of 1,024 to the step
+ * tolerance (here to the last bit: the bottom needs its columns at once, so no slot is evicted
+ * and the slots are filled in the same order); after a reset the
+ * cache starts at 2 again and the rollout repeats bit for bit. A memory share that holds only
+ * 4 columns fails as a fixed cache does, and says why. */
+static void a_growing_contact_cache_should_hold_what_a_large_one_holds(void **state) {
+    (void)state;
+    tsim t = {0};
+    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
+    mlc_sim_settings set;
+    mlc_sim_settings_default(&set);
+    tsim_init(&t, &set, 2, 3, -1, 12);
+    mlc_err err;
+    mlc_fullspace *big = surface_create(&t, &set), *grow = full_create(&t, &set);
+    assert_int_equal(mlc_fullspace_use_surface_contact(grow, 2, &err), MLC_OK);
+    mlc_fullspace_set_contact_memory(grow, 1e9);
+    int most = 0;
+    assert_int_equal(mlc_fullspace_contact_columns(grow, &most), 2);
+    assert_int_equal(most, mlc_fullspace_surface_vertices(grow)); /* every surface vertex fits */
+    const int steps = 80;
+    const size_t v3 = 3 * (size_t)t.mesh.nv;
+    double *first = malloc(sizeof(double) * v3 * steps), diff = 0;
+    assert_non_null(first);
+    for (int s = 0; s < steps; s++) {
+        assert_int_equal(mlc_fullspace_step(big, NULL), 0);
+        assert_int_equal(mlc_fullspace_step(grow, NULL), 0);
+        const double *a = mlc_fullspace_state(big), *b = mlc_fullspace_state(grow);
+        for (size_t i = 0; i < v3; i++)
+            diff = fmax(diff, fabs(a[i] - b[i]));
+        memcpy(first + v3 * s, b, sizeof(double) * v3);
+        check_forces(grow, set.friction);
+    }
+    const int grown = mlc_fullspace_contact_columns(grow, NULL);
+    const double extent = extent_of(&t.mesh);
+    print_message("growing cache: %d columns at the end, largest difference from 1,024 columns "
+                  "%.2e of the extent\n",
+                  grown, diff / extent);
+    assert_true(grown >= 16); /* 2, 4, 8, 16: the bottom's 15 vertices */
+    assert_true(diff <= 1e-5 * extent);
+    mlc_fullspace_reset(grow);
+    assert_int_equal(mlc_fullspace_contact_columns(grow, NULL), 2);
+    for (int s = 0; s < steps; s++) {
+        assert_int_equal(mlc_fullspace_step(grow, NULL), 0);
+        assert_memory_equal(mlc_fullspace_state(grow), first + v3 * s, sizeof(double) * v3);
+    }
+    free(first);
+    mlc_fullspace_destroy(grow);
+    /* 4 columns of 45 vertices: 4 × (8·45 + 200) + 40·16 = 2,880 bytes */
+    grow = full_create(&t, &set);
+    assert_int_equal(mlc_fullspace_use_surface_contact(grow, 2, &err), MLC_OK);
+    mlc_fullspace_set_contact_memory(grow, 3000);
+    assert_int_equal(mlc_fullspace_contact_columns(grow, &most), 2);
+    assert_int_equal(most, 4);
+    int rc = 0;
+    for (int s = 0; s < 5 && rc == 0; s++)
+        rc = mlc_fullspace_step(grow, NULL);
+    assert_int_equal(rc, MLC_ENOMEM);
+    assert_non_null(strstr(mlc_fullspace_failure(grow), "contact columns"));
+    assert_int_equal(mlc_fullspace_contact_columns(grow, NULL), 4);
+    mlc_fullspace_destroy(grow);
+    mlc_fullspace_destroy(big);
+    tsim_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(box_at_rest_should_stay_on_the_ground),
@@ -681,6 +746,7 @@ int main(void) {
         cmocka_unit_test(reference_path_should_agree_with_the_general_path),
         cmocka_unit_test(rollouts_should_be_bit_identical_for_one_and_two_threads),
         cmocka_unit_test(box_at_rest_should_stay_on_every_surface_vertex),
+        cmocka_unit_test(a_growing_contact_cache_should_hold_what_a_large_one_holds),
     };
     return cmocka_run_group_tests_name("fullspace", tests, NULL, NULL);
 }

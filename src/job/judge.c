@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "clusters.h"
 #include "fullspace.h"
 
@@ -36,6 +37,11 @@ int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int 
     const int surface_ok = (!ter || ter->flat) && mlc_contact_model_forces(set->contact_model);
     *fallback = cfg->reference.contact_samples == 0 && !surface_ok;
     return *fallback ? MLC_FULLSPACE_FALLBACK_SAMPLES : cfg->reference.contact_samples;
+}
+
+/* The job's memory bound: --max-memory, or its default (budget.h). */
+static double memory_bound(const mlc_config *cfg) {
+    return cfg->parallel.max_memory > 0 ? cfg->parallel.max_memory : mlc_budget_default(NULL, 0);
 }
 
 /* The reference with the configuration's contact (judge.h) and stopping rule. */
@@ -76,6 +82,10 @@ static mlc_status create_reference(const mlc_pipeline *p, const mlc_config *cfg,
         mlc_fullspace_destroy(fs);
         return s;
     }
+    /* By default the cache of contact columns grows as a flat body's underside needs, within
+     * its share of the job's memory bound; a count the user set is kept. */
+    if (cfg->reference.contact_columns == 0)
+        mlc_fullspace_set_contact_memory(fs, memory_bound(cfg) * MLC_JUDGE_COLUMNS_MEMORY_SHARE);
     out->contact_vertices = nsamples == 0 ? mlc_fullspace_surface_vertices(fs) : sub.ns;
     *fs_out = fs;
     return MLC_OK;
@@ -105,11 +115,21 @@ mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *
     mlc_fullspace_observe(fs, measure_full, &fm);
     s = mlc_fullspace_compare(p->model, fs, act, &obj, &out->c, err);
     out->columns_solved = mlc_fullspace_columns_solved(fs);
+    out->columns = mlc_fullspace_contact_columns(fs, NULL);
     if (s != MLC_OK && out->samples == 0 && strstr(err->msg, "contact columns")) {
         out->columns_exhausted = 1; /* the message names the fix for every caller */
         size_t len = strlen(err->msg);
-        snprintf(err->msg + len, sizeof err->msg - len,
-                 "; raise reference.contact_columns (now %d)", cfg->reference.contact_columns);
+        if (cfg->reference.contact_columns > 0) {
+            snprintf(err->msg + len, sizeof err->msg - len,
+                     "; raise reference.contact_columns (now %d)", cfg->reference.contact_columns);
+        } else {
+            char mem[32];
+            mlc_budget_format(memory_bound(cfg), mem, sizeof mem);
+            snprintf(err->msg + len, sizeof err->msg - len,
+                     " (%d, the most that fit in a quarter of the memory bound, %s); raise "
+                     "--max-memory, or set reference.contact_columns above %d",
+                     out->columns, mem, out->columns);
+        }
     }
     mlc_fullspace_destroy(fs);
     out->cred = *reduced_cred;

@@ -28,8 +28,17 @@ typedef struct mlc_judgement {
                             * contact needs samples (then samples = the fallback count) */
     int contact_vertices;  /* the vertices contact acts on */
     long columns_solved;   /* surface contact: sparse solves of columns of Q⁻¹ */
-    int columns_exhausted; /* the step failed for lack of reference.contact_columns */
+    int columns;           /* surface contact: the cache's columns at the end (it grows) */
+    int columns_exhausted; /* the step failed for lack of contact columns: the count set by
+                              reference.contact_columns, or by default the most that fit in
+                              the memory bound's share (MLC_JUDGE_COLUMNS_MEMORY_SHARE) */
 } mlc_judgement;
+
+/* With reference.contact_columns = 0 (the default), the share of the job's memory bound
+ * (--max-memory, or its default) the cache of surface contact columns may grow into from its
+ * first MLC_FULLSPACE_CONTACT_COLUMNS: a flat body's underside may need a column per vertex,
+ * and replays run side by side (reference.rerank). */
+#define MLC_JUDGE_COLUMNS_MEMORY_SHARE 0.25
 
 /* The reference's contact for pipeline `p` under `cfg`: 0 = every surface vertex, N > 0 its
  * own N samples, −1 the model's; *fallback = 1 when every surface vertex was asked but the
@@ -40,8 +49,8 @@ int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int 
  * `cfg`, and in the reduced model beside it. `reduced_cred` is the reduced rollout's judgement,
  * whose robustness the full-space one takes over (more full-space rollouts would multiply the
  * cost of the slowest part). Errors: those of the reference (MLC_ENOMEM, MLC_ENOTSPD, a CHOLMOD
- * failure); `out->columns_exhausted` then says whether more reference.contact_columns would
- * help. */
+ * failure); `out->columns_exhausted` then says whether more contact columns would help (the
+ * message names the key or --max-memory). */
 mlc_status mlc_judge_fullspace(const mlc_pipeline *p, const mlc_config *cfg,
                                const mlc_actuation *act, const mlc_credibility *reduced_cred,
                                mlc_judgement *out, mlc_err *err);

@@ -176,7 +176,10 @@ static mlc_status run_full_space(const mlc_pipeline *p, const mlc_config *cfg,
                             : j.samples > 0 ? "own samples"
                                             : "model samples");
     cJSON_AddNumberToObject(ct, "vertices", j.contact_vertices);
-    if (j.samples == 0) cJSON_AddNumberToObject(ct, "columns_solved", (double)j.columns_solved);
+    if (j.samples == 0) {
+        cJSON_AddNumberToObject(ct, "columns_solved", (double)j.columns_solved);
+        cJSON_AddNumberToObject(ct, "columns", j.columns); /* the cache at the end: it grows */
+    }
     cJSON *conv = cJSON_AddObjectToObject(f, "convergence");
     cJSON_AddNumberToObject(conv, "tolerance", cfg->reference.tolerance);
     cJSON_AddNumberToObject(conv, "max_iterations", cfg->reference.max_iterations);

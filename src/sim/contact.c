@@ -95,6 +95,32 @@ void mlc_contact_destroy(mlc_contact *cs) {
     memset(cs, 0, sizeof *cs);
 }
 
+mlc_status mlc_contact_grow(mlc_contact *cs, int ns, const double *D) {
+    const int n0 = cs->ns;
+    if (ns < n0) return MLC_EINVAL;
+    mlc_contact g;
+    if (mlc_contact_create(&g, ns, D, cs->tol, cs->friction) != MLC_OK) return MLC_ENOMEM;
+    /* The warm start by sample: forces and box sides (axis k at k·ns), the contact set, the
+     * samples the last friction solves may have left non-zero and the counters that say
+     * whether those lists are current. */
+    for (int k = 0; k < 3; k++) {
+        memcpy(g.lam + (size_t)k * ns, cs->lam + (size_t)k * n0, sizeof(double) * (size_t)n0);
+        memcpy(g.fside + (size_t)k * ns, cs->fside + (size_t)k * n0, sizeof(int) * (size_t)n0);
+    }
+    g.np = cs->np;
+    memcpy(g.contact, cs->contact, sizeof(int) * (size_t)cs->np);
+    for (int a = 0; a < 2; a++) {
+        g.nkprev[a] = cs->nkprev[a], g.kgen[a] = cs->kgen[a];
+        memcpy(g.kprev[a], cs->kprev[a], sizeof(int) * (size_t)cs->nkprev[a]);
+    }
+    g.cgen = cs->cgen, g.agen = cs->agen;
+    g.eps = cs->eps;
+    g.friction_s = cs->friction_s;
+    mlc_contact_destroy(cs);
+    *cs = g; /* kept factors dropped (create's −1 keys); w_fresh 0: gaps recomputed */
+    return MLC_OK;
+}
+
 void mlc_contact_reset(mlc_contact *cs) {
     if (cs->ns > 0) memset(cs->lam, 0, sizeof(double) * 3 * (size_t)cs->ns);
     if (cs->ns > 0) memset(cs->fside, 0, sizeof(int) * 3 * (size_t)cs->ns);

@@ -135,19 +135,20 @@ struct mlc_fullspace {
     double *aa_dF, *aa_dG; /* 3nv × aa_m: differences of residuals f = G(x) − x and of G(x) */
     double *aa_f, *aa_g;   /* 3nv: the previous f and G(x) */
     /* ---- contact on every surface vertex (mlc_fullspace_use_surface_contact) ---- */
-    int surface;      /* 1: contact on every boundary vertex instead of the samples */
-    int nsurf, *surf; /* boundary vertices, ascending */
-    int cap, nfill;   /* column slots, slots filled (0..nfill−1) */
-    int *slot_of;     /* nv: a vertex's slot, −1 when its column is not cached */
-    int *slot_v;      /* cap: the vertex of a slot */
-    long *slot_seen;  /* cap: last step (fs->step) the slot's vertex was near its target */
-    double *QiEc;     /* nv×cap: Q⁻¹ e_v of each slot's vertex v (one coordinate block) */
-    double *Dc;       /* cap×cap: Delassus matrix of the slots, D[u, s] = (Q⁻¹ e_{v_s})_{v_u} */
-    double *sy, *sg;  /* cap: y at x* and normal target of each slot */
-    double *sct;      /* 3×cap: friction right-hand sides, then forces (by contact) */
-    double *vfric;    /* nv: friction of each vertex (per-region), or NULL */
-    double *sfric;    /* cap: friction of each slot's vertex, or NULL */
-    int *want;        /* nsurf: vertices that need a column */
+    int surface;       /* 1: contact on every boundary vertex instead of the samples */
+    int nsurf, *surf;  /* boundary vertices, ascending */
+    int cap, nfill;    /* column slots, slots filled (0..nfill−1) */
+    int cap0, cap_max; /* slots at the start of a rollout, the most the cache may grow to */
+    int *slot_of;      /* nv: a vertex's slot, −1 when its column is not cached */
+    int *slot_v;       /* cap: the vertex of a slot */
+    long *slot_seen;   /* cap: last step (fs->step) the slot's vertex was near its target */
+    double *QiEc;      /* nv×cap: Q⁻¹ e_v of each slot's vertex v (one coordinate block) */
+    double *Dc;      /* cap×cap: Delassus matrix of the slots, D[u, s] = (Q⁻¹ e_{v_s})_{v_u} */
+    double *sy, *sg; /* cap: y at x* and normal target of each slot */
+    double *sct;     /* 3×cap: friction right-hand sides, then forces (by contact) */
+    double *vfric;   /* nv: friction of each vertex (per-region), or NULL */
+    double *sfric;   /* cap: friction of each slot's vertex, or NULL */
+    int *want;       /* nsurf: vertices that need a column */
     cholmod_dense *Bc; /* nv × MLC_FULLSPACE_COLUMN_BATCH unit columns, and their solution */
     cholmod_dense *Xc;
     mlc_contact csurf;
@@ -155,6 +156,7 @@ struct mlc_fullspace {
     int runs[2];
     const char *failure; /* what a step that returned a negative status ran into */
     long columns_solved; /* surface contact: columns solved since creation */
+    int grown;           /* surface contact: times the cache grew since creation */
 };
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
@@ -759,9 +761,81 @@ mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc
         !cholmod_solve2(CHOLMOD_A, fs->L, fs->Bc, NULL, &fs->Xc, NULL, &fs->Ysw, &fs->Esw, &fs->cc))
         return cholmod_fail(fs, err, "allocating the contact columns");
     fs->surface = 1;
-    fs->cap = cap;
+    fs->cap = fs->cap0 = fs->cap_max = cap;
     fs->nfill = 0;
     return MLC_OK;
+}
+
+/* Bytes of a cache of c slots: a column of nv values per slot, the slots' vectors, and five
+ * c×c matrices (the Delassus matrix, the contact solver's factor, A_PP and the two friction
+ * factors). */
+static double cache_bytes(const mlc_fullspace *fs, double c) {
+    return c * (8.0 * fs->nv + 200.0) + 40.0 * c * c;
+}
+
+void mlc_fullspace_set_contact_memory(mlc_fullspace *fs, double bytes) {
+    if (!fs->surface) return;
+    int hi = fs->cap;
+    if (bytes > 0) { /* the largest c ≤ the surface's vertices whose cache fits */
+        int lo = fs->cap, top = fs->nsurf;
+        while (lo < top) {
+            const int mid = lo + (top - lo + 1) / 2;
+            if (cache_bytes(fs, mid) <= bytes)
+                lo = mid;
+            else
+                top = mid - 1;
+        }
+        hi = lo;
+    }
+    fs->cap_max = hi;
+}
+
+int mlc_fullspace_contact_columns(const mlc_fullspace *fs, int *most) {
+    if (most) *most = fs->surface ? fs->cap_max : 0;
+    return fs->surface ? fs->cap : 0;
+}
+
+/* Twice the slots (at most cap_max), every slot's column, Delassus entries and warm start kept
+ * in place: for a step that needs more surface vertices near the ground at once than the cache
+ * holds. The slots in use keep their numbers, so the step goes on where it was. 0 when the
+ * cache may not grow or memory ran out (the cache then unchanged). */
+static int surface_grow(mlc_fullspace *fs) {
+    const int cap = fs->cap, nc = MLC_MIN(2 * cap, fs->cap_max);
+    if (nc <= cap) return 0;
+    const size_t c = (size_t)nc, nvs = (size_t)fs->nv;
+    double *Dc = mlc_calloc(c * c, sizeof(double));
+    if (!Dc) return 0;
+    for (int s = 0; s < fs->nfill; s++)
+        memcpy(Dc + c * s, fs->Dc + (size_t)cap * s, sizeof(double) * (size_t)fs->nfill);
+    void *p;
+    /* Each array grown on its own: one that fails leaves the others larger than used, which is
+     * harmless; the sizes the step relies on change only below, together. */
+    int ok = (p = mlc_realloc(fs->slot_v, sizeof(int) * c)) != NULL;
+    if (p) fs->slot_v = p;
+    ok &= (p = mlc_realloc(fs->slot_seen, sizeof(long) * c)) != NULL;
+    if (p) fs->slot_seen = p;
+    ok &= (p = mlc_realloc(fs->QiEc, sizeof(double) * c * nvs)) != NULL;
+    if (p) fs->QiEc = p;
+    ok &= (p = mlc_realloc(fs->sy, sizeof(double) * c)) != NULL;
+    if (p) fs->sy = p;
+    ok &= (p = mlc_realloc(fs->sg, sizeof(double) * c)) != NULL;
+    if (p) fs->sg = p;
+    ok &= (p = mlc_realloc(fs->sct, sizeof(double) * 3 * c)) != NULL;
+    if (p) fs->sct = p;
+    if (fs->sfric) {
+        ok &= (p = mlc_realloc(fs->sfric, sizeof(double) * c)) != NULL;
+        if (p) fs->sfric = p;
+    }
+    if (!ok || mlc_contact_grow(&fs->csurf, nc, Dc) != MLC_OK) {
+        mlc_free(Dc);
+        return 0;
+    }
+    mlc_free(fs->Dc);
+    fs->Dc = Dc;
+    fs->csurf.friction_s = fs->sfric;
+    fs->cap = nc;
+    fs->grown++;
+    return 1;
 }
 
 const double *mlc_fullspace_state(const mlc_fullspace *fs) {
@@ -780,6 +854,21 @@ static void reset_rotations(mlc_fullspace *fs) {
     for (int c = 0; c < fs->nca; c++)
         fs->qa[4 * c] = 1, fs->qa[4 * c + 1] = fs->qa[4 * c + 2] = fs->qa[4 * c + 3] = 0;
     fs->qbody[0] = 1, fs->qbody[1] = fs->qbody[2] = fs->qbody[3] = 0;
+}
+
+/* A grown cache back to its first size for a new rollout (the arrays keep their memory): a
+ * rollout evicts and grows as if it were the first. On out of memory it stays grown (the
+ * contact the same up to which slots are evicted when). */
+static void surface_shrink(mlc_fullspace *fs) {
+    if (fs->cap == fs->cap0) return;
+    mlc_contact cs;
+    if (mlc_contact_create(&cs, fs->cap0, fs->Dc, fs->ground_tol, fs->set.friction) != MLC_OK)
+        return;
+    cs.eps = fs->csurf.eps;
+    cs.friction_s = fs->sfric;
+    mlc_contact_destroy(&fs->csurf);
+    fs->csurf = cs;
+    fs->cap = fs->cap0;
 }
 
 void mlc_fullspace_reset(mlc_fullspace *fs) {
@@ -801,6 +890,7 @@ void mlc_fullspace_reset(mlc_fullspace *fs) {
         for (int s = 0; s < fs->nfill; s++)
             fs->slot_of[fs->slot_v[s]] = -1;
         fs->nfill = 0;
+        surface_shrink(fs);
         mlc_contact_reset(&fs->csurf);
         surface_invalidate(fs);
     }
@@ -1019,16 +1109,19 @@ static int surface_slot(mlc_fullspace *fs) {
  * and their rows and columns of the slots' Delassus matrix (entry (u, s) from the column of
  * the later slot filled, for both triangles: symmetric). 0, or a negative status. */
 static int surface_columns(mlc_fullspace *fs, const int *verts, int n) {
-    const int nv = fs->nv, cap = fs->cap;
+    const int nv = fs->nv;
     const size_t nvs = (size_t)nv;
     double *bx = fs->Bc->x;
     for (int b0 = 0; b0 < n; b0 += MLC_FULLSPACE_COLUMN_BATCH) {
         const int nb = MLC_MIN(n - b0, MLC_FULLSPACE_COLUMN_BATCH);
         int slots[MLC_FULLSPACE_COLUMN_BATCH];
         for (int j = 0; j < nb; j++) {
-            if ((slots[j] = surface_slot(fs)) < 0) {
-                fs->failure = "more surface vertices near the ground at once than contact "
-                              "columns";
+            if ((slots[j] = surface_slot(fs)) < 0 && surface_grow(fs)) slots[j] = surface_slot(fs);
+            if (slots[j] < 0) {
+                fs->failure = fs->cap < fs->cap_max
+                                  ? "out of memory growing the contact columns"
+                                  : "more surface vertices near the ground at once than contact "
+                                    "columns";
                 return MLC_ENOMEM;
             }
             fs->slot_v[slots[j]] = verts[b0 + j];
@@ -1048,14 +1141,15 @@ static int surface_columns(mlc_fullspace *fs, const int *verts, int n) {
             return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
         }
         const double *xc = fs->Xc->x;
+        const size_t cap = (size_t)fs->cap; /* after any growth above */
         for (int j = 0; j < nb; j++) {
             const int sl = slots[j];
             double *col = fs->QiEc + nvs * (size_t)sl;
             memcpy(col, xc + nvs * j, sizeof(double) * nvs);
             for (int u = 0; u < fs->nfill; u++) {
                 const double d = col[fs->slot_v[u]];
-                fs->Dc[u + (size_t)cap * sl] = d;
-                fs->Dc[sl + (size_t)cap * u] = d;
+                fs->Dc[u + cap * sl] = d;
+                fs->Dc[sl + cap * u] = d;
             }
         }
     }
@@ -1096,7 +1190,7 @@ static void surface_correct(mlc_fullspace *fs, const int *sl, const double *f, i
  * surface vertices. Returns the vertices in contact, or a negative status. */
 static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
     const mlc_sim_settings *set = &fs->set;
-    const int nv = fs->nv, cap = fs->cap;
+    const int nv = fs->nv;
     const size_t nvs = (size_t)nv, v3 = 3 * nvs;
     const double margin = MLC_FULLSPACE_CONTACT_MARGIN * fs->extent;
     mlc_contact *cs = &fs->csurf;
@@ -1130,7 +1224,8 @@ static int contact_surface(mlc_fullspace *fs, const double *xs, double *x) {
             }
             mlc_contact_solve_friction(cs, k, fs->sct);
         }
-        for (int b = 0; b < np; b++) /* the forces by contact, axis-interleaved */
+        const size_t cap = (size_t)fs->cap; /* after any growth */
+        for (int b = 0; b < np; b++)        /* the forces by contact, axis-interleaved */
             for (int k = 0; k < 3; k++)
                 fs->sct[3 * b + k] = cs->lam[(size_t)k * cap + cs->contact[b]];
         surface_correct(fs, cs->contact, fs->sct, np, x);

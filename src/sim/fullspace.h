@@ -147,11 +147,22 @@ void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads);
  * matrix, and every other surface vertex is checked at the corrected positions (one below its
  * target gets a column and the problem is solved again), so the contact is that of the
  * problem over all surface vertices. A full cache gives the slot of the vertex away from the
- * ground longest (without force); a step that needs more slots at once returns MLC_ENOMEM
+ * ground longest (without force); a step that needs more slots at once grows the cache
+ * (mlc_fullspace_set_contact_memory) or, where it may not, returns MLC_ENOMEM
  * (mlc_fullspace_failure says so). Columns are kept across steps and dropped by
  * mlc_fullspace_reset. Setup only (allocates). Errors: MLC_EINVAL (a terrain or equality
  * contact: those use samples; columns < 0; no surface), MLC_ENOMEM. */
 mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc_err *err);
+/* Let the surface contact's cache grow, doubling, when a step needs more slots at once than it
+ * has, up to the most columns (at most the surface's vertices) whose cache fits in `bytes`
+ * (8·nv + 40·columns bytes a column; 0: no growth, the default). A rollout that never fills
+ * the cache gives the same bits as without growth; each rollout starts at the first size
+ * (mlc_fullspace_reset), so its bits do not depend on the rollouts before it. After
+ * mlc_fullspace_use_surface_contact; ignored without surface contact. */
+void mlc_fullspace_set_contact_memory(mlc_fullspace *fs, double bytes);
+/* The surface contact's slots now and, in *most (may be NULL), the most it may grow to (both 0
+ * without surface contact). */
+int mlc_fullspace_contact_columns(const mlc_fullspace *fs, int *most);
 /* The surface vertices contact covers (0 when contact is on samples), and the columns Q⁻¹ e_v it
  * has solved since creation (each one sparse solve, in batches). */
 int mlc_fullspace_surface_vertices(const mlc_fullspace *fs);

@@ -38,14 +38,20 @@ static const mlc_key reference_keys[] = {
      MLC_KEY_GE(-1)},
     {.name = "reference.contact_columns",
      .type_name = "int",
-     .default_json = MLC_STR(MLC_FULLSPACE_CONTACT_COLUMNS),
-     .range = ">= 1",
-     .meaning = "simulate --full-space with contact on every surface vertex: the most surface "
+     .default_json = "0",
+     .range = ">= 0",
+     .meaning = "simulate --full-space with contact on every surface vertex: the surface "
                 "vertices whose columns of the inverse system matrix are kept (8 bytes × "
-                "vertices each); more vertices near the ground at once stop the reference",
+                "vertices each); 0 = " MLC_STR(
+                    MLC_FULLSPACE_CONTACT_COLUMNS) ", doubled when "
+                                                   "more vertices are near the ground at once, up "
+                                                   "to every surface vertex within "
+                                                   "a quarter of --max-memory; N = N, and more "
+                                                   "vertices near the ground at once "
+                                                   "stop the reference",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(contact_columns),
-     MLC_KEY_GE(1)},
+     MLC_KEY_GE(0)},
     {.name = "reference.threads",
      .type_name = "int",
      .default_json = "0",

@@ -14,7 +14,8 @@ typedef struct mlc_config_reference {
     int max_iterations;  /* reference.max_iterations: guard per step, ≥ 1 */
     int contact_samples; /* reference.contact_samples: 0 = every surface vertex, N > 0 = its own
                             N samples, −1 = the model's */
-    int contact_columns; /* reference.contact_columns: cached columns of surface contact, ≥ 1 */
+    int contact_columns; /* reference.contact_columns: cached columns of surface contact, ≥ 1;
+                            0 = growing from MLC_FULLSPACE_CONTACT_COLUMNS (judge.h) */
     int acceleration; /* reference.acceleration: Anderson window, 0..MLC_FULLSPACE_ANDERSON_MAX */
     int threads;      /* reference.threads: threads of its per-tet work, 0 = all cores */
     int check;        /* reference.check: 1 = optimize replays its gait in the reference */

@@ -113,6 +113,12 @@ typedef struct mlc_contact_live {
 mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double tol,
                               double friction);
 void mlc_contact_destroy(mlc_contact *cs);
+/* The same solver on ns ≥ cs->ns samples (more slots of a growing cache, fullspace.c): D is
+ * the new ns×ns matrix, its leading cs->ns × cs->ns block the old matrix's entries. The warm
+ * start (forces, box sides, contact set) moves over; kept factors are dropped and rebuilt by
+ * the next solve, which gives the bits of reusing them. friction_s is kept (a caller that
+ * reallocates it sets it again). Errors: MLC_EINVAL (ns smaller), MLC_ENOMEM (cs unchanged). */
+mlc_status mlc_contact_grow(mlc_contact *cs, int ns, const double *D);
 /* Forget the warm start (λ = 0), e.g. when a rollout restarts. */
 void mlc_contact_reset(mlc_contact *cs);
 
