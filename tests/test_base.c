@@ -185,6 +185,84 @@ static void cholesky_spd_names_the_failing_pivot(void **state) {
     assert_int_equal(mlc_dense_cholesky_spd(Anan, 2, 2), 2);
 }
 
+/* The damped factorization column by column (mlc_dense_cholesky's loop, written out here): the
+ * reference whose bits the blocked paths must give. */
+static void cholesky_by_columns(double *A, size_t ld, int n, double eps) {
+    for (int j = 0; j < n; j++) {
+        double *Lj = A + ld * (size_t)j;
+        for (int k = 0; k < j; k++) {
+            const double *Lk = A + ld * (size_t)k;
+            const double l = Lk[j];
+            for (int i = j; i < n; i++)
+                Lj[i] -= l * Lk[i];
+        }
+        double ipiv = 1 / (Lj[j] > eps ? sqrt(Lj[j]) : sqrt(eps));
+        Lj[j] = ipiv;
+        for (int i = j + 1; i < n; i++)
+            Lj[i] *= ipiv;
+    }
+}
+
+/* The contact solver's factorizations, blocked from MLC_DENSE_BLOCKED_FROM columns on: the
+ * whole factor, the factor from column j0 on (leading columns complete) and the factor around a
+ * kept p×p block (rows appended to the kept columns) give the bits of the column-by-column loop
+ * for sizes on both sides of the switch and blocks cut anywhere, in a leading dimension larger
+ * than n; and the factor is LAPACK's dpotrf to rounding (with reciprocal pivots). */
+static void blocked_cholesky_should_give_the_bits_of_the_column_loop(void **state) {
+    (void)state;
+    mlc_rng rng;
+    mlc_rng_seed(&rng, 11);
+    const int sizes[] = {5, 47, 48, 49, 64, 130, 301};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        const int n = sizes[t];
+        const size_t ld = (size_t)n + 3, nn = ld * (size_t)n;
+        double *A = mlc_malloc(sizeof(double) * (size_t)n * n),
+               *ref = mlc_calloc(nn, sizeof(double));
+        double *L = mlc_calloc(nn, sizeof(double)),
+               *Ll = mlc_malloc(sizeof(double) * (size_t)n * n);
+        random_spd(&rng, n, A);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                ref[i + ld * j] = A[i + (size_t)n * j];
+        cholesky_by_columns(ref, ld, n, 1e-300);
+        memcpy(L, ref, sizeof(double) * nn); /* whole: from the matrix */
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++)
+                L[i + ld * j] = A[i + (size_t)n * j];
+        mlc_dense_cholesky(L, ld, n, 1e-300);
+        assert_memory_equal(L, ref, sizeof(double) * nn);
+        const int cuts[] = {1, n / 3, n / 2 + 1, n - 1};
+        for (int c = 0; c < 4; c++) {
+            const int p = cuts[c];
+            /* from p: columns < p complete, the rest the matrix's */
+            memcpy(L, ref, sizeof(double) * nn);
+            for (int j = p; j < n; j++)
+                for (int i = j; i < n; i++)
+                    L[i + ld * j] = A[i + (size_t)n * j];
+            mlc_dense_cholesky_from(L, ld, n, p, 1e-300);
+            assert_memory_equal(L, ref, sizeof(double) * nn);
+            /* around a kept p×p block: rows from p on are the matrix's in every column */
+            memcpy(L, ref, sizeof(double) * nn);
+            for (int j = 0; j < n; j++)
+                for (int i = j < p ? p : j; i < n; i++)
+                    L[i + ld * j] = A[i + (size_t)n * j];
+            mlc_dense_cholesky_rows(L, ld, n, p, 1e-300);
+            assert_memory_equal(L, ref, sizeof(double) * nn);
+        }
+        memcpy(Ll, A, sizeof(double) * (size_t)n * n);
+        assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, Ll, n), 0);
+        double worst = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++) {
+                const double mine = i == j ? 1 / L[i + ld * j] : L[i + ld * j];
+                worst =
+                    fmax(worst, fabs(mine - Ll[i + (size_t)n * j]) / fabs(Ll[j + (size_t)n * j]));
+            }
+        assert_true(worst < 1e-12);
+        mlc_free(A), mlc_free(ref), mlc_free(L), mlc_free(Ll);
+    }
+}
+
 /* A loop's stop signals: SIGINT and SIGTERM land in the flag (the process goes on), the flag
  * starts clear at each catch, and release puts back the handler that was there before. */
 static volatile sig_atomic_t previous_handler_ran;
@@ -224,6 +302,7 @@ int main(void) {
         cmocka_unit_test(path_join_and_files),
         cmocka_unit_test(cholesky_spd_matches_lapack),
         cmocka_unit_test(cholesky_spd_names_the_failing_pivot),
+        cmocka_unit_test(blocked_cholesky_should_give_the_bits_of_the_column_loop),
         cmocka_unit_test(stop_signals_caught_and_handlers_restored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

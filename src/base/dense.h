@@ -19,6 +19,15 @@ void mlc_dense_cholesky(double *A, size_t ld, int n, double eps);
  * (a factor of a matrix whose leading j0 columns did not change, with rows appended), columns
  * j0.. the matrix's lower triangle. The bits are those of the whole factorization. */
 void mlc_dense_cholesky_from(double *A, size_t ld, int n, int j0, double eps);
+/* The factor of a matrix whose leading p×p block did not change: columns 0..p−1 hold the kept
+ * factor in rows 0..p−1 and the matrix's entries below, columns p.. the matrix's lower
+ * triangle. The bits are those of the whole factorization (each entry's operations in the
+ * order of mlc_dense_cholesky's loop). */
+void mlc_dense_cholesky_rows(double *A, size_t ld, int n, int p, double eps);
+/* From this many columns to factor on, the factorizations above work by blocks of
+ * MLC_DENSE_BLOCK columns (the same bits, each earlier column read once a block). */
+#define MLC_DENSE_BLOCKED_FROM 48
+#define MLC_DENSE_BLOCK 16
 /* x ← (L Lᵀ)⁻¹ x for a factor of mlc_dense_cholesky (n values). Both substitutions are
  * short scalar sums (row a subtracts its terms by ascending column, the order a column-by-column
  * update would follow: the same bits), with no vector set-up to pay on the handful of values

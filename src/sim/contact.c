@@ -169,19 +169,14 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
     const int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
     if (p == np && cs->fnp == np) return;
     record_set(cs, cs->fkey, &cs->fnp, P, np);
-    for (int i = p; i < np; i++) /* new rows of the kept columns */
-        for (int j = 0; j < p; j++) {
-            double *Lj = cs->L + ld * (size_t)j, v = entry(cs, P[i], P[j]);
-            for (int k = 0; k < j; k++) {
-                const double *Lk = cs->L + ld * (size_t)k;
-                v -= Lk[j] * Lk[i];
-            }
-            Lj[i] = v * Lj[j];
-        }
-    for (int j = p; j < np; j++)
-        for (int i = j; i < np; i++)
-            cs->L[ld * (size_t)j + (size_t)i] = entry(cs, P[i], P[j]);
-    mlc_dense_cholesky_from(cs->L, ld, np, p, cs->eps);
+    /* The matrix's entries in the new rows of the kept columns and in the new columns, then
+     * the factor completed around the kept part (the bits of a whole factorization). */
+    for (int j = 0; j < np; j++) {
+        double *Lj = cs->L + ld * (size_t)j;
+        for (int i = j < p ? p : j; i < np; i++)
+            Lj[i] = entry(cs, P[i], P[j]);
+    }
+    mlc_dense_cholesky_rows(cs->L, ld, np, p, cs->eps);
 }
 
 /* x ← (L Lᵀ)⁻¹ x (np values). */
