@@ -35,9 +35,9 @@ typedef struct mlc_judgement {
 } mlc_judgement;
 
 /* With reference.contact_columns = 0 (the default), the share of the job's memory bound
- * (--max-memory, or its default) the cache of surface contact columns may grow into from its
- * first MLC_FULLSPACE_CONTACT_COLUMNS: a flat body's underside may need a column per vertex,
- * and replays run side by side (reference.rerank). */
+ * (--max-memory, or its default; replays side by side, reference.rerank, divide it among them)
+ * the cache of surface contact columns may grow into from its first
+ * MLC_FULLSPACE_CONTACT_COLUMNS: a flat body's underside may need a column per vertex. */
 #define MLC_JUDGE_COLUMNS_MEMORY_SHARE 0.25
 
 /* The reference's contact for pipeline `p` under `cfg`: 0 = every surface vertex, N > 0 its

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "budget.h"
 #include "dist.h"
 #include "internal/optimize_run_internal.h"
 #include "judge.h"
@@ -246,6 +247,13 @@ static void replay_block(optimize_run *o, int lo, int hi, const double *acts,
     const int nb = hi - lo, par = MLC_MAX(1, MLC_MIN(o->nthreads, nb));
     mlc_config cfg = o->cfg;
     if (cfg.reference.threads == 0) cfg.reference.threads = MLC_MAX(1, o->nthreads / par);
+    /* The replays side by side share the memory bound: each grows its contact columns into its
+     * share (judge.h, MLC_JUDGE_COLUMNS_MEMORY_SHARE of it). */
+    if (par > 1) {
+        const double bound =
+            cfg.parallel.max_memory > 0 ? cfg.parallel.max_memory : mlc_budget_default(NULL, 0);
+        if (bound > 0) cfg.parallel.max_memory = bound / par;
+    }
     if (cfg.reference.rerank < 0)
         cfg.reference.max_iterations =
             MLC_MIN(cfg.reference.max_iterations, MLC_RERANK_AUTO_ITERATIONS);
