@@ -27,15 +27,21 @@ static mlc_fullspace *full_create(const tsim *t, const mlc_sim_settings *set) {
     return fs;
 }
 
+/* The 4×2×2-voxel box (edge 0.25) on the ground with the default settings: 2 skinning modes,
+ * 3 vibration modes, 12 contact samples. */
+static void resting_box(tsim *t, mlc_sim_settings *set) {
+    test_box_mesh(4, 2, 2, 0.25, &t->mesh);
+    mlc_sim_settings_default(set);
+    tsim_init(t, set, 2, 3, -1, 12);
+}
+
 /* ---- (a) rest ------------------------------------------------------------------------------ */
 
 static void box_at_rest_should_stay_on_the_ground(void **state) {
     (void)state;
     tsim t = {0};
-    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
     mlc_sim_settings set;
-    mlc_sim_settings_default(&set);
-    tsim_init(&t, &set, 2, 3, -1, 12);
+    resting_box(&t, &set);
     mlc_fullspace *fs = full_create(&t, &set);
     int nv = t.mesh.nv;
     double height = 0.5, c_settled[3] = {0}, minY = 1e9, drift = 0, sag = 0;
@@ -625,10 +631,8 @@ static void rollouts_should_be_bit_identical_for_one_and_two_threads(void **stat
 static void box_at_rest_should_stay_on_every_surface_vertex(void **state) {
     (void)state;
     tsim t = {0};
-    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
     mlc_sim_settings set;
-    mlc_sim_settings_default(&set);
-    tsim_init(&t, &set, 2, 3, -1, 12);
+    resting_box(&t, &set);
     mlc_fullspace *fs = surface_create(&t, &set);
     double c0[3] = {0, 0, 0}, c[3], low = INFINITY, drift = 0;
     for (int s = 1; s <= 200; s++) {
@@ -676,10 +680,8 @@ static void box_at_rest_should_stay_on_every_surface_vertex(void **state) {
 static void a_growing_contact_cache_should_hold_what_a_large_one_holds(void **state) {
     (void)state;
     tsim t = {0};
-    test_box_mesh(4, 2, 2, 0.25, &t.mesh);
     mlc_sim_settings set;
-    mlc_sim_settings_default(&set);
-    tsim_init(&t, &set, 2, 3, -1, 12);
+    resting_box(&t, &set);
     mlc_err err;
     mlc_fullspace *big = surface_create(&t, &set), *grow = full_create(&t, &set);
     assert_int_equal(mlc_fullspace_use_surface_contact(grow, 2, &err), MLC_OK);

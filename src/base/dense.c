@@ -91,10 +91,6 @@ __attribute__((target("avx2"))) static void update_tile_avx2(double *E, size_t l
 }
 #endif
 
-static void update_tile_sse2(double *E, size_t ld, const double *x, const double *y, int kn) {
-    update_tile(E, ld, x, y, kn);
-}
-
 /* update_columns over [kb, ke) with ke ≤ jb (the columns left of the block, at most
  * MLC_DENSE_BLOCK of them): the rows every column of the block updates, in groups of XR rows
  * and four columns, each earlier column's entries packed once for the whole group (the factor's
@@ -112,7 +108,7 @@ static void update_block(double *A, size_t ld, int n, int jb, int je, int kb, in
     update_columns(A, ld, rc, jb, je, kb, ke, r0, 0);  /* rows above rc */
     update_columns(A, ld, n, jb, je, kb, ke, r0, nt);  /* the last rows */
     update_columns(A, ld, nt, g4, je, kb, ke, r0, rc); /* columns past the groups of four */
-    void (*tile)(double *, size_t, const double *, const double *, int) = update_tile_sse2;
+    void (*tile)(double *, size_t, const double *, const double *, int) = update_tile;
 #ifdef MLC_HAVE_AVX2_CLONES
     if (mlc__cpu_use_avx2()) tile = update_tile_avx2;
 #endif

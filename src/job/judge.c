@@ -39,11 +39,6 @@ int mlc_judge_contact_samples(const mlc_pipeline *p, const mlc_config *cfg, int 
     return *fallback ? MLC_FULLSPACE_FALLBACK_SAMPLES : cfg->reference.contact_samples;
 }
 
-/* The job's memory bound: --max-memory, or its default (budget.h). */
-static double memory_bound(const mlc_config *cfg) {
-    return cfg->parallel.max_memory > 0 ? cfg->parallel.max_memory : mlc_budget_default(NULL, 0);
-}
-
 /* The reference with the configuration's contact (judge.h) and stopping rule. */
 static mlc_status create_reference(const mlc_pipeline *p, const mlc_config *cfg, mlc_judgement *out,
                                    mlc_fullspace **fs_out, mlc_err *err) {
@@ -85,7 +80,8 @@ static mlc_status create_reference(const mlc_pipeline *p, const mlc_config *cfg,
     /* By default the cache of contact columns grows as a flat body's underside needs, within
      * its share of the job's memory bound; a count the user set is kept. */
     if (cfg->reference.contact_columns == 0)
-        mlc_fullspace_set_contact_memory(fs, memory_bound(cfg) * MLC_JUDGE_COLUMNS_MEMORY_SHARE);
+        mlc_fullspace_set_contact_memory(fs, mlc_pipeline_memory_bound(cfg) *
+                                                 MLC_JUDGE_COLUMNS_MEMORY_SHARE);
     out->contact_vertices = nsamples == 0 ? mlc_fullspace_surface_vertices(fs) : sub.ns;
     *fs_out = fs;
     return MLC_OK;
@@ -124,7 +120,7 @@ mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *
                      "; raise reference.contact_columns (now %d)", cfg->reference.contact_columns);
         } else {
             char mem[32];
-            mlc_budget_format(memory_bound(cfg), mem, sizeof mem);
+            mlc_budget_format(mlc_pipeline_memory_bound(cfg), mem, sizeof mem);
             snprintf(err->msg + len, sizeof err->msg - len,
                      " (%d, the most that fit in a quarter of the memory bound, %s); raise "
                      "--max-memory, or set reference.contact_columns above %d",

@@ -18,7 +18,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "budget.h"
 #include "dist.h"
 #include "internal/optimize_run_internal.h"
 #include "judge.h"
@@ -250,8 +249,7 @@ static void replay_block(optimize_run *o, int lo, int hi, const double *acts,
     /* The replays side by side share the memory bound: each grows its contact columns into its
      * share (judge.h, MLC_JUDGE_COLUMNS_MEMORY_SHARE of it). */
     if (par > 1) {
-        const double bound =
-            cfg.parallel.max_memory > 0 ? cfg.parallel.max_memory : mlc_budget_default(NULL, 0);
+        const double bound = mlc_pipeline_memory_bound(&cfg);
         if (bound > 0) cfg.parallel.max_memory = bound / par;
     }
     if (cfg.reference.rerank < 0)

@@ -148,8 +148,11 @@ void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings
     s->localization = cfg->actuation.localization;
     s->nregions = 1; /* one region; mlc_pipeline_subspace_settings_for adds the body's */
     s->threads = cfg->parallel.threads;
-    s->max_memory =
-        cfg->parallel.max_memory > 0 ? cfg->parallel.max_memory : mlc_budget_default(NULL, 0);
+    s->max_memory = mlc_pipeline_memory_bound(cfg);
+}
+
+double mlc_pipeline_memory_bound(const mlc_config *cfg) {
+    return cfg->parallel.max_memory > 0 ? cfg->parallel.max_memory : mlc_budget_default(NULL, 0);
 }
 
 mlc_status mlc_pipeline_load_mesh(mlc_pipeline *p, const mlc_config *cfg, mlc_err *err) {

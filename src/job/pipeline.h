@@ -86,6 +86,8 @@ void mlc_pipeline_objective_settings(const mlc_config *cfg, mlc_objective_settin
 void mlc_pipeline_objective(const mlc_pipeline *p, const mlc_config *cfg,
                             mlc_objective_settings *o);
 void mlc_pipeline_subspace_settings(const mlc_config *cfg, mlc_subspace_settings *s);
+/* The job's memory bound in bytes: --max-memory, or its default (budget.h; 0: none known). */
+double mlc_pipeline_memory_bound(const mlc_config *cfg);
 
 void mlc_pipeline_free(mlc_pipeline *p);
 
