@@ -864,6 +864,16 @@ static void out_of_range_index_should_name_the_line(void **state) {
                             "4\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0"
                             "\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n3 0 2 3\n3 1 2 4\n"),
                  MLC_EPARSE, "mesh_idx.ply:17: expected a vertex index in 0..3, found 4");
+    /* A second vertex element (found by fuzzing: its vertices overran the first's storage). */
+    expect_error(write_text("mesh_twice.ply",
+                            "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n"
+                            "property float y\nproperty float z\nelement vertex 3\nproperty "
+                            "float x\nproperty float y\nproperty float z\nelement face 1\n"
+                            "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0"
+                            "\n0 1 0\n0 0 1\n3 0 1 2\n"),
+                 MLC_EPARSE,
+                 "mesh_twice.ply:7: expected one 'element vertex' in the header, "
+                 "found a second");
 }
 
 static void nan_coordinate_should_be_rejected(void **state) {

@@ -467,6 +467,11 @@ static mlc_status ply_header(mlc__lex *lx, int *format, ply_element *el, int *ne
 static mlc_status ply_check_layout(const ply_element *el, int nel, const char *path, mlc_err *err) {
     int have_v = 0, have_f = 0;
     for (int i = 0; i < nel; i++) {
+        /* One of each: the body's vertices are stored as one element announces them. */
+        if ((el[i].kind == 1 && have_v) || (el[i].kind == 2 && have_f))
+            return mlc_errf(err, MLC_EPARSE,
+                            "%s:%ld: expected one 'element %s' in the header, found a second", path,
+                            el[i].line, el[i].kind == 1 ? "vertex" : "face");
         int mask = 0;
         for (int p = 0; p < el[i].nprops; p++)
             if (el[i].props[p].role) mask |= 1 << el[i].props[p].role;
