@@ -22,6 +22,19 @@ TALK=(--set cmaes.population=8 --set cmaes.generations=4 --set sim.steps=150
 SMALL=("${TALK[@]}" --quiet)
 
 opt_ok "$BIN" optimize "${SMALL[@]}" --out "$T/plain" >/dev/null || fail "plain optimize"
+# A search with no gain by generation 10 turns objective.whole_losses on on every rank
+# (cli_plateau.sh): the quadruped sliding down a 30° slope of friction 0.05.
+SLIDE=(--set cmaes.population=6 --set cmaes.generations=40 --set actuation.modes=3
+       --set sim.steps=100 --set reference.rerank=0 --set contact.slope=30
+       --set contact.friction=0.05 --quiet)
+opt_ok "$BIN" optimize "${SLIDE[@]}" --out "$T/slide1" >/dev/null || fail "plain sliding optimize"
+opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${SLIDE[@]}" --threads 1 --out "$T/slide3" >/dev/null \
+  2>"$T/err3" || { fail "mpirun -n 3, sliding"; cat "$T/err3"; }
+grep -q '"whole_losses":[[:space:]]*true' "$T/slide1/params.json" \
+  && cmp -s "$T/slide1/params.json" "$T/slide3/params.json" \
+  && diff <(strip_clock "$T/slide1/history.csv") <(strip_clock "$T/slide3/history.csv") >/dev/null \
+  && echo "ok: the switch to whole losses is the plain run's on 3 processes" \
+  || fail "the sliding search on 3 processes differs from the plain run"
 opt_ok "${MPIRUN[@]}" -n 1 "$BIN" optimize "${SMALL[@]}" --out "$T/n1" >/dev/null 2>"$T/err1" \
   || { fail "mpirun -n 1"; cat "$T/err1"; }
 opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/n3" >/dev/null 2>"$T/err3" \

@@ -181,14 +181,7 @@ sed 's/"J":[^,]*/"J": -123.0/' "$T/t1/result.json" > "$T/altered.json"
 # Interrupt after the first generation, resume, and end exactly where an uninterrupted run ends.
 LONG=(--set cmaes.population=8 --set cmaes.generations=6 --set sim.steps=300 --set actuation.modes=4 --quiet)
 opt_ok "$BIN" optimize "${LONG[@]}" --threads 1 --out "$T/full" >/dev/null || fail "uninterrupted run"
-"$BIN" optimize "${LONG[@]}" --threads 1 --out "$T/int" >/dev/null &
-pid=$!
-for _ in $(seq 1 600); do
-  [ -f "$T/int/history.csv" ] && [ "$(wc -l < "$T/int/history.csv")" -ge 2 ] && break
-  sleep 0.05
-done
-kill -INT $pid 2>/dev/null
-wait $pid
+interrupt_after 2 "$T/int" "$BIN" optimize "${LONG[@]}" --threads 1 --out "$T/int"
 code=$?
 if [ $code -eq 130 ]; then
   echo "ok: SIGINT exits 130 after saving a checkpoint"
@@ -216,8 +209,7 @@ wait $pid
 code=$?
 if [ $code -eq 137 ] && [ -f "$T/kill/checkpoint.bin" ] && [ ! -e "$T/kill/params.json" ]; then
   opt_ok "$BIN" optimize --resume "$T/kill" --threads 2 --quiet >/dev/null || fail "--resume after SIGKILL"
-  cmp -s "$T/kfull/params.json" "$T/kill/params.json" && diff <(strip_clock "$T/kfull/history.csv") \
-    <(strip_clock "$T/kill/history.csv") >/dev/null \
+  same_run "$T/kfull" "$T/kill" \
     && echo "ok: killed mid-run, resumed from the checkpoint it saved, ends identical" \
     || fail "resume after SIGKILL differs from the uninterrupted run"
 else

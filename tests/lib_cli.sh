@@ -31,6 +31,26 @@ grep_err() {
 strip_clock() { cut -d, -f1-5,7- "$1"; }
 # json_num FILE KEY: the first numeric value of "KEY": in a pretty-printed JSON file.
 json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\).*/\1/p" "$1" | head -1; }
+# same_run DIR1 DIR2: two optimize runs ended alike: params.json identical, and history.csv
+# but for its wall-clock column.
+same_run() {
+  cmp -s "$1/params.json" "$2/params.json" &&
+    diff <(strip_clock "$1/history.csv") <(strip_clock "$2/history.csv") >/dev/null
+}
+# interrupt_after ROWS DIR CMD...: run CMD (an optimize writing into DIR) in the background,
+# send it SIGINT once DIR/history.csv has ROWS lines (its header included), and return its
+# exit code (130 when the signal came before its end).
+interrupt_after() {
+  local rows=$1 dir=$2; shift 2
+  "$@" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 600); do
+    [ -f "$dir/history.csv" ] && [ "$(wc -l < "$dir/history.csv")" -ge "$rows" ] && break
+    sleep 0.02
+  done
+  kill -INT $pid 2>/dev/null
+  wait $pid
+}
 # opt_ok CMD...: run an optimize command; true when it exits 0 (a credible gait found) or 3
 # (it ran to the end and found none), for the tests that are not about the gait's credibility.
 opt_ok() { "$@"; local c=$?; [ "$c" -eq 0 ] || [ "$c" -eq 3 ]; }

@@ -700,6 +700,49 @@ static int restart_has_room(const optimize_run *o) {
     return 1;
 }
 
+/* The generation at which a locomotion search that has found no gain yet (its best-ever J
+ * still at or above 0) while its population went backward turns objective.whole_losses on: a
+ * quarter of cmaes.generations, at least MLC_PLATEAU_MIN_GENERATIONS. */
+#define MLC_PLATEAU_MIN_GENERATIONS 10
+
+static int plateau_generation(const mlc_config *cfg) {
+    return MLC_MAX(MLC_PLATEAU_MIN_GENERATIONS, cfg->cmaes.generations / 4);
+}
+
+/* Rank 0: whether the search is on the backward plateau. Under the paper's J a body whose
+ * first gaits all go backward cuts its loss by turning away or tumbling, to exactly J = 0, and
+ * every later candidate ties there (docs/method.md, "Alignment and credibility gates");
+ * objective.whole_losses keeps a backward travel a whole loss, which gives the search its
+ * direction back. The sign: no gain by the plateau generation, and a median J above 0 (most
+ * of the population going backward, still aligned) in at least half of the generations up to
+ * it. A search whose candidates leap or tip instead (median exactly 0: the gate) is a slow
+ * start that whole losses would not help, and keeps its course. A gain scores the same either
+ * way, so the best-ever stays comparable. Read off the history rows up to that generation
+ * only, so a resumed run decides as the uninterrupted one did. */
+static int on_plateau(const optimize_run *o) {
+    const int g = plateau_generation(&o->cfg);
+    if (o->obj.kind != MLC_OBJ_LOCOMOTION || o->nhist < g || o->hist[g - 1].best_ever_J < 0)
+        return 0;
+    int backward = 0;
+    for (int i = 0; i < g; i++)
+        backward += o->hist[i].median_J > 0;
+    return 2 * backward >= g;
+}
+
+/* Every rank: turn objective.whole_losses on for the rest of the job (its rollouts, the
+ * validation, params.json's configuration, so that a replay scores as the search did). */
+static void leave_plateau(optimize_run *o) {
+    if (o->obj.whole_losses) return;
+    o->obj.whole_losses = 1;
+    o->cfg.objective.whole_losses = 1;
+    if (o->rank == 0 && !o->quiet)
+        mlc_sink_say(&o->def.sink, 0,
+                     "%smodalloco: no gain in the first %d generations, most of them going "
+                     "backward: objective.whole_losses is now on (a backward travel counts whole, "
+                     "so that turning away no longer pays); params.json records it\n",
+                     o->def.sink.tty ? "\n" : "", plateau_generation(&o->cfg));
+}
+
 /* The generation loop, on every rank: rank 0 asks CMA-ES for a population and broadcasts it
  * with its mean, every rank scores its share, rank 0 tells, records and saves the checkpoint.
  * Ends on the budget, a stop criterion or SIGINT/SIGTERM (after the generation: a checkpoint
@@ -719,7 +762,8 @@ static mlc_status generations(optimize_run *o) {
         /* Rank 0 decides whether to go on (budget, stop criteria, a signal) and hands out
          * the population; lam = 0 ends every rank's loop. */
         double t_gen = mlc_now(), comm0 = mlc_dist_comm_seconds();
-        int head[2] = {0, 0}; /* population size (0 = stop), generations told before */
+        /* population size (0 = stop), generations told before, on the plateau of no gain */
+        int head[3] = {0, 0, rank == 0 && on_plateau(o)};
         int go = rank == 0 && !mlc_cmaes_stop(o->es, NULL) && !mlc_stop_signal();
         if (go && !restart_has_room(o)) go = 0, o->room_spent = 1;
         if (go) {
@@ -736,8 +780,9 @@ static mlc_status generations(optimize_run *o) {
                        (size_t)n * sizeof(double));
             }
         }
-        mlc_dist_bcast_int(head, 2, 0);
+        mlc_dist_bcast_int(head, 3, 0);
         const int lam = head[0], gen_before = head[1];
+        if (head[2]) leave_plateau(o);
         if (lam == 0) break;
         if (lam > o->lam_max) {
             s = mlc_errf(&o->err, MLC_EINVAL, "population grew beyond %d", o->lam_max);

@@ -75,8 +75,10 @@ static const mlc_key objective_keys[] = {
      .range = "",
      .meaning = "locomotion: a backward travel counts whole, not scaled by J_align or the gate, "
                 "so a search whose first gaits go backward cannot settle on turning away or "
-                "tumbling (J 0); false: the paper's J = J_disp·J_align whatever its sign; not in "
-                "the paper (docs/method.md)",
+                "tumbling (J 0); false: the paper's J = J_disp·J_align whatever its sign, until "
+                "a search has found no gain in a quarter of its generations (at least 10), most of "
+                "them going backward, which then turns it on, says so and records it in "
+                "params.json; not in the paper (docs/method.md)",
      .type = MLC_KEY_BOOL,
      MLC_KEY_FIELD(whole_losses)},
     {.name = "objective.upright",
