@@ -6,7 +6,9 @@
 # wall time of the whole job (tetrahedralization and precompute included), and the gait replayed
 # in the full-space reference: its travel as a share of the reduced travel, whether it went the
 # same way, and its full-space J (the reduced J is what the optimizer saw; the full-space J is
-# what held).
+# what held); and whether the search turned objective.whole_losses on itself (params.json on,
+# config.json off: it found no gain in a quarter of its generations, most of them going
+# backward).
 #
 #   scripts/bench_zoo.sh [BUILD_DIR]         (default BUILD_DIR: build-perf, then build)
 #
@@ -97,7 +99,7 @@ for body in $BODIES; do
 import json, os, sys
 f, body, seed, rc, t0, t1, full = sys.argv[1:]
 if not os.path.exists(f):
-    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-"]))
+    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-", "-"]))
     sys.exit(0)
 r = json.load(open(f)); c = r["credibility"]
 share, same, fullJ = "-", "-", "-"
@@ -110,10 +112,17 @@ elif full and os.path.exists(full):
     share = "%.2f" % (fu / red) if red else "nan"
     same = str(red * fu > 0)
     fullJ = "%.3f" % d["full"]["J"]
+def whole_losses(name):  # objective.whole_losses in the run's params.json or config.json
+    path = os.path.join(os.path.dirname(f), name)
+    if not os.path.exists(path):
+        return False
+    d = json.load(open(path))
+    return bool((d["config"] if name == "params.json" else d)["objective"]["whole_losses"])
+switched = "yes" if whole_losses("params.json") and not whole_losses("config.json") else "-"
 print("\t".join(str(v) for v in [body, seed, rc, "%.3f" % r["J"], "%.3f" % r["displacement"],
       "%.3f" % c["rise"], "%.3f" % c["airborne"], "%.4f" % c["penetration"],
       "%.3f" % c["up_min"], "%.3f" % c["robustness"], c["credible"],
-      "%.1f" % (float(t1) - float(t0)), share, same, fullJ]))
+      "%.1f" % (float(t1) - float(t0)), share, same, fullJ, switched]))
 PY
         tail -1 "$RESULTS"
     done
@@ -124,7 +133,8 @@ python3 - "$RESULTS" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 hdr = ["body", "seed", "exit", "J", "displacement", "rise", "airborne", "penetration", "up_min",
-       "robustness", "credible", "s", "full/reduced", "same way", "full-space J"]
+       "robustness", "credible", "s", "full/reduced", "same way", "full-space J",
+       "switched to whole losses"]
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
 for r in rows:
