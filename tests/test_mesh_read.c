@@ -1006,6 +1006,26 @@ static void face_shared_by_three_tets_should_be_rejected(void **state) {
                  MLC_EINVAL, "is shared by more than two tets");
 }
 
+static void overlapping_tets_should_be_rejected(void **state) {
+    (void)state;
+    /* The same tet twice (once inverted: it is flipped first, then equals the other). */
+    const char *verts = "0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 2 0\n0.2 0.2 3 0\n";
+    expect_error(tet_file("mesh_twice.mesh", verts, 6, "1 2 3 4 0\n1 2 4 3 0\n", 2), MLC_EINVAL,
+                 "tets 0 and 1 lie on the same side of their shared triangle (0, 1, 2), so they "
+                 "overlap (a duplicated or folded tet)");
+    /* Two tets on the same side of one triangle: a fold, not a duplicate. */
+    expect_error(tet_file("mesh_fold.mesh", verts, 6, "1 2 3 5 0\n1 2 3 6 0\n", 2), MLC_EINVAL,
+                 "tets 0 and 1 lie on the same side of their shared triangle (0, 1, 2)");
+    /* On opposite sides the same triangle is fine (as in inverted_tet_should_be_...). */
+    mlc_mesh m = {0};
+    mlc_mesh_report r;
+    read_ok(tet_file("mesh_sides.mesh", "0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 -1 0\n", 5,
+                     "1 2 3 4 0\n1 3 2 5 0\n", 2),
+            &m, &r);
+    assert_int_equal(m.nf, 6);
+    mlc_mesh_free(&m);
+}
+
 static void file_without_tets_should_be_rejected(void **state) {
     (void)state;
     expect_error(write_text("mesh_notets.msh",
@@ -1498,6 +1518,7 @@ int main(void) {
         cmocka_unit_test(zero_volume_tet_should_be_rejected),
         cmocka_unit_test(two_components_should_be_rejected),
         cmocka_unit_test(face_shared_by_three_tets_should_be_rejected),
+        cmocka_unit_test(overlapping_tets_should_be_rejected),
         cmocka_unit_test(file_without_tets_should_be_rejected),
         cmocka_unit_test(inverted_tet_should_be_flipped_and_reported),
         cmocka_unit_test(unreferenced_vertex_should_be_dropped_and_reported),

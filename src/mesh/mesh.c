@@ -58,6 +58,13 @@ static int face_cmp(const void *pa, const void *pb) {
 /* Faces of a positively oriented tet (a,b,c,d), each wound so its normal points out of it. */
 static const int tet_faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
+/* 0 when the face's winding v is a rotation of its sorted key, 1 when it is the reverse. */
+static int face_parity(const face_rec *r) {
+    for (int k = 0; k < 3; k++)
+        if (r->v[k] == r->key[0]) return r->v[(k + 1) % 3] != r->key[1];
+    return 0;
+}
+
 /* Sort the faces by key: a counting sort by the smallest vertex, then each bucket (a vertex's
  * faces, a few dozen) by insertion on the other two. Faces with distinct keys end in key
  * order, as a comparison sort puts them; where keys repeat (a face inside the mesh) only the
@@ -197,11 +204,32 @@ static mlc_status extract_boundary(mlc_mesh *m, const char *source, mlc_err *err
                             source, a, b, c);
         }
         if (j - i == 1) f[nb++] = f[i];
+        if (j - i == 2 && face_parity(f + i) == face_parity(f + i + 1)) {
+            /* Both tets are positively oriented by now, so a triangle inside the body appears
+             * once in each winding; the same winding twice puts both tets on one side of it. */
+            int a = f[i].key[0], b = f[i].key[1], c = f[i].key[2];
+            int t0 = MLC_MIN(f[i].tet, f[i + 1].tet), t1 = MLC_MAX(f[i].tet, f[i + 1].tet);
+            mlc_free(f);
+            mlc_free(part);
+            return mlc_errf(err, MLC_EINVAL,
+                            "%s: tets %d and %d lie on the same side of their shared triangle "
+                            "(%d, %d, %d), so they overlap (a duplicated or folded tet); the mesh "
+                            "is not a valid tetrahedralization (re-mesh it, e.g. with tetgen)",
+                            source, t0, t1, a, b, c);
+        }
         if (j - i == 2) {
             int r0 = mlc_uf_find(part, f[i].tet), r1 = mlc_uf_find(part, f[i + 1].tet);
             if (r0 != r1) part[r1] = r0;
         }
         i = j;
+    }
+    if (nb < 4) { /* a bounded body has at least a tet's four faces on its boundary */
+        mlc_free(f);
+        mlc_free(part);
+        return mlc_errf(err, MLC_EINVAL,
+                        "%s: the tets leave %zu triangles on the boundary, where a body has at "
+                        "least 4; the tets overlap (re-mesh it, e.g. with tetgen)",
+                        source, nb);
     }
     mlc_status hinge = check_hinges(m, part, source, err);
     mlc_free(part);
