@@ -13,8 +13,10 @@
 #include <cjson/cJSON.h>
 
 #include "gait.h"
+#include "internal/optimize_run_internal.h"
 #include "objective.h"
 #include "optimize_run.h"
+#include "perturb.h"
 #include "pipeline.h"
 #include "sim.h"
 
@@ -166,6 +168,17 @@ static void resumed_run_should_equal_the_uninterrupted_one(void **state) {
 }
 
 /* ---- The reported J ----------------------------------------------------------------------- */
+/* A fresh model from cfg (its cached precompute), as the job builds it: the pipeline (free
+ * with mlc_pipeline_free), the search space and the objective. */
+static void open_model(const mlc_config *cfg, mlc_pipeline *p, mlc_gait_space *g,
+                       mlc_objective_settings *obj) {
+    mlc_err err;
+    memset(p, 0, sizeof *p);
+    assert_int_equal(mlc_pipeline_model(p, cfg, &err), MLC_OK);
+    assert_int_equal(mlc_pipeline_gait_space(p, cfg, g, &err), MLC_OK);
+    mlc_pipeline_objective(p, cfg, obj);
+}
+
 static void reported_J_should_be_the_returned_parameters_J(void **state) {
     (void)state;
     mlc_config cfg;
@@ -179,14 +192,10 @@ static void reported_J_should_be_the_returned_parameters_J(void **state) {
     assert_true(r.J_robust < 0);
 
     /* A fresh model from the same configuration, the returned parameters decoded and run. */
-    mlc_err err;
     mlc_pipeline p;
-    memset(&p, 0, sizeof p);
     mlc_gait_space g;
     mlc_objective_settings obj;
-    assert_int_equal(mlc_pipeline_model(&p, &cfg, &err), MLC_OK);
-    assert_int_equal(mlc_pipeline_gait_space(&p, &cfg, &g, &err), MLC_OK);
-    mlc_pipeline_objective(&p, &cfg, &obj);
+    open_model(&cfg, &p, &g, &obj);
     assert_int_equal(g.n, r.n);
     const size_t mk = (size_t)g.m * (size_t)g.k;
     double *A = malloc(3 * mk * sizeof(double));
@@ -209,6 +218,69 @@ static void reported_J_should_be_the_returned_parameters_J(void **state) {
     assert_string_equal(cJSON_GetObjectItem(pj, "gait")->valuestring, "best");
     cJSON_Delete(pj);
     free(text);
+    mlc_rollout_destroy(ro);
+    free(A);
+    mlc_pipeline_free(&p);
+    mlc_optimize_result_free(&r);
+}
+
+/* ---- Robust replays in rounds ------------------------------------------------------------ */
+/* The generation in which the best-ever score last improved (history rows, 1-based). */
+static int best_generation;
+static double best_so_far;
+static void track_best(void *user, const mlc_history_row *row) {
+    (void)user;
+    if (row->best_ever_J < best_so_far)
+        best_so_far = row->best_ever_J, best_generation = row->generation;
+}
+
+/* A candidate's replays stop once one reaches the best score so far, but the candidate that
+ * becomes the best-ever must have run all R: its score (J_robust) is the worst of its nominal
+ * rollout and all R replays, each seeded as optimize_robust.c seeds it. The candidate's index in
+ * its generation is not reported, so every index is tried: exactly one scores J_robust. */
+static void best_ever_should_have_run_all_its_replays(void **state) {
+    (void)state;
+    enum { R = 6, LAMBDA = 8 }; /* rounds: replay 1, 2..3, 4..6 */
+    static const char *const extra[] = {"cmaes.robust_samples=6", "cmaes.generations=8", NULL};
+    mlc_config cfg;
+    small_config(&cfg, "rounds", extra);
+    best_so_far = HUGE_VAL, best_generation = 0;
+    mlc_optimize_result r;
+    assert_int_equal(run(&cfg, NULL, track_best, &r), 0);
+    assert_true(r.found && !r.chose_mean && r.J_robust < 0);
+    assert_true(best_generation >= 1);
+
+    mlc_pipeline p;
+    mlc_gait_space g;
+    mlc_objective_settings obj;
+    open_model(&cfg, &p, &g, &obj);
+    const size_t mk = (size_t)g.m * (size_t)g.k;
+    double *A = malloc(6 * mk * sizeof(double));
+    assert_non_null(A);
+    double *B = A + 3 * mk;
+    mlc_gait_decode(&g, r.u, A, A + mk, A + 2 * mk);
+    mlc_rollout *ro;
+    assert_int_equal(mlc_rollout_create(p.model, &ro), MLC_OK);
+    int matches = 0;
+    for (int c = 0; c < LAMBDA; c++) {
+        double worst = r.J, partial = HUGE_VAL;
+        for (int k = 1; k <= R; k++) {
+            mlc_rng rng;
+            mlc_rng_seed(&rng, mlc_optimize_replay_seed(1, best_generation - 1, c, k));
+            mlc_gait_perturb(&rng, g.m, g.k, A, A + mk, A + 2 * mk, B, B + mk, B + 2 * mk);
+            mlc_actuation act = {g.m, g.k, B, B + mk, B + 2 * mk};
+            mlc_rollout_result res;
+            assert_int_equal(mlc_rollout_run(ro, &act, &obj, NULL, NULL, &res), MLC_OK);
+            worst = fmax(worst, res.J);
+            if (k == 1) partial = worst;
+        }
+        if (worst != r.J_robust) continue;
+        matches++;
+        /* The worst came after the first round: a best-ever cut there would have scored
+         * `partial`, so this test tells the two apart. */
+        assert_true(partial < worst);
+    }
+    assert_int_equal(matches, 1);
     mlc_rollout_destroy(ro);
     free(A);
     mlc_pipeline_free(&p);
@@ -427,6 +499,7 @@ int main(void) {
         cmocka_unit_test(restarts_should_return_the_best_of_all_runs),
         cmocka_unit_test(budget_and_restart_room_should_stop_as_documented),
         cmocka_unit_test(rerank_should_return_the_candidate_that_holds),
+        cmocka_unit_test(best_ever_should_have_run_all_its_replays),
     };
     return cmocka_run_group_tests_name("optimize_run", tests, setup, teardown);
 }

@@ -150,7 +150,7 @@ static void polish_eval(void *user, const double *X, int npts, double *f) {
     optimize_run *o = pc->o;
     const int n = o->g.n, chunk = o->lam_max + 1;
     for (int q0 = 0; q0 < npts; q0 += chunk) {
-        int nq = MLC_MIN(chunk, npts - q0), nwalk;
+        int nq = MLC_MIN(chunk, npts - q0), nreplays;
         double seconds;
         /* Past the budget, points are not scored: +inf is never accepted, so the polish ends
          * (its gradient and line search see no finite difference). */
@@ -159,10 +159,10 @@ static void polish_eval(void *user, const double *X, int npts, double *f) {
                 f[q0 + q] = INFINITY;
             continue;
         }
-        mlc_optimize_evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, HUGE_VAL, &nwalk,
+        mlc_optimize_evaluate(o, X + (size_t)q0 * n, nq, 0, POLISH_GEN, 0, HUGE_VAL, &nreplays,
                               &seconds);
         memcpy(f + q0, o->f, (size_t)nq * sizeof(double));
-        pc->rollouts += nq + (long)nwalk * o->R;
+        pc->rollouts += nq + nreplays;
     }
 }
 
@@ -506,10 +506,10 @@ static mlc_status finish_root(optimize_run *o) {
 
     /* The final distribution mean's score (params.json J_mean), as the generations score it,
      * all in this process. */
-    int nwalk;
+    int nreplays;
     double seconds;
     mlc_optimize_evaluate(o, mlc_cmaes_mean(o->es), 1, 0, mlc_cmaes_generation(o->es), 0, HUGE_VAL,
-                          &nwalk, &seconds);
+                          &nreplays, &seconds);
     const double J_mean = o->f[0];
 
     const double *u;

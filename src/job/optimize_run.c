@@ -790,11 +790,11 @@ static mlc_status generations(optimize_run *o) {
         }
         if (nproc > 1) mlc_dist_bcast_double(o->Xbuf, ((size_t)lam + 1) * (size_t)n, 0);
         const int with_mean = scores_mean(&o->cfg, gen_before), npts = lam + with_mean;
-        int nwalk;
+        int nreplays;
         double mine[2]; /* this rank's failure count and rollout seconds */
         const double best = o->rank == 0 ? mlc_cmaes_best_f(o->es) : HUGE_VAL;
         mine[0] =
-            mlc_optimize_evaluate(o, o->Xbuf, npts, lam, gen_before, 1, best, &nwalk, &mine[1]);
+            mlc_optimize_evaluate(o, o->Xbuf, npts, lam, gen_before, 1, best, &nreplays, &mine[1]);
         if (nproc > 1) mlc_dist_gather_fixed(mine, o->stats, 2);
         if (rank != 0) continue;
         int failed = (int)mine[0];
@@ -818,7 +818,7 @@ static mlc_status generations(optimize_run *o) {
          * and gate excess. */
         for (int c = 0; c < lam; c++)
             o->tie[c] = o->T0[c];
-        o->rollouts += npts + (long)nwalk * o->R;
+        o->rollouts += npts + nreplays;
         if ((s = mlc_cmaes_tell_ties(o->es, o->f, o->tie)) != MLC_OK) {
             mlc_errf(&o->err, s, "optimizer update failed");
             break;

@@ -140,8 +140,8 @@ static const mlc_key cmaes_keys[] = {
      .range = "\"walkers\" or \"improving\"",
      .meaning = "which candidates pay for the cmaes.robust_samples replays: \"walkers\" (every "
                 "candidate that walks) or \"improving\" (only a walker whose nominal J beats the "
-                "best score so far, so the best-ever gait holds its gain under perturbation at a "
-                "small share of the cost)",
+                "best score so far, its replays stopping once one reaches that score, so the "
+                "best-ever gait holds its gain under perturbation at a small share of the cost)",
      .type = MLC_KEY_STRING,
      MLC_KEY_FIELD(robust_scope),
      MLC_KEY_BYTES(robust_scope),

@@ -4,6 +4,7 @@
 #ifndef MODALLOCO_OPTIMIZE_RUN_INTERNAL_H
 #define MODALLOCO_OPTIMIZE_RUN_INTERNAL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "checkpoint.h"
@@ -94,9 +95,14 @@ typedef struct optimize_run {
 /* "out of memory" into o->err: MLC_ENOMEM. */
 mlc_status mlc_optimize_oom(optimize_run *o);
 
+/* Seed of replay `replay` (1..R) of point `point` (candidate index, -1 for the distribution
+ * mean) in generation `gen` (tells before it): a pure function of the run's state, so a
+ * rollout's perturbation never depends on which thread or process runs it (optimize_robust.c). */
+uint64_t mlc_optimize_replay_seed(int seed, int gen, int point, int replay);
+
 /* Score `npts` points (optimize_robust.c). */
 int mlc_optimize_evaluate(optimize_run *o, const double *X, int npts, int ncand, int gen, int dist,
-                          double improve_below, int *nwalk, double *seconds);
+                          double improve_below, int *nreplays, double *seconds);
 
 /* Gait u (n values in [0,1]^n) decoded into worker 0's buffers (*a points there) and its
  * reduced rollout with the credibility measures (mlc_credibility_evaluate), in this process. */
