@@ -35,6 +35,19 @@ grep -q '"whole_losses":[[:space:]]*true' "$T/slide1/params.json" \
   && diff <(strip_clock "$T/slide1/history.csv") <(strip_clock "$T/slide3/history.csv") >/dev/null \
   && echo "ok: the switch to whole losses is the plain run's on 3 processes" \
   || fail "the sliding search on 3 processes differs from the plain run"
+# Robust replays in rounds (src/job/optimize_robust.c): by generation 12 some candidates stop
+# after their first or second replay (a generation's replays are then not a multiple of R = 8);
+# every rank takes the same rounds, so the 3-process run is the plain one.
+ROUNDS=("${SMALL[@]}" --set cmaes.generations=12 --set reference.rerank=0)
+opt_ok "$BIN" optimize "${ROUNDS[@]}" --out "$T/rounds1" >/dev/null || fail "plain optimize, 12 generations"
+opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${ROUNDS[@]}" --threads 1 --out "$T/rounds3" >/dev/null \
+  2>"$T/err3" || { fail "mpirun -n 3, 12 generations"; cat "$T/err3"; }
+cut_short=$(awk -F, 'NR > 1 { r = $10 - prev - $12 - ($9 != ""); prev = $10; if (r % 8) n++ }
+                     NR == 1 { prev = 0 } END { print n + 0 }' "$T/rounds1/history.csv")
+[ "$cut_short" -ge 1 ] && cmp -s "$T/rounds1/params.json" "$T/rounds3/params.json" \
+  && diff <(strip_clock "$T/rounds1/history.csv") <(strip_clock "$T/rounds3/history.csv") >/dev/null \
+  && echo "ok: replays cut short in $cut_short generations, the same on 3 processes" \
+  || fail "rounds of replays: $cut_short generations cut short, or 3 processes differ from the plain run"
 opt_ok "${MPIRUN[@]}" -n 1 "$BIN" optimize "${SMALL[@]}" --out "$T/n1" >/dev/null 2>"$T/err1" \
   || { fail "mpirun -n 1"; cat "$T/err1"; }
 opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${SMALL[@]}" --threads 1 --out "$T/n3" >/dev/null 2>"$T/err3" \
