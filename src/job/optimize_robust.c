@@ -110,7 +110,7 @@ int mlc_optimize_evaluate(optimize_run *o, const double *X, int npts, int ncand,
     if (R > 0 && rank == 0)
         for (int q = 0; q < npts; q++)
             if (o->J0[q] < 0 && (!o->improving || o->J0[q] < improve_below)) pts[nw++] = q;
-    for (int r_lo = 1; R > 0 && r_lo <= R;) {
+    for (int r_lo = 1; r_lo <= R;) {
         if (dist) mlc_dist_bcast_int(&nw, 1, 0);
         if (nw == 0) break;
         if (dist) mlc_dist_bcast_int(pts, nw, 0);
