@@ -338,9 +338,12 @@ static mlc_status setup(optimize_run *o) {
 
 /* A body that falls over when left alone can only stay up in a gait by actuating, and that
  * balance seldom holds in a finer model (docs/method.md, "One recipe for any body"). One passive
- * rollout in the reduced model, before the search, says so; *up_min is its lowest (R ŷ)·ŷ. The
- * rollout starts from rest (mlc_rollout_run resets it), so the search's bits do not change. */
-static mlc_status passive_up_min(optimize_run *o, double *up_min) {
+ * rollout in the reduced model, before the search, says so; *up_min is its lowest (R ŷ)·ŷ, and
+ * rest_up (3) the unit direction of the input mesh that points up when the rollout ends, Rᵀŷ
+ * taken back through the preparation's rotation: as mesh.up it lays the body down the way it
+ * fell. The rollout starts from rest (mlc_rollout_run resets it), so the search's bits do not
+ * change. */
+static mlc_status passive_up_min(optimize_run *o, double *up_min, double rest_up[3]) {
     worker *w = &o->workers[0];
     const size_t mk = (size_t)o->g.m * (size_t)o->g.k;
     for (size_t i = 0; i < mk; i++)
@@ -356,6 +359,18 @@ static mlc_status passive_up_min(optimize_run *o, double *up_min) {
     mlc_cred_meter_result(meter, &c);
     mlc_cred_meter_destroy(meter);
     *up_min = res.failed ? -1 : c.up_min;
+    mlc_frame_state f;
+    mlc_rollout_frame_state(w->ro, &f);
+    const double *Q = o->p.transform.rotate; /* row-major; R column-major: Rᵀŷ = row 1 of R */
+    const double up[3] = {f.R[1], f.R[4], f.R[7]};
+    double len = 0;
+    for (int j = 0; j < 3; j++) {
+        rest_up[j] = Q[j] * up[0] + Q[3 + j] * up[1] + Q[6 + j] * up[2];
+        len += rest_up[j] * rest_up[j];
+    }
+    len = sqrt(len);
+    for (int j = 0; j < 3; j++)
+        rest_up[j] = len > 0 ? rest_up[j] / len : (double)NAN;
     return s;
 }
 
@@ -568,16 +583,18 @@ static mlc_status start(optimize_run *o) {
         }
         if (mlc_sim_fma_emulated()) mlc_sink_say(&o->def.sink, 0, "%s", MLC_FMA_NOTE);
         const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->obj.kind);
-        double up_min;
+        double up_min, rest_up[3];
         if (kind && kind->up) {
-            if ((s = passive_up_min(o, &up_min)) != MLC_OK) return s;
+            if ((s = passive_up_min(o, &up_min, rest_up)) != MLC_OK) return s;
             if (!(up_min > MLC_CRED_UP_MIN))
                 mlc_sink_say(&o->def.sink, 0,
                              "modalloco: note: left alone, this body falls over within %.1f s "
                              "(up_min %.2f with no actuation): a credible gait must keep it up "
                              "by actuating, which a finer model seldom reproduces; check the gait "
-                             "with --set reference.check=1, or give the body a wider stance\n",
-                             o->cfg.sim.steps * o->cfg.sim.dt, up_min);
+                             "with --set reference.check=1, give the body a wider stance, or lay "
+                             "it down as it comes to rest: --set mesh.up=[%.3f,%.3f,%.3f]\n",
+                             o->cfg.sim.steps * o->cfg.sim.dt, up_min, rest_up[0], rest_up[1],
+                             rest_up[2]);
         }
     }
     return MLC_OK;
