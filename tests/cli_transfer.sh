@@ -3,7 +3,8 @@
 # full-space reference: result.json's "transfer" block holds the same full-space travel and
 # credibility as `simulate params.json --full-space` computes for the same gait (one judge for
 # both commands), its fraction is that travel over the reduced one, and the run's stdout
-# says it. Without the key nothing is replayed.
+# says it, with a warning when a credible gait does not hold there. Without the key nothing is
+# replayed.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 SMALL=(--set cmaes.population=6 --set cmaes.generations=3 --set sim.steps=80
        --set actuation.modes=3 --quiet)
@@ -70,6 +71,27 @@ opt_ok "$BIN" optimize "${SMALL[@]}" --set reference.rerank=0 --out "$T/plain" >
   && ok "optimize without the key" || fail "optimize without the key: $(cat "$T/err")"
 grep -q '"transfer"' "$T/plain/result.json" && fail "transfer block without reference.check" \
   || ok "no transfer block by default"
+# A gait credible in the reduced model that does not hold in full space (less than half of its
+# travel, the other way, or not credible there) draws a warning; one that holds does not. The
+# upright penguin, which falls over left alone, balances for 1.5 s in the reduced model only.
+HOLD=(--set cmaes.population=6 --set cmaes.generations=2 --set actuation.modes=3
+      --set reference.check=1 --threads 1)
+opt_ok "$BIN" optimize "$SRC/data/penguin.off.gz" "${HOLD[@]}" --set sim.steps=150 \
+  --out "$T/penguin" >/dev/null 2>"$T/penguin.err" || fail "optimize the penguin: $(cat "$T/penguin.err")"
+opt_ok "$BIN" optimize "${HOLD[@]}" --set sim.steps=80 --out "$T/quad" >/dev/null 2>"$T/quad.err" \
+  || fail "optimize the quadruped: $(cat "$T/quad.err")"
+python3 - "$T" <<'PY' && ok "the warning exactly when a credible gait does not hold" || fail "the hold warning"
+import json, sys
+warned = {}
+for run in ("penguin", "quad"):
+    r = json.load(open("%s/%s/result.json" % (sys.argv[1], run)))
+    t = r["transfer"]
+    holds = t["fraction"] >= 0.5 and t["credibility"]["credible"]
+    expect = r["credibility"]["credible"] and t["converged"] and not holds
+    warned[run] = "does not hold in the full-space reference" in open("%s/%s.err" % (sys.argv[1], run)).read()
+    assert warned[run] == expect, (run, warned[run], expect, t)
+assert warned["penguin"] and not warned["quad"], warned  # both branches taken
+PY
 check "reference.check=2 is refused" 2 "$BIN" optimize "${SMALL[@]}" --set reference.check=2 \
   --out "$T/bad"
 grep_err "names the key" "reference.check"

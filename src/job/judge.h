@@ -72,4 +72,8 @@ mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *
  * displacement (negative: it went the other way; 0 when the reduced one did not move). */
 double mlc_judgement_transfer(const mlc_judgement *j);
 
+/* A gait holds in the full-space reference when it stays credible there and keeps at least this
+ * share of its reduced travel, the same way (docs/method.md, "One recipe for any body"). */
+#define MLC_JUDGE_HOLD_SHARE 0.5
+
 #endif

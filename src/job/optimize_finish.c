@@ -298,7 +298,8 @@ static mlc_status transfer_failed(optimize_run *o, const char *error) {
 
 /* reference.check: the returned gait replayed in the full-space reference (judge.h); prints the
  * share of the travel it kept and adds result.json's "transfer" block. A gait that does not
- * hold there is reported, not rejected: the reduced model's credibility decides the exit code;
+ * hold there (MLC_JUDGE_HOLD_SHARE) is reported with a warning, not rejected: the reduced
+ * model's credibility decides the exit code (docs/outputs.md);
  * a replay that fails is reported too (transfer_failed). `known` (NULL: replay it here, unless
  * o->replay_error says the validation's replay of it failed) is its replay measured already by
  * the validation, which took `known_seconds`. */
@@ -333,6 +334,29 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
                      : j.cred.up_min < 0 ? " and tips over"
                                          : " and is not credible there",
                      seconds);
+    /* A gait credible in the reduced model only: the reduced model allowed what the full body
+     * does not (a gait that is not credible in either has its own message). */
+    if (!o->quiet && guard == 0 && cred->credible &&
+        !(share >= MLC_JUDGE_HOLD_SHARE && j.cred.credible)) {
+        char how[96];
+        if (!j.cred.credible && j.cred.up_min < 0)
+            snprintf(how, sizeof how, "it tips over there");
+        else if (!j.cred.credible)
+            snprintf(how, sizeof how, "it is not credible there");
+        else if (!(share >= 0))
+            snprintf(how, sizeof how, "it goes the other way there");
+        else
+            snprintf(how, sizeof how, "it keeps %.0f%% of its travel, less than %.0f%%",
+                     100 * share, 100 * MLC_JUDGE_HOLD_SHARE);
+        mlc_sink_say(&o->def.sink, 0,
+                     "modalloco: warning: the gait does not hold in the full-space reference (%s): "
+                     "the reduced model allows a motion the full body does not make; try another "
+                     "seed%s\n",
+                     how,
+                     o->rerank >= 8 ? ""
+                                    : ", or --set reference.rerank=8 to replay 8 candidates and "
+                                      "return the one that holds best");
+    }
     if (!o->quiet && guard > 0)
         mlc_sink_say(&o->def.sink, 0,
                      "modalloco: warning: the full-space reference did not converge in %d of its "
