@@ -16,7 +16,7 @@
 #   ZOO_TMP        scratch directory (default /tmp/modalloco-zoo); outside the repo
 #   ZOO_SEEDS      seeds (default "1 2 3")
 #   ZOO_BODIES     bodies (default: the bundled ones below), e.g. "cat spot"; also "elephant seal
-#                  starfish couch scorpion", voxel bodies the defaults were not chosen on, made
+#                  starfish couch scorpion dog frog", voxel bodies the defaults were not chosen on, made
 #                  by scripts/voxel_bodies.py into $ZOO_TMP/bodies; "seal2" etc. are the same
 #                  bodies with every voxel cut in 8, at the paper's sizes (22k-86k tets)
 #   ZOO_SET        extra settings for every job, e.g. "subspace.contact_samples=128 cmaes.generations=100"
@@ -56,11 +56,11 @@ body_args() { # body -> mesh and the settings a user would give: direction, up a
     hand) echo "$ROOT/data/hand.off.gz mesh.up=+z" ;;
     octopus) echo "$ROOT/data/octopus.mesh.gz" ;;
     spot) echo "$ROOT/data/spot.off.gz objective.direction=[0,0,-1]" ;;
-    elephant | seal | starfish | couch | scorpion) # not bundled: made by scripts/voxel_bodies.py
+    elephant | seal | starfish | couch | scorpion | dog | frog) # not bundled: scripts/voxel_bodies.py
         [ -f "$TMP/bodies/$1.mesh" ] || { mkdir -p "$TMP/bodies" &&
             python3 "$ROOT/scripts/voxel_bodies.py" "$1" "$TMP/bodies/$1.mesh" >/dev/null; }
         echo "$TMP/bodies/$1.mesh" ;;
-    elephant2 | seal2 | starfish2 | couch2 | scorpion2) # the same, every voxel cut in 8
+    elephant2 | seal2 | starfish2 | couch2 | scorpion2 | dog2 | frog2) # the same, every voxel cut in 8
         [ -f "$TMP/bodies/$1.mesh" ] || { mkdir -p "$TMP/bodies" &&
             python3 "$ROOT/scripts/voxel_bodies.py" "${1%2}" "$TMP/bodies/$1.mesh" --refine 2 \
                 >/dev/null; }

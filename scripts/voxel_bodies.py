@@ -13,6 +13,8 @@ scaled by 0.05 (modalloco normalizes the extent anyway). --refine R cuts every v
   starfish  a flat body with five arms lying on the ground (3.2k tets)
   couch     a seat on four short legs with a backrest and two arms (6.0k tets)
   scorpion  a flat body on eight thin legs, two claws and a tail curled over it (2.8k tets)
+  dog       a long body high on four thin legs, a neck and head, a tail one voxel thick
+  frog      a low body with folded hind legs and long toes one voxel thick spread on the ground
   leaning   a stick 12 voxels high leaning along +x, one voxel over every three up, each step
             bridged by a second voxel so the parts share faces: its centre of mass lies beside
             its one-voxel foot and it topples when left alone (tests/cli_stand.sh; 90 tets)
@@ -96,6 +98,31 @@ def scorpion():
     return v
 
 
+def dog():
+    v = set()
+    box(v, 0, 18, 6, 11, 0, 7)  # body
+    for x, z in ((1, 0), (1, 5), (15, 0), (15, 5)):
+        box(v, x, x + 2, 0, 6, z, z + 2)  # thin legs
+    box(v, 17, 20, 9, 14, 2, 5)  # neck
+    box(v, 18, 24, 12, 16, 1, 6)  # head
+    box(v, -5, 0, 9, 10, 3, 4)  # tail, one voxel thick
+    return v
+
+
+def frog():
+    v = set()
+    box(v, 0, 12, 1, 5, 0, 9)  # body, low over the ground
+    box(v, 12, 16, 1, 5, 1, 8)  # head
+    for z0, z1, toes, f0, f1 in ((-4, 0, (-4, -2), -3, 0), (9, 13, (10, 12), 9, 12)):
+        box(v, -3, 2, 0, 2, z0, z1)  # folded hind leg
+        for zt in toes:
+            box(v, -8, -3, 0, 1, zt, zt + 1)  # long toes, one voxel thick
+        box(v, 9, 11, 0, 2, f0, f1)  # fore leg
+        for zt in (f0, f1 - 1):
+            box(v, 11, 14, 0, 1, zt, zt + 1)  # fore toes
+    return v
+
+
 def leaning():
     v = {(k // 3, k, 0) for k in range(12)}
     v |= {(k // 3 - 1, k, 0) for k in (3, 6, 9)}  # bridges: each step shares a face
@@ -103,7 +130,7 @@ def leaning():
 
 
 BODIES = {"elephant": elephant, "seal": seal, "starfish": starfish, "couch": couch,
-          "scorpion": scorpion, "leaning": leaning}
+          "scorpion": scorpion, "dog": dog, "frog": frog, "leaning": leaning}
 
 # The six tets of a unit cube: one per order in which the path from corner (0,0,0) to (1,1,1)
 # steps along the axes.
