@@ -72,6 +72,16 @@ check "optimize --dry-run" 0 "$BIN" optimize "$MESH" --dry-run --out "$T/dry" --
 grep -q "estimated wall time" "$T/out" || { echo "FAIL: --dry-run prints an estimate"; fails=$((fails + 1)); }
 grep -q "parameters 24" "$T/out" || { echo "FAIL: --dry-run prints the problem size"; fails=$((fails + 1)); }
 [ ! -e "$T/dry" ] || { echo "FAIL: --dry-run wrote an output directory"; fails=$((fails + 1)); }
+# Beside the upper bound (every candidate pays its 8 replays), the typical time, where only the
+# improving pay: inside its range, which lies below the bound; without replays no such line.
+awk '/^estimated wall time/ {e = $4} /^typical wall time/ {t = $4; split($6, r, "-"); lo = substr(r[1], 2); hi = r[2]}
+     END {exit !(t != "" && lo + 0 <= t + 0 && t + 0 <= hi + 0 && hi + 0 < e + 0)}' "$T/out" \
+  && ok "--dry-run: typical time within its range, below the bound" \
+  || fail "--dry-run typical time: $(grep 'wall time' "$T/out")"
+check "optimize --dry-run without replays" 0 "$BIN" optimize "$MESH" --dry-run \
+  --set cmaes.generations=3 --set cmaes.robust_samples=0
+grep -q "typical wall time" "$T/out" && fail "a typical time without replays" \
+  || ok "no typical time without replays: the estimate is the job's"
 check "--dry-run still validates" 2 "$BIN" optimize "$MESH" --dry-run --set cmaes.population=1
 
 finish
