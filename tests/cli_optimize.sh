@@ -99,10 +99,10 @@ cmp -s <(strip_cfg "$T/da24/params.json") <(strip_cfg "$T/d024/params.json") \
   && grep -q "diagonal covariance throughout (cmaes.diagonal = -1 chooses it for 102 parameters" "$T/err102" \
   && echo "ok: cmaes.diagonal = -1 is full below 100 parameters, diagonal from 100 on, and says so" \
   || fail "automatic diagonal: $(cat "$T/err102")"
-# cmaes.sigma0 = 0 (the default) chooses 0.3 × min(1, sqrt(8 / signals)) × min(1, 5 / w): the
-# bits of 0.15 for 4 modes × 2 sinusoids at the default w = 10, of 0.3 × sqrt(8/20) / 2 for
-# 10 × 2, of 0.3 for 4 × 2 at w = 5; said on stderr.
-s20=$(awk 'BEGIN{printf "%.17g", 0.3 * sqrt(8 / 20) * 0.5}')
+# cmaes.sigma0 = 0 (the default) chooses 0.3 × min(1, 8 / signals) × min(1, 5 / w): the bits
+# of 0.15 for 4 modes × 2 sinusoids at the default w = 10, of 0.3 × 8/20 / 2 for 10 × 2, of
+# 0.3 for 4 × 2 at w = 5; said on stderr.
+s20=$(awk 'BEGIN{printf "%.17g", 0.3 * (8 / 20) * 0.5}')
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=4 --set cmaes.sigma0=0.15 --quiet --out "$T/s24" >/dev/null
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --out "$T/sa20" >/dev/null 2>"$T/errs20"
 "$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --set cmaes.sigma0="$s20" --quiet --out "$T/s20" >/dev/null
@@ -113,9 +113,9 @@ cmp -s <(strip_s "$T/da24/params.json") <(strip_s "$T/s24/params.json") \
   && cmp -s <(strip_s "$T/sa20/params.json") <(strip_s "$T/s20/params.json") \
   && cmp -s <(strip_s "$T/sa5/params.json") <(strip_s "$T/s5/params.json") \
   && ! cmp -s <(strip_s "$T/sa20/params.json") <(strip_s "$T/da24/params.json") \
-  && grep -q "sigma0 0.0949 (cmaes.sigma0 = 0 chooses it for 20 signals and w = 10)" "$T/errs20" \
+  && grep -q "sigma0 0.06 (cmaes.sigma0 = 0 chooses it for 20 signals and w = 10)" "$T/errs20" \
   && grep -q "sigma0 0.3 (cmaes.sigma0 = 0 chooses it for 8 signals and w = 5)" "$T/errs5" \
-  && echo "ok: cmaes.sigma0 = 0 is 0.15 for 8 signals at w = 10, 0.3 sqrt(8/20)/2 for 20, 0.3 at w = 5, and says so" \
+  && echo "ok: cmaes.sigma0 = 0 is 0.15 for 8 signals at w = 10, 0.3 (8/20)/2 for 20, 0.3 at w = 5, and says so" \
   || fail "automatic sigma0: $(cat "$T/errs20" "$T/errs5")"
 # Restarts need something to end a run, and say so; with early stops or the collapse trigger
 # (on by default) the run is accepted.

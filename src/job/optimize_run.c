@@ -192,25 +192,27 @@ static int settled(optimize_run *o) {
 
 /* Parameters from which cmaes.diagonal = -1 keeps the covariance diagonal throughout. */
 #define MLC_AUTO_DIAGONAL_DIMENSION 100
-/* cmaes.sigma0 = 0: σ₀ = MLC_SIGMA0_BASE × min(1, sqrt(MLC_SIGMA0_SIGNALS / s))
+/* cmaes.sigma0 = 0: σ₀ = MLC_SIGMA0_BASE × min(1, MLC_SIGMA0_SIGNALS / s)
  *                           × min(1, MLC_SIGMA0_HANDLES / w). */
 #define MLC_SIGMA0_BASE 0.3
 #define MLC_SIGMA0_SIGNALS 8.0
 #define MLC_SIGMA0_HANDLES 5.0
 
 /* cmaes.sigma0, with 0 chosen from the driven signals s = (q or m) × k and the skinning modes w.
- * The m·k sinusoids add up, so the first generation's strain grows about as sqrt(s)·σ₀: 0.3
- * suits 8 signals (4 modes × 2 sinusoids, the paper's Bat row's 6); more signals start narrower
- * (the Couch row's 20 signals at 0.3 leap or tip in most first guesses). A finer subspace
- * answers the same actuation with more motion: at w = 10 and 0.3 every candidate of the cat's
- * first 100 generations leapt or tipped; at 0.15 the search found credible gaits on every zoo
+ * The m·k sinusoids add up, and over a rollout of many periods their peaks meet: a leap or a
+ * tip happens at the worst moment, where the strain grows as s·σ₀, not as its root mean square
+ * sqrt(s)·σ₀. 0.3 suits 8 signals (4 modes × 2 sinusoids, the paper's Bat row's 6); more
+ * signals start narrower as 8/s (the Couch row's 20 signals at sqrt(8/20)·0.3 = 0.19 leapt or
+ * tipped for 50-137 generations; at 8/20·0.3 = 0.12 they gain within the first few). A finer
+ * subspace answers the same actuation with more motion: at w = 10 and 0.3 every candidate of the
+ * cat's first 100 generations leapt or tipped; at 0.15 the search found credible gaits on every zoo
  * body but the penguin, which falls over even with no actuation. So σ₀ shrinks as 5/w above
  * the paper's five handles (docs/method.md, "A finer subspace with a narrower start"). */
 static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
     if (cfg->cmaes.sigma0 > 0) return cfg->cmaes.sigma0;
     double signals = (double)((g->q > 0 ? g->q : g->m) * g->k);
     double handles = (double)cfg->subspace.skinning_modes;
-    return MLC_SIGMA0_BASE * fmin(1.0, sqrt(MLC_SIGMA0_SIGNALS / signals)) *
+    return MLC_SIGMA0_BASE * fmin(1.0, MLC_SIGMA0_SIGNALS / signals) *
            fmin(1.0, MLC_SIGMA0_HANDLES / handles);
 }
 

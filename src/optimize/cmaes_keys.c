@@ -26,7 +26,7 @@ static const mlc_key cmaes_keys[] = {
      .range = ">= 0",
      .meaning =
          "initial step size in the normalized [0,1] box; 0 = chosen from the number of driven "
-         "signals s (modes × sinusoids) and the skinning modes w: 0.3 × min(1, sqrt(8 / s)) × "
+         "signals s (modes × sinusoids) and the skinning modes w: 0.3 × min(1, 8 / s) × "
          "min(1, 5 / w), so that the first guesses strain the body alike however many signals "
          "add up and however finely the subspace resolves it (`optimize` prints the value)",
      .type = MLC_KEY_NUMBER,
