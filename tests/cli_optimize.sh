@@ -117,6 +117,12 @@ cmp -s <(strip_s "$T/da24/params.json") <(strip_s "$T/s24/params.json") \
   && grep -q "sigma0 0.3 (cmaes.sigma0 = 0 chooses it for 8 signals and w = 5)" "$T/errs5" \
   && echo "ok: cmaes.sigma0 = 0 is 0.15 for 8 signals at w = 10, 0.3 (8/20)/2 for 20, 0.3 at w = 5, and says so" \
   || fail "automatic sigma0: $(cat "$T/errs20" "$T/errs5")"
+# Where turning over is the task (roll, flip), the 20 signals narrow it by sqrt(8/20) only.
+"$BIN" optimize "${DIM[@]}" --set actuation.modes=10 --set objective.kind=roll --out "$T/sr20" \
+  >/dev/null 2>"$T/errr20"
+grep -q "sigma0 0.0949 (cmaes.sigma0 = 0 chooses it for 20 signals and w = 10)" "$T/errr20" \
+  && echo "ok: cmaes.sigma0 = 0 for a roll is 0.3 sqrt(8/20)/2 for 20 signals" \
+  || fail "automatic sigma0 for a roll: $(cat "$T/errr20")"
 # Restarts need something to end a run, and say so; with early stops or the collapse trigger
 # (on by default) the run is accepted.
 "$BIN" optimize "${SMALL[@]}" --set cmaes.restarts=1 --set cmaes.restart_collapse=0 --set cmaes.restart_stall=0 --out "$T/rs" >/dev/null 2>"$T/err"

@@ -193,7 +193,8 @@ static int settled(optimize_run *o) {
 /* Parameters from which cmaes.diagonal = -1 keeps the covariance diagonal throughout. */
 #define MLC_AUTO_DIAGONAL_DIMENSION 100
 /* cmaes.sigma0 = 0: σ₀ = MLC_SIGMA0_BASE × min(1, MLC_SIGMA0_SIGNALS / s)
- *                           × min(1, MLC_SIGMA0_HANDLES / w). */
+ *                           × min(1, MLC_SIGMA0_HANDLES / w), with the square root of the first
+ * factor for objectives without the upright limit (roll, flip). */
 #define MLC_SIGMA0_BASE 0.3
 #define MLC_SIGMA0_SIGNALS 8.0
 #define MLC_SIGMA0_HANDLES 5.0
@@ -212,7 +213,11 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
     if (cfg->cmaes.sigma0 > 0) return cfg->cmaes.sigma0;
     double signals = (double)((g->q > 0 ? g->q : g->m) * g->k);
     double handles = (double)cfg->subspace.skinning_modes;
-    return MLC_SIGMA0_BASE * fmin(1.0, MLC_SIGMA0_SIGNALS / signals) *
+    /* Where turning over is the task (roll, flip: up_min does not apply), a tip is no failure,
+     * and the root mean square rule √(8/s) keeps the wider start those searches need. */
+    const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(cfg->objective.kind);
+    const double fewer = fmin(1.0, MLC_SIGMA0_SIGNALS / signals);
+    return MLC_SIGMA0_BASE * (kind && !kind->up ? sqrt(fewer) : fewer) *
            fmin(1.0, MLC_SIGMA0_HANDLES / handles);
 }
 

@@ -27,8 +27,9 @@ static const mlc_key cmaes_keys[] = {
      .meaning =
          "initial step size in the normalized [0,1] box; 0 = chosen from the number of driven "
          "signals s (modes × sinusoids) and the skinning modes w: 0.3 × min(1, 8 / s) × "
-         "min(1, 5 / w), so that the first guesses strain the body alike however many signals "
-         "add up and however finely the subspace resolves it (`optimize` prints the value)",
+         "min(1, 5 / w) (sqrt(min(1, 8 / s)) for roll and flip, where turning over is the task), "
+         "so that the first guesses strain the body alike however many signals add up and "
+         "however finely the subspace resolves it (`optimize` prints the value)",
      .type = MLC_KEY_NUMBER,
      MLC_KEY_FIELD(sigma0),
      MLC_KEY_GE(0)},
