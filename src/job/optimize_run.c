@@ -204,11 +204,12 @@ static int settled(optimize_run *o) {
  * tip happens at the worst moment, where the strain grows as s·σ₀, not as its root mean square
  * sqrt(s)·σ₀. 0.3 suits 8 signals (4 modes × 2 sinusoids, the paper's Bat row's 6); more
  * signals start narrower as 8/s (the Couch row's 20 signals at sqrt(8/20)·0.3 = 0.19 leapt or
- * tipped for 50-137 generations; at 8/20·0.3 = 0.12 they gain within the first few). A finer
- * subspace answers the same actuation with more motion: at w = 10 and 0.3 every candidate of the
- * cat's first 100 generations leapt or tipped; at 0.15 the search found credible gaits on every zoo
- * body but the penguin, which falls over even with no actuation. So σ₀ shrinks as 5/w above
- * the paper's five handles (docs/method.md, "A finer subspace with a narrower start"). */
+ * tipped with no gain for 51-137 generations; at 8/20·0.3 = 0.12 seeds 1-3 first gained in
+ * generations 2, 27 and 16). A finer subspace answers the same actuation with more motion: at
+ * w = 10 and 0.3 every candidate of the cat's first 100 generations leapt or tipped; at 0.15 the
+ * search found credible gaits on every zoo body but the penguin, which falls over even with no
+ * actuation. So σ₀ shrinks as 5/w above the paper's five handles (docs/method.md, "A finer
+ * subspace with a narrower start"). */
 static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
     if (cfg->cmaes.sigma0 > 0) return cfg->cmaes.sigma0;
     double signals = (double)((g->q > 0 ? g->q : g->m) * g->k);
