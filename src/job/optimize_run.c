@@ -422,21 +422,22 @@ static mlc_status dry_run(optimize_run *o) {
     }
     double per = (mlc_now() - t0) / nbatch; /* wall seconds per rollout, all threads */
     mlc_free(U);
-    /* Each generation: the candidates, R + 1 rollouts each, and every cmaes.mean_every
-     * generations the mean too. */
+    /* Each generation: the candidates, and every cmaes.mean_every generations the mean too
+     * (`nominal` in all), each with at most R replays. */
     const long gens = cfg->cmaes.generations, every = cfg->cmaes.mean_every;
-    long rollouts =
-        ((long)cfg->cmaes.population * gens + (every > 0 ? (gens + every - 1) / every : 0)) *
-        (R + 1);
-    double est = o->t_pre + per * (double)rollouts / nproc + 2 * per * nthreads;
+    const long nominal =
+        (long)cfg->cmaes.population * gens + (every > 0 ? (gens + every - 1) / every : 0);
+    const long rollouts = nominal * (R + 1);
     /* The validation's replays, side by side on the threads (optimize_rerank.c). */
     double validation = 0;
     if (o->rerank > 0) {
         const int par = MLC_MAX(1, MLC_MIN(nthreads, o->rerank));
         const double one = MLC_REPLAY_SECONDS_PER_TET_STEP * o->p.mesh.nt * cfg->sim.steps;
         validation = one * (double)((o->rerank + par - 1) / par);
-        est += validation;
     }
+    /* Everything but the search's rollouts: the precompute, a batch's start, the validation. */
+    const double base = o->t_pre + 2 * per * nthreads + validation;
+    const double est = base + per * (double)rollouts / nproc;
     mlc_sink_say(&o->def.sink, 1, "mesh %s: %d vertices, %d tets\n", o->p.mesh_path, o->p.mesh.nv,
                  o->p.mesh.nt);
     mlc_sink_say(
@@ -464,9 +465,6 @@ static mlc_status dry_run(optimize_run *o) {
      * Over 70 jobs with the defaults (the zoo, the held-out bodies, the Table 1 examples) the
      * rollouts came to 0.99-1.57 times the candidates' and means' own, median 1.19. */
     if (o->improving && R > 0) {
-        const long nominal =
-            (long)cfg->cmaes.population * gens + (every > 0 ? (gens + every - 1) / every : 0);
-        const double base = o->t_pre + 2 * per * nthreads + validation;
         mlc_sink_say(&o->def.sink, 1,
                      "typical wall time %.1f s (%.1f-%.1f s: the improving candidates' replays "
                      "measured at %.2f-%.2f times the candidates' rollouts)\n",
