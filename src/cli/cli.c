@@ -103,7 +103,8 @@ static const char *optimize_help =
     "  --resume DIR       continue the interrupted run in DIR (same configuration)\n"
     "  --quiet            no progress output\n" MAX_MEMORY_HELP
     "  --dry-run          validate, precompute, time one generation of rollouts, print the\n"
-    "                     problem size and the estimated wall time; write nothing\n"
+    "                     problem size, the estimated wall time (an upper bound) and a\n"
+    "                     typical one; write nothing\n"
     "  --force            overwrite an output directory that holds another run\n"
     "Under mpirun, each generation's rollouts are spread over the processes (docs/cluster.md).\n"
     "SIGINT/SIGTERM save a checkpoint and exit with code 130; --resume continues.\n";
