@@ -11,8 +11,11 @@ if ! command -v mpirun >/dev/null 2>&1; then echo "SKIP: mpirun not found"; exit
 # only, no core binding (three ranks bound to two cores would queue behind each other).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
-# Same BLAS thread count for every run compared (it changes the precompute's last bits).
+# Same BLAS thread count and kernels for every run compared (both change the precompute's last
+# bits): the kernels the program chooses, for the fault tool below too, which is not the program.
 export OPENBLAS_NUM_THREADS=1
+core=$("$BIN" --version | sed -n 's/^blas: //p')
+[ -n "$core" ] && [ "$core" != "not OpenBLAS" ] && export OPENBLAS_CORETYPE=$core
 # OpenMPI keeps some allocations until exit; under AddressSanitizer do not count them as leaks.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 MPIRUN=(timeout 120 mpirun --oversubscribe --bind-to none --mca btl self,vader)

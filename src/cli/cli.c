@@ -2,7 +2,6 @@
  * configuration, and dispatch. Only this layer prints errors or chooses exit codes. */
 #include "modalloco/cli.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "blas_runtime.h"
 #include "budget.h"
 #include "commands.h"
 #include "config_input.h"
@@ -257,25 +257,6 @@ mlc_status mlc_cli_load_config(const mlc_cli_options *opt, mlc_config *cfg, mlc_
     return mlc_config_validate(cfg, err);
 }
 
-/* OpenBLAS is the system BLAS on Debian (through the libblas.so.3 alternative) and threads
- * its kernels by default. A threaded BLAS sums in an order that depends on the thread count,
- * which would make the precompute (and so every result) differ in the last bits between
- * machines; and on the sizes we hand it one thread is as fast (measured). Pin it to one
- * thread when the library offers the call; our own parallelism is across rollouts. */
-static void pin_blas_threads(void) {
-    /* Looked up at run time: Debian's libblas.so.3 forwards to libopenblas.so.0, so the symbol
-     * is in the process but not in the library we link against. */
-    void *self = dlopen(NULL, RTLD_LAZY);
-    if (!self) return;
-    void *sym = dlsym(self, "openblas_set_num_threads");
-    if (sym) {
-        void (*set_threads)(int);
-        memcpy(&set_threads, &sym, sizeof set_threads); /* object → function pointer, portably */
-        set_threads(1);
-    }
-    dlclose(self);
-}
-
 /* `modalloco --version`: the version and the features this build has. */
 static int print_version(void) {
     printf("modalloco %s\n", MLC_VERSION);
@@ -285,6 +266,8 @@ static int print_version(void) {
     printf("features: (no openmp)");
 #endif
     printf(mlc_dist_compiled() ? " mpi\n" : " (no mpi)\n");
+    const char *core = mlc_blas_core_name();
+    printf("blas: %s\n", core ? core : "not OpenBLAS");
     return 0;
 }
 
@@ -815,7 +798,10 @@ static int help_command(int argc, char **argv) {
 }
 
 int mlc_cli_main(int argc, char **argv) {
-    pin_blas_threads();
+    mlc_blas_choose_kernels(argv);
+    /* One BLAS thread: ours run across rollouts, and a threaded BLAS would sum in an order
+     * that depends on the machine's thread count (measured no faster on our sizes). */
+    mlc_blas_pin_threads();
     if (argc < 2) {
         fputs(program_help, stderr);
         return 2;
