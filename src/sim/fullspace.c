@@ -1519,54 +1519,54 @@ static void actuation_targets(mlc_fullspace *fs) {
  * Serial sums in a fixed order: the same bits for any thread count. */
 static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *restrict g) {
     const size_t n = 3 * (size_t)fs->nv;
-    const int m = fs->aa_m;
+    const int m = fs->aa_m, have = fs->aa_k > 0, h = fs->aa_head;
     double *restrict fp = fs->aa_f, *restrict gp = fs->aa_g;
-    double r2 = 0;
-    for (size_t i = 0; i < n; i++)
-        r2 += (g[i] - xk[i]) * (g[i] - xk[i]);
-    if (fs->aa_k > 0 && !(r2 <= fs->aa_r2)) { /* grew: restart from the plain iterate */
+    /* One pass over the coordinates for every sum of the update: ‖f‖², the new differences
+     * (into slot h, when there is a last iterate), their Gram row and the right-hand side
+     * ΔF_aᵀ f over the slots the window will hold. Each sum runs in index order, as a pass of
+     * its own would, so the bits are those of one pass per sum; the slot is written even when
+     * ‖f‖ grew, since a restart empties the window. */
+    const int na = have ? MLC_MIN(fs->aa_n + 1, m) : fs->aa_n;
+    double r2 = 0, gram_row[MLC_FULLSPACE_ANDERSON_MAX] = {0}, y[MLC_FULLSPACE_ANDERSON_MAX] = {0};
+    const double *slot[MLC_FULLSPACE_ANDERSON_MAX];
+    for (int a = 0; a < na; a++)
+        slot[a] = fs->aa_dF + n * (size_t)a;
+    double *dF = fs->aa_dF + n * (size_t)h, *dG = fs->aa_dG + n * (size_t)h;
+    for (size_t i = 0; i < n; i++) {
+        double f = g[i] - xk[i];
+        r2 += f * f;
+        if (have) {
+            double df = f - fp[i];
+            dF[i] = df, dG[i] = g[i] - gp[i];
+            for (int c = 0; c < na; c++)
+                gram_row[c] += df * slot[c][i];
+        }
+        for (int a = 0; a < na; a++)
+            y[a] += slot[a][i] * f;
+        fp[i] = f, gp[i] = g[i];
+    }
+    if (have && !(r2 <= fs->aa_r2)) { /* grew: restart from the plain iterate */
         fs->aa_n = fs->aa_head = 0;
         fs->aa_k = 1;
         fs->aa_r2 = r2;
-        for (size_t i = 0; i < n; i++)
-            fp[i] = g[i] - xk[i], gp[i] = g[i];
         return;
     }
-    if (fs->aa_k > 0) { /* the new differences into slot h, and its Gram entries */
-        const int h = fs->aa_head;
-        double *dF = fs->aa_dF + n * (size_t)h, *dG = fs->aa_dG + n * (size_t)h;
-        for (size_t i = 0; i < n; i++) {
-            double f = g[i] - xk[i];
-            dF[i] = f - fp[i], dG[i] = g[i] - gp[i];
-        }
+    if (have) { /* slot h is the newest difference; its Gram entries */
         fs->aa_head = (h + 1) % m;
-        fs->aa_n = MLC_MIN(fs->aa_n + 1, m);
-        for (int c = 0; c < fs->aa_n; c++) {
-            const double *Fc = fs->aa_dF + n * (size_t)c;
-            double d = 0;
-            for (size_t i = 0; i < n; i++)
-                d += dF[i] * Fc[i];
-            fs->aa_gram[h + MLC_FULLSPACE_ANDERSON_MAX * c] = d;
-            fs->aa_gram[c + MLC_FULLSPACE_ANDERSON_MAX * h] = d;
+        fs->aa_n = na;
+        for (int c = 0; c < na; c++) {
+            fs->aa_gram[h + MLC_FULLSPACE_ANDERSON_MAX * c] = gram_row[c];
+            fs->aa_gram[c + MLC_FULLSPACE_ANDERSON_MAX * h] = gram_row[c];
         }
     }
-    for (size_t i = 0; i < n; i++)
-        fp[i] = g[i] - xk[i], gp[i] = g[i];
     fs->aa_k++;
     fs->aa_r2 = r2;
-    const int na = fs->aa_n;
     if (na == 0) return;
-    double A[MLC_FULLSPACE_ANDERSON_MAX * MLC_FULLSPACE_ANDERSON_MAX],
-        y[MLC_FULLSPACE_ANDERSON_MAX];
+    double A[MLC_FULLSPACE_ANDERSON_MAX * MLC_FULLSPACE_ANDERSON_MAX];
     double dmax = 0;
     for (int a = 0; a < na; a++) {
-        const double *Fa = fs->aa_dF + n * (size_t)a;
         for (int c = 0; c <= a; c++) /* kept from the iteration that filled the later slot */
             A[a + na * c] = A[c + na * a] = fs->aa_gram[a + MLC_FULLSPACE_ANDERSON_MAX * c];
-        double d = 0;
-        for (size_t i = 0; i < n; i++)
-            d += Fa[i] * fp[i];
-        y[a] = d;
         dmax = fmax(dmax, A[a + na * a]);
     }
     if (!(dmax > 0)) return;
@@ -1575,12 +1575,49 @@ static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *
         A[a + na * a] += eps;
     mlc_dense_cholesky(A, (size_t)na, na, eps);
     mlc_dense_cholesky_solve(A, (size_t)na, na, y);
-    for (int a = 0; a < na; a++) {
-        const double *Ga = fs->aa_dG + n * (size_t)a;
-        const double ya = y[a];
-        for (size_t i = 0; i < n; i++)
-            g[i] -= ya * Ga[i];
+    /* g −= ΔG y, each coordinate's terms in slot order: independent coordinates, so threads */
+    const double *dGs[MLC_FULLSPACE_ANDERSON_MAX];
+    for (int a = 0; a < na; a++)
+        dGs[a] = fs->aa_dG + n * (size_t)a;
+    const long long nn = (long long)n;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+    for (long long i = 0; i < nn; i++) {
+        double gi = g[i];
+        for (int a = 0; a < na; a++)
+            gi -= y[a] * dGs[a][i];
+        g[i] = gi;
     }
+}
+
+/* xi ← x (the iterate the step started from), x ← xs (the tentative solve), on the step's
+ * threads. */
+static void copy_iterate(mlc_fullspace *fs, double *restrict x, const double *restrict xs) {
+    double *restrict xi = fs->xi;
+    const long long n = 3 * (long long)fs->nv;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+    for (long long i = 0; i < n; i++) {
+        xi[i] = x[i];
+        x[i] = xs[i];
+    }
+}
+
+/* max_i |x_i − xi_i| by fmax (a NaN term is skipped, as fmax does; the caller treats a
+ * non-finite answer as no convergence). A maximum is exact in any order, so the threads'
+ * parts give the one-thread answer. */
+static double largest_change(mlc_fullspace *fs, const double *restrict x) {
+    const double *restrict xi = fs->xi;
+    const long long n = 3 * (long long)fs->nv;
+    double change = 0;
+#pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
+    {
+        double part = 0;
+#pragma omp for schedule(static) nowait
+        for (long long i = 0; i < n; i++)
+            part = fmax(part, fabs(x[i] - xi[i]));
+#pragma omp critical(mlc_fullspace_change)
+        change = fmax(change, part);
+    }
+    return change;
 }
 
 int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
@@ -1641,8 +1678,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         qsolve(fs, b, fs->xs);
         const double *xs = fs->xs;
         /* (4) contact at x*, (5) x = x* + Q⁻¹ f_c */
-        memcpy(fs->xi, x, sizeof(double) * v3);
-        memcpy(x, xs, sizeof(double) * v3);
+        copy_iterate(fs, x, xs);
         na = 0;
         if (contact && fs->surface) {
             na = contact_surface(fs, xs, x);
@@ -1693,9 +1729,7 @@ int mlc_fullspace_step(mlc_fullspace *fs, const mlc_actuation *act) {
         /* The largest coordinate change: a local, unit-carrying measure (a vertex moved by
          * at most this much), independent of the mesh resolution, unlike ‖Δx‖₂. NaN counts
          * as not converged. */
-        change = 0;
-        for (size_t i = 0; i < v3; i++)
-            change = fmax(change, fabs(x[i] - fs->xi[i]));
+        change = largest_change(fs, x);
         if (!isfinite(change)) change = INFINITY;
         if (fs->stop.tolerance > 0 && change <= stop_at) {
             it++;
