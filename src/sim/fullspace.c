@@ -33,6 +33,9 @@
  * step's correction, because the reference must not inherit the reduced model's truncation; a
  * CHOLMOD solve can fail (reported as a status); nothing else. The per-tet loops run on
  * fs->threads threads and sum in tet order (the same bits for any count).
+ * The simulator keeps its tets in its own order, sorted in space (tet_order.h), so that the
+ * reference's local step adds each run of tets' terms into a small buffer of that run's
+ * vertices (scatter_blocks); a tet's number never leaves this file.
  */
 #include "fullspace.h"
 
@@ -49,6 +52,7 @@
 #include "internal/polar.h"
 #include "internal/terrain_contact.h"
 #include "testing/sim_testing.h"
+#include "tet_order.h"
 
 static void mlc_fullspace_stop_default(mlc_fullspace_stop *stop);
 static inline void tet_terms(const mlc_fullspace *fs, int e, const double P[9], double s,
@@ -116,17 +120,27 @@ struct mlc_fullspace {
     mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
     void *observer_user;
     /* ---- parallel local step (bit-identical for any thread count) ---- */
-    int threads;      /* OpenMP threads of the per-tet and per-vertex loops, ≥ 1 */
-    double *tH;       /* nt×9: each tet's V F Yᵀ (summed per actuation cluster in tet order) */
-    double *tFp;      /* nt×9: each tet's μ-weighted V F (per-cluster passive rotations) */
-    double *tF;       /* nt×9: each tet's F */
-    double *wv, *b0w; /* 3×nv, nv×3: one actuation cluster: actuation_targets, and b0 + Ω w */
-    double *tb;       /* 4nt×3: the tets' right-hand-side terms V P ∇φ_a, by vertex (below) */
+    int threads; /* OpenMP threads of the per-tet and per-vertex loops, ≥ 1 */
+    double *tH;  /* nt×9: each tet's V F Yᵀ (summed per actuation cluster in tet order) */
+    double *tFp; /* nt×9: each tet's μ-weighted V F (per-cluster passive rotations) */
+    double *tF;  /* nt×9: each tet's F */
+    double *wv;  /* 3×nv: one actuation cluster: actuation_targets */
+    double *tb;  /* 4nt×3: the tets' right-hand-side terms V P ∇φ_a, by vertex (below) */
     /* tb holds the terms vertex by vertex, each vertex's (tet, corner) pairs ascending in tet
      * (the serial scatter's order), so a gather reads it in sequence: vertex v's terms are at
      * 3p, p = inc_ptr[v] .. inc_ptr[v+1]−1, and tet e's corner a writes at tslot[4e + a]. */
     int *inc_ptr; /* nv+1 */
     int *tslot;   /* 4nt */
+    /* The reference's local step scatters block by block: block k is the chunks
+     * blk_chunk[k] .. blk_chunk[k+1]−1 (whole chunks of MLC_FULLSPACE_POLAR_CHUNK tets, in the
+     * simulator's tet order) and owns the slots blk_slot[k] .. blk_slot[k+1]−1 of bbuf, one per
+     * vertex it touches; tet e's corner a adds its terms at bbuf + corner_slot[4e + a]. Vertex
+     * v's slots, in block order, are at the offsets vslot[vslot_ptr[v] .. vslot_ptr[v+1]−1]. */
+    int nblk;
+    int *blk_chunk, *blk_slot; /* nblk+1 each */
+    int *corner_slot;          /* 4nt: offsets in doubles into bbuf */
+    int *vslot_ptr, *vslot;    /* nv+1, blk_slot[nblk] */
+    double *bbuf;              /* 3 × blk_slot[nblk] */
     /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
     int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
     double aa_r2;                  /* ‖f‖₂² of the last iteration */
@@ -189,15 +203,18 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->acl);
     mlc_free(fs->samples);
     mlc_free(fs->active);
-    double *more[] = {fs->tH,    fs->tF,    fs->wv,    fs->b0w,  fs->tFp, fs->tb, fs->aa_dF,
-                      fs->aa_dG, fs->aa_f,  fs->aa_g,  fs->QiEc, fs->Dc,  fs->sy, fs->sg,
-                      fs->sct,   fs->vfric, fs->sfric, fs->rhs,  fs->xs};
+    double *more[] = {fs->tH,    fs->tF,   fs->wv,    fs->tFp,   fs->tb,  fs->aa_dF,
+                      fs->aa_dG, fs->aa_f, fs->aa_g,  fs->QiEc,  fs->Dc,  fs->sy,
+                      fs->sg,    fs->sct,  fs->vfric, fs->sfric, fs->rhs, fs->xs};
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
         mlc_free(more[i]);
-    int *imore[] = {fs->inc_ptr, fs->tslot, fs->surf, fs->slot_of, fs->slot_v, fs->want};
+    int *imore[] = {fs->inc_ptr,     fs->tslot,     fs->surf,      fs->slot_of,
+                    fs->slot_v,      fs->want,      fs->blk_chunk, fs->blk_slot,
+                    fs->corner_slot, fs->vslot_ptr, fs->vslot};
     for (size_t i = 0; i < sizeof imore / sizeof imore[0]; i++)
         mlc_free(imore[i]);
     mlc_free(fs->slot_seen);
+    mlc_free(fs->bbuf);
     mlc_free(fs->dq);
     mlc_free(fs->qs);
     mlc_free(fs->g3);
@@ -377,6 +394,67 @@ mlc_status mlc_fullspace_create(const mlc_mesh *mesh, const mlc_fem *fem, const 
                                           err);
 }
 
+/* The inputs with their tets in the simulator's order (tet_order.h): views that share the
+ * callers' per-vertex arrays and own sorted copies of the per-tet ones (sorted_views), for
+ * the set-up only: the simulator keeps nothing of them but its own copies. */
+typedef struct tet_views {
+    mlc_mesh mesh;
+    mlc_fem fem;
+    mlc_subspace sub;
+    mlc_materials mat;
+    void *owned[8];
+} tet_views;
+
+static void free_views(tet_views *v) {
+    for (size_t i = 0; i < sizeof v->owned / sizeof v->owned[0]; i++)
+        mlc_free(v->owned[i]);
+}
+
+/* A per-tet array of `width` values (NULL stays NULL) in the order `order`, or NULL with *ok
+ * cleared when out of memory. */
+static void *sorted_copy(const void *src, size_t width, const int *order, int nt, void **own,
+                         int *ok) {
+    if (!src) return NULL;
+    char *dst = mlc_malloc(width * (size_t)MLC_MAX(nt, 1));
+    *own = dst;
+    if (!dst) {
+        *ok = 0;
+        return NULL;
+    }
+    for (int i = 0; i < nt; i++)
+        memcpy(dst + width * (size_t)i, (const char *)src + width * (size_t)order[i], width);
+    return dst;
+}
+
+static mlc_status sorted_views(const mlc_mesh *mesh, const mlc_fem *fem, const mlc_subspace *sub,
+                               const mlc_materials *mat, tet_views *v, mlc_err *err) {
+    memset(v, 0, sizeof *v);
+    const int nt = mesh->nt;
+    int *order = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(nt, 1)), ok = order != NULL;
+    if (ok && mlc_tet_spatial_order(mesh, order, err) != MLC_OK) {
+        mlc_free(order);
+        return MLC_ENOMEM;
+    }
+    v->mesh = *mesh, v->fem = *fem, v->sub = *sub, v->mat = *mat;
+    v->mesh.tet_tag = NULL;
+    if (ok) {
+        v->mesh.T = sorted_copy(mesh->T, 4 * sizeof(int), order, nt, &v->owned[0], &ok);
+        v->fem.vol = sorted_copy(fem->vol, sizeof(double), order, nt, &v->owned[1], &ok);
+        v->fem.grad = sorted_copy(fem->grad, 12 * sizeof(double), order, nt, &v->owned[2], &ok);
+        v->sub.cluster = sorted_copy(sub->cluster, sizeof(int), order, nt, &v->owned[3], &ok);
+        v->sub.acluster = sorted_copy(sub->acluster, sizeof(int), order, nt, &v->owned[4], &ok);
+        v->mat.mu = sorted_copy(mat->mu, sizeof(double), order, nt, &v->owned[5], &ok);
+        v->mat.gamma = sorted_copy(mat->gamma, sizeof(double), order, nt, &v->owned[6], &ok);
+        v->mat.density = sorted_copy(mat->density, sizeof(double), order, nt, &v->owned[7], &ok);
+    }
+    mlc_free(order);
+    if (!ok) {
+        free_views(v);
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory (%d tets)", nt);
+    }
+    return MLC_OK;
+}
+
 /* Every array of the full-space simulator for its sizes (fs->nv, nt, m, ns, npr, nca), zeroed
  * where the step accumulates; per-tet stiffness adds the weights wmu, wga, wk, per-vertex
  * friction adds fric. 0 when out of memory (mlc_fullspace_destroy frees what was allocated). */
@@ -433,7 +511,6 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
     if (fs->npr == nt && fs->nca == 1) {
         ok &= (fs->wv = mlc_calloc(v3, sizeof(double))) != NULL;
         ok &= (fs->Wm = mlc_calloc(v3 * (size_t)(m + 1), sizeof(double))) != NULL;
-        ok &= (fs->b0w = mlc_calloc(v3, sizeof(double))) != NULL;
     }
     if (fs->npr != nt) ok &= (fs->tFp = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
     ok &= (fs->tb = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
@@ -489,6 +566,60 @@ static mlc_status incidence_surface(mlc_fullspace *fs, const mlc_mesh *mesh, mlc
         if (fs->slot_of[v]) fs->surf[i++] = v;
     for (int v = 0; v < nv; v++)
         fs->slot_of[v] = -1;
+    return MLC_OK;
+}
+
+/* The reference's scatter blocks (the fields by fs->nblk): whole chunks, about
+ * MLC_FULLSPACE_BLOCK_CHUNKS each, and per block a slot for every vertex its tets touch, in the
+ * order the block first touches them. Depends on the tets only, not on the thread count. */
+static mlc_status scatter_blocks(mlc_fullspace *fs, mlc_err *err) {
+    const int nt = fs->nt, nv = fs->nv;
+    const int nchunks = (nt + MLC_FULLSPACE_POLAR_CHUNK - 1) / MLC_FULLSPACE_POLAR_CHUNK;
+    const int nblk =
+        MLC_MAX(1, (nchunks + MLC_FULLSPACE_BLOCK_CHUNKS / 2) / MLC_FULLSPACE_BLOCK_CHUNKS);
+    fs->nblk = nblk;
+    fs->blk_chunk = mlc_malloc(sizeof(int) * ((size_t)nblk + 1));
+    fs->blk_slot = mlc_malloc(sizeof(int) * ((size_t)nblk + 1));
+    fs->corner_slot = mlc_malloc(sizeof(int) * 4 * (size_t)nt);
+    fs->vslot_ptr = mlc_calloc((size_t)nv + 1, sizeof(int));
+    int *mark = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(nv, 1));
+    int *owner = mlc_malloc(sizeof(int) * 4 * (size_t)nt); /* slot → vertex, at most 4nt */
+    if (!fs->blk_chunk || !fs->blk_slot || !fs->corner_slot || !fs->vslot_ptr || !mark || !owner) {
+        mlc_free(mark), mlc_free(owner);
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the scatter blocks");
+    }
+    for (int v = 0; v < nv; v++)
+        mark[v] = -1;
+    int nslots = 0;
+    for (int k = 0; k < nblk; k++) {
+        const int c0 = (int)((long long)nchunks * k / nblk),
+                  c1 = (int)((long long)nchunks * (k + 1) / nblk);
+        const int e0 = c0 * MLC_FULLSPACE_POLAR_CHUNK,
+                  e1 = MLC_MIN(nt, c1 * MLC_FULLSPACE_POLAR_CHUNK);
+        fs->blk_chunk[k] = c0, fs->blk_slot[k] = nslots;
+        for (int e = e0; e < e1; e++)
+            for (int a = 0; a < 4; a++) {
+                const int v = fs->T[4 * (size_t)e + a];
+                if (mark[v] < 0) mark[v] = nslots, owner[nslots++] = v, fs->vslot_ptr[v + 1]++;
+                fs->corner_slot[4 * (size_t)e + a] = 3 * mark[v];
+            }
+        for (int q = fs->blk_slot[k]; q < nslots; q++)
+            mark[owner[q]] = -1;
+    }
+    fs->blk_chunk[nblk] = nchunks, fs->blk_slot[nblk] = nslots;
+    for (int v = 0; v < nv; v++)
+        fs->vslot_ptr[v + 1] += fs->vslot_ptr[v];
+    fs->vslot = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(nslots, 1));
+    fs->bbuf = mlc_malloc(sizeof(double) * 3 * (size_t)MLC_MAX(nslots, 1));
+    if (!fs->vslot || !fs->bbuf) {
+        mlc_free(mark), mlc_free(owner);
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the scatter blocks");
+    }
+    int *fill = mark; /* next free entry per vertex; slots ascend, so blocks come in order */
+    memcpy(fill, fs->vslot_ptr, sizeof(int) * (size_t)nv);
+    for (int q = 0; q < nslots; q++)
+        fs->vslot[fill[owner[q]]++] = 3 * q;
+    mlc_free(mark), mlc_free(owner);
     return MLC_OK;
 }
 
@@ -611,10 +742,16 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
     if (st != MLC_OK) return st;
     static const mlc_materials uniform = {0};
     if (!mat) mat = &uniform;
+    tet_views views;
+    if ((st = sorted_views(mesh, fem, sub, mat, &views, err)) != MLC_OK) return st;
+    mesh = &views.mesh, fem = &views.fem, sub = &views.sub, mat = &views.mat;
 
     /* ---- workspace and the copies of the inputs ---- */
     mlc_fullspace *fs = mlc_calloc(1, sizeof *fs);
-    if (!fs) return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
+    if (!fs) {
+        free_views(&views);
+        return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory");
+    }
     fs->set = *settings;
     int nv = mesh->nv, nt = mesh->nt, m = sub->m;
     fs->nv = nv, fs->nt = nt, fs->m = m, fs->ma = m + 1, fs->nca = sub->nca, fs->ns = sub->ns;
@@ -625,6 +762,7 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
     }
     copy_inputs(fs, mesh, fem, sub, mat, passive_per_tet);
     if ((st = incidence_surface(fs, mesh, err)) != MLC_OK) goto fail;
+    if (fs->Wm && (st = scatter_blocks(fs, err)) != MLC_OK) goto fail;
     fs->threads = 1;
     if ((st = anderson_alloc(fs, MLC_FULLSPACE_ANDERSON, err)) != MLC_OK) goto fail;
     masses_extent(fs, mesh, fem, mat);
@@ -643,9 +781,11 @@ mlc_status mlc_fullspace_create_materials(const mlc_mesh *mesh, const mlc_fem *f
     mlc_fullspace_stop_default(&fs->stop);
     mlc_fullspace_reset(fs);
     mlc_fullspace_com(fs, fs->X, fs->com_rest);
+    free_views(&views);
     *out = fs;
     return MLC_OK;
 fail:
+    free_views(&views);
     mlc_fullspace_destroy(fs);
     return st;
 }
@@ -1286,11 +1426,13 @@ static inline void chunk_terms(const mlc_fullspace *fs, const double *restrict R
  * with w_v = Σ γV Y_e ∇φ_a formed once a step (actuation_targets), and so is the cluster's
  * matrix, H = Σ_e γV F_e Y_eᵀ = Σ_v x_v w_vᵀ: a pass over the vertices gives Ω, and one pass
  * over the tets (F, the rotations of a chunk together by mlc_polar_lanes, the passive terms
- * V μ_e R_e ∇φ_a) the rest. On one thread each chunk's terms are added to b at once, in tet
- * order; on more they are gathered per vertex in tet order afterwards: the same bits. */
+ * V μ_e R_e ∇φ_a) the rest. Each block of tets adds its terms, in tet order, into its own
+ * slots (scatter_blocks: a buffer small enough to stay in cache, where one array of every
+ * term would not); then each vertex sums b0 + Ω w_v and its slots in block order. The blocks
+ * do not depend on the thread count, so neither do the bits. */
 static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *restrict b) {
     enum { CH = MLC_FULLSPACE_POLAR_CHUNK };
-    const int nt = fs->nt, nv = fs->nv, serial = fs->threads <= 1;
+    const int nt = fs->nt, nv = fs->nv;
     const size_t ldq = fs->qs_ld;
     double H[9] = {0};
     for (int v = 0; v < nv; v++) {
@@ -1301,44 +1443,47 @@ static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *
     }
     mlc_polar(H, fs->qa, fs->Om);
     const double *Om = fs->Om;
-    double *restrict b0w = serial ? b : fs->b0w;
-    for (int v = 0; v < nv; v++) {
-        const double *w = fs->wv + 3 * (size_t)v;
-        for (int k = 0; k < 3; k++)
-            b0w[3 * (size_t)v + k] =
-                fs->b0[3 * (size_t)v + k] + (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
-    }
-    const int nchunks = (nt + CH - 1) / CH;
-#pragma omp parallel for schedule(static) num_threads(fs->threads) if (!serial)
-    for (int ch = 0; ch < nchunks; ch++) {
-        const int e0 = ch * CH, n = MLC_MIN(nt - e0, CH);
-        double F[9 * CH], R[9 * CH];
-        chunk_F(fs, x, e0, n, F, CH);
-        mlc_polar_lanes(n, F, CH, fs->qs + e0, ldq, R, CH, NULL);
-        for (int p = 0; p < n; p++) {
-            const int e = e0 + p, *tv = fs->T + 4 * (size_t)e;
-            double t[9];
-            chunk_terms(fs, R, CH, e0, p, t);
-            const double t3[3] = {-(t[0] + t[3] + t[6]), -(t[1] + t[4] + t[7]),
-                                  -(t[2] + t[5] + t[8])};
-            if (serial) { /* b += the tet's terms, in tet order */
-                for (int a = 0; a < 3; a++) {
-                    double *bv = b + 3 * (size_t)tv[a];
-                    bv[0] += t[3 * a], bv[1] += t[3 * a + 1], bv[2] += t[3 * a + 2];
+    const int *restrict cslot = fs->corner_slot;
+    double *restrict buf = fs->bbuf;
+#pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (int k = 0; k < fs->nblk; k++) {
+            memset(buf + 3 * (size_t)fs->blk_slot[k], 0,
+                   sizeof(double) * 3 * (size_t)(fs->blk_slot[k + 1] - fs->blk_slot[k]));
+            for (int ch = fs->blk_chunk[k]; ch < fs->blk_chunk[k + 1]; ch++) {
+                const int e0 = ch * CH, n = MLC_MIN(nt - e0, CH);
+                double F[9 * CH], R[9 * CH];
+                chunk_F(fs, x, e0, n, F, CH);
+                mlc_polar_lanes(n, F, CH, fs->qs + e0, ldq, R, CH, NULL);
+                for (int p = 0; p < n; p++) {
+                    const int *cs = cslot + 4 * (size_t)(e0 + p);
+                    double t[9];
+                    chunk_terms(fs, R, CH, e0, p, t);
+                    for (int a = 0; a < 3; a++) {
+                        double *bv = buf + cs[a];
+                        bv[0] += t[3 * a], bv[1] += t[3 * a + 1], bv[2] += t[3 * a + 2];
+                    }
+                    double *bv = buf + cs[3];
+                    bv[0] += -(t[0] + t[3] + t[6]);
+                    bv[1] += -(t[1] + t[4] + t[7]);
+                    bv[2] += -(t[2] + t[5] + t[8]);
                 }
-                double *bv = b + 3 * (size_t)tv[3];
-                bv[0] += t3[0], bv[1] += t3[1], bv[2] += t3[2];
-            } else { /* gathered per vertex below */
-                const double t12[12] = {t[0], t[1], t[2], t[3],  t[4],  t[5],
-                                        t[6], t[7], t[8], t3[0], t3[1], t3[2]};
-                store_terms(fs, e, t12);
             }
         }
-    }
-    if (!serial) {
-#pragma omp parallel for schedule(static) num_threads(fs->threads)
-        for (int v = 0; v < nv; v++)
-            gather_vertex(fs, v, b0w, b);
+#pragma omp for schedule(static)
+        for (int v = 0; v < nv; v++) {
+            const double *w = fs->wv + 3 * (size_t)v, *b0 = fs->b0 + 3 * (size_t)v;
+            double s[3];
+            for (int k = 0; k < 3; k++)
+                s[k] = b0[k] + (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
+            for (int p = fs->vslot_ptr[v]; p < fs->vslot_ptr[v + 1]; p++) {
+                const double *t = buf + fs->vslot[p];
+                s[0] += t[0], s[1] += t[1], s[2] += t[2];
+            }
+            for (int k = 0; k < 3; k++)
+                b[3 * (size_t)v + k] = s[k];
+        }
     }
 }
 

@@ -73,6 +73,10 @@ typedef struct mlc_fullspace_stop {
 /* Tets whose rotations are computed together (mlc_polar_lanes or mlc_polar_n), one chunk per
  * thread at a time (the reference keeps a chunk's F and R on the stack: 2 × 9 × 8 bytes a tet). */
 #define MLC_FULLSPACE_POLAR_CHUNK 256
+/* Chunks in one block of the reference's local step, whose terms go to a buffer of the
+ * block's own vertices (2,048 tets: on the bundled spot, 59k tets, 29 blocks whose buffers
+ * hold 1.5 slots a vertex, against 15 slots a vertex when every term has its own). */
+#define MLC_FULLSPACE_BLOCK_CHUNKS 8
 
 /* Contact on every surface vertex (mlc_fullspace_use_surface_contact): the default number of
  * cached columns of Q⁻¹ (one per surface vertex that came near the ground; memory
