@@ -141,6 +141,7 @@ struct mlc_fullspace {
     int *corner_slot;          /* 4nt: offsets in doubles into bbuf */
     int *vslot_ptr, *vslot;    /* nv+1, blk_slot[nblk] */
     double *bbuf;              /* 3 × blk_slot[nblk] */
+    double *hpart; /* 9 per block of MLC_FULLSPACE_ANDERSON_BLOCK vertices: its part of H */
     /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
     int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
     double aa_r2;                  /* ‖f‖₂² of the last iteration */
@@ -148,6 +149,8 @@ struct mlc_fullspace {
     double *dq; /* 3×nv: x_n minus the prediction of the last step (the next step's start) */
     double *aa_dF, *aa_dG; /* 3nv × aa_m: differences of residuals f = G(x) − x and of G(x) */
     double *aa_f, *aa_g;   /* 3nv: the previous f and G(x) */
+    double *aa_part;       /* per block of MLC_FULLSPACE_ANDERSON_BLOCK coordinates: its part of
+                              ‖f‖², of the Gram row and of ΔFᵀf (anderson_next) */
     /* ---- contact on every surface vertex (mlc_fullspace_use_surface_contact) ---- */
     int surface;       /* 1: contact on every boundary vertex instead of the samples */
     int nsurf, *surf;  /* boundary vertices, ascending */
@@ -215,6 +218,8 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
         mlc_free(imore[i]);
     mlc_free(fs->slot_seen);
     mlc_free(fs->bbuf);
+    mlc_free(fs->hpart);
+    mlc_free(fs->aa_part);
     mlc_free(fs->dq);
     mlc_free(fs->qs);
     mlc_free(fs->g3);
@@ -524,11 +529,15 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
 /* The history of Anderson acceleration for a window of m iterations (0: none). */
 static mlc_status anderson_alloc(mlc_fullspace *fs, int m, mlc_err *err) {
     mlc_free(fs->aa_dF), mlc_free(fs->aa_dG), mlc_free(fs->aa_f), mlc_free(fs->aa_g);
-    fs->aa_dF = fs->aa_dG = fs->aa_f = fs->aa_g = NULL;
+    mlc_free(fs->aa_part);
+    fs->aa_dF = fs->aa_dG = fs->aa_f = fs->aa_g = fs->aa_part = NULL;
     fs->aa_m = m;
     if (m == 0) return MLC_OK;
     size_t v3 = 3 * (size_t)fs->nv;
-    int ok = (fs->aa_dF = mlc_malloc(sizeof(double) * v3 * (size_t)m)) != NULL;
+    size_t blocks = (v3 + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
+    int ok = (fs->aa_part = mlc_malloc(sizeof(double) * (blocks > 0 ? blocks : 1) *
+                                       (1 + 2 * MLC_FULLSPACE_ANDERSON_MAX))) != NULL;
+    ok &= (fs->aa_dF = mlc_malloc(sizeof(double) * v3 * (size_t)m)) != NULL;
     ok &= (fs->aa_dG = mlc_malloc(sizeof(double) * v3 * (size_t)m)) != NULL;
     ok &= (fs->aa_f = mlc_malloc(sizeof(double) * v3)) != NULL;
     ok &= (fs->aa_g = mlc_malloc(sizeof(double) * v3)) != NULL;
@@ -609,9 +618,12 @@ static mlc_status scatter_blocks(mlc_fullspace *fs, mlc_err *err) {
     fs->blk_chunk[nblk] = nchunks, fs->blk_slot[nblk] = nslots;
     for (int v = 0; v < nv; v++)
         fs->vslot_ptr[v + 1] += fs->vslot_ptr[v];
+    const size_t hblocks =
+        ((size_t)nv + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
+    fs->hpart = mlc_malloc(sizeof(double) * 9 * (hblocks > 0 ? hblocks : 1));
     fs->vslot = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(nslots, 1));
     fs->bbuf = mlc_malloc(sizeof(double) * 3 * (size_t)MLC_MAX(nslots, 1));
-    if (!fs->vslot || !fs->bbuf) {
+    if (!fs->vslot || !fs->bbuf || !fs->hpart) {
         mlc_free(mark), mlc_free(owner);
         return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the scatter blocks");
     }
@@ -1424,29 +1436,35 @@ static inline void chunk_terms(const mlc_fullspace *fs, const double *restrict R
 /* The reference's local step and right-hand side (one rotation per tet, one actuation cluster):
  * the actuation terms γV Ω Y_e ∇φ_a are linear in the one Ω, so their sum per vertex is Ω w_v
  * with w_v = Σ γV Y_e ∇φ_a formed once a step (actuation_targets), and so is the cluster's
- * matrix, H = Σ_e γV F_e Y_eᵀ = Σ_v x_v w_vᵀ: a pass over the vertices gives Ω, and one pass
- * over the tets (F, the rotations of a chunk together by mlc_polar_lanes, the passive terms
- * V μ_e R_e ∇φ_a) the rest. Each block of tets adds its terms, in tet order, into its own
- * slots (scatter_blocks: a buffer small enough to stay in cache, where one array of every
- * term would not); then each vertex sums b0 + Ω w_v and its slots in block order. The blocks
- * do not depend on the thread count, so neither do the bits. */
+ * matrix, H = Σ_e γV F_e Y_eᵀ = Σ_v x_v w_vᵀ: a pass over the vertices gives Ω (its sum by
+ * blocks of vertices, added in block order), and one pass over the tets (F, the rotations of a
+ * chunk together by mlc_polar_lanes, the passive terms V μ_e R_e ∇φ_a) the rest. Each block of tets
+ * adds its terms, in tet order, into its own slots (scatter_blocks: a buffer small enough to stay
+ * in cache, where one array of every term would not); then each vertex sums b0 + Ω w_v and its
+ * slots in block order. The blocks do not depend on the thread count, so neither do the bits. */
 static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *restrict b) {
     enum { CH = MLC_FULLSPACE_POLAR_CHUNK };
     const int nt = fs->nt, nv = fs->nv;
     const size_t ldq = fs->qs_ld;
-    double H[9] = {0};
-    for (int v = 0; v < nv; v++) {
-        const double *xv = x + 3 * (size_t)v, *w = fs->wv + 3 * (size_t)v;
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++)
-                H[k + 3 * j] += xv[k] * w[j];
-    }
-    mlc_polar(H, fs->qa, fs->Om);
     const double *Om = fs->Om;
     const int *restrict cslot = fs->corner_slot;
-    double *restrict buf = fs->bbuf;
+    double *restrict buf = fs->bbuf, *restrict hpart = fs->hpart;
+    const int hblocks = (nv + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
     {
+        /* H's parts by blocks of vertices (the passive terms below do not need Ω) */
+#pragma omp for schedule(static) nowait
+        for (int k = 0; k < hblocks; k++) {
+            double h[9] = {0};
+            const int v1 = MLC_MIN(nv, (k + 1) * MLC_FULLSPACE_ANDERSON_BLOCK);
+            for (int v = k * MLC_FULLSPACE_ANDERSON_BLOCK; v < v1; v++) {
+                const double *xv = x + 3 * (size_t)v, *w = fs->wv + 3 * (size_t)v;
+                for (int j = 0; j < 3; j++)
+                    for (int i = 0; i < 3; i++)
+                        h[i + 3 * j] += xv[i] * w[j];
+            }
+            memcpy(hpart + 9 * (size_t)k, h, sizeof h);
+        }
 #pragma omp for schedule(static)
         for (int k = 0; k < fs->nblk; k++) {
             memset(buf + 3 * (size_t)fs->blk_slot[k], 0,
@@ -1470,6 +1488,14 @@ static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *
                     bv[2] += -(t[2] + t[5] + t[8]);
                 }
             }
+        }
+#pragma omp single
+        {
+            double H[9] = {0};
+            for (int k = 0; k < hblocks; k++)
+                for (int i = 0; i < 9; i++)
+                    H[i] += hpart[9 * (size_t)k + i];
+            mlc_polar(H, fs->qa, fs->Om);
         }
 #pragma omp for schedule(static)
         for (int v = 0; v < nv; v++) {
@@ -1661,15 +1687,16 @@ static void actuation_targets(mlc_fullspace *fs) {
  * of MLC_FULLSPACE_ANDERSON_EPS × their largest diagonal entry. Safeguard: when the residual
  * grew (the last accelerated iterate was worse than the one before), the history is dropped
  * and the plain iterate G(x_k) is kept. xk is x_k; g holds G(x_k) and receives x_{k+1}.
- * Serial sums in a fixed order: the same bits for any thread count. */
+ * Sums in a fixed order: the same bits for any thread count. */
 static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *restrict g) {
     const size_t n = 3 * (size_t)fs->nv;
     const int m = fs->aa_m, have = fs->aa_k > 0, h = fs->aa_head;
     double *restrict fp = fs->aa_f, *restrict gp = fs->aa_g;
     /* One pass over the coordinates for every sum of the update: ‖f‖², the new differences
      * (into slot h, when there is a last iterate), their Gram row and the right-hand side
-     * ΔF_aᵀ f over the slots the window will hold. Each sum runs in index order, as a pass of
-     * its own would, so the bits are those of one pass per sum; the slot is written even when
+     * ΔF_aᵀ f over the slots the window will hold. Each sum is taken by blocks of
+     * MLC_FULLSPACE_ANDERSON_BLOCK coordinates, each block's part in index order, and the parts
+     * added in block order: the same bits for any thread count. The slot is written even when
      * ‖f‖ grew, since a restart empties the window. */
     const int na = have ? MLC_MIN(fs->aa_n + 1, m) : fs->aa_n;
     double r2 = 0, gram_row[MLC_FULLSPACE_ANDERSON_MAX] = {0}, y[MLC_FULLSPACE_ANDERSON_MAX] = {0};
@@ -1677,18 +1704,37 @@ static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *
     for (int a = 0; a < na; a++)
         slot[a] = fs->aa_dF + n * (size_t)a;
     double *dF = fs->aa_dF + n * (size_t)h, *dG = fs->aa_dG + n * (size_t)h;
-    for (size_t i = 0; i < n; i++) {
-        double f = g[i] - xk[i];
-        r2 += f * f;
-        if (have) {
-            double df = f - fp[i];
-            dF[i] = df, dG[i] = g[i] - gp[i];
-            for (int c = 0; c < na; c++)
-                gram_row[c] += df * slot[c][i];
+    enum { PART = 1 + 2 * MLC_FULLSPACE_ANDERSON_MAX };
+    const long long blocks =
+        ((long long)n + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
+#pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
+    for (long long k = 0; k < blocks; k++) {
+        const size_t i0 = (size_t)k * MLC_FULLSPACE_ANDERSON_BLOCK,
+                     i1 = MLC_MIN(n, i0 + MLC_FULLSPACE_ANDERSON_BLOCK);
+        double pr2 = 0, pg[MLC_FULLSPACE_ANDERSON_MAX] = {0}, py[MLC_FULLSPACE_ANDERSON_MAX] = {0};
+        for (size_t i = i0; i < i1; i++) {
+            double f = g[i] - xk[i];
+            pr2 += f * f;
+            if (have) {
+                double df = f - fp[i];
+                dF[i] = df, dG[i] = g[i] - gp[i];
+                for (int c = 0; c < na; c++)
+                    pg[c] += df * slot[c][i];
+            }
+            for (int a = 0; a < na; a++)
+                py[a] += slot[a][i] * f;
+            fp[i] = f, gp[i] = g[i];
         }
+        double *part = fs->aa_part + (size_t)k * PART;
+        part[0] = pr2;
         for (int a = 0; a < na; a++)
-            y[a] += slot[a][i] * f;
-        fp[i] = f, gp[i] = g[i];
+            part[1 + a] = pg[a], part[1 + MLC_FULLSPACE_ANDERSON_MAX + a] = py[a];
+    }
+    for (long long k = 0; k < blocks; k++) {
+        const double *part = fs->aa_part + (size_t)k * PART;
+        r2 += part[0];
+        for (int a = 0; a < na; a++)
+            gram_row[a] += part[1 + a], y[a] += part[1 + MLC_FULLSPACE_ANDERSON_MAX + a];
     }
     if (have && !(r2 <= fs->aa_r2)) { /* grew: restart from the plain iterate */
         fs->aa_n = fs->aa_head = 0;
