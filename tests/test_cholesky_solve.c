@@ -111,34 +111,54 @@ static void split_solves_should_match_serial_bit_for_bit(void **state) {
     cholmod_finish(&cc);
 }
 
+/* The grid's matrix, its postordered factor and a serial solver of it. */
+typedef struct grid_solver {
+    cholmod_common cc;
+    cholmod_sparse *A;
+    cholmod_factor *L;
+    mlc_cholsolve cs;
+} grid_solver;
+
+static void grid_open(grid_solver *g) {
+    mlc_err err;
+    cholmod_start(&g->cc);
+    g->A = grid_matrix(&g->cc);
+    g->L = factor(g->A, 1, &g->cc);
+    assert_int_equal(mlc_cholsolve_create(&g->cs, g->L, &err), MLC_OK);
+}
+
+static void grid_close(grid_solver *g) {
+    mlc_cholsolve_destroy(&g->cs);
+    cholmod_free_factor(&g->L, &g->cc);
+    cholmod_free_sparse(&g->A, &g->cc);
+    cholmod_finish(&g->cc);
+}
+
 static void split_solves_should_solve_the_system(void **state) {
     (void)state;
-    cholmod_common cc;
-    cholmod_start(&cc);
-    cholmod_sparse *A = grid_matrix(&cc);
-    cholmod_factor *L = factor(A, 1, &cc);
-    mlc_cholsolve cs;
+    grid_solver g;
+    grid_open(&g);
+    mlc_cholsolve *cs = &g.cs;
     mlc_err err;
-    assert_int_equal(mlc_cholsolve_create(&cs, L, &err), MLC_OK);
-    assert_int_equal(mlc_cholsolve_set_threads(&cs, 2, &err), MLC_OK);
+    assert_int_equal(mlc_cholsolve_set_threads(cs, 2, &err), MLC_OK);
     double *b = malloc(sizeof(double) * 3 * GN), *x = malloc(sizeof(double) * 3 * GN);
     random_rhs(b, GN, 11);
-    mlc_cholsolve_solve3(&cs, b, x);
+    mlc_cholsolve_solve3(cs, b, x);
     /* CHOLMOD's solve of each coordinate, and the residual of ours */
-    cholmod_dense *B = cholmod_allocate_dense(GN, 3, GN, CHOLMOD_REAL, &cc);
+    cholmod_dense *B = cholmod_allocate_dense(GN, 3, GN, CHOLMOD_REAL, &g.cc);
     double *Bx = B->x;
     for (int i = 0; i < GN; i++)
         for (int k = 0; k < 3; k++)
             Bx[i + (size_t)GN * k] = b[3 * i + k];
-    cholmod_dense *X = cholmod_solve(CHOLMOD_A, L, B, &cc);
-    cholmod_dense *Xo = cholmod_allocate_dense(GN, 3, GN, CHOLMOD_REAL, &cc);
-    cholmod_dense *R = cholmod_copy_dense(B, &cc);
+    cholmod_dense *X = cholmod_solve(CHOLMOD_A, g.L, B, &g.cc);
+    cholmod_dense *Xo = cholmod_allocate_dense(GN, 3, GN, CHOLMOD_REAL, &g.cc);
+    cholmod_dense *R = cholmod_copy_dense(B, &g.cc);
     double *Xox = Xo->x;
     for (int i = 0; i < GN; i++)
         for (int k = 0; k < 3; k++)
             Xox[i + (size_t)GN * k] = x[3 * i + k];
     double one[2] = {1, 0}, minus[2] = {-1, 0};
-    cholmod_sdmult(A, 0, minus, one, Xo, R, &cc); /* R = B − A x */
+    cholmod_sdmult(g.A, 0, minus, one, Xo, R, &g.cc); /* R = B − A x */
     const double *Xc = X->x, *Rx = R->x;
     double diff = 0, size = 0, res = 0, bsize = 0;
     for (size_t i = 0; i < 3 * (size_t)GN; i++) {
@@ -147,21 +167,56 @@ static void split_solves_should_solve_the_system(void **state) {
     }
     assert_true(diff <= 1e-12 * size);
     assert_true(res <= 1e-12 * bsize);
-    cholmod_free_dense(&B, &cc);
-    cholmod_free_dense(&X, &cc);
-    cholmod_free_dense(&Xo, &cc);
-    cholmod_free_dense(&R, &cc);
+    cholmod_free_dense(&B, &g.cc);
+    cholmod_free_dense(&X, &g.cc);
+    cholmod_free_dense(&Xo, &g.cc);
+    cholmod_free_dense(&R, &g.cc);
     free(b), free(x);
-    mlc_cholsolve_destroy(&cs);
-    cholmod_free_factor(&L, &cc);
-    cholmod_free_sparse(&A, &cc);
-    cholmod_finish(&cc);
+    grid_close(&g);
+}
+
+/* Columns of Q⁻¹ from unit right-hand sides (the reach-limited forward sweep) are the
+ * full solve's with those right-hand sides, bit for bit, on one thread and split. */
+static void unit_columns_should_match_full_solves(void **state) {
+    (void)state;
+    grid_solver g;
+    grid_open(&g);
+    mlc_cholsolve *cs = &g.cs;
+    mlc_err err;
+    double *b = calloc(3 * GN, sizeof(double)), *xf = malloc(sizeof(double) * 3 * GN);
+    double *col[3];
+    for (int k = 0; k < 3; k++)
+        col[k] = malloc(sizeof(double) * GN);
+    const int sets[][3] = {{0, GN / 2, GN - 1}, {17, 17 + GX, 4000}, {GN / 3, 5, 6}};
+    const int threads[] = {1, 2, 3};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        assert_int_equal(mlc_cholsolve_set_threads(cs, threads[t], &err), MLC_OK);
+        if (threads[t] == 2) assert_int_equal(cs->bins, 2);
+        for (size_t q = 0; q < sizeof sets / sizeof sets[0]; q++)
+            for (int nrhs = 1; nrhs <= 3; nrhs++) {
+                memset(b, 0, sizeof(double) * 3 * GN);
+                for (int k = 0; k < nrhs; k++)
+                    b[3 * sets[q][k] + k] = 1;
+                mlc_cholsolve_solve3(cs, b, xf);
+                mlc_cholsolve_unit3(cs, sets[q], nrhs, col);
+                for (int k = 0; k < nrhs; k++) {
+                    assert_true(col[k][sets[q][k]] > 0); /* Q⁻¹'s diagonal */
+                    for (int i = 0; i < GN; i++)
+                        assert_memory_equal(&col[k][i], &xf[3 * i + k], sizeof(double));
+                }
+            }
+    }
+    free(b), free(xf);
+    for (int k = 0; k < 3; k++)
+        free(col[k]);
+    grid_close(&g);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(split_solves_should_match_serial_bit_for_bit),
         cmocka_unit_test(split_solves_should_solve_the_system),
+        cmocka_unit_test(unit_columns_should_match_full_solves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,9 @@
 
 void mlc_cholsolve_destroy(mlc_cholsolve *cs) {
     if (!cs) return;
-    int *ints[] = {cs->perm,   cs->lp,      cs->li,     cs->parent,  cs->first, cs->split,
-                   cs->serial, cs->topcols, cs->ranges, cs->bin_ptr, cs->pcut};
+    int *ints[] = {cs->perm,  cs->lp,     cs->li,      cs->parent, cs->first,
+                   cs->split, cs->serial, cs->topcols, cs->ranges, cs->bin_ptr,
+                   cs->pcut,  cs->pinv,   cs->mark};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         mlc_free(ints[i]);
     double *dbl[] = {cs->lx, cs->dinv, cs->y, cs->work, cs->ext};
@@ -81,6 +82,8 @@ mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_
     ok &= (cs->lx = mlc_malloc(sizeof(double) * (off > 0 ? off : 1))) != NULL;
     ok &= (cs->dinv = mlc_malloc(sizeof(double) * (size_t)(n > 0 ? n : 1))) != NULL;
     ok &= (cs->y = mlc_calloc(3 * (size_t)(n > 0 ? n : 1), sizeof(double))) != NULL;
+    ok &= (cs->pinv = mlc_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1))) != NULL;
+    ok &= (cs->mark = mlc_calloc((size_t)(n > 0 ? n : 1), sizeof(int))) != NULL;
     if (!ok) {
         mlc_cholsolve_destroy(cs);
         return mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the factor");
@@ -94,6 +97,7 @@ mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_
                             "cholesky_solve: unexpected factor form from CHOLMOD");
         }
         cs->perm[j] = P ? P[j] : j;
+        cs->pinv[cs->perm[j]] = j;
         cs->dinv[j] = 1.0 / Lx[p0];
         cs->lp[j] = q;
         for (int p = p0 + 1; p < p0 + Lnz[j]; p++, q++)
@@ -368,6 +372,20 @@ static inline void backward_column(const mlc_cholsolve *cs, double *restrict y, 
     y[3 * j] = s0 * d, y[3 * j + 1] = s1 * d, y[3 * j + 2] = s2 * d;
 }
 
+/* The backward sweep of a split solve, inside its parallel region (every thread calls it):
+ * the top's columns on one thread, then the subtrees side by side. */
+static void backward_split(const mlc_cholsolve *cs, double *restrict y) {
+    const int bins = cs->bins, *ranges = cs->ranges, *bin_ptr = cs->bin_ptr;
+#pragma omp single
+    for (int k = cs->ntop - 1; k >= 0; k--)
+        backward_column(cs, y, cs->topcols[k]);
+#pragma omp for schedule(static, 1)
+    for (int t = 0; t < bins; t++)
+        for (int r = bin_ptr[t + 1] - 1; r >= bin_ptr[t]; r--)
+            for (int j = ranges[2 * r + 1]; j >= ranges[2 * r]; j--)
+                backward_column(cs, y, j);
+}
+
 void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *restrict x) {
     const int n = cs->n, bins = cs->bins;
     const int *restrict perm = cs->perm;
@@ -409,24 +427,53 @@ void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *r
                 forward_column(cs, y, cs->serial[k], pc[t], pc[t + 1], 0);
             }
 #pragma omp single
-        {
-            /* the rest of the top's rows, their terms in column order; then its backward */
-            for (int k = cs->npre; k < cs->nserial; k++) {
-                const int j = cs->serial[k];
-                forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
-            }
-            for (int k = cs->ntop - 1; k >= 0; k--)
-                backward_column(cs, y, cs->topcols[k]);
+        /* the rest of the top's rows, their terms in column order */
+        for (int k = cs->npre; k < cs->nserial; k++) {
+            const int j = cs->serial[k];
+            forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
         }
-#pragma omp for schedule(static, 1)
-        for (int t = 0; t < bins; t++)
-            for (int r = bin_ptr[t + 1] - 1; r >= bin_ptr[t]; r--)
-                for (int j = ranges[2 * r + 1]; j >= ranges[2 * r]; j--)
-                    backward_column(cs, y, j);
+        backward_split(cs, y);
 #pragma omp for schedule(static)
         for (int j = 0; j < n; j++) {
             double *xj = x + 3 * (size_t)perm[j];
             xj[0] = y[3 * j], xj[1] = y[3 * j + 1], xj[2] = y[3 * j + 2];
+        }
+    }
+}
+
+void mlc_cholsolve_unit3(mlc_cholsolve *cs, const int *v, int nrhs, double *const *x) {
+    const int n = cs->n, bins = cs->bins;
+    const int *restrict perm = cs->perm;
+    double *restrict y = cs->y;
+    /* the forward reach: every column on a path from a v[k] to its root */
+    const int stamp = ++cs->stamp;
+    int first = n;
+    memset(y, 0, sizeof(double) * 3 * (size_t)n);
+    for (int k = 0; k < nrhs; k++) {
+        int j = cs->pinv[v[k]];
+        y[3 * j + k] = 1;
+        first = j < first ? j : first;
+        for (; j >= 0 && cs->mark[j] != stamp; j = cs->parent[j])
+            cs->mark[j] = stamp;
+    }
+    for (int j = first; j < n; j++)
+        if (cs->mark[j] == stamp) forward_column(cs, y, j, cs->lp[j], cs->lp[j + 1], 1);
+    if (bins <= 1) {
+        for (int j = n - 1; j >= 0; j--)
+            backward_column(cs, y, j);
+        for (int k = 0; k < nrhs; k++)
+            for (int j = 0; j < n; j++)
+                x[k][perm[j]] = y[3 * j + k];
+        return;
+    }
+#pragma omp parallel num_threads(bins)
+    {
+        backward_split(cs, y);
+        for (int k = 0; k < nrhs; k++) {
+            double *restrict xk = x[k];
+#pragma omp for schedule(static)
+            for (int j = 0; j < n; j++)
+                xk[perm[j]] = y[3 * j + k];
         }
     }
 }

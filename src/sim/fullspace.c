@@ -84,8 +84,7 @@ struct mlc_fullspace {
     double *fric;           /* ns: friction of each sample (per-region), or NULL */
     cholmod_factor *L;      /* of the nv×nv block of Q */
     cholmod_sparse *K; /* (μ+γ) Σ V GᵀG, kept when Rayleigh β > 0 (its rhs term β K x_n / h) */
-    cholmod_dense *Xn, *KX;   /* nv×3: x_n and K x_n (Rayleigh β) */
-    cholmod_dense *Ysw, *Esw; /* cholmod_solve2 workspace of the contact columns (reused) */
+    cholmod_dense *Xn, *KX; /* nv×3: x_n and K x_n (Rayleigh β) */
     /* The global solve's own copy of the factor Q = P L Lᵀ Pᵀ, split over fs->threads threads
      * (cholesky_solve.h: the same bits for any count) */
     mlc_cholsolve qs3;
@@ -166,8 +165,6 @@ struct mlc_fullspace {
     double *vfric;   /* nv: friction of each vertex (per-region), or NULL */
     double *sfric;   /* cap: friction of each slot's vertex, or NULL */
     int *want;       /* nsurf: vertices that need a column */
-    cholmod_dense *Bc; /* nv × MLC_FULLSPACE_COLUMN_BATCH unit columns, and their solution */
-    cholmod_dense *Xc;
     mlc_contact csurf;
     mlc_contact_live live;
     int runs[2];
@@ -185,10 +182,6 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
         cholmod_free_sparse(&fs->K, &fs->cc);
         cholmod_free_dense(&fs->Xn, &fs->cc);
         cholmod_free_dense(&fs->KX, &fs->cc);
-        cholmod_free_dense(&fs->Ysw, &fs->cc);
-        cholmod_free_dense(&fs->Esw, &fs->cc);
-        cholmod_free_dense(&fs->Bc, &fs->cc);
-        cholmod_free_dense(&fs->Xc, &fs->cc);
         cholmod_finish(&fs->cc);
     }
     double *bufs[] = {fs->X,  fs->vol, fs->grad, fs->mass, fs->Yhat, fs->gb,  fs->GS,   fs->Gss,
@@ -907,11 +900,6 @@ mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc
     fs->live.hold = slots_hold;
     fs->live.exact = slots_exact;
     fs->live.user = fs;
-    /* The batch of unit right-hand sides, and the solve's workspace grown once to its size. */
-    fs->Bc = cholmod_zeros((size_t)nv, MLC_FULLSPACE_COLUMN_BATCH, CHOLMOD_REAL, &fs->cc);
-    if (!fs->Bc ||
-        !cholmod_solve2(CHOLMOD_A, fs->L, fs->Bc, NULL, &fs->Xc, NULL, &fs->Ysw, &fs->Esw, &fs->cc))
-        return cholmod_fail(fs, err, "allocating the contact columns");
     fs->surface = 1;
     fs->cap = fs->cap0 = fs->cap_max = cap;
     fs->nfill = 0;
@@ -1257,16 +1245,16 @@ static int surface_slot(mlc_fullspace *fs) {
     return best;
 }
 
-/* Columns Q⁻¹ e_v for the n vertices v (none cached), solved in batches with the kept factor,
- * and their rows and columns of the slots' Delassus matrix (entry (u, s) from the column of
+/* Columns Q⁻¹ e_v for the n vertices v (none cached), solved three at a time with the kept
+ * factor on the step's threads (mlc_cholsolve_unit3: the same bits for any thread count), and
+ * their rows and columns of the slots' Delassus matrix (entry (u, s) from the column of
  * the later slot filled, for both triangles: symmetric). 0, or a negative status. */
 static int surface_columns(mlc_fullspace *fs, const int *verts, int n) {
-    const int nv = fs->nv;
-    const size_t nvs = (size_t)nv;
-    double *bx = fs->Bc->x;
-    for (int b0 = 0; b0 < n; b0 += MLC_FULLSPACE_COLUMN_BATCH) {
-        const int nb = MLC_MIN(n - b0, MLC_FULLSPACE_COLUMN_BATCH);
-        int slots[MLC_FULLSPACE_COLUMN_BATCH];
+    const size_t nvs = (size_t)fs->nv;
+    for (int b0 = 0; b0 < n; b0 += 3) {
+        const int nb = MLC_MIN(n - b0, 3);
+        int slots[3];
+        double *cols[3];
         for (int j = 0; j < nb; j++) {
             if ((slots[j] = surface_slot(fs)) < 0 && surface_grow(fs)) slots[j] = surface_slot(fs);
             if (slots[j] < 0) {
@@ -1279,27 +1267,16 @@ static int surface_columns(mlc_fullspace *fs, const int *verts, int n) {
             fs->slot_v[slots[j]] = verts[b0 + j];
             fs->slot_of[verts[b0 + j]] = slots[j];
             fs->slot_seen[slots[j]] = fs->step;
-            bx[verts[b0 + j] + nvs * j] = 1;
         }
-        fs->Bc->ncol = (size_t)nb;
+        for (int j = 0; j < nb; j++) /* after any growth above, which moves QiEc */
+            cols[j] = fs->QiEc + nvs * (size_t)slots[j];
+        mlc_cholsolve_unit3(&fs->qs3, verts + b0, nb, cols);
         fs->columns_solved += nb;
-        int ok = cholmod_solve2(CHOLMOD_A, fs->L, fs->Bc, NULL, &fs->Xc, NULL, &fs->Ysw, &fs->Esw,
-                                &fs->cc);
-        for (int j = 0; j < nb; j++)
-            bx[verts[b0 + j] + nvs * j] = 0;
-        fs->Bc->ncol = MLC_FULLSPACE_COLUMN_BATCH;
-        if (!ok) {
-            fs->failure = "sparse solve failed";
-            return fs->cc.status == CHOLMOD_OUT_OF_MEMORY ? MLC_ENOMEM : MLC_ENUMERIC;
-        }
-        const double *xc = fs->Xc->x;
-        const size_t cap = (size_t)fs->cap; /* after any growth above */
+        const size_t cap = (size_t)fs->cap;
         for (int j = 0; j < nb; j++) {
             const int sl = slots[j];
-            double *col = fs->QiEc + nvs * (size_t)sl;
-            memcpy(col, xc + nvs * j, sizeof(double) * nvs);
             for (int u = 0; u < fs->nfill; u++) {
-                const double d = col[fs->slot_v[u]];
+                const double d = cols[j][fs->slot_v[u]];
                 fs->Dc[u + cap * sl] = d;
                 fs->Dc[sl + cap * u] = d;
             }

@@ -85,10 +85,9 @@ typedef struct mlc_fullspace_stop {
 /* Contact on every surface vertex (mlc_fullspace_use_surface_contact): the default number of
  * cached columns of Q⁻¹ (one per surface vertex that came near the ground; memory
  * 8·nv bytes each, plus 40·columns bytes per column for the Delassus matrix and the contact
- * solver's factors), the columns solved together, the broad phase's margin (relative to the
- * extent) and the most times one iteration adds columns and solves its contact again. */
+ * solver's factors), the broad phase's margin (relative to the extent) and the most times one
+ * iteration adds columns and solves its contact again. */
 #define MLC_FULLSPACE_CONTACT_COLUMNS 1024
-#define MLC_FULLSPACE_COLUMN_BATCH 32
 #define MLC_FULLSPACE_CONTACT_MARGIN 1e-3
 #define MLC_FULLSPACE_CONTACT_ROUNDS 4
 /* The samples a caller takes where surface contact is not available (terrain, equality). */
@@ -149,8 +148,9 @@ void mlc_fullspace_set_threads(mlc_fullspace *fs, int threads);
  * ground with the complementarity model (the samples' semantics: forces only push, Coulomb
  * friction, push-out speed limit). Every iteration a broad phase takes the surface vertices
  * whose y at x* is within MLC_FULLSPACE_CONTACT_MARGIN × extent of their target; the columns
- * Q⁻¹ e_v of those not yet cached are solved with the kept factor (batches of
- * MLC_FULLSPACE_COLUMN_BATCH) into `columns` slots (0: MLC_FULLSPACE_CONTACT_COLUMNS; at most
+ * Q⁻¹ e_v of those not yet cached are solved with the kept factor (three at a time, the
+ * forward sweep on their paths to the root only) into `columns` slots (0:
+ * MLC_FULLSPACE_CONTACT_COLUMNS; at most
  * the surface's vertices); the complementarity problem is solved on the cached vertices' Delassus
  * matrix, and every other surface vertex is checked at the corrected positions (one below its
  * target gets a column and the problem is solved again), so the contact is that of the

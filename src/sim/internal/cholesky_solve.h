@@ -36,6 +36,9 @@ typedef struct mlc_cholsolve {
     int *perm, *lp, *li;
     double *lx, *dinv;
     double *y; /* 3n: permuted work */
+    int *pinv; /* n: the permuted row of unknown i (perm's inverse) */
+    int *mark; /* n: the last unit solve whose forward reach held column j (mlc_cholsolve_unit3) */
+    int stamp; /* that solve's number */
     /* The split for `bins` threads (bins = 1: serial; the arrays are then unused). */
     int bins;
     int tree_ok;  /* the columns are sorted and postordered: a split is possible */
@@ -74,5 +77,12 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
  * not overlap), on cs->bins threads; the same bits for any split. Uses cs->y: one solve at a
  * time per mlc_cholsolve. */
 void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *restrict x);
+
+/* Columns of Q⁻¹: x[k] = Q⁻¹ e_{v[k]} for k < nrhs (1 ≤ nrhs ≤ 3; x[k] holds n values, v[k] in
+ * [0, n)). The forward sweep runs over the columns on the paths from the v[k] to the root of
+ * the elimination tree only (every other entry of L⁻¹ e_v is zero, so the full sweep would add
+ * exact zeros: the same values), the backward sweep as mlc_cholsolve_solve3's, on cs->bins
+ * threads: the same bits for any split. Uses cs->y: one solve at a time per mlc_cholsolve. */
+void mlc_cholsolve_unit3(mlc_cholsolve *cs, const int *v, int nrhs, double *const *x);
 
 #endif
