@@ -141,6 +141,7 @@ struct mlc_fullspace {
     int *vslot_ptr, *vslot;    /* nv+1, blk_slot[nblk] */
     double *bbuf;              /* 3 × blk_slot[nblk] */
     double *hpart; /* 9 per block of MLC_FULLSPACE_ANDERSON_BLOCK vertices: its part of H */
+    double *wpart; /* per block of as many vertices, then of tets: its part of the work */
     /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
     int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
     double aa_r2;                  /* ‖f‖₂² of the last iteration */
@@ -212,6 +213,7 @@ void mlc_fullspace_destroy(mlc_fullspace *fs) {
     mlc_free(fs->slot_seen);
     mlc_free(fs->bbuf);
     mlc_free(fs->hpart);
+    mlc_free(fs->wpart);
     mlc_free(fs->aa_part);
     mlc_free(fs->dq);
     mlc_free(fs->qs);
@@ -614,9 +616,13 @@ static mlc_status scatter_blocks(mlc_fullspace *fs, mlc_err *err) {
     const size_t hblocks =
         ((size_t)nv + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
     fs->hpart = mlc_malloc(sizeof(double) * 9 * (hblocks > 0 ? hblocks : 1));
+    fs->wpart = mlc_malloc(
+        sizeof(double) *
+        (hblocks + ((size_t)nt + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK +
+         1));
     fs->vslot = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(nslots, 1));
     fs->bbuf = mlc_malloc(sizeof(double) * 3 * (size_t)MLC_MAX(nslots, 1));
-    if (!fs->vslot || !fs->bbuf || !fs->hpart) {
+    if (!fs->vslot || !fs->bbuf || !fs->hpart || !fs->wpart) {
         mlc_free(mark), mlc_free(owner);
         return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the scatter blocks");
     }
@@ -1572,35 +1578,58 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
 }
 
 /* The reference's work Δxᵀ(bᵃ − Qᵃ x) with Δx = x − x_n: Σ_v Δx_v · Ω w_v minus
- * Σ_e γ_e V_e ⟨F_e(x), F_e(Δx)⟩ (the same bracket, its passive-free part summed per tet), in
- * a fixed order: the same bits for any thread count. */
+ * Σ_e γ_e V_e ⟨F_e(x), F_e(Δx)⟩ (the same bracket, its passive-free part summed per tet), by
+ * blocks of vertices and of tets on the step's threads, the blocks' parts added in block
+ * order: the same bits for any thread count. */
 static double reference_work(const mlc_fullspace *fs, const double *xc, const double *x) {
+    enum { B = MLC_FULLSPACE_ANDERSON_BLOCK };
     const int nv = fs->nv, nt = fs->nt;
+    const int vblocks = (nv + B - 1) / B, tblocks = (nt + B - 1) / B;
     const double *Om = fs->Om;
-    double act = 0, pas = 0;
-    for (int v = 0; v < nv; v++) {
-        const double *w = fs->wv + 3 * (size_t)v, *xv = x + 3 * (size_t)v, *cv = xc + 3 * (size_t)v;
-        for (int k = 0; k < 3; k++)
-            act += (xv[k] - cv[k]) * (Om[k] * w[0] + Om[k + 3] * w[1] + Om[k + 6] * w[2]);
-    }
-    for (int e = 0; e < nt; e++) {
-        const int *t = fs->T + 4 * (size_t)e;
-        const double *g = fs->g3 + 9 * (size_t)e, *x3 = x + 3 * (size_t)t[3],
-                     *c3 = xc + 3 * (size_t)t[3];
-        double F[9] = {0}, D[9] = {0};
-        for (int a = 0; a < 3; a++) {
-            const double *xa = x + 3 * (size_t)t[a], *ca = xc + 3 * (size_t)t[a], *ga = g + 3 * a;
-            for (int k = 0; k < 3; k++) {
-                const double d = xa[k] - x3[k], dd = (xa[k] - ca[k]) - (x3[k] - c3[k]);
-                for (int j = 0; j < 3; j++)
-                    F[3 * k + j] += d * ga[j], D[3 * k + j] += dd * ga[j];
+    double *part = fs->wpart; /* vblocks + tblocks */
+#pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
+    {
+#pragma omp for schedule(static) nowait
+        for (int k = 0; k < vblocks; k++) {
+            double act = 0;
+            for (int v = k * B; v < MLC_MIN(nv, (k + 1) * B); v++) {
+                const double *w = fs->wv + 3 * (size_t)v, *xv = x + 3 * (size_t)v,
+                             *cv = xc + 3 * (size_t)v;
+                for (int i = 0; i < 3; i++)
+                    act += (xv[i] - cv[i]) * (Om[i] * w[0] + Om[i + 3] * w[1] + Om[i + 6] * w[2]);
             }
+            part[k] = act;
         }
-        double fd = 0;
-        for (int i = 0; i < 9; i++)
-            fd += F[i] * D[i];
-        pas += (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e] * fd;
+#pragma omp for schedule(static)
+        for (int k = 0; k < tblocks; k++) {
+            double pas = 0;
+            for (int e = k * B; e < MLC_MIN(nt, (k + 1) * B); e++) {
+                const int *t = fs->T + 4 * (size_t)e;
+                const double *g = fs->g3 + 9 * (size_t)e, *x3 = x + 3 * (size_t)t[3],
+                             *c3 = xc + 3 * (size_t)t[3];
+                double F[9] = {0}, D[9] = {0};
+                for (int a = 0; a < 3; a++) {
+                    const double *xa = x + 3 * (size_t)t[a], *ca = xc + 3 * (size_t)t[a],
+                                 *ga = g + 3 * a;
+                    for (int i = 0; i < 3; i++) {
+                        const double d = xa[i] - x3[i], dd = (xa[i] - ca[i]) - (x3[i] - c3[i]);
+                        for (int j = 0; j < 3; j++)
+                            F[3 * i + j] += d * ga[j], D[3 * i + j] += dd * ga[j];
+                    }
+                }
+                double fd = 0;
+                for (int i = 0; i < 9; i++)
+                    fd += F[i] * D[i];
+                pas += (fs->wga ? fs->set.gamma * fs->wga[e] : fs->set.gamma) * fs->vol[e] * fd;
+            }
+            part[vblocks + k] = pas;
+        }
     }
+    double act = 0, pas = 0;
+    for (int k = 0; k < vblocks; k++)
+        act += part[k];
+    for (int k = 0; k < tblocks; k++)
+        pas += part[vblocks + k];
     return act - pas;
 }
 
