@@ -20,9 +20,10 @@
  * solve with three right-hand sides and one pass over the tets (on mlc_fullspace_set_threads
  * threads, the same bits for any count). With one rotation per tet and one actuation cluster
  * (the reference of `simulate --full-space`) an iteration's local step and right-hand side take
- * that one pass (the cluster's rotation from a sum over vertices); measured on the bundled cat
- * (10k vertices, 37k tets): about 3 ms for the tets (a third of it rotations) and 2.3 ms for the
- * solve, against 6 ms and 4.4 ms before.
+ * that one pass (the cluster's rotation from a sum over vertices), its tets kept in space order
+ * and their terms added by blocks of nearby tets; measured on the bundled cat (10k vertices,
+ * 37k tets, the default job's gaits): about 2.4 ms an iteration on two threads, the solve
+ * about 1 ms of it (docs/performance.md).
  *
  * Contact acts on the subspace's samples (a dense Delassus matrix of them, precomputed) or, after
  * mlc_fullspace_use_surface_contact, on every boundary vertex (columns of Q⁻¹ solved on demand
