@@ -47,6 +47,16 @@ check "... unless --force" 0 "$BIN" modes "$MESH" --out "$T/modes" --set actuati
 [ -s "$T/modes/mode_4.pc2" ] && ok "--force wrote the new run's mode_4.pc2" || fail "no mode_4.pc2 after --force"
 grep -q '"modes":[[:space:]]*5' "$T/modes/config.json" && ok "--force replaced config.json" \
   || fail "config.json after --force: $(grep '"modes"' "$T/modes/config.json")"
+# The files after modes.json are written side by side on the threads: on one thread they are
+# the same bytes.
+check "modes on one thread" 0 "$BIN" modes "$MESH" --out "$T/modes1" --set actuation.modes=5 \
+  --set parallel.threads=1
+for f in "$T"/modes/*; do
+  b=$(basename "$f")
+  case "$b" in modes.json | config.json) continue ;; esac
+  cmp -s "$f" "$T/modes1/$b" && ok "modes on one thread: the same $b" \
+    || fail "modes on one thread: $b differs"
+done
 
 cat > "$T/gait.json" <<JSON
 {"mesh": {"path": "$MESH"}, "sim": {"steps": 50},

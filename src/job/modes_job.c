@@ -1,5 +1,6 @@
 /* modes_job.c: the modes job (modes_job.h): the subspaces and the files to inspect them. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,10 +124,115 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     return st;
 }
 
+/* What every file below the subspace reads: the surface (its vertices sv, triangles sf and rest
+ * positions) and where the files go. */
+typedef struct modes_files {
+    const mlc_pipeline *p;
+    const mlc_config *cfg;
+    const char *dir;
+    int nsv;
+    const int *sv, *sf;
+    const double *rest;
+} modes_files;
+
+/* mode_I.pc2: one oscillation cycle of vibration mode i at its amplitude limit (strain p). */
+static mlc_status write_mode_cycle(const modes_files *f, int i, double amp, mlc_err *err) {
+    const mlc_mesh *m = &f->p->mesh;
+    const mlc_subspace *sub = &f->p->sub;
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    double *xyz = mlc_malloc(3 * (size_t)MLC_MAX(f->nsv, 1) * sizeof(double));
+    if (!xyz) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    mlc_pc2_writer w;
+    memset(&w, 0, sizeof w);
+    snprintf(path, sizeof path, "%s/mode_%d.pc2", f->dir, sub->mode_index[i]);
+    mlc_status s = mlc_pc2_begin(&w, path, f->nsv, err);
+    const double *D = sub->D + (size_t)i * 3 * (size_t)m->nv;
+    for (int fr = 0; fr < MODE_FRAMES && s == MLC_OK; fr++) {
+        double a = amp * sin(2 * MLC_PI * fr / MODE_FRAMES);
+        for (int v = 0; v < f->nsv; v++)
+            for (int k = 0; k < 3; k++)
+                xyz[3 * v + k] = f->rest[3 * v + k] + a * D[3 * (size_t)f->sv[v] + k];
+        if ((s = mlc_pc2_frame(&w, xyz, err)) != MLC_OK) mlc_pc2_abort(&w);
+    }
+    if (s == MLC_OK) s = mlc_pc2_end(&w, err);
+    mlc_free(xyz);
+    return s;
+}
+
+/* weight_B.ply: skinning weight b as vertex colours on the surface. */
+static mlc_status write_weight(const modes_files *f, int b, mlc_err *err) {
+    const mlc_mesh *m = &f->p->mesh;
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    double *scal = mlc_malloc((size_t)MLC_MAX(f->nsv, 1) * sizeof(double));
+    unsigned char *rgb = mlc_malloc(3 * (size_t)MLC_MAX(f->nsv, 1));
+    mlc_status s = MLC_OK;
+    if (!scal || !rgb) {
+        s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+    } else {
+        for (int v = 0; v < f->nsv; v++)
+            scal[v] = f->p->sub.W[(size_t)b * m->nv + f->sv[v]];
+        mlc_colors_from_scalars(scal, f->nsv, 0, 0, rgb);
+        snprintf(path, sizeof path, "%s/weight_%d.ply", f->dir, b);
+        s = mlc_ply_write(path, f->rest, f->nsv, f->sf, m->nf, rgb, NULL, err);
+    }
+    mlc_free(scal);
+    mlc_free(rgb);
+    return s;
+}
+
+/* clusters.ply: a vertex takes the label of the first tet that uses it (clusters are
+ * contiguous, so this shows their shapes; subspace.vtk has the exact per-tet labels).
+ * regions.ply: a vertex takes the region holding most of the volume around it
+ * (mlc_regions_vertex). */
+static mlc_status write_labels(const modes_files *f, mlc_err *err) {
+    const mlc_mesh *m = &f->p->mesh;
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    int *vl = mlc_malloc((size_t)m->nv * sizeof(int));
+    int *fl = mlc_malloc((size_t)MLC_MAX(f->nsv, 1) * sizeof(int));
+    unsigned char *rgb = mlc_malloc(3 * (size_t)MLC_MAX(f->nsv, 1));
+    mlc_status s = MLC_OK;
+    if (!vl || !fl || !rgb) s = mlc_errf(err, MLC_ENOMEM, "out of memory");
+    for (int v = 0; s == MLC_OK && v < m->nv; v++)
+        vl[v] = -1;
+    for (int e = 0; s == MLC_OK && e < m->nt; e++)
+        for (int c = 0; c < 4; c++)
+            if (vl[m->T[4 * e + c]] < 0) vl[m->T[4 * e + c]] = f->p->sub.cluster[e];
+    for (int pass = 0; pass < 2 && s == MLC_OK; pass++) {
+        if (pass == 1 && (s = mlc_regions_vertex(&f->p->regions, m, &f->p->fem, vl, err)) != MLC_OK)
+            break;
+        for (int v = 0; v < f->nsv; v++)
+            fl[v] = vl[f->sv[v]];
+        mlc_colors_from_labels(fl, f->nsv, rgb);
+        snprintf(path, sizeof path, "%s/%s.ply", f->dir, pass ? "regions" : "clusters");
+        s = mlc_ply_write(path, f->rest, f->nsv, f->sf, m->nf, rgb, NULL, err);
+    }
+    mlc_free(vl);
+    mlc_free(fl);
+    mlc_free(rgb);
+    return s;
+}
+
+/* subspace.vtk: the tet mesh with the skinning weights and the clusters. */
+static mlc_status write_vtk(const modes_files *f, mlc_err *err) {
+    const mlc_mesh *m = &f->p->mesh;
+    const mlc_subspace *sub = &f->p->sub;
+    char path[MLC_CONFIG_PATH_MAX + 64];
+    mlc_vtk_scalars fields[32];
+    char names[32][16];
+    int nfld = MLC_MIN(sub->w, 32);
+    for (int b = 0; b < nfld; b++) {
+        snprintf(names[b], sizeof names[b], "weight_%d", b);
+        fields[b].name = names[b];
+        fields[b].values = sub->W + (size_t)b * m->nv;
+    }
+    snprintf(path, sizeof path, "%s/subspace.vtk", f->dir);
+    return mlc_vtk_write(path, m->X, m->nv, m->T, m->nt, fields, nfld, "cluster", sub->cluster,
+                         err);
+}
+
 mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_err *err) {
     int nsv = 0, *sv = NULL, *sf = NULL;
-    double *xyz = NULL, *rest = NULL, *scal = NULL;
-    unsigned char *rgb = NULL;
+    double *rest = NULL;
     char path[MLC_CONFIG_PATH_MAX + 64];
     mlc_status s;
     if ((s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) goto done;
@@ -138,11 +244,8 @@ mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_
     const mlc_mesh *m = &p->mesh;
     const mlc_subspace *sub = &p->sub;
     if ((s = mlc_mesh_surface(m, &nsv, &sv, &sf)) != MLC_OK) goto oom;
-    xyz = mlc_malloc(3 * (size_t)nsv * sizeof(double));
-    rest = mlc_malloc(3 * (size_t)nsv * sizeof(double));
-    scal = mlc_malloc((size_t)MLC_MAX(nsv, m->nv) * sizeof(double));
-    rgb = mlc_malloc(3 * (size_t)MLC_MAX(nsv, m->nv) * sizeof(unsigned char));
-    if (!xyz || !rest || !scal || !rgb) goto oom;
+    rest = mlc_malloc(3 * (size_t)MLC_MAX(nsv, 1) * sizeof(double));
+    if (!rest) goto oom;
     for (int i = 0; i < nsv; i++)
         for (int k = 0; k < 3; k++)
             rest[3 * i + k] = m->X[3 * sv[i] + k];
@@ -150,89 +253,42 @@ mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_
     if ((s = mlc_obj_write(path, rest, nsv, sf, m->nf, "modalloco rest surface", err)) != MLC_OK)
         goto done;
 
-    /* One oscillation cycle per vibration mode, at the amplitude limit a_max (strain p). */
+    /* The other files are independent: written side by side on the job's threads, the largest
+     * first (subspace.vtk, then the weights, the labels, the mode cycles), each task with its
+     * own buffers; the first failure in task order is the one reported. */
     double amax[MLC_SUBSPACE_MAX_ACTUATED];
-    int na = mlc_subspace_amplitude_limits(sub, cfg->actuation.amplitude_p, amax);
-    for (int i = 0; i < na; i++) {
-        double amp = amax[i];
-        mlc_pc2_writer w;
-        memset(&w, 0, sizeof w);
-        snprintf(path, sizeof path, "%s/mode_%d.pc2", dir, sub->mode_index[i]);
-        if ((s = mlc_pc2_begin(&w, path, nsv, err)) != MLC_OK) goto done;
-        const double *D = sub->D + (size_t)i * 3 * (size_t)m->nv;
-        for (int fr = 0; fr < MODE_FRAMES; fr++) {
-            double a = amp * sin(2 * MLC_PI * fr / MODE_FRAMES);
-            for (int v = 0; v < nsv; v++)
-                for (int k = 0; k < 3; k++)
-                    xyz[3 * v + k] = rest[3 * v + k] + a * D[3 * (size_t)sv[v] + k];
-            if ((s = mlc_pc2_frame(&w, xyz, err)) != MLC_OK) {
-                mlc_pc2_abort(&w);
-                goto done;
-            }
-        }
-        if ((s = mlc_pc2_end(&w, err)) != MLC_OK) goto done;
+    const int na = mlc_subspace_amplitude_limits(sub, cfg->actuation.amplitude_p, amax);
+    const modes_files f = {p, cfg, dir, nsv, sv, sf, rest};
+    const int ntask = 2 + sub->w + na;
+    mlc_status *st = mlc_calloc((size_t)ntask, sizeof *st);
+    mlc_err *errs = mlc_calloc((size_t)ntask, sizeof *errs);
+    if (!st || !errs) {
+        mlc_free(st);
+        mlc_free(errs);
+        goto oom;
     }
-    /* Skinning weights and clusters as vertex colours on the surface. */
-    for (int b = 0; b < sub->w; b++) {
-        for (int v = 0; v < nsv; v++)
-            scal[v] = sub->W[(size_t)b * m->nv + sv[v]];
-        mlc_colors_from_scalars(scal, nsv, 0, 0, rgb);
-        snprintf(path, sizeof path, "%s/weight_%d.ply", dir, b);
-        if ((s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, err)) != MLC_OK) goto done;
+    const int threads = cfg->parallel.threads > 0 ? cfg->parallel.threads : omp_get_num_procs();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < ntask; t++) {
+        if (t == 0)
+            st[t] = write_vtk(&f, &errs[t]);
+        else if (t <= sub->w)
+            st[t] = write_weight(&f, t - 1, &errs[t]);
+        else if (t == sub->w + 1)
+            st[t] = write_labels(&f, &errs[t]);
+        else
+            st[t] = write_mode_cycle(&f, t - sub->w - 2, amax[t - sub->w - 2], &errs[t]);
     }
-    {
-        /* clusters.ply: a vertex takes the label of the first tet that uses it (clusters are
-         * contiguous, so this shows their shapes; subspace.vtk has the exact per-tet labels).
-         * regions.ply: a vertex takes the region holding most of the volume around it
-         * (mlc_regions_vertex). */
-        int *vl = mlc_malloc((size_t)m->nv * sizeof(int));
-        int *fl = mlc_malloc((size_t)(nsv ? nsv : 1) * sizeof(int));
-        if (!vl || !fl) {
-            mlc_free(vl);
-            mlc_free(fl);
-            goto oom;
-        }
-        for (int v = 0; v < m->nv; v++)
-            vl[v] = -1;
-        for (int e = 0; e < m->nt; e++)
-            for (int c = 0; c < 4; c++)
-                if (vl[m->T[4 * e + c]] < 0) vl[m->T[4 * e + c]] = sub->cluster[e];
-        for (int pass = 0; pass < 2 && s == MLC_OK; pass++) {
-            if (pass == 1 && (s = mlc_regions_vertex(&p->regions, m, &p->fem, vl, err)) != MLC_OK)
-                break;
-            for (int v = 0; v < nsv; v++)
-                fl[v] = vl[sv[v]];
-            mlc_colors_from_labels(fl, nsv, rgb);
-            snprintf(path, sizeof path, "%s/%s.ply", dir, pass ? "regions" : "clusters");
-            s = mlc_ply_write(path, rest, nsv, sf, m->nf, rgb, NULL, err);
-        }
-        mlc_free(vl);
-        mlc_free(fl);
-        if (s != MLC_OK) goto done;
-    }
-    {
-        mlc_vtk_scalars fields[32];
-        char names[32][16];
-        int nfld = MLC_MIN(sub->w, 32);
-        for (int b = 0; b < nfld; b++) {
-            snprintf(names[b], sizeof names[b], "weight_%d", b);
-            fields[b].name = names[b];
-            fields[b].values = sub->W + (size_t)b * m->nv;
-        }
-        snprintf(path, sizeof path, "%s/subspace.vtk", dir);
-        if ((s = mlc_vtk_write(path, m->X, m->nv, m->T, m->nt, fields, nfld, "cluster",
-                               sub->cluster, err)) != MLC_OK)
-            goto done;
-    }
+    for (int t = 0; t < ntask && s == MLC_OK; t++)
+        if ((s = st[t]) != MLC_OK && err) *err = errs[t];
+    mlc_free(st);
+    mlc_free(errs);
     goto done;
 oom:
     s = mlc_errf(err, MLC_ENOMEM, "out of memory");
 done:
     mlc_free(sv);
     mlc_free(sf);
-    mlc_free(xyz);
     mlc_free(rest);
-    mlc_free(scal);
-    mlc_free(rgb);
     return s;
 }
