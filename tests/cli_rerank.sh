@@ -121,10 +121,10 @@ grep -q 'not converged: [0-9]* steps at 30 iterations' "$T/err" \
   && grep -q 'warning: the full-space reference did not converge' "$T/err" \
   && ok "the default's replays stop at 30 iterations a step" || fail "stiff octopod: $(cat "$T/err")"
 
-# --dry-run adds the replays to its estimate: 16 x 816 tets x 80 steps at 1.6 us a tet-step, 8
+# --dry-run adds the replays to its estimate: 16 x 816 tets x 80 steps at 0.9 us a tet-step, 8
 # rounds of 2 side by side on 2 threads.
 "$BIN" optimize --set sim.steps=80 --set actuation.modes=3 --threads 2 --dry-run >"$T/dry" 2>&1 \
-  && grep -q '^full-space validation up to 16 candidates, about 0.8 s' "$T/dry" \
+  && grep -q '^full-space validation up to 16 candidates, about 0.5 s' "$T/dry" \
   && ok "--dry-run estimates the validation" || fail "--dry-run: $(cat "$T/dry")"
 opt_ok "$BIN" optimize "$SRC/data/cat.off.gz" --set cmaes.population=4 --set cmaes.generations=1 \
   --set actuation.modes=3 --set cmaes.robust_samples=0 --out "$T/cat" >/dev/null 2>"$T/err" \

@@ -223,8 +223,9 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
 }
 
 /* reference.rerank = -1: the full-space validation replays candidates while their rollouts
- * together stay under this many tet-steps (tets × sim.steps each: 6-13 CPU s at the 0.8-1.6 µs
- * a tet-step of the quadruped's and the cat's replays), at most MLC_RERANK_AUTO_MAX of them. On
+ * together stay under this many tet-steps (tets × sim.steps each: 4.4-7 CPU s at the 0.55-0.89
+ * µs a tet-step of the quadruped's and the cat's replays on one thread; 6-13 s when this was
+ * chosen, with a slower reference), at most MLC_RERANK_AUTO_MAX of them. On
  * bodies of a few thousand tets a replay costs a fraction of a second, and replaying 16 of the
  * last generations' bests made the zoo's failing small gaits hold (docs/method.md, "Choosing
  * the gait where it holds"); a 19-21k-tet body gets the returned gait checked; a 35k-tet one,
@@ -232,8 +233,8 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
 #define MLC_RERANK_AUTO_TET_STEPS 8.0e6
 #define MLC_RERANK_AUTO_MAX 16
 /* --dry-run's estimate of a full-space replay, seconds a tet-step on one thread: the cat's rate,
- * the slower of the measured two (the quadruped's is 0.8e-6). */
-#define MLC_REPLAY_SECONDS_PER_TET_STEP 1.6e-6
+ * the slower of the measured two (the quadruped's is 0.55e-6). */
+#define MLC_REPLAY_SECONDS_PER_TET_STEP 0.9e-6
 
 static int rerank_candidates(const mlc_config *cfg, int tets) {
     if (cfg->reference.rerank >= 0) return cfg->reference.rerank;
