@@ -446,6 +446,10 @@ void mlc_cholsolve_unit3(mlc_cholsolve *cs, const int *v, int nrhs, double *cons
     const int *restrict perm = cs->perm;
     double *restrict y = cs->y;
     /* the forward reach: every column on a path from a v[k] to its root */
+    if (cs->stamp == INT_MAX) { /* marks start over rather than wrap */
+        memset(cs->mark, 0, sizeof(int) * (size_t)n);
+        cs->stamp = 0;
+    }
     const int stamp = ++cs->stamp;
     int first = n;
     memset(y, 0, sizeof(double) * 3 * (size_t)n);
