@@ -1,6 +1,5 @@
 /* modes_job.c: the modes job (modes_job.h): the subspaces and the files to inspect them. */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +8,10 @@
 #include "modes_job.h"
 #include "output.h"
 #include "rollout_io.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define MODE_FRAMES 48 /* frames of one oscillation cycle in mode_I.pc2 */
 
@@ -267,7 +270,10 @@ mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_
         mlc_free(errs);
         goto oom;
     }
-    const int threads = cfg->parallel.threads > 0 ? cfg->parallel.threads : omp_get_num_procs();
+    int threads = cfg->parallel.threads > 0 ? cfg->parallel.threads : 1;
+#ifdef _OPENMP
+    if (cfg->parallel.threads <= 0) threads = omp_get_num_procs();
+#endif
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < ntask; t++) {
         if (t == 0)

@@ -118,7 +118,9 @@ struct mlc_fullspace {
     mlc_terrain_contact tc;
     mlc_fullspace_frame_fn observer; /* mlc_fullspace_observe */
     void *observer_user;
-    /* ---- parallel local step (bit-identical for any thread count) ---- */
+    /* ---- parallel local step (bit-identical for any thread count); tH, tF, tb, inc_ptr and
+     * tslot belong to the general path (local_and_rhs), wv, hpart, wpart and the scatter
+     * blocks to the reference (local_and_rhs_reference); each path allocates only its own ---- */
     int threads; /* OpenMP threads of the per-tet and per-vertex loops, ≥ 1 */
     double *tH;  /* nt×9: each tet's V F Yᵀ (summed per actuation cluster in tet order) */
     double *tFp; /* nt×9: each tet's μ-weighted V F (per-cluster passive rotations) */
@@ -140,7 +142,7 @@ struct mlc_fullspace {
     int *corner_slot;          /* 4nt: offsets in doubles into bbuf */
     int *vslot_ptr, *vslot;    /* nv+1, blk_slot[nblk] */
     double *bbuf;              /* 3 × blk_slot[nblk] */
-    double *hpart; /* 9 per block of MLC_FULLSPACE_ANDERSON_BLOCK vertices: its part of H */
+    double *hpart;             /* 9 per block of MLC_FULLSPACE_SUM_BLOCK vertices: its part of H */
     double *wpart; /* per block of as many vertices, then of tets: its part of the work */
     /* ---- Anderson acceleration of the iteration (window aa_m; 0 = plain) ---- */
     int aa_m, aa_n, aa_head, aa_k; /* window, differences kept, next slot, iterations seen */
@@ -149,7 +151,7 @@ struct mlc_fullspace {
     double *dq; /* 3×nv: x_n minus the prediction of the last step (the next step's start) */
     double *aa_dF, *aa_dG; /* 3nv × aa_m: differences of residuals f = G(x) − x and of G(x) */
     double *aa_f, *aa_g;   /* 3nv: the previous f and G(x) */
-    double *aa_part;       /* per block of MLC_FULLSPACE_ANDERSON_BLOCK coordinates: its part of
+    double *aa_part;       /* per block of MLC_FULLSPACE_SUM_BLOCK coordinates: its part of
                               ‖f‖², of the Gram row and of ΔFᵀf (anderson_next) */
     /* ---- contact on every surface vertex (mlc_fullspace_use_surface_contact) ---- */
     int surface;       /* 1: contact on every boundary vertex instead of the samples */
@@ -506,16 +508,21 @@ static int alloc_arrays(mlc_fullspace *fs, const mlc_materials *mat) {
     }
     if (mat->friction) ok &= (fs->fric = mlc_malloc(sizeof(double) * nsx)) != NULL;
     if (mat->friction) ok &= (fs->vfric = mlc_malloc(sizeof(double) * (size_t)nv)) != NULL;
-    ok &= (fs->tH = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
-    ok &= (fs->tF = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
-    if (fs->npr == nt && fs->nca == 1) {
+    if (fs->npr == nt && fs->nca == 1) { /* the reference (local_and_rhs_reference) */
+        const size_t vb = ((size_t)nv + MLC_FULLSPACE_SUM_BLOCK - 1) / MLC_FULLSPACE_SUM_BLOCK,
+                     tb = ((size_t)nt + MLC_FULLSPACE_SUM_BLOCK - 1) / MLC_FULLSPACE_SUM_BLOCK;
         ok &= (fs->wv = mlc_calloc(v3, sizeof(double))) != NULL;
         ok &= (fs->Wm = mlc_calloc(v3 * (size_t)(m + 1), sizeof(double))) != NULL;
+        ok &= (fs->hpart = mlc_malloc(sizeof(double) * 9 * (vb + 1))) != NULL;
+        ok &= (fs->wpart = mlc_malloc(sizeof(double) * (vb + tb + 1))) != NULL;
+    } else { /* the per-tet terms of the general path (local_and_rhs) */
+        ok &= (fs->tH = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
+        ok &= (fs->tF = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
+        ok &= (fs->tb = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
+        ok &= (fs->inc_ptr = mlc_calloc((size_t)nv + 1, sizeof(int))) != NULL;
+        ok &= (fs->tslot = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
     }
     if (fs->npr != nt) ok &= (fs->tFp = mlc_malloc(sizeof(double) * 9 * (size_t)nt)) != NULL;
-    ok &= (fs->tb = mlc_malloc(sizeof(double) * 12 * (size_t)nt)) != NULL;
-    ok &= (fs->inc_ptr = mlc_calloc((size_t)nv + 1, sizeof(int))) != NULL;
-    ok &= (fs->tslot = mlc_malloc(sizeof(int) * 4 * (size_t)nt)) != NULL;
     ok &= (fs->slot_of = mlc_malloc(sizeof(int) * (size_t)nv)) != NULL;
     ok &= (fs->dq = mlc_calloc(v3, sizeof(double))) != NULL;
     return ok;
@@ -529,7 +536,7 @@ static mlc_status anderson_alloc(mlc_fullspace *fs, int m, mlc_err *err) {
     fs->aa_m = m;
     if (m == 0) return MLC_OK;
     size_t v3 = 3 * (size_t)fs->nv;
-    size_t blocks = (v3 + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
+    size_t blocks = (v3 + MLC_FULLSPACE_SUM_BLOCK - 1) / MLC_FULLSPACE_SUM_BLOCK;
     int ok = (fs->aa_part = mlc_malloc(sizeof(double) * (blocks > 0 ? blocks : 1) *
                                        (1 + 2 * MLC_FULLSPACE_ANDERSON_MAX))) != NULL;
     ok &= (fs->aa_dF = mlc_malloc(sizeof(double) * v3 * (size_t)m)) != NULL;
@@ -547,16 +554,18 @@ static mlc_status anderson_alloc(mlc_fullspace *fs, int m, mlc_err *err) {
  * adds them in the serial scatter's order, fs->tslot) and the boundary vertices, ascending. */
 static mlc_status incidence_surface(mlc_fullspace *fs, const mlc_mesh *mesh, mlc_err *err) {
     const int nv = fs->nv, nt = fs->nt;
-    for (int e = 0; e < nt; e++)
-        for (int a = 0; a < 4; a++)
-            fs->inc_ptr[fs->T[4 * e + a] + 1]++;
-    for (int v = 0; v < nv; v++)
-        fs->inc_ptr[v + 1] += fs->inc_ptr[v];
-    int *fill = fs->slot_of; /* scratch: next free entry per vertex */
-    memcpy(fill, fs->inc_ptr, sizeof(int) * (size_t)nv);
-    for (int e = 0; e < nt; e++)
-        for (int a = 0; a < 4; a++)
-            fs->tslot[4 * e + a] = 3 * fill[fs->T[4 * e + a]]++;
+    if (fs->tslot) { /* the general path only (the reference scatters by blocks) */
+        for (int e = 0; e < nt; e++)
+            for (int a = 0; a < 4; a++)
+                fs->inc_ptr[fs->T[4 * e + a] + 1]++;
+        for (int v = 0; v < nv; v++)
+            fs->inc_ptr[v + 1] += fs->inc_ptr[v];
+        int *fill = fs->slot_of; /* scratch: next free entry per vertex */
+        memcpy(fill, fs->inc_ptr, sizeof(int) * (size_t)nv);
+        for (int e = 0; e < nt; e++)
+            for (int a = 0; a < 4; a++)
+                fs->tslot[4 * e + a] = 3 * fill[fs->T[4 * e + a]]++;
+    }
     for (int v = 0; v < nv; v++)
         fs->slot_of[v] = 0;
     for (int f = 0; f < 3 * mesh->nf; f++)
@@ -613,16 +622,9 @@ static mlc_status scatter_blocks(mlc_fullspace *fs, mlc_err *err) {
     fs->blk_chunk[nblk] = nchunks, fs->blk_slot[nblk] = nslots;
     for (int v = 0; v < nv; v++)
         fs->vslot_ptr[v + 1] += fs->vslot_ptr[v];
-    const size_t hblocks =
-        ((size_t)nv + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
-    fs->hpart = mlc_malloc(sizeof(double) * 9 * (hblocks > 0 ? hblocks : 1));
-    fs->wpart = mlc_malloc(
-        sizeof(double) *
-        (hblocks + ((size_t)nt + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK +
-         1));
     fs->vslot = mlc_malloc(sizeof(int) * (size_t)MLC_MAX(nslots, 1));
     fs->bbuf = mlc_malloc(sizeof(double) * 3 * (size_t)MLC_MAX(nslots, 1));
-    if (!fs->vslot || !fs->bbuf || !fs->hpart || !fs->wpart) {
+    if (!fs->vslot || !fs->bbuf) {
         mlc_free(mark), mlc_free(owner);
         return mlc_errf(err, MLC_ENOMEM, "fullspace: out of memory for the scatter blocks");
     }
@@ -1432,15 +1434,15 @@ static void local_and_rhs_reference(mlc_fullspace *fs, const double *x, double *
     const double *Om = fs->Om;
     const int *restrict cslot = fs->corner_slot;
     double *restrict buf = fs->bbuf, *restrict hpart = fs->hpart;
-    const int hblocks = (nv + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
+    const int hblocks = (nv + MLC_FULLSPACE_SUM_BLOCK - 1) / MLC_FULLSPACE_SUM_BLOCK;
 #pragma omp parallel num_threads(fs->threads) if (fs->threads > 1)
     {
         /* H's parts by blocks of vertices (the passive terms below do not need Ω) */
 #pragma omp for schedule(static) nowait
         for (int k = 0; k < hblocks; k++) {
             double h[9] = {0};
-            const int v1 = MLC_MIN(nv, (k + 1) * MLC_FULLSPACE_ANDERSON_BLOCK);
-            for (int v = k * MLC_FULLSPACE_ANDERSON_BLOCK; v < v1; v++) {
+            const int v1 = MLC_MIN(nv, (k + 1) * MLC_FULLSPACE_SUM_BLOCK);
+            for (int v = k * MLC_FULLSPACE_SUM_BLOCK; v < v1; v++) {
                 const double *xv = x + 3 * (size_t)v, *w = fs->wv + 3 * (size_t)v;
                 for (int j = 0; j < 3; j++)
                     for (int i = 0; i < 3; i++)
@@ -1582,7 +1584,7 @@ static void local_and_rhs(mlc_fullspace *fs, const double *x, double *restrict b
  * blocks of vertices and of tets on the step's threads, the blocks' parts added in block
  * order: the same bits for any thread count. */
 static double reference_work(const mlc_fullspace *fs, const double *xc, const double *x) {
-    enum { B = MLC_FULLSPACE_ANDERSON_BLOCK };
+    enum { B = MLC_FULLSPACE_SUM_BLOCK };
     const int nv = fs->nv, nt = fs->nt;
     const int vblocks = (nv + B - 1) / B, tblocks = (nt + B - 1) / B;
     const double *Om = fs->Om;
@@ -1701,7 +1703,7 @@ static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *
     /* One pass over the coordinates for every sum of the update: ‖f‖², the new differences
      * (into slot h, when there is a last iterate), their Gram row and the right-hand side
      * ΔF_aᵀ f over the slots the window will hold. Each sum is taken by blocks of
-     * MLC_FULLSPACE_ANDERSON_BLOCK coordinates, each block's part in index order, and the parts
+     * MLC_FULLSPACE_SUM_BLOCK coordinates, each block's part in index order, and the parts
      * added in block order: the same bits for any thread count. The slot is written even when
      * ‖f‖ grew, since a restart empties the window. */
     const int na = have ? MLC_MIN(fs->aa_n + 1, m) : fs->aa_n;
@@ -1711,12 +1713,11 @@ static void anderson_next(mlc_fullspace *fs, const double *restrict xk, double *
         slot[a] = fs->aa_dF + n * (size_t)a;
     double *dF = fs->aa_dF + n * (size_t)h, *dG = fs->aa_dG + n * (size_t)h;
     enum { PART = 1 + 2 * MLC_FULLSPACE_ANDERSON_MAX };
-    const long long blocks =
-        ((long long)n + MLC_FULLSPACE_ANDERSON_BLOCK - 1) / MLC_FULLSPACE_ANDERSON_BLOCK;
+    const long long blocks = ((long long)n + MLC_FULLSPACE_SUM_BLOCK - 1) / MLC_FULLSPACE_SUM_BLOCK;
 #pragma omp parallel for schedule(static) num_threads(fs->threads) if (fs->threads > 1)
     for (long long k = 0; k < blocks; k++) {
-        const size_t i0 = (size_t)k * MLC_FULLSPACE_ANDERSON_BLOCK,
-                     i1 = MLC_MIN(n, i0 + MLC_FULLSPACE_ANDERSON_BLOCK);
+        const size_t i0 = (size_t)k * MLC_FULLSPACE_SUM_BLOCK,
+                     i1 = MLC_MIN(n, i0 + MLC_FULLSPACE_SUM_BLOCK);
         double pr2 = 0, pg[MLC_FULLSPACE_ANDERSON_MAX] = {0}, py[MLC_FULLSPACE_ANDERSON_MAX] = {0};
         for (size_t i = i0; i < i1; i++) {
             double f = g[i] - xk[i];

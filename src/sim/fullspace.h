@@ -71,10 +71,10 @@ typedef struct mlc_fullspace_stop {
 #define MLC_FULLSPACE_ANDERSON 5
 #define MLC_FULLSPACE_ANDERSON_MAX 20
 #define MLC_FULLSPACE_ANDERSON_EPS 1e-10
-/* Coordinates in one block of its sums, and vertices in one block of the reference's sum
- * H = Σ_v x_v w_vᵀ (each block's part in index order, the parts in block order, whatever the
- * thread count). */
-#define MLC_FULLSPACE_ANDERSON_BLOCK 4096
+/* Entries (coordinates, vertices or tets) in one block of the step's long sums: Anderson's,
+ * the reference's H = Σ_v x_v w_vᵀ and its work term. Each block's part is summed in index
+ * order and the parts in block order, whatever the thread count. */
+#define MLC_FULLSPACE_SUM_BLOCK 4096
 /* Tets whose rotations are computed together (mlc_polar_lanes or mlc_polar_n), one chunk per
  * thread at a time (the reference keeps a chunk's F and R on the stack: 2 × 9 × 8 bytes a tet). */
 #define MLC_FULLSPACE_POLAR_CHUNK 256
