@@ -93,8 +93,7 @@ PY
 done
 
 # reference.rerank = -1, the default, chooses the count from the body: the bundled quadruped's
-# 816 tets x 80 steps fit 16 candidates in 8e6 tet-steps; the cat's 37,070 tets x 300 steps
-# fit none, and its gait is returned unreplayed.
+# 816 tets x 80 steps fit 16 candidates in 8e6 tet-steps.
 opt_ok "$BIN" optimize --set cmaes.population=6 --set cmaes.generations=4 --set sim.steps=80 \
   --set actuation.modes=3 --out "$T/plain" >/dev/null 2>"$T/err" \
   && ok "optimize without the key" || fail "optimize without the key: $(cat "$T/err")"
@@ -126,13 +125,30 @@ grep -q 'not converged: [0-9]* steps at 30 iterations' "$T/err" \
 "$BIN" optimize --set sim.steps=80 --set actuation.modes=3 --threads 2 --dry-run >"$T/dry" 2>&1 \
   && grep -q '^full-space validation up to 16 candidates, about 0.5 s' "$T/dry" \
   && ok "--dry-run estimates the validation" || fail "--dry-run: $(cat "$T/dry")"
-opt_ok "$BIN" optimize "$SRC/data/cat.off.gz" --set cmaes.population=4 --set cmaes.generations=1 \
-  --set actuation.modes=3 --set cmaes.robust_samples=0 --out "$T/cat" >/dev/null 2>"$T/err" \
+# A body too large for 8e6 tet-steps still gets its returned gait checked while one replay stays
+# under 14e6: the cat's 37,070 tets x 220 steps (8.2e6) are replayed once, x 380 steps (14.1e6)
+# not at all.
+CAT=("$BIN" optimize "$SRC/data/cat.off.gz" --set cmaes.population=4 --set cmaes.generations=1
+  --set actuation.modes=3 --set cmaes.robust_samples=0)
+opt_ok "${CAT[@]}" --set sim.steps=220 --out "$T/cat" >/dev/null 2>"$T/err" \
   && ok "optimize the cat without the key" || fail "optimize the cat: $(cat "$T/err")"
-grep -q 'reference.rerank = -1 chooses none for 37070 tets x 300 steps' "$T/err" \
-  && ok "stderr says the default replays none on the cat" || fail "stderr: $(cat "$T/err")"
-grep -q -e '"rerank":' -e '"transfer":' "$T/cat/result.json" \
-  && fail "a rerank or transfer block on the cat by default" || ok "no replay on the cat by default"
+grep -q 'replayed once in the full-space reference before it is returned (reference.rerank = -1 chooses 1 for 37070 tets x 220 steps)' "$T/err" \
+  && ok "stderr says the default checks the cat's gait" || fail "stderr: $(cat "$T/err")"
+python3 - "$T/cat/result.json" <<'PY' \
+  && ok "the cat's check: one candidate, the returned one, its transfer in result.json" \
+  || fail "the cat's rerank or transfer block"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["rerank"]["candidates"]
+assert len(c) == 1 and c[0]["source"] == "returned" and r["rerank"]["chosen"] == 0, r["rerank"]
+assert r["transfer"]["J"] == c[0]["J_full"] and r["transfer"]["contact_vertices"] > 0, r["transfer"]
+PY
+opt_ok "${CAT[@]}" --set sim.steps=380 --out "$T/cat2" >/dev/null 2>"$T/err" \
+  && ok "optimize the cat at 380 steps" || fail "optimize the cat: $(cat "$T/err")"
+grep -q 'reference.rerank = -1 chooses none for 37070 tets x 380 steps' "$T/err" \
+  && ok "stderr says the default replays none on the longer rollouts" || fail "stderr: $(cat "$T/err")"
+grep -q -e '"rerank":' -e '"transfer":' "$T/cat2/result.json" \
+  && fail "a rerank or transfer block on the cat at 380 steps" || ok "no replay at 380 steps"
 for bad in -2 33 1.5 '"x"'; do
   check "reference.rerank=$bad is refused" 2 "$BIN" optimize "${SMALL[@]}" \
     --set "reference.rerank=$bad" --out "$T/bad"

@@ -223,14 +223,18 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
 }
 
 /* reference.rerank = -1: the full-space validation replays candidates while their rollouts
- * together stay under this many tet-steps (tets × sim.steps each: 4.4-7 CPU s at the 0.55-0.89
- * µs a tet-step of the quadruped's and the cat's replays on one thread; 6-13 s when this was
- * chosen, with a slower reference), at most MLC_RERANK_AUTO_MAX of them. On
- * bodies of a few thousand tets a replay costs a fraction of a second, and replaying 16 of the
- * last generations' bests made the zoo's failing small gaits hold (docs/method.md, "Choosing
- * the gait where it holds"); a 19-21k-tet body gets the returned gait checked; a 35k-tet one,
- * the paper's Bat size, none, as one replay would take half of its job's 30 s. */
+ * together stay under MLC_RERANK_AUTO_TET_STEPS tet-steps (tets × sim.steps each: 4.4-7 CPU s at
+ * the 0.55-0.89 µs a tet-step of the quadruped's and the cat's replays on one thread; 6-13 s when
+ * this was chosen, with a slower reference), at most MLC_RERANK_AUTO_MAX of them. On bodies of a
+ * few thousand tets a replay costs a fraction of a second, and replaying 16 of the last
+ * generations' bests made the zoo's failing small gaits hold (docs/method.md, "Choosing the gait
+ * where it holds"); a 19-21k-tet body gets the returned gait checked. A body too large for that
+ * budget still gets its returned gait checked while one replay stays under
+ * MLC_CHECK_AUTO_TET_STEPS: up to 46k tets at 300 steps, 6-7 s of wall time on 2 threads for the
+ * cat and the hand, a quarter of their jobs' 30 s, so that the user learns how much of the
+ * travel held (result.json "transfer") without asking. Larger bodies get none. */
 #define MLC_RERANK_AUTO_TET_STEPS 8.0e6
+#define MLC_CHECK_AUTO_TET_STEPS 14.0e6
 #define MLC_RERANK_AUTO_MAX 16
 /* --dry-run's estimate of a full-space replay, seconds a tet-step on one thread: the cat's rate,
  * the slower of the measured two (the quadruped's is 0.55e-6). */
@@ -239,7 +243,9 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
 static int rerank_candidates(const mlc_config *cfg, int tets) {
     if (cfg->reference.rerank >= 0) return cfg->reference.rerank;
     const double per = (double)tets * (double)cfg->sim.steps;
-    const double k = per > 0 ? floor(MLC_RERANK_AUTO_TET_STEPS / per) : 0;
+    if (!(per > 0)) return 0;
+    const double k = floor(MLC_RERANK_AUTO_TET_STEPS / per);
+    if (k < 1) return per <= MLC_CHECK_AUTO_TET_STEPS;
     return (int)fmin(k, MLC_RERANK_AUTO_MAX);
 }
 
@@ -592,7 +598,13 @@ static mlc_status start(optimize_run *o) {
                 "modalloco: a diagonal covariance throughout (cmaes.diagonal = -1 chooses it "
                 "for %d parameters, %d or more)\n",
                 n, MLC_AUTO_DIAGONAL_DIMENSION);
-        if (cfg->reference.rerank < 0 && o->rerank > 0)
+        if (cfg->reference.rerank < 0 && o->rerank == 1)
+            mlc_sink_say(&o->def.sink, 0,
+                         "modalloco: the gait is replayed once in the full-space reference "
+                         "before it is returned (reference.rerank = -1 chooses 1 for %d tets x "
+                         "%d steps)\n",
+                         o->p.mesh.nt, cfg->sim.steps);
+        else if (cfg->reference.rerank < 0 && o->rerank > 0)
             mlc_sink_say(&o->def.sink, 0,
                          "modalloco: up to %d candidates replayed in the full-space reference "
                          "before the gait is returned (reference.rerank = -1 chooses %d for %d "
