@@ -212,11 +212,77 @@ static void unit_columns_should_match_full_solves(void **state) {
     grid_close(&g);
 }
 
+/* The plain column-by-column sweeps over cs's copy of the factor, in the order of terms the
+ * solver promises (cholesky_solve.h): forward, each row its terms in column order; backward,
+ * each column its terms from its last row to its first. */
+static void column_sweeps(const mlc_cholsolve *cs, const double *b, double *x) {
+    const int n = cs->n;
+    double *y = malloc(sizeof(double) * 3 * (size_t)n);
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++)
+            y[3 * j + k] = b[3 * cs->perm[j] + k];
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++) {
+            y[3 * j + k] *= cs->dinv[j];
+            for (int p = cs->lp[j]; p < cs->lp[j + 1]; p++)
+                y[3 * cs->li[p] + k] -= cs->lx[p] * y[3 * j + k];
+        }
+    for (int j = n - 1; j >= 0; j--)
+        for (int k = 0; k < 3; k++) {
+            double s = y[3 * j + k];
+            for (int p = cs->lp[j + 1] - 1; p >= cs->lp[j]; p--) /* last row first */
+                s -= cs->lx[p] * y[3 * cs->li[p] + k];
+            y[3 * j + k] = s * cs->dinv[j];
+        }
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++)
+            x[3 * cs->perm[j] + k] = y[3 * j + k];
+    free(y);
+}
+
+/* The sweeps by runs of nested patterns (and split over threads) give the column sweeps' bits;
+ * and the runs are real: nested dissection leaves most of the factor's entries in runs of
+ * several columns (the separators). */
+static void runs_should_give_the_column_sweeps_bits(void **state) {
+    (void)state;
+    grid_solver g;
+    grid_open(&g);
+    mlc_cholsolve *cs = &g.cs;
+    mlc_err err;
+    long in_runs = 0, all = 0;
+    for (int j = 0; j < GN; j++) {
+        assert_true(cs->sn_first[j] <= j && j <= cs->sn_end[j]);
+        const long len = cs->lp[j + 1] - cs->lp[j];
+        all += len;
+        if (cs->sn_end[j] > cs->sn_first[j]) in_runs += len;
+        if (j < cs->sn_end[j]) { /* nested: j's rows are j+1, then j+1's */
+            assert_int_equal(cs->li[cs->lp[j]], j + 1);
+            assert_int_equal(len, cs->lp[j + 2] - cs->lp[j + 1] + 1);
+            assert_memory_equal(cs->li + cs->lp[j] + 1, cs->li + cs->lp[j + 1],
+                                sizeof(int) * (size_t)(len - 1));
+        }
+    }
+    assert_true(in_runs > all / 2);
+    double *b = malloc(sizeof(double) * 3 * GN), *x0 = malloc(sizeof(double) * 3 * GN),
+           *x = malloc(sizeof(double) * 3 * GN);
+    random_rhs(b, GN, 23);
+    column_sweeps(cs, b, x0);
+    const int threads[] = {1, 2, 3, 5};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        assert_int_equal(mlc_cholsolve_set_threads(cs, threads[t], &err), MLC_OK);
+        mlc_cholsolve_solve3(cs, b, x);
+        assert_memory_equal(x0, x, sizeof(double) * 3 * GN);
+    }
+    free(b), free(x0), free(x);
+    grid_close(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(split_solves_should_match_serial_bit_for_bit),
         cmocka_unit_test(split_solves_should_solve_the_system),
         cmocka_unit_test(unit_columns_should_match_full_solves),
+        cmocka_unit_test(runs_should_give_the_column_sweeps_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

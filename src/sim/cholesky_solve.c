@@ -8,9 +8,9 @@
 
 void mlc_cholsolve_destroy(mlc_cholsolve *cs) {
     if (!cs) return;
-    int *ints[] = {cs->perm,  cs->lp,     cs->li,      cs->parent, cs->first,
-                   cs->split, cs->serial, cs->topcols, cs->ranges, cs->bin_ptr,
-                   cs->pcut,  cs->pinv,   cs->mark};
+    int *ints[] = {cs->perm,  cs->lp,     cs->li,      cs->parent,   cs->first,
+                   cs->split, cs->serial, cs->topcols, cs->ranges,   cs->bin_ptr,
+                   cs->pcut,  cs->pinv,   cs->mark,    cs->sn_first, cs->sn_end};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         mlc_free(ints[i]);
     double *dbl[] = {cs->lx, cs->dinv, cs->y, cs->work, cs->ext};
@@ -61,6 +61,25 @@ static mlc_status read_tree(mlc_cholsolve *cs) {
     return MLC_OK;
 }
 
+/* The runs of nested patterns: j and j+1 share a run when j+1 is j's parent and j's rows after
+ * the first are exactly j+1's. */
+static mlc_status read_runs(mlc_cholsolve *cs) {
+    const int n = cs->n, *lp = cs->lp, *li = cs->li;
+    cs->sn_first = mlc_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    cs->sn_end = mlc_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!cs->sn_first || !cs->sn_end) return MLC_ENOMEM;
+    for (int j = n - 1; j >= 0; j--) {
+        const int len = lp[j + 1] - lp[j];
+        int nested = j + 1 < n && len > 0 && li[lp[j]] == j + 1 && len == lp[j + 2] - lp[j + 1] + 1;
+        for (int p = 1; nested && p < len; p++)
+            nested = li[lp[j] + p] == li[lp[j + 1] + p - 1];
+        cs->sn_end[j] = nested ? cs->sn_end[j + 1] : j;
+    }
+    for (int j = 0; j < n; j++)
+        cs->sn_first[j] = j > 0 && cs->sn_end[j - 1] >= j ? cs->sn_first[j - 1] : j;
+    return MLC_OK;
+}
+
 mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_err *err) {
     memset(cs, 0, sizeof *cs);
     if (L->is_super || !L->is_ll || L->xtype != CHOLMOD_REAL || L->itype != CHOLMOD_INT ||
@@ -104,7 +123,7 @@ mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_
             cs->li[q] = Li[p], cs->lx[q] = Lx[p];
     }
     cs->lp[n] = q;
-    if (read_tree(cs) != MLC_OK) {
+    if (read_tree(cs) != MLC_OK || read_runs(cs) != MLC_OK) {
         mlc_cholsolve_destroy(cs);
         return mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the factor");
     }
@@ -358,12 +377,13 @@ static inline void forward_column(const mlc_cholsolve *cs, double *restrict y, i
     }
 }
 
-/* Backward, column j: y_j = (y_j − Σ_p L_pj y_p) / L_jj, the terms in the column's order. */
+/* Backward, column j: y_j = (y_j − Σ_p L_pj y_p) / L_jj, the terms from the column's last row
+ * to its first (so that in a run the rows it shares with its neighbours come first). */
 static inline void backward_column(const mlc_cholsolve *cs, double *restrict y, int j) {
     const int *restrict li = cs->li;
     const double *restrict lx = cs->lx;
     double s0 = y[3 * j], s1 = y[3 * j + 1], s2 = y[3 * j + 2];
-    for (int p = cs->lp[j]; p < cs->lp[j + 1]; p++) {
+    for (int p = cs->lp[j + 1] - 1; p >= cs->lp[j]; p--) {
         const double *yi = y + 3 * (size_t)li[p];
         const double l = lx[p];
         s0 -= l * yi[0], s1 -= l * yi[1], s2 -= l * yi[2];
@@ -372,18 +392,185 @@ static inline void backward_column(const mlc_cholsolve *cs, double *restrict y, 
     y[3 * j] = s0 * d, y[3 * j + 1] = s1 * d, y[3 * j + 2] = s2 * d;
 }
 
+/* ---- runs of nested patterns: four columns at a time, the column sweeps' order ------------ */
+
+/* A row's (x, y) as one pair of lanes and its z apart: lane by lane the same operations, and
+ * the same roundings, as on three scalars. */
+typedef double pair __attribute__((vector_size(16)));
+static inline pair load_pair(const double *p) {
+    pair v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void store_pair(double *p, pair v) {
+    memcpy(p, &v, sizeof v);
+}
+
+/* Blocks of a run are at most this many columns wide (four pairs and four z sums fill the
+ * sixteen SSE registers). */
+#define RUN_BLOCK 4
+
+/* Forward: row yr takes the terms of w columns (entries l[c], their scaled values xy[c], z[c])
+ * in column order. */
+static inline __attribute__((always_inline)) void
+forward_row(double *restrict yr, int w, const double *l, const pair *xy, const double *z) {
+    pair v = load_pair(yr);
+    double u = yr[2];
+    for (int c = 0; c < w; c++)
+        v -= l[c] * xy[c], u -= l[c] * z[c];
+    store_pair(yr, v);
+    yr[2] = u;
+}
+
+/* Forward over the block j .. j+w−1 of a run ending at column b whose shared rows are R (nr of
+ * them): the block's columns among themselves (each scaled, then its terms in the block's later
+ * rows), then every later row once, taking the block's w terms in column order: the run's
+ * columns after the block (rows of their own index), then R. */
+static inline __attribute__((always_inline)) void forward_block(const mlc_cholsolve *cs,
+                                                                double *restrict y, int j, int w,
+                                                                int b, const int *R, int nr) {
+    const double *restrict lx = cs->lx;
+    const int *restrict lp = cs->lp;
+    for (int c = j; c < j + w; c++) {
+        const double d = cs->dinv[c];
+        const double y0 = y[3 * c] * d, y1 = y[3 * c + 1] * d, y2 = y[3 * c + 2] * d;
+        y[3 * c] = y0, y[3 * c + 1] = y1, y[3 * c + 2] = y2;
+        for (int c2 = c + 1; c2 < j + w; c2++) {
+            const double l = lx[lp[c] + (c2 - c - 1)];
+            y[3 * c2] -= l * y0, y[3 * c2 + 1] -= l * y1, y[3 * c2 + 2] -= l * y2;
+        }
+    }
+    pair xy[RUN_BLOCK];
+    double z[RUN_BLOCK], l[RUN_BLOCK];
+    const double *col[RUN_BLOCK]; /* column j+c's entry in row r (> j+w−1, of the run): col[c][r] */
+    for (int c = 0; c < w; c++) {
+        xy[c] = load_pair(y + 3 * (size_t)(j + c)), z[c] = y[3 * (j + c) + 2];
+        col[c] = lx + lp[j + c] - (j + c) - 1;
+    }
+    for (int r = j + w; r <= b; r++) {
+        for (int c = 0; c < w; c++)
+            l[c] = col[c][r];
+        forward_row(y + 3 * (size_t)r, w, l, xy, z);
+    }
+    for (int i = 0; i < nr; i++) {
+        for (int c = 0; c < w; c++)
+            l[c] = col[c][b + 1 + i];
+        forward_row(y + 3 * (size_t)R[i], w, l, xy, z);
+    }
+}
+
+/* Forward over the run a..b (columns of one run, a ≤ b) whose shared rows are the first nr of
+ * column b's, in blocks of four columns, then two, then one. Every row gets its terms in column
+ * order, as forward_column's over a..b. */
+static void forward_run(const mlc_cholsolve *cs, double *restrict y, int a, int b, int nr) {
+    const int *R = cs->li + cs->lp[b];
+    int j = a;
+    for (; j + 3 <= b; j += 4)
+        forward_block(cs, y, j, 4, b, R, nr);
+    if (j + 1 <= b) forward_block(cs, y, j, 2, b, R, nr), j += 2;
+    if (j <= b) forward_column(cs, y, j, cs->lp[j], cs->lp[j] + nr, 1);
+}
+
+/* Backward: the w sums (xy[c], z[c]) take row yr's terms (entries l[c]). */
+static inline __attribute__((always_inline)) void
+backward_row(const double *restrict yr, int w, const double *l, pair *xy, double *z) {
+    const pair v = load_pair(yr);
+    const double u = yr[2];
+    for (int c = 0; c < w; c++)
+        xy[c] -= l[c] * v, z[c] -= l[c] * u;
+}
+
+/* Backward over the block f .. f+w−1 of a run ending at column b (rows R, nr of them): each
+ * column's terms from its last row to its first (backward_column's order): the rows the block
+ * shares (R, then the run's columns after the block), the w sums side by side, then the block's
+ * own rows, column by column. */
+static inline __attribute__((always_inline)) void backward_block(const mlc_cholsolve *cs,
+                                                                 double *restrict y, int f, int w,
+                                                                 int b, const int *R, int nr) {
+    const double *restrict lx = cs->lx;
+    const int *restrict lp = cs->lp;
+    const int j = f + w - 1;
+    pair xy[RUN_BLOCK];
+    double z[RUN_BLOCK], l[RUN_BLOCK];
+    const double *col[RUN_BLOCK]; /* column f+c's entry in row r (> j, of the run): col[c][r] */
+    for (int c = 0; c < w; c++) {
+        xy[c] = load_pair(y + 3 * (size_t)(f + c)), z[c] = y[3 * (f + c) + 2];
+        col[c] = lx + lp[f + c] - (f + c) - 1;
+    }
+    for (int i = nr - 1; i >= 0; i--) {
+        for (int c = 0; c < w; c++)
+            l[c] = col[c][b + 1 + i];
+        backward_row(y + 3 * (size_t)R[i], w, l, xy, z);
+    }
+    for (int r = b; r > j; r--) {
+        for (int c = 0; c < w; c++)
+            l[c] = col[c][r];
+        backward_row(y + 3 * (size_t)r, w, l, xy, z);
+    }
+    for (int c = j; c >= f; c--) {
+        pair sxy = xy[c - f];
+        double sz = z[c - f];
+        for (int c2 = j; c2 > c; c2--) {
+            const double lc = lx[lp[c] + (c2 - c - 1)];
+            sxy -= lc * load_pair(y + 3 * (size_t)c2), sz -= lc * y[3 * c2 + 2];
+        }
+        const double d = cs->dinv[c];
+        store_pair(y + 3 * (size_t)c, sxy * d);
+        y[3 * c + 2] = sz * d;
+    }
+}
+
+/* Backward over the run a..b (a ≤ b), from b down, in blocks of four columns, then two, then
+ * one. */
+static void backward_run(const mlc_cholsolve *cs, double *restrict y, int a, int b) {
+    const int nr = cs->lp[b + 1] - cs->lp[b];
+    const int *R = cs->li + cs->lp[b];
+    int j = b;
+    for (; j - 3 >= a; j -= 4)
+        backward_block(cs, y, j - 3, 4, b, R, nr);
+    if (j - 1 >= a) backward_block(cs, y, j - 1, 2, b, R, nr), j -= 2;
+    if (j >= a) backward_column(cs, y, j);
+}
+
+/* Forward over the columns lo .. hi, by runs clipped to them; with `in_split` each column's
+ * terms stop at split[j] (a subtree's own rows: the run's shared rows are then the first
+ * split[b] − lp[b] of column b's, the same cut for every column of the run). */
+static void forward_range(const mlc_cholsolve *cs, double *restrict y, int lo, int hi,
+                          int in_split) {
+    for (int j = lo; j <= hi;) {
+        const int b = cs->sn_end[j] < hi ? cs->sn_end[j] : hi;
+        forward_run(cs, y, j, b, (in_split ? cs->split[b] : cs->lp[b + 1]) - cs->lp[b]);
+        j = b + 1;
+    }
+}
+
+/* Backward over the columns hi down to lo, by runs clipped to them. */
+static void backward_range(const mlc_cholsolve *cs, double *restrict y, int lo, int hi) {
+    for (int j = hi; j >= lo;) {
+        const int a = cs->sn_first[j] > lo ? cs->sn_first[j] : lo;
+        backward_run(cs, y, a, j);
+        j = a - 1;
+    }
+}
+
 /* The backward sweep of a split solve, inside its parallel region (every thread calls it):
- * the top's columns on one thread, then the subtrees side by side. */
+ * the top's columns on one thread, then the subtrees side by side. The top's columns come in
+ * runs too: a top column's ancestors are all in the top. */
 static void backward_split(const mlc_cholsolve *cs, double *restrict y) {
     const int bins = cs->bins, *ranges = cs->ranges, *bin_ptr = cs->bin_ptr;
 #pragma omp single
-    for (int k = cs->ntop - 1; k >= 0; k--)
-        backward_column(cs, y, cs->topcols[k]);
+    for (int k = cs->ntop - 1; k >= 0;) {
+        const int j = cs->topcols[k];
+        int a = j;
+        while (a > cs->sn_first[j] && k - (j - a) > 0 && cs->topcols[k - (j - a) - 1] == a - 1)
+            a--;
+        backward_run(cs, y, a, j);
+        k -= j - a + 1;
+    }
 #pragma omp for schedule(static, 1)
     for (int t = 0; t < bins; t++)
         for (int r = bin_ptr[t + 1] - 1; r >= bin_ptr[t]; r--)
-            for (int j = ranges[2 * r + 1]; j >= ranges[2 * r]; j--)
-                backward_column(cs, y, j);
+            backward_range(cs, y, ranges[2 * r], ranges[2 * r + 1]);
 }
 
 void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *restrict x) {
@@ -395,10 +582,8 @@ void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *r
             const double *bj = b + 3 * (size_t)perm[j];
             y[3 * j] = bj[0], y[3 * j + 1] = bj[1], y[3 * j + 2] = bj[2];
         }
-        for (int j = 0; j < n; j++)
-            forward_column(cs, y, j, cs->lp[j], cs->lp[j + 1], 1);
-        for (int j = n - 1; j >= 0; j--)
-            backward_column(cs, y, j);
+        forward_range(cs, y, 0, n - 1, 0);
+        backward_range(cs, y, 0, n - 1);
         for (int j = 0; j < n; j++) {
             double *xj = x + 3 * (size_t)perm[j];
             xj[0] = y[3 * j], xj[1] = y[3 * j + 1], xj[2] = y[3 * j + 2];
@@ -417,9 +602,8 @@ void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *r
 #pragma omp for schedule(static, 1)
         for (int t = 0; t < bins; t++)
             for (int r = bin_ptr[t]; r < bin_ptr[t + 1]; r++)
-                for (int j = ranges[2 * r]; j <= ranges[2 * r + 1]; j++)
-                    forward_column(cs, y, j, cs->lp[j], cs->split[j], 1);
-                    /* the subtrees' terms in the top's rows, by blocks of rows */
+                forward_range(cs, y, ranges[2 * r], ranges[2 * r + 1], 1);
+                /* the subtrees' terms in the top's rows, by blocks of rows */
 #pragma omp for schedule(static, 1)
         for (int t = 0; t < bins; t++)
             for (int k = 0; k < cs->npre; k++) {
@@ -427,10 +611,17 @@ void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *r
                 forward_column(cs, y, cs->serial[k], pc[t], pc[t + 1], 0);
             }
 #pragma omp single
-        /* the rest of the top's rows, their terms in column order */
+        /* the rest of the top's rows, their terms in column order; the top's own columns by
+         * runs (their ancestors, the rest of a run, are in the top too) */
         for (int k = cs->npre; k < cs->nserial; k++) {
             const int j = cs->serial[k];
-            forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
+            if (cs->top[j] && cs->sn_end[j] > j) {
+                forward_run(cs, y, j, cs->sn_end[j],
+                            cs->lp[cs->sn_end[j] + 1] - cs->lp[cs->sn_end[j]]);
+                k += cs->sn_end[j] - j;
+            } else {
+                forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
+            }
         }
         backward_split(cs, y);
 #pragma omp for schedule(static)
@@ -460,11 +651,15 @@ void mlc_cholsolve_unit3(mlc_cholsolve *cs, const int *v, int nrhs, double *cons
         for (; j >= 0 && cs->mark[j] != stamp; j = cs->parent[j])
             cs->mark[j] = stamp;
     }
+    /* a marked column's run from it on is marked too: its ancestors */
     for (int j = first; j < n; j++)
-        if (cs->mark[j] == stamp) forward_column(cs, y, j, cs->lp[j], cs->lp[j + 1], 1);
+        if (cs->mark[j] == stamp) {
+            const int e = cs->sn_end[j];
+            forward_run(cs, y, j, e, cs->lp[e + 1] - cs->lp[e]);
+            j = e;
+        }
     if (bins <= 1) {
-        for (int j = n - 1; j >= 0; j--)
-            backward_column(cs, y, j);
+        backward_range(cs, y, 0, n - 1);
         for (int k = 0; k < nrhs; k++)
             for (int j = 0; j < n; j++)
                 x[k][perm[j]] = y[3 * j + k];

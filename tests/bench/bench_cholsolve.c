@@ -8,7 +8,8 @@
  * round, N solves with three right-hand sides on 1 thread, then on T (default 2); printed: the
  * split (the top's columns, and the estimate's entries: the serial top, the largest thread's
  * share of the subtrees' entries in the top's rows, its subtrees), then the median
- * microseconds a solve of each and their ratio, and whether the answers are the same bits.
+ * microseconds a solve of each and their ratio, and whether the answers are the same bits. It
+ * also prints how much of the factor lies in runs of nested patterns (swept as one).
  * Run it alone on the machine: the split's gain is a ratio of two timings. */
 #include <cholmod.h>
 #include <omp.h>
@@ -120,6 +121,13 @@ int main(int argc, char **argv) {
         b[i] = 1.0 + 0.5 * (double)(i % 7) - 0.1 * (double)(i % 3);
     printf("%s: %d vertices, %d tets, factor %.0f entries below the diagonal\n", path, n, mesh.nt,
            (double)serial.lp[n]);
+    long in_runs = 0, runs = 0;
+    for (int j = 0; j < n; j++) {
+        if (serial.sn_end[j] > serial.sn_first[j]) in_runs += serial.lp[j + 1] - serial.lp[j];
+        runs += serial.sn_end[j] == j && serial.sn_first[j] < j;
+    }
+    printf("runs of nested patterns: %ld of two or more columns, holding %.0f%% of the entries\n",
+           runs, 100.0 * (double)in_runs / (double)(serial.lp[n] > 0 ? serial.lp[n] : 1));
     printf("split for %d threads: bins %d, top %d columns, estimate: serial %.0f, pre %.0f, "
            "subtrees %.0f\n",
            threads, split.bins, split.ntop, split.top_work, split.pre_work, split.bin_work);

@@ -13,6 +13,14 @@
  * the top first, then the subtrees side by side. Every entry of y receives its terms in the
  * same order as in the serial sweeps, so the result is bit-identical to them.
  *
+ * The order of the terms is fixed: in the forward sweep every entry of y receives its terms in
+ * column order, and in the backward sweep every column takes its terms from its last row to its
+ * first. Runs of columns with nested patterns (a fundamental supernode: column j's rows are j+1
+ * and then column j+1's rows, its parent being j+1) are swept four columns at a time within
+ * that order: forward, a row shared by the four is loaded once and takes their four terms in
+ * column order; backward, the rows the four share come first in each of their sums (they are
+ * the columns' last rows), so the four sums run side by side instead of one after the other.
+ *
  * The split is chosen from the columns' entry counts: subtrees are opened from the roots down
  * (an opened root joins the top) while that lowers the estimated time, the serial top plus the
  * largest thread's share when the subtrees are dealt to the threads largest first. A factor
@@ -39,6 +47,8 @@ typedef struct mlc_cholsolve {
     int *pinv; /* n: the permuted row of unknown i (perm's inverse) */
     int *mark; /* n: the last unit solve whose forward reach held column j (mlc_cholsolve_unit3) */
     int stamp; /* that solve's number */
+    /* Column j's run of nested patterns is sn_first[j] .. sn_end[j] (cholesky_solve.c). */
+    int *sn_first, *sn_end;
     /* The split for `bins` threads (bins = 1: serial; the arrays are then unused). */
     int bins;
     int tree_ok;  /* the columns are sorted and postordered: a split is possible */
