@@ -125,6 +125,11 @@ grep -q 'not converged: [0-9]* steps at 30 iterations' "$T/err" \
 "$BIN" optimize --set sim.steps=80 --set actuation.modes=3 --threads 2 --dry-run >"$T/dry" 2>&1 \
   && grep -q '^full-space validation up to 16 candidates, about 0.5 s' "$T/dry" \
   && ok "--dry-run estimates the validation" || fail "--dry-run: $(cat "$T/dry")"
+# One candidate replays on both threads: the cat's 37,070 tets x 300 steps at 0.9 us a tet-step,
+# a second thread adding 0.7 of the first's speed.
+"$BIN" optimize "$SRC/data/cat.off.gz" --threads 2 --dry-run >"$T/dry" 2>&1 \
+  && grep -q '^full-space validation up to 1 candidate, about 5.9 s' "$T/dry" \
+  && ok "--dry-run estimates the cat's check on two threads" || fail "--dry-run: $(cat "$T/dry")"
 # A body too large for 8e6 tet-steps still gets its returned gait checked while one replay stays
 # under 14e6: the cat's 37,070 tets x 220 steps (8.2e6) are replayed once, x 380 steps (14.1e6)
 # not at all.
