@@ -304,6 +304,38 @@ double mlc_median(const double *v, int n, double *work) {
     return n % 2 ? work[n / 2] : 0.5 * (work[n / 2 - 1] + work[n / 2]);
 }
 
+static int larger_first(const void *a, const void *b) {
+    const mlc_weighted *u = a, *v = b;
+    return u->work > v->work   ? -1
+           : u->work < v->work ? 1
+                               : (u->item > v->item) - (u->item < v->item);
+}
+
+void mlc_sort_largest_first(const double *work, int *items, int n, mlc_weighted *tmp) {
+    for (int c = 0; c < n; c++)
+        tmp[c].work = work[items[c]], tmp[c].item = items[c];
+    qsort(tmp, (size_t)n, sizeof *tmp, larger_first);
+    for (int c = 0; c < n; c++)
+        items[c] = tmp[c].item;
+}
+
+double mlc_deal_largest_first(const double *work, const int *items, int n, int bins, double *load,
+                              int *assign) {
+    for (int b = 0; b < bins; b++)
+        load[b] = 0;
+    for (int c = 0; c < n; c++) {
+        int least = 0;
+        for (int b = 1; b < bins; b++)
+            if (load[b] < load[least]) least = b;
+        load[least] += work[items[c]];
+        if (assign) assign[c] = least;
+    }
+    double most = 0;
+    for (int b = 0; b < bins; b++)
+        most = load[b] > most ? load[b] : most;
+    return most;
+}
+
 void mlc_sort3(int v[3]) {
     int t;
     if (v[0] > v[1]) t = v[0], v[0] = v[1], v[1] = t;

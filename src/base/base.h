@@ -134,4 +134,17 @@ int mlc_all_finite(const double *x, size_t n);
  * with a (x > y) − (x < y) comparison. */
 double mlc_median(const double *v, int n, double *work);
 
+/* Splitting work over threads (the split sparse solves): items are indices into `work`.
+ * mlc_sort_largest_first orders items[0..n) by work, largest first, ties by the lower item
+ * (tmp: n entries of scratch). mlc_deal_largest_first deals the items in their order, each to
+ * the least loaded of `bins` bins (ties: the lower bin); load (bins entries) gets the bins'
+ * totals and assign (may be NULL) each item's bin. Returns the largest load. */
+typedef struct mlc_weighted {
+    double work;
+    int item;
+} mlc_weighted;
+void mlc_sort_largest_first(const double *work, int *items, int n, mlc_weighted *tmp);
+double mlc_deal_largest_first(const double *work, const int *items, int n, int bins, double *load,
+                              int *assign);
+
 #endif

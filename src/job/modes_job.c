@@ -92,13 +92,18 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
     cJSON_AddNumberToObject(t, "clusters", s->t_clusters);
     cJSON_AddNumberToObject(t, "contact_samples", s->t_samples);
     if (s->skin_attempts > 0 || s->vib_attempts > 0) { /* solved here (docs/scaling.md) */
-        const mlc_json_field ph[] = {
-            {"skinning_analyze", s->t_skin_analyze},     {"skinning_factor", s->t_skin_factor},
-            {"skinning_lanczos", s->t_skin_iterate},     {"skinning_solves", s->skin_solves},
-            {"skinning_factor_nnz", s->skin_factor_nnz}, {"vertex_ordering", s->t_vib_order},
-            {"vibration_analyze", s->t_vib_analyze},     {"vibration_factor", s->t_vib_factor},
-            {"vibration_lanczos", s->t_vib_iterate},     {"vibration_solves", s->vib_solves},
-            {"vibration_factor_nnz", s->vib_factor_nnz}};
+        const mlc_json_field ph[] = {{"skinning_analyze", s->t_skin_analyze},
+                                     {"skinning_factor", s->t_skin_factor},
+                                     {"skinning_lanczos", s->t_skin_iterate},
+                                     {"skinning_solves", s->skin_solves},
+                                     {"skinning_factor_nnz", s->skin_factor_nnz},
+                                     {"vertex_ordering", s->t_vib_order},
+                                     {"vibration_analyze", s->t_vib_analyze},
+                                     {"vibration_factor", s->t_vib_factor},
+                                     {"vibration_lanczos", s->t_vib_iterate},
+                                     {"vibration_solves", s->vib_solves},
+                                     {"vibration_factor_nnz", s->vib_factor_nnz},
+                                     {"vibration_solve_threads", s->vib_solve_threads}};
         mlc_json_add_numbers(cJSON_AddObjectToObject(t, "phases"), ph,
                              (int)(sizeof ph / sizeof ph[0]));
     }

@@ -132,42 +132,6 @@ mlc_status mlc_cholsolve_create(mlc_cholsolve *cs, const cholmod_factor *L, mlc_
 
 /* ---- the split --------------------------------------------------------------------------- */
 
-/* Candidates by work, largest first (ties: the lower column, so the split is deterministic). */
-typedef struct weighted {
-    double work;
-    int col;
-} weighted;
-static int larger_first(const void *a, const void *b) {
-    const weighted *u = a, *v = b;
-    return u->work > v->work ? -1 : u->work < v->work ? 1 : (u->col > v->col) - (u->col < v->col);
-}
-static void sort_candidates(const double *work, int *cand, int nc, weighted *tmp) {
-    for (int c = 0; c < nc; c++)
-        tmp[c].work = work[cand[c]], tmp[c].col = cand[c];
-    qsort(tmp, (size_t)nc, sizeof *tmp, larger_first);
-    for (int c = 0; c < nc; c++)
-        cand[c] = tmp[c].col;
-}
-
-/* The largest thread's share when the candidates (sorted, largest first) are dealt to `bins`
- * threads, each to the least loaded; assign (when not NULL) gets each candidate's thread. */
-static double deal(const double *work, const int *cand, int nc, int bins, double *load,
-                   int *assign) {
-    for (int b = 0; b < bins; b++)
-        load[b] = 0;
-    for (int c = 0; c < nc; c++) {
-        int least = 0;
-        for (int b = 1; b < bins; b++)
-            if (load[b] < load[least]) least = b;
-        load[least] += work[cand[c]];
-        if (assign) assign[c] = least;
-    }
-    double most = 0;
-    for (int b = 0; b < bins; b++)
-        most = load[b] > most ? load[b] : most;
-    return most;
-}
-
 /* Opens the largest candidate: its column joins the top, its children become candidates.
  * Returns 0 when the largest has no children (nothing left to split). */
 static int open_largest(const mlc_cholsolve *cs, const int *child_ptr, const int *child, int *cand,
@@ -201,7 +165,7 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
     int *cand = mlc_malloc(sizeof(int) * (size_t)n);
     int *assign = mlc_malloc(sizeof(int) * (size_t)n);
     double *load = mlc_malloc(sizeof(double) * (size_t)bins);
-    weighted *tmp = mlc_malloc(sizeof(weighted) * (size_t)n);
+    mlc_weighted *tmp = mlc_malloc(sizeof(mlc_weighted) * (size_t)n);
     if (!cs->split) cs->split = mlc_malloc(sizeof(int) * (size_t)n);
     if (!cs->serial) cs->serial = mlc_malloc(sizeof(int) * (size_t)n);
     if (!cs->topcols) cs->topcols = mlc_malloc(sizeof(int) * (size_t)n);
@@ -235,8 +199,9 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
     for (int j = 0; j < n; j++)
         best += cs->work[j] * (cs->parent[j] < 0); /* serial: all of it */
     for (;;) {
-        sort_candidates(cs->work, cand, nc, tmp);
-        const double est = top_work + ext_sum / bins + deal(cs->work, cand, nc, bins, load, NULL);
+        mlc_sort_largest_first(cs->work, cand, nc, tmp);
+        const double est = top_work + ext_sum / bins +
+                           mlc_deal_largest_first(cs->work, cand, nc, bins, load, NULL);
         if (est < best) best = est, best_opened = opened;
         if (top_work + ext_sum >= best ||
             !open_largest(cs, child_ptr, child, cand, &nc, &top_work, &ext_sum))
@@ -248,8 +213,8 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
         if (cs->parent[j] < 0) cand[nc++] = j;
     for (int k = 0; k < best_opened; k++)
         open_largest(cs, child_ptr, child, cand, &nc, &top_work, &ext_sum);
-    sort_candidates(cs->work, cand, nc, tmp);
-    deal(cs->work, cand, nc, bins, load, assign);
+    mlc_sort_largest_first(cs->work, cand, nc, tmp);
+    mlc_deal_largest_first(cs->work, cand, nc, bins, load, assign);
     if (best_opened == 0) goto done;
     /* Each thread's subtrees as column ranges, ascending; the top is what no subtree covers. */
     memset(cs->top, 1, (size_t)n);

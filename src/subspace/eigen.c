@@ -22,6 +22,7 @@
 #include "internal/eigen.h"
 
 #include "budget.h"
+#include "internal/super_solve.h"
 
 #include <arpack.h>
 #include <lapacke.h>
@@ -428,9 +429,17 @@ static void arpack_free(arpack_work *w) {
 
 /* Lanczos loop: seeded, deflated start vector, then dsaupd with y = (K − σM)⁻¹ M x from L. */
 static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double *mass,
-                                 const double *Z, int nz, mlc_eigen_info *info, cholmod_common *cc,
-                                 mlc_err *err) {
+                                 const double *Z, int nz, int threads, mlc_eigen_info *info,
+                                 cholmod_common *cc, mlc_err *err) {
     int n = w->n;
+    /* The solves split over `threads` threads where the factor is large enough to pay: the
+     * same bits as cholmod_solve2's (super_solve.h). */
+    mlc_supersolve split;
+    mlc_err plan_err = {0};
+    if (mlc_supersolve_plan(&split, L, threads, MLC_SUPERSOLVE_MIN_ENTRIES, &plan_err) != MLC_OK)
+        split.bins = 1; /* no memory for the split: CHOLMOD's own solves, the same bits */
+    if (info) info->solve_threads = split.bins;
+    mlc_status st = MLC_OK;
     double *workd = w->workd;
     mlc_rng rng;
     mlc_rng_seed(&rng, EIGEN_START_SEED);
@@ -451,7 +460,6 @@ static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double
     B.xtype = CHOLMOD_REAL;
     B.dtype = CHOLMOD_DOUBLE;
     cholmod_dense *X = NULL, *Y = NULL, *E = NULL;
-    mlc_status st = MLC_OK;
     int solves = 0;
     for (;;) {
         dsaupd_c(&ido, "G", n, "LM", w->nev, EIGEN_TOL, w->resid, w->ncv, w->V, n, w->iparam,
@@ -467,12 +475,14 @@ static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double
                 bx = y;
             }
             B.x = bx;
-            if (!cholmod_solve2(CHOLMOD_A, L, &B, NULL, &X, NULL, &Y, &E, cc)) {
-                st = mlc_errf(err, MLC_ENUMERIC, "eigen: CHOLMOD solve failed, status %d",
-                              cc->status);
-                break;
+            if (!mlc_supersolve_solve(&split, L, bx, y)) {
+                if (!cholmod_solve2(CHOLMOD_A, L, &B, NULL, &X, NULL, &Y, &E, cc)) {
+                    st = mlc_errf(err, MLC_ENUMERIC, "eigen: CHOLMOD solve failed, status %d",
+                                  cc->status);
+                    break;
+                }
+                memcpy(y, X->x, (size_t)n * sizeof(double));
             }
-            memcpy(y, X->x, (size_t)n * sizeof(double));
             /* OP restricted to the M-orthogonal complement of Z: (K − σM)⁻¹M maps Z onto
              * itself (K Z = 0), so the projection keeps OP M-symmetric there and Lanczos never
              * sees the (degenerate) deflated eigenvalues. */
@@ -493,6 +503,7 @@ static mlc_status arpack_iterate(arpack_work *w, cholmod_factor *L, const double
     cholmod_free_dense(&X, cc);
     cholmod_free_dense(&Y, cc);
     cholmod_free_dense(&E, cc);
+    mlc_supersolve_destroy(&split);
     return st;
 }
 
@@ -552,9 +563,9 @@ static mlc_status arpack_extract(arpack_work *w, double sigma, const double *mas
  * factor, free) or the caller's factor slot (see eigen.h). */
 /* Lanczos loop, status, extract. */
 static mlc_status arpack_run(arpack_work *w, cholmod_factor *L, double sigma, const double *mass,
-                             const double *Z, int nz, double *evals, double *evecs,
+                             const double *Z, int nz, int threads, double *evals, double *evecs,
                              mlc_eigen_info *info, cholmod_common *cc, mlc_err *err) {
-    mlc_status st = arpack_iterate(w, L, mass, Z, nz, info, cc, err);
+    mlc_status st = arpack_iterate(w, L, mass, Z, nz, threads, info, cc, err);
     if (st == MLC_OK) st = arpack_status(w, sigma, err);
     if (st == MLC_OK) st = arpack_extract(w, sigma, mass, evals, evecs, err);
     return st;
@@ -597,7 +608,7 @@ static mlc_status solve_impl(const mlc_eigen_problem *pb, int *perm_out, cholmod
     /* ---- Lanczos loop, extract, sort/normalize/sign ----------------------------------- */
     double t0 = mlc_now();
 #pragma omp critical(mlc_arpack) /* ARPACK keeps its state in Fortran SAVE variables */
-    st = arpack_run(&w, L, sigma, mass, Z, nz, evals, evecs, info, cc, err);
+    st = arpack_run(&w, L, sigma, mass, Z, nz, pb->threads, evals, evecs, info, cc, err);
     if (st != MLC_OK) goto done;
     if (info) info->t_iterate = mlc_now() - t0;
 
@@ -652,7 +663,7 @@ mlc_status mlc_eigen_solve_factored(const mlc_eigen_problem *pb, cholmod_factor 
         }
         double t0 = mlc_now();
 #pragma omp critical(mlc_arpack) /* ARPACK keeps its state in Fortran SAVE variables */
-        st = arpack_run(&w, L, sigma, mass, Z, nz, evals, evecs, info, cc, err);
+        st = arpack_run(&w, L, sigma, mass, Z, nz, pb->threads, evals, evecs, info, cc, err);
         if (st == MLC_OK && info) info->t_iterate = mlc_now() - t0;
     }
     arpack_free(&w);

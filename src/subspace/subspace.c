@@ -21,8 +21,10 @@
 #endif
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "budget.h"
 #include "clusters.h"
@@ -518,8 +520,14 @@ static mlc_status first_vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H,
                                         mlc_err *err) {
     int n = 3 * mesh->nv;
     /* the rigid modes, evecs' first 6 columns, deflated */
-    const mlc_eigen_problem pb = {
-        .K = H, .mass = mass, .nev = need, .sigma = sigma, .perm = perm3, .Z = evecs, .nz = 6};
+    const mlc_eigen_problem pb = {.K = H,
+                                  .mass = mass,
+                                  .nev = need,
+                                  .sigma = sigma,
+                                  .perm = perm3,
+                                  .Z = evecs,
+                                  .nz = 6,
+                                  .threads = st->threads};
     if (mlc_eigen_is_dense(n, need, 6))
         return mlc_eigen_solve_ordered(&pb, NULL, evals + 6, evecs + (size_t)n * 6, info, cc, err);
     double t0 = mlc_now();
@@ -587,7 +595,8 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_setti
                                            .perm = a == 1 ? NULL : perm3,
                                            .Z = evecs,
                                            .nz = 6,
-                                           .ncv = wide};
+                                           .ncv = wide,
+                                           .threads = st->threads};
         mlc_status s = a == 0 ? first_vibration_solve(mesh, H, mass, need, perm3, shifts[0], st,
                                                       evecs, evals, &info, cc, &e2)
                               : mlc_eigen_solve_ordered(&wide_pb, NULL, evals + 6,
@@ -605,6 +614,7 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_setti
                 out->t_vib_analyze = info.t_analyze;
                 out->t_vib_factor = info.t_factor - info.t_analyze;
                 out->t_vib_iterate = info.t_iterate;
+                out->vib_solve_threads = info.solve_threads;
                 out->vib_factor_nnz = info.factor_nnz;
                 out->vib_residual = chk.residual;
                 out->vib_orthogonality = chk.orthogonality;
@@ -637,10 +647,37 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_setti
                     shifts[2], what[2][0] ? what[2] : "not tried", tol);
 }
 
-/* Step 2–3: vibration modes and their gradient maxima. */
+/* The vertex ordering as one thread hands it to another (compute_parallel): `state` 0 while
+ * it is computed, then 1; `vperm` the ordering or NULL (none: each problem orders itself);
+ * `refused` when the memory bound stopped the work. */
+typedef struct ordering_handoff {
+    atomic_int state;
+    const int *vperm;
+    int refused;
+} ordering_handoff;
+
+static void order_publish(ordering_handoff *h, const int *vperm, int refused) {
+    h->vperm = vperm, h->refused = refused;
+    atomic_store_explicit(&h->state, 1, memory_order_release);
+}
+
+/* Waits for the ordering (polling every half millisecond: it takes about a second where this
+ * pays) and returns it (NULL: none, or refused). */
+static const int *order_wait(ordering_handoff *h) {
+    while (!atomic_load_explicit(&h->state, memory_order_acquire)) {
+        struct timespec ts = {0, 500000};
+        nanosleep(&ts, NULL);
+    }
+    return h->vperm;
+}
+
+/* Step 2–3: vibration modes and their gradient maxima. The vertex ordering is `vperm` (NULL:
+ * CHOLMOD orders), or, with `order` set, the one handed over there once it is ready (the
+ * Hessian and the rigid modes do not need it and are computed meanwhile). */
 static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
                                   const mlc_subspace_settings *st, mlc_subspace *out,
-                                  const int *vperm, cholmod_common *cc, mlc_err *err) {
+                                  const int *vperm, ordering_handoff *order, cholmod_common *cc,
+                                  mlc_err *err) {
     int nv = fem->nv, n = 3 * nv;
     int need = modes_needed(st), nev = 6 + need;
     double nu = st->poisson, lambda = 2.0 * nu / (1.0 - 2.0 * nu);
@@ -663,6 +700,15 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory assembling the Hessian");
         goto done;
     }
+    if ((s = rigid_modes(mesh, vm, mass, H, evecs, evals, cc, err)) != MLC_OK) goto done;
+    double sigma = st->first_shift != 0 ? st->first_shift : mlc_eigen_default_shift(H, mass);
+    /* Everything above runs beside the vertex ordering (compute_parallel); from here on it is
+     * needed, or the work was refused. */
+    if (order && (vperm = order_wait(order)) == NULL && order->refused) goto done;
+    if (vperm && !perm3 && !(perm3 = mlc_malloc((size_t)n * sizeof(int)))) {
+        s = mlc_errf(err, MLC_ENOMEM, "vibration modes: out of memory (%d DOFs)", n);
+        goto done;
+    }
     /* The vertex ordering expanded to 3×3 blocks (DOF 3i+k ↦ 3·perm[i]+k): the same fill as
      * ordering the 3n graph (measured: nnz(L) within 0.5%, flops within 2%) at about a quarter
      * of the ordering time. */
@@ -670,8 +716,6 @@ static mlc_status vibration_modes(const mlc_mesh *mesh, const mlc_fem *fem,
         for (int i = 0; i < nv; i++)
             for (int k = 0; k < 3; k++)
                 perm3[3 * i + k] = 3 * vperm[i] + k;
-    if ((s = rigid_modes(mesh, vm, mass, H, evecs, evals, cc, err)) != MLC_OK) goto done;
-    double sigma = st->first_shift != 0 ? st->first_shift : mlc_eigen_default_shift(H, mass);
     int mg = st->nlist > 0 ? st->nlist : st->m; /* global modes kept */
     if (need == 0) {                            /* local modes only: no global solve */
         memcpy(out->rigid_eval, evals, sizeof out->rigid_eval);
@@ -837,7 +881,7 @@ static mlc_status compute_sequential(const mlc_mesh *mesh, const mlc_fem *fem,
     out->t_skinning = mlc_now() - t0;
     if (s == MLC_OK) {
         t0 = mlc_now();
-        s = vibration_modes(mesh, fem, settings, out, have_perm ? vperm : NULL, &cc, err);
+        s = vibration_modes(mesh, fem, settings, out, have_perm ? vperm : NULL, NULL, &cc, err);
         out->t_vibration = mlc_now() - t0;
     }
     mlc_free(vperm);
@@ -868,83 +912,93 @@ static mlc_status skinning_ordering(const mlc_mesh *mesh, const mlc_fem *fem, in
 
 /* Two branches at once, each with its own CHOLMOD workspace: the skinning modes, clusters and
  * samples on one thread; the vibration modes on the other (its factorization is most of the
- * precompute on large meshes). The vertex ordering both use is computed once before them
- * (skinning_ordering: the permutation the skinning solve would find itself). Each branch does
- * exactly the sequential steps' arithmetic, so the results are the same bits; an error is the
- * one the sequential order would report first. */
+ * precompute on large meshes). The vertex ordering both use (skinning_ordering: the
+ * permutation the skinning solve would find itself) is computed first on the skinning thread,
+ * while the vibration thread assembles its Hessian and rigid modes, which do not need it; the
+ * memory bound is then held against the factor's size before either factorization starts.
+ * Each branch does exactly the sequential steps' arithmetic, so the results are the same bits;
+ * an error is the one the sequential order would report first. */
 static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
                                    const mlc_subspace_settings *settings, mlc_subspace *out,
                                    mlc_err *err) {
     int nv = mesh->nv;
     const double *mass = settings->vertex_mass ? settings->vertex_mass : fem->vmass;
     int *vperm = mlc_malloc((size_t)nv * sizeof(int)), *vperm_skin = mlc_malloc(sizeof(int) * nv);
-    mlc_status s_skin = MLC_OK, s_vib = MLC_OK, s_rest = MLC_OK;
-    mlc_err e_skin = {0}, e_vib = {0}, e_rest = {0};
+    mlc_status s_skin = MLC_OK, s_vib = MLC_OK, s_rest = MLC_OK, s_bound = MLC_OK;
+    mlc_err e_skin = {0}, e_vib = {0}, e_rest = {0}, e_bound = {0};
     if (!vperm || !vperm_skin) {
         mlc_free(vperm);
         mlc_free(vperm_skin);
         return mlc_errf(err, MLC_ENOMEM, "subspace: out of memory (%d vertices)", nv);
     }
-    /* A failed ordering is not reported here: each branch then orders on its own and reports
-     * what the sequential steps would. */
-    int have = 0;
-    double t0 = mlc_now(), lap_bytes = 0, lap_nnz = 0;
-    {
-        cholmod_common cc;
-        start_quiet(&cc);
-        mlc_err e0 = {0};
-        if (skinning_ordering(mesh, fem, settings->w, settings->tet_stiffness, mass, vperm, &have,
-                              &lap_bytes, &cc, &e0) != MLC_OK)
-            have = 0;
-        lap_nnz = cc.lnz; /* of that analysis */
-        cholmod_finish(&cc);
-    }
-    out->t_vib_order = mlc_now() - t0;
-    /* The Laplacian's analysis already tells the vibration factor's size: the ordering expanded
-     * to 3×3 blocks gives 9 times the scalar factor's entries (koala: 83.0M predicted, 82.7M
-     * found; spot at 1.0M tets: 683.8M and 683.4M). Refuse now, before both problems start,
-     * rather than after the skinning solve. */
-    if (have && lap_bytes > 0) {
-        mlc_budget_estimate e;
-        mlc_budget_precompute(nv, mesh->nt, settings->w, 6 + modes_needed(settings), 9 * lap_bytes,
-                              9 * lap_nnz, &e);
-        mlc_status sb = mlc_budget_check(&e, settings->max_memory, 3 * nv, err);
-        if (sb != MLC_OK) {
-            mlc_free(vperm);
-            mlc_free(vperm_skin);
-            return sb;
-        }
-    }
-    const int *given = have ? vperm : NULL;
+    ordering_handoff order;
+    atomic_init(&order.state, 0);
+    order.vperm = NULL, order.refused = 0;
+    double t0 = mlc_now();
 #pragma omp parallel sections num_threads(2)
     {
 #pragma omp section
         {
-            cholmod_common cc;
-            start_quiet(&cc);
-            int have_skin = 0;
-            double t1 = mlc_now();
-            s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass,
-                                    settings->first_shift, given, out, vperm_skin, &have_skin, &cc,
-                                    &e_skin);
-            out->t_skinning = mlc_now() - t1 + out->t_vib_order;
-            cholmod_finish(&cc);
-            if (s_skin == MLC_OK) s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);
+            /* A failed ordering is not reported here: each branch then orders on its own and
+             * reports what the sequential steps would. */
+            int have = 0;
+            double lap_bytes = 0, lap_nnz = 0;
+            {
+                cholmod_common cc;
+                start_quiet(&cc);
+                mlc_err e0 = {0};
+                if (skinning_ordering(mesh, fem, settings->w, settings->tet_stiffness, mass, vperm,
+                                      &have, &lap_bytes, &cc, &e0) != MLC_OK)
+                    have = 0;
+                lap_nnz = cc.lnz; /* of that analysis */
+                cholmod_finish(&cc);
+            }
+            out->t_vib_order = mlc_now() - t0;
+            /* The Laplacian's analysis already tells the vibration factor's size: the ordering
+             * expanded to 3×3 blocks gives 9 times the scalar factor's entries (koala: 83.0M
+             * predicted, 82.7M found; spot at 1.0M tets: 683.8M and 683.4M). Refuse now,
+             * before either factorization starts. */
+            if (have && lap_bytes > 0) {
+                mlc_budget_estimate e;
+                mlc_budget_precompute(nv, mesh->nt, settings->w, 6 + modes_needed(settings),
+                                      9 * lap_bytes, 9 * lap_nnz, &e);
+                s_bound = mlc_budget_check(&e, settings->max_memory, 3 * nv, &e_bound);
+            }
+            const int *given = have ? vperm : NULL;
+            order_publish(&order, s_bound == MLC_OK ? given : NULL, s_bound != MLC_OK);
+            if (s_bound == MLC_OK) {
+                cholmod_common cc;
+                start_quiet(&cc);
+                int have_skin = 0;
+                double t1 = mlc_now();
+                s_skin = skinning_modes(mesh, fem, settings->w, settings->tet_stiffness, mass,
+                                        settings->first_shift, given, out, vperm_skin, &have_skin,
+                                        &cc, &e_skin);
+                out->t_skinning = mlc_now() - t1 + out->t_vib_order;
+                cholmod_finish(&cc);
+                if (s_skin == MLC_OK)
+                    s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);
+            }
         }
 #pragma omp section
         {
             cholmod_common cc;
             start_quiet(&cc);
-            double t1 = mlc_now();
-            s_vib = vibration_modes(mesh, fem, settings, out, given, &cc, &e_vib);
-            out->t_vibration = mlc_now() - t1 + out->t_vib_order;
+            s_vib = vibration_modes(mesh, fem, settings, out, NULL, &order, &cc, &e_vib);
+            out->t_vibration = mlc_now() - t0;
             cholmod_finish(&cc);
         }
     }
     mlc_free(vperm);
     mlc_free(vperm_skin);
-    const mlc_err *e = s_skin != MLC_OK ? &e_skin : s_vib != MLC_OK ? &e_vib : &e_rest;
-    mlc_status s = s_skin != MLC_OK ? s_skin : s_vib != MLC_OK ? s_vib : s_rest;
+    const mlc_err *e = s_bound != MLC_OK  ? &e_bound
+                       : s_skin != MLC_OK ? &e_skin
+                       : s_vib != MLC_OK  ? &e_vib
+                                          : &e_rest;
+    mlc_status s = s_bound != MLC_OK  ? s_bound
+                   : s_skin != MLC_OK ? s_skin
+                   : s_vib != MLC_OK  ? s_vib
+                                      : s_rest;
     if (s != MLC_OK && err) *err = *e;
     return s;
 }

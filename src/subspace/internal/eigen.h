@@ -25,6 +25,7 @@ typedef struct mlc_eigen_info {
     int iterations;    /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
     int nconv;         /* converged Ritz values reported by ARPACK */
     int ncv;           /* Lanczos basis size used */
+    int solve_threads; /* threads of each solve (1: CHOLMOD's own; super_solve.h) */
     double sigma;      /* shift used */
     double factor_nnz; /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
     double t_analyze;  /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
@@ -73,6 +74,9 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
  *  ncv:   a Lanczos basis of at least ncv vectors (0 or less: the default max(2·nev + 1, 20)).
  *         A wider basis separates a clustered spectrum in fewer restarts, at ncv·n doubles of
  *         memory; results differ from the default basis's in the last digits only.
+ *  threads: the solves with the factor split over this many threads (super_solve.h) when the
+ *         factor is large enough to pay; 0 or 1: CHOLMOD's serial solve. The same bits for
+ *         any count.
  * Everything it points to is borrowed for the call (K is not modified). */
 typedef struct mlc_eigen_problem {
     cholmod_sparse *K;
@@ -83,6 +87,7 @@ typedef struct mlc_eigen_problem {
     const double *Z;
     int nz;
     int ncv;
+    int threads;
 } mlc_eigen_problem;
 
 /* mlc_eigen_solve of the problem `pb` (its ordering, deflation and basis width).
