@@ -115,6 +115,14 @@ static void split_solves_should_give_cholmods_bits(void **state) {
                 top += ss.owner[s] < 0;
             }
             assert_true(top > 0 && top < ss.nsuper / 4);
+            /* both kinds of subtree supernodes: ones at the start, which update the top's rows
+             * in their turn (row_end = n), and ones that repeat their product for them */
+            int direct = 0, repeated = 0;
+            for (int s = 0; s < ss.nsuper; s++) {
+                direct += ss.owner[s] >= 0 && ss.row_end[s] == GN;
+                repeated += ss.repeat[s];
+            }
+            assert_true(direct > 0 && repeated > 0);
             free(seen);
         }
         for (unsigned seed = 1; seed <= 3; seed++) {

@@ -55,6 +55,55 @@ static double repeats_under(const cholmod_factor *L, const int *first, const int
     return rep;
 }
 
+static int ascending(const void *a, const void *b) {
+    const int u = *(const int *)a, v = *(const int *)b;
+    return (u > v) - (u < v);
+}
+
+/* A split of the candidate subtrees (roots cand[0..nc), sorted here by position) over `bins`
+ * threads. Thread 0 takes the first k subtrees when they run from supernode 0 without a gap:
+ * they come first in CHOLMOD's order, so they update the top's rows in their turn already and
+ * repeat nothing. The others are dealt largest first to the other threads (to all of them when
+ * k = 0) and repeat their products next to the top. Returns the estimate (top, repeats and the
+ * largest thread's load, in entries read) of the best k; bin_of (may be NULL) gets each
+ * candidate's thread in cand's new order, and kout that k. rest, dealt, tmp (nc each), load (bins):
+ * scratch. */
+static double split_estimate(int *cand, int nc, int bins, const int *first, const double *sub,
+                             const double *rep, double top, int *bin_of, int *kout, int *rest,
+                             int *dealt, mlc_weighted *tmp, double *load) {
+    qsort(cand, (size_t)nc, sizeof *cand, ascending);
+    int kmax = 0;
+    while (kmax < nc && first[cand[kmax]] == (kmax == 0 ? 0 : cand[kmax - 1] + 1))
+        kmax++;
+    double best = -1, load0 = 0, rep_rest = 0;
+    int kbest = 0;
+    for (int i = 0; i < nc; i++)
+        rep_rest += rep[cand[i]];
+    for (int k = 0; k <= kmax; k++) {
+        if (k > 0) load0 += sub[cand[k - 1]], rep_rest -= rep[cand[k - 1]];
+        const int nr = nc - k, others = k == 0 ? bins : bins - 1;
+        memcpy(rest, cand + k, sizeof(int) * (size_t)nr);
+        mlc_sort_largest_first(sub, rest, nr, tmp);
+        const double most = mlc_deal_largest_first(sub, rest, nr, others, load, NULL);
+        const double est = top + rep_rest + (load0 > most ? load0 : most);
+        if (best < 0 || est <= best) best = est, kbest = k;
+    }
+    if (kout) *kout = kbest;
+    if (bin_of) {
+        const int nr = nc - kbest, others = kbest == 0 ? bins : bins - 1, shift = kbest > 0;
+        memcpy(rest, cand + kbest, sizeof(int) * (size_t)nr);
+        mlc_sort_largest_first(sub, rest, nr, tmp);
+        mlc_deal_largest_first(sub, rest, nr, others, load, dealt);
+        for (int i = 0; i < kbest; i++)
+            bin_of[i] = 0;
+        for (int j = 0; j < nr; j++) { /* back to cand's ascending order */
+            const int *at = bsearch(&rest[j], cand + kbest, (size_t)nr, sizeof *cand, ascending);
+            bin_of[at - cand] = dealt[j] + shift;
+        }
+    }
+    return best;
+}
+
 mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int threads,
                                double min_entries, mlc_err *err) {
     memset(ss, 0, sizeof *ss);
@@ -73,13 +122,16 @@ mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int 
     int *reach = mlc_malloc(sizeof(int) * (size_t)ns), *count = mlc_calloc(ns, sizeof(int));
     int *child_ptr = mlc_calloc((size_t)ns + 1, sizeof(int)), *child = mlc_malloc(sizeof(int) * ns);
     double *sub = mlc_calloc((size_t)ns, sizeof(double)), *rep = mlc_calloc(ns, sizeof(double));
-    int *cand = mlc_malloc(sizeof(int) * (size_t)ns);
+    int *cand = mlc_malloc(sizeof(int) * (size_t)ns), *rest = mlc_malloc(sizeof(int) * ns);
+    int *dealt = mlc_malloc(sizeof(int) * (size_t)ns), *trial = mlc_malloc(sizeof(int) * ns);
+    int *opened = mlc_malloc(sizeof(int) * (size_t)ns);
     mlc_weighted *tmp = mlc_malloc(sizeof(mlc_weighted) * (size_t)ns);
     int *best = mlc_malloc(sizeof(int) * (size_t)ns), *assign = mlc_malloc(sizeof(int) * ns);
     double *load = mlc_malloc(sizeof(double) * (size_t)bins);
     mlc_status st = MLC_OK;
     if (!col_super || !parent || !first || !reach || !count || !child_ptr || !child || !sub ||
-        !rep || !cand || !tmp || !best || !assign || !load) {
+        !rep || !cand || !rest || !dealt || !trial || !opened || !tmp || !best || !assign ||
+        !load) {
         st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory planning the split solve");
         goto done;
     }
@@ -118,39 +170,54 @@ mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int 
     for (int s = 0; s < ns; s++)
         if (parent[s] >= 0) child[count[parent[s]]++] = s;
 
-    /* Open the largest candidate while the estimate falls (a few steps past the best, since one
-     * opening can pay only with the next). */
-    int nc = 0, nbest = 0;
-    double top = 0, rep_sum = 0, best_est = ss->serial_entries;
+    /* From the roots down: each step opens the one of the largest few candidates whose opening
+     * (it joins the top, its children become candidates) gives the lowest estimate, also when
+     * none lowers it (one opening can pay only with the next); the best split seen is kept. */
     for (int s = 0; s < ns; s++)
-        if (parent[s] < 0) {
-            rep[s] = repeats_under(L, first, reach, s);
-            cand[nc++] = s, rep_sum += rep[s];
-        }
-    for (int step = 0, since_best = 0; step < 64 * bins && since_best < 8; step++) {
-        mlc_sort_largest_first(sub, cand, nc, tmp);
-        const double est = top + rep_sum + mlc_deal_largest_first(sub, cand, nc, bins, load, NULL);
+        rep[s] = repeats_under(L, first, reach, s);
+    int nc = 0, nbest = 0;
+    double top = 0, top_best = 0, best_est = ss->serial_entries;
+    for (int s = 0; s < ns; s++)
+        if (parent[s] < 0) cand[nc++] = s;
+    for (int step = 0, since_best = 0; step < 32 * bins && since_best < 6; step++) {
+        const double est = split_estimate(cand, nc, bins, first, sub, rep, top, NULL, NULL, rest,
+                                          dealt, tmp, load);
         if (est < best_est) {
-            best_est = est, nbest = nc, since_best = 0;
+            best_est = est, nbest = nc, since_best = 0, top_best = top;
             memcpy(best, cand, sizeof(int) * (size_t)nc);
         } else {
             since_best++;
         }
-        const int r = cand[0]; /* the largest */
-        if (child_ptr[r] == child_ptr[r + 1]) break;
-        top += 2.0 * (Lpx[r + 1] - Lpx[r]), rep_sum -= rep[r];
-        cand[0] = cand[--nc];
-        for (int p = child_ptr[r]; p < child_ptr[r + 1]; p++) {
-            const int c = child[p];
-            rep[c] = repeats_under(L, first, reach, c);
-            cand[nc++] = c, rep_sum += rep[c];
+        memcpy(trial, cand, sizeof(int) * (size_t)nc);
+        mlc_sort_largest_first(sub, trial, nc, tmp);
+        int open = -1;
+        double open_est = 0;
+        for (int t = 0; t < nc && t < MLC_SUPERSOLVE_TRIED; t++) {
+            const int r = trial[t], nch = child_ptr[r + 1] - child_ptr[r];
+            if (nch == 0) continue;
+            int m = 0; /* the candidates without r, with its children */
+            for (int c = 0; c < nc; c++)
+                if (cand[c] != r) opened[m++] = cand[c];
+            memcpy(opened + m, child + child_ptr[r], sizeof(int) * (size_t)nch);
+            const double e = split_estimate(opened, m + nch, bins, first, sub, rep,
+                                            top + 2.0 * (Lpx[r + 1] - Lpx[r]), NULL, NULL, rest,
+                                            dealt, tmp, load);
+            if (open < 0 || e < open_est) open = r, open_est = e;
         }
+        if (open < 0) break;
+        int m = 0;
+        for (int c = 0; c < nc; c++)
+            if (cand[c] != open) cand[m++] = cand[c];
+        for (int p = child_ptr[open]; p < child_ptr[open + 1]; p++)
+            cand[m++] = child[p];
+        nc = m, top += 2.0 * (Lpx[open + 1] - Lpx[open]);
     }
     if (nbest == 0 || best_est > 0.9 * ss->serial_entries) goto done;
 
-    /* The chosen split: the subtrees dealt to the threads, largest first. */
-    mlc_sort_largest_first(sub, best, nbest, tmp);
-    mlc_deal_largest_first(sub, best, nbest, bins, load, assign);
+    /* The chosen split: each subtree's thread, in position order. */
+    int kfirst = 0;
+    split_estimate(best, nbest, bins, first, sub, rep, top_best, assign, &kfirst, rest, dealt, tmp,
+                   load);
     ss->owner = mlc_malloc(sizeof(int) * (size_t)ns);
     ss->row_end = mlc_malloc(sizeof(int) * (size_t)ns);
     ss->repeat = mlc_calloc((size_t)ns, 1);
@@ -177,19 +244,19 @@ mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int 
     int fill[MLC_SUPERSOLVE_MAX_THREADS];
     for (int b = 0; b < bins; b++)
         fill[b] = ss->bin_ptr[b];
-    for (int c = 0; c < nbest; c++) { /* ranges of thread b, in the order dealt */
+    for (int c = 0; c < nbest; c++) { /* ranges of thread b, ascending */
         const int r = best[c], b = assign[c], k = fill[b]++;
         ss->ranges[2 * k] = first[r], ss->ranges[2 * k + 1] = r;
-        for (int s = first[r]; s <= r; s++) {
-            ss->owner[s] = b, ss->row_end[s] = Super[r + 1];
-            ss->repeat[s] = reach[s] > r;
+        for (int s = first[r]; s <= r; s++) { /* the first kfirst update the top directly */
+            ss->owner[s] = b, ss->row_end[s] = c < kfirst ? n : Super[r + 1];
+            ss->repeat[s] = c >= kfirst && reach[s] > r;
         }
     }
     ss->nranges = nbest, ss->bins = bins, ss->split_entries = best_est;
 done:
     mlc_free(col_super), mlc_free(parent), mlc_free(first), mlc_free(reach), mlc_free(count);
     mlc_free(child_ptr), mlc_free(child), mlc_free(sub), mlc_free(rep), mlc_free(cand);
-    mlc_free(tmp);
+    mlc_free(tmp), mlc_free(rest), mlc_free(dealt), mlc_free(trial), mlc_free(opened);
     mlc_free(best), mlc_free(assign), mlc_free(load);
     return st;
 }
@@ -199,16 +266,21 @@ done:
 static const double minus_one = -1.0, one = 1.0;
 static const int inc1 = 1;
 
-/* Forward step of supernode s as CHOLMOD's (nrhs = 1), keeping from E only the rows below
- * `row_end` (all rows: n). solve_diag = 0 repeats the dgemv alone (x₁ is final) and keeps the
- * rows from `row_end` up instead. */
+/* Forward step of supernode s as CHOLMOD's (nrhs = 1) for the rows below `row_end` (all rows:
+ * n): the others are gathered as 0 and not scattered (each row of a dgemv is its own, so they
+ * change nothing else). solve_diag = 0 repeats the dgemv alone (x₁ is final) over all rows and
+ * scatters the rows from `row_end` up instead. */
 static void forward_super(const cholmod_factor *L, int s, double *x, double *E, int row_end,
                           int solve_diag) {
     const shape h = shape_of(L, s);
     const int nsrow2 = h.nsrow - h.nscol, *rows = (const int *)L->s + h.psi + h.nscol;
     const double *Lx = L->x;
-    for (int i = 0; i < nsrow2; i++)
-        E[i] = x[rows[i]];
+    if (solve_diag) /* the top's rows, which another thread may be writing: not read */
+        for (int i = 0; i < nsrow2; i++)
+            E[i] = rows[i] < row_end ? x[rows[i]] : 0.0;
+    else
+        for (int i = 0; i < nsrow2; i++)
+            E[i] = x[rows[i]];
     if (solve_diag) dtrsv_("L", "N", "N", &h.nscol, Lx + h.psx, &h.nsrow, x + h.k1, &inc1);
     if (nsrow2 > 0)
         dgemv_("N", &nsrow2, &h.nscol, &minus_one, Lx + h.psx + h.nscol, &h.nsrow, x + h.k1, &inc1,
