@@ -7,7 +7,9 @@
 #    eigenvalues as without it);
 #  - mesh.min_tets gives a surface at least that many tets, more than tetgen's quality bound
 #    alone; a negative value is refused;
-#  - modes.json reports the factorizations' phases and factor sizes.
+#  - modes.json reports the factorizations' phases and factor sizes;
+#  - a factor large enough (spot's, 10M entries) has its vibration solves split over the threads
+#    by default, and the subspace is the same bytes as with one thread's CHOLMOD solves.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 MESH=$SRC/data/critter.mesh
 SURF=$SRC/data/blub.off.gz
@@ -32,6 +34,18 @@ check "modes with --max-memory 64G" 0 "$BIN" modes "$MESH" --out "$T/b" --max-me
 nnz=$(json_num "$T/a/modes.json" vibration_factor_nnz)
 awk -v x="${nnz:-0}" 'BEGIN { exit !(x > 0) }' && ok "modes.json: vibration factor nnz $nnz" \
   || fail "modes.json lacks timings.phases.vibration_factor_nnz"
+
+if [ "$(nproc)" -ge 2 ]; then
+  check "spot, default threads" 0 "$BIN" modes "$SRC/data/spot.off.gz" --out "$T/spot2"
+  check "spot, one thread" 0 "$BIN" modes "$SRC/data/spot.off.gz" --out "$T/spot1" \
+    --set parallel.threads=1
+  st2=$(json_num "$T/spot2/modes.json" vibration_solve_threads)
+  st1=$(json_num "$T/spot1/modes.json" vibration_solve_threads)
+  [ "${st2:-0}" -ge 2 ] && [ "${st1:-0}" = 1 ] && ok "split solves: $st2 threads, one: $st1" \
+    || fail "vibration_solve_threads ${st2:-?} by default, ${st1:-?} with one thread"
+  cmp -s "$T/spot2/subspace.vtk" "$T/spot1/subspace.vtk" \
+    && ok "split solves: the same subspace bytes" || fail "subspace.vtk differs with split solves"
+fi
 
 check "surface, tetgen's quality bound" 0 "$BIN" modes "$SURF" --out "$T/s0" \
   --set actuation.modes=2 --set mesh.up=+y

@@ -508,6 +508,16 @@ static double probe_shift(const mlc_mesh *mesh, cholmod_sparse *H, const double 
     return isfinite(best) ? -1e-3 * best : 0;
 }
 
+/* Threads for the vibration solves (eigen.h): `threads`, 0 meaning the machine's cores. */
+static int solve_threads(const mlc_subspace_settings *st) {
+#ifdef _OPENMP
+    return st->threads > 0 ? st->threads : omp_get_num_procs();
+#else
+    (void)st;
+    return 1;
+#endif
+}
+
 /* Attempt 1 of vibration_solve: the symbolic analysis first, so that the factor's exact size
  * is held against the memory bound (budget.h) before the numeric factorization allocates it,
  * then the solve on that analysis. mlc_eigen_solve_shared analyzes nothing more and does
@@ -527,7 +537,7 @@ static mlc_status first_vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H,
                                   .perm = perm3,
                                   .Z = evecs,
                                   .nz = 6,
-                                  .threads = st->threads};
+                                  .threads = solve_threads(st)};
     if (mlc_eigen_is_dense(n, need, 6))
         return mlc_eigen_solve_ordered(&pb, NULL, evals + 6, evecs + (size_t)n * 6, info, cc, err);
     double t0 = mlc_now();
@@ -596,7 +606,7 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_setti
                                            .Z = evecs,
                                            .nz = 6,
                                            .ncv = wide,
-                                           .threads = st->threads};
+                                           .threads = solve_threads(st)};
         mlc_status s = a == 0 ? first_vibration_solve(mesh, H, mass, need, perm3, shifts[0], st,
                                                       evecs, evals, &info, cc, &e2)
                               : mlc_eigen_solve_ordered(&wide_pb, NULL, evals + 6,

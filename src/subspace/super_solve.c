@@ -321,9 +321,10 @@ static void bin_sweep(const mlc_supersolve *ss, const cholmod_factor *L, int b, 
     }
 }
 
-/* The bins' sweeps side by side: the calling thread's team when it has one free, else a team
- * of bins threads (nested under an enclosing region when need be); with fewer threads each
- * takes several bins, the same bits. */
+/* The bins' sweeps side by side on a team of `bins` threads, nested under an enclosing region
+ * (the precompute's two branches) when there is one: nesting is allowed for the call. A team
+ * given fewer threads runs several bins on one, with the same bits (no bin reads what another
+ * writes). */
 static void bins_parallel(const mlc_supersolve *ss, const cholmod_factor *L, int forward) {
 #ifdef _OPENMP
     const int level = omp_get_active_level(), saved = omp_get_max_active_levels();
