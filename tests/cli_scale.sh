@@ -3,6 +3,9 @@
 #  - --max-memory below what a bundled mesh's precompute needs: modes, optimize and simulate
 #    stop with exit 2 before any output, and the message states the estimate, the bound and
 #    the fixes (mesh.min_tets, fewer modes, --max-memory);
+#  - a bound above the first estimate (from the mesh size) but under the factor's size from
+#    CHOLMOD's analysis stops there, before the factorization, with the analysis's figure (the
+#    two-thread precompute, where the ordering runs beside the Hessian's assembly);
 #  - a malformed size is a usage error (exit 2); a generous bound changes nothing (the same
 #    eigenvalues as without it);
 #  - mesh.min_tets gives a surface at least that many tets, more than tetgen's quality bound
@@ -22,6 +25,17 @@ for cmd in modes optimize simulate; do
   grep_err "$cmd: the fixes" "mesh.min_tets.*actuation.modes.*--max-memory"
   [ ! -e "$T/$cmd-small" ] && ok "$cmd: no output directory" || fail "$cmd wrote $T/$cmd-small"
 done
+# The first estimate's figure, from the fix it names, then a bound just above it.
+"$BIN" modes "$SRC/data/spot.off.gz" --out "$T/sp0" --max-memory 1M 2>"$T/sp0.err" >/dev/null
+first=$(grep -o 'max-memory ([0-9]*M or more)' "$T/sp0.err" | tr -dc 0-9)
+if [ -n "$first" ]; then
+  check "spot, a bound over the first estimate" 2 "$BIN" modes "$SRC/data/spot.off.gz" \
+    --out "$T/sp1" --max-memory "$((first + 1))M"
+  grep_err "the second check: the analysis's figure" "vibration factor from CHOLMOD's analysis"
+  [ ! -e "$T/sp1" ] && ok "the second check: no output directory" || fail "wrote $T/sp1"
+else
+  fail "no first estimate in the --max-memory 1M message"
+fi
 check "--max-memory 12Q" 2 "$BIN" modes "$MESH" --out "$T/q" --max-memory 12Q
 grep_err "unit named" "unknown unit 'Q'"
 check "--max-memory 0" 2 "$BIN" modes "$MESH" --out "$T/z" --max-memory 0
