@@ -8,8 +8,9 @@ static const mlc_key parallel_keys[] = {
      .type_name = "int",
      .default_json = "0",
      .range = ">= 0",
-     .meaning = "worker threads, 0 = all cores (rollouts; the precompute uses 2 when allowed); "
-                "results are the same for any count",
+     .meaning = "worker threads, 0 = all cores (rollouts; the precompute runs 2 branches and "
+                "splits a large factor's solves over all of them); results are the same for any "
+                "count",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(threads),
      MLC_KEY_GE(0)},

@@ -945,10 +945,17 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
     atomic_init(&order.state, 0);
     order.vperm = NULL, order.refused = 0;
     double t0 = mlc_now();
-#pragma omp parallel sections num_threads(2)
+    /* Not `sections`: the vibration branch waits for the ordering the other one publishes, so
+     * a team of one thread (a thread limit, a nested region) must run the skinning branch
+     * first, which the order of sections does not promise. */
+#pragma omp parallel num_threads(2)
     {
-#pragma omp section
-        {
+#ifdef _OPENMP
+        const int nth = omp_get_num_threads(), id = omp_get_thread_num();
+#else
+        const int nth = 1, id = 0;
+#endif
+        if (id == 0) {
             /* A failed ordering is not reported here: each branch then orders on its own and
              * reports what the sequential steps would. */
             int have = 0;
@@ -990,8 +997,7 @@ static mlc_status compute_parallel(const mlc_mesh *mesh, const mlc_fem *fem,
                     s_rest = clusters_and_samples(mesh, fem, settings, out, &e_rest);
             }
         }
-#pragma omp section
-        {
+        if (id == 1 || nth == 1) {
             cholmod_common cc;
             start_quiet(&cc);
             s_vib = vibration_modes(mesh, fem, settings, out, NULL, &order, &cc, &e_vib);
