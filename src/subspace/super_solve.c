@@ -164,7 +164,7 @@ mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int 
     }
     if (!ok) goto done;
     for (int s = 0; s < ns; s++)
-        child_ptr[s + 1] += child_ptr[s];
+        child_ptr[s + 1] += child_ptr[s], rep[s] = -1;
     for (int s = 0, *fill = count; s < ns; s++) /* count reused as the fill pointer */
         fill[s] = child_ptr[s];
     for (int s = 0; s < ns; s++)
@@ -173,12 +173,12 @@ mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int 
     /* From the roots down: each step opens the one of the largest few candidates whose opening
      * (it joins the top, its children become candidates) gives the lowest estimate, also when
      * none lowers it (one opening can pay only with the next); the best split seen is kept. */
-    for (int s = 0; s < ns; s++)
-        rep[s] = repeats_under(L, first, reach, s);
+    /* rep[s]: repeats_under(s), computed when s becomes a candidate or an opening is tried
+     * (each call reads s's subtree: for every supernode it would cost the tree's depth). */
     int nc = 0, nbest = 0;
     double top = 0, top_best = 0, best_est = ss->serial_entries;
     for (int s = 0; s < ns; s++)
-        if (parent[s] < 0) cand[nc++] = s;
+        if (parent[s] < 0) cand[nc++] = s, rep[s] = repeats_under(L, first, reach, s);
     for (int step = 0, since_best = 0; step < 32 * bins && since_best < 6; step++) {
         const double est = split_estimate(cand, nc, bins, first, sub, rep, top, NULL, NULL, rest,
                                           dealt, tmp, load);
@@ -195,6 +195,8 @@ mlc_status mlc_supersolve_plan(mlc_supersolve *ss, const cholmod_factor *L, int 
         for (int t = 0; t < nc && t < MLC_SUPERSOLVE_TRIED; t++) {
             const int r = trial[t], nch = child_ptr[r + 1] - child_ptr[r];
             if (nch == 0) continue;
+            for (int p = child_ptr[r]; p < child_ptr[r + 1]; p++)
+                if (rep[child[p]] < 0) rep[child[p]] = repeats_under(L, first, reach, child[p]);
             int m = 0; /* the candidates without r, with its children */
             for (int c = 0; c < nc; c++)
                 if (cand[c] != r) opened[m++] = cand[c];
