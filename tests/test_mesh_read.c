@@ -6,8 +6,10 @@
 #include "test_util.h"
 
 #include "gzip.h"
+#include "internal/mesh_lexer.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -839,6 +841,62 @@ static void malformed_numbers_should_name_line_and_token(void **state) {
                  "mesh_badkw.mesh:2: expected a section keyword");
 }
 
+/* The lexer reads plain decimal tokens itself: every token must give strtoll's value, or be
+ * refused as strtoll refuses it. */
+static void integer_tokens_should_read_as_strtoll_reads_them(void **state) {
+    (void)state;
+    const char *tokens[] = {"0",
+                            "-0",
+                            "+0",
+                            "7",
+                            "-7",
+                            "+7",
+                            "0012",
+                            "-",
+                            "+",
+                            "--1",
+                            "+-1",
+                            "1-",
+                            "12a",
+                            "0x1f",
+                            "2147483648",
+                            "-9223372036854775808",
+                            "9223372036854775807",
+                            "9223372036854775808",
+                            "999999999999999999",
+                            "-999999999999999999",
+                            "1000000000000000000",
+                            "1e3",
+                            "1.0"};
+    char buf[32];
+    unsigned x = 7;
+    for (int i = 0; i < 100000; i++) {
+        const char *s = buf;
+        if (i < (int)(sizeof tokens / sizeof *tokens)) {
+            s = tokens[i];
+        } else { /* random digit strings of 1 to 20 characters, some signed */
+            x = x * 1103515245u + 12345u;
+            int n = 1 + (int)(x >> 16) % 20, k = 0;
+            if (x & 1) buf[k++] = (x & 2) ? '-' : '+';
+            for (; k < n; k++)
+                buf[k] = (char)('0' + (x = x * 1103515245u + 12345u) % 10);
+            buf[n] = '\0';
+        }
+        mlc__lex lx;
+        mlc__lex_init(&lx, s, strlen(s), "t", 0);
+        mlc__tok t = {s, strlen(s), 1};
+        long long got = 0;
+        mlc_err err;
+        mlc_status st = mlc__tok_ll(&lx, &t, "an integer", &got, &err);
+        char *e;
+        errno = 0;
+        long long want = strtoll(s, &e, 10);
+        int ok = *s && *e == '\0' && errno != ERANGE;
+        assert_int_equal(st, ok ? MLC_OK : MLC_EPARSE);
+        if (ok) assert_true(got == want);
+    }
+}
+
 static void out_of_range_index_should_name_the_line(void **state) {
     (void)state;
     write_text("mesh_idx.node", "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n");
@@ -1511,6 +1569,7 @@ int main(void) {
         cmocka_unit_test(huge_file_should_be_refused),
         cmocka_unit_test(truncated_files_should_fail_with_a_location),
         cmocka_unit_test(malformed_numbers_should_name_line_and_token),
+        cmocka_unit_test(integer_tokens_should_read_as_strtoll_reads_them),
         cmocka_unit_test(out_of_range_index_should_name_the_line),
         cmocka_unit_test(nan_coordinate_should_be_rejected),
         cmocka_unit_test(huge_header_count_should_fail_fast),

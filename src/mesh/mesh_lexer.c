@@ -156,6 +156,19 @@ static mlc_status mlc__tok_double(const mlc__lex *lx, const mlc__tok *t, const c
 
 mlc_status mlc__tok_ll(const mlc__lex *lx, const mlc__tok *t, const char *what, long long *out,
                        mlc_err *err) {
+    /* Most tokens of a large mesh are vertex indices: plain digits with at most a sign, whose
+     * value cannot overflow in 18 digits, are read here; anything else goes to strtoll. */
+    size_t i = t->n > 0 && (t->s[0] == '-' || t->s[0] == '+');
+    if (t->n > i && t->n - i <= 18) {
+        long long v = 0;
+        size_t k = i;
+        while (k < t->n && t->s[k] >= '0' && t->s[k] <= '9')
+            v = 10 * v + (t->s[k++] - '0');
+        if (k == t->n) {
+            *out = t->s[0] == '-' ? -v : v;
+            return MLC_OK;
+        }
+    }
     char buf[64], *e;
     if (!tok_cstr(t, buf)) return mlc__tok_bad(lx, t, what, err);
     errno = 0;
