@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -347,6 +348,118 @@ static void ply_should_carry_vertex_and_face_colours(void **state) {
     assert_int_equal(mlc_ply_write(path, X, 4, F, 4, NULL, NULL, &err), MLC_EINVAL);
 }
 
+/* printf's "%d" over the decimal edges, the extremes and a spread of values. */
+static void format_int_should_print_what_printf_prints(void **state) {
+    (void)state;
+    int v[] = {0, 1, -1, 9, 10, -10, 99, 100, 255, 65535, INT_MAX, INT_MIN, INT_MIN + 1};
+    char want[16], got[16];
+    unsigned x = 12345;
+    for (int i = 0; i < 200000; i++) {
+        int value = i < (int)(sizeof v / sizeof *v) ? v[i] : (int)(x = x * 1103515245u + 12345u);
+        if (i % 3 == 0 && i >= 13) value >>= (i % 29); /* short numbers too */
+        snprintf(want, sizeof want, "%d", value);
+        size_t n = mlc_format_int(got, value);
+        got[n] = '\0';
+        assert_string_equal(got, want);
+    }
+}
+
+/* The writers from shared text print, byte for byte, what fprintf prints from the values: the
+ * reference below is each format as the files document it, written the slow way. */
+static char *reference_text(const double *X, int nv, const int *idx, int n, const int *F, int nf,
+                            const unsigned char *rgb, int obj) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (obj) {
+        fprintf(fp, "# c\n");
+        for (int i = 0; i < n; i++) {
+            const double *x = X + 3 * idx[i];
+            fprintf(fp, "v %.15g %.15g %.15g\n", x[0], x[1], x[2]);
+        }
+        for (int f = 0; f < nf; f++)
+            fprintf(fp, "f %d %d %d\n", F[3 * f] + 1, F[3 * f + 1] + 1, F[3 * f + 2] + 1);
+    } else {
+        for (int i = 0; i < n; i++) {
+            const double *x = X + 3 * idx[i];
+            fprintf(fp, "%.15g %.15g %.15g %d %d %d\n", x[0], x[1], x[2], rgb[3 * i],
+                    rgb[3 * i + 1], rgb[3 * i + 2]);
+        }
+        for (int f = 0; f < nf; f++)
+            fprintf(fp, "3 %d %d %d\n", F[3 * f], F[3 * f + 1], F[3 * f + 2]);
+    }
+    (void)nv;
+    fclose(fp);
+    return buf;
+}
+
+static void text_writers_should_print_the_bytes_of_fprintf(void **state) {
+    /* Values whose "%.15g" takes every form: signed zero, tiny and huge exponents, subnormals,
+     * fractions that do not terminate, integers past 15 digits, and a NaN. */
+    const double X[] = {-0.0,     0.0,      0.1,
+                        1.0 / 3,  -2.0 / 3, 1e-300,
+                        -1.7e308, 5e-324,   123456789012345678.0,
+                        1e15,     1e16,     -123.456,
+                        NAN,      1e-5,     0.000123456789012345,
+                        42,       -7,       2.5e-310};
+    const int nv = 6;
+    const int idx[4] = {5, 0, 3, 2}; /* surface vertex i is mesh vertex idx[i] */
+    const int F[6] = {0, 1, 2, 0, 2, 3};
+    const unsigned char rgb[12] = {0, 1, 255, 9, 10, 99, 100, 200, 7, 68, 1, 84};
+    mlc_number_text pts;
+    mlc_err err;
+    assert_int_equal(mlc_number_text_alloc(&pts, nv, 3, &err), MLC_OK);
+    mlc_number_text_fill(&pts, X, 3, nv); /* in two ranges, in either order */
+    mlc_number_text_fill(&pts, X, 0, 3);
+    char path[512];
+    snprintf(path, sizeof path, "%s", in_dir(state, "s.obj"));
+    assert_int_equal(mlc_obj_write_text(path, &pts, idx, 4, F, 2, "c", &err), MLC_OK);
+    char *got = test_read_file(path, NULL), *want = reference_text(X, nv, idx, 4, F, 2, rgb, 1);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+
+    snprintf(path, sizeof path, "%s", in_dir(state, "s.ply"));
+    assert_int_equal(mlc_ply_write_text(path, &pts, idx, 4, F, 2, rgb, NULL, &err), MLC_OK);
+    got = test_read_file(path, NULL);
+    want = reference_text(X, nv, idx, 4, F, 2, rgb, 0);
+    const char *body = strstr(got, "end_header\n");
+    assert_non_null(body);
+    assert_string_equal(body + strlen("end_header\n"), want);
+    free(got);
+    free(want);
+
+    /* A point index outside the text is refused before any file is made. */
+    const int bad[4] = {5, 0, 6, 2};
+    snprintf(path, sizeof path, "%s", in_dir(state, "bad.ply"));
+    assert_int_equal(mlc_ply_write_text(path, &pts, bad, 4, F, 2, rgb, NULL, &err), MLC_EINVAL);
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* subspace.vtk from texts equals the file formatted from the values, a field given as
+     * text and one as values. */
+    const double field[6] = {1e-300, -0.0, 0.1, NAN, 1.0 / 7, -5e-324};
+    mlc_number_text ft;
+    assert_int_equal(mlc_number_text_build(&ft, field, nv, 1, &err), MLC_OK);
+    const int T[8] = {0, 1, 2, 3, 2, 3, 4, 5};
+    const int cells[2] = {INT_MIN, 12};
+    mlc_vtk_scalars slow[2] = {{"a", field, NULL}, {"b", X, NULL}};
+    mlc_vtk_scalars fast[2] = {{"a", NULL, &ft}, {"b", X, NULL}};
+    char path2[512];
+    snprintf(path, sizeof path, "%s", in_dir(state, "slow.vtk"));
+    snprintf(path2, sizeof path2, "%s", in_dir(state, "fast.vtk"));
+    assert_int_equal(mlc_vtk_write(path, X, nv, T, 2, slow, 2, "c", cells, &err), MLC_OK);
+    assert_int_equal(mlc_vtk_write_text(path2, &pts, T, 2, fast, 2, "c", cells, &err), MLC_OK);
+    got = test_read_file(path2, NULL);
+    want = test_read_file(path, NULL);
+    assert_string_equal(got, want);
+    assert_non_null(strstr(got, "\n1e-300\n-0\n0.1\n"));
+    assert_non_null(strstr(got, "\n-2147483648\n12\n"));
+    free(got);
+    free(want);
+    mlc_number_text_free(&ft);
+    mlc_number_text_free(&pts);
+}
+
 static void vtk_should_write_tets_with_point_and_cell_data(void **state) {
     mlc_mesh m = {0};
     test_box_mesh(1, 1, 2, 1.0, &m);
@@ -356,7 +469,7 @@ static void vtk_should_write_tets_with_point_and_cell_data(void **state) {
     int *lab = malloc((size_t)m.nt * sizeof *lab);
     for (int e = 0; e < m.nt; e++)
         lab[e] = e / 6;
-    mlc_vtk_scalars f[2] = {{"weight_1", w0}, {"weight_2", w1}};
+    mlc_vtk_scalars f[2] = {{"weight_1", w0, NULL}, {"weight_2", w1, NULL}};
     char path[512];
     snprintf(path, sizeof path, "%s", in_dir(state, "mesh.vtk"));
     mlc_err err;
@@ -527,6 +640,9 @@ int main(void) {
         cmocka_unit_test(exact_json_numbers_should_read_back_bit_for_bit),
         cmocka_unit_test(a_reprinted_document_should_keep_every_bit),
         cmocka_unit_test_setup_teardown(ply_should_carry_vertex_and_face_colours, setup, teardown),
+        cmocka_unit_test(format_int_should_print_what_printf_prints),
+        cmocka_unit_test_setup_teardown(text_writers_should_print_the_bytes_of_fprintf, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(vtk_should_write_tets_with_point_and_cell_data, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

@@ -42,8 +42,10 @@ int mlc_cmd_modes(const mlc_cli_options *opt) {
            sub->nca, sub->ns);
     printf("regions: %d (%s)\n", p.regions.nregions, p.regions.source);
     if (!opt->quiet)
-        fprintf(stderr, "modalloco: mesh %.2f s, fem %.2f s, subspaces %.2f s%s; outputs in %s\n",
-                p.t_mesh, p.t_fem, p.t_subspace, p.cache_used ? " (cache)" : "", dir);
+        fprintf(stderr,
+                "modalloco: mesh %.2f s, fem %.2f s, subspaces %.2f s%s, files %.2f s; outputs in "
+                "%s\n",
+                p.t_mesh, p.t_fem, p.t_subspace, p.cache_used ? " (cache)" : "", p.t_files, dir);
     mlc_pipeline_free(&p);
     return 0;
 }

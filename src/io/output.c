@@ -9,6 +9,7 @@
  */
 #include "output.h"
 #include "internal/vtk_name.h"
+#include "number_text.h"
 #include "testing/output_testing.h"
 
 #include <errno.h>
@@ -172,15 +173,89 @@ static mlc_status check_indices(const char *path, const int *idx, int n, int per
     return MLC_OK;
 }
 
+/* ---- Buffered text ------------------------------------------------------------------------ */
+
+/* The text writers put many short pieces (a preformatted tuple, a few integers, a newline):
+ * gathered here and handed to stdio in blocks, not one locked call per piece. A write error
+ * stays on the FILE and fails mlc_afile_commit. */
+typedef struct text_out {
+    FILE *fp;
+    size_t n;
+    char b[1 << 15];
+} text_out;
+
+static void out_flush(text_out *o) {
+    if (o->n) fwrite(o->b, 1, o->n, o->fp);
+    o->n = 0;
+}
+
+/* Room for `need` (at most the buffer's size) characters at o->b + o->n. */
+static char *out_room(text_out *o, size_t need) {
+    if (o->n + need > sizeof o->b) out_flush(o);
+    return o->b + o->n;
+}
+
+static void out_put(text_out *o, const char *s, size_t len) {
+    if (len > sizeof o->b) {
+        out_flush(o);
+        fwrite(s, 1, len, o->fp);
+        return;
+    }
+    memcpy(out_room(o, len), s, len);
+    o->n += len;
+}
+
+static void out_str(text_out *o, const char *s) {
+    out_put(o, s, strlen(s));
+}
+
+static void out_char(text_out *o, char c) {
+    *out_room(o, 1) = c;
+    o->n++;
+}
+
+/* " %d" of each of the k values. */
+static void out_ints(text_out *o, const int *v, int k) {
+    char *p = out_room(o, (size_t)k * 12);
+    size_t n = 0;
+    for (int i = 0; i < k; i++) {
+        p[n++] = ' ';
+        n += mlc_format_int(p + n, v[i]);
+    }
+    o->n += n;
+}
+
+/* " %d %d %d" of an RGB triple. */
+static void out_rgb(text_out *o, const unsigned char *rgb) {
+    const int v[3] = {rgb[0], rgb[1], rgb[2]};
+    out_ints(o, v, 3);
+}
+
+/* Tuple i of t (i already checked). */
+static void out_tuple(text_out *o, const mlc_number_text *t, int i) {
+    size_t len;
+    const char *s = mlc_number_text_at(t, i, &len);
+    out_put(o, s, len);
+}
+
+/* The points of a writer: nv tuples of 3, point i being tuple idx[i] (or i) of pts. */
+static mlc_status check_points(const char *path, const mlc_number_text *pts, const int *idx, int nv,
+                               mlc_err *err) {
+    if (!pts || pts->dim != 3 || nv < 0 || (!idx && nv > pts->n))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid point text arguments", path);
+    return idx ? check_indices(path, idx, nv, 1, pts->n, "point", err) : MLC_OK;
+}
+
 /* ---- surface.obj ------------------------------------------------------------------------- */
 
-mlc_status mlc_obj_write(const char *path, const double *X, int nv, const int *F, int nf,
-                         const char *comment, mlc_err *err) {
-    if (nv < 0 || nf < 0 || (nv && !X) || (nf && !F))
+mlc_status mlc_obj_write_text(const char *path, const mlc_number_text *pts, const int *idx, int nv,
+                              const int *F, int nf, const char *comment, mlc_err *err) {
+    if (nf < 0 || (nf && !F))
         return mlc_errf(err, MLC_EINVAL, "%s: invalid surface arguments", path);
-    mlc_status s = check_indices(path, F, nf, 3, nv, "face", err);
+    mlc_status s = check_points(path, pts, idx, nv, err);
+    if (s == MLC_OK) s = check_indices(path, F, nf, 3, nv, "face", err);
     if (s != MLC_OK) return s;
-    unsigned char *used = mlc_calloc((size_t)nv, 1);
+    unsigned char *used = mlc_calloc((size_t)MLC_MAX(nv, 1), 1);
     if (!used) return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
     for (int i = 0; i < 3 * nf; i++)
         used[F[i]] = 1;
@@ -196,16 +271,43 @@ mlc_status mlc_obj_write(const char *path, const double *X, int nv, const int *F
 
     mlc_afile af;
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
+    text_out *o = mlc_malloc(sizeof *o);
+    if (!o) {
+        mlc_afile_abort(&af);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    }
+    o->fp = af.fp;
+    o->n = 0;
     /* The comment must stay one line: cut it at the first newline. */
     const char *c = comment ? comment : "modalloco " MLC_VERSION " surface";
-    fputs("# ", af.fp);
-    fwrite(c, 1, strcspn(c, "\r\n"), af.fp);
-    fputc('\n', af.fp);
-    for (int i = 0; i < nv; i++)
-        fprintf(af.fp, "v %.15g %.15g %.15g\n", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
-    for (int f = 0; f < nf; f++)
-        fprintf(af.fp, "f %d %d %d\n", F[3 * f] + 1, F[3 * f + 1] + 1, F[3 * f + 2] + 1);
+    out_str(o, "# ");
+    out_put(o, c, strcspn(c, "\r\n"));
+    out_char(o, '\n');
+    for (int i = 0; i < nv; i++) {
+        out_str(o, "v ");
+        out_tuple(o, pts, idx ? idx[i] : i);
+        out_char(o, '\n');
+    }
+    for (int f = 0; f < nf; f++) {
+        const int one_based[3] = {F[3 * f] + 1, F[3 * f + 1] + 1, F[3 * f + 2] + 1};
+        out_char(o, 'f');
+        out_ints(o, one_based, 3);
+        out_char(o, '\n');
+    }
+    out_flush(o);
+    mlc_free(o);
     return mlc_afile_commit(&af, err);
+}
+
+mlc_status mlc_obj_write(const char *path, const double *X, int nv, const int *F, int nf,
+                         const char *comment, mlc_err *err) {
+    if (nv < 0 || nf < 0 || (nv && !X) || (nf && !F))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid surface arguments", path);
+    mlc_number_text pts;
+    mlc_status s = mlc_number_text_build(&pts, X, nv, 3, err);
+    if (s == MLC_OK) s = mlc_obj_write_text(path, &pts, NULL, nv, F, nf, comment, err);
+    mlc_number_text_free(&pts);
+    return s;
 }
 
 /* ---- PC2 ---------------------------------------------------------------------------------- */
@@ -429,14 +531,20 @@ void mlc_colors_from_labels(const int *label, int n, unsigned char *rgb) {
 
 /* ---- PLY ---------------------------------------------------------------------------------- */
 
-mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F, int nf,
-                         const unsigned char *vrgb, const unsigned char *frgb, mlc_err *err) {
-    if (nv < 0 || nf < 0 || (nv && !X) || (nf && !F))
-        return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
-    mlc_status s = check_indices(path, F, nf, 3, nv, "face", err);
+mlc_status mlc_ply_write_text(const char *path, const mlc_number_text *pts, const int *idx, int nv,
+                              const int *F, int nf, const unsigned char *vrgb,
+                              const unsigned char *frgb, mlc_err *err) {
+    if (nf < 0 || (nf && !F)) return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
+    mlc_status s = check_points(path, pts, idx, nv, err);
+    if (s == MLC_OK) s = check_indices(path, F, nf, 3, nv, "face", err);
     if (s != MLC_OK) return s;
     mlc_afile af;
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
+    text_out *o = mlc_malloc(sizeof *o);
+    if (!o) {
+        mlc_afile_abort(&af);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    }
     FILE *fp = af.fp;
     fprintf(fp, "ply\nformat ascii 1.0\ncomment modalloco %s\n", MLC_VERSION);
     fprintf(fp, "element vertex %d\nproperty double x\nproperty double y\nproperty double z\n", nv);
@@ -444,17 +552,33 @@ mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F
     fprintf(fp, "element face %d\nproperty list uchar int vertex_indices\n", nf);
     if (frgb) fputs("property uchar red\nproperty uchar green\nproperty uchar blue\n", fp);
     fputs("end_header\n", fp);
+    o->fp = fp;
+    o->n = 0;
     for (int i = 0; i < nv; i++) {
-        fprintf(fp, "%.15g %.15g %.15g", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
-        if (vrgb) fprintf(fp, " %d %d %d", vrgb[3 * i], vrgb[3 * i + 1], vrgb[3 * i + 2]);
-        fputc('\n', fp);
+        out_tuple(o, pts, idx ? idx[i] : i);
+        if (vrgb) out_rgb(o, vrgb + 3 * i);
+        out_char(o, '\n');
     }
     for (int f = 0; f < nf; f++) {
-        fprintf(fp, "3 %d %d %d", F[3 * f], F[3 * f + 1], F[3 * f + 2]);
-        if (frgb) fprintf(fp, " %d %d %d", frgb[3 * f], frgb[3 * f + 1], frgb[3 * f + 2]);
-        fputc('\n', fp);
+        out_char(o, '3');
+        out_ints(o, F + 3 * f, 3);
+        if (frgb) out_rgb(o, frgb + 3 * f);
+        out_char(o, '\n');
     }
+    out_flush(o);
+    mlc_free(o);
     return mlc_afile_commit(&af, err);
+}
+
+mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F, int nf,
+                         const unsigned char *vrgb, const unsigned char *frgb, mlc_err *err) {
+    if (nv < 0 || nf < 0 || (nv && !X) || (nf && !F))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
+    mlc_number_text pts;
+    mlc_status s = mlc_number_text_build(&pts, X, nv, 3, err);
+    if (s == MLC_OK) s = mlc_ply_write_text(path, &pts, NULL, nv, F, nf, vrgb, frgb, err);
+    mlc_number_text_free(&pts);
+    return s;
 }
 
 /* ---- VTK ---------------------------------------------------------------------------------- */
@@ -470,19 +594,24 @@ int mlc_vtk_name_ok(const char *s) {
     return 1;
 }
 
-mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T, int nt,
-                         const mlc_vtk_scalars *point, int npoint, const char *cell_name,
-                         const int *cell_data, mlc_err *err) {
-    if (nv < 0 || nt < 0 || npoint < 0 || (nv && !X) || (nt && !T) || (npoint && !point))
+mlc_status mlc_vtk_write_text(const char *path, const mlc_number_text *pts, const int *T, int nt,
+                              const mlc_vtk_scalars *point, int npoint, const char *cell_name,
+                              const int *cell_data, mlc_err *err) {
+    if (nt < 0 || npoint < 0 || (nt && !T) || (npoint && !point))
         return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
-    mlc_status s = check_indices(path, T, nt, 4, nv, "tet", err);
+    mlc_status s = check_points(path, pts, NULL, pts ? pts->n : 0, err);
     if (s != MLC_OK) return s;
-    for (int a = 0; a < npoint; a++)
-        if (!mlc_vtk_name_ok(point[a].name) || !point[a].values)
+    const int nv = pts->n;
+    if ((s = check_indices(path, T, nt, 4, nv, "tet", err)) != MLC_OK) return s;
+    for (int a = 0; a < npoint; a++) {
+        const mlc_number_text *ft = point[a].text;
+        if (!mlc_vtk_name_ok(point[a].name) || (!point[a].values && !ft) ||
+            (ft && (ft->dim != 1 || ft->n != nv)))
             return mlc_errf(err, MLC_EINVAL,
                             "%s: point field %d: name must be non-empty "
                             "letters, digits, '_', '-', '.' and values non-NULL",
                             path, a);
+    }
     if (cell_data && !mlc_vtk_name_ok(cell_name))
         return mlc_errf(err, MLC_EINVAL,
                         "%s: cell field name must be non-empty letters, "
@@ -490,33 +619,77 @@ mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T
                         path);
     mlc_afile af;
     if ((s = mlc_afile_open(&af, path, err)) != MLC_OK) return s;
+    text_out *o = mlc_malloc(sizeof *o);
+    if (!o) {
+        mlc_afile_abort(&af);
+        return mlc_errf(err, MLC_ENOMEM, "%s: out of memory", path);
+    }
     FILE *fp = af.fp;
+    o->fp = fp;
+    o->n = 0;
     fprintf(fp,
             "# vtk DataFile Version 3.0\nmodalloco %s tet mesh\nASCII\n"
             "DATASET UNSTRUCTURED_GRID\nPOINTS %d double\n",
             MLC_VERSION, nv);
-    for (int i = 0; i < nv; i++)
-        fprintf(fp, "%.15g %.15g %.15g\n", X[3 * i], X[3 * i + 1], X[3 * i + 2]);
+    for (int i = 0; i < nv; i++) {
+        out_tuple(o, pts, i);
+        out_char(o, '\n');
+    }
+    out_flush(o);
     fprintf(fp, "CELLS %d %lld\n", nt, 5LL * nt);
-    for (int e = 0; e < nt; e++)
-        fprintf(fp, "4 %d %d %d %d\n", T[4 * e], T[4 * e + 1], T[4 * e + 2], T[4 * e + 3]);
+    for (int e = 0; e < nt; e++) {
+        out_char(o, '4');
+        out_ints(o, T + 4 * e, 4);
+        out_char(o, '\n');
+    }
+    out_flush(o);
     fprintf(fp, "CELL_TYPES %d\n", nt);
     for (int e = 0; e < nt; e++)
-        fputs("10\n", fp); /* VTK_TETRA */
+        out_put(o, "10\n", 3); /* VTK_TETRA */
+    out_flush(o);
     if (npoint > 0) {
         fprintf(fp, "POINT_DATA %d\n", nv);
         for (int a = 0; a < npoint; a++) {
             fprintf(fp, "SCALARS %s double 1\nLOOKUP_TABLE default\n", point[a].name);
-            for (int i = 0; i < nv; i++)
-                fprintf(fp, "%.15g\n", point[a].values[i]);
+            if (point[a].text) {
+                for (int i = 0; i < nv; i++) {
+                    out_tuple(o, point[a].text, i);
+                    out_char(o, '\n');
+                }
+            } else {
+                for (int i = 0; i < nv; i++) {
+                    char *p = out_room(o, MLC_G15_MAX + 2);
+                    o->n += (size_t)snprintf(p, MLC_G15_MAX + 1, "%.15g", point[a].values[i]);
+                    out_char(o, '\n');
+                }
+            }
+            out_flush(o);
         }
     }
     if (cell_data) {
         fprintf(fp, "CELL_DATA %d\nSCALARS %s int 1\nLOOKUP_TABLE default\n", nt, cell_name);
-        for (int e = 0; e < nt; e++)
-            fprintf(fp, "%d\n", cell_data[e]);
+        for (int e = 0; e < nt; e++) {
+            char *p = out_room(o, 12);
+            o->n += mlc_format_int(p, cell_data[e]);
+            out_char(o, '\n');
+        }
     }
+    out_flush(o);
+    mlc_free(o);
     return mlc_afile_commit(&af, err);
+}
+
+mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T, int nt,
+                         const mlc_vtk_scalars *point, int npoint, const char *cell_name,
+                         const int *cell_data, mlc_err *err) {
+    if (nv < 0 || nt < 0 || npoint < 0 || (nv && !X) || (nt && !T) || (npoint && !point))
+        return mlc_errf(err, MLC_EINVAL, "%s: invalid mesh arguments", path);
+    mlc_number_text pts;
+    mlc_status s = mlc_number_text_build(&pts, X, nv, 3, err);
+    if (s == MLC_OK)
+        s = mlc_vtk_write_text(path, &pts, T, nt, point, npoint, cell_name, cell_data, err);
+    mlc_number_text_free(&pts);
+    return s;
 }
 
 /* ---- history.svg -------------------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "base.h"
+#include "number_text.h"
 
 /* ---- Atomic files ------------------------------------------------------------------------ */
 
@@ -60,6 +61,10 @@ mlc_status mlc_mkdir_p(const char *path, mlc_err *err);
  * cache no longer matches. Coordinates are printed with 15 significant digits. */
 mlc_status mlc_obj_write(const char *path, const double *X, int nv, const int *F, int nf,
                          const char *comment, mlc_err *err);
+/* The same file from points already formatted (number_text.h): point i is tuple idx[i] of pts
+ * (tuples of 3), or tuple i when idx is NULL. The bytes are those mlc_obj_write prints. */
+mlc_status mlc_obj_write_text(const char *path, const mlc_number_text *pts, const int *idx, int nv,
+                              const int *F, int nf, const char *comment, mlc_err *err);
 
 /* ---- animation.pc2 (Blender Point Cache 2) ------------------------------------------------ */
 
@@ -107,6 +112,10 @@ void mlc_colors_from_labels(const int *label, int n, unsigned char *rgb);
  * blue) and optional per-face colours frgb (3×nf); either may be NULL. Indices are checked. */
 mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F, int nf,
                          const unsigned char *vrgb, const unsigned char *frgb, mlc_err *err);
+/* The same file from points already formatted, as mlc_obj_write_text takes them. */
+mlc_status mlc_ply_write_text(const char *path, const mlc_number_text *pts, const int *idx, int nv,
+                              const int *F, int nf, const unsigned char *vrgb,
+                              const unsigned char *frgb, mlc_err *err);
 
 /* ---- Legacy VTK (ParaView) ---------------------------------------------------------------- */
 
@@ -114,6 +123,7 @@ mlc_status mlc_ply_write(const char *path, const double *X, int nv, const int *F
 typedef struct mlc_vtk_scalars {
     const char *name;
     const double *values;
+    const mlc_number_text *text; /* the values already formatted (nv tuples of 1), or NULL */
 } mlc_vtk_scalars;
 
 /* ASCII legacy VTK unstructured grid of linear tets (cell type 10), with `npoint` point scalar
@@ -122,6 +132,10 @@ typedef struct mlc_vtk_scalars {
 mlc_status mlc_vtk_write(const char *path, const double *X, int nv, const int *T, int nt,
                          const mlc_vtk_scalars *point, int npoint, const char *cell_name,
                          const int *cell_data, mlc_err *err);
+/* The same file from points already formatted (pts: nv = pts->n tuples of 3). */
+mlc_status mlc_vtk_write_text(const char *path, const mlc_number_text *pts, const int *T, int nt,
+                              const mlc_vtk_scalars *point, int npoint, const char *cell_name,
+                              const int *cell_data, mlc_err *err);
 
 /* ---- history.svg ------------------------------------------------------------------------- */
 

@@ -133,7 +133,8 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
 }
 
 /* What every file below the subspace reads: the surface (its vertices sv, triangles sf and rest
- * positions) and where the files go. */
+ * positions), the text of the vertices and of the skinning weights, formatted once for all the
+ * text files (number_text.h), and where the files go. */
 typedef struct modes_files {
     const mlc_pipeline *p;
     const mlc_config *cfg;
@@ -141,6 +142,8 @@ typedef struct modes_files {
     int nsv;
     const int *sv, *sf;
     const double *rest;
+    const mlc_number_text *points;  /* the mesh's nv vertices */
+    const mlc_number_text *weights; /* w texts of nv values, NULL when not formatted */
 } modes_files;
 
 /* mode_I.pc2: one oscillation cycle of vibration mode i at its amplitude limit (strain p). */
@@ -181,7 +184,7 @@ static mlc_status write_weight(const modes_files *f, int b, mlc_err *err) {
             scal[v] = f->p->sub.W[(size_t)b * m->nv + f->sv[v]];
         mlc_colors_from_scalars(scal, f->nsv, 0, 0, rgb);
         snprintf(path, sizeof path, "%s/weight_%d.ply", f->dir, b);
-        s = mlc_ply_write(path, f->rest, f->nsv, f->sf, m->nf, rgb, NULL, err);
+        s = mlc_ply_write_text(path, f->points, f->sv, f->nsv, f->sf, m->nf, rgb, NULL, err);
     }
     mlc_free(scal);
     mlc_free(rgb);
@@ -212,7 +215,7 @@ static mlc_status write_labels(const modes_files *f, mlc_err *err) {
             fl[v] = vl[f->sv[v]];
         mlc_colors_from_labels(fl, f->nsv, rgb);
         snprintf(path, sizeof path, "%s/%s.ply", f->dir, pass ? "regions" : "clusters");
-        s = mlc_ply_write(path, f->rest, f->nsv, f->sf, m->nf, rgb, NULL, err);
+        s = mlc_ply_write_text(path, f->points, f->sv, f->nsv, f->sf, m->nf, rgb, NULL, err);
     }
     mlc_free(vl);
     mlc_free(fl);
@@ -232,20 +235,47 @@ static mlc_status write_vtk(const modes_files *f, mlc_err *err) {
         snprintf(names[b], sizeof names[b], "weight_%d", b);
         fields[b].name = names[b];
         fields[b].values = sub->W + (size_t)b * m->nv;
+        fields[b].text = f->weights ? &f->weights[b] : NULL;
     }
     snprintf(path, sizeof path, "%s/subspace.vtk", f->dir);
-    return mlc_vtk_write(path, m->X, m->nv, m->T, m->nt, fields, nfld, "cluster", sub->cluster,
-                         err);
+    return mlc_vtk_write_text(path, f->points, m->T, m->nt, fields, nfld, "cluster", sub->cluster,
+                              err);
+}
+
+/* Tuples per piece of the shared text, formatted side by side on the job's threads. */
+#define TEXT_PIECE 4096
+
+/* The text of the vertices (tuples of 3) and of the nw skinning weights (each nv values). */
+static mlc_status format_texts(const mlc_mesh *m, const double *W, int nw, int threads,
+                               mlc_number_text *points, mlc_number_text *weights, mlc_err *err) {
+    mlc_status s = mlc_number_text_alloc(points, m->nv, 3, err);
+    for (int b = 0; b < nw && s == MLC_OK; b++)
+        s = mlc_number_text_alloc(&weights[b], m->nv, 1, err);
+    if (s != MLC_OK) return s;
+    const int pieces = (m->nv + TEXT_PIECE - 1) / TEXT_PIECE;
+    (void)threads;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int task = 0; task < pieces * (1 + nw); task++) {
+        const int which = task / pieces, lo = (task % pieces) * TEXT_PIECE;
+        const int hi = MLC_MIN(m->nv, lo + TEXT_PIECE);
+        if (which == 0)
+            mlc_number_text_fill(points, m->X, lo, hi);
+        else
+            mlc_number_text_fill(&weights[which - 1], W + (size_t)(which - 1) * m->nv, lo, hi);
+    }
+    return MLC_OK;
 }
 
 mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_err *err) {
     int nsv = 0, *sv = NULL, *sf = NULL;
     double *rest = NULL;
+    mlc_number_text points = {0}, weights[32] = {{0}};
     char path[MLC_CONFIG_PATH_MAX + 64];
     mlc_status s;
     if ((s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) goto done;
     const char *dir = cfg->output.dir;
     if ((s = mlc_prepare_out_dir(dir, cfg, force, err)) != MLC_OK) goto done;
+    const double t0 = mlc_now();
     snprintf(path, sizeof path, "%s/modes.json", dir);
     if ((s = write_modes_json(path, p, cfg, err)) != MLC_OK) goto done;
 
@@ -257,17 +287,20 @@ mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_
     for (int i = 0; i < nsv; i++)
         for (int k = 0; k < 3; k++)
             rest[3 * i + k] = m->X[3 * sv[i] + k];
-    snprintf(path, sizeof path, "%s/surface.obj", dir);
-    if ((s = mlc_obj_write(path, rest, nsv, sf, m->nf, "modalloco rest surface", err)) != MLC_OK)
-        goto done;
+    int threads = cfg->parallel.threads > 0 ? cfg->parallel.threads : 1;
+#ifdef _OPENMP
+    if (cfg->parallel.threads <= 0) threads = omp_get_num_procs();
+#endif
+    const int nw = MLC_MIN(sub->w, 32); /* the weights subspace.vtk carries */
+    if ((s = format_texts(m, sub->W, nw, threads, &points, weights, err)) != MLC_OK) goto done;
 
-    /* The other files are independent: written side by side on the job's threads, the largest
-     * first (subspace.vtk, then the weights, the labels, the mode cycles), each task with its
-     * own buffers; the first failure in task order is the one reported. */
+    /* The files are independent: written side by side on the job's threads, the largest first
+     * (subspace.vtk, surface.obj, then the weights, the labels, the mode cycles), each task with
+     * its own buffers; the first failure in task order is the one reported. */
     double amax[MLC_SUBSPACE_MAX_ACTUATED];
     const int na = mlc_subspace_amplitude_limits(sub, cfg->actuation.amplitude_p, amax);
-    const modes_files f = {p, cfg, dir, nsv, sv, sf, rest};
-    const int ntask = 2 + sub->w + na;
+    const modes_files f = {p, cfg, dir, nsv, sv, sf, rest, &points, weights};
+    const int ntask = 3 + sub->w + na;
     mlc_status *st = mlc_calloc((size_t)ntask, sizeof *st);
     mlc_err *errs = mlc_calloc((size_t)ntask, sizeof *errs);
     if (!st || !errs) {
@@ -275,25 +308,28 @@ mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_
         mlc_free(errs);
         goto oom;
     }
-    int threads = cfg->parallel.threads > 0 ? cfg->parallel.threads : 1;
-#ifdef _OPENMP
-    if (cfg->parallel.threads <= 0) threads = omp_get_num_procs();
-#endif
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < ntask; t++) {
-        if (t == 0)
+        if (t == 0) {
             st[t] = write_vtk(&f, &errs[t]);
-        else if (t <= sub->w)
-            st[t] = write_weight(&f, t - 1, &errs[t]);
-        else if (t == sub->w + 1)
+        } else if (t == 1) {
+            char obj[MLC_CONFIG_PATH_MAX + 64];
+            snprintf(obj, sizeof obj, "%s/surface.obj", dir);
+            st[t] = mlc_obj_write_text(obj, &points, sv, nsv, sf, m->nf, "modalloco rest surface",
+                                       &errs[t]);
+        } else if (t <= sub->w + 1) {
+            st[t] = write_weight(&f, t - 2, &errs[t]);
+        } else if (t == sub->w + 2) {
             st[t] = write_labels(&f, &errs[t]);
-        else
-            st[t] = write_mode_cycle(&f, t - sub->w - 2, amax[t - sub->w - 2], &errs[t]);
+        } else {
+            st[t] = write_mode_cycle(&f, t - sub->w - 3, amax[t - sub->w - 3], &errs[t]);
+        }
     }
     for (int t = 0; t < ntask && s == MLC_OK; t++)
         if ((s = st[t]) != MLC_OK && err) *err = errs[t];
     mlc_free(st);
     mlc_free(errs);
+    p->t_files = mlc_now() - t0;
     goto done;
 oom:
     s = mlc_errf(err, MLC_ENOMEM, "out of memory");
@@ -301,5 +337,8 @@ done:
     mlc_free(sv);
     mlc_free(sf);
     mlc_free(rest);
+    mlc_number_text_free(&points);
+    for (int b = 0; b < 32; b++)
+        mlc_number_text_free(&weights[b]);
     return s;
 }

@@ -41,8 +41,8 @@ typedef struct mlc_pipeline {
     double *mode_strain; /* nt×m per-tet mode strains (mlc_pipeline_gait_space), or NULL */
     double *path;        /* objective.path's waypoints (t, x, y, z) for kind "path", or NULL */
     int npath;
-    /* Seconds per stage. */
-    double t_mesh, t_fem, t_subspace, t_model;
+    /* Seconds per stage; t_files: the modes job's result files. */
+    double t_mesh, t_fem, t_subspace, t_model, t_files;
 } mlc_pipeline;
 
 /* Where the bundled sample mesh lives (source tree, install prefix, or next to the program);
