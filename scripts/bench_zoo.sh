@@ -5,8 +5,9 @@
 # deepest surface vertex, up_min, robustness to a nudge of the parameters), the exit code, the
 # wall time of the whole job (tetrahedralization and precompute included), and the gait replayed
 # in the full-space reference: its travel as a share of the reduced travel, whether it went the
-# same way, and its full-space J (the reduced J is what the optimizer saw; the full-space J is
-# what held); and whether the search turned objective.whole_losses on itself (params.json on,
+# same way, its full-space J (the reduced J is what the optimizer saw; the full-space J is
+# what held) and whether the full-space rollout is itself credible (a gait that travels by
+# tumbling over keeps its travel but not its stance); and whether the search turned objective.whole_losses on itself (params.json on,
 # config.json off: it found no gain in a quarter of its generations, most of them going
 # backward).
 #
@@ -99,19 +100,21 @@ for body in $BODIES; do
 import json, os, sys
 f, body, seed, rc, t0, t1, full = sys.argv[1:]
 if not os.path.exists(f):
-    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-", "-"]))
+    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-", "-", "-"]))
     sys.exit(0)
 r = json.load(open(f)); c = r["credibility"]
-share, same, fullJ = "-", "-", "-"
+share, same, fullJ, fullcred = "-", "-", "-", "-"
 if "transfer" in r:
     fr = r["transfer"]["fraction"]
     share, same, fullJ = "%.2f" % fr, str(fr > 0), "%.3f" % r["transfer"]["J"]
+    fullcred = str(r["transfer"]["credibility"]["credible"])
 elif full and os.path.exists(full):
     d = json.load(open(full))
     red, fu = d["reduced"]["displacement"], d["full"]["displacement"]
     share = "%.2f" % (fu / red) if red else "nan"
     same = str(red * fu > 0)
     fullJ = "%.3f" % d["full"]["J"]
+    fullcred = str(d["full"]["credibility"]["credible"])
 def whole_losses(name):  # objective.whole_losses in the run's params.json or config.json
     path = os.path.join(os.path.dirname(f), name)
     if not os.path.exists(path):
@@ -122,7 +125,7 @@ switched = "yes" if whole_losses("params.json") and not whole_losses("config.jso
 print("\t".join(str(v) for v in [body, seed, rc, "%.3f" % r["J"], "%.3f" % r["displacement"],
       "%.3f" % c["rise"], "%.3f" % c["airborne"], "%.4f" % c["penetration"],
       "%.3f" % c["up_min"], "%.3f" % c["robustness"], c["credible"],
-      "%.1f" % (float(t1) - float(t0)), share, same, fullJ, switched]))
+      "%.1f" % (float(t1) - float(t0)), share, same, fullJ, switched, fullcred]))
 PY
         tail -1 "$RESULTS"
     done
@@ -134,29 +137,35 @@ import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 hdr = ["body", "seed", "exit", "J", "displacement", "rise", "airborne", "penetration", "up_min",
        "robustness", "credible", "s", "full/reduced", "same way", "full-space J",
-       "switched to whole losses"]
+       "switched to whole losses", "credible in full space"]
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
 for r in rows:
     print("| " + " | ".join(r) + " |")
 print()
-print("| body | median J | credible | full/reduced travel per seed | median s |")
-print("|---|---|---|---|---|")
+print("| body | median J | credible | full/reduced travel per seed | credible in full space | median s |")
+print("|---|---|---|---|---|---|")
 for b in dict.fromkeys(r[0] for r in rows):
     rs = [r for r in rows if r[0] == b]
-    print("| %s | %.3f | %d/%d | %s | %.1f |" % (
+    print("| %s | %.3f | %d/%d | %s | %d/%d | %.1f |" % (
         b, statistics.median(float(r[3]) for r in rs), sum(r[10] == "True" for r in rs), len(rs),
-        " ".join(r[12] for r in rs), statistics.median(float(r[11]) for r in rs)))
+        " ".join(r[12] for r in rs), sum(len(r) > 16 and r[16] == "True" for r in rs), len(rs),
+        statistics.median(float(r[11]) for r in rs)))
 Js = [float(r[3]) for r in rows]
 cred = sum(r[10] == "True" for r in rows)
 shares = [float(r[12]) for r in rows if r[12] not in ("-", "nan")]
 held = sum(s >= 0.5 for s in shares)
 held_cred = sum(float(r[12]) >= 0.5 for r in rows if r[12] not in ("-", "nan") and r[10] == "True")
+# Holds: credible in the reduced model, at least half of the travel the same way in full space,
+# and credible there too (upright, on the ground).
+holds = sum(r[10] == "True" and r[12] not in ("-", "nan") and float(r[12]) >= 0.5 and
+            len(r) > 16 and r[16] == "True" for r in rows)
 full_Js = [float(r[14]) for r in rows if len(r) > 14 and r[14] not in ("-", "nan")]
 print()
 print("zoo: median J %.3f, credible and robust %d/%d, full-space travel >= 50%% and the same way "
-      "%d/%d (of the credible gaits %d/%d), median full-space J %s, median %.1f s a job"
-      % (statistics.median(Js), cred, len(rows), held, len(shares), held_cred, cred,
-         "%.3f" % statistics.median(full_Js) if full_Js else "-",
+      "%d/%d (of the credible gaits %d/%d), holding in full space (that travel and credible "
+      "there) %d/%d, median full-space J %s, median %.1f s a job"
+      % (statistics.median(Js), cred, len(rows), held, len(shares), held_cred, cred, holds,
+         len(rows), "%.3f" % statistics.median(full_Js) if full_Js else "-",
          statistics.median(float(r[11]) for r in rows)))
 PY
