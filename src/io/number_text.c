@@ -28,7 +28,7 @@ void mlc_number_text_fill(mlc_number_text *t, const double *X, int lo, int hi) {
         for (int k = 0; k < d; k++) {
             if (k) p[n++] = ' ';
             /* The room left always holds a "%.15g" and its NUL (stride's + 1). */
-            n += (size_t)snprintf(p + n, MLC_G15_MAX + 1, "%.15g", X[(size_t)i * d + k]);
+            n += mlc_format_g15(p + n, X[(size_t)i * d + k]);
         }
         t->len[i] = (unsigned short)n;
     }
@@ -46,6 +46,10 @@ void mlc_number_text_free(mlc_number_text *t) {
     mlc_free(t->text);
     mlc_free(t->len);
     memset(t, 0, sizeof *t);
+}
+
+size_t mlc_format_g15(char *p, double v) {
+    return (size_t)snprintf(p, MLC_G15_MAX + 1, "%.15g", v);
 }
 
 size_t mlc_format_int(char *p, int v) {

@@ -43,6 +43,9 @@ static inline const char *mlc_number_text_at(const mlc_number_text *t, int i, si
     return t->text + (size_t)i * t->stride;
 }
 
+/* v as printf's "%.15g" prints it, at p (MLC_G15_MAX + 1 bytes of room, the NUL included);
+ * returns the length. */
+size_t mlc_format_g15(char *p, double v);
 /* v as printf's "%d" prints it, at p (at most 11 characters); returns the length. */
 size_t mlc_format_int(char *p, int v);
 

@@ -659,7 +659,7 @@ mlc_status mlc_vtk_write_text(const char *path, const mlc_number_text *pts, cons
             } else {
                 for (int i = 0; i < nv; i++) {
                     char *p = out_room(o, MLC_G15_MAX + 2);
-                    o->n += (size_t)snprintf(p, MLC_G15_MAX + 1, "%.15g", point[a].values[i]);
+                    o->n += mlc_format_g15(p, point[a].values[i]);
                     out_char(o, '\n');
                 }
             }

@@ -14,6 +14,7 @@
 #endif
 
 #define MODE_FRAMES 48 /* frames of one oscillation cycle in mode_I.pc2 */
+#define VTK_WEIGHTS 32 /* skinning weights subspace.vtk carries, at most */
 
 static cJSON *num_array(const double *v, int n) {
     cJSON *a = cJSON_CreateArray();
@@ -143,7 +144,7 @@ typedef struct modes_files {
     const int *sv, *sf;
     const double *rest;
     const mlc_number_text *points;  /* the mesh's nv vertices */
-    const mlc_number_text *weights; /* w texts of nv values, NULL when not formatted */
+    const mlc_number_text *weights; /* min(w, VTK_WEIGHTS) texts of nv values */
 } modes_files;
 
 /* mode_I.pc2: one oscillation cycle of vibration mode i at its amplitude limit (strain p). */
@@ -228,14 +229,14 @@ static mlc_status write_vtk(const modes_files *f, mlc_err *err) {
     const mlc_mesh *m = &f->p->mesh;
     const mlc_subspace *sub = &f->p->sub;
     char path[MLC_CONFIG_PATH_MAX + 64];
-    mlc_vtk_scalars fields[32];
-    char names[32][16];
-    int nfld = MLC_MIN(sub->w, 32);
+    mlc_vtk_scalars fields[VTK_WEIGHTS];
+    char names[VTK_WEIGHTS][16];
+    int nfld = MLC_MIN(sub->w, VTK_WEIGHTS);
     for (int b = 0; b < nfld; b++) {
         snprintf(names[b], sizeof names[b], "weight_%d", b);
         fields[b].name = names[b];
         fields[b].values = sub->W + (size_t)b * m->nv;
-        fields[b].text = f->weights ? &f->weights[b] : NULL;
+        fields[b].text = &f->weights[b];
     }
     snprintf(path, sizeof path, "%s/subspace.vtk", f->dir);
     return mlc_vtk_write_text(path, f->points, m->T, m->nt, fields, nfld, "cluster", sub->cluster,
@@ -269,7 +270,7 @@ static mlc_status format_texts(const mlc_mesh *m, const double *W, int nw, int t
 mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_err *err) {
     int nsv = 0, *sv = NULL, *sf = NULL;
     double *rest = NULL;
-    mlc_number_text points = {0}, weights[32] = {{0}};
+    mlc_number_text points = {0}, weights[VTK_WEIGHTS] = {{0}};
     char path[MLC_CONFIG_PATH_MAX + 64];
     mlc_status s;
     if ((s = mlc_pipeline_subspaces(p, cfg, err)) != MLC_OK) goto done;
@@ -291,7 +292,7 @@ mlc_status mlc_modes_job(mlc_pipeline *p, const mlc_config *cfg, int force, mlc_
 #ifdef _OPENMP
     if (cfg->parallel.threads <= 0) threads = omp_get_num_procs();
 #endif
-    const int nw = MLC_MIN(sub->w, 32); /* the weights subspace.vtk carries */
+    const int nw = MLC_MIN(sub->w, VTK_WEIGHTS);
     if ((s = format_texts(m, sub->W, nw, threads, &points, weights, err)) != MLC_OK) goto done;
 
     /* The files are independent: written side by side on the job's threads, the largest first
@@ -338,7 +339,7 @@ done:
     mlc_free(sf);
     mlc_free(rest);
     mlc_number_text_free(&points);
-    for (int b = 0; b < 32; b++)
+    for (int b = 0; b < VTK_WEIGHTS; b++)
         mlc_number_text_free(&weights[b]);
     return s;
 }
