@@ -104,7 +104,8 @@ static mlc_status write_modes_json(const char *path, const mlc_pipeline *p, cons
                                      {"vibration_lanczos", s->t_vib_iterate},
                                      {"vibration_solves", s->vib_solves},
                                      {"vibration_factor_nnz", s->vib_factor_nnz},
-                                     {"vibration_solve_threads", s->vib_solve_threads}};
+                                     {"vibration_solve_threads", s->vib_solve_threads},
+                                     {"vibration_factor_threads", s->vib_factor_threads}};
         mlc_json_add_numbers(cJSON_AddObjectToObject(t, "phases"), ph,
                              (int)(sizeof ph / sizeof ph[0]));
     }

@@ -22,6 +22,7 @@
 #include "internal/eigen.h"
 
 #include "budget.h"
+#include "internal/super_factor.h"
 #include "internal/super_solve.h"
 
 #include <arpack.h>
@@ -308,8 +309,8 @@ mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigm
 /* *Aout = K − σM and *Lout its factor (new, or taken from a filled `shared` slot), checked SPD. */
 static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double sigma,
                                    const int *perm, int *perm_out, cholmod_factor **shared,
-                                   mlc_eigen_info *info, cholmod_common *cc, cholmod_sparse **Aout,
-                                   cholmod_factor **Lout, mlc_err *err) {
+                                   int threads, mlc_eigen_info *info, cholmod_common *cc,
+                                   cholmod_sparse **Aout, cholmod_factor **Lout, mlc_err *err) {
     /* The caller frees A and frees L or hands it back to `shared`, also on failure. */
     int n = (int)K->ncol;
     int reused = 0;
@@ -346,7 +347,17 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
                         : mlc_eigen_ordering_name(cc->method[sel].ordering));
     }
     if (perm_out) memcpy(perm_out, L->Perm, (size_t)n * sizeof(int));
-    int ok = cholmod_factorize(A, L, cc); /* state in cc and L only: no lock (see the top) */
+    /* State in cc and L only: no lock (see the top). Split over `threads` where the factor is
+     * large enough to pay, with cholmod_factorize's bits (super_factor.h); CHOLMOD's own
+     * otherwise, and where the split stops (a pivot not positive: CHOLMOD then says where). */
+    mlc_superfactor split;
+    mlc_err plan_err = {0};
+    if (mlc_superfactor_plan(&split, L, threads, MLC_SUPERFACTOR_MIN_FLOPS, &plan_err) != MLC_OK)
+        split.bins = 1; /* no memory for the plan: CHOLMOD's own, the same bits */
+    int ok = mlc_superfactor_factorize(&split, A, L, cc);
+    if (info) info->factor_threads = ok ? split.bins : 1;
+    mlc_superfactor_destroy(&split);
+    if (!ok) ok = cholmod_factorize(A, L, cc);
     /* Small problems get a simplicial LDLᵀ factor, which CHOLMOD completes for indefinite
      * matrices without reporting NOT_POSDEF; shift-invert would then silently return the
      * eigenvalues nearest σ of an indefinite K, not the smallest. Check the pivots. */
@@ -601,7 +612,8 @@ static mlc_status solve_impl(const mlc_eigen_problem *pb, int *perm_out, cholmod
     cholmod_factor *L = NULL;
     arpack_work w = {0};
     if ((st = arpack_alloc(&w, n, nev, ncv, err)) != MLC_OK) goto done;
-    st = shift_and_factor(K, mass, sigma, perm, perm_out, shared, info, cc, &A, &L, err);
+    st = shift_and_factor(K, mass, sigma, perm, perm_out, shared, pb->threads, info, cc, &A, &L,
+                          err);
     if (st != MLC_OK) goto done;
     if (info) info->ncv = w.ncv;
 
@@ -630,7 +642,8 @@ mlc_status mlc_eigen_factor(cholmod_sparse *K, const double *mass, double sigma,
         return mlc_errf(err, MLC_EINVAL, "eigen: factor of another size");
     cholmod_sparse *A = NULL;
     cholmod_factor *slot = L, *Lout = NULL; /* refactorize into L (shift_and_factor's slot) */
-    mlc_status st = shift_and_factor(K, mass, sigma, NULL, NULL, &slot, info, cc, &A, &Lout, err);
+    mlc_status st =
+        shift_and_factor(K, mass, sigma, NULL, NULL, &slot, 1, info, cc, &A, &Lout, err);
     cholmod_free_sparse(&A, cc);
     return st;
 }

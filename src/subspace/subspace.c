@@ -625,6 +625,7 @@ static mlc_status vibration_solve(const mlc_mesh *mesh, const mlc_subspace_setti
                 out->t_vib_factor = info.t_factor - info.t_analyze;
                 out->t_vib_iterate = info.t_iterate;
                 out->vib_solve_threads = info.solve_threads;
+                out->vib_factor_threads = info.factor_threads;
                 out->vib_factor_nnz = info.factor_nnz;
                 out->vib_residual = chk.residual;
                 out->vib_orthogonality = chk.orthogonality;

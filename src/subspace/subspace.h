@@ -113,10 +113,11 @@ typedef struct mlc_subspace {
      * the vertex ordering (METIS on the Laplacian) computed once for both problems before they
      * run side by side (compute_parallel; also counted in t_skinning and t_vibration), else 0
      * (the skinning solve orders, within t_skin_analyze). vib_solve_threads: the threads each
-     * of the vibration Lanczos loop's solves was split over (1: CHOLMOD's serial solve). */
+     * of the vibration Lanczos loop's solves was split over (1: CHOLMOD's serial solve);
+     * vib_factor_threads: those of its factorization (1: CHOLMOD's own). */
     double t_skin_analyze, t_skin_factor, t_skin_iterate, skin_factor_nnz;
     double t_vib_order, t_vib_analyze, t_vib_factor, t_vib_iterate, vib_factor_nnz;
-    int vib_solve_threads;
+    int vib_solve_threads, vib_factor_threads;
     char ordering[16];
     /* The global vibration solve's check (eigen.h, mlc_eigen_check): the attempt that passed
      * (1 = the first; 2 and 3 are solved again with other shifts), its shift, its ordering,

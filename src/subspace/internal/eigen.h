@@ -20,19 +20,20 @@
 
 /* What the solver did (diagnostics only). */
 typedef struct mlc_eigen_info {
-    int dense;         /* 1 when the dense LAPACKE_dsygvd fallback was used */
-    int solves;        /* applications of (K − σM)⁻¹ (0 for dense) */
-    int iterations;    /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
-    int nconv;         /* converged Ritz values reported by ARPACK */
-    int ncv;           /* Lanczos basis size used */
-    int solve_threads; /* threads of each solve (1: CHOLMOD's own; super_solve.h) */
-    double sigma;      /* shift used */
-    double factor_nnz; /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
-    double t_analyze;  /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
-    double t_factor;   /* seconds in cholmod_analyze + cholmod_factorize */
-    double t_iterate;  /* seconds in the ARPACK loop and dseupd (or in dsygvd) */
-    char ordering[16]; /* fill-reducing ordering CHOLMOD selected: "amd", "metis", "nesdis",
-                          "natural", "given", "colamd", "postordered"; "dense" for dsygvd */
+    int dense;          /* 1 when the dense LAPACKE_dsygvd fallback was used */
+    int solves;         /* applications of (K − σM)⁻¹ (0 for dense) */
+    int iterations;     /* ARPACK Lanczos restart iterations (iparam[2] on exit) */
+    int nconv;          /* converged Ritz values reported by ARPACK */
+    int ncv;            /* Lanczos basis size used */
+    int solve_threads;  /* threads of each solve (1: CHOLMOD's own; super_solve.h) */
+    int factor_threads; /* threads of the factorization (1: CHOLMOD's own; super_factor.h) */
+    double sigma;       /* shift used */
+    double factor_nnz;  /* nonzeros of the Cholesky factor (cc->lnz), 0 for dense */
+    double t_analyze;   /* seconds in cholmod_analyze (fill-reducing ordering, symbolic) */
+    double t_factor;    /* seconds in cholmod_analyze + cholmod_factorize */
+    double t_iterate;   /* seconds in the ARPACK loop and dseupd (or in dsygvd) */
+    char ordering[16];  /* fill-reducing ordering CHOLMOD selected: "amd", "metis", "nesdis",
+                           "natural", "given", "colamd", "postordered"; "dense" for dsygvd */
 } mlc_eigen_info;
 
 /* Default shift for a singular, positive semi-definite K: σ = −1e-2 · s · n^(−2/3) with
@@ -74,9 +75,9 @@ mlc_status mlc_eigen_solve(cholmod_sparse *K, const double *mass, int nev, doubl
  *  ncv:   a Lanczos basis of at least ncv vectors (0 or less: the default max(2·nev + 1, 20)).
  *         A wider basis separates a clustered spectrum in fewer restarts, at ncv·n doubles of
  *         memory; results differ from the default basis's in the last digits only.
- *  threads: the solves with the factor split over this many threads (super_solve.h) when the
- *         factor is large enough to pay; 0 or 1: CHOLMOD's serial solve. The same bits for
- *         any count.
+ *  threads: the factorization and the solves split over this many threads (super_factor.h,
+ *         super_solve.h) when the factor is large enough to pay; 0 or 1: CHOLMOD's serial
+ *         factorization and solve. The same bits for any count.
  * Everything it points to is borrowed for the call (K is not modified). */
 typedef struct mlc_eigen_problem {
     cholmod_sparse *K;
