@@ -32,6 +32,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 /* Fixed seed of the start vector: ARPACK's own random start (info = 0) depends on an internal
  * generator state that persists across calls, which would make a second solve differ. */
 #define EIGEN_START_SEED 0x6d6c63656967ULL
@@ -306,6 +310,25 @@ mlc_status mlc_eigen_ordering(cholmod_sparse *K, const double *mass, double sigm
     return st;
 }
 
+/* cholmod_factorize on the calling thread alone. CHOLMOD's supernodal factorization opens
+ * teams of CHOLMOD_OMP_NUM_THREADS (4, fixed when it was built) to clear and fill each supernode
+ * and to add each update: called outside a parallel region (`parallel.threads` 1, local modes
+ * on one thread) that put 4 threads on a 2-core machine, against the thread count the user set,
+ * and took the koala's factorization 4.7 s instead of 2.8 s. Inside a region they are inactive
+ * already. Those loops only assign and subtract entry by entry, so the bits do not change. The
+ * setting is the calling thread's own (OpenMP's max-active-levels is a per-task ICV). */
+static int factorize_serial(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc) {
+#ifdef _OPENMP
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(0);
+#endif
+    const int ok = cholmod_factorize(A, L, cc);
+#ifdef _OPENMP
+    omp_set_max_active_levels(levels);
+#endif
+    return ok;
+}
+
 /* *Aout = K − σM and *Lout its factor (new, or taken from a filled `shared` slot), checked SPD. */
 static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double sigma,
                                    const int *perm, int *perm_out, cholmod_factor **shared,
@@ -357,7 +380,7 @@ static mlc_status shift_and_factor(cholmod_sparse *K, const double *mass, double
     int ok = mlc_superfactor_factorize(&split, A, L, cc);
     if (info) info->factor_threads = ok ? split.bins : 1;
     mlc_superfactor_destroy(&split);
-    if (!ok) ok = cholmod_factorize(A, L, cc);
+    if (!ok) ok = factorize_serial(A, L, cc);
     /* Small problems get a simplicial LDLᵀ factor, which CHOLMOD completes for indefinite
      * matrices without reporting NOT_POSDEF; shift-invert would then silently return the
      * eigenvalues nearest σ of an indefinite K, not the smallest. Check the pivots. */
