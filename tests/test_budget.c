@@ -4,6 +4,7 @@
  * what the numeric factorization then allocates (CHOLMOD's own count of its memory in use). */
 #include "budget.h"
 #include "fem.h"
+#include "internal/super_factor.h"
 #include "test_util.h"
 
 #include <cholmod.h>
@@ -60,6 +61,15 @@ static void estimate_should_cover_the_known_arrays_and_the_factor(void **state) 
     assert_non_null(L);
     double lnz = cc.lnz, bytes = mlc_budget_factor_bytes(L, &cc);
     assert_true(bytes >= 8.0 * lnz);
+    /* the split factorization's workspace beyond CHOLMOD's (super_factor.h): one thread's more
+     * update block and maps per thread past the first */
+    mlc_superfactor sf;
+    assert_int_equal(mlc_superfactor_plan(&sf, L, 3, 0, &err), MLC_OK);
+    assert_int_equal(sf.bins, 3);
+    assert_true(mlc_budget_split_factor_bytes(L, 3) >=
+                (sf.bins - 1) * (8.0 * (double)sf.csize + 4.0 * sf.n + 4.0 * sf.max_rows));
+    assert_near(mlc_budget_split_factor_bytes(L, 1), 0, 0);
+    mlc_superfactor_destroy(&sf);
     size_t before = cc.memory_inuse;
     assert_true(cholmod_factorize(H, L, &cc));
     assert_int_equal(cc.status, CHOLMOD_OK);

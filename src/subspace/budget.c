@@ -49,6 +49,11 @@ double mlc_budget_factor_bytes(const cholmod_factor *L, const cholmod_common *cc
     return ENTRY_BYTES * (1.2 * lnz + 5.0 * n) + 24.0 * n;
 }
 
+double mlc_budget_split_factor_bytes(const cholmod_factor *L, int threads) {
+    if (!L || !L->is_super || threads < 2) return 0;
+    return (threads - 1) * (8.0 * (double)L->maxcsize + 8.0 * (double)L->n);
+}
+
 void mlc_budget_precompute(int nv, int nt, int w, int nvib, double vib_factor_bytes,
                            double vib_factor_nnz, mlc_budget_estimate *out) {
     memset(out, 0, sizeof *out);

@@ -52,6 +52,11 @@ void mlc_budget_precompute(int nv, int nt, int w, int nvib, double vib_factor_by
 double mlc_budget_factor_bytes(const struct cholmod_factor_struct *L,
                                const struct cholmod_common_struct *cc);
 
+/* Bytes the factorization split over `threads` threads (super_factor.h) holds beyond
+ * mlc_budget_factor_bytes: per thread past the first, an update block (maxcsize values) and a
+ * row map and relative map (n ints each). 0 for a simplicial factor or one thread. */
+double mlc_budget_split_factor_bytes(const struct cholmod_factor_struct *L, int threads);
+
 /* The default bound: 80% of the smallest of the physical memory (sysconf), the cgroup's memory
  * limit (cgroup v2 memory.max or v1 memory.limit_in_bytes) and the address-space limit
  * (RLIMIT_AS). `what` (may be NULL) receives which one it came from, e.g. "80% of the physical

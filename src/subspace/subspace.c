@@ -553,8 +553,9 @@ static mlc_status first_vibration_solve(const mlc_mesh *mesh, cholmod_sparse *H,
     int sel = cc->selected >= 0 && cc->selected <= CHOLMOD_MAXMETHODS ? cc->selected : 0;
     const char *ord = perm3 ? "given" : mlc_eigen_ordering_name(cc->method[sel].ordering);
     mlc_budget_estimate e;
-    mlc_budget_precompute(mesh->nv, mesh->nt, st->w, 6 + need, mlc_budget_factor_bytes(L, cc),
-                          cc->lnz, &e);
+    const double factor_bytes =
+        mlc_budget_factor_bytes(L, cc) + mlc_budget_split_factor_bytes(L, solve_threads(st));
+    mlc_budget_precompute(mesh->nv, mesh->nt, st->w, 6 + need, factor_bytes, cc->lnz, &e);
     mlc_status s = mlc_budget_check(&e, st->max_memory, n, err);
     if (s == MLC_OK)
         s = mlc_eigen_solve_shared(&pb, &L, evals + 6, evecs + (size_t)n * 6, info, cc, err);
