@@ -60,6 +60,14 @@ if [ "$(nproc)" -ge 2 ]; then
     || fail "vibration_solve_threads ${st2:-?} by default, ${st1:-?} with one thread"
   cmp -s "$T/spot2/subspace.vtk" "$T/spot1/subspace.vtk" \
     && ok "split solves: the same subspace bytes" || fail "subspace.vtk differs with split solves"
+  ft2=$(json_num "$T/spot2/modes.json" vibration_factor_threads)
+  ft1=$(json_num "$T/spot1/modes.json" vibration_factor_threads)
+  [ "${ft2:-0}" -ge 2 ] && [ "${ft1:-0}" = 1 ] && ok "split factorization: $ft2 threads, one: $ft1" \
+    || fail "vibration_factor_threads ${ft2:-?} by default, ${ft1:-?} with one thread"
+  for f in mode_0.pc2 mode_3.pc2; do # the vibration modes, from the factor
+    cmp -s "$T/spot2/$f" "$T/spot1/$f" && ok "split factorization: the same $f" \
+      || fail "$f differs between the split factorization and CHOLMOD's"
+  done
   # Two branches asked for, one thread given: the vibration branch, which waits for the other's
   # ordering, must not wait forever.
   check "spot, two branches on one thread" 0 env OMP_THREAD_LIMIT=1 timeout 300 "$BIN" modes \
