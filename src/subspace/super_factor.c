@@ -134,11 +134,13 @@ mlc_status mlc_superfactor_plan(mlc_superfactor *sf, const cholmod_factor *L, in
     int *cand = mlc_malloc(sizeof(int) * (size_t)ns), *best = mlc_malloc(sizeof(int) * ns);
     int *assign = mlc_malloc(sizeof(int) * (size_t)ns);
     double *flops = mlc_calloc((size_t)ns, sizeof(double)), *sub = mlc_calloc(ns, sizeof(double));
+    double *top_cost = mlc_malloc(sizeof(double) * (size_t)ns);
     double *load = mlc_malloc(sizeof(double) * (size_t)bins);
     mlc_weighted *tmp = mlc_malloc(sizeof(mlc_weighted) * (size_t)ns);
     mlc_status st = MLC_OK;
     if (!super_of || !head || !next || !lpos || !count || !parent || !first || !size ||
-        !child_ptr || !child || !cand || !best || !assign || !flops || !sub || !load || !tmp) {
+        !child_ptr || !child || !cand || !best || !assign || !flops || !sub || !top_cost || !load ||
+        !tmp) {
         st = mlc_errf(err, MLC_ENOMEM, "eigen: out of memory planning the split factorization");
         goto done;
     }
@@ -175,10 +177,14 @@ mlc_status mlc_superfactor_plan(mlc_superfactor *sf, const cholmod_factor *L, in
     /* Each supernode's flops: the updates it takes, then its dpotrf and dtrsm. */
     counting cnt = {count, flops};
     walk_updates(L, super_of, head, next, lpos, count_update, &cnt);
+    /* On the top, a supernode's update products run side by side on the team and its own
+     * dpotrf and dtrsm on one thread: top_cost counts them so. */
     double serial = 0;
     for (int s = 0; s < ns; s++) {
         const double c = Super[s + 1] - Super[s], r2 = (Lpi[s + 1] - Lpi[s]) - c;
-        flops[s] += c * c * c / 3.0 + r2 * c * c;
+        const double own = c * c * c / 3.0 + r2 * c * c;
+        top_cost[s] = own + flops[s] / bins;
+        flops[s] += own;
         serial += flops[s];
     }
     sf->serial_flops = serial;
@@ -216,7 +222,7 @@ mlc_status mlc_superfactor_plan(mlc_superfactor *sf, const cholmod_factor *L, in
         cand[open] = cand[--nc];
         for (int p = child_ptr[r]; p < child_ptr[r + 1]; p++)
             cand[nc++] = child[p];
-        top += flops[r];
+        top += top_cost[r];
     }
     if (nbest == 0 || best_est > 0.9 * serial) goto done;
 
@@ -268,6 +274,7 @@ done:
     mlc_free(super_of), mlc_free(head), mlc_free(next), mlc_free(lpos), mlc_free(count);
     mlc_free(parent), mlc_free(first), mlc_free(size), mlc_free(child_ptr), mlc_free(child);
     mlc_free(cand), mlc_free(best), mlc_free(assign), mlc_free(flops), mlc_free(sub);
+    mlc_free(top_cost);
     mlc_free(load), mlc_free(tmp);
     return st;
 }
