@@ -150,6 +150,38 @@ static void lower_stored_matrices_should_give_cholmods_bits(void **state) {
     cholmod_finish(&cc);
 }
 
+/* Two bodies in one matrix (block diagonal): the supernodes form a forest, whose two trees go to
+ * the threads whole (here the top is empty). */
+static void forests_should_give_cholmods_bits(void **state) {
+    (void)state;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cholmod_sparse *A1 = grid_hessian(1e-3, &cc), *A2 = grid_hessian(0.2, &cc);
+    cholmod_sparse *Z = cholmod_spzeros(GN, GN, 0, CHOLMOD_REAL, &cc);
+    cholmod_sparse *upper = cholmod_horzcat(A1, Z, 1, &cc), *lower = cholmod_horzcat(Z, A2, 1, &cc);
+    cholmod_sparse *both = cholmod_vertcat(upper, lower, 1, &cc);
+    cholmod_sparse *A = cholmod_copy(both, 1, 1, &cc);
+    assert_non_null(A);
+    cholmod_factor *L0 = cholmod_reference(A, &cc), *L = symbolic(A, &cc);
+    int roots = 0;
+    for (int s = 0, *Lpi = L->pi, *Super = L->super; s < (int)L->nsuper; s++)
+        roots += Lpi[s + 1] - Lpi[s] == Super[s + 1] - Super[s];
+    assert_true(roots >= 2);
+    mlc_superfactor sf;
+    mlc_err err;
+    assert_int_equal(mlc_superfactor_plan(&sf, L, 2, 0, &err), MLC_OK);
+    assert_int_equal(sf.bins, 2);
+    assert_true(sf.split_flops <= 0.55 * sf.serial_flops); /* the two trees side by side */
+    assert_int_equal(mlc_superfactor_factorize(&sf, A, L, &cc), 1);
+    assert_same_factor(L0, L);
+    mlc_superfactor_destroy(&sf);
+    cholmod_free_factor(&L, &cc), cholmod_free_factor(&L0, &cc);
+    cholmod_free_sparse(&A, &cc), cholmod_free_sparse(&both, &cc);
+    cholmod_free_sparse(&upper, &cc), cholmod_free_sparse(&lower, &cc);
+    cholmod_free_sparse(&Z, &cc), cholmod_free_sparse(&A1, &cc), cholmod_free_sparse(&A2, &cc);
+    cholmod_finish(&cc);
+}
+
 /* An indefinite matrix: the split stops and says so; CHOLMOD's own factorization then reports
  * where, as without the split. */
 static void indefinite_matrices_should_be_left_to_cholmod(void **state) {
@@ -207,6 +239,7 @@ int main(void) {
         cmocka_unit_test(split_factorizations_should_give_cholmods_bits),
         cmocka_unit_test(nested_and_refactorized_factorizations_should_give_cholmods_bits),
         cmocka_unit_test(lower_stored_matrices_should_give_cholmods_bits),
+        cmocka_unit_test(forests_should_give_cholmods_bits),
         cmocka_unit_test(indefinite_matrices_should_be_left_to_cholmod),
         cmocka_unit_test(plans_should_fall_back_to_cholmod),
     };
