@@ -38,6 +38,19 @@ grep -q '"whole_losses":[[:space:]]*true' "$T/slide1/params.json" \
   && diff <(strip_clock "$T/slide1/history.csv") <(strip_clock "$T/slide3/history.csv") >/dev/null \
   && echo "ok: the switch to whole losses is the plain run's on 3 processes" \
   || fail "the sliding search on 3 processes differs from the plain run"
+# A body that falls over left alone is laid down on every rank alike, and rank 0's second
+# precompute cache is the one the others read (cli_stand.sh): a leaning stick of voxels.
+python3 "$SRC/scripts/voxel_bodies.py" leaning "$T/leaning.mesh" >/dev/null \
+  || fail "voxel_bodies.py leaning"
+LEAN=(--set cmaes.population=6 --set cmaes.generations=3 --set actuation.modes=3 --quiet)
+opt_ok "$BIN" optimize "$T/leaning.mesh" "${LEAN[@]}" --threads 1 --out "$T/lean1" >/dev/null \
+  2>&1 || fail "plain optimize of the leaning body"
+opt_ok "${MPIRUN[@]}" -n 2 "$BIN" optimize "$T/leaning.mesh" "${LEAN[@]}" --threads 1 \
+  --out "$T/lean2" >/dev/null 2>"$T/err2" || { fail "mpirun -n 2, leaning"; cat "$T/err2"; }
+grep -Eq '"lay_down":[[:space:]]*false' "$T/lean1/params.json" \
+  && cmp -s "$T/lean1/params.json" "$T/lean2/params.json" \
+  && echo "ok: the leaning body is laid down alike on 2 processes" \
+  || fail "the laid-down search on 2 processes differs from the plain run"
 # Robust replays in rounds (src/job/optimize_robust.c): by generation 12 some candidates stop
 # after their first or second replay (a generation's replays are then not a multiple of R = 8);
 # every rank takes the same rounds, so the 3-process run is the plain one.

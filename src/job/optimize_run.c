@@ -264,6 +264,109 @@ static int diagonal_generations(const mlc_config *cfg, int n) {
 /* Setup: the configuration, the model (with several processes rank 0 precomputes and the
  * others read its cache), the search space, a worker per thread and the buffers of a
  * generation. */
+/* The precompute and what the search runs on: the pipeline's model (on several ranks, rank 0
+ * computes and the others read its cache), the gait space and objective, and one worker (a
+ * rollout and parameter buffers) per thread. first: whether the test seam fires (once a run). */
+static mlc_status build(optimize_run *o, int first) {
+    mlc_status s;
+    const mlc_optimize_def *d = &o->def;
+    static const mlc_optimize_def no_fault;
+    const mlc_optimize_def *hook = first ? d : &no_fault;
+    const mlc_config *cfg = &o->cfg;
+    if (o->nproc == 1) {
+        if ((s = fault_hook(hook, &o->err)) != MLC_OK ||
+            (s = mlc_pipeline_model(&o->p, cfg, &o->err)) != MLC_OK)
+            return s;
+    } else {
+        /* Rank 0 precomputes and writes the cache; after the agreement (a barrier) the others
+         * read it. */
+        if (o->rank == 0 && (s = model_root(&o->p, cfg, hook, &o->err)) != MLC_OK) return s;
+        if (settled(o)) return MLC_OK;
+        if (o->rank != 0 && (s = model_worker(&o->p, cfg, hook, &o->err)) != MLC_OK) return s;
+        if (settled(o)) return MLC_OK;
+    }
+
+    /* Search space. */
+    mlc_gait_space *g = &o->g;
+    if ((s = mlc_pipeline_gait_space(&o->p, cfg, g, &o->err)) != MLC_OK) return s;
+    mlc_pipeline_objective(&o->p, cfg, &o->obj);
+
+    /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
+     * its cores unless --threads says otherwise. */
+    int nthreads = cfg->parallel.threads;
+#ifdef _OPENMP
+    if (nthreads <= 0) nthreads = MLC_MAX(1, omp_get_num_procs() / mlc_dist_local_size());
+#else
+    nthreads = 1;
+#endif
+    o->nthreads = o->nworkers = nthreads;
+    o->workers = mlc_calloc((size_t)o->nworkers, sizeof *o->workers);
+    if (!o->workers) return mlc_optimize_oom(o);
+    const size_t mk = (size_t)g->m * (size_t)g->k;
+    for (int t = 0; t < o->nworkers; t++) {
+        worker *w = &o->workers[t];
+        w->A = mlc_malloc(3 * mk * sizeof(double));
+        if (!w->A || mlc_rollout_create(o->p.model, &w->ro) != MLC_OK) return mlc_optimize_oom(o);
+        w->T = w->A + mk;
+        w->th = w->A + 2 * mk;
+    }
+    return MLC_OK;
+}
+
+/* What build made, released: the workers and the pipeline (the gait space and objective point
+ * into it). The pipeline's note callback stays. */
+static void unbuild(optimize_run *o) {
+    for (int t = 0; t < o->nworkers; t++) {
+        mlc_rollout_destroy(o->workers[t].ro);
+        mlc_free(o->workers[t].A);
+    }
+    mlc_free(o->workers);
+    o->workers = NULL, o->nworkers = 0;
+    const mlc_pipeline_note_fn note = o->p.note;
+    void *note_user = o->p.note_user;
+    mlc_pipeline_free(&o->p);
+    memset(&o->p, 0, sizeof o->p);
+    o->p.note = note, o->p.note_user = note_user;
+    memset(&o->g, 0, sizeof o->g);
+}
+
+static mlc_status passive_up_min(optimize_run *o, double *up_min, double rest_up[3]);
+
+/* mesh.lay_down: a body that falls over when left alone can keep a gait upright only by
+ * balancing, which the reduced model allows and a finer body seldom reproduces; the penguin
+ * tips in every zoo search (docs/method.md, "Bodies that cannot stand"). Searched in the pose
+ * it comes to rest in, such a body crawls credibly. The job then runs as if the user had set
+ * that pose: mesh.up becomes it (rounded as the note prints it) and mesh.lay_down false, so
+ * config.json, params.json and a resume replay the search as it ran, and the resume's
+ * fingerprint is the new configuration's. Every rank decides alike: the passive rollout is a
+ * function of the model's bits. */
+static mlc_status lay_down(optimize_run *o) {
+    mlc_config *cfg = &o->cfg;
+    const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->obj.kind);
+    if (!cfg->mesh.lay_down || !kind || !kind->up) return MLC_OK;
+    double up_min, rest_up[3], up[3], len = 0;
+    mlc_status s = passive_up_min(o, &up_min, rest_up);
+    if (s != MLC_OK) return s;
+    if (up_min > MLC_CRED_UP_MIN) return MLC_OK;
+    for (int j = 0; j < 3; j++) {
+        up[j] = round(1000 * rest_up[j]) / 1000;
+        len += up[j] * up[j];
+    }
+    if (!(len > 0.25)) return MLC_OK; /* no pose to name (a failed rollout) */
+    if (!o->quiet)
+        mlc_sink_say(&o->def.sink, 0,
+                     "modalloco: left alone, this body falls over within %.1f s (up_min %.2f with "
+                     "no actuation); the search lays it down as it comes to rest, "
+                     "mesh.up=[%.3f,%.3f,%.3f] (--set mesh.lay_down=false keeps it standing)\n",
+                     cfg->sim.steps * cfg->sim.dt, up_min, up[0], up[1], up[2]);
+    memcpy(cfg->mesh.up_vector, up, sizeof up);
+    cfg->mesh.up[0] = '\0';
+    cfg->mesh.lay_down = 0;
+    o->fingerprint = mlc_checkpoint_fingerprint(cfg);
+    unbuild(o);
+    return build(o, 0);
+}
+
 static mlc_status setup(optimize_run *o) {
     mlc_status s;
     const mlc_optimize_def *d = &o->def;
@@ -293,45 +396,11 @@ static mlc_status setup(optimize_run *o) {
     o->p.note = mlc_sink_note; /* the pipeline's notes, from every rank as before */
     o->p.note_user = (void *)&o->def.sink;
     o->t_start = mlc_now();
-    if (o->nproc == 1) {
-        if ((s = fault_hook(d, &o->err)) != MLC_OK ||
-            (s = mlc_pipeline_model(&o->p, cfg, &o->err)) != MLC_OK)
-            return s;
-    } else {
-        /* Rank 0 precomputes and writes the cache; after the agreement (a barrier) the others
-         * read it. */
-        if (o->rank == 0 && (s = model_root(&o->p, cfg, d, &o->err)) != MLC_OK) return s;
-        if (settled(o)) return MLC_OK;
-        if (o->rank != 0 && (s = model_worker(&o->p, cfg, d, &o->err)) != MLC_OK) return s;
-        if (settled(o)) return MLC_OK;
-    }
+    if ((s = build(o, 1)) != MLC_OK || o->stop) return s;
+    if ((s = lay_down(o)) != MLC_OK || o->stop) return s;
     o->t_pre = mlc_now() - o->t_start;
     o->rerank = rerank_candidates(cfg, o->p.mesh.nt);
-
-    /* Search space. */
-    mlc_gait_space *g = &o->g;
-    if ((s = mlc_pipeline_gait_space(&o->p, cfg, g, &o->err)) != MLC_OK) return s;
-    mlc_pipeline_objective(&o->p, cfg, &o->obj);
-
-    /* Workers: one rollout and parameter buffers per thread. Processes sharing a node share
-     * its cores unless --threads says otherwise. */
-    int nthreads = cfg->parallel.threads;
-#ifdef _OPENMP
-    if (nthreads <= 0) nthreads = MLC_MAX(1, omp_get_num_procs() / mlc_dist_local_size());
-#else
-    nthreads = 1;
-#endif
-    o->nthreads = o->nworkers = nthreads;
-    o->workers = mlc_calloc((size_t)o->nworkers, sizeof *o->workers);
-    if (!o->workers) return mlc_optimize_oom(o);
-    const size_t mk = (size_t)g->m * (size_t)g->k;
-    for (int t = 0; t < o->nworkers; t++) {
-        worker *w = &o->workers[t];
-        w->A = mlc_malloc(3 * mk * sizeof(double));
-        if (!w->A || mlc_rollout_create(o->p.model, &w->ro) != MLC_OK) return mlc_optimize_oom(o);
-        w->T = w->A + mk;
-        w->th = w->A + 2 * mk;
-    }
+    const mlc_gait_space *g = &o->g;
     o->lam_max = cfg->cmaes.population << MLC_MIN(cfg->cmaes.restarts, 20);
     const int R = o->R = cfg->cmaes.robust_samples;
     o->improving = strcmp(cfg->cmaes.robust_scope, "improving") == 0;

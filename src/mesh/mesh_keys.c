@@ -48,6 +48,15 @@ static const mlc_key mesh_keys[] = {
      MLC_KEY_BYTES(up),
      MLC_KEY_COUNT(up_vector),
      .choices = "+x|-x|+y|-y|+z|-z"},
+    {.name = "mesh.lay_down",
+     .type_name = "bool",
+     .default_json = "true",
+     .range = "",
+     .meaning = "optimize, for an objective that keeps the body upright: a body that falls over "
+                "when left alone (one passive rollout) is searched in the pose it comes to rest "
+                "in; config.json then holds that pose as mesh.up and false here",
+     .type = MLC_KEY_BOOL,
+     MLC_KEY_FIELD(lay_down)},
 };
 
 const mlc_key_section mlc_mesh_key_section = MLC_KEY_SECTION("mesh", mesh_keys, NULL);

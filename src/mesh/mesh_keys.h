@@ -17,6 +17,8 @@ typedef struct mlc_config_mesh {
                                      * "" when it was given as a vector */
     double up_vector[3];            /* mesh.up as a direction, nonzero (any length); always
                                      * set, also for a name, and the one preparation uses */
+    int lay_down;                   /* mesh.lay_down (bool): optimize searches a body that falls
+                                     * over left alone in the pose it comes to rest in */
 } mlc_config_mesh;
 
 extern const mlc_key_section mlc_mesh_key_section; /* keys mesh.* */
