@@ -261,9 +261,6 @@ static int diagonal_generations(const mlc_config *cfg, int n) {
     return n >= MLC_AUTO_DIAGONAL_DIMENSION ? INT_MAX : 0;
 }
 
-/* Setup: the configuration, the model (with several processes rank 0 precomputes and the
- * others read its cache), the search space, a worker per thread and the buffers of a
- * generation. */
 /* The precompute and what the search runs on: the pipeline's model (on several ranks, rank 0
  * computes and the others read its cache), the gait space and objective, and one worker (a
  * rollout and parameter buffers) per thread. first: whether the test seam fires (once a run). */
@@ -352,7 +349,7 @@ static mlc_status lay_down(optimize_run *o) {
         up[j] = round(1000 * rest_up[j]) / 1000;
         len += up[j] * up[j];
     }
-    if (!(len > 0.25)) return MLC_OK; /* no pose to name (a failed rollout) */
+    if (!(len > 0.25)) return MLC_OK; /* no pose to name: the rollout failed */
     if (!o->quiet)
         mlc_sink_say(&o->def.sink, 0,
                      "modalloco: left alone, this body falls over within %.1f s (up_min %.2f with "
@@ -367,6 +364,9 @@ static mlc_status lay_down(optimize_run *o) {
     return build(o, 0);
 }
 
+/* Setup: the configuration, the model (with several processes rank 0 precomputes and the
+ * others read its cache), the search space, a worker per thread (laid down first when the body
+ * cannot stand) and the buffers of a generation. */
 static mlc_status setup(optimize_run *o) {
     mlc_status s;
     const mlc_optimize_def *d = &o->def;
@@ -456,8 +456,8 @@ static mlc_status passive_up_min(optimize_run *o, double *up_min, double rest_up
         len += rest_up[j] * rest_up[j];
     }
     len = sqrt(len);
-    for (int j = 0; j < 3; j++)
-        rest_up[j] = len > 0 ? rest_up[j] / len : (double)NAN;
+    for (int j = 0; j < 3; j++) /* no pose from a rollout that failed */
+        rest_up[j] = len > 0 && !res.failed ? rest_up[j] / len : (double)NAN;
     return s;
 }
 
