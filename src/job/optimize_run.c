@@ -263,23 +263,21 @@ static int diagonal_generations(const mlc_config *cfg, int n) {
 
 /* The precompute and what the search runs on: the pipeline's model (on several ranks, rank 0
  * computes and the others read its cache), the gait space and objective, and one worker (a
- * rollout and parameter buffers) per thread. first: whether the test seam fires (once a run). */
-static mlc_status build(optimize_run *o, int first) {
+ * rollout and parameter buffers) per thread. */
+static mlc_status build(optimize_run *o) {
     mlc_status s;
     const mlc_optimize_def *d = &o->def;
-    static const mlc_optimize_def no_fault;
-    const mlc_optimize_def *hook = first ? d : &no_fault;
     const mlc_config *cfg = &o->cfg;
     if (o->nproc == 1) {
-        if ((s = fault_hook(hook, &o->err)) != MLC_OK ||
+        if ((s = fault_hook(d, &o->err)) != MLC_OK ||
             (s = mlc_pipeline_model(&o->p, cfg, &o->err)) != MLC_OK)
             return s;
     } else {
         /* Rank 0 precomputes and writes the cache; after the agreement (a barrier) the others
          * read it. */
-        if (o->rank == 0 && (s = model_root(&o->p, cfg, hook, &o->err)) != MLC_OK) return s;
+        if (o->rank == 0 && (s = model_root(&o->p, cfg, d, &o->err)) != MLC_OK) return s;
         if (settled(o)) return MLC_OK;
-        if (o->rank != 0 && (s = model_worker(&o->p, cfg, hook, &o->err)) != MLC_OK) return s;
+        if (o->rank != 0 && (s = model_worker(&o->p, cfg, d, &o->err)) != MLC_OK) return s;
         if (settled(o)) return MLC_OK;
     }
 
@@ -344,6 +342,8 @@ static mlc_status lay_down(optimize_run *o) {
     double up_min, rest_up[3], up[3], len = 0;
     mlc_status s = passive_up_min(o, &up_min, rest_up);
     if (s != MLC_OK) return s;
+    o->passive_known = 1, o->passive_up_min = up_min; /* start's note reads it */
+    memcpy(o->passive_rest_up, rest_up, sizeof rest_up);
     if (up_min > MLC_CRED_UP_MIN) return MLC_OK;
     for (int j = 0; j < 3; j++) {
         up[j] = round(1000 * rest_up[j]) / 1000;
@@ -360,8 +360,9 @@ static mlc_status lay_down(optimize_run *o) {
     cfg->mesh.up[0] = '\0';
     cfg->mesh.lay_down = 0;
     o->fingerprint = mlc_checkpoint_fingerprint(cfg);
+    o->passive_known = 0; /* another model: start rolls it out for its note */
     unbuild(o);
-    return build(o, 0);
+    return build(o);
 }
 
 /* Setup: the configuration, the model (with several processes rank 0 precomputes and the
@@ -396,7 +397,7 @@ static mlc_status setup(optimize_run *o) {
     o->p.note = mlc_sink_note; /* the pipeline's notes, from every rank as before */
     o->p.note_user = (void *)&o->def.sink;
     o->t_start = mlc_now();
-    if ((s = build(o, 1)) != MLC_OK || o->stop) return s;
+    if ((s = build(o)) != MLC_OK || o->stop) return s;
     if ((s = lay_down(o)) != MLC_OK || o->stop) return s;
     o->t_pre = mlc_now() - o->t_start;
     o->rerank = rerank_candidates(cfg, o->p.mesh.nt);
@@ -700,9 +701,10 @@ static mlc_status start(optimize_run *o) {
         }
         if (mlc_sim_fma_emulated()) mlc_sink_say(&o->def.sink, 0, "%s", MLC_FMA_NOTE);
         const mlc_objective_kind_info *kind = mlc_objective_kind_info_of(o->obj.kind);
-        double up_min, rest_up[3];
+        double up_min = o->passive_up_min, rest_up[3];
+        memcpy(rest_up, o->passive_rest_up, sizeof rest_up);
         if (kind && kind->up) {
-            if ((s = passive_up_min(o, &up_min, rest_up)) != MLC_OK) return s;
+            if (!o->passive_known && (s = passive_up_min(o, &up_min, rest_up)) != MLC_OK) return s;
             if (!(up_min > MLC_CRED_UP_MIN))
                 mlc_sink_say(&o->def.sink, 0,
                              "modalloco: note: left alone, this body falls over within %.1f s "

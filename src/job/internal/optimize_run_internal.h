@@ -78,6 +78,10 @@ typedef struct optimize_run {
     /* With several processes, failures before the loop are settled collectively (settle), and
      * a failure of rank 0 inside the loop aborts the job (the others wait in a broadcast). */
     int in_setup, in_loop;
+    /* The passive rollout of the model the search runs on (optimize_run.c, lay_down), once
+     * made: its lowest up and the input mesh's direction that points up at its end. */
+    int passive_known;
+    double passive_up_min, passive_rest_up[3];
     /* rerank > 0, rank 0: the candidates the generations leave (kept in the checkpoint) for the
      * full-space validation (optimize_rerank.c): each CMA-ES run's best point (run_x, n per
      * run, restart index order) and score (run_f, +inf while the run has none), and a ring of
