@@ -86,8 +86,21 @@ ncand=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["re
 [ -s "$T/n3/precompute.cache" ] && echo "ok: rank 0 shared the precompute through DIR/precompute.cache" \
   || fail "no precompute.cache in the output of the 3-process run"
 
+# reference.refine forced (any gait keeps less than 100 times its travel): rank 0 decides on
+# the second search and every rank runs it; both searches, the comparison and the files are the
+# plain run's.
+REFINE=("${SMALL[@]}" --set reference.refine=100 --set subspace.skinning_modes=4)
+opt_ok "$BIN" optimize "${REFINE[@]}" --out "$T/refine1" >/dev/null 2>&1 || fail "plain refine"
+opt_ok "${MPIRUN[@]}" -n 2 "$BIN" optimize "${REFINE[@]}" --threads 1 --out "$T/refine2" \
+  >/dev/null 2>"$T/err2" || { fail "mpirun -n 2, refine"; cat "$T/err2"; }
+[ -f "$T/refine1/finer/params.json" ] && grep -q '"refine"' "$T/refine1/result.json" \
+  && cmp -s "$T/refine1/params.json" "$T/refine2/params.json" \
+  && cmp -s "$T/refine1/result.json" "$T/refine2/result.json" \
+  && cmp -s "$T/refine1/finer/params.json" "$T/refine2/finer/params.json" \
+  && echo "ok: the second search in a finer model is the plain run's on 2 processes" \
+  || fail "reference.refine on 2 processes differs from the plain run"
 # Only rank 0 talks: one progress header, not three.
-opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --threads 1 --out "$T/talk" >"$T/out" 2>"$T/err" \
+opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --set reference.refine=0 --threads 1 --out "$T/talk" >"$T/out" 2>"$T/err" \
   || fail "mpirun -n 3 (progress)"
 [ "$(grep -c "vertices" "$T/err")" -eq 1 ] && [ "$(grep -c "^J " "$T/out")" -eq 1 ] \
   && echo "ok: progress and results come from rank 0 only" || fail "several ranks printed"

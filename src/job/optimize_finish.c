@@ -243,32 +243,35 @@ static mlc_status polish_gait(optimize_run *o, const double *u, double *out, mlc
     return s;
 }
 
-mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, cJSON *block) {
-    snprintf(o->path, sizeof o->path, "%s/result.json", o->dir);
+mlc_status mlc_result_add_block(const char *dir, const char *name, cJSON *block, mlc_err *err) {
+    char path[MLC_CONFIG_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/result.json", dir);
     char *text = NULL;
     size_t len = 0;
-    mlc_status s = mlc_file_read_all(o->path, (size_t)16 << 20, NULL, &text, &len, &o->err);
+    mlc_status s = mlc_file_read_all(path, (size_t)16 << 20, NULL, &text, &len, err);
     cJSON *root = s == MLC_OK ? cJSON_Parse(text) : NULL;
     mlc_free(text);
     if (!root) {
         cJSON_Delete(block);
-        return s != MLC_OK
-                   ? s
-                   : mlc_errf(&o->err, MLC_EIO, "%s: cannot read back result.json", o->path);
+        return s != MLC_OK ? s : mlc_errf(err, MLC_EIO, "%s: cannot read back result.json", path);
     }
     cJSON_AddItemToObject(root, name, block);
     /* Read back, the earlier blocks' numbers would print with 15 digits where those are close,
      * not equal (the rerank candidates' against the transfer block's). */
     char *out = mlc_json_make_exact(root) ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
-    if (!out) return mlc_optimize_oom(o);
+    if (!out) return mlc_errf(err, MLC_ENOMEM, "out of memory");
     char *copy = mlc_malloc(strlen(out) + 2);
     if (copy) sprintf(copy, "%s\n", out);
     cJSON_free(out);
-    if (!copy) return mlc_optimize_oom(o);
-    s = mlc_write_text_atomic(o->path, copy, &o->err);
+    if (!copy) return mlc_errf(err, MLC_ENOMEM, "out of memory");
+    s = mlc_write_text_atomic(path, copy, err);
     mlc_free(copy);
     return s;
+}
+
+mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, cJSON *block) {
+    return mlc_result_add_block(o->dir, name, block, &o->err);
 }
 
 static mlc_status add_polish_block(optimize_run *o, const mlc_polish_report *rep, long rollouts) {
@@ -322,6 +325,13 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     }
     const double share = mlc_judgement_transfer(&j);
     const int guard = j.c.convergence.guard_steps;
+    mlc_optimize_result *r = o->res;
+    r->transfer_known = guard == 0;
+    r->transfer_fraction = share, r->transfer_J = j.c.full.J;
+    r->transfer_credible = j.cred.credible;
+    /* reference.refine follows with a second search and says so itself */
+    const int refine =
+        guard == 0 && cred->credible && mlc_optimize_refine_wanted(&o->cfg, share, j.cred.credible);
     mlc_sink_say(&o->def.sink, 1,
                  "transfer_displacement %.9g\ntransfer_fraction %.6g\ntransfer_credible %s\n",
                  j.c.full.displacement, share, j.cred.credible ? "true" : "false");
@@ -336,7 +346,7 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
                      seconds);
     /* A gait credible in the reduced model only: the reduced model allowed what the full body
      * does not (a gait that is not credible in either has its own message). */
-    if (!o->quiet && guard == 0 && cred->credible &&
+    if (!o->quiet && guard == 0 && cred->credible && !refine && !o->def.second_search &&
         !(share >= MLC_JUDGE_HOLD_SHARE && j.cred.credible)) {
         char how[96];
         if (!j.cred.credible && j.cred.up_min < 0)
@@ -523,7 +533,7 @@ static mlc_status finish_root(optimize_run *o) {
         mlc_sink_say(&o->def.sink, 0,
                      "modalloco: interrupted after generation %d; checkpoint saved. Continue "
                      "with: modalloco optimize --resume %s\n",
-                     o->nhist, o->dir);
+                     o->nhist, o->def.resume_dir ? o->def.resume_dir : o->dir);
         o->rc = 130;
         return MLC_OK;
     }

@@ -544,6 +544,14 @@ static mlc_status dry_run(optimize_run *o) {
                      o->rerank, o->rerank == 1 ? "" : "s", validation,
                      1e6 * MLC_REPLAY_SECONDS_PER_TET_STEP);
     mlc_sink_say(&o->def.sink, 1, "estimated wall time %.1f s\n", est);
+    /* reference.refine's second search: the finer model's jobs took 1.2-2.1 times the first's
+     * on the zoo (docs/method.md, "A second search in a finer model"). */
+    if ((o->rerank > 0 || cfg->reference.check) && mlc_optimize_refine_wanted(cfg, -INFINITY, 0))
+        mlc_sink_say(&o->def.sink, 1,
+                     "second search when the gait does not hold in the full-space reference "
+                     "(reference.refine %g): subspace.skinning_modes %d, about 1.2-2.1 times the "
+                     "estimate again\n",
+                     cfg->reference.refine, MLC_MIN(32, 2 * cfg->subspace.skinning_modes));
     /* That estimate is an upper bound: under robust_scope "improving" only a candidate that
      * would become the best pays for its replays, and they stop at the first that falls short.
      * Over 70 jobs with the defaults (the zoo, the held-out bodies, the Table 1 examples) the
@@ -981,7 +989,8 @@ static mlc_status generations(optimize_run *o) {
     return s;
 }
 
-int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
+int mlc_optimize_search(const mlc_optimize_def *def, mlc_optimize_result *out,
+                        mlc_config *final_cfg) {
     memset(out, 0, sizeof *out);
     optimize_run *o = mlc_calloc(1, sizeof *o);
     if (!o) {
@@ -1008,6 +1017,7 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
     out->status = s;
     out->err = o->err;
     out->rc = o->rc;
+    if (final_cfg) *final_cfg = o->cfg; /* as the search ran it (lay_down may have set mesh.up) */
     if (o->hf) fclose(o->hf);
     for (int t = 0; t < o->nworkers; t++) {
         mlc_rollout_destroy(o->workers[t].ro);

@@ -48,6 +48,12 @@ typedef struct mlc_optimize_def {
      * test decides which candidate holds; the share of travel kept is then unknown (null). */
     double (*rerank_judge)(void *user, const double *u, int n);
     void *rerank_judge_user;
+    /* The directory an interrupted run is resumed from, named in the message that says how
+     * (NULL: output.dir). The second search of reference.refine runs in a subdirectory of it. */
+    const char *resume_dir;
+    /* Set by reference.refine for its second search (optimize_refine.c), whose comparison with
+     * the first says whether the gait returned holds: the search's own warning stays out. */
+    int second_search;
 } mlc_optimize_def;
 
 /* What came out (filled on every process; the values only on the one that wrote the files). */
@@ -69,12 +75,21 @@ typedef struct mlc_optimize_result {
     char stop_reason[32]; /* params.json stop_reason: "budget", "restart_room", ... or "" */
     int n;                /* parameters */
     double *u;            /* the returned gait in [0,1]^n (mlc_gait_decode), owned */
+    /* The returned gait's replay in the full-space reference (reference.check, or the
+     * validation's), when one was measured and converged: transfer_known 1, then the share of
+     * its travel it kept, its full-space J and whether it is credible there. */
+    int transfer_known, transfer_credible;
+    double transfer_fraction, transfer_J;
+    /* reference.refine searched once more (optimize_refine.c): 1 when the finer model's gait is
+     * the one returned, 0 when the first search's is; -1 when there was no second search. */
+    int refined;
 } mlc_optimize_result;
 
-/* Run the job (collective under mpirun: every process calls it). Fills *out (free it with
- * mlc_optimize_result_free) and returns out->rc. A failure has been reported through
- * def->sink.fail by then; a failure that only a rank other than 0 meets ends the whole job
- * (mlc_dist_abort) and does not return. */
+/* Run the job (collective under mpirun: every process calls it): the search, and when its gait
+ * does not hold in the full-space reference a second one in a finer model (reference.refine,
+ * optimize_refine.c). Fills *out (free it with mlc_optimize_result_free) and returns out->rc. A
+ * failure has been reported through def->sink.fail by then; a failure that only a rank other than 0
+ * meets ends the whole job (mlc_dist_abort) and does not return. */
 int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out);
 
 void mlc_optimize_result_free(mlc_optimize_result *r);

@@ -99,6 +99,19 @@ static const mlc_key reference_keys[] = {
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(rerank),
      MLC_KEY_BETWEEN('[', -1, MLC_REFERENCE_RERANK_MAX, ']')},
+    {.name = "reference.refine",
+     .type_name = "number",
+     .default_json = "0.5",
+     .range = "in [0, 100]",
+     .meaning = "optimize: when the returned gait's full-space replay (reference.check, or "
+                "reference.rerank's) keeps less than this share of its travel, or is not "
+                "credible there, search once more with subspace.skinning_modes doubled (at most "
+                "32) in OUT/finer and return the gait that does better in the reference "
+                "(credible there first, then the lower full-space J; result.json \"refine\"); "
+                "0 = never; costs one more search at the finer model's price",
+     .type = MLC_KEY_NUMBER,
+     MLC_KEY_FIELD(refine),
+     MLC_KEY_BETWEEN('[', 0, 100, ']')},
 };
 
 const mlc_key_section mlc_reference_key_section =

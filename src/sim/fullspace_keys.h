@@ -22,6 +22,9 @@ typedef struct mlc_config_reference {
     int rerank;       /* reference.rerank: candidates optimize replays in the reference before it
                          chooses the gait, 0 = off, ≤ MLC_REFERENCE_RERANK_MAX,
                          −1 = chosen from the body's size (optimize_run.c) */
+    double refine;    /* reference.refine: optimize searches once more in a finer model when its
+                         gait keeps less than this share of its travel in the reference, or is
+                         not credible there (optimize_refine.c); 0 = never */
 } mlc_config_reference;
 
 /* The most candidates reference.rerank may replay: each costs a full-space rollout (16-31 CPU s

@@ -96,6 +96,17 @@ typedef struct optimize_run {
     int interrupted; /* SIGINT or SIGTERM ended the generations (exit 130) */
 } optimize_run;
 
+/* One search (optimize_run.c): mlc_optimize_run without reference.refine's second search.
+ * *final_cfg (may be NULL) receives the configuration as the search ran it: lay_down may have
+ * set mesh.up. */
+int mlc_optimize_search(const mlc_optimize_def *def, mlc_optimize_result *out,
+                        mlc_config *final_cfg);
+
+/* reference.refine's rule (optimize_refine.c): 1 when a search of configuration cfg whose gait,
+ * credible in the reduced model, kept `share` of its travel in the full-space reference and is
+ * (credible_full) or is not credible there, is followed by a second search in a finer model. */
+int mlc_optimize_refine_wanted(const mlc_config *cfg, double share, int credible_full);
+
 /* "out of memory" into o->err: MLC_ENOMEM. */
 mlc_status mlc_optimize_oom(optimize_run *o);
 
@@ -113,8 +124,11 @@ int mlc_optimize_evaluate(optimize_run *o, const double *X, int npts, int ncand,
 mlc_status mlc_optimize_evaluate_gait(optimize_run *o, const double *u, mlc_actuation *a,
                                       mlc_rollout_result *r, mlc_credibility *c);
 
-/* Add `block` (owned, consumed) as `name` to DIR/result.json (rewritten atomically). */
+/* Add `block` (owned, consumed) as `name` to DIR/result.json (rewritten atomically): the run's
+ * o->dir, or any `dir`. */
 mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, struct cJSON *block);
+mlc_status mlc_result_add_block(const char *dir, const char *name, struct cJSON *block,
+                                mlc_err *err);
 
 /* ---- The full-space validation (reference.rerank, optimize_rerank.c) ---------------------- */
 /* Rank 0, after a generation's tell: keep its best point among the candidates (the points in
