@@ -6,7 +6,8 @@
 # OUT/finer is a complete run whose config.json repeats it alone; result.json's "refine" block
 # holds both verdicts and names the gait returned by that rule; OUT's params.json and
 # result.json are that gait's and replay; stdout carries one set of results; an interruption in
-# the second search resumes to the uninterrupted result; reference.refine=0 searches once.
+# the second search resumes to the uninterrupted result; reference.refine=0 searches once, and
+# so does a task; a second search that fails leaves the first gait.
 . "$(dirname "$0")/lib_cli.sh" "$@"
 SMALL=(--set cmaes.population=6 --set cmaes.generations=3 --set sim.steps=120
        --set actuation.modes=3 --set subspace.skinning_modes=4 --threads 1)
@@ -107,6 +108,11 @@ opt_ok "$BIN" optimize --resume "$T/cut" --quiet >"$T/cut.out" 2>"$T/err" || fai
 cmp -s <(sed "s#$T/cut#$T/full#g" "$T/cut/params.json") "$T/full/params.json" \
   && cmp -s "$T/cut/result.json" "$T/full/result.json" && cmp -s "$T/cut.out" "$T/full.out" \
   && ok "the resumed run returns the uninterrupted gait" || fail "the resumed run differs"
+# Tasks are judged by their full-space J, not by a share of travel: no second search.
+opt_ok "$BIN" optimize "$SRC/examples/turn.json" "${SMALL[@]}" --set reference.refine=100 \
+  --out "$T/turn" >"$T/out" 2>"$T/err" || fail "optimize the turn example: $(cat "$T/err")"
+[ ! -e "$T/turn/finer" ] && ! grep -q "^refined" "$T/out" && ok "a turn is not searched for twice" \
+  || fail "the turn example was searched for twice"
 # A second search that cannot run (OUT/finer is a file) is a warning: the first gait is returned.
 mkdir -p "$T/blocked" && : > "$T/blocked/finer"
 opt_ok "$BIN" optimize "${SMALL[@]}" --set reference.refine=100 --seed 3 --out "$T/blocked" \

@@ -36,10 +36,13 @@
 #define REFINE_SKINNING_MAX 32 /* subspace.skinning_modes' upper bound (subspace_keys.c) */
 #define REFINE_SUBDIR "finer"
 
+/* Locomotion only: the share of travel kept is its measure of holding; a task's J measures
+ * other things (a heading, a target, a height), and the validation already ranks its
+ * candidates by their full-space J. */
 int mlc_optimize_refine_wanted(const mlc_config *cfg, double share, int credible_full) {
     const double t = cfg->reference.refine;
-    return t > 0 && cfg->subspace.skinning_modes < REFINE_SKINNING_MAX &&
-           (!(share >= t) || !credible_full);
+    return t > 0 && cfg->objective.kind == MLC_OBJ_LOCOMOTION &&
+           cfg->subspace.skinning_modes < REFINE_SKINNING_MAX && (!(share >= t) || !credible_full);
 }
 
 /* ---- a sink that holds back the results (stdout) and passes the rest on ------------------- */

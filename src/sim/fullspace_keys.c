@@ -103,8 +103,9 @@ static const mlc_key reference_keys[] = {
      .type_name = "number",
      .default_json = "0.5",
      .range = "in [0, 100]",
-     .meaning = "optimize: when the returned gait's full-space replay (reference.check, or "
-                "reference.rerank's) keeps less than this share of its travel, or is not "
+     .meaning = "optimize, objective.kind locomotion: when the returned gait's full-space "
+                "replay (reference.check, or reference.rerank's) keeps less than this share of "
+                "its travel, or is not "
                 "credible there, search once more with subspace.skinning_modes doubled (at most "
                 "32) in OUT/finer and return the gait that does better in the reference "
                 "(credible there first, then the lower full-space J; result.json \"refine\"); "
