@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_refine.sh BIN SRCDIR: reference.refine. When the returned gait does not hold in the
 # full-space reference, optimize searches once more with twice the skinning modes in OUT/finer
-# and returns the gait that does better there (credible first, then the lower full-space J).
+# and returns the gait that does better there (holding first, then credible, then the lower
+# full-space J).
 # Forced here with a threshold no gait reaches (100 times its travel) on the sample body:
 # OUT/finer is a complete run whose config.json repeats it alone; result.json's "refine" block
 # holds both verdicts and names the gait returned by that rule; OUT's params.json and
@@ -36,8 +37,9 @@ for k in a:
         continue
     assert a[k] == b[k], k
 PY
-# The rule: the finer gait is returned when it is credible in the reference and the first is
-# not, or both are alike and its full-space J is lower.
+# The rule: the finer gait is returned when it holds in the reference (credible, keeping the
+# threshold's share of its travel) and the first does not; or both alike, when it is credible
+# there and the first is not; or both alike, when its full-space J is lower.
 python3 - "$T/$run/result.json" <<'PY' && ok "result.json names the gait the rule returns" \
   || fail "the refine block's choice breaks the rule"
 import json, sys
@@ -46,8 +48,11 @@ first, finer = r["searches"]
 assert (first["dir"], finer["dir"], first["skinning_modes"], finer["skinning_modes"]) == (".", "finer", 4, 8), r
 assert r["threshold"] == 100
 assert "fraction" in first and "J_full" in first, first
+holds = lambda s: s["credible_full"] and s["fraction"] >= r["threshold"]
 if finer.get("exit") == 0 and finer.get("found") and "J_full" in finer:
-    if finer["credible_full"] != first["credible_full"]:
+    if holds(finer) != holds(first):
+        want = "finer" if holds(finer) else "."
+    elif finer["credible_full"] != first["credible_full"]:
         want = "finer" if finer["credible_full"] else "."
     else:
         want = "finer" if finer["J_full"] < first["J_full"] else "."

@@ -108,7 +108,8 @@ static const mlc_key reference_keys[] = {
                 "its travel, or is not "
                 "credible there, search once more with subspace.skinning_modes doubled (at most "
                 "32) in OUT/finer and return the gait that does better in the reference "
-                "(credible there first, then the lower full-space J; result.json \"refine\"); "
+                "(holding there first, then credible there, then the lower full-space J; "
+                "result.json \"refine\"); "
                 "0 = never; costs one more search at the finer model's price",
      .type = MLC_KEY_NUMBER,
      MLC_KEY_FIELD(refine),
