@@ -192,7 +192,7 @@ static cJSON *search_entry(const char *dir, int w, const mlc_optimize_result *r,
  * where the first is not; or as credible, its full-space J is lower (the validation's order,
  * optimize_rerank.c). Holding comes first because a gait is returned on the strength of its
  * reduced J: one that holds is one whose numbers the user can trust, and on the held-out
- * elephant the first gait's 2.6% lower full-space J came with 49% of its travel kept against
+ * elephant the first gait's 3% lower full-space J came with 49% of its travel kept against
  * the finer one's 88%. */
 static int holds(const mlc_optimize_result *r, double share) {
     return r->transfer_credible && r->transfer_fraction >= share;
