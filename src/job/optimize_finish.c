@@ -299,6 +299,12 @@ static mlc_status transfer_failed(optimize_run *o, const char *error) {
     return mlc_optimize_add_result_block(o, "transfer", b);
 }
 
+const char *mlc_optimize_hold_advice(int rerank) {
+    return rerank >= 8 ? "try another seed"
+                       : "try another seed, or --set reference.rerank=8 to replay 8 candidates and "
+                         "return the one that holds best";
+}
+
 /* reference.check: the returned gait replayed in the full-space reference (judge.h); prints the
  * share of the travel it kept and adds result.json's "transfer" block. A gait that does not
  * hold there (MLC_JUDGE_HOLD_SHARE) is reported with a warning, not rejected: the reduced
@@ -327,6 +333,7 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     const int guard = j.c.convergence.guard_steps;
     mlc_optimize_result *r = o->res;
     r->transfer_known = guard == 0;
+    r->rerank = o->rerank;
     r->transfer_fraction = share, r->transfer_J = j.c.full.J;
     r->transfer_credible = j.cred.credible;
     /* reference.refine follows with a second search and says so itself */
@@ -360,12 +367,8 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
                      100 * share, 100 * MLC_JUDGE_HOLD_SHARE);
         mlc_sink_say(&o->def.sink, 0,
                      "modalloco: warning: the gait does not hold in the full-space reference (%s): "
-                     "the reduced model allows a motion the full body does not make; try another "
-                     "seed%s\n",
-                     how,
-                     o->rerank >= 8 ? ""
-                                    : ", or --set reference.rerank=8 to replay 8 candidates and "
-                                      "return the one that holds best");
+                     "the reduced model allows a motion the full body does not make; %s\n",
+                     how, mlc_optimize_hold_advice(o->rerank));
     }
     if (!o->quiet && guard > 0)
         mlc_sink_say(&o->def.sink, 0,

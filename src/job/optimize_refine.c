@@ -331,8 +331,8 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
             mlc_sink_say(&def->sink, 0,
                          "modalloco: warning: the gait returned does not hold in the full-space "
                          "reference either: the reduced model allows a motion the full body does "
-                         "not make; try another seed, or --set reference.rerank=8 to replay 8 "
-                         "candidates and return the one that holds best\n");
+                         "not make; %s\n",
+                         mlc_optimize_hold_advice(r->rerank));
     }
     if (finer) {
         const int written = out->written;

@@ -80,6 +80,7 @@ typedef struct mlc_optimize_result {
      * its travel it kept, its full-space J and whether it is credible there. */
     int transfer_known, transfer_credible;
     double transfer_fraction, transfer_J;
+    int rerank; /* reference.rerank resolved: the candidates the validation replays (0: none) */
     /* reference.refine searched once more (optimize_refine.c): 1 when the finer model's gait is
      * the one returned, 0 when the first search's is; -1 when there was no second search. */
     int refined;

@@ -130,6 +130,10 @@ mlc_status mlc_optimize_add_result_block(optimize_run *o, const char *name, stru
 mlc_status mlc_result_add_block(const char *dir, const char *name, struct cJSON *block,
                                 mlc_err *err);
 
+/* The advice that ends the warning about a gait that does not hold in the full-space reference:
+ * another seed, or more candidates replayed when the validation replayed fewer than 8. */
+const char *mlc_optimize_hold_advice(int rerank);
+
 /* ---- The full-space validation (reference.rerank, optimize_rerank.c) ---------------------- */
 /* Rank 0, after a generation's tell: keep its best point among the candidates (the points in
  * X, lam × n, scored in o->f). */
