@@ -97,7 +97,10 @@ opt_ok "${MPIRUN[@]}" -n 2 "$BIN" optimize "${REFINE[@]}" --threads 1 --out "$T/
   && cmp -s "$T/refine1/params.json" "$T/refine2/params.json" \
   && cmp -s "$T/refine1/result.json" "$T/refine2/result.json" \
   && cmp -s "$T/refine1/finer/params.json" "$T/refine2/finer/params.json" \
-  && echo "ok: the second search in a finer model is the plain run's on 2 processes" \
+  && cmp -s "$T/refine1/finer_centre/params.json" "$T/refine2/finer_centre/params.json" \
+  && python3 -c 'import json, sys; a, b = (json.load(open(f))["cmaes"] for f in sys.argv[1:]); assert a == b and a["start"]' \
+     "$T/refine1/finer/config.json" "$T/refine2/finer/config.json" \
+  && echo "ok: the searches in a finer model, from the first gait and from the centre, are the plain run's on 2 processes" \
   || fail "reference.refine on 2 processes differs from the plain run"
 # Only rank 0 talks: one progress header, not three.
 opt_ok "${MPIRUN[@]}" -n 3 "$BIN" optimize "${TALK[@]}" --set reference.refine=0 --threads 1 --out "$T/talk" >"$T/out" 2>"$T/err" \

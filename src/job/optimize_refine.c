@@ -1,20 +1,25 @@
-/* optimize_refine.c: reference.refine, a second search in a finer model when the first one's
+/* optimize_refine.c: reference.refine, further searches in a finer model when the first one's
  * gait does not hold in the full-space reference.
  *
  * Why: the search finds what the reduced model rewards, and a coarse model can reward a motion
  * the full body does not make (docs/method.md, "A second search in a finer model"). Which
  * gaits are fooled is a matter of detail, so no finer default does better on every body; but
  * when the reference, the judge, has said that this gait does not hold, a search with twice the
- * skinning modes is a second, independent chance, and the reference chooses between the two.
+ * skinning modes is another chance, and the reference chooses. A coarse model's gait is often a
+ * real one pushed too far, so the finer search starts from it with half the generations; when
+ * its gait does not hold either, the first gait had no real one near it, and a search from the
+ * box's centre with every generation follows ("From the first gait, then from the centre").
  *
- * Layout: the first search runs in output.dir as always; the second in output.dir/finer, a
- * complete run of its own (config.json, checkpoint.bin, history, results) whose configuration
- * is the first's as it ran (mesh.up laid down included) with subspace.skinning_modes doubled and
- * reference.refine 0, so `modalloco optimize OUT/finer/config.json` repeats it alone. When its
- * gait does better in the reference, its results (params.json, result.json, the rollout's
- * files) are copied over the first's; config.json, checkpoint.bin and history.* in output.dir
- * stay the first search's, so --resume output.dir repeats both searches: the first resumes from
- * its checkpoint, its finish replays its gait again, and the second resumes from its own.
+ * Layout: the first search runs in output.dir as always; the others in output.dir/finer and
+ * output.dir/finer_centre, each a complete run of its own (config.json, checkpoint.bin,
+ * history, results) whose configuration is the first's as it ran (mesh.up laid down included)
+ * with subspace.skinning_modes doubled and reference.refine 0, and for finer cmaes.start the
+ * first gait and half the generations, so `modalloco optimize OUT/finer/config.json` repeats it
+ * alone. When a further gait does best in the reference, its results (params.json,
+ * result.json, the rollout's files) are copied over the first's; config.json, checkpoint.bin
+ * and history.* in output.dir stay the first search's, so --resume output.dir repeats every
+ * search: the first resumes from its checkpoint, its finish replays its gait again, and the
+ * others resume from their own.
  * params.json carries the configuration of the gait it holds, so it replays either way.
  *
  * Only one set of results reaches stdout: each search's stdout lines are held back and the
@@ -34,7 +39,8 @@
 #include "output.h"
 
 #define REFINE_SKINNING_MAX 32 /* subspace.skinning_modes' upper bound (subspace_keys.c) */
-#define REFINE_SUBDIR "finer"
+#define REFINE_SUBDIR "finer"  /* from the first gait */
+#define REFINE_CENTRE_SUBDIR "finer_centre" /* from the box's centre */
 
 /* Locomotion only: the share of travel kept is its measure of holding; a task's J measures
  * other things (a heading, a target, a height), and the validation already ranks its
@@ -81,8 +87,8 @@ static int held_fail(void *user, mlc_status s, const mlc_err *err) {
     held_sink *h = user;
     if (!h->warn_failure) return mlc_sink_fail(&h->real, s, err);
     mlc_sink_say(&h->real, 0,
-                 "modalloco: warning: the search in the finer model failed (%s); the first "
-                 "search's gait is returned\n",
+                 "modalloco: warning: a search in the finer model failed (%s); the gait "
+                 "returned is the better of the others\n",
                  err->msg);
     return mlc_exit_code(s);
 }
@@ -166,12 +172,14 @@ static mlc_status copy_results(const char *from, const char *to, int depth, mlc_
 }
 
 /* One search's entry of the "refine" block. */
-static cJSON *search_entry(const char *dir, int w, const mlc_optimize_result *r, int rc,
-                           const char *error) {
+static cJSON *search_entry(const char *dir, const char *start, const mlc_config *cfg,
+                           const mlc_optimize_result *r, int rc, const char *error) {
     cJSON *e = cJSON_CreateObject();
     if (!e) return NULL;
     cJSON_AddStringToObject(e, "dir", dir);
-    cJSON_AddNumberToObject(e, "skinning_modes", w);
+    cJSON_AddNumberToObject(e, "skinning_modes", cfg->subspace.skinning_modes);
+    cJSON_AddStringToObject(e, "start", start);
+    cJSON_AddNumberToObject(e, "generations", cfg->cmaes.generations);
     if (error) {
         cJSON_AddStringToObject(e, "error", error);
         return e;
@@ -187,22 +195,93 @@ static cJSON *search_entry(const char *dir, int w, const mlc_optimize_result *r,
     return e;
 }
 
-/* The finer gait does better in the reference: it holds (credible there, keeping at least
- * `share` of its travel) where the first does not; or as they hold alike, it is credible there
- * where the first is not; or as credible, its full-space J is lower (the validation's order,
+/* Gait b does better in the reference than gait a: it holds (credible there, keeping at least
+ * `share` of its travel) where a does not; or as they hold alike, it is credible there where a
+ * is not; or as credible, its full-space J is lower (the validation's order,
  * optimize_rerank.c). Holding comes first because a gait is returned on the strength of its
  * reduced J: one that holds is one whose numbers the user can trust, and on the held-out
  * elephant the first gait's 3% lower full-space J came with 49% of its travel kept against
- * the finer one's 88%. */
+ * the finer one's 88%. A search that failed, found nothing or has no verdict never wins. */
 static int holds(const mlc_optimize_result *r, double share) {
     return r->transfer_credible && r->transfer_fraction >= share;
 }
-static int finer_wins(const mlc_optimize_result *a, const mlc_optimize_result *b, int rc_b,
-                      double share) {
-    if (rc_b != 0 || !b->found || !b->transfer_known) return 0;
+static int judged(const mlc_optimize_result *r, int rc) {
+    return rc == 0 && r->found && r->transfer_known;
+}
+static int does_better(const mlc_optimize_result *a, const mlc_optimize_result *b, double share) {
     if (holds(b, share) != holds(a, share)) return holds(b, share);
     if (b->transfer_credible != a->transfer_credible) return b->transfer_credible;
     return b->transfer_J < a->transfer_J;
+}
+
+/* One search after the first. */
+typedef struct refine_search {
+    const char *sub; /* its directory under output.dir */
+    mlc_config cfg;  /* its configuration */
+    char dir[MLC_CONFIG_PATH_MAX + 32];
+    held_sink h;             /* its stdout, held back */
+    mlc_optimize_result res; /* its result (rank 0) */
+    int rc, ran;
+} refine_search;
+
+/* The first search's configuration in the finer model: skinning modes doubled (at most 32),
+ * reference.refine 0, in output.dir/sub. from_gait: CMA-ES starts at the first gait u (n values)
+ * with half the generations and half a budget; else from the box's centre with the first's. */
+static int refine_config(refine_search *r, const mlc_config *cfg1, const char *sub, const double *u,
+                         int n) {
+    r->sub = sub;
+    r->cfg = *cfg1;
+    mlc_config *c = &r->cfg;
+    c->subspace.skinning_modes = MLC_MIN(REFINE_SKINNING_MAX, 2 * cfg1->subspace.skinning_modes);
+    c->reference.refine = 0;
+    if (u) {
+        memcpy(c->cmaes.start, u, (size_t)n * sizeof(double));
+        c->cmaes.nstart = n;
+        c->cmaes.generations = MLC_MAX(1, cfg1->cmaes.generations / 2);
+        if (c->cmaes.budget > 0) c->cmaes.budget = MLC_MAX(1, c->cmaes.budget / 2);
+    } else {
+        c->cmaes.nstart = 0;
+    }
+    if (snprintf(r->dir, sizeof r->dir, "%s/%s", cfg1->output.dir, sub) >=
+        (int)sizeof c->output.dir)
+        return 0;
+    memcpy(c->output.dir, r->dir, strlen(r->dir) + 1);
+    if (c->subspace.cache[0] && /* the finer model's precompute beside the first's */
+        snprintf(c->subspace.cache, sizeof c->subspace.cache, "%s.finer", cfg1->subspace.cache) >=
+            (int)sizeof c->subspace.cache)
+        c->subspace.cache[0] = '\0';
+    return 1;
+}
+
+/* Run search r (collective): resumed from its checkpoint when the job resumes and it has one. */
+static void refine_run(const mlc_optimize_def *def, const mlc_config *cfg1, refine_search *r) {
+    int resume = 0;
+    if (mlc_dist_rank() == 0 && def->resume) {
+        char ck[sizeof r->dir + 32];
+        struct stat st;
+        snprintf(ck, sizeof ck, "%s/checkpoint.bin", r->dir);
+        resume = stat(ck, &st) == 0;
+    }
+    if (mlc_dist_size() > 1) mlc_dist_bcast_int(&resume, 1, 0);
+    r->h = (held_sink){.real = def->sink, .warn_failure = 1};
+    mlc_optimize_def d = *def;
+    d.config = &r->cfg;
+    d.load = NULL, d.load_user = NULL;
+    d.resume = resume ? r->dir : NULL;
+    d.force = def->force || def->resume;
+    d.resume_dir = def->resume_dir ? def->resume_dir : cfg1->output.dir;
+    d.sink = held_sink_of(&r->h);
+    d.second_search = 1;
+    r->rc = mlc_optimize_search(&d, &r->res, NULL);
+    r->ran = 1;
+}
+
+static const char *verdict(const mlc_optimize_result *r, char *buf, size_t cap) {
+    if (!r->transfer_credible)
+        snprintf(buf, cap, "it is not credible there");
+    else
+        snprintf(buf, cap, "it keeps %.0f%% of its travel", 100 * r->transfer_fraction);
+    return buf;
 }
 
 int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
@@ -213,83 +292,109 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
     memset(&cfg1, 0, sizeof cfg1);
     int rc = mlc_optimize_search(&d1, out, &cfg1);
     out->refined = -1;
+    const double share = cfg1.reference.refine;
+    const int quiet = def->quiet || mlc_dist_rank() != 0;
 
-    /* Rank 0 decides: 0 = no second search, 1 = a fresh one, 2 = one resumed from its
-     * checkpoint. */
-    char dir2[MLC_CONFIG_PATH_MAX + 16];
-    const int fits = snprintf(dir2, sizeof dir2, "%s/" REFINE_SUBDIR, cfg1.output.dir) <
-                     (int)sizeof cfg1.output.dir;
-    int go = mlc_dist_rank() == 0 && rc == 0 && out->written && out->found && out->transfer_known &&
-             !def->dry_run && fits &&
-             mlc_optimize_refine_wanted(&cfg1, out->transfer_fraction, out->transfer_credible);
-    if (go && def->resume) {
-        char ck[sizeof dir2 + 32];
-        struct stat st;
-        snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir2);
-        if (stat(ck, &st) == 0) go = 2;
+    /* Rank 0 decides whether the first gait holds; every process then needs that gait, the
+     * second search's start. */
+    int n =
+        mlc_dist_rank() == 0 && rc == 0 && out->written && out->found && out->transfer_known &&
+                !def->dry_run &&
+                mlc_optimize_refine_wanted(&cfg1, out->transfer_fraction, out->transfer_credible)
+            ? out->n
+            : 0;
+    if (mlc_dist_size() > 1) mlc_dist_bcast_int(&n, 1, 0);
+    if (n <= 0 || n > MLC_CMAES_START_MAX) {
+        held_release(&h1, 1);
+        return rc;
     }
-    if (mlc_dist_size() > 1) mlc_dist_bcast_int(&go, 1, 0);
-    if (!go) {
+    double *u = mlc_malloc((size_t)n * sizeof(double));
+    refine_search *rs = mlc_calloc(2, sizeof *rs);
+    int fits = u && rs;
+    if (fits && mlc_dist_rank() == 0) memcpy(u, out->u, (size_t)n * sizeof(double));
+    if (fits && mlc_dist_size() > 1) mlc_dist_bcast_double(u, (size_t)n, 0);
+    /* The second search starts from the first gait: a coarse model's gait is often a real one
+     * pushed too far, and half the generations find its finer neighbour. The third, when that
+     * one does not hold either, starts afresh from the box's centre with the whole budget
+     * (docs/method.md, "A second search in a finer model"). */
+    const int oom = !fits;
+    fits = fits && refine_config(&rs[0], &cfg1, REFINE_SUBDIR, u, n) &&
+           refine_config(&rs[1], &cfg1, REFINE_CENTRE_SUBDIR, NULL, n);
+    mlc_free(u);
+    if (!fits) { /* out of memory or a path too long: the first gait, as without refine */
+        if (!quiet)
+            mlc_sink_say(&def->sink, 0,
+                         "modalloco: warning: no search in a finer model (%s); the first "
+                         "search's gait is returned\n",
+                         oom ? "out of memory" : "output.dir is too long for its subdirectories");
+        mlc_free(rs);
         held_release(&h1, 1);
         return rc;
     }
 
-    const int w1 = cfg1.subspace.skinning_modes;
-    mlc_config cfg2 = cfg1;
-    cfg2.subspace.skinning_modes = MLC_MIN(REFINE_SKINNING_MAX, 2 * w1);
-    cfg2.reference.refine = 0;
-    memcpy(cfg2.output.dir, dir2, strlen(dir2) + 1); /* fits: checked above */
-    if (cfg2.subspace.cache[0] && /* the finer model's precompute beside the first's */
-        snprintf(cfg2.subspace.cache, sizeof cfg2.subspace.cache, "%s.finer",
-                 cfg1.subspace.cache) >= (int)sizeof cfg2.subspace.cache)
-        cfg2.subspace.cache[0] = '\0';
-    const int quiet = def->quiet || mlc_dist_rank() != 0;
-    if (!quiet) {
-        char how[64];
-        if (!out->transfer_credible)
-            snprintf(how, sizeof how, "it is not credible there");
-        else
-            snprintf(how, sizeof how, "it keeps %.0f%% of its travel",
-                     100 * out->transfer_fraction);
+    char how[64];
+    if (!quiet)
         mlc_sink_say(&def->sink, 0,
                      "modalloco: the gait does not hold in the full-space reference (%s); "
-                     "searching once more in a finer model, subspace.skinning_modes=%d, in %s "
-                     "(--set reference.refine=0 returns the first gait)\n",
-                     how, cfg2.subspace.skinning_modes, dir2);
+                     "searching once more in a finer model, subspace.skinning_modes=%d, from that "
+                     "gait with %d generations, in %s (--set reference.refine=0 returns the "
+                     "first gait)\n",
+                     verdict(out, how, sizeof how), rs[0].cfg.subspace.skinning_modes,
+                     rs[0].cfg.cmaes.generations, rs[0].dir);
+    refine_run(def, &cfg1, &rs[0]);
+    int go3 = mlc_dist_rank() == 0 && rs[0].rc != 130 &&
+              !(judged(&rs[0].res, rs[0].rc) && holds(&rs[0].res, share));
+    if (mlc_dist_size() > 1) mlc_dist_bcast_int(&go3, 1, 0);
+    if (go3) {
+        if (!quiet)
+            mlc_sink_say(&def->sink, 0,
+                         "modalloco: the finer model's gait from the first one does not hold "
+                         "either (%s); searching the finer model from the centre of the box with "
+                         "%d generations, in %s\n",
+                         judged(&rs[0].res, rs[0].rc)     ? verdict(&rs[0].res, how, sizeof how)
+                         : rs[0].rc == 0 || rs[0].rc == 3 ? "it has no verdict"
+                                                          : "it failed",
+                         rs[1].cfg.cmaes.generations, rs[1].dir);
+        refine_run(def, &cfg1, &rs[1]);
     }
-
-    held_sink h2 = {.real = def->sink, .warn_failure = 1};
-    mlc_optimize_def d2 = *def;
-    d2.config = &cfg2;
-    d2.load = NULL, d2.load_user = NULL;
-    d2.resume = go == 2 ? dir2 : NULL;
-    d2.force = def->force || def->resume;
-    d2.resume_dir = def->resume_dir ? def->resume_dir : cfg1.output.dir;
-    d2.sink = held_sink_of(&h2);
-    d2.second_search = 1;
-    mlc_optimize_result out2;
-    const int rc2 = mlc_optimize_search(&d2, &out2, NULL);
-    if (mlc_dist_rank() != 0 || rc2 == 130) { /* interrupted: resume repeats both searches */
+    const int interrupted = rs[0].rc == 130 || (rs[1].ran && rs[1].rc == 130);
+    if (mlc_dist_rank() != 0 || interrupted) { /* resume repeats every search */
         held_release(&h1, 0);
-        held_release(&h2, 0);
-        mlc_optimize_result_free(&out2);
-        if (rc2 == 130) out->rc = rc = 130;
+        for (int i = 0; i < 2; i++) {
+            held_release(&rs[i].h, 0);
+            mlc_optimize_result_free(&rs[i].res);
+        }
+        mlc_free(rs);
+        if (interrupted) out->rc = rc = 130;
         return rc;
     }
 
-    const int finer = finer_wins(out, &out2, rc2, cfg1.reference.refine);
+    /* The gait returned: 0 the first, i + 1 search rs[i]. */
+    int best = 0;
+    const mlc_optimize_result *b = out;
+    for (int i = 0; i < 2; i++)
+        if (rs[i].ran && judged(&rs[i].res, rs[i].rc) && does_better(b, &rs[i].res, share))
+            best = i + 1, b = &rs[i].res;
+    const char *best_dir = best ? rs[best - 1].sub : ".";
+
     mlc_err err = {0};
     mlc_status s = MLC_OK;
-    if (finer) s = copy_results(dir2, cfg1.output.dir, 0, &err);
+    if (best) s = copy_results(rs[best - 1].dir, cfg1.output.dir, 0, &err);
     cJSON *block = cJSON_CreateObject(), *searches = cJSON_CreateArray();
     if (block && searches) {
-        cJSON_AddNumberToObject(block, "threshold", cfg1.reference.refine);
-        cJSON_AddItemToArray(searches, search_entry(".", w1, out, rc, NULL));
-        const int failed = rc2 != 0 && rc2 != 3;
-        cJSON_AddItemToArray(searches, search_entry(REFINE_SUBDIR, cfg2.subspace.skinning_modes,
-                                                    &out2, rc2, failed ? out2.err.msg : NULL));
+        cJSON_AddNumberToObject(block, "threshold", share);
+        cJSON_AddItemToArray(searches,
+                             search_entry(".", cfg1.cmaes.nstart > 0 ? "cmaes.start" : "centre",
+                                          &cfg1, out, rc, NULL));
+        for (int i = 0; i < 2; i++) {
+            if (!rs[i].ran) continue;
+            const int failed = rs[i].rc != 0 && rs[i].rc != 3;
+            cJSON_AddItemToArray(searches, search_entry(rs[i].sub, i == 0 ? "first gait" : "centre",
+                                                        &rs[i].cfg, &rs[i].res, rs[i].rc,
+                                                        failed ? rs[i].res.err.msg : NULL));
+        }
         cJSON_AddItemToObject(block, "searches", searches);
-        cJSON_AddStringToObject(block, "returned", finer ? REFINE_SUBDIR : ".");
+        cJSON_AddStringToObject(block, "returned", best_dir);
         searches = NULL;
     }
     cJSON_Delete(searches);
@@ -300,52 +405,62 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
         cJSON_Delete(block);
     if (s != MLC_OK) {
         held_release(&h1, 0);
-        held_release(&h2, 0);
-        mlc_optimize_result_free(&out2);
+        for (int i = 0; i < 2; i++) {
+            held_release(&rs[i].h, 0);
+            mlc_optimize_result_free(&rs[i].res);
+        }
+        mlc_free(rs);
         out->status = s, out->err = err;
         out->rc = mlc_sink_fail(&def->sink, s, &err);
         out->written = 0;
         return out->rc;
     }
 
-    held_release(&h1, !finer);
-    held_release(&h2, finer);
-    mlc_sink_say(&def->sink, 1, "refined %s\n", finer ? "finer" : "first");
+    held_release(&h1, best == 0);
+    for (int i = 0; i < 2; i++)
+        held_release(&rs[i].h, best == i + 1);
+    mlc_sink_say(&def->sink, 1, "refined %s\n", best == 0 ? "first" : rs[best - 1].sub);
     if (!quiet) {
-        const mlc_optimize_result *r = finer ? &out2 : out;
-        if (out2.transfer_known && rc2 == 0 && out2.found)
-            mlc_sink_say(&def->sink, 0,
-                         "modalloco: in the full-space reference the finer model's gait keeps "
-                         "%.0f%% of its travel (J %.3g there%s), the first %.0f%% (J %.3g%s): "
-                         "returning the %s one\n",
-                         100 * out2.transfer_fraction, out2.transfer_J,
-                         out2.transfer_credible ? "" : ", not credible",
-                         100 * out->transfer_fraction, out->transfer_J,
-                         out->transfer_credible ? "" : ", not credible", finer ? "finer" : "first");
-        else if (rc2 == 0 || rc2 == 3)
-            mlc_sink_say(&def->sink, 0,
-                         "modalloco: the finer model's search %s; returning the first gait\n",
-                         rc2 == 3 || !out2.found ? "found no credible gait"
-                                                 : "has no verdict in the reference");
-        if (!(r->transfer_fraction >= MLC_JUDGE_HOLD_SHARE && r->transfer_credible))
+        char line[512];
+        int len = snprintf(line, sizeof line,
+                           "modalloco: in the full-space reference the first gait keeps %.0f%% "
+                           "of its travel (J %.3g there%s)",
+                           100 * out->transfer_fraction, out->transfer_J,
+                           out->transfer_credible ? "" : ", not credible");
+        for (int i = 0; i < 2 && len < (int)sizeof line; i++) {
+            if (!rs[i].ran) continue;
+            const mlc_optimize_result *r = &rs[i].res;
+            if (judged(r, rs[i].rc))
+                len += snprintf(line + len, sizeof line - (size_t)len, ", %s's %.0f%% (J %.3g%s)",
+                                rs[i].sub, 100 * r->transfer_fraction, r->transfer_J,
+                                r->transfer_credible ? "" : ", not credible");
+            else if (rs[i].rc == 0 || rs[i].rc == 3)
+                len += snprintf(line + len, sizeof line - (size_t)len, ", %s's %s", rs[i].sub,
+                                rs[i].rc == 3 || !r->found ? "no credible gait" : "no verdict");
+        }
+        mlc_sink_say(&def->sink, 0, "%s: returning %s\n", line, best == 0 ? "the first" : best_dir);
+        if (!holds(b, share))
             mlc_sink_say(&def->sink, 0,
                          "modalloco: warning: the gait returned does not hold in the full-space "
                          "reference either: the reduced model allows a motion the full body does "
                          "not make; %s\n",
-                         mlc_optimize_hold_advice(r->rerank));
+                         mlc_optimize_hold_advice(b->rerank));
     }
-    if (finer) {
+    if (best) {
+        mlc_optimize_result *w = &rs[best - 1].res;
         const int written = out->written;
         char dir[sizeof out->dir];
         memcpy(dir, out->dir, sizeof dir);
         mlc_optimize_result_free(out);
-        *out = out2;
+        *out = *w;
+        memset(w, 0, sizeof *w);
         memcpy(out->dir, dir, sizeof dir);
         out->written = written;
-        rc = out->rc = rc2;
-    } else {
-        mlc_optimize_result_free(&out2);
+        rc = out->rc = rs[best - 1].rc;
     }
-    out->refined = finer;
+    for (int i = 0; i < 2; i++)
+        mlc_optimize_result_free(&rs[i].res);
+    mlc_free(rs);
+    out->refined = best;
     return rc;
 }

@@ -81,8 +81,9 @@ typedef struct mlc_optimize_result {
     int transfer_known, transfer_credible;
     double transfer_fraction, transfer_J;
     int rerank; /* reference.rerank resolved: the candidates the validation replays (0: none) */
-    /* reference.refine searched once more (optimize_refine.c): 1 when the finer model's gait is
-     * the one returned, 0 when the first search's is; -1 when there was no second search. */
+    /* reference.refine searched again (optimize_refine.c): the gait returned, 0 the first
+     * search's, 1 the finer model's from that gait (OUT/finer), 2 the finer model's from the
+     * box's centre (OUT/finer_centre); -1 when there was no further search. */
     int refined;
 } mlc_optimize_result;
 

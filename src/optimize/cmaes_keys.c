@@ -156,6 +156,19 @@ static const mlc_key cmaes_keys[] = {
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(polish),
      MLC_KEY_GE(0)},
+    {.name = "cmaes.start",
+     .type_name = "number array",
+     .default_json = "[]",
+     .range = "[] or one value in [0, 1] per parameter",
+     .meaning = "the search's first mean in the normalized [0,1] box, in the order of "
+                "the gait's parameters (per mode and sinusoid: amplitude, period, phase); [] = the "
+                "box's centre (docs/method.md §8); reference.refine's second search starts from "
+                "the first search's gait this way (its config.json)",
+     .type = MLC_KEY_NUMBER_ARRAY,
+     MLC_KEY_FIELD(start),
+     MLC_KEY_COUNT(nstart),
+     MLC_KEY_ELEMS(start),
+     MLC_KEY_BETWEEN('[', 0, 1, ']')},
 };
 
 /* Rules between the CMA-ES keys. */

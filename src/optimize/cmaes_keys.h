@@ -7,6 +7,10 @@
 
 #include "keys.h"
 
+/* The most parameters a gait can have (gait.h: 64 participations, then 64 modes × 8 sinusoids ×
+ * (A, T, θ)): the capacity of cmaes.start. */
+#define MLC_CMAES_START_MAX (64 + 64 * 8 * 3)
+
 typedef struct mlc_config_cmaes {
     int population;           /* cmaes.population: λ, ≥ 2 */
     int generations;          /* cmaes.generations: ≥ 1 */
@@ -30,6 +34,9 @@ typedef struct mlc_config_cmaes {
                                  (every one that walks) or "improving" (only those whose
                                  nominal J beats the best score so far) */
     int polish;               /* cmaes.polish: gradient polish steps after CMA-ES, 0 = off */
+    double start[MLC_CMAES_START_MAX]; /* cmaes.start: the first mean in the normalized box,
+                                          each in [0, 1]; nstart = 0: the box's centre */
+    int nstart;                        /* its length: 0, or the search's parameter count */
 } mlc_config_cmaes;
 
 extern const mlc_key_section mlc_cmaes_key_section; /* keys cmaes.* */

@@ -105,12 +105,13 @@ static const mlc_key reference_keys[] = {
      .range = "in [0, 100]",
      .meaning = "optimize, objective.kind locomotion: when the returned gait's full-space "
                 "replay (reference.check, or reference.rerank's) keeps less than this share of "
-                "its travel, or is not "
-                "credible there, search once more with subspace.skinning_modes doubled (at most "
-                "32) in OUT/finer and return the gait that does better in the reference "
-                "(holding there first, then credible there, then the lower full-space J; "
-                "result.json \"refine\"); "
-                "0 = never; costs one more search at the finer model's price",
+                "its travel, or is not credible there, search once more with "
+                "subspace.skinning_modes doubled (at most 32), from that gait with half the "
+                "generations, in OUT/finer; when that gait does not hold either, once more in "
+                "that model from the box's centre with every generation, in OUT/finer_centre; "
+                "return the gait that does best in the reference (holding there first, then "
+                "credible there, then the lower full-space J; result.json \"refine\"); 0 = "
+                "never; costs one or two more searches at the finer model's price",
      .type = MLC_KEY_NUMBER,
      MLC_KEY_FIELD(refine),
      MLC_KEY_BETWEEN('[', 0, 100, ']')},
