@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_refine.sh BIN SRCDIR: reference.refine. When the returned gait does not hold in the
 # full-space reference, optimize searches once more with twice the skinning modes, from that
-# gait with half the generations, in OUT/finer; when that gait does not hold either, once more in
+# gait with 3/10 of the generations, in OUT/finer; when that gait does not hold either, once more in
 # the same model from the box's centre with the whole budget, in OUT/finer_centre. It returns
 # the gait that does best there (holding first, then credible, then the lower full-space J).
 # Forced here with a threshold no gait reaches (100 times its travel) on the sample body, so
@@ -131,9 +131,9 @@ done
 [ "$outcomes" = " . finer_centre finer" ] && ok "seeds 1, 3 and 6 return the first gait, the centre's and the first gait's finer one" \
   || fail "the seeds no longer cover every outcome ($outcomes): choose others"
 # Interrupted in either further search, the run resumes to the uninterrupted result.
-LONG=(--set cmaes.population=6 --set cmaes.generations=16 --set sim.steps=120
+LONG=(--set cmaes.population=6 --set cmaes.generations=30 --set sim.steps=120
       --set actuation.modes=3 --set subspace.skinning_modes=4 --threads 1 --set reference.refine=100 --quiet)
-opt_ok "$BIN" optimize "${LONG[@]}" --out "$T/full" >"$T/full.out" 2>&1 || fail "optimize, 16 generations"
+opt_ok "$BIN" optimize "${LONG[@]}" --out "$T/full" >"$T/full.out" 2>&1 || fail "optimize, 30 generations"
 for sub in finer finer_centre; do
 rm -rf "$T/cut"
 interrupt_after 4 "$T/cut/$sub" "$BIN" optimize "${LONG[@]}" --out "$T/cut"

@@ -551,13 +551,13 @@ static mlc_status dry_run(optimize_run *o) {
                      1e6 * MLC_REPLAY_SECONDS_PER_TET_STEP);
     mlc_sink_say(&o->def.sink, 1, "estimated wall time %.1f s\n", est);
     /* reference.refine's further searches: on the zoo the finer model's search from the first
-     * gait (half the generations) took 0.7-0.9 times the first search, the one from the centre
+     * gait (3/10 of the generations) took 0.4-0.7 times the first search, the one from the centre
      * 1.2-2.1 times (docs/method.md, "A second search in a finer model"). */
     if ((o->rerank > 0 || cfg->reference.check) && mlc_optimize_refine_wanted(cfg, -INFINITY, 0))
         mlc_sink_say(
             &o->def.sink, 1,
             "further searches when the gait does not hold in the full-space reference "
-            "(reference.refine %g): subspace.skinning_modes %d from that gait, about 0.7-0.9 "
+            "(reference.refine %g): subspace.skinning_modes %d from that gait, about 0.4-0.7 "
             "times the estimate again, then from the centre, 1.2-2.1 times\n",
             cfg->reference.refine, MLC_MIN(32, 2 * cfg->subspace.skinning_modes));
     /* That estimate is an upper bound: under robust_scope "improving" only a candidate that

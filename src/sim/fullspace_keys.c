@@ -106,7 +106,7 @@ static const mlc_key reference_keys[] = {
      .meaning = "optimize, objective.kind locomotion: when the returned gait's full-space "
                 "replay (reference.check, or reference.rerank's) keeps less than this share of "
                 "its travel, or is not credible there, search once more with "
-                "subspace.skinning_modes doubled (at most 32), from that gait with half the "
+                "subspace.skinning_modes doubled (at most 32), from that gait with 3/10 of the "
                 "generations, in OUT/finer; when that gait does not hold either, once more in "
                 "that model from the box's centre with every generation, in OUT/finer_centre; "
                 "return the gait that does best in the reference (holding there first, then "
