@@ -39,13 +39,16 @@ same_run() {
 }
 # interrupt_after ROWS DIR CMD...: run CMD (an optimize writing into DIR) in the background,
 # send it SIGINT once DIR/history.csv has ROWS lines (its header included), and return its
-# exit code (130 when the signal came before its end).
+# exit code (130 when the signal came before its end). It waits up to 120 s for those rows (a
+# run with several searches under the sanitizers takes long to reach a later one), and no
+# longer than CMD runs.
 interrupt_after() {
   local rows=$1 dir=$2; shift 2
   "$@" >/dev/null 2>&1 &
   local pid=$!
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 6000); do
     [ -f "$dir/history.csv" ] && [ "$(wc -l < "$dir/history.csv")" -ge "$rows" ] && break
+    kill -0 $pid 2>/dev/null || break
     sleep 0.02
   done
   kill -INT $pid 2>/dev/null
