@@ -243,8 +243,8 @@ static int refine_config(refine_search *r, const mlc_config *cfg1, const char *s
         memcpy(c->cmaes.start, u, (size_t)n * sizeof(double));
         c->cmaes.nstart = n;
         c->cmaes.generations = MLC_MAX(1, (int)lround(REFINE_NEAR_SHARE * cfg1->cmaes.generations));
-        /* a budget stays at least one generation's worst case (cmaes_keys.c) */
-        const long gen_cost = ((long)c->cmaes.population + 1) * (c->cmaes.robust_samples + 1);
+        /* a budget stays at least one generation's worst case */
+        const long gen_cost = mlc_cmaes_generation_cost(&c->cmaes);
         if (c->cmaes.budget > 0)
             c->cmaes.budget = (int)MLC_MAX(gen_cost, lround(REFINE_NEAR_SHARE * c->cmaes.budget));
     } else {

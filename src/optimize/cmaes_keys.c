@@ -180,9 +180,7 @@ static mlc_status cmaes_check(const void *settings, mlc_err *err) {
                         "'cmaes.restart_collapse' or 'cmaes.restart_stall' > 0 (or "
                         "'cmaes.early_stop' = true), or restarts = 0",
                         cm->restarts);
-    /* A budget below one generation's worst case (every candidate and the mean walk and are
-     * replayed) would end the run before it started. */
-    long gen_cost = ((long)cm->population + 1) * (cm->robust_samples + 1);
+    const long gen_cost = mlc_cmaes_generation_cost(cm);
     if (cm->budget > 0 && cm->budget < gen_cost)
         return mlc_errf(err, MLC_EINVAL,
                         "key 'cmaes.budget' = %d is below one generation's worst case, (population "

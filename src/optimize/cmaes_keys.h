@@ -5,11 +5,12 @@
 #ifndef MODALLOCO_CMAES_KEYS_H
 #define MODALLOCO_CMAES_KEYS_H
 
+#include "gait.h"
 #include "keys.h"
 
-/* The most parameters a gait can have (gait.h: 64 participations, then 64 modes × 8 sinusoids ×
- * (A, T, θ)): the capacity of cmaes.start. */
-#define MLC_CMAES_START_MAX (64 + 64 * 8 * 3)
+/* The most parameters a gait can have (gait.h: a participation per mode, then per mode and
+ * sinusoid A, T and θ): the capacity of cmaes.start. */
+#define MLC_CMAES_START_MAX (MLC_GAIT_MAX_MODES + MLC_GAIT_MAX_MODES * MLC_GAIT_MAX_SINUSOIDS * 3)
 
 typedef struct mlc_config_cmaes {
     int population;           /* cmaes.population: λ, ≥ 2 */
@@ -40,5 +41,11 @@ typedef struct mlc_config_cmaes {
 } mlc_config_cmaes;
 
 extern const mlc_key_section mlc_cmaes_key_section; /* keys cmaes.* */
+
+/* Rollouts of one generation at worst: every candidate and the mean walk and are replayed
+ * robust_samples times each. A budget below it would end a run before its first generation. */
+static inline long mlc_cmaes_generation_cost(const mlc_config_cmaes *cm) {
+    return ((long)cm->population + 1) * (cm->robust_samples + 1);
+}
 
 #endif
