@@ -88,6 +88,12 @@ static void split_solves_should_match_serial_bit_for_bit(void **state) {
                 const double serial = GN + cs.lp[GN];
                 assert_true(cs.top_work + cs.pre_work + cs.bin_work < 0.6 * serial);
                 assert_true(cs.ntop > 0 && cs.ntop < GN / 4);
+                /* the top's sweeps are shared too: by rows and by panels of a wide run */
+                int kinds[3] = {0};
+                for (int s = 0; s < cs.nsteps; s++)
+                    kinds[cs.steps[3 * s]]++;
+                assert_true(kinds[MLC_CHOLSOLVE_STEP_SHARED] > 0);
+                assert_true(kinds[MLC_CHOLSOLVE_STEP_WIDE] > 0);
                 /* every column in exactly one place: the top or one range */
                 int *seen = calloc(GN, sizeof(int));
                 for (int k = 0; k < cs.ntop; k++)

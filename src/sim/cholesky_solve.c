@@ -3,14 +3,22 @@
 #include "internal/cholesky_solve.h"
 
 #include <limits.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The top's runs at least WIDE_RUN columns wide are swept by every thread in panels of PANEL
+ * columns (forward_run_shared); a stretch of subtree columns with at least SHARED_MIN entries
+ * in the top's rows is swept by every thread, each its own rows. */
+#define PANEL 32
+#define WIDE_RUN (2 * PANEL)
+#define SHARED_MIN 2048
+
 void mlc_cholsolve_destroy(mlc_cholsolve *cs) {
     if (!cs) return;
-    int *ints[] = {cs->perm,  cs->lp,     cs->li,      cs->parent,   cs->first,
-                   cs->split, cs->serial, cs->topcols, cs->ranges,   cs->bin_ptr,
-                   cs->pcut,  cs->pinv,   cs->mark,    cs->sn_first, cs->sn_end};
+    int *ints[] = {cs->perm,   cs->lp,      cs->li,       cs->parent,  cs->first, cs->split,
+                   cs->serial, cs->topcols, cs->ranges,   cs->bin_ptr, cs->pcut,  cs->steps,
+                   cs->pinv,   cs->mark,    cs->sn_first, cs->sn_end};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         mlc_free(ints[i]);
     double *dbl[] = {cs->lx, cs->dinv, cs->y, cs->work, cs->ext};
@@ -152,7 +160,7 @@ static int open_largest(const mlc_cholsolve *cs, const int *child_ptr, const int
 }
 
 static void make_serial(mlc_cholsolve *cs) {
-    cs->bins = 1, cs->nranges = cs->ntop = cs->nserial = cs->npre = 0;
+    cs->bins = 1, cs->nranges = cs->ntop = cs->nserial = cs->nsteps = 0;
 }
 
 mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *err) {
@@ -256,61 +264,105 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
      * row gets them before any of the top's own, so they run in parallel, thread b taking the
      * rows cut[b] .. cut[b+1]−1 (about equal shares of entries), each row its terms in column
      * order. The rest of the serial list runs on one thread. */
-    const int t0 = nt > 0 ? cs->topcols[0] : n;
-    int npre = 0;
-    while (npre < ns && cs->serial[npre] < t0)
-        npre++;
-    int *rows = mlc_calloc((size_t)n + 1, sizeof(int)), cut[MLC_CHOLSOLVE_MAX_THREADS + 1];
+    /* The serial list as steps. A stretch of subtree columns with many entries in the top's
+     * rows is shared by rows: thread b takes the rows cut[b] .. cut[b+1]−1 (about equal shares
+     * of the stretch's entries), each row its terms in column order. A wide run of the top is
+     * shared by panels. The rest runs on thread 0. */
     mlc_free(cs->pcut);
-    cs->pcut = mlc_malloc(sizeof(int) * (size_t)(npre > 0 ? npre : 1) * ((size_t)bins + 1));
-    if (!rows || !cs->pcut) {
+    mlc_free(cs->steps);
+    cs->pcut = mlc_malloc(sizeof(int) * (size_t)(ns > 0 ? ns : 1) * ((size_t)bins + 1));
+    cs->steps = mlc_malloc(sizeof(int) * 3 * (size_t)(ns > 0 ? ns : 1));
+    int *rows = mlc_calloc((size_t)n + 1, sizeof(int)), cut[MLC_CHOLSOLVE_MAX_THREADS + 1];
+    if (!rows || !cs->pcut || !cs->steps) {
         mlc_free(rows);
         st = mlc_errf(err, MLC_ENOMEM, "cholesky_solve: out of memory for the split");
         goto done;
     }
-    double pre = 0;
-    for (int k = 0; k < npre; k++) {
+    int nsteps = 0;
+    double serial_work = 0, shared_most = 0;
+    for (int k = 0; k < ns;) {
         const int j = cs->serial[k];
-        for (int p = cs->split[j]; p < cs->lp[j + 1]; p++)
-            rows[cs->li[p]]++;
-        pre += cs->lp[j + 1] - cs->split[j];
-    }
-    cut[0] = t0, cut[bins] = n;
-    for (int b = 1, r = t0, acc = 0; b < bins; b++) {
-        while (r < n && acc + rows[r] <= pre * b / bins)
-            acc += rows[r++];
-        cut[b] = r;
+        int kind = MLC_CHOLSOLVE_STEP_SERIAL, k1 = k + 1;
+        double entries = 0;
+        if (cs->top[j]) { /* a run of the top: its columns from j on are all in the top */
+            k1 = k + (cs->sn_end[j] - j + 1);
+            for (int q = k; q < k1; q++)
+                entries += 1 + (cs->lp[cs->serial[q] + 1] - cs->lp[cs->serial[q]]);
+            if (k1 - k >= WIDE_RUN) {
+                const double own = (double)(k1 - k) * (PANEL + 1) / 2; /* the panels' triangles */
+                kind = MLC_CHOLSOLVE_STEP_WIDE, serial_work += own,
+                shared_most += (entries - own) / bins;
+            }
+        } else {
+            while (k1 < ns && !cs->top[cs->serial[k1]])
+                k1++;
+            for (int q = k; q < k1; q++)
+                entries += cs->lp[cs->serial[q] + 1] - cs->split[cs->serial[q]];
+            if (entries >= SHARED_MIN) kind = MLC_CHOLSOLVE_STEP_SHARED;
+        }
+        if (kind == MLC_CHOLSOLVE_STEP_SERIAL) {
+            serial_work += entries;
+            if (nsteps > 0 && cs->steps[3 * nsteps - 3] == MLC_CHOLSOLVE_STEP_SERIAL) {
+                cs->steps[3 * nsteps - 1] = k1;
+                k = k1;
+                continue;
+            }
+        }
+        if (kind == MLC_CHOLSOLVE_STEP_SHARED) {
+            int lo = n;
+            for (int q = k; q < k1; q++) {
+                const int c = cs->serial[q];
+                for (int p = cs->split[c]; p < cs->lp[c + 1]; p++)
+                    rows[cs->li[p]]++;
+                if (cs->split[c] < cs->lp[c + 1] && cs->li[cs->split[c]] < lo)
+                    lo = cs->li[cs->split[c]];
+            }
+            cut[0] = 0, cut[bins] = n;
+            for (int b = 1, r = lo, acc = 0; b < bins; b++) {
+                while (r < n && acc + rows[r] <= entries * b / bins)
+                    acc += rows[r++];
+                cut[b] = r;
+            }
+            double most_here = 0;
+            for (int q = k; q < k1; q++) {
+                const int c = cs->serial[q];
+                int *pc = cs->pcut + (size_t)q * (bins + 1), p = cs->split[c];
+                for (int b = 0; b < bins; b++) {
+                    while (p < cs->lp[c + 1] && cs->li[p] < cut[b])
+                        p++;
+                    pc[b] = p;
+                }
+                pc[bins] = cs->lp[c + 1];
+                for (int p2 = cs->split[c]; p2 < cs->lp[c + 1]; p2++)
+                    rows[cs->li[p2]] = 0;
+            }
+            for (int b = 0; b < bins; b++) {
+                double w = 0;
+                for (int q = k; q < k1; q++) {
+                    const int *pc = cs->pcut + (size_t)q * (bins + 1);
+                    w += pc[b + 1] - pc[b];
+                }
+                most_here = w > most_here ? w : most_here;
+            }
+            shared_most += most_here;
+        }
+        cs->steps[3 * nsteps] = kind, cs->steps[3 * nsteps + 1] = k, cs->steps[3 * nsteps + 2] = k1;
+        nsteps++;
+        k = k1;
     }
     mlc_free(rows);
-    for (int k = 0; k < npre; k++) {
-        const int j = cs->serial[k];
-        int *pc = cs->pcut + (size_t)k * (bins + 1), p = cs->split[j];
-        for (int b = 0; b < bins; b++) {
-            while (p < cs->lp[j + 1] && cs->li[p] < cut[b])
-                p++;
-            pc[b] = p;
-        }
-        pc[bins] = cs->lp[j + 1];
-    }
-    double serial_work = 0, most = 0, pre_most = 0;
-    for (int k = npre; k < ns; k++) {
-        const int j = cs->serial[k];
-        serial_work += cs->top[j] + (cs->lp[j + 1] - cs->split[j]);
-    }
+    double most = 0;
     for (int b = 0; b < bins; b++) {
-        double w = 0, wp = 0;
+        double w = 0;
         for (int r = cs->bin_ptr[b]; r < cs->bin_ptr[b + 1]; r++)
             for (int j = cs->ranges[2 * r]; j <= cs->ranges[2 * r + 1]; j++)
                 w += 1 + (cs->split[j] - cs->lp[j]);
-        for (int k = 0; k < npre; k++)
-            wp += cs->pcut[(size_t)k * (bins + 1) + b + 1] - cs->pcut[(size_t)k * (bins + 1) + b];
         most = w > most ? w : most;
-        pre_most = wp > pre_most ? wp : pre_most;
     }
     /* The split pays when its estimate is at most 90% of the serial sweeps'. */
-    if (serial_work + pre_most + most > 0.9 * all) goto done;
-    cs->bins = bins, cs->nranges = nr, cs->nserial = ns, cs->npre = npre, cs->ntop = nt;
-    cs->top_work = serial_work, cs->pre_work = pre_most, cs->bin_work = most;
+    if (serial_work + shared_most + most > 0.9 * all) goto done;
+    cs->bins = bins, cs->nranges = nr, cs->nserial = ns, cs->nsteps = nsteps, cs->ntop = nt;
+    cs->top_work = serial_work, cs->pre_work = shared_most, cs->bin_work = most;
 done:
     mlc_free(child_ptr);
     mlc_free(child);
@@ -497,6 +549,121 @@ static void backward_run(const mlc_cholsolve *cs, double *restrict y, int a, int
     if (j >= a) backward_column(cs, y, j);
 }
 
+/* ---- wide runs of the top: every thread of the split shares them --------------------------- */
+
+/* The top is swept serially except for its wide runs (the separators near the root: on the
+ * 59k-tet spot the root's run alone is 590 columns and most of the top's entries). Such a run
+ * is cut into panels of PANEL columns. Forward, a panel's columns among its own rows run on
+ * one thread; then the rows after the panel are dealt to the threads in contiguous ranges,
+ * each row taking the panel's terms in column order. Backward, the panel's columns are dealt
+ * to the threads, each column's sum taking the rows after the panel from the last up; then
+ * one thread finishes the panel's columns among its own rows. Every row and every sum gets
+ * its terms in the serial sweeps' order, so the bits are the same. */
+
+/* Position pos (> the run's first column) of the run a..b with shared rows R: the run's own
+ * row pos when pos ≤ b, else R[pos − b − 1]; column c's entry there is at lx[lp[c] − c − 1 +
+ * pos] in both cases. */
+static inline int run_row(int pos, int b, const int *R) {
+    return pos <= b ? pos : R[pos - b - 1];
+}
+
+/* The values of the columns j .. j+w−1 (w ≤ 4: xy[c], z[c]) and where their entries lie
+ * (column j+c's entry at position pos is col[c][pos]). */
+static inline void load_columns(const mlc_cholsolve *cs, const double *restrict y, int j, int w,
+                                pair *xy, double *z, const double **col) {
+    for (int c = 0; c < w; c++) {
+        xy[c] = load_pair(y + 3 * (size_t)(j + c)), z[c] = y[3 * (j + c) + 2];
+        col[c] = cs->lx + cs->lp[j + c] - (j + c) - 1;
+    }
+}
+
+/* Forward: the positions q0 .. q1−1 take the terms of the columns j .. j+w−1 (w ≤ 4), already
+ * scaled, in column order. */
+static void forward_positions(const mlc_cholsolve *cs, double *restrict y, int j, int w, int b,
+                              const int *R, int q0, int q1) {
+    pair xy[RUN_BLOCK];
+    double z[RUN_BLOCK], l[RUN_BLOCK];
+    const double *col[RUN_BLOCK];
+    load_columns(cs, y, j, w, xy, z, col);
+    for (int q = q0; q < q1; q++) {
+        for (int c = 0; c < w; c++)
+            l[c] = col[c][q];
+        forward_row(y + 3 * (size_t)run_row(q, b, R), w, l, xy, z);
+    }
+}
+
+/* Forward over the wide run a..b (nr shared rows), called by every thread of the parallel
+ * region at the same point, after a barrier; the caller's barrier ends it. */
+static void forward_run_shared(const mlc_cholsolve *cs, double *restrict y, int a, int b, int nr) {
+    const int T = omp_get_num_threads(), t = omp_get_thread_num();
+    const int *R = cs->li + cs->lp[b];
+    for (int p0 = a; p0 <= b; p0 += PANEL) {
+        const int p1 = p0 + PANEL - 1 < b ? p0 + PANEL - 1 : b;
+        if (t == 0) { /* the panel among its own rows */
+            int j = p0;
+            for (; j + 3 <= p1; j += 4)
+                forward_block(cs, y, j, 4, p1, R, 0);
+            if (j + 1 <= p1) forward_block(cs, y, j, 2, p1, R, 0), j += 2;
+            if (j <= p1) forward_column(cs, y, j, cs->lp[j], cs->lp[j], 1);
+        }
+#pragma omp barrier
+        const long npos = (long)b + nr - p1;
+        const int q0 = p1 + 1 + (int)(npos * t / T), q1 = p1 + 1 + (int)(npos * (t + 1) / T);
+        for (int j = p0; j <= p1; j += RUN_BLOCK)
+            forward_positions(cs, y, j, p1 - j + 1 < RUN_BLOCK ? p1 - j + 1 : RUN_BLOCK, b, R, q0,
+                              q1);
+        if (p1 < b) {
+#pragma omp barrier
+        }
+    }
+}
+
+/* Backward: the sums of the columns f .. f+w−1 (w ≤ 4) take the positions q1−1 down to q0,
+ * starting from and returning to y. */
+static void backward_positions(const mlc_cholsolve *cs, double *restrict y, int f, int w, int b,
+                               const int *R, int q0, int q1) {
+    pair xy[RUN_BLOCK];
+    double z[RUN_BLOCK], l[RUN_BLOCK];
+    const double *col[RUN_BLOCK];
+    load_columns(cs, y, f, w, xy, z, col);
+    for (int q = q1 - 1; q >= q0; q--) {
+        for (int c = 0; c < w; c++)
+            l[c] = col[c][q];
+        backward_row(y + 3 * (size_t)run_row(q, b, R), w, l, xy, z);
+    }
+    for (int c = 0; c < w; c++) {
+        store_pair(y + 3 * (size_t)(f + c), xy[c]);
+        y[3 * (f + c) + 2] = z[c];
+    }
+}
+
+/* Backward over the wide run a..b, called by every thread at the same point; returns after a
+ * barrier. Panels from the run's end, so that each is whole where the run is. */
+static void backward_run_shared(const mlc_cholsolve *cs, double *restrict y, int a, int b) {
+    const int T = omp_get_num_threads(), t = omp_get_thread_num();
+    const int nr = cs->lp[b + 1] - cs->lp[b];
+    const int *R = cs->li + cs->lp[b];
+    for (int p1 = b; p1 >= a; p1 -= PANEL) {
+        const int p0 = p1 - PANEL + 1 > a ? p1 - PANEL + 1 : a;
+        /* the panel's blocks of four (from p0), dealt to the threads */
+        const int nblk = (p1 - p0 + RUN_BLOCK) / RUN_BLOCK;
+        for (int k = nblk * t / T; k < nblk * (t + 1) / T; k++) {
+            const int f = p0 + RUN_BLOCK * k;
+            backward_positions(cs, y, f, p1 - f + 1 < RUN_BLOCK ? p1 - f + 1 : RUN_BLOCK, b, R,
+                               p1 + 1, b + nr + 1);
+        }
+#pragma omp barrier
+        if (t == 0) { /* the panel among its own rows, from its end */
+            int j = p1;
+            for (; j - 3 >= p0; j -= 4)
+                backward_block(cs, y, j - 3, 4, p1, R, 0);
+            if (j - 1 >= p0) backward_block(cs, y, j - 1, 2, p1, R, 0), j -= 2;
+            if (j >= p0) backward_block(cs, y, j, 1, p1, R, 0);
+        }
+#pragma omp barrier
+    }
+}
+
 /* Forward over the columns lo .. hi, by runs clipped to them; with `in_split` each column's
  * terms stop at split[j] (a subtree's own rows: the run's shared rows are then the first
  * split[b] − lp[b] of column b's, the same cut for every column of the run). */
@@ -523,19 +690,71 @@ static void backward_range(const mlc_cholsolve *cs, double *restrict y, int lo, 
  * runs too: a top column's ancestors are all in the top. */
 static void backward_split(const mlc_cholsolve *cs, double *restrict y) {
     const int bins = cs->bins, *ranges = cs->ranges, *bin_ptr = cs->bin_ptr;
-#pragma omp single
+    const int t = omp_get_thread_num();
     for (int k = cs->ntop - 1; k >= 0;) {
         const int j = cs->topcols[k];
         int a = j;
         while (a > cs->sn_first[j] && k - (j - a) > 0 && cs->topcols[k - (j - a) - 1] == a - 1)
             a--;
-        backward_run(cs, y, a, j);
+        if (j - a + 1 >= WIDE_RUN) {
+#pragma omp barrier
+            backward_run_shared(cs, y, a, j);
+        } else if (t == 0) {
+            backward_run(cs, y, a, j);
+        }
         k -= j - a + 1;
     }
+#pragma omp barrier
 #pragma omp for schedule(static, 1)
-    for (int t = 0; t < bins; t++)
-        for (int r = bin_ptr[t + 1] - 1; r >= bin_ptr[t]; r--)
+    for (int th = 0; th < bins; th++)
+        for (int r = bin_ptr[th + 1] - 1; r >= bin_ptr[th]; r--)
             backward_range(cs, y, ranges[2 * r], ranges[2 * r + 1]);
+}
+
+/* The forward sweep's serial list (the subtrees' entries in the top's rows and the top's own
+ * columns) step by step, inside the parallel region (every thread calls it, after the
+ * subtrees' sweep and its barrier); the caller's barrier ends it. */
+static void forward_steps(const mlc_cholsolve *cs, double *restrict y) {
+    const int t = omp_get_thread_num(), bins = cs->bins;
+    for (int s = 0; s < cs->nsteps; s++) {
+        const int kind = cs->steps[3 * s], k0 = cs->steps[3 * s + 1], k1 = cs->steps[3 * s + 2];
+        if (s > 0) {
+#pragma omp barrier
+        }
+        if (kind == MLC_CHOLSOLVE_STEP_SHARED) {
+            /* by pieces of runs: a piece j..e's columns all have column e's rows beyond e, so
+             * the thread's rows are the same positions for each, swept four columns at a time */
+            for (int k = k0; k < k1;) {
+                const int j = cs->serial[k];
+                int e = j;
+                while (e < cs->sn_end[j] && k + (e + 1 - j) < k1 &&
+                       cs->serial[k + (e + 1 - j)] == e + 1)
+                    e++;
+                const int *pc = cs->pcut + (size_t)(k + e - j) * (bins + 1);
+                const int q0 = e + 1 + (pc[t] - cs->lp[e]), q1 = e + 1 + (pc[t + 1] - cs->lp[e]);
+                for (int c = j; c <= e; c += RUN_BLOCK)
+                    forward_positions(cs, y, c, e - c + 1 < RUN_BLOCK ? e - c + 1 : RUN_BLOCK, e,
+                                      cs->li + cs->lp[e], q0, q1);
+                k += e - j + 1;
+            }
+        } else if (kind == MLC_CHOLSOLVE_STEP_WIDE) {
+            const int a = cs->serial[k0], e = cs->sn_end[a];
+            forward_run_shared(cs, y, a, e, cs->lp[e + 1] - cs->lp[e]);
+        } else if (t == 0) {
+            /* the top's own columns by runs (their ancestors, the rest of a run, are in the top
+             * too) */
+            for (int k = k0; k < k1; k++) {
+                const int j = cs->serial[k];
+                if (cs->top[j] && cs->sn_end[j] > j) {
+                    const int e = cs->sn_end[j];
+                    forward_run(cs, y, j, e, cs->lp[e + 1] - cs->lp[e]);
+                    k += e - j;
+                } else {
+                    forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
+                }
+            }
+        }
+    }
 }
 
 void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *restrict x) {
@@ -568,26 +787,9 @@ void mlc_cholsolve_solve3(mlc_cholsolve *cs, const double *restrict b, double *r
         for (int t = 0; t < bins; t++)
             for (int r = bin_ptr[t]; r < bin_ptr[t + 1]; r++)
                 forward_range(cs, y, ranges[2 * r], ranges[2 * r + 1], 1);
-                /* the subtrees' terms in the top's rows, by blocks of rows */
-#pragma omp for schedule(static, 1)
-        for (int t = 0; t < bins; t++)
-            for (int k = 0; k < cs->npre; k++) {
-                const int *pc = cs->pcut + (size_t)k * (bins + 1);
-                forward_column(cs, y, cs->serial[k], pc[t], pc[t + 1], 0);
-            }
-#pragma omp single
-        /* the rest of the top's rows, their terms in column order; the top's own columns by
-         * runs (their ancestors, the rest of a run, are in the top too) */
-        for (int k = cs->npre; k < cs->nserial; k++) {
-            const int j = cs->serial[k];
-            if (cs->top[j] && cs->sn_end[j] > j) {
-                forward_run(cs, y, j, cs->sn_end[j],
-                            cs->lp[cs->sn_end[j] + 1] - cs->lp[cs->sn_end[j]]);
-                k += cs->sn_end[j] - j;
-            } else {
-                forward_column(cs, y, j, cs->split[j], cs->lp[j + 1], cs->top[j]);
-            }
-        }
+        /* the subtrees' entries in the top's rows and the top's own columns */
+        forward_steps(cs, y);
+#pragma omp barrier
         backward_split(cs, y);
 #pragma omp for schedule(static)
         for (int j = 0; j < n; j++) {

@@ -1,15 +1,18 @@
 /* bench_cholsolve.c: the full-space reference's sparse solve (cholesky_solve.h) on a mesh's
  * system matrix, serial against split, in interleaved rounds.
  *
- *   bench_cholsolve MESH [--threads T] [--solves N] [--rounds R]
+ *   bench_cholsolve MESH [--threads T] [--solves N] [--rounds R] [--cold]
  *
  * The matrix is the reference's pattern, M/h² + (μ+γ) L with the default h, μ, γ and unit
  * density, factored as the reference does (simplicial LLᵀ after nested dissection). Per
  * round, N solves with three right-hand sides on 1 thread, then on T (default 2); printed: the
- * split (the top's columns, and the estimate's entries: the serial top, the largest thread's
- * share of the subtrees' entries in the top's rows, its subtrees), then the median
+ * split (the top's columns, and the estimate's entries: on one thread, the largest thread's
+ * share of the top's shared steps, its subtrees), then the median
  * microseconds a solve of each and their ratio, and whether the answers are the same bits. It
- * also prints how much of the factor lies in runs of nested patterns (swept as one).
+ * also prints how much of the factor lies in runs of nested patterns (swept as one) and the
+ * steps of the split's forward sweep over the top (cholesky_solve.h). --cold writes a 64 MB
+ * buffer before each solve (untimed), so that the factor comes from memory, as in the
+ * reference, whose tet pass runs between its solves.
  * Run it alone on the machine: the split's gain is a ratio of two timings. */
 #include <cholmod.h>
 #include <omp.h>
@@ -33,12 +36,23 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* With --cold: a buffer larger than the caches, written between solves (untimed) so that each
+ * solve reads the factor from memory, as in the reference, where the tet pass runs between. */
+static double *cold_buf;
+static size_t cold_len;
+
 /* Seconds of `solves` solves of b into x. */
 static double time_solves(mlc_cholsolve *cs, const double *b, double *x, int solves) {
-    double t0 = omp_get_wtime();
-    for (int i = 0; i < solves; i++)
+    double t = 0;
+    for (int i = 0; i < solves; i++) {
+        if (cold_buf)
+            for (size_t k = 0; k < cold_len; k += 8)
+                cold_buf[k] += 1;
+        const double t0 = omp_get_wtime();
         mlc_cholsolve_solve3(cs, b, x);
-    return omp_get_wtime() - t0;
+        t += omp_get_wtime() - t0;
+    }
+    return t;
 }
 
 int main(int argc, char **argv) {
@@ -49,6 +63,8 @@ int main(int argc, char **argv) {
             threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--solves") && i + 1 < argc)
             solves = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cold"))
+            cold_len = (size_t)64 << 17; /* 64 MB of doubles */
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else if (argv[i][0] != '-' && !path)
@@ -57,9 +73,11 @@ int main(int argc, char **argv) {
             path = NULL, i = argc;
     }
     if (!path || threads < 2 || solves < 1 || rounds < 1 || rounds > 99) {
-        fprintf(stderr, "usage: %s MESH [--threads T>=2] [--solves N] [--rounds R<100]\n", argv[0]);
+        fprintf(stderr, "usage: %s MESH [--threads T>=2] [--solves N] [--rounds R<100] [--cold]\n",
+                argv[0]);
         return 2;
     }
+    if (cold_len && !(cold_buf = calloc(cold_len, sizeof(double)))) return 1;
     mlc_mesh mesh = {0};
     mlc_fem fem = {0};
     mlc_err err = {0};
@@ -128,9 +146,16 @@ int main(int argc, char **argv) {
     }
     printf("runs of nested patterns: %ld of two or more columns, holding %.0f%% of the entries\n",
            runs, 100.0 * (double)in_runs / (double)(serial.lp[n] > 0 ? serial.lp[n] : 1));
-    printf("split for %d threads: bins %d, top %d columns, estimate: serial %.0f, pre %.0f, "
-           "subtrees %.0f\n",
+    printf("split for %d threads: bins %d, top %d columns, estimate: one thread %.0f, shared "
+           "%.0f, subtrees %.0f\n",
            threads, split.bins, split.ntop, split.top_work, split.pre_work, split.bin_work);
+    int kinds[3] = {0};
+    for (int s = 0; s < split.nsteps; s++)
+        kinds[split.steps[3 * s]]++;
+    printf("the top's forward steps: %d on one thread, %d shared by rows, %d wide runs shared by "
+           "panels\n",
+           kinds[MLC_CHOLSOLVE_STEP_SERIAL], kinds[MLC_CHOLSOLVE_STEP_SHARED],
+           kinds[MLC_CHOLSOLVE_STEP_WIDE]);
     double t1[99], tt[99];
     for (int r = 0; r < rounds; r++) {
         t1[r] = time_solves(&serial, b, x1, solves) / solves * 1e6;

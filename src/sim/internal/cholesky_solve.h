@@ -7,11 +7,16 @@
  * in rows that are ancestors of j in the elimination tree, so the columns of two disjoint
  * subtrees never touch each other's rows. With a postordered factor (CHOLMOD's default) each
  * subtree is a contiguous range of columns ending at its root. The forward sweep therefore runs
- * the chosen subtrees side by side, each updating only its own rows, and then, serially and in
- * column order, the updates the subtrees' columns make to the rows above them (the "top": the
- * ancestors of the chosen subtrees) together with the top's own columns; the backward sweep runs
- * the top first, then the subtrees side by side. Every entry of y receives its terms in the
- * same order as in the serial sweeps, so the result is bit-identical to them.
+ * the chosen subtrees side by side, each updating only its own rows, and then, in column order,
+ * the updates the subtrees' columns make to the rows above them (the "top": the ancestors of the
+ * chosen subtrees) together with the top's own columns; the backward sweep runs the top first,
+ * then the subtrees side by side. The top is shared too: a stretch of subtree columns with many
+ * entries in the top's rows by rows (each thread its own range of rows), and a wide run of the
+ * top (the separators near the root, most of the top's entries) by panels of columns: forward,
+ * one thread sweeps a panel among its own rows and then the threads share the rows below it;
+ * backward, the threads share the panel's columns' sums over the rows below it and one thread
+ * finishes the panel. Every entry of y receives its terms in the same order as in the serial
+ * sweeps, so the result is bit-identical to them.
  *
  * The order of the terms is fixed: in the forward sweep every entry of y receives its terms in
  * column order, and in the backward sweep every column takes its terms from its last row to its
@@ -35,6 +40,11 @@
 
 /* At most this many threads share a solve (more are not used). */
 #define MLC_CHOLSOLVE_MAX_THREADS 64
+
+/* The kinds of the forward sweep's steps over the serial list (mlc_cholsolve.steps): on thread
+ * 0; shared by rows (subtree columns' entries in the top's rows); a wide run of the top shared
+ * by panels. */
+enum { MLC_CHOLSOLVE_STEP_SERIAL, MLC_CHOLSOLVE_STEP_SHARED, MLC_CHOLSOLVE_STEP_WIDE };
 
 typedef struct mlc_cholsolve {
     int n;
@@ -60,15 +70,18 @@ typedef struct mlc_cholsolve {
     char *top;    /* n: 1 for the top's columns */
     int *serial;  /* the columns with work in the top's rows, ascending: the top's columns */
     int nserial;  /* and the subtree columns with entries in the top's rows */
-    int npre;     /* serial[0 .. npre−1] come before the top's first column: run by rows */
-    int *pcut;    /* npre × (bins+1): thread b's entries of serial[k] start at pcut[k(bins+1)+b] */
+    int *steps; /* nsteps × 3: the forward sweep of the serial list, as (kind, k0, k1): serial[k0]
+                 * .. serial[k1−1] on thread 0, shared by rows, or a wide run shared by panels */
+    int nsteps;
+    int *pcut;    /* nserial × (bins+1): in a step shared by rows, thread b's entries of serial[k]
+                   * are pcut[k(bins+1)+b] .. pcut[k(bins+1)+b+1]−1 */
     int *topcols; /* the top's columns, ascending */
     int ntop;
     int *ranges;  /* 2 × nranges: [first, last] of each chosen subtree, thread by thread */
     int *bin_ptr; /* bins + 1: thread b's ranges are bin_ptr[b] .. bin_ptr[b+1]−1, ascending */
     int nranges;
-    /* the split's estimate in entries: serial, the largest thread's share of the subtrees'
-     * entries in the top's rows, the largest thread's subtrees */
+    /* the split's estimate in entries: on thread 0 alone, the largest thread's share of the
+     * steps shared by rows or panels, the largest thread's subtrees */
     double top_work, pre_work, bin_work;
 } mlc_cholsolve;
 
