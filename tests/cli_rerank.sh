@@ -131,7 +131,7 @@ grep -q 'not converged: [0-9]* steps at 30 iterations' "$T/err" \
   && grep -q '^full-space validation up to 1 candidate, about 5.9 s' "$T/dry" \
   && ok "--dry-run estimates the cat's check on two threads" || fail "--dry-run: $(cat "$T/dry")"
 # A body too large for 8e6 tet-steps still gets its returned gait checked while one replay stays
-# under 18e6: the cat's 37,070 tets x 220 steps (8.2e6) are replayed once, x 490 steps (18.2e6)
+# under 30e6: the cat's 37,070 tets x 220 steps (8.2e6) are replayed once, x 810 steps (30.03e6)
 # not at all.
 CAT=("$BIN" optimize "$SRC/data/cat.off.gz" --set cmaes.population=4 --set cmaes.generations=1
   --set actuation.modes=3 --set cmaes.robust_samples=0)
@@ -148,12 +148,12 @@ c = r["rerank"]["candidates"]
 assert len(c) == 1 and c[0]["source"] == "returned" and r["rerank"]["chosen"] == 0, r["rerank"]
 assert r["transfer"]["J"] == c[0]["J_full"] and r["transfer"]["contact_vertices"] > 0, r["transfer"]
 PY
-opt_ok "${CAT[@]}" --set sim.steps=490 --out "$T/cat2" >/dev/null 2>"$T/err" \
-  && ok "optimize the cat at 490 steps" || fail "optimize the cat: $(cat "$T/err")"
-grep -q 'reference.rerank = -1 chooses none for 37070 tets x 490 steps' "$T/err" \
+opt_ok "${CAT[@]}" --set sim.steps=810 --out "$T/cat2" >/dev/null 2>"$T/err" \
+  && ok "optimize the cat at 810 steps" || fail "optimize the cat: $(cat "$T/err")"
+grep -q 'reference.rerank = -1 chooses none for 37070 tets x 810 steps' "$T/err" \
   && ok "stderr says the default replays none on the longer rollouts" || fail "stderr: $(cat "$T/err")"
 grep -q -e '"rerank":' -e '"transfer":' "$T/cat2/result.json" \
-  && fail "a rerank or transfer block on the cat at 490 steps" || ok "no replay at 490 steps"
+  && fail "a rerank or transfer block on the cat at 810 steps" || ok "no replay at 810 steps"
 for bad in -2 33 1.5 '"x"'; do
   check "reference.rerank=$bad is refused" 2 "$BIN" optimize "${SMALL[@]}" \
     --set "reference.rerank=$bad" --out "$T/bad"

@@ -230,13 +230,13 @@ static double initial_sigma(const mlc_config *cfg, const mlc_gait_space *g) {
  * generations' bests made the zoo's failing small gaits hold (docs/method.md, "Choosing the gait
  * where it holds"); a 19-21k-tet body gets the returned gait checked. A body too large for that
  * budget still gets its returned gait checked while one replay stays under
- * MLC_CHECK_AUTO_TET_STEPS: up to 60k tets at 300 steps, 5-8 s of wall time on 2 threads for the
- * cat and the hand, 10-12 s for spot (59k) and the octopus (49k), so that the user learns how
- * much of the travel held (result.json "transfer") without asking, and a gait that does not hold
- * is searched for again (reference.refine: spot's seed 3, which tumbles in full space, then
- * holds). Larger bodies get none. */
+ * MLC_CHECK_AUTO_TET_STEPS: up to 100k tets at 300 steps, 5-8 s of wall time on 2 threads for
+ * the cat and the hand, 10-12 s for spot (59k) and the octopus (49k), 11-16 s for an 86k-tet
+ * voxel elephant, so that the user learns how much of the travel held (result.json "transfer")
+ * without asking, and a gait that does not hold is searched for again (reference.refine: spot's
+ * seed 3, which tumbles in full space, then holds). Larger bodies get none. */
 #define MLC_RERANK_AUTO_TET_STEPS 8.0e6
-#define MLC_CHECK_AUTO_TET_STEPS 18.0e6
+#define MLC_CHECK_AUTO_TET_STEPS 30.0e6
 #define MLC_RERANK_AUTO_MAX 16
 /* --dry-run's estimate of a full-space replay, seconds a tet-step on one thread: the cat's rate,
  * the slower of the measured two (the quadruped's is 0.55e-6). */

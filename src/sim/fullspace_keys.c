@@ -93,8 +93,8 @@ static const mlc_key reference_keys[] = {
                 "with the lowest full-space J (result.json \"rerank\"); 0 = off; costs K "
                 "full-space rollouts; -1 = chosen from the body: as many as fit in 8e6 "
                 "tet-steps (tets x sim.steps each, 4-7 CPU s in all), at most 16, and else the "
-                "returned gait alone while its replay fits in 18e6 (at 300 steps: a 1k-tet "
-                "body 16, 3k 8, 20k-60k 1, 61k tets or more none; `optimize` says what it "
+                "returned gait alone while its replay fits in 30e6 (at 300 steps: a 1k-tet "
+                "body 16, 3k 8, 20k-100k 1, over 100k tets none; `optimize` says what it "
                 "chose)",
      .type = MLC_KEY_INT,
      MLC_KEY_FIELD(rerank),
