@@ -260,10 +260,6 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
         if (cs->top[j] || cs->split[j] < cs->lp[j + 1]) cs->serial[ns++] = j;
         all += 1 + (cs->lp[j + 1] - cs->lp[j]);
     }
-    /* The subtrees' entries in the top's rows, from columns below the top's first (t0): every
-     * row gets them before any of the top's own, so they run in parallel, thread b taking the
-     * rows cut[b] .. cut[b+1]−1 (about equal shares of entries), each row its terms in column
-     * order. The rest of the serial list runs on one thread. */
     /* The serial list as steps. A stretch of subtree columns with many entries in the top's
      * rows is shared by rows: thread b takes the rows cut[b] .. cut[b+1]−1 (about equal shares
      * of the stretch's entries), each row its terms in column order. A wide run of the top is
@@ -362,7 +358,7 @@ mlc_status mlc_cholsolve_set_threads(mlc_cholsolve *cs, int threads, mlc_err *er
     /* The split pays when its estimate is at most 90% of the serial sweeps'. */
     if (serial_work + shared_most + most > 0.9 * all) goto done;
     cs->bins = bins, cs->nranges = nr, cs->nserial = ns, cs->nsteps = nsteps, cs->ntop = nt;
-    cs->top_work = serial_work, cs->pre_work = shared_most, cs->bin_work = most;
+    cs->top_work = serial_work, cs->shared_work = shared_most, cs->bin_work = most;
 done:
     mlc_free(child_ptr);
     mlc_free(child);
@@ -551,7 +547,7 @@ static void backward_run(const mlc_cholsolve *cs, double *restrict y, int a, int
 
 /* ---- wide runs of the top: every thread of the split shares them --------------------------- */
 
-/* The top is swept serially except for its wide runs (the separators near the root: on the
+/* Of the top's own columns, the wide runs are shared too (the separators near the root: on the
  * 59k-tet spot the root's run alone is 590 columns and most of the top's entries). Such a run
  * is cut into panels of PANEL columns. Forward, a panel's columns among its own rows run on
  * one thread; then the rows after the panel are dealt to the threads in contiguous ranges,

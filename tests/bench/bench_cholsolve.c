@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
            runs, 100.0 * (double)in_runs / (double)(serial.lp[n] > 0 ? serial.lp[n] : 1));
     printf("split for %d threads: bins %d, top %d columns, estimate: one thread %.0f, shared "
            "%.0f, subtrees %.0f\n",
-           threads, split.bins, split.ntop, split.top_work, split.pre_work, split.bin_work);
+           threads, split.bins, split.ntop, split.top_work, split.shared_work, split.bin_work);
     int kinds[3] = {0};
     for (int s = 0; s < split.nsteps; s++)
         kinds[split.steps[3 * s]]++;

@@ -82,7 +82,7 @@ typedef struct mlc_cholsolve {
     int nranges;
     /* the split's estimate in entries: on thread 0 alone, the largest thread's share of the
      * steps shared by rows or panels, the largest thread's subtrees */
-    double top_work, pre_work, bin_work;
+    double top_work, shared_work, bin_work;
 } mlc_cholsolve;
 
 /* Copies L (simplicial, LLᵀ, n×n, positive diagonal) and its permutation into cs, ready for
