@@ -109,7 +109,8 @@ d = json.load(open(f))
 red, full = d["reduced"], d["full"]
 print("\t".join([row, seed, "%.3f" % red["displacement"], "%.3f" % full["displacement"],
                  "%.2f" % (full["displacement"] / red["displacement"] if red["displacement"] else 0),
-                 str(full.get("credibility", {}).get("credible"))]))
+                 str(full.get("credibility", {}).get("credible")),
+                 "%.2f" % (full["J"] / red["J"]) if red["J"] < 0 else "1.00"]))
 PY
         [ -f "$TMP/full.tsv" ] && tail -1 "$TMP/full.tsv"
     done
@@ -123,7 +124,7 @@ print("| row | seed | exit | J | displacement | rise | airborne | penetration | 
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     print("| " + " | ".join(r[:11] + r[12:15]) + " |")
-full = {}  # row -> replays in seed order: [row, seed, reduced, full, share, credible]
+full = {}  # row -> replays in seed order: [row, seed, reduced, full, share, credible, J share]
 if os.path.exists(sys.argv[2]):
     for l in open(sys.argv[2]):
         if l.strip():
@@ -148,8 +149,9 @@ for m in dict.fromkeys(r[0] for r in rows):
         shares(m), secs, "%.0f" % (paper / secs) if paper > 0 else "-"))
 replays = [f for fs in full.values() for f in fs]
 if replays:
-    held = sum(float(f[4]) >= 0.5 and f[5] == "True" for f in replays)
+    held = sum(float(f[4]) >= 0.5 and f[5] == "True" and (len(f) < 7 or float(f[6]) >= 0.5)
+               for f in replays)
     print()
     print("full space: %d of %d replayed gaits keep at least half of their travel, the same way, "
-          "and stay credible" % (held, len(replays)))
+          "and of their J, and stay credible" % (held, len(replays)))
 PY

@@ -100,14 +100,15 @@ for body in $BODIES; do
 import json, os, sys
 f, body, seed, rc, t0, t1, full = sys.argv[1:]
 if not os.path.exists(f):
-    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-", "-", "-"]))
+    print("\t".join([body, seed, rc] + ["nan"] * 7 + ["False", "%.1f" % (float(t1) - float(t0)), "-", "-", "-", "-", "-", "-"]))
     sys.exit(0)
 r = json.load(open(f)); c = r["credibility"]
-share, same, fullJ, fullcred = "-", "-", "-", "-"
+share, same, fullJ, fullcred, Jshare = "-", "-", "-", "-", "-"
 if "transfer" in r:
     fr = r["transfer"]["fraction"]
     share, same, fullJ = "%.2f" % fr, str(fr > 0), "%.3f" % r["transfer"]["J"]
     fullcred = str(r["transfer"]["credibility"]["credible"])
+    Jshare = "%.2f" % (r["transfer"]["J"] / r["J"]) if r["J"] < 0 else "1.00"
 elif full and os.path.exists(full):
     d = json.load(open(full))
     red, fu = d["reduced"]["displacement"], d["full"]["displacement"]
@@ -115,6 +116,7 @@ elif full and os.path.exists(full):
     same = str(red * fu > 0)
     fullJ = "%.3f" % d["full"]["J"]
     fullcred = str(d["full"]["credibility"]["credible"])
+    Jshare = "%.2f" % (d["full"]["J"] / d["reduced"]["J"]) if d["reduced"]["J"] < 0 else "1.00"
 def whole_losses(name):  # objective.whole_losses in the run's params.json or config.json
     path = os.path.join(os.path.dirname(f), name)
     if not os.path.exists(path):
@@ -125,7 +127,7 @@ switched = "yes" if whole_losses("params.json") and not whole_losses("config.jso
 print("\t".join(str(v) for v in [body, seed, rc, "%.3f" % r["J"], "%.3f" % r["displacement"],
       "%.3f" % c["rise"], "%.3f" % c["airborne"], "%.4f" % c["penetration"],
       "%.3f" % c["up_min"], "%.3f" % c["robustness"], c["credible"],
-      "%.1f" % (float(t1) - float(t0)), share, same, fullJ, switched, fullcred]))
+      "%.1f" % (float(t1) - float(t0)), share, same, fullJ, switched, fullcred, Jshare]))
 PY
         tail -1 "$RESULTS"
     done
@@ -137,7 +139,7 @@ import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 hdr = ["body", "seed", "exit", "J", "displacement", "rise", "airborne", "penetration", "up_min",
        "robustness", "credible", "s", "full/reduced", "same way", "full-space J",
-       "switched to whole losses", "credible in full space"]
+       "switched to whole losses", "credible in full space", "full/reduced J"]
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
 for r in rows:
@@ -156,15 +158,17 @@ cred = sum(r[10] == "True" for r in rows)
 shares = [float(r[12]) for r in rows if r[12] not in ("-", "nan")]
 held = sum(s >= 0.5 for s in shares)
 held_cred = sum(float(r[12]) >= 0.5 for r in rows if r[12] not in ("-", "nan") and r[10] == "True")
-# Holds: credible in the reduced model, at least half of the travel the same way in full space,
-# and credible there too (upright, on the ground).
+# Holds: credible in the reduced model, at least half of the travel the same way in full space
+# and half of the J (the travel times the heading term: not turned away), and credible there too
+# (upright, on the ground).
 holds = sum(r[10] == "True" and r[12] not in ("-", "nan") and float(r[12]) >= 0.5 and
-            len(r) > 16 and r[16] == "True" for r in rows)
+            len(r) > 16 and r[16] == "True" and
+            (len(r) < 18 or r[17] in ("-", "nan") or float(r[17]) >= 0.5) for r in rows)
 full_Js = [float(r[14]) for r in rows if len(r) > 14 and r[14] not in ("-", "nan")]
 print()
 print("zoo: median J %.3f, credible and robust %d/%d, full-space travel >= 50%% and the same way "
-      "%d/%d (of the credible gaits %d/%d), holding in full space (that travel and credible "
-      "there) %d/%d, median full-space J %s, median %.1f s a job"
+      "%d/%d (of the credible gaits %d/%d), holding in full space (that travel, half the J and "
+      "credible there) %d/%d, median full-space J %s, median %.1f s a job"
       % (statistics.median(Js), cred, len(rows), held, len(shares), held_cred, cred, holds,
          len(rows), "%.3f" % statistics.median(full_Js) if full_Js else "-",
          statistics.median(float(r[11]) for r in rows)))

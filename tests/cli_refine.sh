@@ -49,7 +49,7 @@ for sub, start, gens in (("finer", "gait", 1), ("finer_centre", [], 3)):
     assert u == [] if start == [] else len(u) == 18 and all(0 <= x <= 1 for x in u), u
 PY
 # The rule: the finer gait is returned when it holds in the reference (credible, keeping the
-# threshold's share of its travel) and the first does not; or both alike, when it is credible
+# threshold's share of its travel and of its J) and the first does not; or both alike, when it is credible
 # there and the first is not; or both alike, when its full-space J is lower.
 python3 - "$T/$run/result.json" <<'PY' && ok "result.json names the gait the rule returns" \
   || fail "the refine block's choice breaks the rule"
@@ -59,8 +59,11 @@ first, finer, centre = r["searches"]
 assert [(s["dir"], s["skinning_modes"], s["start"], s["generations"]) for s in r["searches"]] == [
     (".", 4, "centre", 3), ("finer", 8, "first gait", 1), ("finer_centre", 8, "centre", 3)], r
 assert r["threshold"] == 100
-assert "fraction" in first and "J_full" in first, first
-holds = lambda s: s["credible_full"] and s["fraction"] >= r["threshold"]
+assert "fraction" in first and "kept" in first and "J_full" in first, first
+# holding: credible there, keeping the threshold's share of its travel and of its J ("kept",
+# the lesser of the two shares: no more than the travel's)
+assert all(s["kept"] <= s["fraction"] for s in r["searches"] if "kept" in s), r
+holds = lambda s: s["credible_full"] and s["kept"] >= r["threshold"]
 def better(a, b):  # b does better than a
     if holds(b) != holds(a):
         return holds(b)

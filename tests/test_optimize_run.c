@@ -14,6 +14,7 @@
 
 #include "gait.h"
 #include "internal/optimize_run_internal.h"
+#include "judge.h"
 #include "objective.h"
 #include "optimize_run.h"
 #include "perturb.h"
@@ -484,6 +485,45 @@ static int setup(void **state) {
     return mkdtemp(root) ? 0 : -1;
 }
 
+/* What a gait keeps in the full-space reference, and reference.refine's rule on it: a
+ * locomotion gait that keeps its travel but turns from the walking direction there (spot's
+ * default seeds 1 and 2 kept 111% and 110% of their travel, 0.3% and 4% of their J) does not
+ * hold and is searched for again; a task's J is not held against it; a reduced J that gains
+ * nothing leaves the travel to decide. */
+static void a_gait_that_turns_away_should_not_hold(void **state) {
+    (void)state;
+    mlc_judgement j;
+    memset(&j, 0, sizeof j);
+    j.c.reduced.displacement = 2.64, j.c.full.displacement = 2.94;
+    j.c.reduced.J = -2.60, j.c.full.J = -0.0073;
+    j.cred.credible = 1;
+    const double travel = mlc_judgement_transfer(&j),
+                 kept = mlc_judgement_kept(&j, MLC_OBJ_LOCOMOTION);
+    assert_true(travel > 1.11 && travel < 1.12);
+    assert_true(mlc_judgement_J_share(&j) == -0.0073 / -2.60);
+    assert_true(kept == mlc_judgement_J_share(&j));
+    assert_true(mlc_judgement_kept(&j, MLC_OBJ_TURN) == travel);
+    mlc_config cfg;
+    mlc_config_defaults(&cfg);
+    assert_true(cfg.reference.refine == MLC_JUDGE_HOLD_SHARE);
+    assert_true(mlc_optimize_refine_wanted(&cfg, kept, 1));
+    assert_false(mlc_optimize_refine_wanted(&cfg, travel, 1));
+    /* the same travel, the heading kept too: it holds */
+    j.c.full.J = -2.3;
+    assert_true(mlc_judgement_kept(&j, MLC_OBJ_LOCOMOTION) == -2.3 / -2.60);
+    assert_false(mlc_optimize_refine_wanted(&cfg, mlc_judgement_kept(&j, MLC_OBJ_LOCOMOTION), 1));
+    /* more J than travel kept (better aligned in full space): the travel decides */
+    j.c.full.J = -2.9, j.c.full.displacement = 1.0;
+    assert_true(mlc_judgement_kept(&j, MLC_OBJ_LOCOMOTION) == 1.0 / 2.64);
+    /* a reduced J that does not gain: nothing of it to keep, the travel decides */
+    j.c.reduced.J = 0.1;
+    assert_true(mlc_judgement_J_share(&j) == 1);
+    assert_true(mlc_judgement_kept(&j, MLC_OBJ_LOCOMOTION) == 1.0 / 2.64);
+    /* a task does not search again, whatever it kept */
+    cfg.objective.kind = MLC_OBJ_TURN;
+    assert_false(mlc_optimize_refine_wanted(&cfg, 0, 1));
+}
+
 static int teardown(void **state) {
     (void)state;
     char cmd[128];
@@ -500,6 +540,7 @@ int main(void) {
         cmocka_unit_test(budget_and_restart_room_should_stop_as_documented),
         cmocka_unit_test(rerank_should_return_the_candidate_that_holds),
         cmocka_unit_test(best_ever_should_have_run_all_its_replays),
+        cmocka_unit_test(a_gait_that_turns_away_should_not_hold),
     };
     return cmocka_run_group_tests_name("optimize_run", tests, setup, teardown);
 }

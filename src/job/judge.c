@@ -1,6 +1,7 @@
 /* judge.c: a gait in the full-space reference beside the reduced model (judge.h). */
 #include "judge.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -140,4 +141,14 @@ mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *
 double mlc_judgement_transfer(const mlc_judgement *j) {
     double red = j->c.reduced.displacement;
     return red != 0 ? j->c.full.displacement / red : 0;
+}
+
+double mlc_judgement_J_share(const mlc_judgement *j) {
+    const double red = j->c.reduced.J;
+    return red < 0 ? j->c.full.J / red : 1;
+}
+
+double mlc_judgement_kept(const mlc_judgement *j, mlc_objective_kind kind) {
+    const double travel = mlc_judgement_transfer(j);
+    return kind == MLC_OBJ_LOCOMOTION ? fmin(travel, mlc_judgement_J_share(j)) : travel;
 }

@@ -72,8 +72,21 @@ mlc_status mlc_judge_fullspace_watched(const mlc_pipeline *p, const mlc_config *
  * displacement (negative: it went the other way; 0 when the reduced one did not move). */
 double mlc_judgement_transfer(const mlc_judgement *j);
 
+/* The share of the reduced J the full-space rollout kept: full-space J / reduced J while the
+ * reduced J gains (is negative), else 1 (nothing to keep). A locomotion J is the travel times
+ * the heading term (objective.h), so a gait that keeps its travel but turns from the walking
+ * direction in full space keeps little of its J. */
+double mlc_judgement_J_share(const mlc_judgement *j);
+
+/* What a gait of objective `kind` kept in the full-space reference: for locomotion the lesser
+ * of its travel's share and its J's (both are what the user asked for: going that far, that
+ * way); for a task its travel's share (its J measures a heading, a target, a height, which the
+ * validation ranks by itself). */
+double mlc_judgement_kept(const mlc_judgement *j, mlc_objective_kind kind);
+
 /* A gait holds in the full-space reference when it stays credible there and keeps at least this
- * share of its reduced travel, the same way (docs/method.md, "One recipe for any body"). */
+ * share (mlc_judgement_kept: of its reduced travel, the same way, and for locomotion of its J)
+ * (docs/method.md, "One recipe for any body"). */
 #define MLC_JUDGE_HOLD_SHARE 0.5
 
 #endif

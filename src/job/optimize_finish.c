@@ -329,24 +329,29 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
             return transfer_failed(o, err.msg);
         seconds = mlc_now() - t0;
     }
-    const double share = mlc_judgement_transfer(&j);
+    const double share = mlc_judgement_transfer(&j), J_share = mlc_judgement_J_share(&j);
+    const double kept = mlc_judgement_kept(&j, o->obj.kind);
+    const int locomotion = o->obj.kind == MLC_OBJ_LOCOMOTION;
     const int guard = j.c.convergence.guard_steps;
     mlc_optimize_result *r = o->res;
     r->transfer_known = guard == 0;
     r->rerank = o->rerank;
-    r->transfer_fraction = share, r->transfer_J = j.c.full.J;
+    r->transfer_fraction = share, r->transfer_J = j.c.full.J, r->transfer_kept = kept;
     r->transfer_credible = j.cred.credible;
     /* reference.refine follows with a second search and says so itself */
     const int refine =
-        guard == 0 && cred->credible && mlc_optimize_refine_wanted(&o->cfg, share, j.cred.credible);
+        guard == 0 && cred->credible && mlc_optimize_refine_wanted(&o->cfg, kept, j.cred.credible);
     mlc_sink_say(&o->def.sink, 1,
                  "transfer_displacement %.9g\ntransfer_fraction %.6g\ntransfer_credible %s\n",
                  j.c.full.displacement, share, j.cred.credible ? "true" : "false");
+    char of_J[48] = "";
+    if (locomotion && j.cred.credible)
+        snprintf(of_J, sizeof of_J, " and %.0f%% of its J", 100 * J_share);
     if (!o->quiet)
         mlc_sink_say(&o->def.sink, 0,
                      "modalloco: in the full-space reference the gait keeps %.0f%% of its travel "
-                     "(%.3g of %.3g)%s, %.1f s\n",
-                     100 * share, j.c.full.displacement, j.c.reduced.displacement,
+                     "(%.3g of %.3g)%s%s, %.1f s\n",
+                     100 * share, j.c.full.displacement, j.c.reduced.displacement, of_J,
                      j.cred.credible     ? ""
                      : j.cred.up_min < 0 ? " and tips over"
                                          : " and is not credible there",
@@ -354,14 +359,18 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     /* A gait credible in the reduced model only: the reduced model allowed what the full body
      * does not (a gait that is not credible in either has its own message). */
     if (!o->quiet && guard == 0 && cred->credible && !refine && !o->def.second_search &&
-        !(share >= MLC_JUDGE_HOLD_SHARE && j.cred.credible)) {
-        char how[96];
+        !(kept >= MLC_JUDGE_HOLD_SHARE && j.cred.credible)) {
+        char how[128];
         if (!j.cred.credible && j.cred.up_min < 0)
             snprintf(how, sizeof how, "it tips over there");
         else if (!j.cred.credible)
             snprintf(how, sizeof how, "it is not credible there");
         else if (!(share >= 0))
             snprintf(how, sizeof how, "it goes the other way there");
+        else if (share >= MLC_JUDGE_HOLD_SHARE)
+            snprintf(how, sizeof how,
+                     "it keeps %.0f%% of its travel but %.0f%% of its J, less than %.0f%%",
+                     100 * share, 100 * J_share, 100 * MLC_JUDGE_HOLD_SHARE);
         else
             snprintf(how, sizeof how, "it keeps %.0f%% of its travel, less than %.0f%%",
                      100 * share, 100 * MLC_JUDGE_HOLD_SHARE);
@@ -383,6 +392,7 @@ static mlc_status check_transfer(optimize_run *o, const mlc_actuation *act,
     add_exact(b, "displacement", j.c.full.displacement);
     add_exact(b, "fraction", share);
     add_exact(b, "J", j.c.full.J);
+    if (locomotion) add_exact(b, "J_fraction", J_share);
     mlc_json_add_credibility(b, &j.cred);
     cJSON_AddNumberToObject(b, "contact_vertices", j.contact_vertices);
     cJSON_AddBoolToObject(b, "converged", guard == 0);

@@ -193,6 +193,7 @@ static cJSON *search_entry(const char *dir, const char *start, const mlc_config 
     if (rc == 0 && r->found) cJSON_AddNumberToObject(e, "J", r->J);
     if (r->transfer_known) {
         cJSON_AddNumberToObject(e, "fraction", r->transfer_fraction);
+        cJSON_AddNumberToObject(e, "kept", r->transfer_kept);
         cJSON_AddNumberToObject(e, "J_full", r->transfer_J);
         cJSON_AddBoolToObject(e, "credible_full", r->transfer_credible);
     }
@@ -200,14 +201,14 @@ static cJSON *search_entry(const char *dir, const char *start, const mlc_config 
 }
 
 /* Gait b does better in the reference than gait a: it holds (credible there, keeping at least
- * `share` of its travel) where a does not; or as they hold alike, it is credible there where a
- * is not; or as credible, its full-space J is lower (the validation's order,
- * optimize_rerank.c). Holding comes first because a gait is returned on the strength of its
+ * `share` of its travel and of its J: mlc_judgement_kept) where a does not; or as they hold alike,
+ * it is credible there where a is not; or as credible, its full-space J is lower (the validation's
+ * order, optimize_rerank.c). Holding comes first because a gait is returned on the strength of its
  * reduced J: one that holds is one whose numbers the user can trust, and on the held-out
  * elephant the first gait's 3% lower full-space J came with 49% of its travel kept against
  * the finer one's 88%. A search that failed, found nothing or has no verdict never wins. */
 static int holds(const mlc_optimize_result *r, double share) {
-    return r->transfer_credible && r->transfer_fraction >= share;
+    return r->transfer_credible && r->transfer_kept >= share;
 }
 static int judged(const mlc_optimize_result *r, int rc) {
     return rc == 0 && r->found && r->transfer_known;
@@ -287,6 +288,9 @@ static void refine_run(const mlc_optimize_def *def, const mlc_config *cfg1, refi
 static const char *verdict(const mlc_optimize_result *r, char *buf, size_t cap) {
     if (!r->transfer_credible)
         snprintf(buf, cap, "it is not credible there");
+    else if (r->transfer_kept < r->transfer_fraction)
+        snprintf(buf, cap, "it keeps %.0f%% of its travel but %.0f%% of its J",
+                 100 * r->transfer_fraction, 100 * r->transfer_kept);
     else
         snprintf(buf, cap, "it keeps %.0f%% of its travel", 100 * r->transfer_fraction);
     return buf;
@@ -305,12 +309,11 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
 
     /* Rank 0 decides whether the first gait holds; every process then needs that gait, the
      * second search's start. */
-    int n =
-        mlc_dist_rank() == 0 && rc == 0 && out->written && out->found && out->transfer_known &&
-                !def->dry_run &&
-                mlc_optimize_refine_wanted(&cfg1, out->transfer_fraction, out->transfer_credible)
-            ? out->n
-            : 0;
+    int n = mlc_dist_rank() == 0 && rc == 0 && out->written && out->found && out->transfer_known &&
+                    !def->dry_run &&
+                    mlc_optimize_refine_wanted(&cfg1, out->transfer_kept, out->transfer_credible)
+                ? out->n
+                : 0;
     if (mlc_dist_size() > 1) mlc_dist_bcast_int(&n, 1, 0);
     if (n <= 0 || n > MLC_CMAES_START_MAX) {
         held_release(&h1, 1);

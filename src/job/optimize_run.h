@@ -77,9 +77,10 @@ typedef struct mlc_optimize_result {
     double *u;            /* the returned gait in [0,1]^n (mlc_gait_decode), owned */
     /* The returned gait's replay in the full-space reference (reference.check, or the
      * validation's), when one was measured and converged: transfer_known 1, then the share of
-     * its travel it kept, its full-space J and whether it is credible there. */
+     * its travel it kept, its full-space J, whether it is credible there, and what it kept
+     * (mlc_judgement_kept: for locomotion the lesser of its travel's and its J's shares). */
     int transfer_known, transfer_credible;
-    double transfer_fraction, transfer_J;
+    double transfer_fraction, transfer_J, transfer_kept;
     int rerank; /* reference.rerank resolved: the candidates the validation replays (0: none) */
     /* reference.refine searched again (optimize_refine.c): the gait returned, 0 the first
      * search's, 1 the finer model's from that gait (OUT/finer), 2 the finer model's from the

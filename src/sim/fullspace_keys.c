@@ -105,7 +105,8 @@ static const mlc_key reference_keys[] = {
      .range = "in [0, 100]",
      .meaning = "optimize, objective.kind locomotion: when the returned gait's full-space "
                 "replay (reference.check, or reference.rerank's) keeps less than this share of "
-                "its travel, or is not credible there, search once more with "
+                "its travel or of its J (full-space J / reduced J: a gait that turns from the "
+                "walking direction keeps little), or is not credible there, search once more with "
                 "subspace.skinning_modes doubled (at most 32), from that gait with 3/10 of the "
                 "generations, in OUT/finer; when that gait does not hold either, once more in "
                 "that model from the box's centre with every generation, in OUT/finer_centre; "

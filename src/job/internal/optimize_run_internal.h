@@ -103,8 +103,9 @@ int mlc_optimize_search(const mlc_optimize_def *def, mlc_optimize_result *out,
                         mlc_config *final_cfg);
 
 /* reference.refine's rule (optimize_refine.c): 1 when a search of configuration cfg whose gait,
- * credible in the reduced model, kept `share` of its travel in the full-space reference and is
- * (credible_full) or is not credible there, is followed by a second search in a finer model. */
+ * credible in the reduced model, kept `share` in the full-space reference (mlc_judgement_kept:
+ * of its travel and of its J) and is (credible_full) or is not credible there, is followed by a
+ * second search in a finer model. */
 int mlc_optimize_refine_wanted(const mlc_config *cfg, double share, int credible_full);
 
 /* "out of memory" into o->err: MLC_ENOMEM. */
