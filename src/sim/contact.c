@@ -53,9 +53,12 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
         dmax = fmax(dmax, D[(size_t)s * (n + 1)]);
     cs->eps = MLC_CONTACT_EPS * (dmax > 0 ? dmax : 1);
     int ok = (cs->lam = mlc_calloc(3 * n, sizeof(double))) != NULL;
-    ok &= (cs->L = mlc_calloc(n * n, sizeof(double))) != NULL;
+    /* The factors' columns a few entries longer than ns: a power-of-two stride (1,024 or
+     * 2,048 slots) would map a block's columns onto the same cache sets. */
+    cs->ldf = (n + 3) / 4 * 4 + 4;
+    ok &= (cs->L = mlc_calloc(cs->ldf * n, sizeof(double))) != NULL;
     for (int a = 0; a < 2; a++) {
-        ok &= (cs->Lb[a] = mlc_calloc(n * n, sizeof(double))) != NULL;
+        ok &= (cs->Lb[a] = mlc_calloc(cs->ldf * n, sizeof(double))) != NULL;
         ok &= (cs->bkey[a] = mlc_calloc(n, sizeof(int))) != NULL;
         ok &= (cs->kprev[a] = mlc_calloc(n, sizeof(int))) != NULL;
         cs->bnf[a] = -1;
@@ -153,7 +156,7 @@ static void record_set(const mlc_contact *cs, int *key, int *knp, const int *P, 
     *knp = cs->D == cs->D0 ? np : -1;
 }
 
-/* Lower Cholesky factor of A_PP into L (ld ns), with the reciprocal pivots on the diagonal
+/* Lower Cholesky factor of A_PP into L (ld ldf), with the reciprocal pivots on the diagonal
  * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
  * is positive definite) is replaced by √ε so the factor stays usable.
  *
@@ -165,7 +168,7 @@ static void record_set(const mlc_contact *cs, int *key, int *knp, const int *P, 
  * factored: the bits of a full factorization at a fraction of its cost. Within a solve, across
  * the iterations of a step and across the steps of a resting contact the set rarely changes. */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
-    const size_t ld = (size_t)cs->ns;
+    const size_t ld = cs->ldf;
     const int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
     if (p == np && cs->fnp == np) return;
     record_set(cs, cs->fkey, &cs->fnp, P, np);
@@ -181,7 +184,7 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
 
 /* x ← (L Lᵀ)⁻¹ x (np values). */
 static MLC_HOT void solve_factored(const mlc_contact *cs, int np, double *x) {
-    mlc_dense_cholesky_solve(cs->L, (size_t)cs->ns, np, x);
+    mlc_dense_cholesky_solve(cs->L, cs->ldf, np, x);
 }
 
 /* A = A_PP contiguous (np×np) and its reciprocal diagonal in t. */
@@ -505,6 +508,7 @@ static MLC_HOT int solve_normal(mlc_contact *cs, const double *ystar, const doub
         !(cs->anp == np && same_start(cs, cs->akey, cs->anp, cs->pset, np) == np)) {
         record_set(cs, cs->akey, &cs->anp, cs->pset, np);
         cs->agen++;
+        cs->a_d0 = cs->D == cs->D0;
         build_app(cs, cs->pset, np);
     }
     return np;
@@ -543,22 +547,32 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
             r -= Ab[Bd[i]] * x[Bd[i]];
         y[q] = r;
     }
-    int *key = cs->bkey[slot], kept = cs->bgen[slot] == cs->agen && cs->bnf[slot] == nf;
-    for (int f = 0; f < nf && kept; f++) /* a few entries: no memcmp call */
-        kept = key[f] == F[f];
-    if (!kept) {
+    /* The kept factor's leading columns serve while the free forces start with the same
+     * samples (factor_set's rule: the bits of a whole factorization). Its entries are those
+     * of the A it was factored from: the same A (a pivot of this solve or a later iteration
+     * with the same contact set), or any A built from D0, whose entries are functions of the
+     * two samples alone. */
+    const size_t ld = cs->ldf;
+    int *key = cs->bkey[slot], p = 0;
+    const int *C = cs->contact;
+    if (cs->bnf[slot] >= 0 && (cs->bgen[slot] == cs->agen || (cs->bd0[slot] && cs->a_d0))) {
+        const int n = cs->bnf[slot] < nf ? cs->bnf[slot] : nf;
+        while (p < n && key[p] == C[F[p]])
+            p++;
+    }
+    if (p < nf || cs->bnf[slot] != nf) {
         for (int j = 0; j < nf; j++) {
-            double *Lj = Lf + (size_t)nf * j;
+            double *Lj = Lf + ld * (size_t)j;
             const double *Aj = A + (size_t)np * F[j];
-            for (int i = j; i < nf; i++)
+            for (int i = j < p ? p : j; i < nf; i++)
                 Lj[i] = Aj[F[i]];
         }
-        mlc_dense_cholesky(Lf, (size_t)nf, nf, cs->eps);
+        mlc_dense_cholesky_rows(Lf, ld, nf, p, cs->eps);
         for (int f = 0; f < nf; f++)
-            key[f] = F[f];
-        cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen;
+            key[f] = C[F[f]];
+        cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen, cs->bd0[slot] = cs->a_d0;
     }
-    mlc_dense_cholesky_solve(Lf, (size_t)nf, nf, y);
+    mlc_dense_cholesky_solve(Lf, ld, nf, y);
     for (int f = 0; f < nf; f++)
         x[F[f]] = y[f];
 }
@@ -775,6 +789,7 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         cs->D = D;
         cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
         cs->agen++;
+        cs->a_d0 = 0;
     }
     if (boxed) friction_bounds(cs, mu_lo, mu_hi);
     friction_axis(cs, k, rhs, boxed);

@@ -71,11 +71,18 @@ typedef struct mlc_contact {
     const double **cols; /* ns: the columns of D under the forces of a gap pass */
     double *coef;        /* ns: those forces */
     unsigned long agen;  /* counts the rebuilds of A (a factor of its blocks is kept per gen) */
-    double *Lb[2];       /* per friction axis (x, z): ns×ns factor of the free forces' block of
-                            A, for the free forces listed in bkey (bnf; −1 none) of A's rebuild
-                            bgen: kept while the sides stay, across the iterations of a step */
+    double *Lb[2];       /* per friction axis (x, z): ns×ns factor (ld ns) of the free forces'
+                            block of A, for the free forces whose samples bkey lists (bnf; −1
+                            none), taken from A's rebuild bgen: kept while the sides stay,
+                            across the iterations of a step, and its leading columns while the
+                            free forces start with the same samples */
     int *bkey[2], bnf[2];
+    size_t ldf; /* leading dimension of L and Lb: ns rounded up, plus a few */
     unsigned long bgen[2];
+    int bd0[2];               /* per axis: Lb was factored from an A built from D0 (then bkey, its
+                                 free forces' samples, says which entries it holds whatever the
+                                 contact set) */
+    int a_d0;                 /* A was built from D0 (not from a caller's own or a tangent D) */
     int *kprev[2], nkprev[2]; /* per friction axis: the samples whose force (lam) or side
                                  (fside) the last solve may have left non-zero */
     unsigned long cgen;       /* counts the writes of `contact` */
