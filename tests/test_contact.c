@@ -2,6 +2,7 @@
  *  - the LCP solver against exhaustive enumeration of contact sets on small random problems
  *    (rank-deficient Delassus matrices included) and its complementarity conditions;
  *  - its shortcut for a repeated contact set against its general path, bit for bit;
+ *  - its factor followed by rank-one changes against a refactored one;
  *  - in rollouts: normal forces never pull and samples never end below the ground;
  *  - a body dropped from height h comes to rest and bounces back less than 5% of h;
  *  - a body sliding on the ground stops;
@@ -159,6 +160,98 @@ static void repeated_contact_set_should_give_the_general_path_bits(void **state)
     }
     print_message("repeated contact sets: %d of %d solves\n", repeats, solves);
     assert_true(repeats > solves / 3); /* the shortcut was exercised */
+}
+
+/* Rank-one changes of the normal factor (mlc_contact_set_updates, the full-space reference's
+ * surface contact): on sets of dozens of forces that gain and lose a few at a time, the forces
+ * match those of the solver that refactors (to rounding), satisfy the complementarity
+ * conditions themselves, and the factor left behind reproduces A_PP. */
+static void updated_factor_should_match_a_refactored_one(void **state) {
+    (void)state;
+    enum { NS = 96 };
+    unsigned seed = 77;
+    double *J = malloc(sizeof(double) * NS * NS), *D = malloc(sizeof(double) * NS * NS);
+    assert_non_null(J);
+    assert_non_null(D);
+    double worst = 0, worst_kkt = 0, worst_factor = 0;
+    unsigned long updates = 0;
+    for (int trial = 0; trial < 4; trial++) {
+        /* A Delassus matrix like a surface's: a force moves its own sample most and its
+         * neighbours less (an exponential kernel along a line of samples, positive definite),
+         * plus a small rigid part and a random full-rank one (every problem feasible) */
+        for (int i = 0; i < NS * NS; i++)
+            J[i] = 0.02 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+        for (int i = 0; i < NS; i++)
+            for (int j = 0; j < NS; j++) {
+                double sum = exp(-fabs((double)(i - j)) / 3) + 0.01;
+                for (int k = 0; k < NS; k++)
+                    sum += J[i + NS * k] * J[j + NS * k];
+                D[i + NS * j] = sum;
+            }
+        double c[NS], y[NS], g[NS] = {0}, rhs[NS], rhs2[NS];
+        for (int i = 0; i < NS; i++)
+            c[i] = 0.2 * ((double)rand_r(&seed) / RAND_MAX) - 0.5; /* lying flat */
+        const double mu = trial % 2 ? 0.4 : 0;
+        mlc_contact upd, ref;
+        assert_int_equal(mlc_contact_create(&upd, NS, D, 1e-12, mu), MLC_OK);
+        assert_int_equal(mlc_contact_create(&ref, NS, D, 1e-12, mu), MLC_OK);
+        mlc_contact_set_updates(&upd, 1);
+        for (int it = 0; it < 200; it++) {
+            for (int i = 0; i < NS; i++) {
+                c[i] += 0.01 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+                y[i] = c[i];
+                rhs[i] = 0.05 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+                rhs2[i] = 0.05 * ((double)rand_r(&seed) / RAND_MAX - 0.5);
+            }
+            const int np = mlc_contact_solve_normal(&upd, y, g);
+            mlc_contact_solve_normal(&ref, y, g);
+            if (np > 0) mlc_contact_solve_friction_xz(&upd, rhs, rhs2);
+            if (ref.np > 0) mlc_contact_solve_friction_xz(&ref, rhs, rhs2);
+            double lmax = 0;
+            for (int i = 0; i < 3 * NS; i++)
+                lmax = fmax(lmax, fabs(ref.lam[i]));
+            for (int i = 0; i < 3 * NS; i++)
+                worst = fmax(worst, fabs(upd.lam[i] - ref.lam[i]) / (1 + lmax));
+            const double *lam = upd.lam + NS;
+            for (int i = 0; i < NS; i++) { /* λ ≥ 0, y ≥ 0, λ·y = 0 to rounding */
+                double yi = y[i];
+                for (int j = 0; j < NS; j++)
+                    yi += D[i + NS * j] * lam[j];
+                assert_true(lam[i] >= 0);
+                worst_kkt = fmax(worst_kkt, fmax(-yi, lam[i] > 0 ? fabs(yi) : 0));
+            }
+        }
+        /* The factor left behind: L Lᵀ = A_PP + εI over the last contact set (reciprocal
+         * pivots on L's diagonal). */
+        const int np = upd.fnp;
+        const size_t ld = upd.ldf;
+        double amax = 0, err = 0;
+        for (int i = 0; i < np; i++)
+            for (int j = 0; j <= i; j++) {
+                double sum = 0;
+                for (int k = 0; k <= j; k++) {
+                    const double lik = k == i ? 1 / upd.L[ld * k + k] : upd.L[ld * k + i];
+                    const double ljk = k == j ? 1 / upd.L[ld * k + k] : upd.L[ld * k + j];
+                    sum += lik * ljk;
+                }
+                const double a = D[upd.fkey[i] + NS * upd.fkey[j]] + (i == j ? upd.eps : 0);
+                amax = fmax(amax, fabs(a));
+                err = fmax(err, fabs(sum - a));
+            }
+        worst_factor = fmax(worst_factor, err / (amax > 0 ? amax : 1));
+        updates += upd.updates_made;
+        mlc_contact_destroy(&upd);
+        mlc_contact_destroy(&ref);
+    }
+    free(J);
+    free(D);
+    print_message("rank-one factor changes: %lu; forces within %.2e of the refactored solver's, "
+                  "complementarity within %.2e, factor residual %.2e\n",
+                  updates, worst, worst_kkt, worst_factor);
+    assert_true(updates >= 100); /* the changes were exercised */
+    assert_true(worst <= 1e-8);
+    assert_true(worst_kkt <= 1e-8);
+    assert_true(worst_factor <= 1e-10);
 }
 
 /* Friction with a Coulomb limit stays inside its box; without one it solves D_PP x = rhs. */
@@ -415,6 +508,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lcp_should_match_enumeration),
         cmocka_unit_test(repeated_contact_set_should_give_the_general_path_bits),
+        cmocka_unit_test(updated_factor_should_match_a_refactored_one),
         cmocka_unit_test(friction_should_respect_the_coulomb_box),
         cmocka_unit_test(dropped_body_should_land_without_gaining_energy),
         cmocka_unit_test(sliding_body_should_stop),

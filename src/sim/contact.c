@@ -66,6 +66,7 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     ok &= (cs->fside = mlc_calloc(3 * n, sizeof(int))) != NULL;
     ok &= (cs->fset = mlc_calloc(4 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
+    ok &= (cs->upd = mlc_calloc(2 * n + 2, sizeof(double))) != NULL;
     double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
                        &cs->s, &cs->t, &cs->base, &cs->w, &cs->res};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
@@ -89,6 +90,7 @@ void mlc_contact_destroy(mlc_contact *cs) {
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mlc_free(bufs[i]);
     mlc_free(cs->coef);
+    mlc_free(cs->upd);
     mlc_free(cs->res);
     mlc_free((void *)cs->cols);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset,    cs->iscand,  cs->fkey,     cs->akey,
@@ -117,11 +119,18 @@ mlc_status mlc_contact_grow(mlc_contact *cs, int ns, const double *D) {
         memcpy(g.kprev[a], cs->kprev[a], sizeof(int) * (size_t)cs->nkprev[a]);
     }
     g.cgen = cs->cgen, g.agen = cs->agen;
+    g.updates = cs->updates;
     g.eps = cs->eps;
     g.friction_s = cs->friction_s;
     mlc_contact_destroy(cs);
     *cs = g; /* kept factors dropped (create's −1 keys); w_fresh 0: gaps recomputed */
     return MLC_OK;
+}
+
+void mlc_contact_set_updates(mlc_contact *cs, int on) {
+    cs->updates = on != 0;
+    cs->fnp = -1; /* the next factor is made afresh */
+    cs->nupdates = 0;
 }
 
 void mlc_contact_reset(mlc_contact *cs) {
@@ -156,6 +165,126 @@ static void record_set(const mlc_contact *cs, int *key, int *knp, const int *P, 
     *knp = cs->D == cs->D0 ? np : -1;
 }
 
+/* Row and column q of the factor L (n×n, ld) dropped in place: the factor of the matrix
+ * without q. Rows below q move up one and columns right of q left one; the trailing block
+ * L₃₃ then takes the rank-one update L₃₃L₃₃ᵀ + vvᵀ by q's old column v (rotations, always
+ * stable). v: n scratch values. */
+static void factor_drop(double *L, size_t ld, int n, int q, double *restrict v) {
+    const int m = n - 1 - q;
+    memcpy(v, L + ld * (size_t)q + q + 1, sizeof(double) * (size_t)m);
+    for (int j = 0; j < q; j++) {
+        double *Lj = L + ld * (size_t)j;
+        memmove(Lj + q, Lj + q + 1, sizeof(double) * (size_t)m);
+    }
+    for (int j = q + 1; j < n; j++)
+        memmove(L + ld * (size_t)(j - 1) + (j - 1), L + ld * (size_t)j + j,
+                sizeof(double) * (size_t)(n - j));
+    for (int k = 0; k < m; k++) {
+        double *restrict Lk = L + ld * (size_t)(q + k) + q;
+        const double lkk = 1 / Lk[k], r = sqrt(lkk * lkk + v[k] * v[k]);
+        const double c = r / lkk, s = v[k] / lkk, ic = lkk / r;
+        Lk[k] = 1 / r;
+        for (int i = k + 1; i < m; i++) {
+            const double li = (Lk[i] + s * v[i]) * ic;
+            v[i] = c * v[i] - s * li;
+            Lk[i] = li;
+        }
+    }
+}
+
+/* A row and column inserted at q: L (n×n) becomes the factor of the (n+1)×(n+1) matrix whose
+ * new column, in the new order, is a (a[q] its diagonal). Row q of the leading columns solves
+ * against them, the new column below follows, and the trailing block takes the rank-one
+ * downdate by it. Returns 0 when a downdated pivot falls to ε or loses most of its digits
+ * (the leading q columns then hold the new factor's rows; columns q.. must be refactored).
+ * x: n + 1 scratch values. */
+static int factor_insert(double *L, size_t ld, int n, int q, const double *restrict a,
+                         double *restrict x, double eps) {
+    for (int j = 0; j < q; j++) /* x = L₁₁⁻¹ a₁, column by column */
+        x[j] = a[j];
+    for (int k = 0; k < q; k++) {
+        const double *Lk = L + ld * (size_t)k;
+        const double xk = x[k] *= Lk[k];
+        for (int j = k + 1; j < q; j++)
+            x[j] -= Lk[j] * xk;
+    }
+    double d2 = a[q];
+    for (int k = 0; k < q; k++)
+        d2 -= x[k] * x[k];
+    if (!(d2 > eps)) return 0;
+    const double d = sqrt(d2);
+    double *restrict l = x + q; /* the new column below its diagonal: old rows q..n−1 */
+    const int m = n - q;
+    for (int i = 0; i < m; i++)
+        l[i + 1] = a[q + 1 + i];
+    for (int k = 0; k < q; k++) {
+        const double *Lk = L + ld * (size_t)k + q, xk = x[k];
+        for (int i = 0; i < m; i++)
+            l[i + 1] -= Lk[i] * xk;
+    }
+    for (int i = 0; i < m; i++)
+        l[i + 1] /= d;
+    for (int j = 0; j < q; j++) { /* rows q.. of the leading columns down one, row q = x */
+        double *Lj = L + ld * (size_t)j;
+        memmove(Lj + q + 1, Lj + q, sizeof(double) * (size_t)m);
+        Lj[q] = x[j];
+    }
+    for (int j = n - 1; j >= q; j--) /* columns q.. right one and down one */
+        memmove(L + ld * (size_t)(j + 1) + (j + 1), L + ld * (size_t)j + j,
+                sizeof(double) * (size_t)(n - j));
+    double *Lq = L + ld * (size_t)q;
+    Lq[q] = 1 / d;
+    memcpy(Lq + q + 1, l + 1, sizeof(double) * (size_t)m);
+    const double *restrict w = Lq + q + 1; /* the downdate's vector, consumed below */
+    double *restrict u = l + 1;
+    for (int i = 0; i < m; i++)
+        u[i] = w[i];
+    for (int k = 0; k < m; k++) {
+        double *restrict Lk = L + ld * (size_t)(q + 1 + k) + q + 1;
+        const double lkk = 1 / Lk[k], r2 = lkk * lkk - u[k] * u[k];
+        if (!(r2 > eps) || !(r2 > MLC_CONTACT_UPDATE_KEEP * lkk * lkk)) return 0;
+        const double r = sqrt(r2), c = r / lkk, s = u[k] / lkk, ic = lkk / r;
+        Lk[k] = 1 / r;
+        for (int i = k + 1; i < m; i++) {
+            const double li = (Lk[i] - s * u[i]) * ic;
+            u[i] = c * u[i] - s * li;
+            Lk[i] = li;
+        }
+    }
+    return 1;
+}
+
+/* With rank-one changes on (mlc_contact_set_updates): the kept factor (set fkey, fnp forces)
+ * turned into the factor of P by dropping forces (P a subsequence of the kept set) or by
+ * inserting one, when that saves work (at least MLC_CONTACT_UPDATE_MIN forces from the first
+ * change on). Returns 0 when it does not apply or a downdate failed; the caller then refactors
+ * from p, the length of the common start. */
+static int factor_update(mlc_contact *cs, const int *P, int np, int p) {
+    const int n = cs->fnp, *K = cs->fkey;
+    const size_t ld = cs->ldf;
+    if (np - p < MLC_CONTACT_UPDATE_MIN && n - p < MLC_CONTACT_UPDATE_MIN) return 0;
+    if (np < n) { /* drops: P a subsequence of K (the forces keep their order) */
+        int *gone = cs->fset, ng = 0, a = p;
+        for (int b = p; b < n; b++) {
+            if (a < np && K[b] == cs->cand[P[a]])
+                a++;
+            else
+                gone[ng++] = b;
+        }
+        if (a < np) return 0;
+        for (int g = ng - 1; g >= 0; g--) /* from the last, so the earlier indices stay */
+            factor_drop(cs->L, ld, n - (ng - 1 - g), gone[g], cs->upd);
+        return 1;
+    }
+    if (np != n + 1) return 0;
+    for (int b = p; b < n; b++) /* one inserted at p: the rest the kept set, shifted by one */
+        if (K[b] != cs->cand[P[b + 1]]) return 0;
+    double *a = cs->upd + cs->ns + 1;
+    for (int i = 0; i < np; i++)
+        a[i] = entry(cs, P[i], P[p]);
+    return factor_insert(cs->L, ld, n, p, a, cs->upd, cs->eps);
+}
+
 /* Lower Cholesky factor of A_PP into L (ld ldf), with the reciprocal pivots on the diagonal
  * (the solves then multiply instead of dividing). A non-positive pivot (only by rounding: A
  * is positive definite) is replaced by √ε so the factor stays usable.
@@ -166,11 +295,22 @@ static void record_set(const mlc_contact *cs, int *key, int *knp, const int *P, 
  * dropped at p; the same set again, p = np), the leading p columns are kept, the new rows
  * below them are computed with the same operations in the same order, and only columns p.. are
  * factored: the bits of a full factorization at a fraction of its cost. Within a solve, across
- * the iterations of a step and across the steps of a resting contact the set rarely changes. */
+ * the iterations of a step and across the steps of a resting contact the set rarely changes.
+ * With rank-one changes on (factor_update) a set that loses forces or gains one far from its
+ * end is followed in the square of its size instead of the cube, with bits of its history; a
+ * run of MLC_CONTACT_UPDATE_RUN of them ends in a factorization afresh. */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = cs->ldf;
-    const int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
+    int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
     if (p == np && cs->fnp == np) return;
+    if (cs->updates && cs->fnp >= 0 && cs->D == cs->D0 && cs->nupdates < MLC_CONTACT_UPDATE_RUN &&
+        factor_update(cs, P, np, p)) {
+        cs->nupdates++, cs->updates_made++;
+        record_set(cs, cs->fkey, &cs->fnp, P, np);
+        return;
+    }
+    if (cs->nupdates >= MLC_CONTACT_UPDATE_RUN) p = 0; /* afresh */
+    if (p == 0) cs->nupdates = 0;
     record_set(cs, cs->fkey, &cs->fnp, P, np);
     /* The matrix's entries in the new rows of the kept columns and in the new columns, then
      * the factor completed around the kept part (the bits of a whole factorization). */

@@ -902,6 +902,7 @@ mlc_status mlc_fullspace_use_surface_contact(mlc_fullspace *fs, int columns, mlc
     for (int i = 0; i < fs->nsurf; i++)
         dmax = fmax(dmax, fs->set.dt * fs->set.dt / fs->mass[fs->surf[i]]);
     fs->csurf.eps = MLC_CONTACT_EPS * dmax;
+    mlc_contact_set_updates(&fs->csurf, 1); /* sets of hundreds of forces under a flat body */
     fs->csurf.friction_s = fs->sfric;
     fs->live.runs = fs->runs;
     fs->live.nruns = 1;
@@ -1014,6 +1015,7 @@ static void surface_shrink(mlc_fullspace *fs) {
         return;
     cs.eps = fs->csurf.eps;
     cs.friction_s = fs->sfric;
+    mlc_contact_set_updates(&cs, fs->csurf.updates);
     mlc_contact_destroy(&fs->csurf);
     fs->csurf = cs;
     fs->cap = fs->cap0;

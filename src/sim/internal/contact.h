@@ -44,6 +44,13 @@
  * sweeps of Coulomb-limited friction should the exact pivoting not settle (rounding). */
 #define MLC_CONTACT_EPS 1e-10
 #define MLC_CONTACT_FRICTION_SWEEPS 20
+/* Rank-one changes of the normal factor (mlc_contact_set_updates): used from this many forces
+ * after the first change on (below it refactoring costs about as little), at most this many
+ * in a row before the factor is made afresh, and a downdated pivot must keep this share of its
+ * square (else it would have lost most of its digits). */
+#define MLC_CONTACT_UPDATE_MIN 24
+#define MLC_CONTACT_UPDATE_RUN 64
+#define MLC_CONTACT_UPDATE_KEEP 1e-6
 
 typedef struct mlc_contact {
     int ns;                   /* samples */
@@ -77,7 +84,11 @@ typedef struct mlc_contact {
                             across the iterations of a step, and its leading columns while the
                             free forces start with the same samples */
     int *bkey[2], bnf[2];
-    size_t ldf; /* leading dimension of L and Lb: ns rounded up, plus a few */
+    size_t ldf;   /* leading dimension of L and Lb: ns rounded up, plus a few */
+    int updates;  /* mlc_contact_set_updates: L follows a changed set by rank-one changes */
+    int nupdates; /* such changes since L was last made afresh */
+    unsigned long updates_made; /* all such changes (tests, profiles) */
+    double *upd;                /* 2 ns + 2 scratch of those changes */
     unsigned long bgen[2];
     int bd0[2];               /* per axis: Lb was factored from an A built from D0 (then bkey, its
                                  free forces' samples, says which entries it holds whatever the
@@ -126,6 +137,13 @@ void mlc_contact_destroy(mlc_contact *cs);
  * the next solve, which gives the bits of reusing them. friction_s is kept (a caller that
  * reallocates it sets it again). Errors: MLC_EINVAL (ns smaller), MLC_ENOMEM (cs unchanged). */
 mlc_status mlc_contact_grow(mlc_contact *cs, int ns, const double *D);
+/* on = 1: the normal solve's factor follows a contact set that gains or loses a force by a
+ * rank-one change of its trailing block (its size squared) instead of refactoring that block
+ * (its cube) — a large gain for sets of hundreds of forces (a body lying flat on every surface
+ * vertex), at the price of bits that depend on the order the set was reached in (still the
+ * same for any thread count and every run), where a refactored factor's depend on the set
+ * alone. Off by default (the reduced model keeps the set-only bits). */
+void mlc_contact_set_updates(mlc_contact *cs, int on);
 /* Forget the warm start (λ = 0), e.g. when a rollout restarts. */
 void mlc_contact_reset(mlc_contact *cs);
 
