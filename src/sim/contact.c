@@ -67,6 +67,8 @@ mlc_status mlc_contact_create(mlc_contact *cs, int ns, const double *D, double t
     ok &= (cs->fset = mlc_calloc(4 * n, sizeof(int))) != NULL;
     ok &= (cs->A = mlc_calloc(n * n, sizeof(double))) != NULL;
     ok &= (cs->upd = mlc_calloc(2 * n + 2, sizeof(double))) != NULL;
+    ok &= (cs->mark = mlc_calloc(n, sizeof(int))) != NULL;
+    ok &= (cs->cur = mlc_calloc(2 * n + 1, sizeof(int))) != NULL;
     double **vecs[] = {&cs->c, &cs->l, &cs->d,    &cs->x, &cs->bound,
                        &cs->s, &cs->t, &cs->base, &cs->w, &cs->res};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
@@ -91,6 +93,8 @@ void mlc_contact_destroy(mlc_contact *cs) {
         mlc_free(bufs[i]);
     mlc_free(cs->coef);
     mlc_free(cs->upd);
+    mlc_free(cs->mark);
+    mlc_free(cs->cur);
     mlc_free(cs->res);
     mlc_free((void *)cs->cols);
     int *ibufs[] = {cs->contact, cs->cand, cs->pset,    cs->iscand,  cs->fkey,     cs->akey,
@@ -254,35 +258,74 @@ static int factor_insert(double *L, size_t ld, int n, int q, const double *restr
     return 1;
 }
 
-/* With rank-one changes on (mlc_contact_set_updates): the kept factor (set fkey, fnp forces)
- * turned into the factor of P by dropping forces (P a subsequence of the kept set) or by
- * inserting one, when that saves work (at least MLC_CONTACT_UPDATE_MIN forces from the first
- * change on). Returns 0 when it does not apply or a downdate failed; the caller then refactors
- * from p, the length of the common start. */
-static int factor_update(mlc_contact *cs, const int *P, int np, int p) {
-    const int n = cs->fnp, *K = cs->fkey;
-    const size_t ld = cs->ldf;
-    if (np - p < MLC_CONTACT_UPDATE_MIN && n - p < MLC_CONTACT_UPDATE_MIN) return 0;
-    if (np < n) { /* drops: P a subsequence of K (the forces keep their order) */
-        int *gone = cs->fset, ng = 0, a = p;
-        for (int b = p; b < n; b++) {
-            if (a < np && K[b] == cs->cand[P[a]])
-                a++;
-            else
-                gone[ng++] = b;
+/* The entry of D0 + εI between samples s and t: A_PP's for any set of D0's samples. */
+static inline double entry_d0(const mlc_contact *cs, int s, int t) {
+    const double a = cs->D0[(size_t)s + (size_t)cs->ns * (size_t)t];
+    return s == t ? a + cs->eps : a;
+}
+
+/* With rank-one changes on (mlc_contact_set_updates): L (ld ldf), the factor of D0's block on
+ * the samples K[0..n), turned into the factor of the block on S[0..m) (both sharing their
+ * first p samples) by dropping and inserting forces in the order of a merge of the two lists.
+ * Returns how many leading columns of L now hold S's factor in their leading rows: m when
+ * done, less when the lists order a pair of common samples differently, the changes would
+ * cost more than refactoring from p, or a downdate lost its pivot. The caller refactors the
+ * rest (refilling the rows of the kept columns below that). *nops counts the changes made. */
+static int factor_follow(mlc_contact *cs, double *L, const int *K, int n, const int *S, int m,
+                         int p, int *nops) {
+    int *mark = cs->mark, *cur = cs->cur;
+    for (int a = p; a < m; a++)
+        mark[S[a]] |= 1;
+    for (int b = p; b < n; b++)
+        mark[K[b]] |= 2;
+    /* The plan's cost (flops of the rotations, the new rows and the moves) against a
+     * refactorization's from p. */
+    double cost = 0;
+    int ok = 1;
+    for (int a = p, b = p, len = n, at = p; ok && (a < m || b < n);) {
+        if (a < m && b < n && S[a] == K[b]) {
+            a++, b++, at++;
+        } else if (b < n && !(mark[K[b]] & 1)) { /* K[b] leaves */
+            b++, len--;
+            cost += 3.0 * (len - at) * (len - at);
+        } else if (a < m && !(mark[S[a]] & 2)) { /* S[a] enters */
+            cost += (double)at * at + 2.0 * at * (len - at) + 3.0 * (len - at) * (len - at);
+            a++, at++, len++;
+        } else {
+            ok = 0; /* the same samples in another order */
         }
-        if (a < np) return 0;
-        for (int g = ng - 1; g >= 0; g--) /* from the last, so the earlier indices stay */
-            factor_drop(cs->L, ld, n - (ng - 1 - g), gone[g], cs->upd);
-        return 1;
     }
-    if (np != n + 1) return 0;
-    for (int b = p; b < n; b++) /* one inserted at p: the rest the kept set, shifted by one */
-        if (K[b] != cs->cand[P[b + 1]]) return 0;
-    double *a = cs->upd + cs->ns + 1;
-    for (int i = 0; i < np; i++)
-        a[i] = entry(cs, P[i], P[p]);
-    return factor_insert(cs->L, ld, n, p, a, cs->upd, cs->eps);
+    const double refactor = 2.0 * (m - p) * (m - p) * (m - p) / 3 + 2.0 * p * (m - p) * (m - p);
+    ok &= 2 * cost < refactor;
+    int done = p;
+    if (ok) {
+        memcpy(cur, K, sizeof(int) * (size_t)n);
+        const size_t ld = cs->ldf;
+        double *a_new = cs->upd + cs->ns + 1;
+        for (int a = p, b = p, len = n, at = p; a < m || b < n;) {
+            if (a < m && b < n && S[a] == K[b]) {
+                a++, b++, at++;
+            } else if (b < n && !(mark[K[b]] & 1)) {
+                factor_drop(L, ld, len, at, cs->upd);
+                memmove(cur + at, cur + at + 1, sizeof(int) * (size_t)(len - at - 1));
+                b++, len--, ++*nops;
+            } else {
+                memmove(cur + at + 1, cur + at, sizeof(int) * (size_t)(len - at));
+                cur[at] = S[a];
+                for (int i = 0; i <= len; i++)
+                    a_new[i] = entry_d0(cs, cur[i], S[a]);
+                ++*nops;
+                if (!factor_insert(L, ld, len, at, a_new, cs->upd, cs->eps)) break;
+                a++, at++, len++;
+            }
+            done = at; /* columns before `at` hold S's factor */
+        }
+    }
+    for (int a = p; a < m; a++)
+        mark[S[a]] = 0;
+    for (int b = p; b < n; b++)
+        mark[K[b]] = 0;
+    return done;
 }
 
 /* Lower Cholesky factor of A_PP into L (ld ldf), with the reciprocal pivots on the diagonal
@@ -303,15 +346,19 @@ static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = cs->ldf;
     int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;
     if (p == np && cs->fnp == np) return;
-    if (cs->updates && cs->fnp >= 0 && cs->D == cs->D0 && cs->nupdates < MLC_CONTACT_UPDATE_RUN &&
-        factor_update(cs, P, np, p)) {
-        cs->nupdates++, cs->updates_made++;
-        record_set(cs, cs->fkey, &cs->fnp, P, np);
-        return;
+    const int follow = cs->updates && cs->fnp >= 0 && cs->D == cs->D0 &&
+                       cs->nupdates < MLC_CONTACT_UPDATE_RUN && np - p >= MLC_CONTACT_UPDATE_MIN;
+    if (follow) {
+        int *S = cs->cur + cs->ns + 1, nops = 0; /* the new set's samples */
+        for (int a = 0; a < np; a++)
+            S[a] = cs->cand[P[a]];
+        p = factor_follow(cs, cs->L, cs->fkey, cs->fnp, S, np, p, &nops);
+        cs->nupdates += nops, cs->updates_made += (unsigned long)nops;
     }
     if (cs->nupdates >= MLC_CONTACT_UPDATE_RUN) p = 0; /* afresh */
     if (p == 0) cs->nupdates = 0;
     record_set(cs, cs->fkey, &cs->fnp, P, np);
+    if (p == np) return;
     /* The matrix's entries in the new rows of the kept columns and in the new columns, then
      * the factor completed around the kept part (the bits of a whole factorization). */
     for (int j = 0; j < np; j++) {
@@ -701,13 +748,24 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
             p++;
     }
     if (p < nf || cs->bnf[slot] != nf) {
-        for (int j = 0; j < nf; j++) {
+        /* With rank-one changes on, a factor of D0's entries follows the new free set. */
+        if (cs->updates && cs->a_d0 && cs->bd0[slot] && cs->bnf[slot] >= 0 &&
+            cs->bupdates[slot] < MLC_CONTACT_UPDATE_RUN && nf - p >= MLC_CONTACT_UPDATE_MIN) {
+            int *S = cs->cur + cs->ns + 1, nops = 0;
+            for (int f = 0; f < nf; f++)
+                S[f] = C[F[f]];
+            p = factor_follow(cs, Lf, key, cs->bnf[slot], S, nf, p, &nops);
+            cs->bupdates[slot] += nops, cs->updates_made += (unsigned long)nops;
+        }
+        if (cs->bupdates[slot] >= MLC_CONTACT_UPDATE_RUN) p = 0; /* afresh */
+        if (p == 0) cs->bupdates[slot] = 0;
+        for (int j = 0; j < nf && p < nf; j++) {
             double *Lj = Lf + ld * (size_t)j;
             const double *Aj = A + (size_t)np * F[j];
             for (int i = j < p ? p : j; i < nf; i++)
                 Lj[i] = Aj[F[i]];
         }
-        mlc_dense_cholesky_rows(Lf, ld, nf, p, cs->eps);
+        if (p < nf) mlc_dense_cholesky_rows(Lf, ld, nf, p, cs->eps);
         for (int f = 0; f < nf; f++)
             key[f] = C[F[f]];
         cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen, cs->bd0[slot] = cs->a_d0;

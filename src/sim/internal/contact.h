@@ -85,10 +85,12 @@ typedef struct mlc_contact {
                             free forces start with the same samples */
     int *bkey[2], bnf[2];
     size_t ldf;   /* leading dimension of L and Lb: ns rounded up, plus a few */
-    int updates;  /* mlc_contact_set_updates: L follows a changed set by rank-one changes */
+    int updates;  /* mlc_contact_set_updates: L and Lb follow a changed set by rank-one changes */
     int nupdates; /* such changes since L was last made afresh */
     unsigned long updates_made; /* all such changes (tests, profiles) */
     double *upd;                /* 2 ns + 2 scratch of those changes */
+    int *mark, *cur; /* ns (zero between changes) and 2 ns + 1 scratch of those changes */
+    int bupdates[2]; /* per friction axis: changes of Lb since it was last made afresh */
     unsigned long bgen[2];
     int bd0[2];               /* per axis: Lb was factored from an A built from D0 (then bkey, its
                                  free forces' samples, says which entries it holds whatever the
