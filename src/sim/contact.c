@@ -339,9 +339,9 @@ static int factor_follow(mlc_contact *cs, double *L, const int *K, int n, const 
  * below them are computed with the same operations in the same order, and only columns p.. are
  * factored: the bits of a full factorization at a fraction of its cost. Within a solve, across
  * the iterations of a step and across the steps of a resting contact the set rarely changes.
- * With rank-one changes on (factor_update) a set that loses forces or gains one far from its
- * end is followed in the square of its size instead of the cube, with bits of its history; a
- * run of MLC_CONTACT_UPDATE_RUN of them ends in a factorization afresh. */
+ * With rank-one changes on (factor_follow) a set that loses or gains forces far from its end
+ * is followed in the square of its size instead of the cube, with bits of its history; a run
+ * of MLC_CONTACT_UPDATE_RUN changes ends in a factorization afresh. */
 static void factor_set(mlc_contact *cs, const int *P, int np) {
     const size_t ld = cs->ldf;
     int p = cs->fnp >= 0 ? same_start(cs, cs->fkey, cs->fnp, P, np) : 0;

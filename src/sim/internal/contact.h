@@ -44,10 +44,11 @@
  * sweeps of Coulomb-limited friction should the exact pivoting not settle (rounding). */
 #define MLC_CONTACT_EPS 1e-10
 #define MLC_CONTACT_FRICTION_SWEEPS 20
-/* Rank-one changes of the normal factor (mlc_contact_set_updates): used from this many forces
- * after the first change on (below it refactoring costs about as little), at most this many
- * in a row before the factor is made afresh, and a downdated pivot must keep this share of its
- * square (else it would have lost most of its digits). */
+/* Rank-one changes of the normal and friction factors (mlc_contact_set_updates): tried from
+ * this many forces after the first change on (below it refactoring costs about as little) and
+ * taken when they cost under half of refactoring, at most this many in a row before a factor
+ * is made afresh, and a downdated pivot must keep this share of its square (else it would
+ * have lost most of its digits). */
 #define MLC_CONTACT_UPDATE_MIN 24
 #define MLC_CONTACT_UPDATE_RUN 64
 #define MLC_CONTACT_UPDATE_KEEP 1e-6
@@ -139,12 +140,12 @@ void mlc_contact_destroy(mlc_contact *cs);
  * the next solve, which gives the bits of reusing them. friction_s is kept (a caller that
  * reallocates it sets it again). Errors: MLC_EINVAL (ns smaller), MLC_ENOMEM (cs unchanged). */
 mlc_status mlc_contact_grow(mlc_contact *cs, int ns, const double *D);
-/* on = 1: the normal solve's factor follows a contact set that gains or loses a force by a
- * rank-one change of its trailing block (its size squared) instead of refactoring that block
- * (its cube) — a large gain for sets of hundreds of forces (a body lying flat on every surface
- * vertex), at the price of bits that depend on the order the set was reached in (still the
- * same for any thread count and every run), where a refactored factor's depend on the set
- * alone. Off by default (the reduced model keeps the set-only bits). */
+/* on = 1: the normal solve's factor, and the friction solves' factors of their free forces,
+ * follow a set that gains or loses forces by rank-one changes of the trailing block (its size
+ * squared each) instead of refactoring that block (its cube) — a large gain for sets of hundreds of
+ * forces (a body lying flat on every surface vertex), at the price of bits that depend on the order
+ * the set was reached in (still the same for any thread count and every run), where a refactored
+ * factor's depend on the set alone. Off by default (the reduced model keeps the set-only bits). */
 void mlc_contact_set_updates(mlc_contact *cs, int on);
 /* Forget the warm start (λ = 0), e.g. when a rollout restarts. */
 void mlc_contact_reset(mlc_contact *cs);
