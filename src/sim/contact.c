@@ -143,10 +143,15 @@ void mlc_contact_reset(mlc_contact *cs) {
     cs->np = 0;
 }
 
+/* The entry of D + εI between samples s and t. */
+static inline double sample_entry(const mlc_contact *cs, const double *D, int s, int t) {
+    const double a = D[(size_t)s + (size_t)cs->ns * (size_t)t];
+    return s == t ? a + cs->eps : a;
+}
+
 /* A_ij of candidates i, j. */
 static inline double entry(const mlc_contact *cs, int i, int j) {
-    double a = cs->D[(size_t)cs->cand[i] + (size_t)cs->ns * (size_t)cs->cand[j]];
-    return i == j ? a + cs->eps : a;
+    return sample_entry(cs, cs->D, cs->cand[i], cs->cand[j]);
 }
 
 /* The length of the common start of key[0..knp) (samples) and set P (candidate indices, in
@@ -258,12 +263,6 @@ static int factor_insert(double *L, size_t ld, int n, int q, const double *restr
     return 1;
 }
 
-/* The entry of D0 + εI between samples s and t: A_PP's for any set of D0's samples. */
-static inline double entry_d0(const mlc_contact *cs, int s, int t) {
-    const double a = cs->D0[(size_t)s + (size_t)cs->ns * (size_t)t];
-    return s == t ? a + cs->eps : a;
-}
-
 /* With rank-one changes on (mlc_contact_set_updates): L (ld ldf), the factor of D0's block on
  * the samples K[0..n), turned into the factor of the block on S[0..m) (both sharing their
  * first p samples) by dropping and inserting forces in the order of a merge of the two lists.
@@ -313,7 +312,7 @@ static int factor_follow(mlc_contact *cs, double *L, const int *K, int n, const 
                 memmove(cur + at + 1, cur + at, sizeof(int) * (size_t)(len - at));
                 cur[at] = S[a];
                 for (int i = 0; i <= len; i++)
-                    a_new[i] = entry_d0(cs, cur[i], S[a]);
+                    a_new[i] = sample_entry(cs, cs->D0, cur[i], S[a]);
                 ++*nops;
                 if (!factor_insert(L, ld, len, at, a_new, cs->upd, cs->eps)) break;
                 a++, at++, len++;
@@ -695,7 +694,6 @@ static MLC_HOT int solve_normal(mlc_contact *cs, const double *ystar, const doub
         !(cs->anp == np && same_start(cs, cs->akey, cs->anp, cs->pset, np) == np)) {
         record_set(cs, cs->akey, &cs->anp, cs->pset, np);
         cs->agen++;
-        cs->a_d0 = cs->D == cs->D0;
         build_app(cs, cs->pset, np);
     }
     return np;
@@ -740,16 +738,17 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
      * with the same contact set), or any A built from D0, whose entries are functions of the
      * two samples alone. */
     const size_t ld = cs->ldf;
+    const int a_d0 = cs->anp >= 0; /* A was built from D0 (record_set's key) */
     int *key = cs->bkey[slot], p = 0;
     const int *C = cs->contact;
-    if (cs->bnf[slot] >= 0 && (cs->bgen[slot] == cs->agen || (cs->bd0[slot] && cs->a_d0))) {
+    if (cs->bnf[slot] >= 0 && (cs->bgen[slot] == cs->agen || (cs->bd0[slot] && a_d0))) {
         const int n = cs->bnf[slot] < nf ? cs->bnf[slot] : nf;
         while (p < n && key[p] == C[F[p]])
             p++;
     }
     if (p < nf || cs->bnf[slot] != nf) {
         /* With rank-one changes on, a factor of D0's entries follows the new free set. */
-        if (cs->updates && cs->a_d0 && cs->bd0[slot] && cs->bnf[slot] >= 0 &&
+        if (cs->updates && a_d0 && cs->bd0[slot] && cs->bnf[slot] >= 0 &&
             cs->bupdates[slot] < MLC_CONTACT_UPDATE_RUN && nf - p >= MLC_CONTACT_UPDATE_MIN) {
             int *S = cs->cur + cs->ns + 1, nops = 0;
             for (int f = 0; f < nf; f++)
@@ -768,7 +767,7 @@ static void free_forces(mlc_contact *cs, int slot, int np, int nf, const int *re
         if (p < nf) mlc_dense_cholesky_rows(Lf, ld, nf, p, cs->eps);
         for (int f = 0; f < nf; f++)
             key[f] = C[F[f]];
-        cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen, cs->bd0[slot] = cs->a_d0;
+        cs->bnf[slot] = nf, cs->bgen[slot] = cs->agen, cs->bd0[slot] = a_d0;
     }
     mlc_dense_cholesky_solve(Lf, ld, nf, y);
     for (int f = 0; f < nf; f++)
@@ -987,7 +986,6 @@ void mlc_contact_solve_friction_box(mlc_contact *cs, int k, const double *rhs, c
         cs->D = D;
         cs->fnp = cs->anp = -1; /* L and A now hold Dk's */
         cs->agen++;
-        cs->a_d0 = 0;
     }
     if (boxed) friction_bounds(cs, mu_lo, mu_hi);
     friction_axis(cs, k, rhs, boxed);

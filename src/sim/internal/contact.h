@@ -96,7 +96,6 @@ typedef struct mlc_contact {
     int bd0[2];               /* per axis: Lb was factored from an A built from D0 (then bkey, its
                                  free forces' samples, says which entries it holds whatever the
                                  contact set) */
-    int a_d0;                 /* A was built from D0 (not from a caller's own or a tangent D) */
     int *kprev[2], nkprev[2]; /* per friction axis: the samples whose force (lam) or side
                                  (fside) the last solve may have left non-zero */
     unsigned long cgen;       /* counts the writes of `contact` */
