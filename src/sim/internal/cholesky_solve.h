@@ -21,10 +21,16 @@
  * The order of the terms is fixed: in the forward sweep every entry of y receives its terms in
  * column order, and in the backward sweep every column takes its terms from its last row to its
  * first. Runs of columns with nested patterns (a fundamental supernode: column j's rows are j+1
- * and then column j+1's rows, its parent being j+1) are swept four columns at a time within
- * that order: forward, a row shared by the four is loaded once and takes their four terms in
- * column order; backward, the rows the four share come first in each of their sums (they are
- * the columns' last rows), so the four sums run side by side instead of one after the other.
+ * and then column j+1's rows, its parent being j+1) are swept a block of columns at a time
+ * within that order (four; eight on the AVX2 path): forward, a row shared by the block is loaded
+ * once and takes its terms in column order; backward, the rows the block shares come first in
+ * each of its sums (they are the columns' last rows), so the sums run side by side instead of
+ * one after the other.
+ *
+ * The sweeps exist twice (internal/cholesky_sweeps.h), on the path cpu.h chooses: the SSE2
+ * baseline, a row's three coordinates as a pair of lanes and one more, and the AVX2 copy, a row
+ * as one four-lane vector (y keeps four slots a row for it). Both do the same products and
+ * differences, lane by lane and unfused, so either gives the bits of the other.
  *
  * The split is chosen from the columns' entry counts: subtrees are opened from the roots down
  * (an opened root joins the top) while that lowers the estimated time, the serial top plus the
@@ -53,7 +59,7 @@ typedef struct mlc_cholsolve {
      * CHOLMOD's order. Owned. */
     int *perm, *lp, *li;
     double *lx, *dinv;
-    double *y; /* 3n: permuted work */
+    double *y; /* 4n: permuted work, row j at 4j (x, y, z, and a slot no answer reads) */
     int *pinv; /* n: the permuted row of unknown i (perm's inverse) */
     int *mark; /* n: the last unit solve whose forward reach held column j (mlc_cholsolve_unit3) */
     int stamp; /* that solve's number */
