@@ -20,10 +20,6 @@
  * zero (YS doubles), so that on the AVX2 path a row is one 32-byte vector. */
 #define YS 4
 
-/* The blocks of the wide runs' panels and of the top's shared steps are at most this many
- * columns wide (a run's own sweep takes wider ones on the AVX2 path: cholesky_sweeps.h). */
-#define RUN_BLOCK 4
-
 /* Two lanes of a row (its x and y) on the SSE2 path. */
 typedef double pair __attribute__((vector_size(16)));
 

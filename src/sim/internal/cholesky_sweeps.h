@@ -241,7 +241,7 @@ static void backward_run(const mlc_cholsolve *cs, double *restrict y, int a, int
  * one thread finishes the panel's columns among its own rows. Every row and every sum gets
  * its terms in the serial sweeps' order, so the bits are the same. */
 
-/* The values of the columns j .. j+w−1 (w ≤ RUN_BLOCK: cv[c]) and where their entries lie
+/* The values of the columns j .. j+w−1 (w ≤ SWEEP_BLOCK: cv[c]) and where their entries lie
  * (column j+c's entry at position pos is col[c][pos]). */
 static inline void load_columns(const mlc_cholsolve *cs, const double *restrict y, int j, int w,
                                 row *cv, const double **col) {
@@ -251,8 +251,8 @@ static inline void load_columns(const mlc_cholsolve *cs, const double *restrict 
     }
 }
 
-/* Forward: the positions q0 .. q1−1 take the terms of the columns j .. j+w−1 (w ≤ 4), already
- * scaled, in column order. */
+/* Forward: the positions q0 .. q1−1 take the terms of the columns j .. j+w−1 (w ≤ SWEEP_BLOCK),
+ * already scaled, in column order. */
 static void forward_positions(const mlc_cholsolve *cs, double *restrict y, int j, int w, int b,
                               const int *R, int q0, int q1) {
     row cv[SWEEP_BLOCK];
@@ -275,6 +275,10 @@ static void forward_run_shared(const mlc_cholsolve *cs, double *restrict y, int 
         const int p1 = p0 + PANEL - 1 < b ? p0 + PANEL - 1 : b;
         if (t == 0) { /* the panel among its own rows */
             int j = p0;
+#if SWEEP_BLOCK == 8
+            for (; j + 7 <= p1; j += 8)
+                forward_block(cs, y, j, 8, p1, R, 0);
+#endif
             for (; j + 3 <= p1; j += 4)
                 forward_block(cs, y, j, 4, p1, R, 0);
             if (j + 1 <= p1) forward_block(cs, y, j, 2, p1, R, 0), j += 2;
@@ -283,17 +287,17 @@ static void forward_run_shared(const mlc_cholsolve *cs, double *restrict y, int 
 #pragma omp barrier
         const long npos = (long)b + nr - p1;
         const int q0 = p1 + 1 + (int)(npos * t / T), q1 = p1 + 1 + (int)(npos * (t + 1) / T);
-        for (int j = p0; j <= p1; j += RUN_BLOCK)
-            forward_positions(cs, y, j, p1 - j + 1 < RUN_BLOCK ? p1 - j + 1 : RUN_BLOCK, b, R, q0,
-                              q1);
+        for (int j = p0; j <= p1; j += SWEEP_BLOCK)
+            forward_positions(cs, y, j, p1 - j + 1 < SWEEP_BLOCK ? p1 - j + 1 : SWEEP_BLOCK, b, R,
+                              q0, q1);
         if (p1 < b) {
 #pragma omp barrier
         }
     }
 }
 
-/* Backward: the sums of the columns f .. f+w−1 (w ≤ 4) take the positions q1−1 down to q0,
- * starting from and returning to y. */
+/* Backward: the sums of the columns f .. f+w−1 (w ≤ SWEEP_BLOCK) take the positions q1−1 down to
+ * q0, starting from and returning to y. */
 static void backward_positions(const mlc_cholsolve *cs, double *restrict y, int f, int w, int b,
                                const int *R, int q0, int q1) {
     row cv[SWEEP_BLOCK];
@@ -318,15 +322,19 @@ static void backward_run_shared(const mlc_cholsolve *cs, double *restrict y, int
     for (int p1 = b; p1 >= a; p1 -= PANEL) {
         const int p0 = p1 - PANEL + 1 > a ? p1 - PANEL + 1 : a;
         /* the panel's blocks of four (from p0), dealt to the threads */
-        const int nblk = (p1 - p0 + RUN_BLOCK) / RUN_BLOCK;
+        const int nblk = (p1 - p0 + SWEEP_BLOCK) / SWEEP_BLOCK;
         for (int k = nblk * t / T; k < nblk * (t + 1) / T; k++) {
-            const int f = p0 + RUN_BLOCK * k;
-            backward_positions(cs, y, f, p1 - f + 1 < RUN_BLOCK ? p1 - f + 1 : RUN_BLOCK, b, R,
+            const int f = p0 + SWEEP_BLOCK * k;
+            backward_positions(cs, y, f, p1 - f + 1 < SWEEP_BLOCK ? p1 - f + 1 : SWEEP_BLOCK, b, R,
                                p1 + 1, b + nr + 1);
         }
 #pragma omp barrier
         if (t == 0) { /* the panel among its own rows, from its end */
             int j = p1;
+#if SWEEP_BLOCK == 8
+            for (; j - 7 >= p0; j -= 8)
+                backward_block(cs, y, j - 7, 8, p1, R, 0);
+#endif
             for (; j - 3 >= p0; j -= 4)
                 backward_block(cs, y, j - 3, 4, p1, R, 0);
             if (j - 1 >= p0) backward_block(cs, y, j - 1, 2, p1, R, 0), j -= 2;
@@ -395,7 +403,8 @@ static void forward_steps(const mlc_cholsolve *cs, double *restrict y) {
         }
         if (kind == MLC_CHOLSOLVE_STEP_SHARED) {
             /* by pieces of runs: a piece j..e's columns all have column e's rows beyond e, so
-             * the thread's rows are the same positions for each, swept four columns at a time */
+             * the thread's rows are the same positions for each, swept SWEEP_BLOCK columns at a
+             * time */
             for (int k = k0; k < k1;) {
                 const int j = cs->serial[k];
                 int e = j;
@@ -404,9 +413,9 @@ static void forward_steps(const mlc_cholsolve *cs, double *restrict y) {
                     e++;
                 const int *pc = cs->pcut + (size_t)(k + e - j) * (bins + 1);
                 const int q0 = e + 1 + (pc[t] - cs->lp[e]), q1 = e + 1 + (pc[t + 1] - cs->lp[e]);
-                for (int c = j; c <= e; c += RUN_BLOCK)
-                    forward_positions(cs, y, c, e - c + 1 < RUN_BLOCK ? e - c + 1 : RUN_BLOCK, e,
-                                      cs->li + cs->lp[e], q0, q1);
+                for (int c = j; c <= e; c += SWEEP_BLOCK)
+                    forward_positions(cs, y, c, e - c + 1 < SWEEP_BLOCK ? e - c + 1 : SWEEP_BLOCK,
+                                      e, cs->li + cs->lp[e], q0, q1);
                 k += e - j + 1;
             }
         } else if (kind == MLC_CHOLSOLVE_STEP_WIDE) {
