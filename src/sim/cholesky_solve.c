@@ -16,8 +16,8 @@
 #define WIDE_RUN (2 * PANEL)
 #define SHARED_MIN 2048
 
-/* A row of the permuted work y holds a column's three coordinates and a fourth slot that stays
- * zero (YS doubles), so that on the AVX2 path a row is one 32-byte vector. */
+/* A row of the permuted work y holds a column's three coordinates and a fourth slot no answer
+ * reads (YS doubles), so that on the AVX2 path a row is one 32-byte vector. */
 #define YS 4
 
 /* Two lanes of a row (its x and y) on the SSE2 path. */
