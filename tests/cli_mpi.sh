@@ -38,6 +38,18 @@ grep -q '"whole_losses":[[:space:]]*true' "$T/slide1/params.json" \
   && diff <(strip_clock "$T/slide1/history.csv") <(strip_clock "$T/slide3/history.csv") >/dev/null \
   && echo "ok: the switch to whole losses is the plain run's on 3 processes" \
   || fail "the sliding search on 3 processes differs from the plain run"
+# A search that ends with no gain, going backward, runs once more with whole losses; rank 0
+# decides and every rank follows (cli_whole_losses.sh): the octopod with strokes of exponent 5.
+OCTO=("$SRC/data/octopod.mesh" --set cmaes.population=6 --set cmaes.generations=40
+      --set actuation.modes=3 --set sim.steps=100 --set reference.rerank=0
+      --set actuation.amplitude_p=5 --seed 4 --quiet)
+opt_ok "$BIN" optimize "${OCTO[@]}" --threads 1 --out "$T/oc1" >/dev/null || fail "plain octopod"
+opt_ok "${MPIRUN[@]}" -n 2 "$BIN" optimize "${OCTO[@]}" --threads 1 --out "$T/oc2" >/dev/null \
+  2>"$T/err2" || { fail "mpirun -n 2, octopod"; cat "$T/err2"; }
+[ -d "$T/oc1/whole_losses" ] && cmp -s "$T/oc1/params.json" "$T/oc2/params.json" \
+  && cmp -s "$T/oc1/whole_losses/params.json" "$T/oc2/whole_losses/params.json" \
+  && echo "ok: the search with whole losses is the plain run's on 2 processes" \
+  || fail "the second search on 2 processes differs from the plain run"
 # A body that falls over left alone is laid down on every rank alike, and rank 0's second
 # precompute cache is the one the others read (cli_stand.sh): a leaning stick of voxels.
 python3 "$SRC/scripts/voxel_bodies.py" leaning "$T/leaning.mesh" >/dev/null \

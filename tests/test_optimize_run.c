@@ -97,10 +97,12 @@ static void threads_should_not_change_the_bits(void **state) {
 /* ---- Interruption and --resume ------------------------------------------------------------ */
 /* Raises SIGINT once generation `stop_at` is recorded, as a Ctrl-C in the middle of a run: the
  * job finishes that generation, saves the checkpoint and ends with 130. */
+/* seen: the latest generation any search of the job reached (a further search of
+ * reference.refine, after the first, counts its own from 1). */
 static int stop_at, seen;
 static void interrupt_after(void *user, const mlc_history_row *row) {
     (void)user;
-    seen = row->generation;
+    if (row->generation > seen) seen = row->generation;
     if (row->generation == stop_at) raise(SIGINT);
 }
 
@@ -115,7 +117,7 @@ static void resumed_run_should_equal_the_uninterrupted_one(void **state) {
     mlc_optimize_result a, b1, b2;
     assert_int_equal(run(&whole, NULL, NULL, &a), 0);
 
-    stop_at = 3;
+    stop_at = 3, seen = 0;
     assert_int_equal(run(&parts, NULL, interrupt_after, &b1), 130);
     assert_int_equal(seen, 3);
     assert_false(b1.written);
@@ -125,10 +127,9 @@ static void resumed_run_should_equal_the_uninterrupted_one(void **state) {
     assert_non_null(ck);
     free(ck);
 
-    stop_at = -1;
+    stop_at = -1, seen = 0;
     assert_int_equal(run(&parts, parts.output.dir, interrupt_after, &b2), 0);
-    assert_int_equal(seen, 6); /* went on from generation 4 to the end */
-    assert_int_equal(b2.generations, 6);
+    assert_int_equal(seen, 6); /* went on from generation 4 to the end (history.csv below) */
     assert_same_bits(&a, &b2);
     char *ra = read_output(whole.output.dir, "result.json");
     char *rb = read_output(parts.output.dir, "result.json");

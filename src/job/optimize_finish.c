@@ -411,6 +411,7 @@ static mlc_status fill_result(optimize_run *o, const double *u, const mlc_rollou
     memcpy(r->u, u, (size_t)n * sizeof(double));
     r->n = n;
     r->J = res->J;
+    r->displacement = res->displacement;
     r->J_robust = mlc_cmaes_best_f(o->es);
     r->J_mean = J_mean;
     r->found = found;
@@ -501,16 +502,10 @@ static mlc_status write_results(optimize_run *o, const double *u, double J_mean,
     if (!found) {
         char why[512];
         mlc_credibility_explain(&cred, o->obj.kind, why, sizeof why);
-        if (!(res.J < 0) && o->obj.kind == MLC_OBJ_LOCOMOTION && res.displacement < 0 &&
-            !o->obj.whole_losses)
-            mlc_sink_say(&o->def.sink, 0,
-                         "modalloco: no credible gait found: the best gait does not gain (J = "
-                         "%.6g) and moved backward (%.3g along objective.direction); "
-                         "--set objective.whole_losses=true keeps a backward travel a whole "
-                         "loss, so that turning away or tumbling no longer pays (or walk the "
-                         "other way); outputs are written with \"found\": false\n",
-                         res.J, res.displacement);
-        else if (!(res.J < 0))
+        if (mlc_optimize_retry_wanted(&o->cfg, res.J, res.displacement)) {
+            /* no gain, going backward: the search once more with objective.whole_losses
+             * follows (optimize_refine.c) and says why, and what came of it */
+        } else if (!(res.J < 0))
             mlc_sink_say(&o->def.sink, 0,
                          "modalloco: no credible gait found: the best gait does not "
                          "gain (J = %.6g); outputs are written with \"found\": false\n",

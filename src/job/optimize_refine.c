@@ -45,6 +45,7 @@
  * about the same full-space J (docs/method.md, "From the first gait, then from the centre"). */
 #define REFINE_NEAR_SHARE 0.3
 #define REFINE_CENTRE_SUBDIR "finer_centre" /* from the box's centre */
+#define RETRY_SUBDIR "whole_losses"         /* the first search again, with whole losses */
 
 /* Locomotion only: the share of travel kept is its measure of holding; a task's J measures
  * other things (a heading, a target, a height), and the validation already ranks its
@@ -91,8 +92,8 @@ static int held_fail(void *user, mlc_status s, const mlc_err *err) {
     held_sink *h = user;
     if (!h->warn_failure) return mlc_sink_fail(&h->real, s, err);
     mlc_sink_say(&h->real, 0,
-                 "modalloco: warning: a search in the finer model failed (%s); the gait "
-                 "returned is the better of the others\n",
+                 "modalloco: warning: a further search failed (%s); the gait returned is "
+                 "the best of the others\n",
                  err->msg);
     return mlc_exit_code(s);
 }
@@ -262,8 +263,16 @@ static int refine_config(refine_search *r, const mlc_config *cfg1, const char *s
     return 1;
 }
 
-/* Run search r (collective): resumed from its checkpoint when the job resumes and it has one. */
-static void refine_run(const mlc_optimize_def *def, const mlc_config *cfg1, refine_search *r) {
+static int whole_losses_search(const mlc_optimize_def *def, mlc_config *cfg1,
+                               mlc_optimize_result *out, held_sink *h1, int rc, cJSON **block);
+static void add_retry_block(const mlc_optimize_def *def, const char *dir, mlc_optimize_result *out,
+                            int *rc, cJSON *block);
+
+/* Run search r (collective): resumed from its checkpoint when the job resumes and it has one;
+ * then, as a job of its configuration alone would, once more with objective.whole_losses when
+ * it ends with no gain going backward (only a finer search, never that one itself, follows so). */
+static void refine_run(const mlc_optimize_def *def, const mlc_config *cfg1, refine_search *r,
+                       int second_search) {
     int resume = 0;
     if (mlc_dist_rank() == 0 && def->resume) {
         char ck[sizeof r->dir + 32];
@@ -280,9 +289,19 @@ static void refine_run(const mlc_optimize_def *def, const mlc_config *cfg1, refi
     d.force = def->force || def->resume;
     d.resume_dir = def->resume_dir ? def->resume_dir : cfg1->output.dir;
     d.sink = held_sink_of(&r->h);
-    d.second_search = 1;
-    r->rc = mlc_optimize_search(&d, &r->res, NULL);
+    d.second_search = second_search;
+    mlc_config ran;
+    r->rc = mlc_optimize_search(&d, &r->res, &ran);
+    r->res.refined = r->res.retried = -1;
     r->ran = 1;
+    if (second_search && r->rc != 130) {
+        cJSON *block = NULL;
+        r->rc = whole_losses_search(&d, &ran, &r->res, &r->h, r->rc, &block);
+        if (r->rc != 130)
+            add_retry_block(&d, r->dir, &r->res, &r->rc, block);
+        else
+            cJSON_Delete(block);
+    }
 }
 
 static const char *verdict(const mlc_optimize_result *r, char *buf, size_t cap) {
@@ -296,27 +315,23 @@ static const char *verdict(const mlc_optimize_result *r, char *buf, size_t cap) 
     return buf;
 }
 
-int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
-    held_sink h1 = {.real = def->sink};
-    mlc_optimize_def d1 = *def;
-    d1.sink = held_sink_of(&h1);
-    mlc_config cfg1;
-    memset(&cfg1, 0, sizeof cfg1);
-    int rc = mlc_optimize_search(&d1, out, &cfg1);
-    out->refined = -1;
-    const double share = cfg1.reference.refine;
+/* The searches in a finer model after the first gait, out (the results in output.dir, whose
+ * stdout h1 holds), found in configuration cfg1 with exit code rc: none when it holds. */
+static int finer_searches(const mlc_optimize_def *def, const mlc_config *cfg1,
+                          mlc_optimize_result *out, held_sink *h1, int rc) {
+    const double share = cfg1->reference.refine;
     const int quiet = def->quiet || mlc_dist_rank() != 0;
 
     /* Rank 0 decides whether the first gait holds; every process then needs that gait, the
      * second search's start. */
     int n = mlc_dist_rank() == 0 && rc == 0 && out->written && out->found && out->transfer_known &&
                     !def->dry_run &&
-                    mlc_optimize_refine_wanted(&cfg1, out->transfer_kept, out->transfer_credible)
+                    mlc_optimize_refine_wanted(cfg1, out->transfer_kept, out->transfer_credible)
                 ? out->n
                 : 0;
     if (mlc_dist_size() > 1) mlc_dist_bcast_int(&n, 1, 0);
     if (n <= 0 || n > MLC_CMAES_START_MAX) {
-        held_release(&h1, 1);
+        held_release(h1, 1);
         return rc;
     }
     double *u = mlc_malloc((size_t)n * sizeof(double));
@@ -329,8 +344,8 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
      * one does not hold either, starts afresh from the box's centre with the whole budget
      * (docs/method.md, "A second search in a finer model"). */
     const int oom = !fits;
-    fits = fits && refine_config(&rs[0], &cfg1, REFINE_SUBDIR, u, n) &&
-           refine_config(&rs[1], &cfg1, REFINE_CENTRE_SUBDIR, NULL, n);
+    fits = fits && refine_config(&rs[0], cfg1, REFINE_SUBDIR, u, n) &&
+           refine_config(&rs[1], cfg1, REFINE_CENTRE_SUBDIR, NULL, n);
     mlc_free(u);
     if (!fits) { /* out of memory or a path too long: the first gait, as without refine */
         if (!quiet)
@@ -339,7 +354,7 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
                          "search's gait is returned\n",
                          oom ? "out of memory" : "output.dir is too long for its subdirectories");
         mlc_free(rs);
-        held_release(&h1, 1);
+        held_release(h1, 1);
         return rc;
     }
 
@@ -352,7 +367,7 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
                      "first gait)\n",
                      verdict(out, how, sizeof how), rs[0].cfg.subspace.skinning_modes,
                      rs[0].cfg.cmaes.generations, rs[0].dir);
-    refine_run(def, &cfg1, &rs[0]);
+    refine_run(def, cfg1, &rs[0], 1);
     int go3 = mlc_dist_rank() == 0 && rs[0].rc != 130 &&
               !(judged(&rs[0].res, rs[0].rc) && holds(&rs[0].res, share));
     if (mlc_dist_size() > 1) mlc_dist_bcast_int(&go3, 1, 0);
@@ -366,11 +381,11 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
                          : rs[0].rc == 0 || rs[0].rc == 3 ? "it has no verdict"
                                                           : "it failed",
                          rs[1].cfg.cmaes.generations, rs[1].dir);
-        refine_run(def, &cfg1, &rs[1]);
+        refine_run(def, cfg1, &rs[1], 1);
     }
     const int interrupted = rs[0].rc == 130 || (rs[1].ran && rs[1].rc == 130);
     if (mlc_dist_rank() != 0 || interrupted) { /* resume repeats every search */
-        held_release(&h1, 0);
+        held_release(h1, 0);
         for (int i = 0; i < 2; i++) {
             held_release(&rs[i].h, 0);
             mlc_optimize_result_free(&rs[i].res);
@@ -390,13 +405,13 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
 
     mlc_err err = {0};
     mlc_status s = MLC_OK;
-    if (best) s = copy_results(rs[best - 1].dir, cfg1.output.dir, 0, &err);
+    if (best) s = copy_results(rs[best - 1].dir, cfg1->output.dir, 0, &err);
     cJSON *block = cJSON_CreateObject(), *searches = cJSON_CreateArray();
     if (block && searches) {
         cJSON_AddNumberToObject(block, "threshold", share);
         cJSON_AddItemToArray(searches,
-                             search_entry(".", cfg1.cmaes.nstart > 0 ? "cmaes.start" : "centre",
-                                          &cfg1, out, rc, NULL));
+                             search_entry(".", cfg1->cmaes.nstart > 0 ? "cmaes.start" : "centre",
+                                          cfg1, out, rc, NULL));
         for (int i = 0; i < 2; i++) {
             if (!rs[i].ran) continue;
             const int failed = rs[i].rc != 0 && rs[i].rc != 3;
@@ -410,12 +425,12 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
     }
     cJSON_Delete(searches);
     if (s == MLC_OK)
-        s = block ? mlc_result_add_block(cfg1.output.dir, "refine", block, &err)
+        s = block ? mlc_result_add_block(cfg1->output.dir, "refine", block, &err)
                   : mlc_errf(&err, MLC_ENOMEM, "out of memory");
     else
         cJSON_Delete(block);
     if (s != MLC_OK) {
-        held_release(&h1, 0);
+        held_release(h1, 0);
         for (int i = 0; i < 2; i++) {
             held_release(&rs[i].h, 0);
             mlc_optimize_result_free(&rs[i].res);
@@ -427,7 +442,7 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
         return out->rc;
     }
 
-    held_release(&h1, best == 0);
+    held_release(h1, best == 0);
     for (int i = 0; i < 2; i++)
         held_release(&rs[i].h, best == i + 1);
     mlc_sink_say(&def->sink, 1, "refined %s\n", best == 0 ? "first" : rs[best - 1].sub);
@@ -474,4 +489,162 @@ int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
     mlc_free(rs);
     out->refined = best;
     return rc;
+}
+
+/* ---- once more with objective.whole_losses ------------------------------------------------ */
+
+int mlc_optimize_retry_wanted(const mlc_config *cfg, double J, double displacement) {
+    return cfg->objective.kind == MLC_OBJ_LOCOMOTION && !cfg->objective.whole_losses && !(J < 0) &&
+           displacement < 0;
+}
+
+/* A search that ends with no gain, its best gait going backward, has spent its generations on
+ * the backward plateau (docs/method.md, "Alignment and credibility gates") without the switch
+ * at a quarter of them: its candidates went backward in fewer than half of those generations,
+ * the others tipping or leaping (the gate's J 0), as a slow start's do. Run it again from the
+ * same start (the box's centre, or cmaes.start) with objective.whole_losses on, in
+ * output.dir/whole_losses, whose config.json repeats it alone. Every job that finds a gait
+ * keeps its bits: only one that would end with exit 3 pays. When that search finds a credible
+ * gait its results replace the first's (and *cfg1 and *h1 become its own, so the finer searches
+ * follow from it); *block receives result.json's "whole_losses" block (rank 0). Returns the
+ * exit code. */
+static int whole_losses_search(const mlc_optimize_def *def, mlc_config *cfg1,
+                               mlc_optimize_result *out, held_sink *h1, int rc, cJSON **block) {
+    int go = mlc_dist_rank() == 0 && rc == 3 && out->written && !def->dry_run &&
+             mlc_optimize_retry_wanted(cfg1, out->J, out->displacement);
+    if (mlc_dist_size() > 1) mlc_dist_bcast_int(&go, 1, 0);
+    if (!go) return rc;
+    const int quiet = def->quiet || mlc_dist_rank() != 0;
+    refine_search *r = mlc_calloc(1, sizeof *r);
+    int fits = r != NULL;
+    if (fits) {
+        r->sub = RETRY_SUBDIR;
+        r->cfg = *cfg1;
+        r->cfg.objective.whole_losses = 1;
+        fits = snprintf(r->dir, sizeof r->dir, "%s/%s", cfg1->output.dir, RETRY_SUBDIR) <
+               (int)sizeof r->cfg.output.dir;
+        if (fits) memcpy(r->cfg.output.dir, r->dir, strlen(r->dir) + 1);
+    }
+    if (!fits) {
+        if (!quiet)
+            mlc_sink_say(&def->sink, 0,
+                         "modalloco: warning: no search with objective.whole_losses (%s)\n",
+                         r ? "output.dir is too long for its subdirectory" : "out of memory");
+        mlc_free(r);
+        return rc;
+    }
+    if (!quiet)
+        mlc_sink_say(&def->sink, 0,
+                     "modalloco: no gain in %d generations, the best gait going backward (%.3g "
+                     "along objective.direction); searching once more from %s with "
+                     "objective.whole_losses on (a backward travel counts whole, so that turning "
+                     "away no longer pays), in %s\n",
+                     out->generations, out->displacement,
+                     cfg1->cmaes.nstart > 0 ? "the same cmaes.start" : "the centre of the box",
+                     r->dir);
+    refine_run(def, cfg1, r, def->second_search);
+    int returned = mlc_dist_rank() == 0 && r->rc == 0 && r->res.found;
+    if (mlc_dist_size() > 1) mlc_dist_bcast_int(&returned, 1, 0);
+    if (r->rc == 130) { /* resume repeats both */
+        held_release(&r->h, 0);
+        mlc_optimize_result_free(&r->res);
+        mlc_free(r);
+        return out->rc = 130;
+    }
+    if (mlc_dist_rank() == 0) {
+        const int failed = r->rc != 0 && r->rc != 3;
+        cJSON *e = search_entry(RETRY_SUBDIR, cfg1->cmaes.nstart > 0 ? "cmaes.start" : "centre",
+                                &r->cfg, &r->res, r->rc, failed ? r->res.err.msg : NULL);
+        if (e) cJSON_AddBoolToObject(e, "returned", returned);
+        *block = e;
+    }
+    mlc_err err = {0};
+    const mlc_status cs =
+        returned && mlc_dist_rank() == 0 ? copy_results(r->dir, cfg1->output.dir, 0, &err) : MLC_OK;
+    if (cs != MLC_OK) { /* output.dir holds a mix now: say so, and write no block */
+        held_release(&r->h, 0);
+        mlc_optimize_result_free(&r->res);
+        mlc_free(r);
+        cJSON_Delete(*block);
+        *block = NULL;
+        out->status = cs, out->err = err;
+        out->written = 0;
+        out->retried = 0;
+        return out->rc = mlc_sink_fail(&def->sink, cs, &err);
+    }
+    if (returned) {
+        if (!quiet)
+            mlc_sink_say(&def->sink, 0,
+                         "modalloco: with objective.whole_losses the search found J %.6g, "
+                         "credible: returning it (its files copied from %s)\n",
+                         r->res.J, r->dir);
+        const int written = out->written;
+        char dir[sizeof out->dir];
+        memcpy(dir, out->dir, sizeof dir);
+        mlc_optimize_result_free(out);
+        *out = r->res;
+        memset(&r->res, 0, sizeof r->res);
+        memcpy(out->dir, dir, sizeof dir);
+        out->written = written;
+        out->refined = -1;
+        const mlc_sink real = h1->real; /* r->h's real sink may be *h1 itself */
+        held_release(h1, 0);
+        *h1 = r->h;
+        h1->real = real;
+        cfg1->objective.whole_losses = 1;
+        rc = out->rc = r->rc;
+    } else {
+        /* the reason for exit 3, said even when quiet, as the search's own would be */
+        if (mlc_dist_rank() == 0)
+            mlc_sink_say(&def->sink, 0,
+                         "modalloco: no credible gait found: no gain in %d generations, the best "
+                         "gait going backward (%.3g along objective.direction), nor with "
+                         "objective.whole_losses in %s; the first search's outputs stay, written "
+                         "with \"found\": false\n",
+                         out->generations, out->displacement, r->dir);
+        held_release(&r->h, 0);
+    }
+    out->retried = returned;
+    mlc_optimize_result_free(&r->res);
+    mlc_free(r);
+    return rc;
+}
+
+int mlc_optimize_run(const mlc_optimize_def *def, mlc_optimize_result *out) {
+    held_sink h1 = {.real = def->sink};
+    mlc_optimize_def d1 = *def;
+    d1.sink = held_sink_of(&h1);
+    mlc_config cfg1;
+    memset(&cfg1, 0, sizeof cfg1);
+    int rc = mlc_optimize_search(&d1, out, &cfg1);
+    out->refined = -1;
+    out->retried = -1;
+    cJSON *retry_block = NULL;
+    rc = whole_losses_search(def, &cfg1, out, &h1, rc, &retry_block);
+    if (rc == 130 || (out->retried >= 0 && out->status != MLC_OK)) {
+        held_release(&h1, 0);
+        cJSON_Delete(retry_block);
+        return rc;
+    }
+    rc = finer_searches(def, &cfg1, out, &h1, rc);
+    /* The block goes in last: a finer search's results, copied over, bring their own file. */
+    add_retry_block(def, cfg1.output.dir, out, &rc, retry_block);
+    return rc;
+}
+
+/* Add `block` (owned; NULL: none) as result.json's "whole_losses" in dir, whose results out
+ * describes (rank 0, when written). */
+static void add_retry_block(const mlc_optimize_def *def, const char *dir, mlc_optimize_result *out,
+                            int *rc, cJSON *block) {
+    if (!block || mlc_dist_rank() != 0 || !out->written || (*rc != 0 && *rc != 3)) {
+        cJSON_Delete(block);
+        return;
+    }
+    mlc_err err = {0};
+    mlc_status s = mlc_result_add_block(dir, "whole_losses", block, &err);
+    if (s != MLC_OK) {
+        out->status = s, out->err = err;
+        out->written = 0;
+        *rc = out->rc = mlc_sink_fail(&def->sink, s, &err);
+    }
 }

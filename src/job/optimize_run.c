@@ -562,6 +562,12 @@ static mlc_status dry_run(optimize_run *o) {
             "(reference.refine %g): subspace.skinning_modes %d from that gait, about 0.4-0.7 "
             "times the estimate again, then from the centre, 1.2-2.1 times\n",
             cfg->reference.refine, MLC_MIN(32, 2 * cfg->subspace.skinning_modes));
+    /* optimize_refine.c: only a search that would end with exit 3 pays for it (the scorpion's
+     * seed 2: 1.9 times the first search, a gain being found and replayed). */
+    if (mlc_optimize_retry_wanted(cfg, 0, -1))
+        mlc_sink_say(&o->def.sink, 1,
+                     "a further search when the search ends with no gain, going backward: "
+                     "objective.whole_losses on, about the estimate again\n");
     /* That estimate is an upper bound: under robust_scope "improving" only a candidate that
      * would become the best pays for its replays, and they stop at the first that falls short.
      * Over 70 jobs with the defaults (the zoo, the held-out bodies, the Table 1 examples) the

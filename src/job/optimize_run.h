@@ -67,6 +67,7 @@ typedef struct mlc_optimize_result {
     char dir[MLC_CONFIG_PATH_MAX]; /* output.dir */
     /* When written (as params.json says): */
     double J, J_robust, J_mean; /* the gait's J, its score (worst of its replays), the mean's */
+    double displacement;        /* its travel along objective.direction, in extents */
     int found;                  /* a credible gait that gains */
     int chose_mean;             /* the gait is the final distribution mean, not the best-ever */
     int generations, restarts;
@@ -86,6 +87,10 @@ typedef struct mlc_optimize_result {
      * search's, 1 the finer model's from that gait (OUT/finer), 2 the finer model's from the
      * box's centre (OUT/finer_centre); -1 when there was no further search. */
     int refined;
+    /* The first search ended with no gain, its best gait going backward, and was run again with
+     * objective.whole_losses (OUT/whole_losses, optimize_refine.c): 1 when that search's gait is
+     * the one returned, 0 when the first's is; -1 when there was no such search. */
+    int retried;
 } mlc_optimize_result;
 
 /* Run the job (collective under mpirun: every process calls it): the search, and when its gait

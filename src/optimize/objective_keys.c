@@ -78,7 +78,9 @@ static const mlc_key objective_keys[] = {
                 "tumbling (J 0); false: the paper's J = J_disp·J_align whatever its sign, until "
                 "a search has found no gain in a quarter of its generations (at least 10), most of "
                 "them going backward, which then turns it on, says so and records it in "
-                "params.json; not in the paper (docs/method.md)",
+                "params.json; a search that ends with no gain, its best gait going backward, runs "
+                "once more from the start with it on (OUT/whole_losses, returned when it finds a "
+                "credible gait); not in the paper (docs/method.md)",
      .type = MLC_KEY_BOOL,
      MLC_KEY_FIELD(whole_losses)},
     {.name = "objective.upright",

@@ -108,6 +108,12 @@ int mlc_optimize_search(const mlc_optimize_def *def, mlc_optimize_result *out,
  * second search in a finer model. */
 int mlc_optimize_refine_wanted(const mlc_config *cfg, double share, int credible_full);
 
+/* The rule for searching once more with objective.whole_losses (optimize_refine.c): 1 when a
+ * locomotion search of configuration cfg (as it ran: the backward plateau may have turned the
+ * key on already) ended with a best gait of J `J` that does not gain and travelled
+ * `displacement` (< 0: backward). */
+int mlc_optimize_retry_wanted(const mlc_config *cfg, double J, double displacement);
+
 /* "out of memory" into o->err: MLC_ENOMEM. */
 mlc_status mlc_optimize_oom(optimize_run *o);
 
