@@ -230,6 +230,25 @@ typedef struct refine_search {
     int rc, ran;
 } refine_search;
 
+/* Drop search r's held stdout and result (r itself stays the caller's). */
+static void refine_search_drop(refine_search *r) {
+    held_release(&r->h, 0);
+    mlc_optimize_result_free(&r->res);
+}
+
+/* *out takes over *from's result (emptied): its files were copied into out's directory, so out
+ * keeps its own dir and written. */
+static void adopt_result(mlc_optimize_result *out, mlc_optimize_result *from) {
+    const int written = out->written;
+    char dir[sizeof out->dir];
+    memcpy(dir, out->dir, sizeof dir);
+    mlc_optimize_result_free(out);
+    *out = *from;
+    memset(from, 0, sizeof *from);
+    memcpy(out->dir, dir, sizeof dir);
+    out->written = written;
+}
+
 /* The first search's configuration in the finer model: skinning modes doubled (at most 32),
  * reference.refine 0, in output.dir/sub. from_gait: CMA-ES starts at the first gait u (n values)
  * with 3/10 of the generations and of a budget (REFINE_NEAR_SHARE); else from the box's centre
@@ -386,10 +405,8 @@ static int finer_searches(const mlc_optimize_def *def, const mlc_config *cfg1,
     const int interrupted = rs[0].rc == 130 || (rs[1].ran && rs[1].rc == 130);
     if (mlc_dist_rank() != 0 || interrupted) { /* resume repeats every search */
         held_release(h1, 0);
-        for (int i = 0; i < 2; i++) {
-            held_release(&rs[i].h, 0);
-            mlc_optimize_result_free(&rs[i].res);
-        }
+        for (int i = 0; i < 2; i++)
+            refine_search_drop(&rs[i]);
         mlc_free(rs);
         if (interrupted) out->rc = rc = 130;
         return rc;
@@ -431,10 +448,8 @@ static int finer_searches(const mlc_optimize_def *def, const mlc_config *cfg1,
         cJSON_Delete(block);
     if (s != MLC_OK) {
         held_release(h1, 0);
-        for (int i = 0; i < 2; i++) {
-            held_release(&rs[i].h, 0);
-            mlc_optimize_result_free(&rs[i].res);
-        }
+        for (int i = 0; i < 2; i++)
+            refine_search_drop(&rs[i]);
         mlc_free(rs);
         out->status = s, out->err = err;
         out->rc = mlc_sink_fail(&def->sink, s, &err);
@@ -473,15 +488,7 @@ static int finer_searches(const mlc_optimize_def *def, const mlc_config *cfg1,
                          mlc_optimize_hold_advice(b->rerank));
     }
     if (best) {
-        mlc_optimize_result *w = &rs[best - 1].res;
-        const int written = out->written;
-        char dir[sizeof out->dir];
-        memcpy(dir, out->dir, sizeof dir);
-        mlc_optimize_result_free(out);
-        *out = *w;
-        memset(w, 0, sizeof *w);
-        memcpy(out->dir, dir, sizeof dir);
-        out->written = written;
+        adopt_result(out, &rs[best - 1].res);
         rc = out->rc = rs[best - 1].rc;
     }
     for (int i = 0; i < 2; i++)
@@ -546,8 +553,7 @@ static int whole_losses_search(const mlc_optimize_def *def, mlc_config *cfg1,
     int returned = mlc_dist_rank() == 0 && r->rc == 0 && r->res.found;
     if (mlc_dist_size() > 1) mlc_dist_bcast_int(&returned, 1, 0);
     if (r->rc == 130) { /* resume repeats both */
-        held_release(&r->h, 0);
-        mlc_optimize_result_free(&r->res);
+        refine_search_drop(r);
         mlc_free(r);
         return out->rc = 130;
     }
@@ -562,8 +568,7 @@ static int whole_losses_search(const mlc_optimize_def *def, mlc_config *cfg1,
     const mlc_status cs =
         returned && mlc_dist_rank() == 0 ? copy_results(r->dir, cfg1->output.dir, 0, &err) : MLC_OK;
     if (cs != MLC_OK) { /* output.dir holds a mix now: say so, and write no block */
-        held_release(&r->h, 0);
-        mlc_optimize_result_free(&r->res);
+        refine_search_drop(r);
         mlc_free(r);
         cJSON_Delete(*block);
         *block = NULL;
@@ -578,14 +583,7 @@ static int whole_losses_search(const mlc_optimize_def *def, mlc_config *cfg1,
                          "modalloco: with objective.whole_losses the search found J %.6g, "
                          "credible: returning it (its files copied from %s)\n",
                          r->res.J, r->dir);
-        const int written = out->written;
-        char dir[sizeof out->dir];
-        memcpy(dir, out->dir, sizeof dir);
-        mlc_optimize_result_free(out);
-        *out = r->res;
-        memset(&r->res, 0, sizeof r->res);
-        memcpy(out->dir, dir, sizeof dir);
-        out->written = written;
+        adopt_result(out, &r->res);
         out->refined = -1;
         const mlc_sink real = h1->real; /* r->h's real sink may be *h1 itself */
         held_release(h1, 0);
