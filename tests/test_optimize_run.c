@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "gait.h"
-#include "internal/optimize_run_internal.h"
+#include "internal/optimize_job.h"
 #include "judge.h"
 #include "objective.h"
 #include "optimize_run.h"

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "internal/optimize_run_internal.h"
+#include "internal/optimize_job.h"
 #include "judge.h"
 #include "output.h"
 #include "polish.h"
@@ -164,17 +164,6 @@ static void polish_eval(void *user, const double *X, int npts, double *f) {
         memcpy(f + q0, o->f, (size_t)nq * sizeof(double));
         pc->rollouts += nq + nreplays;
     }
-}
-
-mlc_status mlc_optimize_evaluate_gait(optimize_run *o, const double *u, mlc_actuation *a,
-                                      mlc_rollout_result *r, mlc_credibility *c) {
-    const mlc_gait_space *g = &o->g;
-    worker *w = &o->workers[0];
-    mlc_gait_decode(g, u, w->A, w->T, w->th);
-    *a = (mlc_actuation){g->m, g->k, w->A, w->T, w->th};
-    return mlc_credibility_evaluate(
-        &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, a, r, c,
-        &o->err);
 }
 
 /* Whether gait u is credible and gains (mlc_credibility_found), by the full evaluation. */

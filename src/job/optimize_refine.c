@@ -34,27 +34,17 @@
 
 #include "cJSON.h"
 #include "dist.h"
-#include "internal/optimize_run_internal.h"
+#include "internal/optimize_job.h"
 #include "judge.h"
 #include "output.h"
 
-#define REFINE_SKINNING_MAX 32 /* subspace.skinning_modes' upper bound (subspace_keys.c) */
-#define REFINE_SUBDIR "finer"  /* from the first gait */
+#define REFINE_SUBDIR "finer" /* from the first gait */
 /* The search from the first gait gets this share of the first search's generations: on the 11
  * zoo and held-out jobs that search again, 60 of 200 held 9 of them, 100 of 200 held 7, each at
  * about the same full-space J (docs/method.md, "From the first gait, then from the centre"). */
 #define REFINE_NEAR_SHARE 0.3
 #define REFINE_CENTRE_SUBDIR "finer_centre" /* from the box's centre */
 #define RETRY_SUBDIR "whole_losses"         /* the first search again, with whole losses */
-
-/* Locomotion only: the share of travel kept is its measure of holding; a task's J measures
- * other things (a heading, a target, a height), and the validation already ranks its
- * candidates by their full-space J. */
-int mlc_optimize_refine_wanted(const mlc_config *cfg, double share, int credible_full) {
-    const double t = cfg->reference.refine;
-    return t > 0 && cfg->objective.kind == MLC_OBJ_LOCOMOTION &&
-           cfg->subspace.skinning_modes < REFINE_SKINNING_MAX && (!(share >= t) || !credible_full);
-}
 
 /* ---- a sink that holds back the results (stdout) and passes the rest on ------------------- */
 
@@ -258,7 +248,8 @@ static int refine_config(refine_search *r, const mlc_config *cfg1, const char *s
     r->sub = sub;
     r->cfg = *cfg1;
     mlc_config *c = &r->cfg;
-    c->subspace.skinning_modes = MLC_MIN(REFINE_SKINNING_MAX, 2 * cfg1->subspace.skinning_modes);
+    c->subspace.skinning_modes =
+        MLC_MIN(MLC_REFINE_SKINNING_MAX, 2 * cfg1->subspace.skinning_modes);
     c->reference.refine = 0;
     if (u) {
         memcpy(c->cmaes.start, u, (size_t)n * sizeof(double));
@@ -499,11 +490,6 @@ static int finer_searches(const mlc_optimize_def *def, const mlc_config *cfg1,
 }
 
 /* ---- once more with objective.whole_losses ------------------------------------------------ */
-
-int mlc_optimize_retry_wanted(const mlc_config *cfg, double J, double displacement) {
-    return cfg->objective.kind == MLC_OBJ_LOCOMOTION && !cfg->objective.whole_losses && !(J < 0) &&
-           displacement < 0;
-}
 
 /* A search that ends with no gain, its best gait going backward, has spent its generations on
  * the backward plateau (docs/method.md, "Alignment and credibility gates") without the switch

@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "dist.h"
-#include "internal/optimize_run_internal.h"
+#include "internal/optimize_job.h"
 #include "judge.h"
 #include "output.h"
 

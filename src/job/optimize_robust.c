@@ -16,11 +16,11 @@
 #endif
 
 #include "dist.h"
-#include "internal/optimize_run_internal.h"
+#include "internal/optimize_job.h"
 #include "perturb.h"
 
 /* ---- Robust scoring ----------------------------------------------------------------------- */
-/* Seed of replay `replay` of point `point` (optimize_run_internal.h). */
+/* Seed of replay `replay` of point `point` (optimize_job.h). */
 uint64_t mlc_optimize_replay_seed(int seed, int gen, int point, int replay) {
     int64_t key[4] = {seed, gen, point, replay};
     return mlc_hash64(MLC_HASH_INIT, key, sizeof key);
@@ -138,4 +138,16 @@ int mlc_optimize_evaluate(optimize_run *o, const double *X, int npts, int ncand,
     *seconds = mlc_now() - t_roll - t_comm;
     *nreplays = replays;
     return failed;
+}
+
+/* ---- One gait, fully evaluated ----------------------------------------------------------- */
+mlc_status mlc_optimize_evaluate_gait(optimize_run *o, const double *u, mlc_actuation *a,
+                                      mlc_rollout_result *r, mlc_credibility *c) {
+    const mlc_gait_space *g = &o->g;
+    worker *w = &o->workers[0];
+    mlc_gait_decode(g, u, w->A, w->T, w->th);
+    *a = (mlc_actuation){g->m, g->k, w->A, w->T, w->th};
+    return mlc_credibility_evaluate(
+        &(mlc_credibility_def){o->p.model, &o->p.mesh, &o->obj, o->nthreads, NULL, NULL}, a, r, c,
+        &o->err);
 }

@@ -43,7 +43,7 @@
 #include "cmaes.h"
 #include "dist.h"
 #include "gait.h"
-#include "internal/optimize_run_internal.h"
+#include "internal/optimize_job.h"
 #include "output.h"
 #include "polish.h"
 #include "rollout_io.h"
@@ -180,10 +180,6 @@ static mlc_status model_worker(mlc_pipeline *p, const mlc_config *cfg, const mlc
 }
 
 /* ---- The job: setup, the generation loop, the finish ------------------------------------- */
-mlc_status mlc_optimize_oom(optimize_run *o) {
-    return mlc_errf(&o->err, MLC_ENOMEM, "out of memory");
-}
-
 /* settle() of a step every rank passed: 1 (and the run stops) when another rank failed. */
 static int settled(optimize_run *o) {
     if ((o->rc = settle(o, MLC_OK, &o->err)) != 0) o->stop = 1;

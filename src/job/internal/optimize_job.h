@@ -1,8 +1,11 @@
-/* optimize_run_internal.h: what the optimize job's files share (optimize_run.c: setup and the
- * generations; optimize_robust.c: scoring; optimize_finish.c: the returned gait and its
- * files). Not for use outside the job; optimize_run.h is its interface. */
-#ifndef MODALLOCO_OPTIMIZE_RUN_INTERNAL_H
-#define MODALLOCO_OPTIMIZE_RUN_INTERNAL_H
+/* optimize_job.h: the state and the calls that the optimize job's files share. From the top:
+ * optimize_refine.c (the job: a search, and the further searches it may need), optimize_run.c
+ * (one search: setup and the generations), optimize_finish.c (the returned gait and its files),
+ * optimize_rerank.c (the full-space validation), optimize_robust.c (scoring), optimize_rules.c
+ * (whether a further search follows); each calls only those below it. Not for use outside the
+ * job; optimize_run.h is its interface. */
+#ifndef MODALLOCO_OPTIMIZE_JOB_H
+#define MODALLOCO_OPTIMIZE_JOB_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -102,20 +105,27 @@ typedef struct optimize_run {
 int mlc_optimize_search(const mlc_optimize_def *def, mlc_optimize_result *out,
                         mlc_config *final_cfg);
 
-/* reference.refine's rule (optimize_refine.c): 1 when a search of configuration cfg whose gait,
+/* The rules for a further search (optimize_rules.c), pure functions of a search's configuration
+ * and figures, so that the dry run, the finish and the further searches decide alike.
+ * subspace.skinning_modes' upper bound (subspace_keys.c): a finer model doubles w up to it. */
+#define MLC_REFINE_SKINNING_MAX 32
+
+/* reference.refine's rule: 1 when a search of configuration cfg whose gait,
  * credible in the reduced model, kept `share` in the full-space reference (mlc_judgement_kept:
  * of its travel and of its J) and is (credible_full) or is not credible there, is followed by a
  * second search in a finer model. */
 int mlc_optimize_refine_wanted(const mlc_config *cfg, double share, int credible_full);
 
-/* The rule for searching once more with objective.whole_losses (optimize_refine.c): 1 when a
+/* The rule for searching once more with objective.whole_losses: 1 when a
  * locomotion search of configuration cfg (as it ran: the backward plateau may have turned the
  * key on already) ended with a best gait of J `J` that does not gain and travelled
  * `displacement` (< 0: backward). */
 int mlc_optimize_retry_wanted(const mlc_config *cfg, double J, double displacement);
 
 /* "out of memory" into o->err: MLC_ENOMEM. */
-mlc_status mlc_optimize_oom(optimize_run *o);
+static inline mlc_status mlc_optimize_oom(optimize_run *o) {
+    return mlc_errf(&o->err, MLC_ENOMEM, "out of memory");
+}
 
 /* Seed of replay `replay` (1..R) of point `point` (candidate index, -1 for the distribution
  * mean) in generation `gen` (tells before it): a pure function of the run's state, so a
@@ -127,7 +137,8 @@ int mlc_optimize_evaluate(optimize_run *o, const double *X, int npts, int ncand,
                           double improve_below, int *nreplays, double *seconds);
 
 /* Gait u (n values in [0,1]^n) decoded into worker 0's buffers (*a points there) and its
- * reduced rollout with the credibility measures (mlc_credibility_evaluate), in this process. */
+ * reduced rollout with the credibility measures (mlc_credibility_evaluate), in this process
+ * (optimize_robust.c). */
 mlc_status mlc_optimize_evaluate_gait(optimize_run *o, const double *u, mlc_actuation *a,
                                       mlc_rollout_result *r, mlc_credibility *c);
 
